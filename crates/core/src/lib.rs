@@ -1,0 +1,15 @@
+//! The pure link engine of vaultlink: parse, index and query the links of an Obsidian vault.
+//!
+//! Everything here takes text and paths as plain data and returns plain data. Nothing in this
+//! crate reads a file, opens a socket, looks at a clock or knows about JavaScript, so every
+//! function can be tested with inline strings and runs the same natively and in wasm.
+
+pub mod index;
+pub mod line_index;
+pub mod ops;
+pub mod parse;
+pub mod resolve;
+
+pub use index::Vault;
+pub use line_index::LineIndex;
+pub use parse::{parse_links, Link, LinkKind, Span};

@@ -1,0 +1,39 @@
+//! `vaultlink`: the MCP server for agents and the command line for people. This file only
+//! wires things up; stdout belongs to the command (for `mcp`, to the protocol), logs go to
+//! stderr.
+
+mod bridge;
+mod catalogue;
+mod cli;
+mod discovery;
+mod mcp;
+mod standalone;
+mod tools;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let cli = cli::Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("VAULTLINK_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_ansi(false)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("vaultlink: could not start: {error}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(cli::run(cli)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("vaultlink: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The vault as a folder on disk: found, read and kept current without Obsidian.
+//!
+//! Each refresh walks the folder and reads only the files whose size or modification time
+//! changed, so a long-running sidecar follows edits made by anyone.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use anyhow::{bail, Context, Result};
+use vaultlink_core::index::is_note_path;
+use vaultlink_core::Vault;
+
+/// The largest note read; a larger one is indexed without its links and a warning is logged.
+/// 16 MiB is 30 times the largest note in the corpora we test on.
+pub const MAX_NOTE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Resolves the vault folder to its canonical absolute path, with a clear error when it is
+/// not a folder.
+pub fn canonical_vault(path: &Path) -> Result<PathBuf> {
+    let canonical = std::fs::canonicalize(path)
+        .with_context(|| format!("the vault folder {} cannot be opened", path.display()))?;
+    if !canonical.is_dir() {
+        bail!("{} is not a folder; give the vault's folder", path.display());
+    }
+    Ok(canonical)
+}
+
+/// A vault folder and its index.
+#[derive(Debug)]
+pub struct FolderIndex {
+    root: PathBuf,
+    vault: Vault,
+    /// What each indexed file looked like when it was read.
+    seen: HashMap<String, (Option<SystemTime>, u64)>,
+}
+
+impl FolderIndex {
+    pub fn new(root: PathBuf) -> FolderIndex {
+        FolderIndex { root, vault: Vault::new(), seen: HashMap::new() }
+    }
+
+    pub fn vault(&self) -> &Vault {
+        &self.vault
+    }
+
+    /// Brings the index up to date with the folder.
+    pub fn refresh(&mut self) -> Result<()> {
+        let mut found = Vec::new();
+        walk(&self.root, "", &mut found)?;
+        let mut present = std::collections::HashSet::with_capacity(found.len());
+        for (path, stamp) in found {
+            present.insert(path.clone());
+            if self.seen.get(&path) == Some(&stamp) {
+                continue;
+            }
+            let text = if is_note_path(&path) { self.read_note(&path, stamp.1) } else { String::new() };
+            self.vault.upsert(&path, &text);
+            self.seen.insert(path, stamp);
+        }
+        let gone: Vec<String> = self.seen.keys().filter(|path| !present.contains(*path)).cloned().collect();
+        for path in gone {
+            self.vault.remove(&path);
+            self.seen.remove(&path);
+        }
+        Ok(())
+    }
+
+    fn read_note(&self, path: &str, size: u64) -> String {
+        if size > MAX_NOTE_BYTES {
+            tracing::warn!("{path} is {size} bytes, over the {MAX_NOTE_BYTES}-byte limit; its links are not indexed");
+            return String::new();
+        }
+        match std::fs::read(self.root.join(path)) {
+            Ok(bytes) => String::from_utf8(bytes).unwrap_or_else(|error| {
+                tracing::warn!("{path} is not valid UTF-8; invalid bytes are read as U+FFFD");
+                String::from_utf8_lossy(error.as_bytes()).into_owned()
+            }),
+            Err(error) => {
+                tracing::warn!("{path} could not be read ({error}); its links are not indexed");
+                String::new()
+            }
+        }
+    }
+}
+
+/// Collects `(vault path, (mtime, size))` for every file below `dir`. Like Obsidian, it skips
+/// names starting with a dot (`.obsidian`, `.trash`, `.git`). Symbolic links are not followed,
+/// so nothing outside the vault is read.
+fn walk(dir: &Path, prefix: &str, found: &mut Vec<(String, (Option<SystemTime>, u64))>) -> Result<()> {
+    let entries = std::fs::read_dir(dir).with_context(|| format!("reading the folder {}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("reading the folder {}", dir.display()))?;
+        let Ok(name) = entry.file_name().into_string() else {
+            tracing::warn!("skipping {}: its name is not UTF-8", entry.path().display());
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
+        let file_type = entry.file_type()?;
+        if file_type.is_dir() {
+            walk(&entry.path(), &path, found)?;
+        } else if file_type.is_file() {
+            let meta = entry.metadata()?;
+            found.push((path, (meta.modified().ok(), meta.len())));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refresh_follows_edits_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("A.md"), "[[B]]").unwrap();
+        std::fs::create_dir(dir.path().join(".obsidian")).unwrap();
+        std::fs::write(dir.path().join(".obsidian/hidden.md"), "[[B]]").unwrap();
+        let mut index = FolderIndex::new(dir.path().to_owned());
+        index.refresh().unwrap();
+        assert_eq!(index.vault().summary().unresolved_links, 1);
+        assert_eq!(index.vault().note_count(), 1);
+
+        std::fs::write(dir.path().join("B.md"), "").unwrap();
+        index.refresh().unwrap();
+        assert_eq!(index.vault().backlinks("B.md").len(), 1);
+
+        std::fs::remove_file(dir.path().join("A.md")).unwrap();
+        index.refresh().unwrap();
+        assert!(index.vault().backlinks("B.md").is_empty());
+        assert!(!index.vault().contains("A.md"));
+    }
+}

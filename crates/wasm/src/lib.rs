@@ -1,0 +1,110 @@
+//! vaultlink's core for JavaScript. This crate converts types and errors, nothing else: every
+//! decision is made in `vaultlink-core`.
+
+use serde::Serialize;
+use vaultlink_core::ops::{self, OpError, Request};
+use wasm_bindgen::prelude::*;
+
+/// The link index of one vault, kept in wasm memory.
+#[wasm_bindgen]
+#[derive(Debug, Default)]
+pub struct Vault {
+    inner: vaultlink_core::Vault,
+}
+
+/// Serializes results as plain objects (not `Map`s), so `JSON.stringify` gives the same JSON
+/// as the sidecar's `serde_json`.
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
+    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+    value.serialize(&serializer).map_err(|error| JsError::new(&error.to_string()))
+}
+
+fn op_error(error: &OpError) -> JsError {
+    JsError::new(&format!("{}: {}", error.code(), error.message()))
+}
+
+#[derive(Serialize)]
+struct ErrorBody {
+    code: &'static str,
+    message: String,
+    hint: &'static str,
+    retryable: bool,
+}
+
+impl From<&OpError> for ErrorBody {
+    fn from(error: &OpError) -> ErrorBody {
+        ErrorBody { code: error.code(), message: error.message(), hint: error.hint(), retryable: error.retryable() }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum CallOutcome {
+    Done { ok: bool, result: ops::Response },
+    Failed { ok: bool, error: ErrorBody },
+}
+
+#[wasm_bindgen]
+impl Vault {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Vault {
+        Vault::default()
+    }
+
+    /// Adds a file or replaces its text. Paths are vault-relative with `/` separators.
+    pub fn upsert(&mut self, path: &str, text: &str) {
+        self.inner.upsert(path, text);
+    }
+
+    /// Removes a file; false when there was none.
+    pub fn remove(&mut self, path: &str) -> bool {
+        self.inner.remove(path)
+    }
+
+    /// Moves a file; false when there was none at `from`.
+    pub fn rename(&mut self, from: &str, to: &str) -> bool {
+        self.inner.rename(from, to)
+    }
+
+    #[wasm_bindgen(js_name = noteCount)]
+    pub fn note_count(&self) -> usize {
+        self.inner.note_count()
+    }
+
+    /// The links of a note with their resolutions. Throws when there is no such note.
+    #[wasm_bindgen(js_name = outgoingLinks)]
+    pub fn outgoing_links(&self, path: &str) -> Result<JsValue, JsError> {
+        to_js(&ops::outgoing_links(&self.inner, path).map_err(|error| op_error(&error))?)
+    }
+
+    /// The links that point to a note. Throws when there is no such note.
+    pub fn backlinks(&self, path: &str) -> Result<JsValue, JsError> {
+        to_js(&ops::backlinks(&self.inner, path).map_err(|error| op_error(&error))?)
+    }
+
+    /// Runs a named operation: `{ok: true, result}` or `{ok: false, error: {code, message,
+    /// hint, retryable}}`. A failed operation is an answer, not an exception.
+    pub fn call(&self, tool: &str, arguments: JsValue) -> Result<JsValue, JsError> {
+        let outcome = match request(tool, arguments).and_then(|request| ops::run(&self.inner, &request)) {
+            Ok(result) => CallOutcome::Done { ok: true, result },
+            Err(error) => CallOutcome::Failed { ok: false, error: ErrorBody::from(&error) },
+        };
+        to_js(&outcome)
+    }
+}
+
+/// Builds `{tool, arguments}` and reads it as a core [`Request`], so unknown tools and missing
+/// or unknown parameters get serde's precise message.
+fn request(tool: &str, arguments: JsValue) -> Result<Request, OpError> {
+    let call = js_sys::Object::new();
+    let arguments = if arguments.is_undefined() || arguments.is_null() {
+        js_sys::Object::new().into()
+    } else {
+        arguments
+    };
+    let invalid = |detail: String| OpError::InvalidArguments { detail };
+    js_sys::Reflect::set(&call, &"tool".into(), &tool.into())
+        .and_then(|_| js_sys::Reflect::set(&call, &"arguments".into(), &arguments))
+        .map_err(|_| invalid("the arguments could not be read".to_owned()))?;
+    serde_wasm_bindgen::from_value(call.into()).map_err(|error| invalid(error.to_string()))
+}

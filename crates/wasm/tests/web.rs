@@ -1,0 +1,73 @@
+//! The wasm `Vault` as JavaScript sees it, run in a headless browser.
+
+use vaultlink_wasm::Vault;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn get(value: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(value, &key.into()).expect("the object has the key")
+}
+
+fn sample() -> Vault {
+    let mut vault = Vault::new();
+    vault.upsert("Home.md", "Start at [[Projects/Alpha|Alpha]] and ![[diagram.png]].\n[b](Beta.md#Intro)");
+    vault.upsert("Projects/Alpha.md", "Back [[Home]].");
+    vault.upsert("Beta.md", "");
+    vault.upsert("diagram.png", "");
+    vault
+}
+
+#[wasm_bindgen_test]
+fn outgoing_links_cross_as_plain_objects() {
+    let links = get(&sample().outgoing_links("Home.md").expect("Home.md is a note"), "links");
+    let links = js_sys::Array::from(&links);
+    assert_eq!(links.length(), 3);
+    let first = links.get(0);
+    assert_eq!(get(&first, "kind").as_string().as_deref(), Some("wikilink"));
+    assert_eq!(get(&first, "resolved_path").as_string().as_deref(), Some("Projects/Alpha.md"));
+    assert_eq!(get(&first, "display").as_string().as_deref(), Some("Alpha"));
+    assert_eq!(get(&links.get(1), "kind").as_string().as_deref(), Some("embed"));
+    assert_eq!(get(&links.get(2), "subpath").as_string().as_deref(), Some("#Intro"));
+    // Objects, not Maps, so JSON.stringify sees the fields.
+    let json = js_sys::JSON::stringify(&first).expect("stringify").as_string().expect("a string");
+    assert!(json.contains("\"target\":\"Projects/Alpha\""), "{json}");
+}
+
+#[wasm_bindgen_test]
+fn backlinks_follow_rename_and_remove() {
+    let mut vault = sample();
+    let count = |vault: &Vault| js_sys::Array::from(&get(&vault.backlinks("Home.md").expect("a note"), "backlinks")).length();
+    assert_eq!(count(&vault), 1);
+    assert!(vault.rename("Projects/Alpha.md", "Archive/Alpha.md"));
+    assert_eq!(count(&vault), 1);
+    assert!(vault.remove("Archive/Alpha.md"));
+    assert_eq!(count(&vault), 0);
+    assert_eq!(vault.note_count(), 2);
+}
+
+#[wasm_bindgen_test]
+fn a_missing_note_throws_with_its_code() {
+    let error = sample().outgoing_links("Nope.md").expect_err("no such note");
+    let message: JsValue = error.into();
+    let text = get(&message, "message").as_string().expect("an Error with a message");
+    assert!(text.starts_with("note_not_found"), "{text}");
+}
+
+#[wasm_bindgen_test]
+fn call_answers_with_ok_or_a_structured_error() {
+    let vault = sample();
+    let arguments = js_sys::Object::new();
+    js_sys::Reflect::set(&arguments, &"path".into(), &"Home".into()).expect("set");
+    let answer = vault.call("get_outgoing_links", arguments.into()).expect("converts");
+    assert_eq!(get(&answer, "ok").as_bool(), Some(true));
+    assert_eq!(get(&get(&answer, "result"), "path").as_string().as_deref(), Some("Home.md"));
+
+    let answer = vault.call("get_outgoing_links", JsValue::NULL).expect("converts");
+    assert_eq!(get(&answer, "ok").as_bool(), Some(false));
+    assert_eq!(get(&get(&answer, "error"), "code").as_string().as_deref(), Some("invalid_arguments"));
+
+    let answer = vault.call("no_such_tool", js_sys::Object::new().into()).expect("converts");
+    assert_eq!(get(&get(&answer, "error"), "code").as_string().as_deref(), Some("invalid_arguments"));
+}
