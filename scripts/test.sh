@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The README's second command: sets up what is missing and runs every test suite:
+# native Rust, wasm in headless Chromium (cargo test and wasm-pack test), the plugin in Node
+# against the obsidian test double, and end to end with the official MCP Python SDK.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh test
+# shellcheck disable=SC1091
+. target/setup.env
+wasm_cargo=(cargo ${VAULTLINK_WASM_TOOLCHAIN:++$VAULTLINK_WASM_TOOLCHAIN})
+section() { printf '\n== %s\n' "$*"; }
+
+section "native: cargo test"
+cargo test --workspace --exclude vaultlink-wasm
+
+section "wasm in headless Chromium: cargo test --target wasm32-unknown-unknown"
+"${wasm_cargo[@]}" test -p vaultlink-wasm --target wasm32-unknown-unknown
+
+section "wasm in headless Chromium: wasm-pack test"
+(
+  if [ -n "$VAULTLINK_WASM_TOOLCHAIN" ]; then export RUSTUP_TOOLCHAIN=$VAULTLINK_WASM_TOOLCHAIN; fi
+  wasm-pack test --headless --chrome --mode no-install crates/wasm
+)
+
+section "build: sidecar, wasm module, plugin bundle"
+scripts/build.sh
+
+section "plugin in Node: npm test"
+npm test --silent
+
+section "end to end: the MCP Python SDK against vaultlink mcp"
+VAULTLINK_BIN=target/debug/vaultlink target/py/bin/python -m pytest -q tests

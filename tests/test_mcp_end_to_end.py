@@ -1,0 +1,204 @@
+"""End to end: the official MCP Python SDK drives `vaultlink mcp`, once standalone on a copy
+of the sample vault and once forwarding to the plugin's bridge, with the built `main.js`
+running in Node against the obsidian test double. Both paths must answer alike.
+
+Run by scripts/test.sh, which builds the sidecar (VAULTLINK_BIN), main.js and the plugin host.
+"""
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+ROOT = Path(__file__).resolve().parent.parent
+SIDECAR = Path(os.environ.get("VAULTLINK_BIN", ROOT / "target" / "debug" / "vaultlink")).resolve()
+PLUGIN_HOST = ROOT / "build" / "plugin-host.cjs"
+
+
+@pytest.fixture()
+def vault(tmp_path):
+    copy = tmp_path / "vault"
+    shutil.copytree(ROOT / "examples" / "vault", copy)
+    return copy.resolve()
+
+
+@pytest.fixture()
+def runtime_dir():
+    # Unix socket paths are limited to about 100 bytes, so keep this one short.
+    path = Path(tempfile.mkdtemp(prefix="vl-", dir="/tmp"))
+    path.chmod(0o700)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture()
+def plugin(vault, runtime_dir):
+    """The built plugin, loaded in Node with the obsidian test double, serving `vault`."""
+    assert PLUGIN_HOST.exists(), f"{PLUGIN_HOST} is missing: run scripts/build.sh and npm run build:host"
+    process = subprocess.Popen(
+        ["node", str(PLUGIN_HOST), str(vault)],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir)},
+        text=True,
+    )
+    ready = json.loads(process.stdout.readline())
+    assert ready["ready"] is True
+    yield {"process": process, **ready}
+    process.terminate()
+    assert process.wait(timeout=10) == 0
+    assert not Path(ready["discovery"]).exists(), "unloading the plugin must remove its discovery file"
+
+
+async def session_calls(vault, runtime_dir, mode, calls, errlog=None):
+    """Starts `vaultlink mcp`, initializes, lists tools, then makes each call in `calls`."""
+    params = StdioServerParameters(
+        command=str(SIDECAR),
+        args=["mcp", "--vault", str(vault), "--mode", mode],
+        env={"VAULTLINK_RUNTIME_DIR": str(runtime_dir), "VAULTLINK_LOG": "info"},
+    )
+    with open(errlog or os.devnull, "w") as log:
+        async with stdio_client(params, errlog=log) as (read, write):
+            async with ClientSession(read, write) as session:
+                init = await session.initialize()
+                tools = await session.list_tools()
+                results = [await session.call_tool(name, arguments) for name, arguments in calls]
+    return init, tools, results
+
+
+CALLS = [
+    ("get_outgoing_links", {"path": "Projects/Alpha.md"}),
+    ("get_outgoing_links", {"path": "home"}),
+    ("get_outgoing_links", {"path": "No such note.md"}),
+]
+
+
+def answers(results):
+    return [(result.is_error, result.structured_content) for result in results]
+
+
+def test_standalone_answers_with_structured_content(vault, runtime_dir):
+    init, tools, results = asyncio.run(session_calls(vault, runtime_dir, "standalone", CALLS))
+    assert init.server_info.name == "vaultlink"
+    assert init.server_info.version == "0.1.0"
+
+    tool = next(tool for tool in tools.tools if tool.name == "get_outgoing_links")
+    assert tool.output_schema["type"] == "object"
+    assert tool.annotations.read_only_hint is True
+
+    alpha, home, missing = results
+    assert alpha.is_error is False
+    targets = [(link["target"], link.get("resolved_path")) for link in alpha.structured_content["links"]]
+    assert targets == [("2026-11-02", "Meetings/2026-11-02.md"), ("Ada#^bio", "People/Ada.md")]
+    assert home.structured_content["path"] == "Home.md"
+    statuses = {link["target"]: link["status"] for link in home.structured_content["links"]}
+    assert statuses["Quarterly plan"] == "unresolved"
+    assert statuses["Index"] == "resolved"
+
+    assert missing.is_error is True
+    assert missing.structured_content["code"] == "note_not_found"
+    assert "No such note.md" in missing.content[0].text
+
+
+def test_plugin_bridge_answers_equal_standalone(vault, runtime_dir, plugin, tmp_path):
+    log = tmp_path / "sidecar.log"
+    _, _, through_plugin = asyncio.run(session_calls(vault, runtime_dir, "plugin", CALLS, errlog=log))
+    assert "answered by the plugin" in log.read_text()
+    _, _, standalone = asyncio.run(session_calls(vault, runtime_dir, "standalone", CALLS))
+    assert answers(through_plugin) == answers(standalone)
+    assert through_plugin[0].structured_content["links"], "the plugin indexed the vault"
+
+
+def test_auto_mode_prefers_the_plugin(vault, runtime_dir, plugin, tmp_path):
+    log = tmp_path / "sidecar.log"
+    _, _, results = asyncio.run(session_calls(vault, runtime_dir, "auto", CALLS[:1], errlog=log))
+    assert "answered by the plugin" in log.read_text()
+    assert results[0].is_error is False
+
+
+def test_auto_mode_without_plugin_runs_on_the_folder(vault, runtime_dir, tmp_path):
+    log = tmp_path / "sidecar.log"
+    _, _, results = asyncio.run(session_calls(vault, runtime_dir, "auto", CALLS[:1], errlog=log))
+    assert "answered by the folder" in log.read_text()
+    assert results[0].structured_content["path"] == "Projects/Alpha.md"
+
+
+def test_plugin_mode_without_plugin_says_so(vault, runtime_dir):
+    _, _, results = asyncio.run(session_calls(vault, runtime_dir, "plugin", CALLS[:1]))
+    assert results[0].is_error is True
+    error = results[0].structured_content
+    assert error["code"] == "plugin_unavailable"
+    assert error["retryable"] is True
+    assert "Obsidian" in error["hint"]
+
+
+def bridge_exchange(socket_path, lines):
+    """Sends raw lines to the bridge; returns the answer lines and whether it then closed."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.settimeout(5)
+        client.connect(socket_path)
+        for line in lines:
+            client.sendall(line.encode() + b"\n")
+        data = b""
+        while True:
+            chunk = client.recv(65536)
+            if not chunk:
+                return [json.loads(line) for line in data.decode().splitlines() if line], True
+            data += chunk
+            if data.count(b"\n") >= len(lines):
+                return [json.loads(line) for line in data.decode().splitlines() if line], False
+
+
+def test_bridge_refuses_a_wrong_token(plugin):
+    discovery = json.loads(Path(plugin["discovery"]).read_text())
+    wrong = "0" * 64 if discovery["token"] != "0" * 64 else "1" * 64
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "hello", "params": {"token": wrong, "protocol": 1}}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "call",
+            "params": {"tool": "get_outgoing_links", "arguments": {"path": "Home.md"}}}
+    answers_, closed = bridge_exchange(discovery["socket"], [json.dumps(hello), json.dumps(call)])
+    assert answers_[0]["error"]["code"] == -32001
+    assert answers_[0]["error"]["message"].startswith("unauthorized")
+    assert all("result" not in answer for answer in answers_)
+    assert closed
+
+    right = {**hello, "params": {"token": discovery["token"], "protocol": 1}}
+    answers_, _ = bridge_exchange(discovery["socket"], [json.dumps(right), json.dumps(call)])
+    assert answers_[1]["result"]["path"] == "Home.md"
+
+
+def listening_tcp_inodes():
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except FileNotFoundError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if fields[3] == "0A":  # LISTEN
+                inodes.add(fields[9])
+    return inodes
+
+
+def test_the_plugin_listens_on_no_tcp_port(plugin):
+    pid = plugin["process"].pid
+    sockets = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            sockets.add(target[len("socket:["):-1])
+    assert sockets, "the plugin holds its bridge socket open"
+    assert not sockets & listening_tcp_inodes()
+    mode = os.stat(plugin["socket"]).st_mode & 0o777
+    assert mode == 0o600, oct(mode)
+    assert os.stat(plugin["discovery"]).st_mode & 0o777 == 0o600
