@@ -98,9 +98,11 @@ def test_standalone_answers_with_structured_content(vault, runtime_dir):
     targets = [(link["target"], link.get("resolved_path")) for link in alpha.structured_content["links"]]
     assert targets == [("2026-11-02", "Meetings/2026-11-02.md"), ("Ada#^bio", "People/Ada.md")]
     assert home.structured_content["path"] == "Home.md"
-    statuses = {link["target"]: link["status"] for link in home.structured_content["links"]}
-    assert statuses["Quarterly plan"] == "unresolved"
-    assert statuses["Index"] == "resolved"
+    found = {link["target"]: (link["status"], link.get("resolved_path")) for link in home.structured_content["links"]}
+    assert found["Quarterly plan"] == ("unresolved", None)
+    # Two notes are named Index; the one in the linking note's folder is chosen.
+    assert found["Index"] == ("ambiguous", "Index.md")
+    assert found["Ada"] == ("resolved", "People/Ada.md")
 
     assert missing.is_error is True
     assert missing.structured_content["code"] == "note_not_found"

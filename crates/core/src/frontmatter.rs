@@ -1,0 +1,765 @@
+//! The YAML frontmatter at the top of a note: where it is, its keys, aliases and tags, and
+//! every string in it with the exact bytes each character came from.
+//!
+//! Obsidian's own cache knows which property holds a link but not where the link sits in the
+//! file, which is why rewriting property links by value has destroyed data elsewhere. Here a
+//! span-aware scan of the YAML text finds each string scalar (quoted, plain or block), decodes
+//! its escapes, and keeps for every decoded byte the file offset it came from, so a link found
+//! in the decoded string maps back to the raw bytes that spell it.
+//!
+//! The scan reads the block-structure subset of YAML that frontmatter uses (mappings,
+//! sequences, flow collections, quoted, plain and block scalars). It is cross-checked against
+//! `serde_yaml` by the parser before any string is trusted: a string whose decoded value does
+//! not equal the value the YAML library read is dropped with a diagnostic.
+
+use serde::{Deserialize, Serialize};
+
+use crate::parse::Span;
+
+/// One step of a key path: a mapping key or a sequence index.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum KeySegment {
+    Key(String),
+    Index(usize),
+}
+
+/// Where the frontmatter block is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Block {
+    /// From the opening `---` to the end of the closing `---` line, line break included.
+    pub span: Span,
+    /// The YAML text between the two `---` lines.
+    pub content: Span,
+}
+
+/// A string scalar of the frontmatter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StringScalar {
+    pub path: Vec<KeySegment>,
+    /// The string's value, escapes decoded and lines folded as YAML does.
+    pub value: String,
+    /// For each byte of `value`, and one past its end, the file offset it came from.
+    pub offsets: Vec<usize>,
+    /// The raw scalar in the file, quotes included.
+    pub span: Span,
+}
+
+/// A flow sequence that opens with `[[`: `key: [[X]]` is YAML for a nested list, not a link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnquotedLink {
+    pub path: Vec<KeySegment>,
+    /// From `[[` to the matching `]]`.
+    pub span: Span,
+}
+
+/// What the scan found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scan {
+    pub strings: Vec<StringScalar>,
+    pub unquoted_links: Vec<UnquotedLink>,
+    /// Top-level keys, in order.
+    pub keys: Vec<String>,
+    /// True when the top level is not a mapping (a scalar or a sequence).
+    pub not_a_mapping: bool,
+}
+
+/// Finds the frontmatter block: `---` on the first line (after an optional byte-order mark),
+/// up to the next line that is `---`. An unclosed block is not frontmatter, as in Obsidian.
+pub fn find_block(text: &str) -> Option<Block> {
+    let start = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let first_end = line_end(text, start);
+    if text[start..first_end].trim_end() != "---" {
+        return None;
+    }
+    let content_start = next_line(text, first_end);
+    let mut at = content_start;
+    while at < text.len() {
+        let end = line_end(text, at);
+        if text[at..end].trim_end() == "---" {
+            return Some(Block {
+                span: Span { start, end: next_line(text, end) },
+                content: Span { start: content_start, end: at },
+            });
+        }
+        at = next_line(text, end);
+    }
+    None
+}
+
+/// The end of the line starting at `at`, before its `\r\n` or `\n`.
+fn line_end(text: &str, at: usize) -> usize {
+    let end = text[at..].find('\n').map_or(text.len(), |newline| at + newline);
+    if end > at && text.as_bytes()[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    }
+}
+
+/// The start of the line after the one that ends at `end`.
+fn next_line(text: &str, end: usize) -> usize {
+    match text.as_bytes().get(end) {
+        Some(b'\r') if text.as_bytes().get(end + 1) == Some(&b'\n') => end + 2,
+        Some(_) => end + 1,
+        None => end,
+    }
+}
+
+/// The most nesting the scan follows; deeper collections are skipped. Real frontmatter nests a
+/// few levels; this keeps hostile input from exhausting the stack.
+const MAX_DEPTH: usize = 64;
+
+/// Scans the YAML text of `block`.
+pub fn scan(text: &str, block: Block) -> Scan {
+    let mut scanner = Scanner { text, end: block.content.end, lines: Vec::new(), scan: Scan::default(), depth: 0 };
+    let mut at = block.content.start;
+    while at < block.content.end {
+        let end = line_end(text, at).min(block.content.end);
+        scanner.lines.push(Line { start: at, end });
+        at = next_line(text, end);
+    }
+    let mut path = Vec::new();
+    let mut line = 0;
+    if let Some(first) = scanner.next_content_line(0) {
+        let indent = scanner.indent(first);
+        let at = scanner.lines[first].start + indent;
+        if scanner.is_key_at(at) {
+            scanner.mapping(&mut line, indent, None, &mut path);
+            scanner.scan.keys = scanner.top_keys.take().unwrap_or_default();
+        } else {
+            scanner.scan.not_a_mapping = true;
+            scanner.block_value(&mut line, 0, &mut path, false);
+        }
+    }
+    scanner.scan
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    start: usize,
+    end: usize,
+}
+
+struct Scanner<'a> {
+    text: &'a str,
+    /// The end of the YAML text; nothing at or after it is read.
+    end: usize,
+    lines: Vec<Line>,
+    scan: Scan,
+    depth: usize,
+}
+
+// The top-level keys are gathered by the outermost mapping only.
+trait TopKeys {
+    fn take(&mut self) -> Option<Vec<String>>;
+}
+
+impl Scanner<'_> {
+    fn byte(&self, at: usize) -> Option<u8> {
+        if at < self.end {
+            self.text.as_bytes().get(at).copied()
+        } else {
+            None
+        }
+    }
+
+    fn indent(&self, line: usize) -> usize {
+        let Line { start, end } = self.lines[line];
+        self.text[start..end].bytes().take_while(|byte| *byte == b' ').count()
+    }
+
+    fn is_blank_or_comment(&self, line: usize) -> bool {
+        let Line { start, end } = self.lines[line];
+        let trimmed = self.text[start..end].trim_start();
+        trimmed.is_empty() || trimmed.starts_with('#')
+    }
+
+    fn next_content_line(&self, from: usize) -> Option<usize> {
+        (from..self.lines.len()).find(|&line| !self.is_blank_or_comment(line))
+    }
+
+    fn line_of(&self, at: usize) -> usize {
+        self.lines.partition_point(|line| line.start <= at).saturating_sub(1)
+    }
+
+    /// True when a mapping key starts at `at`: a quoted or plain key followed by `:` and a
+    /// space or the line's end.
+    fn is_key_at(&self, at: usize) -> bool {
+        self.key_end(at).is_some()
+    }
+
+    /// The key starting at `at`: its text and the offset just past its `:`.
+    fn key_end(&self, at: usize) -> Option<(String, usize)> {
+        let line_end = self.lines[self.line_of(at)].end;
+        let colon_follows = |colon: usize| {
+            self.byte(colon) == Some(b':')
+                && matches!(self.byte(colon + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'))
+                || (self.byte(colon) == Some(b':') && colon + 1 >= line_end)
+        };
+        match self.byte(at)? {
+            quote @ (b'"' | b'\'') => {
+                let (value, _, close) = self.quoted(at, quote)?;
+                let mut colon = close;
+                while self.byte(colon) == Some(b' ') {
+                    colon += 1;
+                }
+                colon_follows(colon).then(|| (value, colon + 1))
+            }
+            b'-' if matches!(self.byte(at + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n')) => None,
+            b'[' | b'{' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'%' | b'@' | b'`' => None,
+            _ => {
+                let line = &self.text[at..line_end];
+                let mut search = 0;
+                while let Some(found) = line[search..].find(':') {
+                    let colon = at + search + found;
+                    if colon_follows(colon) {
+                        let key = self.text[at..colon].trim_end();
+                        if key.contains(" #") {
+                            return None;
+                        }
+                        return Some((key.to_owned(), colon + 1));
+                    }
+                    search += found + 1;
+                }
+                None
+            }
+        }
+    }
+
+    /// A block mapping whose keys sit at column `indent`. `first_key` is the offset of a key
+    /// that does not start its line (`- key: value`).
+    fn mapping(&mut self, line: &mut usize, indent: usize, first_key: Option<usize>, path: &mut Vec<KeySegment>) {
+        let top = path.is_empty() && self.depth == 0;
+        let mut keys = Vec::new();
+        let mut first_key = first_key;
+        loop {
+            let key_at = match first_key.take() {
+                Some(at) => at,
+                None => {
+                    let Some(next) = self.next_content_line(*line) else { break };
+                    if self.indent(next) != indent {
+                        break;
+                    }
+                    *line = next;
+                    self.lines[next].start + indent
+                }
+            };
+            let Some((key, after_colon)) = self.key_end(key_at) else { break };
+            if top {
+                keys.push(key.clone());
+            }
+            path.push(KeySegment::Key(key));
+            self.value_at(line, after_colon, indent, path, true);
+            path.pop();
+        }
+        if top {
+            self.top_keys_store = Some(keys);
+        }
+    }
+
+    /// A block sequence whose dashes sit at column `indent`.
+    fn sequence(&mut self, line: &mut usize, indent: usize, path: &mut Vec<KeySegment>) {
+        let mut index = 0;
+        while let Some(next) = self.next_content_line(*line) {
+            let dash = self.lines[next].start + indent;
+            if self.indent(next) != indent
+                || self.byte(dash) != Some(b'-')
+                || !matches!(self.byte(dash + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'))
+                || dash + 1 > self.lines[next].end
+            {
+                break;
+            }
+            *line = next;
+            path.push(KeySegment::Index(index));
+            let mut item = dash + 1;
+            while self.byte(item) == Some(b' ') && item < self.lines[next].end {
+                item += 1;
+            }
+            if item < self.lines[next].end && self.is_key_at(item) {
+                let column = item - self.lines[next].start;
+                self.nested(|this| this.mapping(line, column, Some(item), path));
+            } else {
+                self.value_at(line, item, indent, path, false);
+            }
+            path.pop();
+            index += 1;
+        }
+    }
+
+    fn nested(&mut self, scan: impl FnOnce(&mut Self)) {
+        if self.depth < MAX_DEPTH {
+            self.depth += 1;
+            scan(self);
+            self.depth -= 1;
+        }
+    }
+
+    /// A value starting at `at` on `line`, inside a collection at column `parent_indent`.
+    /// When it is empty the value is the block on the following lines. On return, `line` is
+    /// the line after the value's last line.
+    fn value_at(&mut self, line: &mut usize, at: usize, parent_indent: usize, path: &mut Vec<KeySegment>, in_mapping: bool) {
+        let mut at = at;
+        let end = self.lines[*line].end;
+        while at < end && matches!(self.byte(at), Some(b' ' | b'\t')) {
+            at += 1;
+        }
+        // Anchors and tags come before a value; skip them.
+        while at < end && matches!(self.byte(at), Some(b'&' | b'!')) {
+            while at < end && !matches!(self.byte(at), Some(b' ' | b'\t')) {
+                at += 1;
+            }
+            while at < end && matches!(self.byte(at), Some(b' ' | b'\t')) {
+                at += 1;
+            }
+        }
+        if at >= end || self.byte(at) == Some(b'#') {
+            *line += 1;
+            self.block_value(line, parent_indent, path, in_mapping);
+            return;
+        }
+        match self.byte(at) {
+            Some(quote @ (b'"' | b'\'')) => {
+                if let Some((value, offsets, close)) = self.quoted(at, quote) {
+                    self.scan.strings.push(StringScalar { path: path.clone(), value, offsets, span: Span { start: at, end: close } });
+                    *line = self.line_of(close.saturating_sub(1)) + 1;
+                } else {
+                    *line = self.lines.len();
+                }
+            }
+            Some(b'[' | b'{') => {
+                let close = self.flow(at, path);
+                *line = self.line_of(close.saturating_sub(1)) + 1;
+            }
+            Some(b'|' | b'>') => {
+                let folded = self.byte(at) == Some(b'>');
+                *line += 1;
+                self.block_scalar(line, parent_indent, folded, path);
+            }
+            Some(b'*') => *line += 1,
+            _ => self.plain(line, at, parent_indent, path),
+        }
+    }
+
+    /// The block on the lines after a key or dash with nothing after it.
+    fn block_value(&mut self, line: &mut usize, parent_indent: usize, path: &mut Vec<KeySegment>, in_mapping: bool) {
+        let Some(next) = self.next_content_line(*line) else {
+            *line = self.lines.len();
+            return;
+        };
+        let indent = self.indent(next);
+        let at = self.lines[next].start + indent;
+        let is_dash = self.byte(at) == Some(b'-') && matches!(self.byte(at + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+        let top = path.is_empty();
+        // `key:` may be followed by a sequence at its own column; anything else must be deeper.
+        if !(top || indent > parent_indent || (in_mapping && is_dash && indent == parent_indent)) {
+            return;
+        }
+        *line = next;
+        if is_dash {
+            self.nested(|this| this.sequence(line, indent, path));
+        } else if self.is_key_at(at) {
+            self.nested(|this| this.mapping(line, indent, None, path));
+        } else {
+            self.value_at(line, at, if top { 0 } else { parent_indent }, path, false);
+        }
+    }
+
+    /// A plain scalar from `at`, continued on more-indented lines.
+    fn plain(&mut self, line: &mut usize, at: usize, parent_indent: usize, path: &mut [KeySegment]) {
+        let mut value = String::new();
+        let mut offsets = Vec::new();
+        let first_line_end = self.lines[*line].end;
+        let mut segment_end = plain_segment_end(&self.text[at..first_line_end]) + at;
+        let start = at;
+        let mut end = segment_end;
+        push_raw(&mut value, &mut offsets, self.text, at, segment_end);
+        *line += 1;
+        let mut blank_lines = 0;
+        while *line < self.lines.len() {
+            let Line { start: line_start, end: line_end } = self.lines[*line];
+            let content = &self.text[line_start..line_end];
+            if content.trim().is_empty() {
+                blank_lines += 1;
+                *line += 1;
+                continue;
+            }
+            let indent = self.indent(*line);
+            let from = line_start + content.len() - content.trim_start().len();
+            if indent <= parent_indent || self.byte(from) == Some(b'#') {
+                break;
+            }
+            if blank_lines == 0 {
+                value.push(' ');
+                offsets.push(segment_end);
+            }
+            for _ in 0..blank_lines {
+                value.push('\n');
+                offsets.push(segment_end);
+            }
+            blank_lines = 0;
+            segment_end = plain_segment_end(&self.text[from..line_end]) + from;
+            push_raw(&mut value, &mut offsets, self.text, from, segment_end);
+            end = segment_end;
+            *line += 1;
+        }
+        offsets.push(end);
+        self.scan.strings.push(StringScalar { path: path.to_vec(), value, offsets, span: Span { start, end } });
+    }
+
+    /// A literal (`|`) or folded (`>`) block scalar on the lines after its indicator.
+    fn block_scalar(&mut self, line: &mut usize, parent_indent: usize, folded: bool, path: &mut [KeySegment]) {
+        let mut value = String::new();
+        let mut offsets = Vec::new();
+        let mut indent = None;
+        let mut start = None;
+        let mut end = 0;
+        let mut previous_was_text = false;
+        let mut pending_breaks = 0;
+        while *line < self.lines.len() {
+            let Line { start: line_start, end: line_end } = self.lines[*line];
+            let content = &self.text[line_start..line_end];
+            if content.trim().is_empty() {
+                pending_breaks += 1;
+                *line += 1;
+                continue;
+            }
+            let this_indent = self.indent(*line);
+            if this_indent <= parent_indent || indent.is_some_and(|indent| this_indent < indent) {
+                break;
+            }
+            let indent = *indent.get_or_insert(this_indent);
+            let from = line_start + indent;
+            start.get_or_insert(from);
+            if previous_was_text {
+                let more_indented = this_indent > indent;
+                if folded && pending_breaks == 0 && !more_indented {
+                    value.push(' ');
+                    offsets.push(end);
+                } else {
+                    let breaks = if folded && !more_indented { pending_breaks } else { pending_breaks + 1 };
+                    for _ in 0..breaks {
+                        value.push('\n');
+                        offsets.push(end);
+                    }
+                }
+            }
+            pending_breaks = 0;
+            push_raw(&mut value, &mut offsets, self.text, from, line_end);
+            end = line_end;
+            previous_was_text = true;
+            *line += 1;
+        }
+        if let Some(start) = start {
+            // The default chomping keeps one final line break.
+            value.push('\n');
+            offsets.push(end);
+            offsets.push(end);
+            self.scan.strings.push(StringScalar { path: path.to_vec(), value, offsets, span: Span { start, end } });
+        }
+    }
+
+    /// A flow collection opening at `at`. Returns the offset just past its closing bracket
+    /// (or the end of the text when it is not closed).
+    fn flow(&mut self, at: usize, path: &mut Vec<KeySegment>) -> usize {
+        let open = self.byte(at);
+        if open == Some(b'[') && self.byte(at + 1) == Some(b'[') {
+            let line_end = self.lines[self.line_of(at)].end;
+            if let Some(close) = self.text[at..line_end].find("]]") {
+                self.scan.unquoted_links.push(UnquotedLink { path: path.clone(), span: Span { start: at, end: at + close + 2 } });
+            }
+        }
+        if self.depth >= MAX_DEPTH {
+            return self.skip_flow(at);
+        }
+        self.depth += 1;
+        let is_sequence = open == Some(b'[');
+        let close_byte = if is_sequence { b']' } else { b'}' };
+        let mut at = at + 1;
+        let mut index = 0;
+        let result = loop {
+            at = self.skip_space(at);
+            match self.byte(at) {
+                None => break self.end,
+                Some(byte) if byte == close_byte => break at + 1,
+                Some(b',') => {
+                    at += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            if is_sequence {
+                path.push(KeySegment::Index(index));
+                at = self.flow_node(at, path);
+                path.pop();
+                index += 1;
+                // A `key: value` pair inside a sequence: skip its value.
+                at = self.skip_space(at);
+                if self.byte(at) == Some(b':') {
+                    at = self.flow_node(self.skip_space(at + 1), &mut Vec::new());
+                }
+            } else {
+                let (key, after) = self.flow_key(at);
+                at = self.skip_space(after);
+                if self.byte(at) == Some(b':') {
+                    path.push(KeySegment::Key(key));
+                    let value_at = self.skip_space(at + 1);
+                    at = if matches!(self.byte(value_at), Some(b',') | Some(b'}')) {
+                        value_at
+                    } else {
+                        self.flow_node(value_at, path)
+                    };
+                    path.pop();
+                }
+            }
+        };
+        self.depth -= 1;
+        result
+    }
+
+    fn skip_flow(&self, at: usize) -> usize {
+        let mut depth = 0usize;
+        let mut at = at;
+        while let Some(byte) = self.byte(at) {
+            match byte {
+                b'[' | b'{' => depth += 1,
+                b']' | b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return at + 1;
+                    }
+                }
+                _ => {}
+            }
+            at += 1;
+        }
+        self.end
+    }
+
+    fn skip_space(&self, mut at: usize) -> usize {
+        loop {
+            match self.byte(at) {
+                Some(b' ' | b'\t' | b'\r' | b'\n') => at += 1,
+                Some(b'#') if at == 0 || matches!(self.text.as_bytes()[at - 1], b' ' | b'\t' | b'\n') => {
+                    at = self.lines[self.line_of(at)].end;
+                }
+                _ => return at,
+            }
+        }
+    }
+
+    /// One node inside a flow collection. Returns the offset after it.
+    fn flow_node(&mut self, at: usize, path: &mut Vec<KeySegment>) -> usize {
+        match self.byte(at) {
+            Some(quote @ (b'"' | b'\'')) => match self.quoted(at, quote) {
+                Some((value, offsets, close)) => {
+                    self.scan.strings.push(StringScalar { path: path.clone(), value, offsets, span: Span { start: at, end: close } });
+                    close
+                }
+                None => self.end,
+            },
+            Some(b'[' | b'{') => self.flow(at, path),
+            _ => {
+                let (value, offsets, start, end) = self.flow_plain(at);
+                if !value.is_empty() {
+                    self.scan.strings.push(StringScalar { path: path.clone(), value, offsets, span: Span { start, end } });
+                }
+                end.max(at + usize::from(end == at && self.byte(at).is_some()))
+            }
+        }
+    }
+
+    fn flow_key(&mut self, at: usize) -> (String, usize) {
+        match self.byte(at) {
+            Some(quote @ (b'"' | b'\'')) => match self.quoted(at, quote) {
+                Some((value, _, close)) => (value, close),
+                None => (String::new(), self.end),
+            },
+            Some(b'[' | b'{') => (String::new(), self.skip_flow(at)),
+            _ => {
+                let (value, _, _, end) = self.flow_plain(at);
+                (value, end.max(at + 1))
+            }
+        }
+    }
+
+    /// A plain scalar inside a flow collection: up to `,`, `]`, `}`, `: ` or ` #`, folded
+    /// across lines.
+    fn flow_plain(&self, at: usize) -> (String, Vec<usize>, usize, usize) {
+        let mut value = String::new();
+        let mut offsets = Vec::new();
+        let mut at = at;
+        let start = at;
+        let mut end = at;
+        let mut pending_space = None;
+        while let Some(byte) = self.byte(at) {
+            match byte {
+                b',' | b']' | b'}' => break,
+                b':' if matches!(self.byte(at + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n' | b',' | b']' | b'}')) => break,
+                b'#' if at > start && matches!(self.text.as_bytes()[at - 1], b' ' | b'\t') => break,
+                b' ' | b'\t' | b'\r' | b'\n' => {
+                    pending_space.get_or_insert(at);
+                    at += 1;
+                }
+                _ => {
+                    if let Some(space) = pending_space.take() {
+                        if !value.is_empty() {
+                            value.push(' ');
+                            offsets.push(space);
+                        }
+                    }
+                    let char_len = self.text[at..].chars().next().map_or(1, char::len_utf8);
+                    push_raw(&mut value, &mut offsets, self.text, at, at + char_len);
+                    at += char_len;
+                    end = at;
+                }
+            }
+        }
+        offsets.push(end);
+        (value, offsets, start, end)
+    }
+
+    /// A quoted scalar opening at `at`: its decoded value, the offsets, and the offset past
+    /// its closing quote. `None` when it is not closed.
+    fn quoted(&self, at: usize, quote: u8) -> Option<(String, Vec<usize>, usize)> {
+        let mut value = String::new();
+        let mut offsets = Vec::new();
+        let mut at = at + 1;
+        loop {
+            let byte = self.byte(at)?;
+            match byte {
+                b'\'' if quote == b'\'' => {
+                    if self.byte(at + 1) == Some(b'\'') {
+                        value.push('\'');
+                        offsets.push(at);
+                        at += 2;
+                        continue;
+                    }
+                    offsets.push(at);
+                    return Some((value, offsets, at + 1));
+                }
+                b'"' if quote == b'"' => {
+                    offsets.push(at);
+                    return Some((value, offsets, at + 1));
+                }
+                b'\\' if quote == b'"' => {
+                    let (decoded, length) = self.escape(at)?;
+                    if let Some(decoded) = decoded {
+                        let mut buffer = [0; 4];
+                        for _ in decoded.encode_utf8(&mut buffer).bytes() {
+                            offsets.push(at);
+                        }
+                        value.push(decoded);
+                    }
+                    at += length;
+                }
+                b'\r' | b'\n' => {
+                    at = self.fold_line_break(at, &mut value, &mut offsets);
+                }
+                _ => {
+                    let char_len = self.text[at..].chars().next().map_or(1, char::len_utf8);
+                    push_raw(&mut value, &mut offsets, self.text, at, at + char_len);
+                    at += char_len;
+                }
+            }
+        }
+    }
+
+    /// Folds a line break inside a quoted scalar: trailing spaces before it and leading spaces
+    /// after it go; one break becomes a space, each further blank line a `\n`.
+    fn fold_line_break(&self, at: usize, value: &mut String, offsets: &mut Vec<usize>) -> usize {
+        while value.ends_with([' ', '\t']) {
+            value.pop();
+            offsets.pop();
+        }
+        let mut at = at;
+        let mut breaks = 0;
+        loop {
+            match self.byte(at) {
+                Some(b'\n') => {
+                    breaks += 1;
+                    at += 1;
+                }
+                Some(b' ' | b'\t' | b'\r') => at += 1,
+                _ => break,
+            }
+        }
+        if breaks <= 1 {
+            value.push(' ');
+            offsets.push(at);
+        } else {
+            for _ in 1..breaks {
+                value.push('\n');
+                offsets.push(at);
+            }
+        }
+        at
+    }
+
+    /// A backslash escape in a double-quoted scalar: the character (none for an escaped line
+    /// break) and how many bytes the escape takes.
+    fn escape(&self, at: usize) -> Option<(Option<char>, usize)> {
+        let code = self.byte(at + 1)?;
+        let simple = match code {
+            b'0' => '\0',
+            b'a' => '\u{7}',
+            b'b' => '\u{8}',
+            b't' | b'\t' => '\t',
+            b'n' => '\n',
+            b'v' => '\u{b}',
+            b'f' => '\u{c}',
+            b'r' => '\r',
+            b'e' => '\u{1b}',
+            b' ' => ' ',
+            b'"' => '"',
+            b'/' => '/',
+            b'\\' => '\\',
+            b'N' => '\u{85}',
+            b'_' => '\u{a0}',
+            b'L' => '\u{2028}',
+            b'P' => '\u{2029}',
+            b'x' | b'u' | b'U' => {
+                let digits = match code {
+                    b'x' => 2,
+                    b'u' => 4,
+                    _ => 8,
+                };
+                let hex = self.text.get(at + 2..at + 2 + digits)?;
+                let value = u32::from_str_radix(hex, 16).ok()?;
+                return Some((Some(char::from_u32(value)?), 2 + digits));
+            }
+            b'\n' => {
+                let mut end = at + 2;
+                while matches!(self.byte(end), Some(b' ' | b'\t')) {
+                    end += 1;
+                }
+                return Some((None, end - at));
+            }
+            b'\r' if self.byte(at + 2) == Some(b'\n') => {
+                let mut end = at + 3;
+                while matches!(self.byte(end), Some(b' ' | b'\t')) {
+                    end += 1;
+                }
+                return Some((None, end - at));
+            }
+            _ => return None,
+        };
+        Some((Some(simple), 2))
+    }
+}
+
+/// How much of a plain scalar's line belongs to it: up to a ` #` comment, trailing spaces
+/// trimmed.
+fn plain_segment_end(line: &str) -> usize {
+    let bytes = line.as_bytes();
+    let cut = (1..bytes.len())
+        .find(|&at| bytes[at] == b'#' && matches!(bytes[at - 1], b' ' | b'\t'))
+        .unwrap_or(bytes.len());
+    line[..cut].trim_end().len()
+}
+
+/// Appends `text[from..to]` to `value`, each byte from its own offset.
+fn push_raw(value: &mut String, offsets: &mut Vec<usize>, text: &str, from: usize, to: usize) {
+    value.push_str(&text[from..to]);
+    offsets.extend(from..to);
+}

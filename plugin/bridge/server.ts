@@ -1,0 +1,232 @@
+//! The bridge's server: a Unix socket (a named pipe on Windows) in a private runtime directory,
+//! plus the discovery file that tells the sidecar where it is and which token to present.
+//! Nothing here listens on TCP.
+
+import * as fs from "fs";
+import * as net from "net";
+import type { ToolOutcome } from "../wasm";
+import { PROTOCOL_VERSION, newToken, removeDiscovery, writeDiscovery } from "./discovery";
+import { bridgePaths, currentEnvironment, type BridgePaths, type PathEnvironment } from "./paths";
+import { serveConnection } from "./protocol";
+
+/** Connections served at once; the sidecar needs one, a few spare cover restarts and probes. */
+const MAX_CONNECTIONS = 16;
+
+/**
+ * The longest Unix socket path, in bytes, that every platform takes (macOS's sun_path holds 104
+ * with its terminating NUL, Linux's 108); libuv would otherwise fail or silently truncate.
+ */
+const MAX_SOCKET_PATH_BYTES = 103;
+
+/** How long a socket file may take to answer before it is taken for a live server. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+export type BridgeStartFailure = "runtime-dir" | "in-use" | "listen";
+
+export class BridgeStartError extends Error {
+	readonly reason: BridgeStartFailure;
+
+	constructor(reason: BridgeStartFailure, message: string) {
+		super(message);
+		this.name = "BridgeStartError";
+		this.reason = reason;
+	}
+}
+
+export interface BridgeServerOptions {
+	/** The vault's folder; its canonical path names the socket and discovery file. */
+	vaultPath: string;
+	/** The plugin's version, for the discovery file and `hello`. */
+	pluginVersion: string;
+	/** Runs one of core's operations on the plugin's index. */
+	call(tool: string, args: unknown): ToolOutcome;
+	environment?: PathEnvironment;
+	helloTimeoutMs?: number;
+}
+
+function errorCode(error: unknown): string | undefined {
+	return typeof error === "object" && error !== null ? (error as NodeJS.ErrnoException).code : undefined;
+}
+
+function formatMode(mode: number): string {
+	return `0${(mode & 0o777).toString(8)}`;
+}
+
+/**
+ * Creates the runtime directory with mode 0700, or checks that an existing one is a directory
+ * of this user's that nobody else can enter: the token's secrecy rests on it.
+ */
+export function ensureRuntimeDirectory(directory: string, environment: PathEnvironment): void {
+	if (environment.platform === "win32") {
+		// %LOCALAPPDATA% is per-user already, and pipes do not live in it.
+		fs.mkdirSync(directory, { recursive: true });
+		return;
+	}
+	const created = fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
+	// mkdir's mode passes through the umask; set it exactly when this call made the directory.
+	if (created !== undefined) fs.chmodSync(directory, 0o700);
+	const stat = fs.lstatSync(directory);
+	if (!stat.isDirectory()) {
+		throw new BridgeStartError(
+			"runtime-dir",
+			`The runtime directory ${directory} is not a directory (a symbolic link or a file); remove it, or set VAULTLINK_RUNTIME_DIR to a private directory.`,
+		);
+	}
+	if (environment.uid !== null && stat.uid !== environment.uid) {
+		throw new BridgeStartError(
+			"runtime-dir",
+			`The runtime directory ${directory} belongs to uid ${stat.uid}, not to you (uid ${environment.uid}); remove it, or set VAULTLINK_RUNTIME_DIR to a directory of yours.`,
+		);
+	}
+	if ((stat.mode & 0o077) !== 0) {
+		throw new BridgeStartError(
+			"runtime-dir",
+			`The runtime directory ${directory} has mode ${formatMode(stat.mode)}, which lets other users in; run \`chmod 700 ${directory}\` or remove it.`,
+		);
+	}
+}
+
+/** Whether a server answers on the socket at `socketPath`. */
+function socketAnswers(socketPath: string): Promise<boolean> {
+	return new Promise((resolve, reject) => {
+		const probe = net.connect(socketPath);
+		const timer = setTimeout(() => {
+			probe.destroy();
+			resolve(true);
+		}, PROBE_TIMEOUT_MS);
+		probe.once("connect", () => {
+			clearTimeout(timer);
+			probe.destroy();
+			resolve(true);
+		});
+		probe.once("error", (error) => {
+			clearTimeout(timer);
+			const code = errorCode(error);
+			if (code === "ECONNREFUSED" || code === "ENOENT") resolve(false);
+			else reject(error);
+		});
+	});
+}
+
+function anotherWindowMessage(paths: BridgePaths): string {
+	return `Another Obsidian window already serves the vault ${paths.vaultPath} on ${paths.socketPath}; the sidecar talks to that one. Close it to serve the vault from this window.`;
+}
+
+/** Removes what a crashed server left at `socketPath`, and refuses if a live one answers there. */
+async function clearStaleSocket(paths: BridgePaths): Promise<void> {
+	let stat: fs.Stats;
+	try {
+		stat = fs.lstatSync(paths.socketPath);
+	} catch (error) {
+		if (errorCode(error) === "ENOENT") return;
+		throw error;
+	}
+	if (stat.isDirectory()) {
+		throw new BridgeStartError("listen", `${paths.socketPath} is a directory, where the bridge's socket belongs; remove it.`);
+	}
+	if (stat.isSocket() && (await socketAnswers(paths.socketPath))) {
+		throw new BridgeStartError("in-use", anotherWindowMessage(paths));
+	}
+	// The directory is private to this user, so anything else at this path is our own leftover.
+	fs.rmSync(paths.socketPath, { force: true });
+}
+
+export class BridgeServer {
+	readonly paths: BridgePaths;
+	readonly token: string;
+	private readonly server: net.Server;
+	private readonly connections = new Set<net.Socket>();
+	private readonly platform: NodeJS.Platform;
+	private closed: Promise<void> | null = null;
+
+	private constructor(paths: BridgePaths, token: string, server: net.Server, platform: NodeJS.Platform) {
+		this.paths = paths;
+		this.token = token;
+		this.server = server;
+		this.platform = platform;
+		server.on("connection", (socket) => {
+			this.connections.add(socket);
+			socket.on("close", () => this.connections.delete(socket));
+		});
+	}
+
+	/** Listens on the vault's socket and writes the discovery file; rejects with a `BridgeStartError` saying what to do. */
+	static async start(options: BridgeServerOptions): Promise<BridgeServer> {
+		const environment = options.environment ?? currentEnvironment();
+		const paths = bridgePaths(options.vaultPath, environment);
+		const isWindows = environment.platform === "win32";
+		if (!isWindows && Buffer.byteLength(paths.socketPath) > MAX_SOCKET_PATH_BYTES) {
+			throw new BridgeStartError(
+				"runtime-dir",
+				`The socket path ${paths.socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes, which Unix sockets cannot take; set VAULTLINK_RUNTIME_DIR to a shorter directory.`,
+			);
+		}
+		ensureRuntimeDirectory(paths.runtimeDir, environment);
+		if (!isWindows) await clearStaleSocket(paths);
+
+		const token = newToken();
+		const server = net.createServer({ allowHalfOpen: false }, (socket) =>
+			serveConnection(socket, {
+				token,
+				vaultPath: paths.vaultPath,
+				serverName: `vaultlink-plugin ${options.pluginVersion}`,
+				call: options.call,
+				helloTimeoutMs: options.helloTimeoutMs,
+			}),
+		);
+		server.maxConnections = MAX_CONNECTIONS;
+		const bridge = new BridgeServer(paths, token, server, environment.platform);
+
+		await new Promise<void>((resolve, reject) => {
+			const onError = (error: unknown) => {
+				reject(
+					errorCode(error) === "EADDRINUSE"
+						? new BridgeStartError("in-use", anotherWindowMessage(paths))
+						: new BridgeStartError("listen", `Could not listen on ${paths.socketPath}: ${String(error)}`),
+				);
+			};
+			server.once("error", onError);
+			server.listen(paths.socketPath, () => {
+				server.off("error", onError);
+				resolve();
+			});
+		});
+		server.on("error", (error) => console.error("vaultlink: the bridge's server failed", error));
+
+		try {
+			// The directory is 0700 already; the socket's own mode says the same to anyone checking.
+			if (!isWindows) fs.chmodSync(paths.socketPath, 0o600);
+			writeDiscovery(paths.discoveryPath, {
+				socket: paths.socketPath,
+				token,
+				pid: process.pid,
+				vault_path: paths.vaultPath,
+				protocol: PROTOCOL_VERSION,
+				plugin_version: options.pluginVersion,
+			});
+		} catch (error) {
+			await bridge.stop();
+			throw error;
+		}
+		return bridge;
+	}
+
+	/** The listening address: a socket path, never a TCP port. */
+	address(): string | net.AddressInfo | null {
+		return this.server.address();
+	}
+
+	/**
+	 * Removes the discovery file and the socket and closes every connection; the files are gone
+	 * when this returns, and the promise resolves once the server has closed.
+	 */
+	stop(): Promise<void> {
+		if (this.closed !== null) return this.closed;
+		// The discovery file first, so no new sidecar picks up a server about to go away.
+		removeDiscovery(this.paths.discoveryPath, this.token);
+		this.closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+		for (const socket of this.connections) socket.destroy();
+		if (this.platform !== "win32") fs.rmSync(this.paths.socketPath, { force: true });
+		return this.closed;
+	}
+}

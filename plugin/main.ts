@@ -1,0 +1,106 @@
+//! The plugin's lifecycle: on load it creates the link index, indexes the vault in the
+//! background and then opens the bridge; on unload it undoes all of that. Features live in
+//! `indexer.ts` and `bridge/`.
+
+import { FileSystemAdapter, Notice, Plugin } from "obsidian";
+import { BridgeServer } from "./bridge/server";
+import { DEFAULT_INDEXER_OPTIONS, Indexer, type IndexerOptions } from "./indexer";
+import { callTool, createLinkIndex, type Vault as LinkIndex } from "./wasm";
+
+/** Where the bridge is, once it is up. */
+export interface BridgeInfo {
+	socketPath: string;
+	discoveryPath: string;
+	token: string;
+}
+
+export default class VaultlinkPlugin extends Plugin {
+	/** Indexer settings; a host or test may change them before `load()`. */
+	indexerOptions: IndexerOptions = { ...DEFAULT_INDEXER_OPTIONS };
+	/**
+	 * Resolves once the first index is complete and the bridge is up (or, on mobile, not
+	 * needed); rejects if either failed. Set by `onload`.
+	 */
+	ready: Promise<void> = Promise.resolve();
+
+	private linkIndex: LinkIndex | null = null;
+	private indexer: Indexer | null = null;
+	private bridge: BridgeServer | null = null;
+	private unloaded = false;
+
+	override onload(): void {
+		this.unloaded = false;
+		const linkIndex = createLinkIndex();
+		const indexer = new Indexer(this.app, linkIndex, this.indexerOptions);
+		this.linkIndex = linkIndex;
+		this.indexer = indexer;
+
+		// Obsidian sends a `create` for every file while the vault loads; subscribing once the
+		// layout is ready skips those, and the first index covers the files instead.
+		const layoutReady = new Promise<void>((resolve) => this.app.workspace.onLayoutReady(resolve));
+		this.ready = layoutReady.then(async () => {
+			if (this.unloaded) return;
+			indexer.registerEvents(this);
+			await indexer.indexAll();
+			if (this.unloaded) return;
+			// The bridge opens only on a complete index: until then the sidecar answers from
+			// the files on disk, which is slower but never gives a half-built answer.
+			await this.startBridge(linkIndex);
+		});
+		this.ready.catch((error: unknown) => {
+			console.error("vaultlink: could not start", error);
+			new Notice(`vaultlink: ${error instanceof Error ? error.message : String(error)}`);
+		});
+	}
+
+	override onunload(): void {
+		this.unloaded = true;
+		this.indexer?.stop();
+		this.indexer = null;
+		void this.bridge?.stop();
+		this.bridge = null;
+		this.linkIndex?.free();
+		this.linkIndex = null;
+	}
+
+	/** The link index, for tests and the host; null when unloaded. */
+	get index(): LinkIndex | null {
+		return this.linkIndex;
+	}
+
+	/** The indexer, for tests and the host; null when unloaded. */
+	get vaultIndexer(): Indexer | null {
+		return this.indexer;
+	}
+
+	/** The bridge's socket and discovery file, or null while it is not up. */
+	get bridgeInfo(): BridgeInfo | null {
+		const bridge = this.bridge;
+		if (bridge === null) return null;
+		return { socketPath: bridge.paths.socketPath, discoveryPath: bridge.paths.discoveryPath, token: bridge.token };
+	}
+
+	/** The server's listening address: a socket path, never a TCP port. */
+	bridgeAddress(): ReturnType<BridgeServer["address"]> {
+		return this.bridge?.address() ?? null;
+	}
+
+	private async startBridge(linkIndex: LinkIndex): Promise<void> {
+		const adapter = this.app.vault.adapter;
+		if (!(adapter instanceof FileSystemAdapter)) {
+			// Mobile: no sockets and no sidecar to serve.
+			return;
+		}
+		const bridge = await BridgeServer.start({
+			vaultPath: adapter.getBasePath(),
+			pluginVersion: this.manifest.version,
+			call: (tool, args) => callTool(linkIndex, tool, args),
+		});
+		if (this.unloaded) {
+			// Unloaded while the bridge was starting: it must not outlive the plugin.
+			await bridge.stop();
+			return;
+		}
+		this.bridge = bridge;
+	}
+}

@@ -1,0 +1,59 @@
+// Bundles the plugin's tests and the test host with esbuild, `obsidian` aliased to the test
+// double and the wasm inlined as in main.js.
+//
+//   node plugin/test/build.mjs tests   every plugin/test/**/*.test.ts -> build/plugin-tests/*.test.cjs
+//   node plugin/test/build.mjs host    plugin/test/host.ts -> build/plugin-host.cjs
+import esbuild from "esbuild";
+import { readdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const testDir = path.join(root, "plugin", "test");
+
+const common = {
+	absWorkingDir: root,
+	bundle: true,
+	platform: "node",
+	format: "cjs",
+	target: "node20",
+	alias: { obsidian: path.join(testDir, "obsidian-double", "index.ts") },
+	loader: { ".wasm": "binary" },
+	define: { VAULTLINK_REPO_ROOT: JSON.stringify(root) },
+	logOverride: { "empty-import-meta": "silent" },
+	sourcemap: "inline",
+	logLevel: "warning",
+};
+
+async function buildTests() {
+	const entryPoints = readdirSync(testDir, { recursive: true, encoding: "utf8" })
+		.filter((name) => name.endsWith(".test.ts"))
+		.map((name) => path.join(testDir, name));
+	if (entryPoints.length === 0) throw new Error(`no *.test.ts under ${testDir}`);
+	const outdir = path.join(root, "build", "plugin-tests");
+	// Start clean, so a deleted test does not keep running from an old bundle.
+	rmSync(outdir, { recursive: true, force: true });
+	await esbuild.build({
+		...common,
+		entryPoints,
+		outbase: testDir,
+		outdir,
+		outExtension: { ".js": ".cjs" },
+	});
+	console.error(`built ${entryPoints.length} test bundles into ${path.relative(root, outdir)}/`);
+}
+
+async function buildHost() {
+	const outfile = path.join(root, "build", "plugin-host.cjs");
+	await esbuild.build({ ...common, entryPoints: [path.join(testDir, "host.ts")], outfile });
+	console.error(`built ${path.relative(root, outfile)}`);
+}
+
+const targets = process.argv.slice(2);
+if (targets.length === 0) targets.push("tests", "host");
+for (const target of targets) {
+	if (target === "tests") await buildTests();
+	else if (target === "host") await buildHost();
+	else throw new Error(`unknown target ${target}; expected "tests" or "host"`);
+}

@@ -1,0 +1,71 @@
+//! A host for the built plugin outside Obsidian, for end-to-end tests: loads the root `main.js`
+//! with `require("obsidian")` answered by the test double, loads the plugin on a vault folder,
+//! prints one line of JSON once it is ready, and unloads it on SIGTERM or SIGINT.
+//!
+//!     node build/plugin-host.cjs <vault-dir>
+//!     -> {"ready":true,"discovery":"<discovery file>","socket":"<socket path>"}
+//!
+//! stdout carries that line only; logs go to stderr. `VAULTLINK_PLUGIN_MAIN` overrides which
+//! main.js is loaded.
+
+import * as fs from "fs";
+import Module from "module";
+import * as path from "path";
+import manifest from "../../manifest.json";
+import type VaultlinkPlugin from "../main";
+import * as double from "./obsidian-double";
+
+type ModuleLoad = (request: string, parent: unknown, isMain: boolean) => unknown;
+
+function fail(message: string): never {
+	console.error(`plugin-host: ${message}`);
+	process.exit(1);
+}
+
+/** Makes every `require("obsidian")` return the double bundled into this host. */
+function redirectObsidian(): void {
+	const loader = Module as unknown as { _load: ModuleLoad };
+	const originalLoad = loader._load;
+	loader._load = function (this: unknown, request, parent, isMain) {
+		if (request === "obsidian") return double;
+		return originalLoad.call(this, request, parent, isMain);
+	};
+}
+
+async function main(): Promise<void> {
+	const vaultDir = process.argv[2];
+	if (vaultDir === undefined || process.argv.length > 3) fail("usage: node build/plugin-host.cjs <vault-dir>");
+	if (!fs.statSync(vaultDir, { throwIfNoEntry: false })?.isDirectory()) fail(`${vaultDir} is not a directory`);
+	// The plugin may log with console.log, as plugins do; stdout is kept for the ready line.
+	console.log = console.error;
+	console.info = console.error;
+	console.debug = console.error;
+
+	const mainPath = path.resolve(process.env["VAULTLINK_PLUGIN_MAIN"] ?? path.join(__dirname, "..", "main.js"));
+	if (!fs.existsSync(mainPath)) fail(`${mainPath} does not exist; run \`npm run build\` first`);
+	redirectObsidian();
+	const exported = require(mainPath) as { default?: typeof VaultlinkPlugin } & typeof VaultlinkPlugin;
+	const PluginClass = exported.default ?? exported;
+
+	const app = new double.App(vaultDir);
+	const plugin = new PluginClass(double.asObsidianApp(app), { ...manifest });
+	let stopping = false;
+	const stop = (signal: string) => {
+		if (stopping) return;
+		stopping = true;
+		console.error(`plugin-host: ${signal}, unloading`);
+		plugin.unload();
+		process.exit(0);
+	};
+	process.on("SIGTERM", () => stop("SIGTERM"));
+	process.on("SIGINT", () => stop("SIGINT"));
+
+	plugin.load();
+	await plugin.ready;
+	const bridge = plugin.bridgeInfo;
+	if (bridge === null) fail("the plugin is ready but its bridge is not up");
+	process.stdout.write(`${JSON.stringify({ ready: true, discovery: bridge.discoveryPath, socket: bridge.socketPath })}\n`);
+	// The bridge's server keeps the process alive until a signal arrives.
+}
+
+main().catch((error: unknown) => fail(error instanceof Error ? (error.stack ?? error.message) : String(error)));

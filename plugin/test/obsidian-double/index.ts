@@ -1,0 +1,612 @@
+//! A test double of the `obsidian` module: just enough of Obsidian's API, backed by a real
+//! folder on disk, to load the plugin in Node. The test bundles and the test host alias
+//! `obsidian` to this file.
+//!
+//! Each class is held to the real type definitions with `implements` (whole classes where they
+//! are small, `Pick<…>` of the members the plugin uses where they are not), so a signature that
+//! drifts from Obsidian's fails `tsc`. The import below is type-only and erased, so bundling this
+//! file under the alias `obsidian` does not import itself.
+
+import type * as obsidian from "obsidian";
+import * as fs from "fs";
+import * as path from "path";
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+/** What `Events.on` returns; Obsidian's `EventRef` is opaque, this is what the double keeps. */
+interface DoubleEventRef extends obsidian.EventRef {
+	readonly events: Events;
+	readonly name: string;
+	readonly callback: (...data: unknown[]) => unknown;
+	readonly context: unknown;
+}
+
+export class Events implements obsidian.Events {
+	private readonly listeners = new Map<string, DoubleEventRef[]>();
+
+	on(name: string, callback: (...data: unknown[]) => unknown, ctx?: unknown): obsidian.EventRef {
+		const ref: DoubleEventRef = { events: this, name, callback, context: ctx };
+		const list = this.listeners.get(name) ?? [];
+		list.push(ref);
+		this.listeners.set(name, list);
+		return ref;
+	}
+
+	off(name: string, callback: (...data: unknown[]) => unknown): void {
+		const list = this.listeners.get(name);
+		if (list === undefined) return;
+		this.listeners.set(
+			name,
+			list.filter((ref) => ref.callback !== callback),
+		);
+	}
+
+	offref(ref: obsidian.EventRef): void {
+		const doubleRef = ref as DoubleEventRef;
+		const list = this.listeners.get(doubleRef.name);
+		if (list === undefined) return;
+		this.listeners.set(
+			doubleRef.name,
+			list.filter((other) => other !== doubleRef),
+		);
+	}
+
+	trigger(name: string, ...data: unknown[]): void {
+		// A copy, so a listener that unsubscribes while being called does not skip its neighbour.
+		for (const ref of [...(this.listeners.get(name) ?? [])]) this.tryTrigger(ref, data);
+	}
+
+	tryTrigger(evt: obsidian.EventRef, args: unknown[]): void {
+		const ref = evt as DoubleEventRef;
+		try {
+			ref.callback.apply(ref.context, args);
+		} catch (error) {
+			// As Obsidian does: one failing listener must not stop the others, and the error is
+			// rethrown on a later tick so it is not lost (in a test it fails the run loudly).
+			setTimeout(() => {
+				throw error;
+			}, 0);
+		}
+	}
+
+	/** How many listeners are subscribed to `name`; for tests of clean unloading. */
+	listenerCount(name: string): number {
+		return this.listeners.get(name)?.length ?? 0;
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths and timing helpers
+
+export function normalizePath(input: string): string {
+	// Obsidian's rules: one forward slash between segments, none at either end, non-breaking
+	// spaces become spaces, Unicode in NFC; the empty path is the root, "/".
+	let result = input.replace(/([\\/])+/g, "/").replace(/(^\/+|\/+$)/g, "");
+	if (result === "") result = "/";
+	return result.replace(/\u00A0|\u202F/g, " ").normalize("NFC");
+}
+
+export const debounce: typeof obsidian.debounce = <T extends unknown[], V>(
+	cb: (...args: [...T]) => V,
+	timeout = 0,
+	resetTimer = false,
+): obsidian.Debouncer<T, V> => {
+	// Obsidian's semantics: the call happens `timeout` ms after the first call of a burst (or
+	// after the last one with `resetTimer`), once, with the arguments of the latest call.
+	let timer: ReturnType<typeof setTimeout> | null = null;
+	let pendingArgs: [...T] | null = null;
+	const fire = (): V | void => {
+		timer = null;
+		const args = pendingArgs;
+		pendingArgs = null;
+		if (args !== null) return cb(...args);
+	};
+	const debounced = ((...args: [...T]) => {
+		pendingArgs = args;
+		if (timer !== null && resetTimer) {
+			clearTimeout(timer);
+			timer = null;
+		}
+		if (timer === null) timer = setTimeout(fire, timeout);
+		return debounced;
+	}) as obsidian.Debouncer<T, V>;
+	debounced.cancel = () => {
+		if (timer !== null) clearTimeout(timer);
+		timer = null;
+		pendingArgs = null;
+		return debounced;
+	};
+	debounced.run = () => {
+		if (timer === null) return;
+		clearTimeout(timer);
+		return fire();
+	};
+	return debounced;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+export abstract class TAbstractFile implements obsidian.TAbstractFile {
+	// Typed as Obsidian's Vault so a double file is an Obsidian file to the type checker; at run
+	// time it is the double's Vault, the only kind that exists here.
+	vault: obsidian.Vault;
+	path: string;
+	name: string;
+	parent: TFolder | null;
+
+	constructor(vault: Vault, filePath: string, parent: TFolder | null) {
+		this.vault = vault as unknown as obsidian.Vault;
+		this.path = filePath;
+		this.name = filePath === "/" ? "" : path.posix.basename(filePath);
+		this.parent = parent;
+	}
+
+	/** Moves the file to `newPath`; the double's `Vault.rename` keeps its maps in step. */
+	setPath(newPath: string, parent: TFolder | null): void {
+		this.path = newPath;
+		this.name = path.posix.basename(newPath);
+		this.parent = parent;
+	}
+}
+
+export class TFile extends TAbstractFile implements obsidian.TFile {
+	stat: obsidian.FileStats;
+	basename: string;
+	extension: string;
+
+	constructor(vault: Vault, filePath: string, parent: TFolder | null, stat: obsidian.FileStats) {
+		super(vault, filePath, parent);
+		this.stat = stat;
+		this.basename = "";
+		this.extension = "";
+		this.updateNameParts();
+	}
+
+	override setPath(newPath: string, parent: TFolder | null): void {
+		super.setPath(newPath, parent);
+		this.updateNameParts();
+	}
+
+	private updateNameParts(): void {
+		const dot = this.name.lastIndexOf(".");
+		this.basename = dot > 0 ? this.name.slice(0, dot) : this.name;
+		this.extension = dot > 0 ? this.name.slice(dot + 1) : "";
+	}
+}
+
+export class TFolder extends TAbstractFile implements obsidian.TFolder {
+	children: TAbstractFile[] = [];
+
+	isRoot(): boolean {
+		return this.path === "/";
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Adapter and vault
+
+export class FileSystemAdapter
+	implements Pick<obsidian.FileSystemAdapter, "getName" | "getBasePath" | "getFullPath" | "exists" | "read" | "write">
+{
+	private readonly basePath: string;
+
+	constructor(basePath: string) {
+		this.basePath = path.resolve(basePath);
+	}
+
+	getName(): string {
+		return path.basename(this.basePath);
+	}
+
+	getBasePath(): string {
+		return this.basePath;
+	}
+
+	getFullPath(normalizedPath: string): string {
+		return normalizedPath === "/" ? this.basePath : path.join(this.basePath, ...normalizedPath.split("/"));
+	}
+
+	async exists(normalizedPath: string): Promise<boolean> {
+		return fs.existsSync(this.getFullPath(normalizedPath));
+	}
+
+	async read(normalizedPath: string): Promise<string> {
+		return fs.promises.readFile(this.getFullPath(normalizedPath), "utf8");
+	}
+
+	async write(normalizedPath: string, data: string): Promise<void> {
+		const fullPath = this.getFullPath(normalizedPath);
+		await fs.promises.mkdir(path.dirname(fullPath), { recursive: true });
+		await fs.promises.writeFile(fullPath, data, "utf8");
+	}
+}
+
+function statOf(fullPath: string): obsidian.FileStats {
+	const stat = fs.statSync(fullPath);
+	return { ctime: stat.birthtimeMs || stat.ctimeMs, mtime: stat.mtimeMs, size: stat.size };
+}
+
+function parentPathOf(filePath: string): string {
+	const slash = filePath.lastIndexOf("/");
+	return slash < 0 ? "/" : filePath.slice(0, slash);
+}
+
+/**
+ * The vault: a tree of `TFile`/`TFolder` mirroring a folder on disk. Mutations write the files
+ * and trigger the events Obsidian triggers (`create`, `modify`, `delete`, `rename` with the old
+ * path). Files and folders whose names start with "." are hidden, as in Obsidian.
+ */
+export class Vault
+	extends Events
+	implements
+		Pick<
+			obsidian.Vault,
+			| "configDir"
+			| "getName"
+			| "getFiles"
+			| "getMarkdownFiles"
+			| "getAllLoadedFiles"
+			| "getAbstractFileByPath"
+			| "getFileByPath"
+			| "getFolderByPath"
+			| "getRoot"
+			| "cachedRead"
+			| "read"
+			| "create"
+			| "createFolder"
+			| "modify"
+			| "append"
+			| "delete"
+			| "rename"
+			| "on"
+		>
+{
+	readonly adapter: FileSystemAdapter;
+	configDir = ".obsidian";
+	private readonly root: TFolder;
+	private readonly byPath = new Map<string, TAbstractFile>();
+
+	constructor(basePath: string) {
+		super();
+		this.adapter = new FileSystemAdapter(basePath);
+		this.root = new TFolder(this, "/", null);
+		this.byPath.set("/", this.root);
+		this.scan(this.root);
+	}
+
+	private scan(folder: TFolder): void {
+		const entries = fs.readdirSync(this.adapter.getFullPath(folder.path), { withFileTypes: true });
+		entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+		for (const entry of entries) {
+			if (entry.name.startsWith(".")) continue;
+			const childPath = folder.isRoot() ? entry.name : `${folder.path}/${entry.name}`;
+			if (entry.isDirectory()) {
+				const child = new TFolder(this, childPath, folder);
+				this.attach(child);
+				this.scan(child);
+			} else if (entry.isFile()) {
+				this.attach(new TFile(this, childPath, folder, statOf(this.adapter.getFullPath(childPath))));
+			}
+		}
+	}
+
+	private attach(file: TAbstractFile): void {
+		this.byPath.set(file.path, file);
+		file.parent?.children.push(file);
+	}
+
+	private detach(file: TAbstractFile): void {
+		this.byPath.delete(file.path);
+		if (file.parent !== null) file.parent.children = file.parent.children.filter((child) => child !== file);
+	}
+
+	override on(name: "create" | "modify" | "delete", callback: (file: TAbstractFile) => unknown, ctx?: unknown): obsidian.EventRef;
+	override on(name: "rename", callback: (file: TAbstractFile, oldPath: string) => unknown, ctx?: unknown): obsidian.EventRef;
+	override on(name: string, callback: (...data: unknown[]) => unknown, ctx?: unknown): obsidian.EventRef;
+	override on(name: string, callback: (...data: never[]) => unknown, ctx?: unknown): obsidian.EventRef {
+		// The vault's events pass what the overloads above say; Events stores callbacks untyped.
+		return super.on(name, callback as (...data: unknown[]) => unknown, ctx);
+	}
+
+	getName(): string {
+		return this.adapter.getName();
+	}
+
+	getRoot(): TFolder {
+		return this.root;
+	}
+
+	getAllLoadedFiles(): TAbstractFile[] {
+		return [...this.byPath.values()];
+	}
+
+	getFiles(): TFile[] {
+		return [...this.byPath.values()].filter((file): file is TFile => file instanceof TFile);
+	}
+
+	getMarkdownFiles(): TFile[] {
+		return this.getFiles().filter((file) => file.extension === "md");
+	}
+
+	getAbstractFileByPath(filePath: string): TAbstractFile | null {
+		return this.byPath.get(normalizePath(filePath)) ?? null;
+	}
+
+	getFileByPath(filePath: string): TFile | null {
+		const file = this.getAbstractFileByPath(filePath);
+		return file instanceof TFile ? file : null;
+	}
+
+	getFolderByPath(filePath: string): TFolder | null {
+		const file = this.getAbstractFileByPath(filePath);
+		return file instanceof TFolder ? file : null;
+	}
+
+	async cachedRead(file: TFile): Promise<string> {
+		return this.read(file);
+	}
+
+	async read(file: TFile): Promise<string> {
+		return this.adapter.read(file.path);
+	}
+
+	async create(filePath: string, data: string): Promise<TFile> {
+		const normalized = normalizePath(filePath);
+		if (this.byPath.has(normalized)) throw new Error(`File already exists: ${normalized}`);
+		const parent = await this.createFolder(parentPathOf(normalized));
+		await this.adapter.write(normalized, data);
+		const file = new TFile(this, normalized, parent, statOf(this.adapter.getFullPath(normalized)));
+		this.attach(file);
+		this.trigger("create", file);
+		return file;
+	}
+
+	/** Creates the folder and any missing parents, each with its `create` event. */
+	async createFolder(folderPath: string): Promise<TFolder> {
+		const normalized = normalizePath(folderPath);
+		const existing = this.byPath.get(normalized);
+		if (existing instanceof TFolder) return existing;
+		if (existing !== undefined) throw new Error(`A file is in the way of folder ${normalized}`);
+		const parent = await this.createFolder(parentPathOf(normalized));
+		await fs.promises.mkdir(this.adapter.getFullPath(normalized), { recursive: true });
+		const folder = new TFolder(this, normalized, parent);
+		this.attach(folder);
+		this.trigger("create", folder);
+		return folder;
+	}
+
+	async modify(file: TFile, data: string): Promise<void> {
+		this.assertKnown(file);
+		await this.adapter.write(file.path, data);
+		file.stat = statOf(this.adapter.getFullPath(file.path));
+		this.trigger("modify", file);
+	}
+
+	async append(file: TFile, data: string): Promise<void> {
+		await this.modify(file, (await this.read(file)) + data);
+	}
+
+	async delete(file: TAbstractFile): Promise<void> {
+		this.assertKnown(file);
+		if (file.path === "/") throw new Error("The vault's root cannot be deleted");
+		await fs.promises.rm(this.adapter.getFullPath(file.path), { recursive: true, force: true });
+		this.forget(file);
+	}
+
+	/** Drops a deleted file or folder from the tree, children first, each with `delete`. */
+	private forget(file: TAbstractFile): void {
+		if (file instanceof TFolder) for (const child of [...file.children]) this.forget(child);
+		this.detach(file);
+		this.trigger("delete", file);
+	}
+
+	async rename(file: TAbstractFile, newPath: string): Promise<void> {
+		this.assertKnown(file);
+		const normalized = normalizePath(newPath);
+		if (this.byPath.has(normalized)) throw new Error(`Destination file already exists: ${normalized}`);
+		const parent = await this.createFolder(parentPathOf(normalized));
+		await fs.promises.rename(this.adapter.getFullPath(file.path), this.adapter.getFullPath(normalized));
+		this.move(file, normalized, parent);
+	}
+
+	/** Re-keys a renamed file or folder; a folder's descendants get their own `rename`, as in Obsidian. */
+	private move(file: TAbstractFile, newPath: string, parent: TFolder): void {
+		const oldPath = file.path;
+		this.detach(file);
+		file.setPath(newPath, parent);
+		this.attach(file);
+		if (file instanceof TFolder) {
+			for (const child of [...file.children]) {
+				file.children = file.children.filter((other) => other !== child);
+				this.move(child, `${newPath}/${child.name}`, file);
+			}
+		}
+		this.trigger("rename", file, oldPath);
+	}
+
+	private assertKnown(file: TAbstractFile): void {
+		if (this.byPath.get(file.path) !== file) throw new Error(`Not a file of this vault: ${file.path}`);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// App, workspace, metadata
+
+export class MetadataCache extends Events implements Pick<obsidian.MetadataCache, "getFileCache"> {
+	getFileCache(): obsidian.CachedMetadata | null {
+		return null;
+	}
+}
+
+export class Workspace extends Events implements Pick<obsidian.Workspace, "layoutReady" | "onLayoutReady"> {
+	layoutReady = true;
+
+	onLayoutReady(callback: () => unknown): void {
+		// The double's layout is ready as soon as the app exists; Obsidian calls back at once then too.
+		callback();
+	}
+}
+
+export class App implements Pick<obsidian.App, "isDarkMode"> {
+	readonly vault: Vault;
+	readonly workspace = new Workspace();
+	readonly metadataCache = new MetadataCache();
+
+	constructor(vaultPath: string) {
+		this.vault = new Vault(vaultPath);
+	}
+
+	isDarkMode(): boolean {
+		return false;
+	}
+}
+
+/**
+ * The double's `App` as Obsidian's type, for handing to plugin code, which is typed against the
+ * real API. The one cast between the two worlds lives here.
+ */
+export function asObsidianApp(app: App): obsidian.App {
+	return app as unknown as obsidian.App;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Components and plugins
+
+export class Component implements obsidian.Component {
+	private loaded = false;
+	private readonly cleanups: (() => unknown)[] = [];
+	private readonly children: Component[] = [];
+
+	load(): void {
+		if (this.loaded) return;
+		this.loaded = true;
+		this.onload();
+		for (const child of this.children) child.load();
+	}
+
+	onload(): void {}
+
+	unload(): void {
+		if (!this.loaded) return;
+		this.loaded = false;
+		while (this.children.length > 0) this.children.pop()?.unload();
+		while (this.cleanups.length > 0) this.cleanups.pop()?.();
+		this.onunload();
+	}
+
+	onunload(): void {}
+
+	addChild<T extends obsidian.Component>(component: T): T {
+		const child = component as unknown as Component;
+		this.children.push(child);
+		if (this.loaded) child.load();
+		return component;
+	}
+
+	removeChild<T extends obsidian.Component>(component: T): T {
+		const child = component as unknown as Component;
+		const index = this.children.indexOf(child);
+		if (index >= 0) {
+			this.children.splice(index, 1);
+			child.unload();
+		}
+		return component;
+	}
+
+	register(cb: () => unknown): void {
+		this.cleanups.push(cb);
+	}
+
+	registerEvent(eventRef: obsidian.EventRef): void {
+		const ref = eventRef as DoubleEventRef;
+		this.register(() => ref.events.offref(ref));
+	}
+
+	registerDomEvent(): void {
+		throw new Error("The obsidian test double has no DOM");
+	}
+
+	registerInterval(id: number): number {
+		this.register(() => clearInterval(id));
+		return id;
+	}
+}
+
+export abstract class Plugin
+	extends Component
+	implements Pick<obsidian.Plugin, "manifest" | "addCommand" | "removeCommand" | "loadData" | "saveData">
+{
+	readonly app: App;
+	manifest: obsidian.PluginManifest;
+	/** Commands added with `addCommand`, by id; tests look them up here. */
+	readonly commands = new Map<string, obsidian.Command>();
+	private data: unknown = null;
+
+	constructor(app: App, manifest: obsidian.PluginManifest) {
+		super();
+		this.app = app;
+		this.manifest = manifest;
+	}
+
+	addCommand(command: obsidian.Command): obsidian.Command {
+		this.commands.set(command.id, command);
+		return command;
+	}
+
+	removeCommand(commandId: string): void {
+		this.commands.delete(commandId);
+	}
+
+	async loadData(): Promise<unknown> {
+		return this.data === null ? null : structuredClone(this.data);
+	}
+
+	async saveData(data: unknown): Promise<void> {
+		this.data = structuredClone(data);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Notices
+
+/** Every notice shown, oldest first, so tests can see what the user was told. */
+export const shownNotices: Notice[] = [];
+
+export class Notice implements obsidian.Notice {
+	message: string;
+	readonly duration: number | undefined;
+	/** Every message this notice showed, oldest first. */
+	readonly history: string[] = [];
+	hidden = false;
+
+	constructor(message: string | DocumentFragment, duration?: number) {
+		this.message = String(message);
+		this.duration = duration;
+		this.history.push(this.message);
+		shownNotices.push(this);
+	}
+
+	get noticeEl(): HTMLElement {
+		throw new Error("The obsidian test double has no DOM: Notice.noticeEl");
+	}
+
+	get containerEl(): HTMLElement {
+		throw new Error("The obsidian test double has no DOM: Notice.containerEl");
+	}
+
+	get messageEl(): HTMLElement {
+		throw new Error("The obsidian test double has no DOM: Notice.messageEl");
+	}
+
+	setMessage(message: string | DocumentFragment): this {
+		this.message = String(message);
+		this.history.push(this.message);
+		return this;
+	}
+
+	hide(): void {
+		this.hidden = true;
+	}
+}
