@@ -1,11 +1,13 @@
 //! The plugin's lifecycle: on load it creates the link index, indexes the vault in the
 //! background and then opens the bridge; on unload it undoes all of that. Features live in
-//! `indexer.ts` and `bridge/`.
+//! `indexer.ts`, `bridge/` and `parity/`.
 
 import { FileSystemAdapter, Notice, Plugin } from "obsidian";
 import { BridgeServer } from "./bridge/server";
 import { DEFAULT_INDEXER_OPTIONS, Indexer, type IndexerOptions } from "./indexer";
-import { callTool, createLinkIndex, type Vault as LinkIndex } from "./wasm";
+import { registerLinkParityCommand } from "./parity/command";
+import { runTool } from "./tools";
+import { createLinkIndex, type Vault as LinkIndex } from "./wasm";
 
 /** Where the bridge is, once it is up. */
 export interface BridgeInfo {
@@ -34,6 +36,7 @@ export default class VaultlinkPlugin extends Plugin {
 		const indexer = new Indexer(this.app, linkIndex, this.indexerOptions);
 		this.linkIndex = linkIndex;
 		this.indexer = indexer;
+		registerLinkParityCommand(this);
 
 		// Obsidian sends a `create` for every file while the vault loads; subscribing once the
 		// layout is ready skips those, and the first index covers the files instead.
@@ -94,7 +97,7 @@ export default class VaultlinkPlugin extends Plugin {
 		const bridge = await BridgeServer.start({
 			vaultPath: adapter.getBasePath(),
 			pluginVersion: this.manifest.version,
-			call: (tool, args) => callTool(linkIndex, tool, args),
+			call: (tool, args) => runTool(this.app, linkIndex, tool, args),
 		});
 		if (this.unloaded) {
 			// Unloaded while the bridge was starting: it must not outlive the plugin.

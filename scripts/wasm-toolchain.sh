@@ -11,6 +11,7 @@
 #      wasm32 with -Zbuild-std, installed into Debian's sysroot and linked into rustup as the
 #      toolchain `debian-web`.
 # It is idempotent: when everything is in place it only checks and prints.
+# VAULTLINK_WASM_ROUTE=debian skips steps 1 and 2, to exercise the offline route.
 set -euo pipefail
 log() { printf 'wasm-toolchain: %s\n' "$*" >&2; }
 
@@ -32,7 +33,8 @@ emit() { # $1: toolchain to use for wasm builds, empty for the active one
   fi
 }
 
-if has_target ""; then
+route=${VAULTLINK_WASM_ROUTE:-auto}
+if [ "$route" != debian ] && has_target ""; then
   emit ""
   exit 0
 fi
@@ -41,10 +43,12 @@ if has_target "$DEBIAN_TOOLCHAIN"; then
   exit 0
 fi
 
-log "the active toolchain has no $TARGET target; trying rustup (30 s at most)"
-if timeout 30 rustup target add "$TARGET" >&2 2>&1 && has_target ""; then
-  emit ""
-  exit 0
+if [ "$route" != debian ]; then
+  log "the active toolchain has no $TARGET target; trying rustup (30 s at most)"
+  if timeout 30 rustup target add "$TARGET" >&2 2>&1 && has_target ""; then
+    emit ""
+    exit 0
+  fi
 fi
 
 if [ ! -f /etc/debian_version ]; then

@@ -77,7 +77,21 @@ CALLS = [
     ("get_outgoing_links", {"path": "Projects/Alpha.md"}),
     ("get_outgoing_links", {"path": "home"}),
     ("get_outgoing_links", {"path": "No such note.md"}),
+    ("get_backlinks", {"path": "Projects/Alpha", "limit": 3}),
+    ("get_backlinks", {"path": "Projects/Alpha", "limit": 3, "cursor": "3", "response_format": "concise"}),
+    ("find_unresolved_links", {}),
+    ("find_orphans", {"folder": "Archive"}),
+    ("resolve_link", {"from": "Home.md", "link": "[[Alpha#Goals]]"}),
+    ("resolve_link", {"from": "Ideas/Sync.md", "link": "Index"}),
+    ("list_notes", {"limit": 5}),
+    ("read_note", {"path": "People/Ada"}),
+    ("read_note", {"path": "../etc/passwd"}),
+    ("get_outgoing_links", {"path": "Home.md", "paht": "typo"}),
 ]
+
+# The tools every session must list, each with an output schema and read-only annotations.
+READ_TOOLS = {"get_outgoing_links", "get_backlinks", "find_unresolved_links", "find_orphans",
+              "resolve_link", "list_notes", "read_note"}
 
 
 def answers(results):
@@ -89,14 +103,26 @@ def test_standalone_answers_with_structured_content(vault, runtime_dir):
     assert init.server_info.name == "vaultlink"
     assert init.server_info.version == "0.1.0"
 
-    tool = next(tool for tool in tools.tools if tool.name == "get_outgoing_links")
-    assert tool.output_schema["type"] == "object"
-    assert tool.annotations.read_only_hint is True
+    listed = {tool.name: tool for tool in tools.tools}
+    assert READ_TOOLS <= set(listed)
+    for name in READ_TOOLS:
+        assert listed[name].output_schema["type"] == "object", name
+        assert listed[name].annotations.read_only_hint is True, name
+        assert listed[name].annotations.open_world_hint is False, name
 
-    alpha, home, missing = results
+    # The SDK has already checked each successful result against its tool's output schema.
+    alpha, home, missing, back_1, back_2, unresolved, orphans, resolved, ambiguous, notes, ada, outside, typo = results
     assert alpha.is_error is False
-    targets = [(link["target"], link.get("resolved_path")) for link in alpha.structured_content["links"]]
-    assert targets == [("2026-11-02", "Meetings/2026-11-02.md"), ("Ada#^bio", "People/Ada.md")]
+    targets = [(link["source"], link.get("key"), link["target"], link.get("resolved_path"))
+               for link in alpha.structured_content["links"]]
+    assert targets == [
+        ("property", "owner", "Ada", "People/Ada.md"),
+        ("property", "related", "Beta", "Projects/Beta.md"),
+        ("property", "related", "Link syntax", "Reference/Link syntax.md"),
+        ("body", None, "2026-11-02", "Meetings/2026-11-02.md"),
+        ("body", None, "Ada#^bio", "People/Ada.md"),
+    ]
+    assert alpha.structured_content["links"][4]["subpath_status"] == "found"
     assert home.structured_content["path"] == "Home.md"
     found = {link["target"]: (link["status"], link.get("resolved_path")) for link in home.structured_content["links"]}
     assert found["Quarterly plan"] == ("unresolved", None)
@@ -107,6 +133,36 @@ def test_standalone_answers_with_structured_content(vault, runtime_dir):
     assert missing.is_error is True
     assert missing.structured_content["code"] == "note_not_found"
     assert "No such note.md" in missing.content[0].text
+
+    # Pages of backlinks, property links among them.
+    assert back_1.structured_content["total"] >= 6
+    assert [len(back_1.structured_content["backlinks"]), back_1.structured_content["next_cursor"]] == [3, "3"]
+    assert "column" not in back_2.structured_content["backlinks"][0]
+    everyone = back_1.structured_content["backlinks"] + back_2.structured_content["backlinks"]
+    assert len({(link["source"], link["line"], link["target"]) for link in everyone}) == 6
+
+    missing_targets = {target["target"] for target in unresolved.structured_content["targets"]}
+    assert {"Quarterly plan", "Zettelkasten", "Missing page"} <= missing_targets
+    assert orphans.structured_content["orphans"] == ["Archive/Orphan.md"]
+
+    assert resolved.structured_content["resolved_path"] == "Projects/Alpha.md"
+    assert resolved.structured_content["subpath_status"] == "found"
+    # From Ideas/, `Index` is ambiguous and the note in the same folder is chosen.
+    assert ambiguous.structured_content["status"] == "ambiguous"
+    assert ambiguous.structured_content["resolved_path"] == "Ideas/Index.md"
+    assert sorted(ambiguous.structured_content["candidates"]) == ["Ideas/Index.md", "Index.md"]
+
+    assert notes.structured_content["total"] == 16
+    assert len(notes.structured_content["notes"]) == 5
+    assert ada.structured_content["path"] == "People/Ada.md"
+    assert "Wrote" in ada.structured_content["body"] or "Leads" in ada.structured_content["body"]
+    assert ada.structured_content["aliases"] == ["Ada Lovelace"]
+
+    assert outside.is_error is True
+    assert outside.structured_content["code"] == "invalid_path"
+    assert typo.is_error is True
+    assert typo.structured_content["code"] == "invalid_arguments"
+    assert "paht" in typo.structured_content["message"]
 
 
 def test_plugin_bridge_answers_equal_standalone(vault, runtime_dir, plugin, tmp_path):

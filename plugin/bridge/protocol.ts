@@ -32,8 +32,8 @@ export interface ProtocolContext {
 	vaultPath: string;
 	/** For example "vaultlink-plugin 0.1.0". */
 	serverName: string;
-	/** Runs one of core's operations on the plugin's index. */
-	call(tool: string, args: unknown): ToolOutcome;
+	/** Runs one of core's operations on the plugin's index (some read a note first). */
+	call(tool: string, args: unknown): ToolOutcome | Promise<ToolOutcome>;
 	helloTimeoutMs?: number;
 }
 
@@ -198,18 +198,28 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 			sendError(id, { code: ErrorCode.invalidParams, message: "invalid params: `call` takes {\"tool\": string, \"arguments\": object}" });
 			return;
 		}
-		let outcome: ToolOutcome;
-		try {
-			outcome = context.call(params["tool"], params["arguments"] ?? {});
-		} catch (error) {
+		const reply = (outcome: ToolOutcome): void => {
+			if (closing) return;
+			if (outcome.ok) {
+				sendResult(id, outcome.result);
+			} else {
+				sendError(id, { code: ErrorCode.toolFailed, message: outcome.error.message, data: outcome.error });
+			}
+		};
+		const fail = (error: unknown): void => {
 			console.error("vaultlink: the link engine threw", error);
+			if (closing) return;
 			sendError(id, { code: ErrorCode.internalError, message: `internal error in the link engine: ${String(error)}` });
-			return;
-		}
-		if (outcome.ok) {
-			sendResult(id, outcome.result);
-		} else {
-			sendError(id, { code: ErrorCode.toolFailed, message: outcome.error.message, data: outcome.error });
+		};
+		try {
+			const outcome = context.call(params["tool"], params["arguments"] ?? {});
+			if (outcome instanceof Promise) {
+				outcome.then(reply, fail);
+			} else {
+				reply(outcome);
+			}
+		} catch (error) {
+			fail(error);
 		}
 	};
 

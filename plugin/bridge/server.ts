@@ -39,7 +39,7 @@ export interface BridgeServerOptions {
 	/** The plugin's version, for the discovery file and `hello`. */
 	pluginVersion: string;
 	/** Runs one of core's operations on the plugin's index. */
-	call(tool: string, args: unknown): ToolOutcome;
+	call(tool: string, args: unknown): ToolOutcome | Promise<ToolOutcome>;
 	environment?: PathEnvironment;
 	helloTimeoutMs?: number;
 }

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { App, Component, TFile, TFolder, debounce, normalizePath } from "./obsidian-double";
+import { App, Component, FakeElement, Modal, TFile, TFolder, asObsidianApp, debounce, fakeElementOf, normalizePath, openedModals } from "./obsidian-double";
 import { writeFixtureVault } from "./support";
 
 function recordEvents(app: App): string[] {
@@ -120,4 +120,62 @@ test("normalizePath follows Obsidian's rules", () => {
 		["Cafe\u0301.md", "Café.md"],
 	];
 	for (const [input, expected] of cases) assert.equal(normalizePath(input), expected, JSON.stringify(input));
+});
+
+test("the metadata cache answers from the fixtures a test sets, with copies", () => {
+	const app = new App(writeFixtureVault("//- A.md\n[[B]]\n//- B.md\n"));
+	const a = app.vault.getFileByPath("A.md");
+	const b = app.vault.getFileByPath("B.md");
+	assert.ok(a !== null && b !== null);
+	const position = { start: { line: 0, col: 0, offset: 0 }, end: { line: 0, col: 5, offset: 5 } };
+	app.metadataCache.setFileCache("/A.md", { links: [{ link: "B", original: "[[B]]", position }] });
+	assert.deepEqual(app.metadataCache.getFileCache(a)?.links?.map((link) => link.link), ["B"]);
+	assert.equal(app.metadataCache.getFileCache(b), null, "a file without a fixture has no cache yet");
+	app.metadataCache.getFileCache(a)?.links?.pop();
+	assert.equal(app.metadataCache.getCache("A.md")?.links?.length, 1, "changing an answer does not change the fixture");
+	app.metadataCache.setFileCache("A.md", null);
+	assert.equal(app.metadataCache.getFileCache(a), null);
+});
+
+test("fake elements record what is rendered and refuse what they cannot do", () => {
+	const root = new FakeElement("div");
+	const list = root.createEl("ul", { cls: "a b" });
+	list.createEl("li", { text: "one", attr: { "data-x": 1 } });
+	list.createEl("li", "item").setText("two");
+	root.createDiv({ text: "after" });
+	assert.deepEqual(root.outline(), ["  li one", "  li two", "div after"]);
+	assert.equal(root.getText(), "onetwoafter");
+	assert.deepEqual(fakeElementOf(list).classes, ["a", "b"]);
+	assert.deepEqual(root.findAll("li").map((li) => [li.getText(), li.classes, li.attributes.get("data-x")]), [
+		["one", [], "1"],
+		["two", ["item"], undefined],
+	]);
+	assert.throws(() => root.createEl("a", { href: "https://example.com" }), /does not support href/);
+	root.empty();
+	assert.deepEqual(root.outline(), []);
+});
+
+test("a modal opens once, closes on Escape and calls back on close", () => {
+	const app = asObsidianApp(new App(writeFixtureVault("//- A.md\n")));
+	const events: string[] = [];
+	class Recording extends Modal {
+		override onOpen(): void {
+			events.push("open");
+			this.setTitle("Title").setContent("Body");
+		}
+		override onClose(): void {
+			events.push("close");
+		}
+	}
+	const modal = new Recording(app).setCloseCallback(() => events.push("callback"));
+	modal.open();
+	modal.open();
+	assert.equal(openedModals.at(-1), modal);
+	assert.deepEqual([fakeElementOf(modal.titleEl).getText(), fakeElementOf(modal.contentEl).getText()], ["Title", "Body"]);
+	modal.scope.press("Enter");
+	assert.ok(modal.isOpen, "other keys leave it open");
+	modal.scope.press("Escape");
+	modal.close();
+	assert.ok(!modal.isOpen);
+	assert.deepEqual(events, ["open", "close", "callback"]);
 });

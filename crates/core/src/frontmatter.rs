@@ -39,8 +39,10 @@ pub struct StringScalar {
     pub path: Vec<KeySegment>,
     /// The string's value, escapes decoded and lines folded as YAML does.
     pub value: String,
-    /// For each byte of `value`, and one past its end, the file offset it came from.
-    pub offsets: Vec<usize>,
+    /// For each byte of `value`, the raw bytes of the file it came from: one byte for a
+    /// character copied as is, the whole escape for an escaped one (`\"`, `''`), and an empty
+    /// span at a folded line break.
+    pub sources: Vec<Span>,
     /// The raw scalar in the file, quotes included.
     pub span: Span,
 }
@@ -112,7 +114,8 @@ const MAX_DEPTH: usize = 64;
 
 /// Scans the YAML text of `block`.
 pub fn scan(text: &str, block: Block) -> Scan {
-    let mut scanner = Scanner { text, end: block.content.end, lines: Vec::new(), scan: Scan::default(), depth: 0 };
+    let mut scanner =
+        Scanner { text, end: block.content.end, lines: Vec::new(), scan: Scan::default(), depth: 0, top_keys: None };
     let mut at = block.content.start;
     while at < block.content.end {
         let end = line_end(text, at).min(block.content.end);
@@ -148,11 +151,8 @@ struct Scanner<'a> {
     lines: Vec<Line>,
     scan: Scan,
     depth: usize,
-}
-
-// The top-level keys are gathered by the outermost mapping only.
-trait TopKeys {
-    fn take(&mut self) -> Option<Vec<String>>;
+    /// The keys of the outermost mapping, gathered by it alone.
+    top_keys: Option<Vec<String>>,
 }
 
 impl Scanner<'_> {
@@ -254,7 +254,7 @@ impl Scanner<'_> {
             path.pop();
         }
         if top {
-            self.top_keys_store = Some(keys);
+            self.top_keys = Some(keys);
         }
     }
 
@@ -320,8 +320,8 @@ impl Scanner<'_> {
         }
         match self.byte(at) {
             Some(quote @ (b'"' | b'\'')) => {
-                if let Some((value, offsets, close)) = self.quoted(at, quote) {
-                    self.scan.strings.push(StringScalar { path: path.clone(), value, offsets, span: Span { start: at, end: close } });
+                if let Some((value, sources, close)) = self.quoted(at, quote) {
+                    self.scan.strings.push(StringScalar { path: path.clone(), value, sources, span: Span { start: at, end: close } });
                     *line = self.line_of(close.saturating_sub(1)) + 1;
                 } else {
                     *line = self.lines.len();
@@ -368,12 +368,12 @@ impl Scanner<'_> {
     /// A plain scalar from `at`, continued on more-indented lines.
     fn plain(&mut self, line: &mut usize, at: usize, parent_indent: usize, path: &mut [KeySegment]) {
         let mut value = String::new();
-        let mut offsets = Vec::new();
+        let mut sources = Vec::new();
         let first_line_end = self.lines[*line].end;
         let mut segment_end = plain_segment_end(&self.text[at..first_line_end]) + at;
         let start = at;
         let mut end = segment_end;
-        push_raw(&mut value, &mut offsets, self.text, at, segment_end);
+        push_raw(&mut value, &mut sources, self.text, at, segment_end);
         *line += 1;
         let mut blank_lines = 0;
         while *line < self.lines.len() {
@@ -389,28 +389,28 @@ impl Scanner<'_> {
             if indent <= parent_indent || self.byte(from) == Some(b'#') {
                 break;
             }
+            let fold = Span { start: segment_end, end: segment_end };
             if blank_lines == 0 {
                 value.push(' ');
-                offsets.push(segment_end);
+                sources.push(fold);
             }
             for _ in 0..blank_lines {
                 value.push('\n');
-                offsets.push(segment_end);
+                sources.push(fold);
             }
             blank_lines = 0;
             segment_end = plain_segment_end(&self.text[from..line_end]) + from;
-            push_raw(&mut value, &mut offsets, self.text, from, segment_end);
+            push_raw(&mut value, &mut sources, self.text, from, segment_end);
             end = segment_end;
             *line += 1;
         }
-        offsets.push(end);
-        self.scan.strings.push(StringScalar { path: path.to_vec(), value, offsets, span: Span { start, end } });
+        self.scan.strings.push(StringScalar { path: path.to_vec(), value, sources, span: Span { start, end } });
     }
 
     /// A literal (`|`) or folded (`>`) block scalar on the lines after its indicator.
     fn block_scalar(&mut self, line: &mut usize, parent_indent: usize, folded: bool, path: &mut [KeySegment]) {
         let mut value = String::new();
-        let mut offsets = Vec::new();
+        let mut sources = Vec::new();
         let mut indent = None;
         let mut start = None;
         let mut end = 0;
@@ -433,19 +433,20 @@ impl Scanner<'_> {
             start.get_or_insert(from);
             if previous_was_text {
                 let more_indented = this_indent > indent;
+                let fold = Span { start: end, end };
                 if folded && pending_breaks == 0 && !more_indented {
                     value.push(' ');
-                    offsets.push(end);
+                    sources.push(fold);
                 } else {
                     let breaks = if folded && !more_indented { pending_breaks } else { pending_breaks + 1 };
                     for _ in 0..breaks {
                         value.push('\n');
-                        offsets.push(end);
+                        sources.push(fold);
                     }
                 }
             }
             pending_breaks = 0;
-            push_raw(&mut value, &mut offsets, self.text, from, line_end);
+            push_raw(&mut value, &mut sources, self.text, from, line_end);
             end = line_end;
             previous_was_text = true;
             *line += 1;
@@ -453,9 +454,8 @@ impl Scanner<'_> {
         if let Some(start) = start {
             // The default chomping keeps one final line break.
             value.push('\n');
-            offsets.push(end);
-            offsets.push(end);
-            self.scan.strings.push(StringScalar { path: path.to_vec(), value, offsets, span: Span { start, end } });
+            sources.push(Span { start: end, end });
+            self.scan.strings.push(StringScalar { path: path.to_vec(), value, sources, span: Span { start, end } });
         }
     }
 
@@ -552,17 +552,17 @@ impl Scanner<'_> {
     fn flow_node(&mut self, at: usize, path: &mut Vec<KeySegment>) -> usize {
         match self.byte(at) {
             Some(quote @ (b'"' | b'\'')) => match self.quoted(at, quote) {
-                Some((value, offsets, close)) => {
-                    self.scan.strings.push(StringScalar { path: path.clone(), value, offsets, span: Span { start: at, end: close } });
+                Some((value, sources, close)) => {
+                    self.scan.strings.push(StringScalar { path: path.clone(), value, sources, span: Span { start: at, end: close } });
                     close
                 }
                 None => self.end,
             },
             Some(b'[' | b'{') => self.flow(at, path),
             _ => {
-                let (value, offsets, start, end) = self.flow_plain(at);
+                let (value, sources, start, end) = self.flow_plain(at);
                 if !value.is_empty() {
-                    self.scan.strings.push(StringScalar { path: path.clone(), value, offsets, span: Span { start, end } });
+                    self.scan.strings.push(StringScalar { path: path.clone(), value, sources, span: Span { start, end } });
                 }
                 end.max(at + usize::from(end == at && self.byte(at).is_some()))
             }
@@ -585,9 +585,9 @@ impl Scanner<'_> {
 
     /// A plain scalar inside a flow collection: up to `,`, `]`, `}`, `: ` or ` #`, folded
     /// across lines.
-    fn flow_plain(&self, at: usize) -> (String, Vec<usize>, usize, usize) {
+    fn flow_plain(&self, at: usize) -> (String, Vec<Span>, usize, usize) {
         let mut value = String::new();
-        let mut offsets = Vec::new();
+        let mut sources = Vec::new();
         let mut at = at;
         let start = at;
         let mut end = at;
@@ -605,25 +605,24 @@ impl Scanner<'_> {
                     if let Some(space) = pending_space.take() {
                         if !value.is_empty() {
                             value.push(' ');
-                            offsets.push(space);
+                            sources.push(Span { start: space, end: space });
                         }
                     }
                     let char_len = self.text[at..].chars().next().map_or(1, char::len_utf8);
-                    push_raw(&mut value, &mut offsets, self.text, at, at + char_len);
+                    push_raw(&mut value, &mut sources, self.text, at, at + char_len);
                     at += char_len;
                     end = at;
                 }
             }
         }
-        offsets.push(end);
-        (value, offsets, start, end)
+        (value, sources, start, end)
     }
 
-    /// A quoted scalar opening at `at`: its decoded value, the offsets, and the offset past
+    /// A quoted scalar opening at `at`: its decoded value, the sources, and the offset past
     /// its closing quote. `None` when it is not closed.
-    fn quoted(&self, at: usize, quote: u8) -> Option<(String, Vec<usize>, usize)> {
+    fn quoted(&self, at: usize, quote: u8) -> Option<(String, Vec<Span>, usize)> {
         let mut value = String::new();
-        let mut offsets = Vec::new();
+        let mut sources = Vec::new();
         let mut at = at + 1;
         loop {
             let byte = self.byte(at)?;
@@ -631,34 +630,30 @@ impl Scanner<'_> {
                 b'\'' if quote == b'\'' => {
                     if self.byte(at + 1) == Some(b'\'') {
                         value.push('\'');
-                        offsets.push(at);
+                        sources.push(Span { start: at, end: at + 2 });
                         at += 2;
                         continue;
                     }
-                    offsets.push(at);
-                    return Some((value, offsets, at + 1));
+                    return Some((value, sources, at + 1));
                 }
-                b'"' if quote == b'"' => {
-                    offsets.push(at);
-                    return Some((value, offsets, at + 1));
-                }
+                b'"' if quote == b'"' => return Some((value, sources, at + 1)),
                 b'\\' if quote == b'"' => {
                     let (decoded, length) = self.escape(at)?;
                     if let Some(decoded) = decoded {
                         let mut buffer = [0; 4];
                         for _ in decoded.encode_utf8(&mut buffer).bytes() {
-                            offsets.push(at);
+                            sources.push(Span { start: at, end: at + length });
                         }
                         value.push(decoded);
                     }
                     at += length;
                 }
                 b'\r' | b'\n' => {
-                    at = self.fold_line_break(at, &mut value, &mut offsets);
+                    at = self.fold_line_break(at, &mut value, &mut sources);
                 }
                 _ => {
                     let char_len = self.text[at..].chars().next().map_or(1, char::len_utf8);
-                    push_raw(&mut value, &mut offsets, self.text, at, at + char_len);
+                    push_raw(&mut value, &mut sources, self.text, at, at + char_len);
                     at += char_len;
                 }
             }
@@ -667,10 +662,10 @@ impl Scanner<'_> {
 
     /// Folds a line break inside a quoted scalar: trailing spaces before it and leading spaces
     /// after it go; one break becomes a space, each further blank line a `\n`.
-    fn fold_line_break(&self, at: usize, value: &mut String, offsets: &mut Vec<usize>) -> usize {
+    fn fold_line_break(&self, at: usize, value: &mut String, sources: &mut Vec<Span>) -> usize {
         while value.ends_with([' ', '\t']) {
             value.pop();
-            offsets.pop();
+            sources.pop();
         }
         let mut at = at;
         let mut breaks = 0;
@@ -684,13 +679,14 @@ impl Scanner<'_> {
                 _ => break,
             }
         }
+        let fold = Span { start: at, end: at };
         if breaks <= 1 {
             value.push(' ');
-            offsets.push(at);
+            sources.push(fold);
         } else {
             for _ in 1..breaks {
                 value.push('\n');
-                offsets.push(at);
+                sources.push(fold);
             }
         }
         at
@@ -759,7 +755,7 @@ fn plain_segment_end(line: &str) -> usize {
 }
 
 /// Appends `text[from..to]` to `value`, each byte from its own offset.
-fn push_raw(value: &mut String, offsets: &mut Vec<usize>, text: &str, from: usize, to: usize) {
+fn push_raw(value: &mut String, sources: &mut Vec<Span>, text: &str, from: usize, to: usize) {
     value.push_str(&text[from..to]);
-    offsets.extend(from..to);
+    sources.extend((from..to).map(|at| Span { start: at, end: at + 1 }));
 }

@@ -1,29 +1,85 @@
-//! The vault index: every file by path, each note's links, and the queries over them.
+//! The vault index: every file by path, each note's parsed links with their resolutions, and
+//! the reverse index (backlinks), kept current one file at a time.
 //!
-//! The index holds no note text, only what was parsed from it. Files are added, replaced,
-//! removed and renamed one at a time, so the plugin can follow Obsidian's events and the
-//! sidecar can follow the folder on disk.
+//! The index holds no note text, only what was parsed from it. `upsert`, `remove` and `rename`
+//! update everything they affect, including links elsewhere whose resolution changes because a
+//! file appeared or disappeared: each link is registered under the file names it was looked up
+//! by, and a file that comes or goes re-resolves the links registered under its name. So an
+//! incremental index always equals one built from scratch (a property test checks it).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
-use crate::parse::{parse_links, Link};
-use crate::resolve::{self, fold, FileLookup, Resolution};
+use serde::{Deserialize, Serialize};
 
-/// One file of the vault.
-#[derive(Debug, Clone, Default)]
-struct FileEntry {
-    /// The links of a Markdown note; empty for an attachment.
+use crate::parse::{parse_note, Link, ParseConfig};
+use crate::resolve::{self, fold, heading_key, lookup_names, FileLookup, Resolution};
+
+/// How new links are written when vaultlink writes one (Obsidian's "New link format").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NewLinkFormat {
+    /// The shortest path that still finds the file.
+    Shortest,
+    /// Relative to the linking note.
+    Relative,
+    /// From the vault root.
+    Absolute,
+}
+
+/// What the index is asked to do; passed explicitly, never assumed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexConfig {
+    pub parse: ParseConfig,
+    /// Folders (vault paths, no trailing `/`) whose notes remain link targets but are never
+    /// the subject of a report such as orphans.
+    pub excluded_folders: Vec<String>,
+    /// Where new attachments go, as Obsidian's "Default location for new attachments".
+    pub attachment_folder: Option<String>,
+    pub new_link_format: NewLinkFormat,
+}
+
+impl IndexConfig {
+    /// Obsidian's own defaults: nothing excluded, attachments at the vault root, shortest links.
+    pub fn obsidian_defaults() -> IndexConfig {
+        IndexConfig {
+            parse: ParseConfig::OBSIDIAN,
+            excluded_folders: Vec::new(),
+            attachment_folder: None,
+            new_link_format: NewLinkFormat::Shortest,
+        }
+    }
+}
+
+/// The parts of a parsed note that queries need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Note {
     links: Vec<Link>,
-    /// True when the note had more links than the parser keeps.
+    /// `heading_key` of each heading, in order.
+    heading_keys: Vec<String>,
+    /// Block ids, folded.
+    block_ids: HashSet<String>,
+    aliases: Vec<String>,
     truncated: bool,
 }
 
+/// One link of one note: the note's path and the link's position in its list.
+type LinkRef = (Arc<str>, u32);
+
 /// The links of a vault, indexed.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Vault {
-    files: BTreeMap<String, FileEntry>,
+    config: IndexConfig,
+    /// Every file; `None` for an attachment.
+    files: BTreeMap<Arc<str>, Option<Note>>,
     /// Folded file name to every path with that name.
-    by_name: HashMap<String, BTreeSet<String>>,
+    by_name: HashMap<String, BTreeSet<Arc<str>>>,
+    /// Each note's link resolutions, in the order of its links.
+    resolutions: HashMap<Arc<str>, Vec<Resolution>>,
+    /// Target path to the links that resolve to it.
+    backlinks: HashMap<Arc<str>, BTreeSet<LinkRef>>,
+    /// Folded file name to the links whose resolution depends on the files of that name.
+    watchers: HashMap<String, HashSet<LinkRef>>,
 }
 
 /// A link of one note, with what it resolves to.
@@ -31,11 +87,22 @@ pub struct Vault {
 pub struct ResolvedLink<'a> {
     pub source: &'a str,
     pub link: &'a Link,
-    pub resolution: Resolution,
+    pub resolution: &'a Resolution,
+}
+
+/// Whether a link's `#heading` or `#^block` exists in the note it resolves to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubpathStatus {
+    /// No subpath, or the link does not resolve.
+    NotApplicable,
+    Found,
+    MissingHeading,
+    MissingBlock,
 }
 
 /// Counts over the whole vault.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Summary {
     pub notes: usize,
     pub attachments: usize,
@@ -47,130 +114,317 @@ pub struct Summary {
 
 /// True for paths that Obsidian reads as Markdown notes.
 pub fn is_note_path(path: &str) -> bool {
-    path.len() > 3 && path[path.len() - 3..].eq_ignore_ascii_case(".md")
+    path.len() > 3 && path.is_char_boundary(path.len() - 3) && path[path.len() - 3..].eq_ignore_ascii_case(".md")
 }
 
 impl FileLookup for Vault {
     fn files_named(&self, folded_name: &str) -> Vec<&str> {
-        self.by_name
-            .get(folded_name)
-            .map(|paths| paths.iter().map(String::as_str).collect())
-            .unwrap_or_default()
+        self.by_name.get(folded_name).map(|paths| paths.iter().map(|path| &**path).collect()).unwrap_or_default()
     }
 }
 
 impl Vault {
-    pub fn new() -> Vault {
-        Vault::default()
+    pub fn new(config: IndexConfig) -> Vault {
+        Vault {
+            config,
+            files: BTreeMap::new(),
+            by_name: HashMap::new(),
+            resolutions: HashMap::new(),
+            backlinks: HashMap::new(),
+            watchers: HashMap::new(),
+        }
+    }
+
+    pub fn config(&self) -> &IndexConfig {
+        &self.config
     }
 
     /// Adds a file, or replaces it. The text of an attachment is ignored.
     pub fn upsert(&mut self, path: &str, text: &str) {
-        let entry = if is_note_path(path) {
-            let parsed = parse_links(text);
-            FileEntry { links: parsed.links, truncated: parsed.truncated }
-        } else {
-            FileEntry::default()
+        let note = is_note_path(path).then(|| {
+            let parsed = parse_note(path, text, &self.config.parse);
+            Note {
+                heading_keys: parsed.headings.iter().map(|heading| heading_key(&heading.text)).collect(),
+                block_ids: parsed.block_ids.iter().map(|block| fold(&block.id)).collect(),
+                aliases: parsed.aliases,
+                truncated: parsed.truncated,
+                links: parsed.links,
+            }
+        });
+        self.insert(path, note);
+    }
+
+    /// Puts `note` (or an attachment) at `path`, replacing whatever was there.
+    fn insert(&mut self, path: &str, note: Option<Note>) {
+        let (path, is_new) = match self.files.get_key_value(path) {
+            Some((existing, _)) => (existing.clone(), false),
+            None => (Arc::<str>::from(path), true),
         };
-        if self.files.insert(path.to_owned(), entry).is_none() {
-            self.by_name.entry(fold(resolve::file_name(path))).or_default().insert(path.to_owned());
+        self.unindex_links(&path);
+        self.files.insert(path.clone(), note);
+        if is_new {
+            let name = fold(resolve::file_name(&path));
+            self.by_name.entry(name.clone()).or_default().insert(path.clone());
+            self.reresolve_watchers(&name);
         }
+        self.index_links(&path);
     }
 
     /// Removes a file. Returns false when there was none at `path`.
     pub fn remove(&mut self, path: &str) -> bool {
-        if self.files.remove(path).is_none() {
-            return false;
-        }
-        let name = fold(resolve::file_name(path));
+        self.take(path).is_some()
+    }
+
+    /// Takes the file at `path` out of the index, returning its note (`Some(None)` for an
+    /// attachment).
+    fn take(&mut self, path: &str) -> Option<Option<Note>> {
+        let (path, _) = self.files.get_key_value(path)?;
+        let path = path.clone();
+        self.unindex_links(&path);
+        let note = self.files.remove(&path)?;
+        let name = fold(resolve::file_name(&path));
         if let Some(paths) = self.by_name.get_mut(&name) {
-            paths.remove(path);
+            paths.remove(&path);
             if paths.is_empty() {
                 self.by_name.remove(&name);
             }
         }
-        true
+        self.reresolve_watchers(&name);
+        Some(note)
     }
 
     /// Moves a file, keeping its parsed links. Returns false when there was none at `from`.
     /// Whatever was at `to` is replaced.
     pub fn rename(&mut self, from: &str, to: &str) -> bool {
-        let Some(entry) = self.files.get(from).cloned() else { return false };
-        self.remove(from);
-        self.remove(to);
-        self.upsert(to, "");
-        self.files.insert(to.to_owned(), entry);
+        if from == to {
+            return self.contains(from);
+        }
+        let Some(note) = self.take(from) else { return false };
+        self.take(to);
+        self.insert(to, note);
         true
+    }
+
+    fn index_links(&mut self, source: &Arc<str>) {
+        let Some(Some(note)) = self.files.get(source) else { return };
+        let mut resolutions = Vec::with_capacity(note.links.len());
+        let mut watched = Vec::new();
+        for (index, link) in note.links.iter().enumerate() {
+            let resolution = resolve::resolve(self, source, link);
+            let link_ref: LinkRef = (source.clone(), index as u32);
+            if !link.path.trim().is_empty() {
+                for name in lookup_names(&link.path) {
+                    watched.push((name, link_ref.clone()));
+                }
+            }
+            let target = resolution.path().and_then(|target| self.files.get_key_value(target)).map(|(path, _)| path.clone());
+            if let Some(target) = target {
+                self.backlinks.entry(target).or_default().insert(link_ref);
+            }
+            resolutions.push(resolution);
+        }
+        for (name, link_ref) in watched {
+            self.watchers.entry(name).or_default().insert(link_ref);
+        }
+        self.resolutions.insert(source.clone(), resolutions);
+    }
+
+    fn unindex_links(&mut self, source: &Arc<str>) {
+        let Some(resolutions) = self.resolutions.remove(source) else { return };
+        let Some(Some(note)) = self.files.get(source) else { return };
+        for (index, (link, resolution)) in note.links.iter().zip(&resolutions).enumerate() {
+            let link_ref: LinkRef = (source.clone(), index as u32);
+            if let Some(target) = resolution.path() {
+                if let Some(referrers) = self.backlinks.get_mut(target) {
+                    referrers.remove(&link_ref);
+                    if referrers.is_empty() {
+                        self.backlinks.remove(target);
+                    }
+                }
+            }
+            if !link.path.trim().is_empty() {
+                for name in lookup_names(&link.path) {
+                    if let Some(watching) = self.watchers.get_mut(&name) {
+                        watching.remove(&link_ref);
+                        if watching.is_empty() {
+                            self.watchers.remove(&name);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Resolves again every link that looked up files named `name`.
+    fn reresolve_watchers(&mut self, name: &str) {
+        let Some(watching) = self.watchers.get(name) else { return };
+        let mut watching: Vec<LinkRef> = watching.iter().cloned().collect();
+        watching.sort();
+        for (source, index) in watching {
+            let Some(Some(note)) = self.files.get(&source) else { continue };
+            let Some(link) = note.links.get(index as usize) else { continue };
+            let new = resolve::resolve(self, &source, link);
+            let Some(old) = self.resolutions.get(&source).and_then(|all| all.get(index as usize)) else { continue };
+            if *old == new {
+                continue;
+            }
+            let link_ref: LinkRef = (source.clone(), index);
+            if let Some(target) = old.path() {
+                if let Some(referrers) = self.backlinks.get_mut(target) {
+                    referrers.remove(&link_ref);
+                    if referrers.is_empty() {
+                        self.backlinks.remove(target);
+                    }
+                }
+            }
+            if let Some(target) = new.path().and_then(|target| self.files.get_key_value(target)).map(|(path, _)| path.clone()) {
+                self.backlinks.entry(target).or_default().insert(link_ref);
+            }
+            if let Some(slot) = self.resolutions.get_mut(&source).and_then(|all| all.get_mut(index as usize)) {
+                *slot = new;
+            }
+        }
     }
 
     pub fn contains(&self, path: &str) -> bool {
         self.files.contains_key(path)
     }
 
+    pub fn is_note(&self, path: &str) -> bool {
+        matches!(self.files.get(path), Some(Some(_)))
+    }
+
     /// Every path, notes and attachments, in order.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.files.keys().map(String::as_str)
+        self.files.keys().map(|path| &**path)
+    }
+
+    /// Every note path, in order.
+    pub fn note_paths(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().filter(|(_, note)| note.is_some()).map(|(path, _)| &**path)
     }
 
     pub fn note_count(&self) -> usize {
-        self.files.keys().filter(|path| is_note_path(path)).count()
+        self.files.values().filter(|note| note.is_some()).count()
     }
 
-    /// Finds a note the way a person names it: its exact path, the path without `.md`, or
-    /// the path in another case. `None` when nothing fits.
-    pub fn find_note(&self, path: &str) -> Option<&str> {
+    /// True when `path` lies in an excluded folder.
+    pub fn is_excluded(&self, path: &str) -> bool {
+        self.config.excluded_folders.iter().any(|folder| {
+            let folder = folder.trim_matches('/');
+            !folder.is_empty() && path.len() > folder.len() && path.starts_with(folder) && path.as_bytes()[folder.len()] == b'/'
+        })
+    }
+
+    /// Finds a file the way a person names it: its exact path, the path with `.md` added, or
+    /// the path in another case or Unicode normalisation. `None` when nothing fits.
+    pub fn find_file(&self, path: &str) -> Option<&str> {
         let path = path.trim().trim_start_matches("./").trim_start_matches('/');
-        let with_extension = if is_note_path(path) { path.to_owned() } else { format!("{path}.md") };
-        if let Some((found, _)) = self.files.get_key_value(&with_extension) {
-            return Some(found);
+        let mut tries = vec![path.to_owned()];
+        if !is_note_path(path) {
+            tries.push(format!("{path}.md"));
         }
-        let folded = fold(&with_extension);
-        self.files_named(&fold(resolve::file_name(&with_extension)))
-            .into_iter()
-            .find(|candidate| fold(candidate) == folded)
+        for wanted in &tries {
+            if let Some((found, _)) = self.files.get_key_value(wanted.as_str()) {
+                return Some(found);
+            }
+        }
+        for wanted in &tries {
+            let folded = fold(wanted);
+            if let Some(found) =
+                self.files_named(&fold(resolve::file_name(wanted))).into_iter().find(|candidate| fold(candidate) == folded)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// Like [`Vault::find_file`], for notes only.
+    pub fn find_note(&self, path: &str) -> Option<&str> {
+        self.find_file(path).filter(|found| self.is_note(found))
     }
 
     /// The links of the note at `path` with their resolutions, in the order written.
     /// `None` when there is no note at `path`.
     pub fn outgoing_links(&self, path: &str) -> Option<Vec<ResolvedLink<'_>>> {
-        let (source, entry) = self.files.get_key_value(path)?;
+        let (source, Some(note)) = self.files.get_key_value(path)? else { return None };
+        let resolutions = self.resolutions.get(source)?;
         Some(
-            entry
-                .links
+            note.links
                 .iter()
-                .map(|link| ResolvedLink { source, link, resolution: resolve::resolve(self, source, link) })
+                .zip(resolutions)
+                .map(|(link, resolution)| ResolvedLink { source, link, resolution })
                 .collect(),
         )
     }
 
     /// True when the note at `path` had more links than the parser keeps.
     pub fn is_truncated(&self, path: &str) -> bool {
-        self.files.get(path).is_some_and(|entry| entry.truncated)
+        matches!(self.files.get(path), Some(Some(note)) if note.truncated)
     }
 
-    /// Every link in the vault that resolves to `path`, by source path, then position.
+    /// The aliases of the note at `path`.
+    pub fn aliases(&self, path: &str) -> &[String] {
+        match self.files.get(path) {
+            Some(Some(note)) => &note.aliases,
+            _ => &[],
+        }
+    }
+
+    /// Every link that resolves to `path`, by source path, then position in the source.
     pub fn backlinks(&self, path: &str) -> Vec<ResolvedLink<'_>> {
-        self.all_links().filter(|link| link.resolution.path() == Some(path)).collect()
+        let Some(referrers) = self.backlinks.get(path) else { return Vec::new() };
+        referrers.iter().filter_map(|(source, index)| self.link(source, *index)).collect()
+    }
+
+    /// How many links resolve to `path`, counting only links from other files.
+    pub fn inbound_count(&self, path: &str) -> usize {
+        self.backlinks.get(path).map_or(0, |referrers| referrers.iter().filter(|(source, _)| &**source != path).count())
+    }
+
+    fn link(&self, source: &str, index: u32) -> Option<ResolvedLink<'_>> {
+        let (source, Some(note)) = self.files.get_key_value(source)? else { return None };
+        let link = note.links.get(index as usize)?;
+        let resolution = self.resolutions.get(source)?.get(index as usize)?;
+        Some(ResolvedLink { source, link, resolution })
     }
 
     /// Every link of every note, resolved, by source path, then position.
     pub fn all_links(&self) -> impl Iterator<Item = ResolvedLink<'_>> {
-        self.files.iter().flat_map(move |(source, entry)| {
-            entry.links.iter().map(move |link| ResolvedLink {
-                source,
-                link,
-                resolution: resolve::resolve(self, source, link),
-            })
+        self.files.iter().filter_map(|(source, note)| Some((source, note.as_ref()?))).flat_map(move |(source, note)| {
+            let resolutions = self.resolutions.get(source).map(Vec::as_slice).unwrap_or_default();
+            note.links.iter().zip(resolutions).map(move |(link, resolution)| ResolvedLink { source, link, resolution })
         })
+    }
+
+    /// Whether the `#heading` or `#^block` of a resolved link exists in its target.
+    pub fn subpath_status(&self, link: &Link, resolution: &Resolution) -> SubpathStatus {
+        let (Some(subpath), Some(target)) = (link.subpath.as_deref(), resolution.path()) else {
+            return SubpathStatus::NotApplicable;
+        };
+        let Some(Some(note)) = self.files.get(target) else { return SubpathStatus::NotApplicable };
+        let subpath = subpath.trim_start_matches('#');
+        if let Some(block) = subpath.strip_prefix('^') {
+            return if note.block_ids.contains(&fold(block.trim())) { SubpathStatus::Found } else { SubpathStatus::MissingBlock };
+        }
+        // `#H1#H2`: each heading must exist, each after the one before.
+        let mut from = 0;
+        for part in subpath.split('#').map(heading_key).filter(|key| !key.is_empty()) {
+            match note.heading_keys[from..].iter().position(|key| *key == part) {
+                Some(found) => from += found + 1,
+                None => return SubpathStatus::MissingHeading,
+            }
+        }
+        SubpathStatus::Found
     }
 
     pub fn summary(&self) -> Summary {
         let mut summary = Summary::default();
-        for path in self.files.keys() {
-            if is_note_path(path) {
-                summary.notes += 1;
-            } else {
-                summary.attachments += 1;
+        for note in self.files.values() {
+            match note {
+                Some(_) => summary.notes += 1,
+                None => summary.attachments += 1,
             }
         }
         for link in self.all_links() {
@@ -183,6 +437,25 @@ impl Vault {
         }
         summary
     }
+
+    /// A canonical dump of everything the index answers, for comparing two indexes.
+    pub fn snapshot(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (path, note) in &self.files {
+            lines.push(format!("file {path} note={}", note.is_some()));
+        }
+        for link in self.all_links() {
+            lines.push(format!("link {} {:?} -> {:?}", link.source, link.link.target, link.resolution));
+        }
+        let mut targets: Vec<&Arc<str>> = self.backlinks.keys().collect();
+        targets.sort();
+        for target in targets {
+            for link in self.backlinks(target) {
+                lines.push(format!("backlink {target} <- {} {:?}", link.source, link.link.target));
+            }
+        }
+        lines
+    }
 }
 
 #[cfg(test)]
@@ -190,7 +463,7 @@ mod tests {
     use super::*;
 
     fn vault(files: &[(&str, &str)]) -> Vault {
-        let mut vault = Vault::new();
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
         for (path, text) in files {
             vault.upsert(path, text);
         }
@@ -223,11 +496,51 @@ mod tests {
     }
 
     #[test]
+    fn a_new_file_resolves_or_makes_ambiguous_the_links_elsewhere() {
+        let mut vault = vault(&[("A.md", "[[Foo]]")]);
+        assert_eq!(vault.summary().unresolved_links, 1);
+        vault.upsert("x/Foo.md", "");
+        assert_eq!(backlink_sources(&vault, "x/Foo.md"), ["A.md"]);
+        vault.upsert("Foo.md", "");
+        assert_eq!(vault.summary().ambiguous_links, 1);
+        assert_eq!(backlink_sources(&vault, "Foo.md"), ["A.md"], "the same folder as the linking note wins");
+        assert!(backlink_sources(&vault, "x/Foo.md").is_empty());
+        vault.remove("Foo.md");
+        assert_eq!(backlink_sources(&vault, "x/Foo.md"), ["A.md"]);
+    }
+
+    #[test]
     fn find_note_accepts_what_people_type() {
-        let vault = vault(&[("Folder/My Note.md", "")]);
+        let vault = vault(&[("Folder/My Note.md", ""), ("Café.md", "")]);
         assert_eq!(vault.find_note("Folder/My Note"), Some("Folder/My Note.md"));
         assert_eq!(vault.find_note("folder/my note.md"), Some("Folder/My Note.md"));
+        assert_eq!(vault.find_note("Cafe\u{301}"), Some("Café.md"));
         assert_eq!(vault.find_note("My Note"), None);
+    }
+
+    #[test]
+    fn subpaths_resolve_to_headings_and_blocks() {
+        let vault = vault(&[
+            ("T.md", "# Intro: part 1\n## Wifi 2.4 vs 5.0\ntext ^Block-1\n"),
+            ("A.md", "[[T#intro part 1]] [[T#Intro: part 1#Wifi 2.4 vs 5.0]] [[T#^block-1]] [[T#Nope]] [[T#^nope]] [[T]]"),
+        ]);
+        let statuses: Vec<SubpathStatus> = vault
+            .outgoing_links("A.md")
+            .unwrap()
+            .iter()
+            .map(|link| vault.subpath_status(link.link, link.resolution))
+            .collect();
+        assert_eq!(
+            statuses,
+            [
+                SubpathStatus::Found,
+                SubpathStatus::Found,
+                SubpathStatus::Found,
+                SubpathStatus::MissingHeading,
+                SubpathStatus::MissingBlock,
+                SubpathStatus::NotApplicable
+            ]
+        );
     }
 
     #[test]
@@ -241,14 +554,7 @@ mod tests {
         let summary = vault.summary();
         assert_eq!(
             summary,
-            Summary {
-                notes: 3,
-                attachments: 1,
-                links: 4,
-                resolved_links: 2,
-                unresolved_links: 1,
-                ambiguous_links: 1
-            }
+            Summary { notes: 3, attachments: 1, links: 4, resolved_links: 2, unresolved_links: 1, ambiguous_links: 1 }
         );
     }
 }

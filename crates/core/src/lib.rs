@@ -4,6 +4,7 @@
 //! crate reads a file, opens a socket, looks at a clock or knows about JavaScript, so every
 //! function can be tested with inline strings and runs the same natively and in wasm.
 
+pub mod frontmatter;
 pub mod index;
 pub mod line_index;
 pub mod ops;
@@ -12,4 +13,4 @@ pub mod resolve;
 
 pub use index::Vault;
 pub use line_index::LineIndex;
-pub use parse::{parse_links, Link, LinkKind, Span};
+pub use parse::{parse_note, Link, LinkKind, LinkSource, ParseConfig, ParsedNote, Span};

@@ -3,13 +3,19 @@
 //!
 //! The sidecar (standalone, on the folder) and the wasm crate (inside the plugin) both run
 //! operations through [`run`], which is why the two paths give equal answers. Names match the
-//! MCP tool names, but nothing here knows about MCP.
+//! MCP tool names, but nothing here knows about MCP. An operation that needs a note's text
+//! (`read_note`) receives it from the edge that can read files, in the `text` argument.
 
 use serde::{Deserialize, Serialize};
 
-use crate::index::{ResolvedLink, Summary, Vault};
-use crate::parse::{LinkKind, Span};
-use crate::resolve::Resolution;
+use crate::index::{ResolvedLink, SubpathStatus, Summary, Vault};
+use crate::parse::{parse_note, LinkKind, LinkSource, ParseConfig, Span};
+use crate::resolve::{self, fold, Resolution};
+
+/// The most items one call returns; `limit` is capped here.
+pub const MAX_LIMIT: usize = 1_000;
+/// Items returned when the caller gives no `limit`.
+pub const DEFAULT_LIMIT: usize = 100;
 
 /// One call: the operation's name and its arguments, as
 /// `{"tool": "get_outgoing_links", "arguments": {"path": "A.md"}}`.
@@ -17,8 +23,40 @@ use crate::resolve::Resolution;
 #[serde(tag = "tool", content = "arguments", rename_all = "snake_case")]
 pub enum Request {
     GetOutgoingLinks(NoteArguments),
-    GetBacklinks(NoteArguments),
+    GetBacklinks(PagedNoteArguments),
+    FindUnresolvedLinks(PageArguments),
+    FindOrphans(FolderPageArguments),
+    ResolveLink(ResolveArguments),
+    ListNotes(FolderPageArguments),
+    ReadNote(ReadArguments),
     VaultSummary {},
+}
+
+impl Request {
+    /// The operation's name, as callers spell it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Request::GetOutgoingLinks(_) => "get_outgoing_links",
+            Request::GetBacklinks(_) => "get_backlinks",
+            Request::FindUnresolvedLinks(_) => "find_unresolved_links",
+            Request::FindOrphans(_) => "find_orphans",
+            Request::ResolveLink(_) => "resolve_link",
+            Request::ListNotes(_) => "list_notes",
+            Request::ReadNote(_) => "read_note",
+            Request::VaultSummary {} => "vault_summary",
+        }
+    }
+}
+
+/// How much of each item an answer carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseFormat {
+    /// Only what is needed to act: fewer tokens for an agent.
+    Concise,
+    /// Everything, positions and spans included.
+    #[default]
+    Detailed,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -26,6 +64,57 @@ pub enum Request {
 pub struct NoteArguments {
     /// The note's path relative to the vault root; `.md` may be left out.
     pub path: String,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PagedNoteArguments {
+    pub path: String,
+    pub limit: Option<usize>,
+    pub cursor: Option<String>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageArguments {
+    pub limit: Option<usize>,
+    pub cursor: Option<String>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FolderPageArguments {
+    /// Only notes in this folder (and below it).
+    pub folder: Option<String>,
+    pub limit: Option<usize>,
+    pub cursor: Option<String>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveArguments {
+    /// The note the link is written in.
+    pub from: String,
+    /// The link: `[[Note#Heading]]`, `[text](../Note.md)`, or a bare target `Note#Heading`.
+    pub link: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadArguments {
+    pub path: String,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+    /// The note's text, supplied by the edge that read it; never by the caller.
+    pub text: Option<String>,
 }
 
 /// What an operation returns.
@@ -34,6 +123,11 @@ pub struct NoteArguments {
 pub enum Response {
     OutgoingLinks(OutgoingLinks),
     Backlinks(Backlinks),
+    Unresolved(Unresolved),
+    Orphans(Orphans),
+    Resolved(ResolvedTarget),
+    Notes(NoteList),
+    Note(NoteText),
     Summary(Summary),
 }
 
@@ -49,6 +143,11 @@ pub struct OutgoingLinks {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OutgoingLink {
     pub kind: LinkKind,
+    /// `body` or `property`.
+    pub source: &'static str,
+    /// The property's top-level key, for a property link.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     /// The target as written.
     pub target: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -56,19 +155,31 @@ pub struct OutgoingLink {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub display: Option<String>,
     pub line: u32,
-    pub column: u32,
-    pub span: Span,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
     /// `resolved`, `ambiguous` or `unresolved`.
     pub status: &'static str,
     /// The file the link points to, when it points to one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resolved_path: Option<String>,
+    /// Every file that matches, for an ambiguous link.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<Vec<String>>,
+    /// For a link with `#heading` or `#^block`: whether it exists in the target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subpath_status: Option<SubpathStatus>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Backlinks {
     pub path: String,
+    /// How many links point here in all, across pages.
+    pub total: usize,
     pub backlinks: Vec<Backlink>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -76,9 +187,99 @@ pub struct Backlink {
     /// The note that holds the link.
     pub source: String,
     pub kind: LinkKind,
+    /// `body` or `property`.
+    pub link_source: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     pub target: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display: Option<String>,
     pub line: u32,
-    pub column: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unresolved {
+    /// How many missing targets in all, across pages.
+    pub total_targets: usize,
+    pub targets: Vec<MissingTarget>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MissingTarget {
+    /// The missing target as first written.
+    pub target: String,
+    pub referrers: Vec<Referrer>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Referrer {
+    pub source: String,
+    pub line: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<LinkKind>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Orphans {
+    pub total: usize,
+    /// Notes no other note links to, from its body or its properties.
+    pub orphans: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResolvedTarget {
+    pub from: String,
+    pub target: String,
+    pub status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolved_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subpath_status: Option<SubpathStatus>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NoteList {
+    pub total: usize,
+    pub notes: Vec<NoteEntry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NoteEntry {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aliases: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links_out: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub links_in: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NoteText {
+    pub path: String,
+    /// The YAML between the `---` lines, when the note has frontmatter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frontmatter: Option<String>,
+    /// The text after the frontmatter.
+    pub body: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aliases: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub headings: Option<Vec<String>>,
 }
 
 /// Why an operation failed, with a stable code an agent can act on.
@@ -110,10 +311,10 @@ impl OpError {
     pub fn hint(&self) -> &'static str {
         match self {
             OpError::NoteNotFound { .. } => {
-                "Give the note's path relative to the vault root, such as `Folder/Note.md`; the `.md` may be left out and case does not matter."
+                "Give the note's path relative to the vault root, such as `Folder/Note.md` (the `.md` may be left out; case does not matter). Call list_notes to see the paths."
             }
             OpError::InvalidArguments { .. } => {
-                "Check the tool's input schema: every required parameter present, no unknown ones."
+                "Check the tool's input schema: every required parameter present, no unknown ones, and a cursor only as a previous answer gave it."
             }
         }
     }
@@ -135,94 +336,321 @@ impl std::error::Error for OpError {}
 /// Runs one operation on the index.
 pub fn run(vault: &Vault, request: &Request) -> Result<Response, OpError> {
     match request {
-        Request::GetOutgoingLinks(arguments) => outgoing_links(vault, &arguments.path).map(Response::OutgoingLinks),
-        Request::GetBacklinks(arguments) => backlinks(vault, &arguments.path).map(Response::Backlinks),
+        Request::GetOutgoingLinks(arguments) => {
+            outgoing_links(vault, &arguments.path, arguments.response_format).map(Response::OutgoingLinks)
+        }
+        Request::GetBacklinks(arguments) => backlinks(vault, arguments).map(Response::Backlinks),
+        Request::FindUnresolvedLinks(arguments) => unresolved(vault, arguments).map(Response::Unresolved),
+        Request::FindOrphans(arguments) => orphans(vault, arguments).map(Response::Orphans),
+        Request::ResolveLink(arguments) => resolve_link(vault, arguments).map(Response::Resolved),
+        Request::ListNotes(arguments) => list_notes(vault, arguments).map(Response::Notes),
+        Request::ReadNote(arguments) => read_note(vault, arguments).map(Response::Note),
         Request::VaultSummary {} => Ok(Response::Summary(vault.summary())),
     }
-}
-
-pub fn outgoing_links(vault: &Vault, path: &str) -> Result<OutgoingLinks, OpError> {
-    let path = find(vault, path)?;
-    let links = vault.outgoing_links(path).unwrap_or_default();
-    Ok(OutgoingLinks {
-        path: path.to_owned(),
-        links: links.iter().map(outgoing_link).collect(),
-        truncated: vault.is_truncated(path),
-    })
-}
-
-pub fn backlinks(vault: &Vault, path: &str) -> Result<Backlinks, OpError> {
-    let path = find(vault, path)?;
-    let backlinks = vault
-        .backlinks(path)
-        .iter()
-        .map(|found| Backlink {
-            source: found.source.to_owned(),
-            kind: found.link.kind,
-            target: found.link.target.clone(),
-            line: found.link.line,
-            column: found.link.column,
-        })
-        .collect();
-    Ok(Backlinks { path: path.to_owned(), backlinks })
 }
 
 fn find<'a>(vault: &'a Vault, path: &str) -> Result<&'a str, OpError> {
     vault.find_note(path).ok_or_else(|| OpError::NoteNotFound { path: path.to_owned() })
 }
 
-fn outgoing_link(found: &ResolvedLink<'_>) -> OutgoingLink {
-    let link = found.link;
-    let status = match found.resolution {
+/// One page of `items`: `(page, total, next_cursor)`. A cursor is the offset of the page's
+/// first item, as a previous answer gave it.
+fn page<T>(items: Vec<T>, limit: Option<usize>, cursor: Option<&str>) -> Result<(Vec<T>, usize, Option<String>), OpError> {
+    let limit = limit.unwrap_or(DEFAULT_LIMIT);
+    if limit == 0 || limit > MAX_LIMIT {
+        return Err(OpError::InvalidArguments { detail: format!("`limit` must be from 1 to {MAX_LIMIT}, not {limit}") });
+    }
+    let start = match cursor {
+        None => 0,
+        Some(cursor) => cursor.parse::<usize>().map_err(|_| OpError::InvalidArguments {
+            detail: format!("`cursor` {cursor:?} is not one this server gave; leave it out to start at the beginning"),
+        })?,
+    };
+    let total = items.len();
+    let page: Vec<T> = items.into_iter().skip(start).take(limit).collect();
+    let next = (start + page.len() < total).then(|| (start + page.len()).to_string());
+    Ok((page, total, next))
+}
+
+fn status(resolution: &Resolution) -> &'static str {
+    match resolution {
         Resolution::Resolved { .. } => "resolved",
         Resolution::Ambiguous { .. } => "ambiguous",
         Resolution::Unresolved => "unresolved",
-    };
-    OutgoingLink {
-        kind: link.kind,
-        target: link.target.clone(),
-        subpath: link.subpath.clone(),
-        display: link.display.clone(),
-        line: link.line,
-        column: link.column,
-        span: link.span,
-        status,
-        resolved_path: found.resolution.path().map(str::to_owned),
     }
+}
+
+fn candidates(resolution: &Resolution) -> Option<Vec<String>> {
+    match resolution {
+        Resolution::Ambiguous { candidates, .. } => Some(candidates.clone()),
+        _ => None,
+    }
+}
+
+fn link_source(source: &LinkSource) -> (&'static str, Option<String>) {
+    match source {
+        LinkSource::Body => ("body", None),
+        LinkSource::Property { key, .. } => ("property", Some(key.clone())),
+    }
+}
+
+fn subpath_status(vault: &Vault, found: &ResolvedLink<'_>) -> Option<SubpathStatus> {
+    match vault.subpath_status(found.link, found.resolution) {
+        SubpathStatus::NotApplicable => None,
+        status => Some(status),
+    }
+}
+
+pub fn outgoing_links(vault: &Vault, path: &str, format: ResponseFormat) -> Result<OutgoingLinks, OpError> {
+    let path = find(vault, path)?;
+    let detailed = format == ResponseFormat::Detailed;
+    let links = vault
+        .outgoing_links(path)
+        .unwrap_or_default()
+        .iter()
+        .map(|found| {
+            let link = found.link;
+            let (source, key) = link_source(&link.source);
+            OutgoingLink {
+                kind: link.kind,
+                source,
+                key,
+                target: link.target.clone(),
+                subpath: link.subpath.clone(),
+                display: if detailed { link.display.clone() } else { None },
+                line: link.line,
+                column: detailed.then_some(link.column),
+                span: detailed.then_some(link.span),
+                status: status(found.resolution),
+                resolved_path: found.resolution.path().map(str::to_owned),
+                candidates: if detailed { candidates(found.resolution) } else { None },
+                subpath_status: subpath_status(vault, found),
+            }
+        })
+        .collect();
+    Ok(OutgoingLinks { path: path.to_owned(), links, truncated: vault.is_truncated(path) })
+}
+
+pub fn backlinks(vault: &Vault, arguments: &PagedNoteArguments) -> Result<Backlinks, OpError> {
+    let path = find(vault, &arguments.path)?;
+    let detailed = arguments.response_format == ResponseFormat::Detailed;
+    let all: Vec<Backlink> = vault
+        .backlinks(path)
+        .iter()
+        .map(|found| {
+            let (link_source, key) = link_source(&found.link.source);
+            Backlink {
+                source: found.source.to_owned(),
+                kind: found.link.kind,
+                link_source,
+                key,
+                target: found.link.target.clone(),
+                display: if detailed { found.link.display.clone() } else { None },
+                line: found.link.line,
+                column: detailed.then_some(found.link.column),
+            }
+        })
+        .collect();
+    let (backlinks, total, next_cursor) = page(all, arguments.limit, arguments.cursor.as_deref())?;
+    Ok(Backlinks { path: path.to_owned(), total, backlinks, next_cursor })
+}
+
+pub fn unresolved(vault: &Vault, arguments: &PageArguments) -> Result<Unresolved, OpError> {
+    let detailed = arguments.response_format == ResponseFormat::Detailed;
+    // Grouped by the folded path, so `[[Foo]]` and `[[foo]]` are one missing note.
+    let mut groups: std::collections::BTreeMap<String, MissingTarget> = std::collections::BTreeMap::new();
+    for found in vault.all_links() {
+        if *found.resolution != Resolution::Unresolved {
+            continue;
+        }
+        let key = fold(found.link.path.trim());
+        let group = groups
+            .entry(key)
+            .or_insert_with(|| MissingTarget { target: found.link.path.trim().to_owned(), referrers: Vec::new() });
+        group.referrers.push(Referrer {
+            source: found.source.to_owned(),
+            line: found.link.line,
+            column: detailed.then_some(found.link.column),
+            kind: detailed.then_some(found.link.kind),
+        });
+    }
+    let (targets, total_targets, next_cursor) =
+        page(groups.into_values().collect(), arguments.limit, arguments.cursor.as_deref())?;
+    Ok(Unresolved { total_targets, targets, next_cursor })
+}
+
+fn in_folder(path: &str, folder: Option<&str>) -> bool {
+    match folder.map(|folder| folder.trim_matches('/')) {
+        None | Some("") => true,
+        Some(folder) => {
+            let folded_path = fold(path);
+            let folded_folder = fold(folder);
+            folded_path.starts_with(&folded_folder) && folded_path.as_bytes().get(folded_folder.len()) == Some(&b'/')
+        }
+    }
+}
+
+pub fn orphans(vault: &Vault, arguments: &FolderPageArguments) -> Result<Orphans, OpError> {
+    let all: Vec<String> = vault
+        .note_paths()
+        .filter(|path| in_folder(path, arguments.folder.as_deref()) && !vault.is_excluded(path))
+        .filter(|path| vault.inbound_count(path) == 0)
+        .map(str::to_owned)
+        .collect();
+    let (orphans, total, next_cursor) = page(all, arguments.limit, arguments.cursor.as_deref())?;
+    Ok(Orphans { total, orphans, next_cursor })
+}
+
+pub fn resolve_link(vault: &Vault, arguments: &ResolveArguments) -> Result<ResolvedTarget, OpError> {
+    let from = find(vault, &arguments.from)?;
+    let written = arguments.link.trim();
+    let text = if written.starts_with('[') || written.starts_with("![") { written.to_owned() } else { format!("[[{written}]]") };
+    let parsed = parse_note(from, &text, &ParseConfig::OBSIDIAN);
+    let Some(link) = parsed.links.first() else {
+        return Err(OpError::InvalidArguments {
+            detail: format!("`link` {:?} is not a link; give `[[Note]]`, `[text](Note.md)` or a bare target such as `Note#Heading`", arguments.link),
+        });
+    };
+    let resolution = resolve::resolve(vault, from, link);
+    let subpath_status = match vault.subpath_status(link, &resolution) {
+        SubpathStatus::NotApplicable => None,
+        status => Some(status),
+    };
+    Ok(ResolvedTarget {
+        from: from.to_owned(),
+        target: link.target.clone(),
+        status: status(&resolution),
+        resolved_path: resolution.path().map(str::to_owned),
+        candidates: candidates(&resolution),
+        subpath_status,
+    })
+}
+
+pub fn list_notes(vault: &Vault, arguments: &FolderPageArguments) -> Result<NoteList, OpError> {
+    let detailed = arguments.response_format == ResponseFormat::Detailed;
+    let all: Vec<NoteEntry> = vault
+        .note_paths()
+        .filter(|path| in_folder(path, arguments.folder.as_deref()))
+        .map(|path| NoteEntry {
+            path: path.to_owned(),
+            aliases: detailed.then(|| vault.aliases(path).to_vec()),
+            links_out: detailed.then(|| vault.outgoing_links(path).map_or(0, |links| links.len())),
+            links_in: detailed.then(|| vault.inbound_count(path)),
+        })
+        .collect();
+    let (notes, total, next_cursor) = page(all, arguments.limit, arguments.cursor.as_deref())?;
+    Ok(NoteList { total, notes, next_cursor })
+}
+
+pub fn read_note(vault: &Vault, arguments: &ReadArguments) -> Result<NoteText, OpError> {
+    let path = find(vault, &arguments.path)?;
+    let Some(text) = arguments.text.as_deref() else {
+        return Err(OpError::InvalidArguments { detail: "read_note needs the note's text from the edge that reads files".to_owned() });
+    };
+    let parsed = parse_note(path, text, &ParseConfig::OBSIDIAN);
+    let detailed = arguments.response_format == ResponseFormat::Detailed;
+    let (frontmatter, body) = match crate::frontmatter::find_block(text) {
+        Some(block) => (Some(text[block.content.range()].to_owned()), text[block.span.end..].to_owned()),
+        None => (None, text.trim_start_matches('\u{feff}').to_owned()),
+    };
+    Ok(NoteText {
+        path: path.to_owned(),
+        frontmatter,
+        body,
+        aliases: detailed.then(|| parsed.aliases.clone()),
+        tags: detailed.then(|| parsed.tags.clone()),
+        headings: detailed.then(|| parsed.headings.iter().map(|heading| heading.text.clone()).collect()),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::IndexConfig;
 
     fn vault() -> Vault {
-        let mut vault = Vault::new();
-        vault.upsert("A.md", "[[B#Top|bee]] [[Nowhere]]");
-        vault.upsert("B.md", "");
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        vault.upsert("A.md", "---\nup: \"[[B]]\"\n---\n[[B#Top|bee]] [[Nowhere]] [[nowhere]]");
+        vault.upsert("B.md", "# Top\n");
+        vault.upsert("C.md", "");
         vault
+    }
+
+    fn request(json: &str) -> Request {
+        serde_json::from_str(json).unwrap()
     }
 
     #[test]
     fn outgoing_links_carry_their_resolution() {
-        let result = outgoing_links(&vault(), "a").unwrap();
+        let result = outgoing_links(&vault(), "a", ResponseFormat::Detailed).unwrap();
         assert_eq!(result.path, "A.md");
-        let statuses: Vec<_> =
-            result.links.iter().map(|link| (link.status, link.resolved_path.as_deref())).collect();
-        assert_eq!(statuses, [("resolved", Some("B.md")), ("unresolved", None)]);
-        assert_eq!(result.links[0].subpath.as_deref(), Some("#Top"));
+        let statuses: Vec<_> = result.links.iter().map(|link| (link.source, link.status, link.resolved_path.as_deref())).collect();
+        assert_eq!(
+            statuses,
+            [("property", "resolved", Some("B.md")), ("body", "resolved", Some("B.md")), ("body", "unresolved", None), ("body", "unresolved", None)]
+        );
+        assert_eq!(result.links[1].subpath.as_deref(), Some("#Top"));
+        assert_eq!(result.links[1].subpath_status, Some(SubpathStatus::Found));
+        let concise = outgoing_links(&vault(), "a", ResponseFormat::Concise).unwrap();
+        assert!(concise.links.iter().all(|link| link.span.is_none() && link.display.is_none()));
     }
 
     #[test]
     fn a_missing_note_is_a_typed_error() {
-        let error = outgoing_links(&vault(), "C.md").unwrap_err();
+        let error = run(&vault(), &request(r#"{"tool": "get_outgoing_links", "arguments": {"path": "Z.md"}}"#)).unwrap_err();
         assert_eq!(error.code(), "note_not_found");
-        assert!(error.message().contains("C.md"));
+        assert!(error.message().contains("Z.md"));
     }
 
     #[test]
-    fn backlinks_name_their_sources() {
-        let result = backlinks(&vault(), "B.md").unwrap();
-        assert_eq!(result.backlinks.len(), 1);
-        assert_eq!(result.backlinks[0].source, "A.md");
+    fn backlinks_page_with_a_cursor() {
+        let vault = vault();
+        let first = backlinks(&vault, &PagedNoteArguments { path: "B".into(), limit: Some(1), cursor: None, response_format: ResponseFormat::Concise }).unwrap();
+        assert_eq!((first.total, first.backlinks.len(), first.next_cursor.as_deref()), (2, 1, Some("1")));
+        assert_eq!(first.backlinks[0].link_source, "property");
+        let second = backlinks(&vault, &PagedNoteArguments { path: "B".into(), limit: Some(1), cursor: first.next_cursor, response_format: ResponseFormat::Concise }).unwrap();
+        assert_eq!((second.backlinks.len(), second.next_cursor), (1, None));
+        let bad = backlinks(&vault, &PagedNoteArguments { path: "B".into(), limit: Some(0), cursor: None, response_format: ResponseFormat::Concise });
+        assert_eq!(bad.unwrap_err().code(), "invalid_arguments");
+    }
+
+    #[test]
+    fn unresolved_links_group_by_target() {
+        let result = unresolved(&vault(), &PageArguments { limit: None, cursor: None, response_format: ResponseFormat::Detailed }).unwrap();
+        assert_eq!(result.total_targets, 1);
+        assert_eq!(result.targets[0].target, "Nowhere");
+        assert_eq!(result.targets[0].referrers.len(), 2);
+    }
+
+    #[test]
+    fn orphans_have_no_inbound_links() {
+        let result = orphans(&vault(), &FolderPageArguments { folder: None, limit: None, cursor: None, response_format: ResponseFormat::Concise }).unwrap();
+        assert_eq!(result.orphans, ["A.md", "C.md"]);
+    }
+
+    #[test]
+    fn resolve_link_takes_written_or_bare_links() {
+        let vault = vault();
+        for link in ["[[b#top]]", "B#Top", "[x](B.md#Top)"] {
+            let result = resolve_link(&vault, &ResolveArguments { from: "C".into(), link: link.into() }).unwrap();
+            assert_eq!((result.status, result.resolved_path.as_deref(), result.subpath_status), ("resolved", Some("B.md"), Some(SubpathStatus::Found)), "{link}");
+        }
+        let missing = resolve_link(&vault, &ResolveArguments { from: "C".into(), link: "B#Gone".into() }).unwrap();
+        assert_eq!(missing.subpath_status, Some(SubpathStatus::MissingHeading));
+    }
+
+    #[test]
+    fn read_note_splits_frontmatter_and_body() {
+        let vault = vault();
+        let text = "---\nup: \"[[B]]\"\n---\nHello";
+        let result = read_note(&vault, &ReadArguments { path: "A".into(), response_format: ResponseFormat::Detailed, text: Some(text.into()) }).unwrap();
+        assert_eq!(result.frontmatter.as_deref(), Some("up: \"[[B]]\"\n"));
+        assert_eq!(result.body, "Hello");
+    }
+
+    #[test]
+    fn unknown_parameters_are_refused() {
+        let error = serde_json::from_str::<Request>(r#"{"tool": "get_outgoing_links", "arguments": {"path": "A", "paht": 1}}"#).unwrap_err();
+        assert!(error.to_string().contains("paht"), "{error}");
     }
 }

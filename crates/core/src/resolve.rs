@@ -1,6 +1,7 @@
 //! Decides which file a link points to, the way Obsidian does.
 //!
-//! Names are compared case-insensitively. A link without an extension means a Markdown note;
+//! Names are compared case-insensitively and without regard to Unicode normalisation (a name
+//! typed in NFC finds a file whose name is stored in NFD, as macOS stores them). A link without an extension means a Markdown note;
 //! a link with one may name an attachment or a dotted note (`[[Note.1]]` finds `Note.1.md`).
 //! A bare name matches by file name anywhere in the vault; a path (`[[folder/T]]`) matches
 //! files whose path ends with it. Markdown links are relative to the linking note's folder,
@@ -42,9 +43,43 @@ pub trait FileLookup {
     fn files_named(&self, folded_name: &str) -> Vec<&str>;
 }
 
-/// The form in which names are compared.
+/// The form in which names are compared: NFC, then lower case.
 pub fn fold(name: &str) -> String {
-    name.to_lowercase()
+    if name.is_ascii() {
+        return name.to_ascii_lowercase();
+    }
+    use unicode_normalization::UnicodeNormalization;
+    name.nfc().collect::<String>().to_lowercase()
+}
+
+/// The form in which headings are compared, as Obsidian matches `[[Note#Heading]]`: the
+/// characters a link cannot hold or that Obsidian strips (`#`, `|`, `^`, `:`, `[`, `]`,
+/// `\`, `%`, and other ASCII punctuation but `-`, `_` and `'`) become spaces, runs of
+/// spaces shrink to one, and case is ignored.
+pub fn heading_key(heading: &str) -> String {
+    let mut key = String::with_capacity(heading.len());
+    let mut pending_space = false;
+    for c in fold(heading).chars() {
+        let is_space = c.is_whitespace() || (c.is_ascii_punctuation() && !matches!(c, '-' | '_' | '\''));
+        if is_space {
+            pending_space = !key.is_empty();
+        } else {
+            if pending_space {
+                key.push(' ');
+                pending_space = false;
+            }
+            key.push(c);
+        }
+    }
+    key
+}
+
+/// The folded names a link's path may be looked up by: its file name as written and with
+/// `.md` added. An index re-resolves a link when a file of one of these names comes or goes.
+pub fn lookup_names(linkpath: &str) -> [String; 2] {
+    let name = fold(file_name(linkpath.trim().trim_end_matches('/')));
+    let with_extension = format!("{name}.md");
+    [name, with_extension]
 }
 
 /// The file name of a vault path: `b.md` for `a/b.md`.
@@ -145,7 +180,7 @@ fn join_relative(source: &str, path: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::parse_links;
+    use crate::parse::{parse_note, ParseConfig};
 
     struct Files(Vec<&'static str>);
 
@@ -157,7 +192,7 @@ mod tests {
 
     fn check(files: &[&'static str], source: &str, text: &str, expected: Option<&str>) {
         let files = Files(files.to_vec());
-        let link = &parse_links(text).links[0];
+        let link = &parse_note(source, text, &ParseConfig::OBSIDIAN).links[0];
         assert_eq!(resolve(&files, source, link).path(), expected, "{text} from {source}");
     }
 

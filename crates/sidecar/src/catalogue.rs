@@ -21,31 +21,81 @@ pub struct ToolSpec {
 }
 
 pub fn catalogue() -> Vec<ToolSpec> {
-    vec![get_outgoing_links()]
+    vec![
+        get_outgoing_links(),
+        get_backlinks(),
+        find_unresolved_links(),
+        find_orphans(),
+        resolve_link(),
+        list_notes(),
+        read_note(),
+    ]
+}
+
+/// The spec of the tool called `name`.
+pub fn find(name: &str) -> Option<ToolSpec> {
+    catalogue().into_iter().find(|tool| tool.name == name)
+}
+
+fn read_only(name: &'static str, title: &'static str, description: &'static str, input: Value, output: Value) -> ToolSpec {
+    ToolSpec { name, title, description, input_schema: input, output_schema: output, read_only: true, destructive: false, idempotent: true }
+}
+
+fn object(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
+}
+
+fn note_path(what: &str) -> Value {
+    json!({"type": "string", "description": format!("{what}, relative to the vault root, such as `Projects/Alpha.md`. The `.md` may be left out; case does not matter.")})
+}
+
+fn response_format() -> Value {
+    json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
+           "description": "`concise` leaves out columns, spans, display texts and other detail, to save tokens; `detailed` (the default) gives everything."})
+}
+
+fn limit() -> Value {
+    json!({"type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "How many items to return at most (1 to 1000)."})
+}
+
+fn cursor() -> Value {
+    json!({"type": "string", "description": "Where to continue: the `next_cursor` of the previous answer. Leave it out to start at the beginning."})
+}
+
+fn folder() -> Value {
+    json!({"type": "string", "description": "Only notes in this folder and below it, relative to the vault root."})
+}
+
+fn next_cursor() -> Value {
+    json!({"type": "string", "description": "Present when there are more items: pass it as `cursor` to get the next page."})
+}
+
+fn kind() -> Value {
+    json!({"type": "string", "enum": ["wikilink", "embed", "markdown", "markdown_embed"]})
+}
+
+fn status() -> Value {
+    json!({"type": "string", "enum": ["resolved", "ambiguous", "unresolved"]})
+}
+
+fn subpath_status() -> Value {
+    json!({"type": "string", "enum": ["found", "missing_heading", "missing_block"],
+           "description": "For a link with `#heading` or `#^block` that resolves: whether that heading or block exists in the target."})
 }
 
 fn get_outgoing_links() -> ToolSpec {
-    ToolSpec {
-        name: "get_outgoing_links",
-        title: "Get a note's outgoing links",
-        description: "Lists the links written in one note (wikilinks, embeds, markdown links), in order, \
-each with where it is (line, column, byte span), what it says (target, heading or block subpath, display text) \
-and what it resolves to the way Obsidian resolves it: `resolved` with the file's path, `ambiguous` \
-(several files match; the one Obsidian-style resolution picks is given) or `unresolved`. \
-Use it to see where a note points before editing or moving it. It reads only; it changes nothing. \
+    read_only(
+        "get_outgoing_links",
+        "Get a note's outgoing links",
+        "Lists the links written in one note, in its body and in its frontmatter properties (wikilinks, embeds, \
+markdown links), in order, each with where it is (line; with `detailed`, column and byte span), what it says (target, \
+heading or block subpath, display text) and what it resolves to the way Obsidian resolves it: `resolved` with the \
+file's path, `ambiguous` (several files match; the chosen one and all candidates are given) or `unresolved`; a \
+heading or block reference also says whether that heading or block exists. Use it to see where a note points before \
+editing or moving it; use get_backlinks for the links pointing to a note. It reads only; it changes nothing. \
 It fails with `note_not_found` when no note has the given path.",
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "path": {
-                    "type": "string",
-                    "description": "The note's path relative to the vault root, such as `Projects/Alpha.md`. The `.md` may be left out; case does not matter."
-                }
-            },
-            "required": ["path"],
-            "additionalProperties": false
-        }),
-        output_schema: json!({
+        object(json!({"path": note_path("The note's path"), "response_format": response_format()}), &["path"]),
+        json!({
             "type": "object",
             "properties": {
                 "path": {"type": "string", "description": "The note's path as found in the vault."},
@@ -55,7 +105,9 @@ It fails with `note_not_found` when no note has the given path.",
                     "items": {
                         "type": "object",
                         "properties": {
-                            "kind": {"type": "string", "enum": ["wikilink", "embed", "markdown", "markdown_embed"]},
+                            "kind": kind(),
+                            "source": {"type": "string", "enum": ["body", "property"]},
+                            "key": {"type": "string", "description": "The property that holds the link, for a property link."},
                             "target": {"type": "string", "description": "The target as written."},
                             "subpath": {"type": "string", "description": "`#Heading` or `#^block-id`, when the link has one."},
                             "display": {"type": "string", "description": "The alias or link text, when there is one."},
@@ -67,19 +119,209 @@ It fails with `note_not_found` when no note has the given path.",
                                 "properties": {"start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 0}},
                                 "required": ["start", "end"]
                             },
-                            "status": {"type": "string", "enum": ["resolved", "ambiguous", "unresolved"]},
-                            "resolved_path": {"type": "string", "description": "The file the link points to, when it points to one."}
+                            "status": status(),
+                            "resolved_path": {"type": "string", "description": "The file the link points to, when it points to one."},
+                            "candidates": {"type": "array", "items": {"type": "string"}, "description": "Every matching file, for an ambiguous link."},
+                            "subpath_status": subpath_status()
                         },
-                        "required": ["kind", "target", "line", "column", "span", "status"]
+                        "required": ["kind", "source", "target", "line", "status"]
                     }
                 }
             },
             "required": ["path", "links", "truncated"]
         }),
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-    }
+    )
+}
+
+fn get_backlinks() -> ToolSpec {
+    read_only(
+        "get_backlinks",
+        "Get the links that point to a note",
+        "Lists every link in the vault that resolves to one note (its backlinks), from note bodies and from \
+frontmatter properties, by referring note: which note, where (line; with `detailed`, column and display text), \
+and how it is written. Paged: `limit` (default 100) and `next_cursor`; `total` counts all pages. Use it before \
+moving, renaming or deleting a note to see what depends on it; use get_outgoing_links for the links a note makes. \
+It reads only. It fails with `note_not_found` when no note has the given path, and with `invalid_arguments` for a \
+cursor that no earlier answer gave.",
+        object(json!({"path": note_path("The note's path"), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &["path"]),
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "total": {"type": "integer", "minimum": 0},
+                "next_cursor": next_cursor(),
+                "backlinks": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "source": {"type": "string", "description": "The note that holds the link."},
+                            "kind": kind(),
+                            "link_source": {"type": "string", "enum": ["body", "property"]},
+                            "key": {"type": "string", "description": "The property that holds the link, for a property link."},
+                            "target": {"type": "string", "description": "The target as written in the referring note."},
+                            "display": {"type": "string"},
+                            "line": {"type": "integer", "minimum": 1},
+                            "column": {"type": "integer", "minimum": 1}
+                        },
+                        "required": ["source", "kind", "link_source", "target", "line"]
+                    }
+                }
+            },
+            "required": ["path", "total", "backlinks"]
+        }),
+    )
+}
+
+fn find_unresolved_links() -> ToolSpec {
+    read_only(
+        "find_unresolved_links",
+        "Find links to notes that do not exist",
+        "Lists the vault's unresolved links, grouped by the missing target (case-insensitively), each with every \
+note that refers to it and where. Paged: `limit` (default 100) targets and `next_cursor`. Use it to find dead links \
+or pages people expect but nobody wrote; use resolve_link to check one link. It reads only.",
+        object(json!({"limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
+        json!({
+            "type": "object",
+            "properties": {
+                "total_targets": {"type": "integer", "minimum": 0},
+                "next_cursor": next_cursor(),
+                "targets": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "target": {"type": "string", "description": "The missing target as first written."},
+                            "referrers": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "properties": {
+                                        "source": {"type": "string"},
+                                        "line": {"type": "integer", "minimum": 1},
+                                        "column": {"type": "integer", "minimum": 1},
+                                        "kind": kind()
+                                    },
+                                    "required": ["source", "line"]
+                                }
+                            }
+                        },
+                        "required": ["target", "referrers"]
+                    }
+                }
+            },
+            "required": ["total_targets", "targets"]
+        }),
+    )
+}
+
+fn find_orphans() -> ToolSpec {
+    read_only(
+        "find_orphans",
+        "Find notes nothing links to",
+        "Lists the notes that no other note links to, from its body or its properties (a note's links to itself do \
+not count), optionally within a folder; notes in excluded folders are never listed. Paged: `limit` (default 100) \
+and `next_cursor`. Use it to find forgotten pages; use get_backlinks to check one note. It reads only.",
+        object(json!({"folder": folder(), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
+        json!({
+            "type": "object",
+            "properties": {
+                "total": {"type": "integer", "minimum": 0},
+                "orphans": {"type": "array", "items": {"type": "string"}},
+                "next_cursor": next_cursor()
+            },
+            "required": ["total", "orphans"]
+        }),
+    )
+}
+
+fn resolve_link() -> ToolSpec {
+    read_only(
+        "resolve_link",
+        "Resolve one link as Obsidian would",
+        "Tells which file a link would point to if it were written in the note `from`, the way Obsidian resolves \
+it: `resolved` with the path, `ambiguous` with every candidate and the one chosen, or `unresolved`; for a heading \
+or block reference, whether it exists. The link may be written `[[Note#Heading]]`, `[text](../Note.md)` or as a bare \
+target `Note#Heading`. Use it before writing a link, to be sure it lands; use get_outgoing_links for the links a \
+note already has. It reads only. It fails with `note_not_found` when `from` is not a note, and with \
+`invalid_arguments` when `link` is not a link.",
+        object(
+            json!({
+                "from": note_path("The note the link would be written in"),
+                "link": {"type": "string", "description": "The link: `[[Note#Heading]]`, `[text](Note.md)`, or a bare target such as `Note#Heading`."}
+            }),
+            &["from", "link"],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "from": {"type": "string"},
+                "target": {"type": "string"},
+                "status": status(),
+                "resolved_path": {"type": "string"},
+                "candidates": {"type": "array", "items": {"type": "string"}},
+                "subpath_status": subpath_status()
+            },
+            "required": ["from", "target", "status"]
+        }),
+    )
+}
+
+fn list_notes() -> ToolSpec {
+    read_only(
+        "list_notes",
+        "List the vault's notes",
+        "Lists the vault's Markdown notes by path, optionally within a folder; with `detailed`, each note's \
+aliases and how many links it makes and receives. Paged: `limit` (default 100) and `next_cursor`; `total` counts \
+all pages. Use it to find a note's exact path; use read_note to read one. It reads only.",
+        object(json!({"folder": folder(), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
+        json!({
+            "type": "object",
+            "properties": {
+                "total": {"type": "integer", "minimum": 0},
+                "next_cursor": next_cursor(),
+                "notes": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "path": {"type": "string"},
+                            "aliases": {"type": "array", "items": {"type": "string"}},
+                            "links_out": {"type": "integer", "minimum": 0},
+                            "links_in": {"type": "integer", "minimum": 0}
+                        },
+                        "required": ["path"]
+                    }
+                }
+            },
+            "required": ["total", "notes"]
+        }),
+    )
+}
+
+fn read_note() -> ToolSpec {
+    read_only(
+        "read_note",
+        "Read a note",
+        "Returns one note's text, split into its YAML frontmatter and its body; with `detailed`, also its \
+aliases, tags and headings. Inside Obsidian it reads what Obsidian has (unsaved edits included once saved to the \
+cache); otherwise the file on disk. Use it to read before editing; use get_outgoing_links for its links, resolved. \
+It reads only. It fails with `note_not_found` when no note has the path and with `invalid_path` for a path that \
+leaves the vault.",
+        object(json!({"path": note_path("The note's path"), "response_format": response_format()}), &["path"]),
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "frontmatter": {"type": "string", "description": "The YAML between the `---` lines, when the note has frontmatter."},
+                "body": {"type": "string"},
+                "aliases": {"type": "array", "items": {"type": "string"}},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "headings": {"type": "array", "items": {"type": "string"}}
+            },
+            "required": ["path", "body"]
+        }),
+    )
 }
 
 #[cfg(test)]

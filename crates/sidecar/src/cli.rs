@@ -10,6 +10,21 @@ use serde_json::{json, Value};
 use crate::standalone::canonical_vault;
 use crate::tools::{Mode, Router, Served};
 
+/// Prints a line of a command's output. A closed pipe (`vaultlink orphans … | head`) ends the
+/// program quietly instead of panicking, as people expect of a command-line tool.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(error) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            if error.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            eprintln!("vaultlink: could not write the output: {error}");
+            std::process::exit(1);
+        }
+    }};
+}
+
 #[derive(Debug, Parser)]
 #[command(name = "vaultlink", version, about = "Links of an Obsidian vault, parsed and resolved as Obsidian does.")]
 pub struct Cli {
@@ -40,6 +55,38 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Mode::Auto)]
         mode: Mode,
     },
+    /// Show the links that point to a note.
+    Backlinks {
+        /// The vault folder.
+        vault: PathBuf,
+        /// The note's path relative to the vault, `.md` optional.
+        note: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_enum, default_value_t = Mode::Auto)]
+        mode: Mode,
+    },
+    /// List links to notes that do not exist, by missing note.
+    Unresolved {
+        /// The vault folder.
+        vault: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_enum, default_value_t = Mode::Auto)]
+        mode: Mode,
+    },
+    /// List notes that no other note links to.
+    Orphans {
+        /// The vault folder.
+        vault: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_enum, default_value_t = Mode::Auto)]
+        mode: Mode,
+    },
     /// Count the vault's notes, attachments and links.
     Summary {
         /// The vault folder.
@@ -60,11 +107,51 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Links { vault, note, json, mode } => {
             let mut router = Router::new(canonical_vault(&vault)?, mode);
             let outgoing = call(&mut router, "get_outgoing_links", json!({ "path": note })).await?;
-            let incoming = call(&mut router, "get_backlinks", json!({ "path": note })).await?;
+            let incoming = call_all(&mut router, "get_backlinks", json!({ "path": note }), "backlinks").await?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&json!({"outgoing": outgoing, "backlinks": incoming}))?);
+                out!("{}", serde_json::to_string_pretty(&json!({"outgoing": outgoing, "backlinks": incoming}))?);
             } else {
                 print_links(&outgoing, &incoming);
+            }
+            Ok(())
+        }
+        Command::Backlinks { vault, note, json, mode } => {
+            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let incoming = call_all(&mut router, "get_backlinks", json!({ "path": note }), "backlinks").await?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&incoming)?);
+            } else {
+                print_backlinks(&incoming);
+            }
+            Ok(())
+        }
+        Command::Unresolved { vault, json, mode } => {
+            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let targets = call_all(&mut router, "find_unresolved_links", json!({}), "targets").await?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&targets)?);
+            } else {
+                out!("{} missing notes are linked to:", targets.as_array().map_or(0, Vec::len));
+                for target in targets.as_array().into_iter().flatten() {
+                    let referrers = target["referrers"].as_array().cloned().unwrap_or_default();
+                    out!("\n  {}  ({} links)", text(target, "target"), referrers.len());
+                    for referrer in &referrers {
+                        out!("    {}:{}", text(referrer, "source"), number(referrer, "line"));
+                    }
+                }
+            }
+            Ok(())
+        }
+        Command::Orphans { vault, json, mode } => {
+            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let orphans = call_all(&mut router, "find_orphans", json!({}), "orphans").await?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&orphans)?);
+            } else {
+                out!("{} notes have no links pointing to them:", orphans.as_array().map_or(0, Vec::len));
+                for orphan in orphans.as_array().into_iter().flatten() {
+                    out!("  {}", orphan.as_str().unwrap_or_default());
+                }
             }
             Ok(())
         }
@@ -72,7 +159,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             let mut router = Router::new(canonical_vault(&vault)?, Mode::Standalone);
             let summary = call(&mut router, "vault_summary", json!({})).await?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&summary)?);
+                out!("{}", serde_json::to_string_pretty(&summary)?);
             } else {
                 print_summary(router.vault(), &summary);
             }
@@ -93,6 +180,35 @@ async fn call(router: &mut Router, tool: &str, arguments: Value) -> Result<Value
     }
 }
 
+/// Calls a paged tool until the last page and returns every item of the list `items`.
+async fn call_all(router: &mut Router, tool: &str, arguments: Value, items: &str) -> Result<Value> {
+    let mut all = Vec::new();
+    let mut arguments = arguments;
+    arguments["limit"] = json!(vaultlink_core::ops::MAX_LIMIT);
+    loop {
+        let page = call(router, tool, arguments.clone()).await?;
+        all.extend(page[items].as_array().cloned().unwrap_or_default());
+        match page.get("next_cursor").and_then(Value::as_str) {
+            Some(cursor) => arguments["cursor"] = json!(cursor),
+            None => return Ok(Value::Array(all)),
+        }
+    }
+}
+
+fn print_backlinks(backlinks: &Value) {
+    let backlinks = backlinks.as_array().cloned().unwrap_or_default();
+    if backlinks.is_empty() {
+        out!("  (none: nothing links here)");
+    }
+    for link in &backlinks {
+        let place = match link.get("key").and_then(Value::as_str) {
+            Some(key) => format!("property `{key}`"),
+            None => format!("{}:{}", number(link, "line"), number(link, "column")),
+        };
+        out!("  {} {place}  {} {}", text(link, "source"), text(link, "kind"), text(link, "target"));
+    }
+}
+
 fn text<'a>(value: &'a Value, key: &str) -> &'a str {
     value.get(key).and_then(Value::as_str).unwrap_or("")
 }
@@ -103,11 +219,11 @@ fn number(value: &Value, key: &str) -> u64 {
 
 fn print_links(outgoing: &Value, incoming: &Value) {
     let links = outgoing["links"].as_array().cloned().unwrap_or_default();
-    let backlinks = incoming["backlinks"].as_array().cloned().unwrap_or_default();
-    println!("{}: {} links out, {} links in", text(outgoing, "path"), links.len(), backlinks.len());
-    println!("\nLinks out:");
+    let backlinks = incoming.as_array().map_or(0, Vec::len);
+    out!("{}: {} links out, {} links in", text(outgoing, "path"), links.len(), backlinks);
+    out!("\nLinks out:");
     if links.is_empty() {
-        println!("  (none)");
+        out!("  (none)");
     }
     for link in &links {
         let shown = match link.get("display").and_then(Value::as_str) {
@@ -119,35 +235,23 @@ fn print_links(outgoing: &Value, incoming: &Value) {
             ("ambiguous", path) => format!("{path} (ambiguous)"),
             _ => "unresolved".to_owned(),
         };
-        println!(
+        out!(
             "  {:>4}:{:<3} {:<14} {shown}  ->  {destination}",
             number(link, "line"),
             number(link, "column"),
             text(link, "kind")
         );
     }
-    println!("\nLinks in:");
-    if backlinks.is_empty() {
-        println!("  (none: nothing links here)");
-    }
-    for link in &backlinks {
-        println!(
-            "  {}:{}:{}  {} {}",
-            text(link, "source"),
-            number(link, "line"),
-            number(link, "column"),
-            text(link, "kind"),
-            text(link, "target")
-        );
-    }
+    out!("\nLinks in:");
+    print_backlinks(incoming);
 }
 
 fn print_summary(vault: &std::path::Path, summary: &Value) {
-    println!("Vault {}", vault.display());
-    println!("  notes             {}", number(summary, "notes"));
-    println!("  attachments       {}", number(summary, "attachments"));
-    println!("  links             {}", number(summary, "links"));
-    println!("    resolved        {}", number(summary, "resolved_links"));
-    println!("    ambiguous       {}", number(summary, "ambiguous_links"));
-    println!("    unresolved      {}", number(summary, "unresolved_links"));
+    out!("Vault {}", vault.display());
+    out!("  notes             {}", number(summary, "notes"));
+    out!("  attachments       {}", number(summary, "attachments"));
+    out!("  links             {}", number(summary, "links"));
+    out!("    resolved        {}", number(summary, "resolved_links"));
+    out!("    ambiguous       {}", number(summary, "ambiguous_links"));
+    out!("    unresolved      {}", number(summary, "unresolved_links"));
 }

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 
 use anyhow::{bail, Context, Result};
 use vaultlink_core::index::is_note_path;
+use vaultlink_core::index::IndexConfig;
 use vaultlink_core::Vault;
 
 /// The largest note read; a larger one is indexed without its links and a warning is logged.
@@ -37,7 +38,7 @@ pub struct FolderIndex {
 
 impl FolderIndex {
     pub fn new(root: PathBuf) -> FolderIndex {
-        FolderIndex { root, vault: Vault::new(), seen: HashMap::new() }
+        FolderIndex { root, vault: Vault::new(IndexConfig::obsidian_defaults()), seen: HashMap::new() }
     }
 
     pub fn vault(&self) -> &Vault {
@@ -64,6 +65,35 @@ impl FolderIndex {
             self.seen.remove(&path);
         }
         Ok(())
+    }
+
+    /// Reads a note's text for a tool, refusing a file that a symbolic link leads out of the
+    /// vault.
+    pub fn read_text(&self, path: &str) -> Result<String, crate::tools::ToolError> {
+        let full = self.root.join(path);
+        let canonical = std::fs::canonicalize(&full).map_err(|error| {
+            crate::tools::ToolError::new("note_not_found", format!("`{path}` cannot be opened: {error}"), "Call list_notes to see the paths.", true)
+        })?;
+        if !canonical.starts_with(&self.root) {
+            return Err(crate::tools::ToolError::new(
+                "invalid_path",
+                format!("`{path}` leads outside the vault"),
+                "Only files inside the vault folder can be read.",
+                false,
+            ));
+        }
+        let size = std::fs::metadata(&canonical).map(|meta| meta.len()).unwrap_or(0);
+        if size > MAX_NOTE_BYTES {
+            return Err(crate::tools::ToolError::new(
+                "too_large",
+                format!("`{path}` is {size} bytes, over the {MAX_NOTE_BYTES}-byte limit"),
+                "Open the note in Obsidian or another editor; it is too large to return whole.",
+                false,
+            ));
+        }
+        std::fs::read(&canonical).map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).map_err(|error| {
+            crate::tools::ToolError::new("vault_unreadable", format!("`{path}` could not be read: {error}"), "Check the file's permissions, then call again.", true)
+        })
     }
 
     fn read_note(&self, path: &str, size: u64) -> String {
@@ -133,5 +163,21 @@ mod tests {
         index.refresh().unwrap();
         assert!(index.vault().backlinks("B.md").is_empty());
         assert!(!index.vault().contains("A.md"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_out_of_the_vault_is_neither_indexed_nor_read() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "secret").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("link.md")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("folder")).unwrap();
+        let mut index = FolderIndex::new(std::fs::canonicalize(dir.path()).unwrap());
+        index.refresh().unwrap();
+        assert_eq!(index.vault().note_count(), 0);
+        let refusal = index.read_text("link.md").unwrap_err();
+        assert_eq!(refusal.code, "invalid_path");
+        assert_eq!(index.read_text("folder/secret.md").unwrap_err().code, "invalid_path");
     }
 }

@@ -95,6 +95,12 @@ impl Router {
     }
 
     pub async fn call(&mut self, tool: &str, arguments: Value) -> (Served, Result<Value, ToolError>) {
+        if let Some(spec) = crate::catalogue::find(tool) {
+            if let Err(error) = validate(&spec, &arguments) {
+                let served = if self.mode == Mode::Standalone { Served::Standalone } else { Served::Plugin };
+                return (served, Err(error));
+            }
+        }
         if self.mode != Mode::Standalone {
             match self.call_plugin(tool, &arguments).await {
                 Ok(answer) => return (Served::Plugin, answer),
@@ -143,6 +149,14 @@ impl Router {
         }
         let folder = self.folder.as_mut().expect("just set");
         folder.refresh().map_err(|error| ToolError::io(format!("{error:#}")))?;
+        let mut arguments = arguments;
+        if tool == "read_note" {
+            let path = arguments.get("path").and_then(Value::as_str).unwrap_or_default();
+            if let Some(found) = folder.vault().find_note(path).map(str::to_owned) {
+                let text = folder.read_text(&found)?;
+                arguments["text"] = Value::String(text);
+            }
+        }
         run_on(folder.vault(), tool, arguments)
     }
 }
@@ -155,4 +169,124 @@ pub fn run_on(vault: &vaultlink_core::Vault, tool: &str, arguments: Value) -> Re
     })?;
     let response = vaultlink_core::ops::run(vault, &request).map_err(|error| ToolError::from_op(&error))?;
     serde_json::to_value(response).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))
+}
+
+/// Parameters that name a place in the vault.
+const PATH_PARAMETERS: [&str; 3] = ["path", "from", "folder"];
+
+/// Checks arguments against the tool's advertised input schema, server-side: an object, no
+/// unknown parameter, every required one, each of its type, range and allowed values, and
+/// paths that stay inside the vault. The error names the parameter.
+pub fn validate(spec: &crate::catalogue::ToolSpec, arguments: &Value) -> Result<(), ToolError> {
+    let invalid = |message: String| {
+        ToolError::new("invalid_arguments", message, format!("See the input schema of `{}` in tools/list.", spec.name), false)
+    };
+    let empty = serde_json::Map::new();
+    let given = match arguments {
+        Value::Object(map) => map,
+        Value::Null => &empty,
+        _ => return Err(invalid("the arguments must be a JSON object".to_owned())),
+    };
+    let properties = spec.input_schema["properties"].as_object().cloned().unwrap_or_default();
+    for key in given.keys() {
+        if !properties.contains_key(key) {
+            let known: Vec<&str> = properties.keys().map(String::as_str).collect();
+            return Err(invalid(format!("unknown parameter `{key}`; `{}` takes: {}", spec.name, known.join(", "))));
+        }
+    }
+    for required in spec.input_schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+        if !given.contains_key(required) {
+            return Err(invalid(format!("missing parameter `{required}`")));
+        }
+    }
+    for (key, value) in given {
+        let schema = &properties[key];
+        let fits = match schema["type"].as_str() {
+            Some("string") => value.is_string(),
+            Some("integer") => value.as_u64().is_some_and(|number| {
+                schema["minimum"].as_u64().is_none_or(|minimum| number >= minimum)
+                    && schema["maximum"].as_u64().is_none_or(|maximum| number <= maximum)
+            }),
+            Some("boolean") => value.is_boolean(),
+            _ => true,
+        };
+        if !fits {
+            return Err(invalid(format!("parameter `{key}` must be {}", describe(schema))));
+        }
+        if let Some(allowed) = schema["enum"].as_array() {
+            if !allowed.contains(value) {
+                return Err(invalid(format!("parameter `{key}` must be one of {}", Value::Array(allowed.clone()))));
+            }
+        }
+        if PATH_PARAMETERS.contains(&key.as_str()) {
+            check_vault_path(key, value.as_str().unwrap_or_default())?;
+        }
+    }
+    Ok(())
+}
+
+fn describe(schema: &Value) -> String {
+    match (schema["type"].as_str(), schema["minimum"].as_u64(), schema["maximum"].as_u64()) {
+        (Some("integer"), Some(minimum), Some(maximum)) => format!("a whole number from {minimum} to {maximum}"),
+        (Some("integer"), _, _) => "a whole number".to_owned(),
+        (Some(kind), _, _) => format!("a {kind}"),
+        _ => "of the advertised type".to_owned(),
+    }
+}
+
+/// Refuses a path that could leave the vault: absolute, with a drive, home-relative, or with
+/// a `..` segment. (A symbolic link leading out is refused where files are read.)
+pub fn check_vault_path(parameter: &str, path: &str) -> Result<(), ToolError> {
+    let leaves = path.starts_with('/')
+        || path.starts_with('\\')
+        || path.starts_with('~')
+        || path.contains('\0')
+        || path.as_bytes().get(1) == Some(&b':')
+        || path.split(['/', '\\']).any(|segment| segment == "..");
+    if leaves {
+        return Err(ToolError::new(
+            "invalid_path",
+            format!("`{parameter}` {path:?} is not a path inside the vault"),
+            "Give paths relative to the vault root, such as `Folder/Note.md`, without a leading `/`, `~` or `..`.",
+            false,
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(tool: &str, arguments: Value) -> Result<(), String> {
+        let spec = crate::catalogue::find(tool).expect("a catalogued tool");
+        validate(&spec, &arguments).map_err(|error| format!("{} {}", error.code, error.message))
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_advertised_schema() {
+        assert_eq!(check("get_backlinks", json!({"path": "A", "limit": 5, "response_format": "concise"})), Ok(()));
+        let refusals = [
+            (json!({}), "missing parameter `path`"),
+            (json!({"path": "A", "text": "x"}), "unknown parameter `text`"),
+            (json!({"path": 3}), "parameter `path` must be a string"),
+            (json!({"path": "A", "limit": 0}), "from 1 to 1000"),
+            (json!({"path": "A", "limit": 1001}), "from 1 to 1000"),
+            (json!({"path": "A", "response_format": "short"}), "must be one of"),
+            (json!(["A"]), "must be a JSON object"),
+        ];
+        for (arguments, expected) in refusals {
+            let refusal = check("get_backlinks", arguments.clone()).expect_err("refused");
+            assert!(refusal.starts_with("invalid_arguments") && refusal.contains(expected), "{arguments}: {refusal}");
+        }
+    }
+
+    #[test]
+    fn paths_that_leave_the_vault_are_refused() {
+        for path in ["../x.md", "a/../../x.md", "/etc/passwd", "~/x.md", "C:\\x.md", "a\\..\\..\\x.md"] {
+            let refusal = check("read_note", json!({ "path": path })).expect_err(path);
+            assert!(refusal.starts_with("invalid_path"), "{path}: {refusal}");
+        }
+        assert_eq!(check("read_note", json!({"path": "a/b..c/x.md"})), Ok(()));
+    }
 }

@@ -2,12 +2,13 @@
 //! decision is made in `vaultlink-core`.
 
 use serde::Serialize;
+use vaultlink_core::line_index::{Utf16Index, Utf16Position};
 use vaultlink_core::ops::{self, OpError, Request};
 use wasm_bindgen::prelude::*;
 
 /// The link index of one vault, kept in wasm memory.
 #[wasm_bindgen]
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Vault {
     inner: vaultlink_core::Vault,
 }
@@ -44,11 +45,45 @@ enum CallOutcome {
     Failed { ok: bool, error: ErrorBody },
 }
 
+/// A parsed note for JavaScript: the core's result, plus each link's position as Obsidian
+/// counts it (UTF-16), in the order of `links`.
+#[derive(Serialize)]
+struct ParsedForJs {
+    #[serde(flatten)]
+    note: vaultlink_core::ParsedNote,
+    link_positions: Vec<Loc>,
+}
+
+#[derive(Serialize)]
+struct Loc {
+    start: Utf16Position,
+    end: Utf16Position,
+}
+
+/// Parses one note the way the index does. `path` gives the title.
+#[wasm_bindgen(js_name = parseNote)]
+pub fn parse_note(path: &str, text: &str) -> Result<JsValue, JsError> {
+    let note = vaultlink_core::parse_note(path, text, &vaultlink_core::ParseConfig::OBSIDIAN);
+    let index = Utf16Index::new(text);
+    let link_positions = note
+        .links
+        .iter()
+        .map(|link| Loc { start: index.position(link.span.start), end: index.position(link.span.end) })
+        .collect();
+    to_js(&ParsedForJs { note, link_positions })
+}
+
+impl Default for Vault {
+    fn default() -> Vault {
+        Vault::new()
+    }
+}
+
 #[wasm_bindgen]
 impl Vault {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Vault {
-        Vault::default()
+        Vault { inner: vaultlink_core::Vault::new(vaultlink_core::index::IndexConfig::obsidian_defaults()) }
     }
 
     /// Adds a file or replaces its text. Paths are vault-relative with `/` separators.
@@ -66,6 +101,13 @@ impl Vault {
         self.inner.rename(from, to)
     }
 
+    /// The path of the note a person means by `path` (exact, `.md` left out, other case or
+    /// normalisation), or `undefined`.
+    #[wasm_bindgen(js_name = findNote)]
+    pub fn find_note(&self, path: &str) -> Option<String> {
+        self.inner.find_note(path).map(str::to_owned)
+    }
+
     #[wasm_bindgen(js_name = noteCount)]
     pub fn note_count(&self) -> usize {
         self.inner.note_count()
@@ -74,12 +116,18 @@ impl Vault {
     /// The links of a note with their resolutions. Throws when there is no such note.
     #[wasm_bindgen(js_name = outgoingLinks)]
     pub fn outgoing_links(&self, path: &str) -> Result<JsValue, JsError> {
-        to_js(&ops::outgoing_links(&self.inner, path).map_err(|error| op_error(&error))?)
+        to_js(&ops::outgoing_links(&self.inner, path, ops::ResponseFormat::Detailed).map_err(|error| op_error(&error))?)
     }
 
-    /// The links that point to a note. Throws when there is no such note.
+    /// The links that point to a note, the first thousand. Throws when there is no such note.
     pub fn backlinks(&self, path: &str) -> Result<JsValue, JsError> {
-        to_js(&ops::backlinks(&self.inner, path).map_err(|error| op_error(&error))?)
+        let arguments = ops::PagedNoteArguments {
+            path: path.to_owned(),
+            limit: Some(ops::MAX_LIMIT),
+            cursor: None,
+            response_format: ops::ResponseFormat::Detailed,
+        };
+        to_js(&ops::backlinks(&self.inner, &arguments).map_err(|error| op_error(&error))?)
     }
 
     /// Runs a named operation: `{ok: true, result}` or `{ok: false, error: {code, message,

@@ -1,6 +1,6 @@
 //! The wasm `Vault` as JavaScript sees it, run in a headless browser.
 
-use vaultlink_wasm::Vault;
+use vaultlink_wasm::{parse_note, Vault};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
@@ -70,4 +70,21 @@ fn call_answers_with_ok_or_a_structured_error() {
 
     let answer = vault.call("no_such_tool", js_sys::Object::new().into()).expect("converts");
     assert_eq!(get(&get(&answer, "error"), "code").as_string().as_deref(), Some("invalid_arguments"));
+}
+
+#[wasm_bindgen_test]
+fn parse_note_gives_positions_as_obsidian_counts() {
+    // The emoji is two UTF-16 units and four UTF-8 bytes.
+    let parsed = parse_note("Folder/Note.md", "---\nup: \"[[Home]]\"\n---\n😀 [[Alpha|a]]\n").expect("parses");
+    let links = js_sys::Array::from(&get(&parsed, "links"));
+    assert_eq!(links.length(), 2);
+    assert_eq!(get(&links.get(0), "source").as_string().as_deref(), Some("property"));
+    assert_eq!(get(&links.get(0), "key").as_string().as_deref(), Some("up"));
+    assert_eq!(get(&parsed, "title").as_string().as_deref(), Some("Note"));
+    let positions = js_sys::Array::from(&get(&parsed, "link_positions"));
+    let start = get(&positions.get(1), "start");
+    assert_eq!(get(&start, "line").as_f64(), Some(3.0));
+    assert_eq!(get(&start, "col").as_f64(), Some(3.0));
+    // "---\n" 4 + "up: \"[[Home]]\"\n" 15 + "---\n" 4 + "😀 " 3.
+    assert_eq!(get(&start, "offset").as_f64(), Some(26.0));
 }

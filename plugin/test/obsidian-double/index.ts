@@ -434,9 +434,29 @@ export class Vault
 // ---------------------------------------------------------------------------------------------
 // App, workspace, metadata
 
-export class MetadataCache extends Events implements Pick<obsidian.MetadataCache, "getFileCache"> {
-	getFileCache(): obsidian.CachedMetadata | null {
-		return null;
+/**
+ * The metadata cache answers from fixtures a test sets with `setFileCache`: the double does not
+ * parse Markdown, so what "Obsidian" read is whatever the test says it read. Files without a
+ * fixture have no cache yet, as in Obsidian before it has indexed them.
+ */
+export class MetadataCache extends Events implements Pick<obsidian.MetadataCache, "getFileCache" | "getCache"> {
+	private readonly caches = new Map<string, obsidian.CachedMetadata>();
+
+	/** Sets (or with null, clears) the cached metadata of the file at `filePath`. */
+	setFileCache(filePath: string, cache: obsidian.CachedMetadata | null): void {
+		const normalized = normalizePath(filePath);
+		if (cache === null) this.caches.delete(normalized);
+		else this.caches.set(normalized, structuredClone(cache));
+	}
+
+	getFileCache(file: obsidian.TFile): obsidian.CachedMetadata | null {
+		return this.getCache(file.path);
+	}
+
+	getCache(filePath: string): obsidian.CachedMetadata | null {
+		// A copy, as a caller must not be able to change the fixture through what it was given.
+		const cache = this.caches.get(normalizePath(filePath));
+		return cache === undefined ? null : structuredClone(cache);
 	}
 }
 
@@ -461,6 +481,13 @@ export class App implements Pick<obsidian.App, "isDarkMode"> {
 	isDarkMode(): boolean {
 		return false;
 	}
+}
+
+/** The double's plugin behind a plugin typed against Obsidian, for tests to read its commands. */
+export function doublePluginOf(plugin: obsidian.Plugin): Plugin {
+	const candidate: unknown = plugin;
+	if (!(candidate instanceof Plugin)) throw new Error("Not a plugin of the obsidian test double");
+	return candidate;
 }
 
 /**
@@ -565,6 +592,222 @@ export abstract class Plugin
 
 	async saveData(data: unknown): Promise<void> {
 		this.data = structuredClone(data);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Elements
+
+/**
+ * The few members of Obsidian's `HTMLElement` helpers that the plugin's views use, recorded as a
+ * tree so tests can read what was rendered. It is not a DOM: anything else throws.
+ */
+export class FakeElement
+	implements Pick<HTMLElement, "createEl" | "createDiv" | "createSpan" | "setText" | "getText" | "empty" | "addClass" | "hasClass">
+{
+	readonly tag: string;
+	readonly classes: string[] = [];
+	readonly attributes = new Map<string, string>();
+	readonly children: FakeElement[] = [];
+	/** The element's own text, set by `setText` or `{text}`; children come after it. */
+	private ownText = "";
+
+	constructor(tag: string) {
+		this.tag = tag;
+	}
+
+	createEl<K extends keyof HTMLElementTagNameMap>(
+		tag: K,
+		o?: DomElementInfo | string,
+		callback?: (el: HTMLElementTagNameMap[K]) => void,
+	): HTMLElementTagNameMap[K] {
+		const child = new FakeElement(tag);
+		child.apply(typeof o === "string" ? { cls: o } : (o ?? {}));
+		this.children.push(child);
+		const element = asHTMLElement<HTMLElementTagNameMap[K]>(child);
+		callback?.(element);
+		return element;
+	}
+
+	createDiv(o?: DomElementInfo | string, callback?: (el: HTMLDivElement) => void): HTMLDivElement {
+		return this.createEl("div", o, callback);
+	}
+
+	createSpan(o?: DomElementInfo | string, callback?: (el: HTMLSpanElement) => void): HTMLSpanElement {
+		return this.createEl("span", o, callback);
+	}
+
+	setText(val: string | DocumentFragment): void {
+		if (typeof val !== "string") throw new Error("The obsidian test double has no DocumentFragment");
+		this.children.length = 0;
+		this.ownText = val;
+	}
+
+	/** The text of the element and its descendants, as `textContent` would give it. */
+	getText(): string {
+		return this.ownText + this.children.map((child) => child.getText()).join("");
+	}
+
+	empty(): void {
+		this.children.length = 0;
+		this.ownText = "";
+	}
+
+	addClass(...classes: string[]): void {
+		for (const cls of classes) if (!this.classes.includes(cls)) this.classes.push(cls);
+	}
+
+	hasClass(cls: string): boolean {
+		return this.classes.includes(cls);
+	}
+
+	/** Every descendant (depth first, in order) with the tag, for tests. */
+	findAll(tag: string): FakeElement[] {
+		return this.children.flatMap((child) => [...(child.tag === tag ? [child] : []), ...child.findAll(tag)]);
+	}
+
+	/**
+	 * What the element shows, for tests: one line per descendant that has text of its own, as
+	 * its tag and text, indented two spaces per level below this element's children.
+	 */
+	outline(): string[] {
+		return this.children.flatMap((child) => child.outlineAt(0));
+	}
+
+	private outlineAt(depth: number): string[] {
+		const own = this.ownText === "" ? [] : [`${"  ".repeat(depth)}${this.tag} ${this.ownText}`];
+		return [...own, ...this.children.flatMap((child) => child.outlineAt(depth + 1))];
+	}
+
+	private apply(info: DomElementInfo): void {
+		const unsupported = Object.keys(info).filter((name) => !["text", "cls", "attr", "title"].includes(name));
+		if (unsupported.length > 0) throw new Error(`The obsidian test double does not support ${unsupported.join(", ")} in createEl`);
+		if (info.text !== undefined) this.setText(info.text);
+		if (info.cls !== undefined) this.addClass(...(typeof info.cls === "string" ? info.cls.split(" ") : info.cls));
+		for (const [name, value] of Object.entries(info.attr ?? {})) if (value !== null) this.attributes.set(name, String(value));
+		if (info.title !== undefined) this.attributes.set("title", info.title);
+	}
+}
+
+/** A fake element as the DOM type plugin code expects; the one cast between the two lives here. */
+export function asHTMLElement<T extends HTMLElement = HTMLElement>(element: FakeElement): T {
+	return element as unknown as T;
+}
+
+/** The fake behind an element the double handed out, for tests to read. */
+export function fakeElementOf(element: HTMLElement): FakeElement {
+	const fake: unknown = element;
+	if (!(fake instanceof FakeElement)) throw new Error("Not an element of the obsidian test double");
+	return fake;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keymap scopes and modals
+
+export class Scope implements obsidian.Scope {
+	private readonly handlers: { handler: obsidian.KeymapEventHandler; func: obsidian.KeymapEventListener }[] = [];
+
+	register(modifiers: obsidian.Modifier[] | null, key: string | null, func: obsidian.KeymapEventListener): obsidian.KeymapEventHandler {
+		const handler: obsidian.KeymapEventHandler = { scope: this, modifiers: modifiers === null ? null : modifiers.join(","), key };
+		this.handlers.push({ handler, func });
+		return handler;
+	}
+
+	unregister(handler: obsidian.KeymapEventHandler): void {
+		const index = this.handlers.findIndex((entry) => entry.handler === handler);
+		if (index >= 0) this.handlers.splice(index, 1);
+	}
+
+	/**
+	 * Presses `key` with no modifiers, for tests: calls the handlers registered for it (or for
+	 * any key), newest first, until one returns false, as Obsidian's keymap does.
+	 */
+	press(key: string): void {
+		const event = { key } as KeyboardEvent;
+		for (const { handler, func } of [...this.handlers].reverse()) {
+			if (handler.key !== null && handler.key !== key) continue;
+			if (handler.modifiers !== null && handler.modifiers !== "") continue;
+			if (func(event, { modifiers: "", key, vkey: key }) === false) return;
+		}
+	}
+}
+
+/** Every modal opened, oldest first, so tests can see what the user was shown. */
+export const openedModals: Modal[] = [];
+
+export class Modal
+	implements
+		Pick<
+			obsidian.Modal,
+			| "app"
+			| "scope"
+			| "containerEl"
+			| "modalEl"
+			| "titleEl"
+			| "contentEl"
+			| "shouldRestoreSelection"
+			| "open"
+			| "close"
+			| "onOpen"
+			| "onClose"
+			| "setTitle"
+			| "setContent"
+			| "setCloseCallback"
+		>
+{
+	app: obsidian.App;
+	scope = new Scope();
+	containerEl: HTMLElement = asHTMLElement(new FakeElement("div"));
+	modalEl: HTMLElement;
+	titleEl: HTMLElement;
+	contentEl: HTMLElement;
+	shouldRestoreSelection = true;
+	isOpen = false;
+	private closeCallback: (() => unknown) | null = null;
+
+	constructor(app: obsidian.App) {
+		this.app = app;
+		this.modalEl = this.containerEl.createDiv({ cls: "modal" });
+		this.titleEl = this.modalEl.createDiv({ cls: "modal-title" });
+		this.contentEl = this.modalEl.createDiv({ cls: "modal-content" });
+		// As in Obsidian: Escape closes the modal.
+		this.scope.register([], "Escape", () => {
+			this.close();
+			return false;
+		});
+	}
+
+	open(): void {
+		if (this.isOpen) return;
+		this.isOpen = true;
+		openedModals.push(this);
+		void this.onOpen();
+	}
+
+	close(): void {
+		if (!this.isOpen) return;
+		this.isOpen = false;
+		this.onClose();
+		this.closeCallback?.();
+	}
+
+	onOpen(): Promise<void> | void {}
+
+	onClose(): void {}
+
+	setTitle(title: string): this {
+		this.titleEl.setText(title);
+		return this;
+	}
+
+	setContent(content: string | DocumentFragment): this {
+		this.contentEl.setText(content);
+		return this;
+	}
+
+	setCloseCallback(callback: () => unknown): this {
+		this.closeCallback = callback;
+		return this;
 	}
 }
 

@@ -1,0 +1,121 @@
+//! Every note of the real vaults in `shared/corpora` parses without a panic, with every span
+//! on character boundaries, and the counts of links and property links are printed.
+//!
+//! The corpora are not part of the repository. The test looks in `$VAULTLINK_CORPORA`, else in
+//! `../shared/corpora` beside the checkout, and says plainly on the terminal when they are
+//! absent (a user's clone has none).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use vaultlink_core::index::IndexConfig;
+use vaultlink_core::parse::{parse_note, LinkSource, ParseConfig};
+use vaultlink_core::Vault;
+
+const CORPORA: [&str; 3] = ["kepano-obsidian", "dnd-srd-wiki", "yoshixi-zettelkasten"];
+
+fn corpora_dir() -> PathBuf {
+    match std::env::var_os("VAULTLINK_CORPORA") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora"),
+    }
+}
+
+/// Written past the test harness's capture, so it shows whether or not the test passes.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.file_name().is_some_and(|name| name.to_string_lossy().starts_with('.')) {
+            continue;
+        }
+        if path.is_dir() {
+            markdown_files(&path, out);
+        } else if path.extension().is_some_and(|extension| extension == "md") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_corpus_note_parses() {
+    let root = corpora_dir();
+    if !root.is_dir() {
+        say(&format!(
+            "corpora: NOT RUN: no corpora at {}; set VAULTLINK_CORPORA to the folder holding {}",
+            root.display(),
+            CORPORA.join(", ")
+        ));
+        return;
+    }
+    for corpus in CORPORA {
+        let dir = root.join(corpus);
+        assert!(dir.is_dir(), "{} is missing from {}", corpus, root.display());
+        let mut files = Vec::new();
+        markdown_files(&dir, &mut files);
+        let (mut links, mut property_links, mut notes_with_property_links, mut diagnostics) = (0, 0, 0, 0);
+        for file in &files {
+            let text = String::from_utf8_lossy(&std::fs::read(file).expect("a corpus file reads")).into_owned();
+            let path = file.strip_prefix(&dir).expect("inside the corpus").to_string_lossy().replace('\\', "/");
+            let note = parse_note(&path, &text, &ParseConfig::OBSIDIAN);
+            for link in &note.links {
+                for span in [link.span, link.target_span] {
+                    assert!(
+                        span.end <= text.len() && text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
+                        "{path}: span {span:?} is not on character boundaries"
+                    );
+                }
+            }
+            let properties = note.links.iter().filter(|link| matches!(link.source, LinkSource::Property { .. })).count();
+            links += note.links.len();
+            property_links += properties;
+            notes_with_property_links += usize::from(properties > 0);
+            diagnostics += note.diagnostics.len();
+        }
+        assert!(!files.is_empty(), "{corpus} has no notes");
+        say(&format!(
+            "corpora: {corpus}: {} notes, {links} links, {property_links} property links in {notes_with_property_links} notes, {diagnostics} diagnostics",
+            files.len()
+        ));
+    }
+}
+
+/// The index's counts on each corpus, as reviewed. A change in parsing or resolution shows up
+/// here as a diff to look at, not as a silent drift.
+const INDEX_SNAPSHOT: [(&str, &str); 3] = [
+    ("kepano-obsidian", "notes=103 links=209 resolved=85 unresolved=124 ambiguous=0 orphans=71"),
+    ("dnd-srd-wiki", "notes=1028 links=780 resolved=778 unresolved=2 ambiguous=0 orphans=709"),
+    ("yoshixi-zettelkasten", "notes=13415 links=37360 resolved=30564 unresolved=6786 ambiguous=10 orphans=1990"),
+];
+
+#[test]
+fn index_counts_match_the_snapshot() {
+    let root = corpora_dir();
+    if !root.is_dir() {
+        say(&format!("corpora: NOT RUN: no corpora at {}; the index snapshot was not checked", root.display()));
+        return;
+    }
+    for (corpus, expected) in INDEX_SNAPSHOT {
+        let dir = root.join(corpus);
+        let mut files = Vec::new();
+        markdown_files(&dir, &mut files);
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        for file in &files {
+            let text = String::from_utf8_lossy(&std::fs::read(file).expect("a corpus file reads")).into_owned();
+            let path = file.strip_prefix(&dir).expect("inside the corpus").to_string_lossy().replace('\\', "/");
+            vault.upsert(&path, &text);
+        }
+        let summary = vault.summary();
+        let orphans = vault.note_paths().filter(|path| vault.inbound_count(path) == 0).count();
+        let actual = format!(
+            "notes={} links={} resolved={} unresolved={} ambiguous={} orphans={orphans}",
+            summary.notes, summary.links, summary.resolved_links, summary.unresolved_links, summary.ambiguous_links
+        );
+        say(&format!("corpora: {corpus}: index {actual}"));
+        assert_eq!(actual, expected, "{corpus}: the index counts changed; if that is intended, update INDEX_SNAPSHOT");
+    }
+}

@@ -1,0 +1,100 @@
+//! Nothing panics on any input, and every span lies on character boundaries inside the text.
+//! The inputs are the hostile shapes that break link parsers: unbalanced brackets, huge lines,
+//! deep nesting, many links, multi-byte characters at every boundary, and generated mixes of
+//! link and YAML syntax.
+
+use vaultlink_core::parse::{parse_note, ParseConfig, ParsedNote, MAX_LINKS_PER_NOTE};
+
+fn check(text: &str) -> ParsedNote {
+    let note = parse_note("Note.md", text, &ParseConfig::OBSIDIAN);
+    for link in &note.links {
+        for span in [link.span, link.target_span] {
+            assert!(span.start <= span.end && span.end <= text.len(), "span {span:?} outside a text of {} bytes", text.len());
+            assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "span {span:?} splits a character");
+        }
+        assert!(link.span.start <= link.target_span.start && link.target_span.end <= link.span.end);
+    }
+    for span in note.headings.iter().map(|heading| heading.span).chain(note.block_ids.iter().map(|block| block.span)) {
+        assert!(span.end <= text.len() && text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+    }
+    note
+}
+
+#[test]
+fn unbalanced_brackets() {
+    for text in [
+        "[[", "]]", "[[[[[[", "]]]]]]", "![[", "![", "[](", "[a](", "[a](<b", "[[a|", "[[a]", "[a]]]", "[[]]", "[[|]]",
+        "![[]]", "[]()", "![]()", "[[#]]", "[[#^]]", "[a](<>)", "[a](b \"t)", "%%", "%%%", "$$", "$", "\\", "\\[[a]]",
+        "---", "---\n", "---\n---", "---\n:\n---", "---\n- [[\n---", "---\na: \"[[\n---", "---\na: '\n---", "---\n{{{{\n---",
+        "---\na: [[[[[[\n---", "---\n? [[a]]\n: b\n---", "---\na: |\n---", "---\na: \"\\\n---", "---\na: \"\\u12\"\n---",
+    ] {
+        check(text);
+    }
+}
+
+#[test]
+fn a_one_megabyte_line() {
+    let line = "[[a]] [b](c.md) ".repeat(1 << 16);
+    assert!(line.len() >= 1 << 20);
+    let note = check(&line);
+    // 131,072 links: past the limit, the rest are dropped and the note says so.
+    assert_eq!(note.links.len(), MAX_LINKS_PER_NOTE);
+    assert!(note.truncated);
+    check(&"[".repeat(1 << 20));
+    check(&"[[".repeat(1 << 19));
+    check(&"![a](".repeat(1 << 18));
+}
+
+#[test]
+fn deep_nesting() {
+    check(&format!("{}[[deep]]", "> ".repeat(5_000)));
+    let list: String = (0..2_000).map(|depth| format!("{}- [[item {depth}]]\n", "  ".repeat(depth))).collect();
+    check(&list);
+    let yaml = format!("---\na: {}\"[[x]]\"{}\n---\n", "[".repeat(10_000), "]".repeat(10_000));
+    check(&yaml);
+    let yaml: String = (0..1_000).map(|depth| format!("{}k{depth}:\n", "  ".repeat(depth))).collect();
+    check(&format!("---\n{yaml}{}v: \"[[x]]\"\n---\n", "  ".repeat(1_000)));
+}
+
+#[test]
+fn ten_thousand_links() {
+    let text: String = (0..10_000).map(|index| format!("[[Note {index}|n]] ")).collect();
+    assert_eq!(check(&text).links.len(), 10_000);
+    let yaml: String = (0..10_000).map(|index| format!("  - \"[[P {index}]]\"\n")).collect();
+    assert_eq!(check(&format!("---\nrelated:\n{yaml}---\n")).links.len(), 10_000);
+}
+
+#[test]
+fn multi_byte_characters_at_every_boundary() {
+    let text = "---\nup: \"[[é😀|ü]]\"\nx: 'ß [[ñ]]'\n---\n# Tïtle 😀\n[[Ünï|çødé]] ![[😀.png]] [ä](ö%20ü.md#ß) `[[ĉ]]` %%[[ŝ]]%% ^bløck\n";
+    for (at, _) in text.char_indices() {
+        check(&text[..at]);
+        check(&text[at..]);
+        for (length, _) in text[at..].char_indices().take(12) {
+            check(&text[at..at + length]);
+        }
+    }
+}
+
+/// Pieces of link, Markdown and YAML syntax, glued together in a deterministic pseudo-random
+/// order, so the parser meets the combinations no one writes by hand.
+#[test]
+fn generated_syntax_soup() {
+    const PIECES: [&str; 40] = [
+        "[[", "]]", "![[", "|", "\\|", "#", "^", "[", "](", ")", "<", ">", "%%", "`", "```\n", "    ", "\n", "\r\n", "$",
+        "---\n", ": ", "- ", "\"", "'", "\\", "{", "}", ",", "é", "😀", "a", "Note", ".md", "%20", "%F0%9F", "| ", "> ",
+        "key: \"[[x]]\"\n", "* ", "\t",
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..20_000 {
+        let length = (next() % 40) as usize;
+        let text: String = (0..length).map(|_| PIECES[(next() % PIECES.len() as u64) as usize]).collect();
+        check(&text);
+    }
+}

@@ -1,0 +1,24 @@
+//! Runs the sidecar's tool calls on the plugin's index. Most run in core as they are; those
+//! that need a note's text (`read_note`) get it here, through the Vault API, because core
+//! never reads files.
+
+import { TFile, type App } from "obsidian";
+import { callTool, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
+
+/** Tools whose core operation takes the note's text in a `text` argument. */
+const NEEDS_TEXT = new Set(["read_note"]);
+
+export async function runTool(app: App, index: LinkIndex, tool: string, args: unknown): Promise<ToolOutcome> {
+	if (!NEEDS_TEXT.has(tool) || typeof args !== "object" || args === null) {
+		return callTool(index, tool, args);
+	}
+	const record = args as Record<string, unknown>;
+	const path = typeof record["path"] === "string" ? index.findNote(record["path"]) : undefined;
+	const file = path === undefined ? null : app.vault.getAbstractFileByPath(path);
+	if (!(file instanceof TFile)) {
+		// Core answers `note_not_found` with its own wording.
+		return callTool(index, tool, args);
+	}
+	const text = await app.vault.cachedRead(file);
+	return callTool(index, tool, { ...record, text });
+}
