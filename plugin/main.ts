@@ -6,6 +6,7 @@ import { FileSystemAdapter, Notice, Plugin } from "obsidian";
 import { BridgeServer } from "./bridge/server";
 import { DEFAULT_INDEXER_OPTIONS, Indexer, type IndexerOptions } from "./indexer";
 import { registerLinkParityCommand } from "./parity/command";
+import { applyObsidianConfig } from "./obsidian-config";
 import { runTool } from "./tools";
 import { createLinkIndex, type Vault as LinkIndex } from "./wasm";
 
@@ -43,6 +44,7 @@ export default class VaultlinkPlugin extends Plugin {
 		const layoutReady = new Promise<void>((resolve) => this.app.workspace.onLayoutReady(resolve));
 		this.ready = layoutReady.then(async () => {
 			if (this.unloaded) return;
+			await applyObsidianConfig(this.app, linkIndex);
 			indexer.registerEvents(this);
 			await indexer.indexAll();
 			if (this.unloaded) return;

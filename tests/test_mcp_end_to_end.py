@@ -260,3 +260,24 @@ def test_the_plugin_listens_on_no_tcp_port(plugin):
     mode = os.stat(plugin["socket"]).st_mode & 0o777
     assert mode == 0o600, oct(mode)
     assert os.stat(plugin["discovery"]).st_mode & 0o777 == 0o600
+
+
+def test_both_paths_follow_obsidians_excluded_files(vault, runtime_dir, tmp_path):
+    """`.obsidian/app.json` excludes a folder: its notes are no longer reported as orphans,
+    standalone and through the plugin alike."""
+    (vault / ".obsidian" / "app.json").write_text(json.dumps({"userIgnoreFilters": ["Archive/"]}))
+    calls = [("find_orphans", {})]
+    _, _, standalone = asyncio.run(session_calls(vault, runtime_dir, "standalone", calls))
+    orphans = standalone[0].structured_content["orphans"]
+    assert "Archive/Orphan.md" not in orphans
+    assert orphans == ["Inbox.md", "Reference/Glossary.md"]
+
+    host = subprocess.Popen(["node", str(PLUGIN_HOST), str(vault)], stdout=subprocess.PIPE,
+                            env={**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir)}, text=True)
+    try:
+        assert json.loads(host.stdout.readline())["ready"] is True
+        _, _, through_plugin = asyncio.run(session_calls(vault, runtime_dir, "plugin", calls))
+    finally:
+        host.terminate()
+        host.wait(timeout=10)
+    assert answers(through_plugin) == answers(standalone)

@@ -51,7 +51,18 @@ fn main() -> Result<()> {
                 index(&folder)?;
             }
         }
-        _ => bail!("usage: vaultlink-bench parse|index <vault folder>..."),
+        // One in-memory build and nothing else, for a profiler (valgrind --tool=callgrind).
+        "index-once" => {
+            for folder in folders {
+                let notes = read_vault(&folder)?;
+                let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+                for note in &notes {
+                    vault.upsert(&note.path, &note.text);
+                }
+                println!("{}: {} notes", folder.display(), vault.note_count());
+            }
+        }
+        _ => bail!("usage: vaultlink-bench parse|index|index-once <vault folder>..."),
     }
     Ok(())
 }

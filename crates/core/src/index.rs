@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::parse::{parse_note, Link, ParseConfig};
-use crate::resolve::{self, fold, heading_key, lookup_names, FileLookup, Resolution};
+use crate::resolve::{self, fold, heading_key, watch_key, FileLookup, Resolution};
 
 /// How new links are written when vaultlink writes one (Obsidian's "New link format").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,7 +78,7 @@ pub struct Vault {
     resolutions: HashMap<Arc<str>, Vec<Resolution>>,
     /// Target path to the links that resolve to it.
     backlinks: HashMap<Arc<str>, BTreeSet<LinkRef>>,
-    /// Folded file name to the links whose resolution depends on the files of that name.
+    /// [`watch_key`] of a name to the links whose resolution depends on the files of that name.
     watchers: HashMap<String, HashSet<LinkRef>>,
 }
 
@@ -139,6 +139,12 @@ impl Vault {
         &self.config
     }
 
+    /// Changes what queries exclude and how links are written. The parse settings stay, since
+    /// the notes were parsed with them.
+    pub fn reconfigure(&mut self, config: IndexConfig) {
+        self.config = IndexConfig { parse: self.config.parse, ..config };
+    }
+
     /// Adds a file, or replaces it. The text of an attachment is ignored.
     pub fn upsert(&mut self, path: &str, text: &str) {
         let note = is_note_path(path).then(|| {
@@ -164,8 +170,8 @@ impl Vault {
         self.files.insert(path.clone(), note);
         if is_new {
             let name = fold(resolve::file_name(&path));
-            self.by_name.entry(name.clone()).or_default().insert(path.clone());
-            self.reresolve_watchers(&name);
+            self.by_name.entry(name).or_default().insert(path.clone());
+            self.reresolve_watchers(&watch_key(&path));
         }
         self.index_links(&path);
     }
@@ -189,7 +195,7 @@ impl Vault {
                 self.by_name.remove(&name);
             }
         }
-        self.reresolve_watchers(&name);
+        self.reresolve_watchers(&watch_key(&path));
         Some(note)
     }
 
@@ -213,9 +219,7 @@ impl Vault {
             let resolution = resolve::resolve(self, source, link);
             let link_ref: LinkRef = (source.clone(), index as u32);
             if !link.path.trim().is_empty() {
-                for name in lookup_names(&link.path) {
-                    watched.push((name, link_ref.clone()));
-                }
+                watched.push((watch_key(&link.path), link_ref.clone()));
             }
             let target = resolution.path().and_then(|target| self.files.get_key_value(target)).map(|(path, _)| path.clone());
             if let Some(target) = target {
@@ -243,21 +247,20 @@ impl Vault {
                 }
             }
             if !link.path.trim().is_empty() {
-                for name in lookup_names(&link.path) {
-                    if let Some(watching) = self.watchers.get_mut(&name) {
-                        watching.remove(&link_ref);
-                        if watching.is_empty() {
-                            self.watchers.remove(&name);
-                        }
+                let key = watch_key(&link.path);
+                if let Some(watching) = self.watchers.get_mut(&key) {
+                    watching.remove(&link_ref);
+                    if watching.is_empty() {
+                        self.watchers.remove(&key);
                     }
                 }
             }
         }
     }
 
-    /// Resolves again every link that looked up files named `name`.
-    fn reresolve_watchers(&mut self, name: &str) {
-        let Some(watching) = self.watchers.get(name) else { return };
+    /// Resolves again every link filed under the watch key `key`.
+    fn reresolve_watchers(&mut self, key: &str) {
+        let Some(watching) = self.watchers.get(key) else { return };
         let mut watching: Vec<LinkRef> = watching.iter().cloned().collect();
         watching.sort();
         for (source, index) in watching {

@@ -4,6 +4,7 @@
 //! crate reads a file, opens a socket, looks at a clock or knows about JavaScript, so every
 //! function can be tested with inline strings and runs the same natively and in wasm.
 
+pub mod config;
 pub mod frontmatter;
 pub mod index;
 pub mod line_index;

@@ -74,12 +74,15 @@ pub fn heading_key(heading: &str) -> String {
     key
 }
 
-/// The folded names a link's path may be looked up by: its file name as written and with
-/// `.md` added. An index re-resolves a link when a file of one of these names comes or goes.
-pub fn lookup_names(linkpath: &str) -> [String; 2] {
-    let name = fold(file_name(linkpath.trim().trim_end_matches('/')));
-    let with_extension = format!("{name}.md");
-    [name, with_extension]
+/// The key under which an index files a name for re-resolution: the folded file name without
+/// a final `.md`. A link `[[Note]]`, `[[Note.md]]` and a file `Note.md` share the key `note`,
+/// so a file that comes or goes re-resolves exactly the links that may look it up.
+pub fn watch_key(name: &str) -> String {
+    let name = fold(file_name(name.trim().trim_end_matches('/')));
+    match name.strip_suffix(".md") {
+        Some(stem) => stem.to_owned(),
+        None => name,
+    }
 }
 
 /// The file name of a vault path: `b.md` for `a/b.md`.
@@ -112,21 +115,16 @@ pub fn resolve(files: &dyn FileLookup, source: &str, link: &Link) -> Resolution 
 /// Resolves a vault path or a name. `exact_path` asks for the whole path to match rather
 /// than a suffix of it.
 fn resolve_linkpath(files: &dyn FileLookup, source: &str, linkpath: &str, exact_path: bool) -> Resolution {
-    let mut tries = Vec::with_capacity(2);
-    if has_extension(linkpath) {
-        tries.push(linkpath.to_owned());
-    }
-    tries.push(format!("{linkpath}.md"));
+    let folded_linkpath = fold(linkpath);
+    let with_extension = [folded_linkpath.as_str(), ".md"];
+    let as_written = [folded_linkpath.as_str(), ""];
+    let tries: &[[&str; 2]] = if has_extension(linkpath) { &[as_written, with_extension] } else { &[with_extension] };
     for wanted in tries {
-        let folded_wanted = fold(&wanted);
+        let name = format!("{}{}", file_name(wanted[0]), wanted[1]);
         let mut candidates: Vec<&str> = files
-            .files_named(file_name(&folded_wanted))
+            .files_named(&name)
             .into_iter()
-            .filter(|candidate| {
-                let folded = fold(candidate);
-                folded == folded_wanted
-                    || (!exact_path && folded.ends_with(&format!("/{folded_wanted}")))
-            })
+            .filter(|candidate| path_matches(&fold(candidate), wanted, exact_path))
             .collect();
         if candidates.is_empty() {
             continue;
@@ -148,6 +146,14 @@ fn resolve_linkpath(files: &dyn FileLookup, source: &str, linkpath: &str, exact_
         };
     }
     Resolution::Unresolved
+}
+
+/// True when the folded `path` is the wanted path (`wanted[0]` followed by `wanted[1]`), or,
+/// unless `exact_path`, ends with `/` and the wanted path.
+fn path_matches(path: &str, wanted: &[&str; 2], exact_path: bool) -> bool {
+    let Some(stem) = path.strip_suffix(wanted[1]) else { return false };
+    let Some(before) = stem.strip_suffix(wanted[0]) else { return false };
+    before.is_empty() || (!exact_path && before.ends_with('/'))
 }
 
 fn has_extension(linkpath: &str) -> bool {

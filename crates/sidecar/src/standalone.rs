@@ -37,8 +37,20 @@ pub struct FolderIndex {
 }
 
 impl FolderIndex {
+    /// The folder's index, configured as the vault's `.obsidian/app.json` asks (Obsidian's
+    /// defaults when there is none).
     pub fn new(root: PathBuf) -> FolderIndex {
-        FolderIndex { root, vault: Vault::new(IndexConfig::obsidian_defaults()), seen: HashMap::new() }
+        let config = match std::fs::read_to_string(root.join(".obsidian/app.json")) {
+            Ok(text) => {
+                let (config, warnings) = vaultlink_core::config::from_app_json(&text);
+                for warning in warnings {
+                    tracing::warn!("{warning}");
+                }
+                config
+            }
+            Err(_) => IndexConfig::obsidian_defaults(),
+        };
+        FolderIndex { root, vault: Vault::new(config), seen: HashMap::new() }
     }
 
     pub fn vault(&self) -> &Vault {

@@ -108,6 +108,16 @@ impl Vault {
         self.inner.find_note(path).map(str::to_owned)
     }
 
+    /// Follows Obsidian's settings from the text of `.obsidian/app.json` (excluded files,
+    /// attachment folder, new link format). Returns a sentence for each setting it could not
+    /// follow.
+    #[wasm_bindgen(js_name = configureFromObsidian)]
+    pub fn configure_from_obsidian(&mut self, app_json: &str) -> Vec<String> {
+        let (config, warnings) = vaultlink_core::config::from_app_json(app_json);
+        self.inner.reconfigure(config);
+        warnings
+    }
+
     #[wasm_bindgen(js_name = noteCount)]
     pub fn note_count(&self) -> usize {
         self.inner.note_count()
