@@ -25,6 +25,8 @@ export default class VaultlinkPlugin extends Plugin {
 	 * needed); rejects if either failed. Set by `onload`.
 	 */
 	ready: Promise<void> = Promise.resolve();
+	/** Resolves once the first index is complete (or was stopped by unloading). Set by `onload`. */
+	private firstIndex: Promise<void> = Promise.resolve();
 
 	private linkIndex: LinkIndex | null = null;
 	private indexer: Indexer | null = null;
@@ -37,16 +39,18 @@ export default class VaultlinkPlugin extends Plugin {
 		const indexer = new Indexer(this.app, linkIndex, this.indexerOptions);
 		this.linkIndex = linkIndex;
 		this.indexer = indexer;
-		registerLinkParityCommand(this);
+		registerLinkParityCommand(this, () => this.settledIndex());
 
 		// Obsidian sends a `create` for every file while the vault loads; subscribing once the
 		// layout is ready skips those, and the first index covers the files instead.
 		const layoutReady = new Promise<void>((resolve) => this.app.workspace.onLayoutReady(resolve));
-		this.ready = layoutReady.then(async () => {
+		this.firstIndex = layoutReady.then(async () => {
 			if (this.unloaded) return;
 			await applyObsidianConfig(this.app, linkIndex);
 			indexer.registerEvents(this);
 			await indexer.indexAll();
+		});
+		this.ready = this.firstIndex.then(async () => {
 			if (this.unloaded) return;
 			// The bridge opens only on a complete index: until then the sidecar answers from
 			// the files on disk, which is slower but never gives a half-built answer.
@@ -83,6 +87,19 @@ export default class VaultlinkPlugin extends Plugin {
 		const bridge = this.bridge;
 		if (bridge === null) return null;
 		return { socketPath: bridge.paths.socketPath, discoveryPath: bridge.paths.discoveryPath, token: bridge.token };
+	}
+
+	/**
+	 * The link index once it holds what the vault holds now: the first index complete and every
+	 * waiting update applied. Null when unloaded.
+	 */
+	private async settledIndex(): Promise<LinkIndex | null> {
+		await this.firstIndex;
+		const indexer = this.indexer;
+		if (indexer === null) return null;
+		indexer.flush();
+		await indexer.whenIdle();
+		return this.linkIndex;
 	}
 
 	/** The server's listening address: a socket path, never a TCP port. */

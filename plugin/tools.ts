@@ -12,12 +12,14 @@ export async function runTool(app: App, index: LinkIndex, tool: string, args: un
 	if (!NEEDS_TEXT.has(tool) || typeof args !== "object" || args === null) {
 		return callTool(index, tool, args);
 	}
-	const record = args as Record<string, unknown>;
+	// The text is the edge's to supply, never the caller's: a caller's own is dropped.
+	const record: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+	delete record["text"];
 	const path = typeof record["path"] === "string" ? index.findNote(record["path"]) : undefined;
 	const file = path === undefined ? null : app.vault.getAbstractFileByPath(path);
 	if (!(file instanceof TFile)) {
 		// Core answers `note_not_found` with its own wording.
-		return callTool(index, tool, args);
+		return callTool(index, tool, record);
 	}
 	const text = await app.vault.cachedRead(file);
 	return callTool(index, tool, { ...record, text });

@@ -1,7 +1,7 @@
 //! Loads the link engine: the wasm module built from `crates/wasm` is inlined into main.js as
 //! bytes (esbuild's binary loader) and instantiated synchronously, once per process.
 
-import { initSync, parseNote as parseNoteInWasm, Vault } from "./wasm/vaultlink_wasm";
+import { initSync, parseNote as parseNoteInWasm, Vault, type InitOutput } from "./wasm/vaultlink_wasm";
 import wasmBytes from "./wasm/vaultlink_wasm_bg.wasm";
 
 export { Vault };
@@ -17,13 +17,21 @@ export interface ToolError {
 /** What `Vault.call` returns: the operation's result object, or its typed error. */
 export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: ToolError };
 
-let initialised = false;
+/** The instantiated module's exports, once `initialiseEngine` has run. */
+let engine: InitOutput | null = null;
 
 /** Instantiates the wasm module if this process has not yet; cheap after the first call. */
-export function initialiseEngine(): void {
-	if (initialised) return;
-	initSync({ module: wasmBytes });
-	initialised = true;
+export function initialiseEngine(): InitOutput {
+	engine ??= initSync({ module: wasmBytes });
+	return engine;
+}
+
+/**
+ * The size of the module's linear memory in bytes: every index of this process together, plus
+ * what the allocator holds. Wasm memory grows and never shrinks, so this is a high-water mark.
+ */
+export function engineMemoryBytes(): number {
+	return initialiseEngine().memory.buffer.byteLength;
 }
 
 /** A new, empty link index. */
@@ -73,6 +81,42 @@ export interface ParsedNote {
 export function parseNote(path: string, text: string): ParsedNote {
 	initialiseEngine();
 	return parseNoteInWasm(path, text) as ParsedNote;
+}
+
+/** How a link resolved (`crates/core/src/resolve.rs`): one file, several (one chosen), or none. */
+export type ResolutionStatus = "resolved" | "ambiguous" | "unresolved";
+
+/**
+ * One link of a note with its resolution (`OutgoingLink` in `crates/core/src/ops.rs`, detailed
+ * format), as far as the plugin reads it.
+ */
+export interface OutgoingLink {
+	kind: ParsedLink["kind"];
+	source: "body" | "property";
+	key?: string;
+	/** The target as written. */
+	target: string;
+	subpath?: string;
+	display?: string;
+	/** UTF-8 byte range of the whole link in the note's text. */
+	span?: { start: number; end: number };
+	status: ResolutionStatus;
+	/** The file the link points to: the only match, or the one chosen of several. */
+	resolved_path?: string;
+	/** Every file that matches, sorted, for an ambiguous link. */
+	candidates?: string[];
+}
+
+/** What `Vault.outgoingLinks` returns: the note's links in the order `parseNote` gives them. */
+export interface OutgoingLinks {
+	path: string;
+	links: OutgoingLink[];
+	truncated: boolean;
+}
+
+/** The links of the note at `path` with their resolutions; throws when the index has no such note. */
+export function outgoingLinks(index: Vault, path: string): OutgoingLinks {
+	return index.outgoingLinks(path) as OutgoingLinks;
 }
 
 /** Runs one of core's named operations on `index`; the wasm glue types the outcome as `any`. */

@@ -202,8 +202,12 @@ def bridge_exchange(socket_path, lines):
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
         client.settimeout(5)
         client.connect(socket_path)
-        for line in lines:
-            client.sendall(line.encode() + b"\n")
+        # One write for all lines: the bridge may close the connection after the first one,
+        # and what it answered before closing must still be read.
+        try:
+            client.sendall(b"".join(line.encode() + b"\n" for line in lines))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
         data = b""
         while True:
             chunk = client.recv(65536)

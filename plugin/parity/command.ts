@@ -1,11 +1,14 @@
 //! The "Compare link parsing with Obsidian" command: reads every note, parses it with core and
-//! compares the links with Obsidian's metadata cache (`compare.ts`), then writes the full report
-//! to the console and shows it in a modal (`modal.ts`).
+//! compares the links with Obsidian's metadata cache (`compare.ts`), then where each link points
+//! in the plugin's index against where Obsidian resolves it (`resolution.ts`), writes the full
+//! report to the console and shows it in a modal (`modal.ts`).
 
-import { App, Notice, Plugin } from "obsidian";
-import { parseNote } from "../wasm";
-import { compareNote, formatReport, summarise, type NoteComparison, type ParityReport, type SkippedNote } from "./compare";
+import { App, Notice, Plugin, type TFile } from "obsidian";
+import { outgoingLinks, parseNote, type ParsedNote, type Vault as LinkIndex } from "../wasm";
+import { compareNote, type NoteComparison } from "./compare";
 import { LinkParityModal } from "./modal";
+import { formatReport, summarise, type ParityReport, type SkippedNote } from "./report";
+import { compareResolution, linkpathsOf, type NoteResolution } from "./resolution";
 
 /** Stable: users bind hotkeys to it. */
 export const COMPARE_LINK_PARSING_COMMAND_ID = "compare-link-parsing";
@@ -13,44 +16,94 @@ export const COMPARE_LINK_PARSING_COMMAND_ID = "compare-link-parsing";
 /** Notes compared between turns of the event loop, so a large vault does not freeze the app. */
 const NOTES_PER_TURN = 200;
 
-export function registerLinkParityCommand(plugin: Plugin): void {
+/**
+ * The plugin's link index once it holds the vault's current texts (the first index complete,
+ * no update waiting), or null when there is none.
+ */
+export type SettledIndex = () => Promise<LinkIndex | null>;
+
+export function registerLinkParityCommand(plugin: Plugin, settledIndex: SettledIndex): void {
 	plugin.addCommand({
 		id: COMPARE_LINK_PARSING_COMMAND_ID,
 		name: "Compare link parsing with Obsidian",
 		// Returns the run's promise, which Obsidian ignores; tests await it.
-		callback: () => runLinkParity(plugin.app),
+		callback: () => runLinkParity(plugin.app, settledIndex),
 	});
 }
 
-/** Compares every Markdown note of the vault; notes Obsidian has not cached yet are skipped. */
-export async function compareVaultLinks(app: App): Promise<ParityReport> {
+/**
+ * Compares every Markdown note of the vault; notes Obsidian has not cached yet are skipped.
+ * Resolution is compared against `index` (skipped for every note when it is null).
+ */
+export async function compareVaultLinks(app: App, index: LinkIndex | null): Promise<ParityReport> {
 	const notes: NoteComparison[] = [];
 	const skipped: SkippedNote[] = [];
+	const resolutions: NoteResolution[] = [];
+	const resolutionSkipped: SkippedNote[] = [];
 	const files = [...app.vault.getMarkdownFiles()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-	for (const [index, file] of files.entries()) {
-		if (index > 0 && index % NOTES_PER_TURN === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+	for (const [position, file] of files.entries()) {
+		if (position > 0 && position % NOTES_PER_TURN === 0) await new Promise((resolve) => setTimeout(resolve, 0));
 		const cache = app.metadataCache.getFileCache(file);
 		if (cache === null) {
-			skipped.push({ path: file.path, reason: "Obsidian has not cached its metadata yet" });
+			const reason = "Obsidian has not cached its metadata yet";
+			skipped.push({ path: file.path, reason });
+			resolutionSkipped.push({ path: file.path, reason });
 			continue;
 		}
+		let text: string;
+		let parsed: ParsedNote;
 		try {
-			const text = await app.vault.cachedRead(file);
-			notes.push(compareNote(file.path, text, parseNote(file.path, text), cache));
+			text = await app.vault.cachedRead(file);
+			parsed = parseNote(file.path, text);
+			notes.push(compareNote(file.path, text, parsed, cache));
 		} catch (error) {
-			skipped.push({ path: file.path, reason: `could not be compared: ${error instanceof Error ? error.message : String(error)}` });
+			const reason = `could not be compared: ${messageOf(error)}`;
+			skipped.push({ path: file.path, reason });
+			resolutionSkipped.push({ path: file.path, reason });
+			continue;
 		}
+		const resolution = compareNoteResolution(app, index, file, text, parsed);
+		if ("reason" in resolution) resolutionSkipped.push(resolution);
+		else resolutions.push(resolution);
 	}
-	return summarise(notes, skipped);
+	return summarise(notes, skipped, resolutions, resolutionSkipped);
 }
 
-async function runLinkParity(app: App): Promise<void> {
+/** Gathers Obsidian's and the index's resolutions of one note and compares them. */
+function compareNoteResolution(app: App, index: LinkIndex | null, file: TFile, text: string, parsed: ParsedNote): NoteResolution | SkippedNote {
+	if (index === null) return { path: file.path, reason: "the plugin's link index is not loaded" };
+	// Keyed by path; a Markdown file's path ends in ".md", so it is never an Object member's name.
+	const resolved = app.metadataCache.resolvedLinks[file.path];
+	const unresolved = app.metadataCache.unresolvedLinks[file.path];
+	// Obsidian gives every note an entry, empty or not, once it has resolved the note's links.
+	if (resolved === undefined && unresolved === undefined) {
+		return { path: file.path, reason: "Obsidian has not resolved its links yet" };
+	}
 	try {
-		const report = await compareVaultLinks(app);
+		const firstLinkpathDest = new Map(
+			linkpathsOf(parsed).map((linkpath) => [linkpath, app.metadataCache.getFirstLinkpathDest(linkpath, file.path)?.path ?? null] as const),
+		);
+		return compareResolution(file.path, text, parsed, outgoingLinks(index, file.path), {
+			resolvedLinks: resolved ?? {},
+			unresolvedLinks: unresolved ?? {},
+			firstLinkpathDest,
+		});
+	} catch (error) {
+		return { path: file.path, reason: `resolution could not be compared: ${messageOf(error)}` };
+	}
+}
+
+function messageOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
+async function runLinkParity(app: App, settledIndex: SettledIndex): Promise<void> {
+	try {
+		const report = await compareVaultLinks(app, await settledIndex());
 		console.log(formatReport(report));
 		new LinkParityModal(app, report).open();
 	} catch (error) {
-		console.error("vaultlink: could not compare link parsing", error);
-		new Notice(`vaultlink: could not compare link parsing: ${error instanceof Error ? error.message : String(error)}`);
+		console.error("vaultlink: could not compare links", error);
+		new Notice(`vaultlink: could not compare links: ${messageOf(error)}`);
 	}
 }

@@ -84,29 +84,6 @@ export interface NoteComparison {
 	truncated: boolean;
 }
 
-/** A note left out of the comparison, and why. */
-export interface SkippedNote {
-	path: string;
-	reason: string;
-}
-
-export interface ParityTotals {
-	notesCompared: number;
-	notesSkipped: number;
-	notesWithDisagreements: number;
-	notesTruncated: number;
-	linksAgreeing: number;
-	disagreements: number;
-	intendedDifferences: number;
-}
-
-export interface ParityReport {
-	totals: ParityTotals;
-	/** Every compared note, in the order given. */
-	notes: NoteComparison[];
-	skipped: SkippedNote[];
-}
-
 /** A link core read, with where it is in Obsidian's units. */
 interface VaultlinkEntry {
 	link: ParsedLink;
@@ -285,7 +262,7 @@ function isEmbed(link: ParsedLink): boolean {
 	return link.kind === "embed" || link.kind === "markdown_embed";
 }
 
-function isMarkdown(link: ParsedLink): boolean {
+export function isMarkdown(link: ParsedLink): boolean {
 	return link.kind === "markdown" || link.kind === "markdown_embed";
 }
 
@@ -304,7 +281,7 @@ function targetOf(link: ParsedLink): string {
 }
 
 /** A property link's key as Obsidian writes it: the key path joined with ".". */
-function propertyKey(link: ParsedLink): string {
+export function propertyKey(link: ParsedLink): string {
 	return link.key_path !== undefined ? link.key_path.join(".") : (link.key ?? "");
 }
 
@@ -330,25 +307,6 @@ function viewOfObsidian(reference: FrontmatterLinkCache | ReferenceCache): LinkV
 
 function startOffset(location: LinkLocation): number {
 	return location.source === "body" ? location.start.offset : -1;
-}
-
-/** The totals over every compared note. */
-export function summarise(notes: NoteComparison[], skipped: SkippedNote[]): ParityReport {
-	const totals: ParityTotals = {
-		notesCompared: notes.length,
-		notesSkipped: skipped.length,
-		notesWithDisagreements: notes.filter((note) => note.disagreements.length > 0).length,
-		notesTruncated: notes.filter((note) => note.truncated).length,
-		linksAgreeing: 0,
-		disagreements: 0,
-		intendedDifferences: 0,
-	};
-	for (const note of notes) {
-		totals.linksAgreeing += note.agreeing;
-		totals.disagreements += note.disagreements.length;
-		totals.intendedDifferences += note.intended.length;
-	}
-	return { totals, notes, skipped };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -379,42 +337,4 @@ export function describeIntended(difference: IntendedDifference): string {
 	const side = difference.side === "vaultlink" ? "only vaultlink" : "only Obsidian";
 	const reason = difference.reason === "property-markdown-link" ? "Markdown link in a property" : "external URL";
 	return `${reason}, ${side}: ${difference.link.original} (${describeLocation(difference.location)})`;
-}
-
-/** The summary counts as short phrases: `12 notes compared`, `3 disagreements`. */
-export function describeTotals(totals: ParityTotals): string[] {
-	const count = (value: number, one: string, many: string) => `${value} ${value === 1 ? one : many}`;
-	return [
-		count(totals.notesCompared, "note compared", "notes compared"),
-		count(totals.linksAgreeing, "link read alike", "links read alike"),
-		`${count(totals.disagreements, "disagreement", "disagreements")} in ${count(totals.notesWithDisagreements, "note", "notes")}`,
-		count(totals.intendedDifferences, "intended difference", "intended differences"),
-		count(totals.notesSkipped, "note skipped", "notes skipped"),
-		count(totals.notesTruncated, "note over vaultlink's link limit", "notes over vaultlink's link limit"),
-	];
-}
-
-/** The whole report as plain text, for the console. */
-export function formatReport(report: ParityReport): string {
-	const lines = ["vaultlink: link parsing compared with Obsidian", ...describeTotals(report.totals).map((phrase) => `  ${phrase}`)];
-	lines.push("", "Disagreements:");
-	const withDisagreements = report.notes.filter((note) => note.disagreements.length > 0);
-	if (withDisagreements.length === 0) lines.push("  none");
-	for (const note of withDisagreements) {
-		lines.push(`  ${note.path}${note.truncated ? " (over vaultlink's link limit)" : ""}`);
-		for (const disagreement of note.disagreements) lines.push(`    ${describeDisagreement(disagreement)}`);
-	}
-	lines.push("", "Intended differences:");
-	for (const explanation of Object.values(INTENDED_DIFFERENCES)) lines.push(`  (${explanation})`);
-	const withIntended = report.notes.filter((note) => note.intended.length > 0);
-	if (withIntended.length === 0) lines.push("  none");
-	for (const note of withIntended) {
-		lines.push(`  ${note.path}`);
-		for (const difference of note.intended) lines.push(`    ${describeIntended(difference)}`);
-	}
-	if (report.skipped.length > 0) {
-		lines.push("", "Skipped:");
-		for (const skipped of report.skipped) lines.push(`  ${skipped.path}: ${skipped.reason}`);
-	}
-	return lines.join("\n");
 }

@@ -1,8 +1,9 @@
-// Bundles the plugin's tests and the test host with esbuild, `obsidian` aliased to the test
-// double and the wasm inlined as in main.js.
+// Bundles the plugin's tests, the test host and the index benchmark with esbuild, `obsidian`
+// aliased to the test double and the wasm inlined as in main.js.
 //
 //   node plugin/test/build.mjs tests   every plugin/test/**/*.test.ts -> build/plugin-tests/*.test.cjs
 //   node plugin/test/build.mjs host    plugin/test/host.ts -> build/plugin-host.cjs
+//   node plugin/test/build.mjs bench   plugin/bench/index-bench.ts -> build/plugin-bench.cjs
 import esbuild from "esbuild";
 import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -50,10 +51,18 @@ async function buildHost() {
 	console.error(`built ${path.relative(root, outfile)}`);
 }
 
+async function buildBench() {
+	const outfile = path.join(root, "build", "plugin-bench.cjs");
+	// No inline source map: the bench is measured, and a smaller bundle loads faster.
+	await esbuild.build({ ...common, sourcemap: false, entryPoints: [path.join(root, "plugin", "bench", "index-bench.ts")], outfile });
+	console.error(`built ${path.relative(root, outfile)}`);
+}
+
 const targets = process.argv.slice(2);
 if (targets.length === 0) targets.push("tests", "host");
 for (const target of targets) {
 	if (target === "tests") await buildTests();
 	else if (target === "host") await buildHost();
-	else throw new Error(`unknown target ${target}; expected "tests" or "host"`);
+	else if (target === "bench") await buildBench();
+	else throw new Error(`unknown target ${target}; expected "tests", "host" or "bench"`);
 }

@@ -137,6 +137,21 @@ test("the metadata cache answers from the fixtures a test sets, with copies", ()
 	assert.equal(app.metadataCache.getFileCache(a), null);
 });
 
+test("the metadata cache resolves linkpaths from fixtures, per linking note, to the vault's files", () => {
+	const app = new App(writeFixtureVault("//- A.md\n[[B]]\n//- Sub/B.md\n//- B.md\n"));
+	const cache = app.metadataCache;
+	assert.deepEqual([cache.resolvedLinks, cache.unresolvedLinks], [{}, {}], "nothing resolved until a test says so");
+	cache.setFirstLinkpathDest("B", "A.md", "Sub/B.md");
+	cache.setFirstLinkpathDest("B", "/Sub/B.md", "B.md");
+	cache.setFirstLinkpathDest("Gone", "A.md", null);
+	assert.equal(cache.getFirstLinkpathDest("B", "A.md"), app.vault.getFileByPath("Sub/B.md"), "the vault's own TFile");
+	assert.equal(cache.getFirstLinkpathDest("B", "Sub/B.md")?.path, "B.md", "answers depend on the linking note");
+	assert.equal(cache.getFirstLinkpathDest("Gone", "A.md"), null);
+	assert.equal(cache.getFirstLinkpathDest("b", "A.md"), null, "a linkpath without a fixture names no file");
+	cache.setFirstLinkpathDest("C", "A.md", "C.md");
+	assert.throws(() => cache.getFirstLinkpathDest("C", "A.md"), /names C\.md, which is not a file of the vault/);
+});
+
 test("fake elements record what is rendered and refuse what they cannot do", () => {
 	const root = new FakeElement("div");
 	const list = root.createEl("ul", { cls: "a b" });

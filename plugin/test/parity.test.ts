@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CachedMetadata, FrontmatterLinkCache, Loc, ReferenceCache } from "obsidian";
-import { compareNote, describeDisagreement, describeIntended, summarise, type NoteComparison } from "../parity/compare";
+import { compareNote, describeDisagreement, describeIntended, type NoteComparison } from "../parity/compare";
+import { summarise } from "../parity/report";
 import { COMPARE_LINK_PARSING_COMMAND_ID, compareVaultLinks } from "../parity/command";
 import { LinkParityModal, renderReport } from "../parity/modal";
 import { parseNote } from "../wasm";
@@ -291,8 +292,17 @@ Not cached by Obsidian yet: [[Alpha]].
 //- image.png
 `;
 
-/** Sets the fixture caches for VAULT: Alpha disagrees once (Gamma), Beta agrees. */
+/**
+ * Sets the fixture caches for VAULT. Parsing: Alpha disagrees once (Gamma), Beta agrees.
+ * Resolution: every link points to the same file on both sides, but Obsidian counts one link
+ * to Beta fewer in Alpha (as if it did not count links in properties).
+ */
 function cacheVault(app: App): void {
+	const cache = app.metadataCache;
+	cache.resolvedLinks = { "Alpha.md": { "Beta.md": 1 }, "Beta.md": { "Alpha.md": 1 } };
+	cache.unresolvedLinks = { "Alpha.md": { Gamma: 1 }, "Beta.md": { "https://example.com": 1 } };
+	cache.setFirstLinkpathDest("Beta", "Alpha.md", "Beta.md");
+	cache.setFirstLinkpathDest("Alpha", "Beta.md", "Alpha.md");
 	const alpha = '---\nup: "[[Beta]]"\nsource: "[paper](Papers/Paper.md)"\n---\n😀 Alpha links to [[Beta]] and [[Gamma]].';
 	app.metadataCache.setFileCache(
 		"Alpha.md",
@@ -308,7 +318,7 @@ function cacheVault(app: App): void {
 test("the vault's notes are compared, and notes Obsidian has not cached are skipped", async () => {
 	const app = new App(writeFixtureVault(VAULT));
 	cacheVault(app);
-	const report = await compareVaultLinks(asObsidianApp(app));
+	const report = await compareVaultLinks(asObsidianApp(app), null);
 	assert.deepEqual(report.totals, {
 		notesCompared: 2,
 		notesSkipped: 1,
@@ -368,6 +378,16 @@ test("the command is registered with its stable id; running it logs the report a
 		"  li external URL, only Obsidian: [the web](https://example.com) (line 1, column 33)",
 		"h3 Skipped",
 		"  li Notes/Uncached.md: Obsidian has not cached its metadata yet",
+		"h3 Resolution",
+		"  li 2 notes compared",
+		"  li 5 links resolved alike",
+		"  li 0 links resolved differently and 1 destination counted differently, in 1 note",
+		"  li 0 ambiguous links, 0 where Obsidian picks another file",
+		"h3 Resolution disagreements",
+		'  li links to "Beta.md": vaultlink 2, Obsidian 1',
+		"h3 Ambiguous links",
+		"p None: no link matches more than one file.",
+		"h3 Resolution skipped",
 	]) {
 		assert.ok(shown.includes(line), `the modal shows ${JSON.stringify(line)}:\n${shown.join("\n")}`);
 	}
@@ -376,6 +396,7 @@ test("the command is registered with its stable id; running it logs the report a
 	assert.match(report, /2 notes compared/);
 	assert.match(report, /Alpha\.md\n {4}both, different target: \[\[Gamma\]\]/);
 	assert.match(report, /Notes\/Uncached\.md: Obsidian has not cached its metadata yet/);
+	assert.match(report, /Resolution disagreements:\n {2}Alpha\.md\n {4}links to "Beta\.md": vaultlink 2, Obsidian 1\n/);
 
 	modal.scope.press("Escape");
 	assert.ok(!modal.isOpen, "Escape closes the modal");
@@ -409,5 +430,15 @@ test("an empty vault gives an empty report that says so", () => {
 		"  li vaultlink also reads Markdown links ([text](Note.md)) inside property values; Obsidian reads only wikilinks there.",
 		"  li Obsidian's cache may list links to external URLs ([text](https://…)); vaultlink does not count them as links in the vault.",
 		"p None in this vault.",
+		"h3 Resolution",
+		"  li 0 notes compared",
+		"  li 0 links resolved alike",
+		"  li 0 links resolved differently and 0 destinations counted differently, in 0 notes",
+		"  li 0 ambiguous links, 0 where Obsidian picks another file",
+		"  li 0 notes skipped",
+		"h3 Resolution disagreements",
+		"p None: every link points to the same file on both sides.",
+		"h3 Ambiguous links",
+		"p None: no link matches more than one file.",
 	]);
 });

@@ -10,6 +10,7 @@ pub mod index;
 pub mod line_index;
 pub mod ops;
 pub mod parse;
+pub mod rename;
 pub mod resolve;
 
 pub use index::Vault;

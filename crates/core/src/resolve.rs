@@ -9,7 +9,9 @@
 //!
 //! When several files match, Obsidian's choice is not documented, so ours is fixed and
 //! simple: a file in the linking note's folder first, then the shortest path, then the
-//! lexicographically first. Such a link is reported as ambiguous.
+//! lexicographically first. Such a link is reported as ambiguous. A wikilink path with a
+//! leading `/` (`[[/Note]]`) is anchored at the vault root, which is how vaultlink writes a
+//! link to a root note whose name other folders share.
 
 use serde::{Deserialize, Serialize};
 
@@ -109,7 +111,10 @@ pub fn resolve(files: &dyn FileLookup, source: &str, link: &Link) -> Resolution 
             }
         }
     }
-    resolve_linkpath(files, source, path.trim_start_matches('/'), false)
+    // A leading `/` anchors a wikilink at the vault root: `[[/Note]]` is the root's Note.md
+    // even when other folders hold one too.
+    let rooted = path.starts_with('/');
+    resolve_linkpath(files, source, path.trim_start_matches('/'), rooted)
 }
 
 /// Resolves a vault path or a name. `exact_path` asks for the whole path to match rather

@@ -12,6 +12,8 @@ use vaultlink_core::index::IndexConfig;
 use vaultlink_core::parse::{parse_note, LinkSource, ParseConfig};
 use vaultlink_core::Vault;
 
+mod common;
+
 const CORPORA: [&str; 3] = ["kepano-obsidian", "dnd-srd-wiki", "yoshixi-zettelkasten"];
 
 fn corpora_dir() -> PathBuf {
@@ -117,5 +119,53 @@ fn index_counts_match_the_snapshot() {
         );
         say(&format!("corpora: {corpus}: index {actual}"));
         assert_eq!(actual, expected, "{corpus}: the index counts changed; if that is intended, update INDEX_SNAPSHOT");
+    }
+}
+
+/// Moves on real vaults keep every link: the most-linked notes, a spread of others, and one
+/// folder, each planned, applied in memory and checked against the invariant.
+#[test]
+fn moves_keep_every_link_on_the_corpora() {
+    let root = corpora_dir();
+    if !root.is_dir() {
+        say(&format!("corpora: NOT RUN: no corpora at {}; moves were not checked on them", root.display()));
+        return;
+    }
+    for corpus in CORPORA {
+        let dir = root.join(corpus);
+        let mut paths = Vec::new();
+        markdown_files(&dir, &mut paths);
+        let mut files = common::Files::new();
+        for file in &paths {
+            let text = String::from_utf8_lossy(&std::fs::read(file).expect("a corpus file reads")).into_owned();
+            files.insert(file.strip_prefix(&dir).expect("inside").to_string_lossy().replace('\\', "/"), text);
+        }
+        let vault = common::index(&files);
+        let mut by_links: Vec<(&str, usize)> = vault.note_paths().map(|path| (path, vault.backlinks(path).len())).collect();
+        by_links.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let mut sources: Vec<String> = by_links.iter().take(3).map(|(path, _)| (*path).to_owned()).collect();
+        sources.extend(vault.note_paths().step_by(vault.note_count() / 5 + 1).map(str::to_owned));
+        let folder = sources[0].rsplit_once('/').map(|(folder, _)| folder.to_owned());
+        let (mut planned, mut refused) = (0, 0);
+        let mut moves: Vec<(String, String)> =
+            sources.iter().map(|from| (from.clone(), format!("moved by test/{}", from.rsplit('/').next().unwrap_or(from)))).collect();
+        if let Some(folder) = folder {
+            moves.push((folder.clone(), format!("moved folder/{folder}")));
+        }
+        for (from, to) in &moves {
+            match common::plan_with(&vault, &files, from, to) {
+                Ok(plan) => {
+                    planned += 1;
+                    let after = common::apply(&files, &plan);
+                    common::check_invariant_with(&vault, &files, &plan, &after);
+                }
+                Err(reason) => {
+                    refused += 1;
+                    say(&format!("corpora: {corpus}: moving {from} refused: {reason}"));
+                }
+            }
+        }
+        say(&format!("corpora: {corpus}: {planned} moves planned and checked, {refused} refused"));
+        assert!(planned > 0, "{corpus}: no move could be planned");
     }
 }

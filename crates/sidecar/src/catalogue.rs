@@ -29,6 +29,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         resolve_link(),
         list_notes(),
         read_note(),
+        move_note(),
     ]
 }
 
@@ -322,6 +323,67 @@ leaves the vault.",
             "required": ["path", "body"]
         }),
     )
+}
+
+fn move_note() -> ToolSpec {
+    let change = json!({
+        "type": "object",
+        "properties": {
+            "note": {"type": "string", "description": "The note holding the link, at its path before the move."},
+            "line": {"type": "integer", "minimum": 1},
+            "before": {"type": "string"},
+            "after": {"type": "string"},
+            "reason": {"type": "string", "enum": ["target_moved", "source_moved", "second_order"]}
+        },
+        "required": ["note", "line", "before", "after", "reason"]
+    });
+    ToolSpec {
+        name: "move_note",
+        title: "Move or rename a note, attachment or folder, keeping every link",
+        description: "Moves or renames a note, an attachment or a folder and rewrites every link that must change so \
+that each link in the vault still points where it pointed: links to the moved files (in bodies and in properties), \
+the moved notes' own relative markdown links, and links a name collision would otherwise redirect. Only the target of \
+a link is rewritten; aliases, headings, block ids, embeds, table escapes and property quoting stay as written. The \
+plan is proven before anything is written, and applied all or nothing. By default it is a dry run: nothing changes and \
+the answer lists every change with a `plan_hash`; call again with `approved_plan_hash` set to that hash (or with \
+`dry_run: false`) to apply it, and it applies only if the plan is still the same. Use it instead of moving files \
+yourself, which would break links. Refusals: `invalid_name` (a name with [ ] # ^ | : %% or control characters, or \
+ending with a space or a dot), `destination_exists`, `invalid_path` (a folder into itself, or a path leaving the \
+vault), `unrepresentable_link` (some link could not be written to keep its target; nothing changes), \
+`plan_hash_mismatch` (the vault changed since the preview: preview again), `concurrent_modification` (a note was \
+edited while applying: nothing changed), `note_not_found`.",
+        input_schema: object(
+            json!({
+                "from": note_path("The file or folder to move"),
+                "to": {"type": "string", "description": "The new path relative to the vault root, such as `Archive/Old idea.md` or, for a folder, `Archive/2025`. A note keeps its `.md` if it is left out."},
+                "dry_run": {"type": "boolean", "default": true, "description": "True (the default, unless `approved_plan_hash` is given) previews the plan and changes nothing."},
+                "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: apply the move only if the plan is still exactly that one."},
+                "response_format": response_format()
+            }),
+            &["from", "to"],
+        ),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "dry_run": {"type": "boolean"},
+                "applied": {"type": "boolean"},
+                "plan_hash": {"type": "string"},
+                "moves": {"type": "array", "items": {"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}, "required": ["from", "to"]}},
+                "notes_edited": {"type": "integer", "minimum": 0},
+                "links_changed": {"type": "integer", "minimum": 0},
+                "changes": {"type": "array", "items": change},
+                "newly_resolved": {
+                    "type": "array",
+                    "description": "Links that were unresolved and will find the moved file under its new name.",
+                    "items": {"type": "object", "properties": {"note": {"type": "string"}, "line": {"type": "integer"}, "link": {"type": "string"}, "resolves_to": {"type": "string"}}, "required": ["note", "line", "link", "resolves_to"]}
+                }
+            },
+            "required": ["dry_run", "applied", "plan_hash", "moves", "notes_edited", "links_changed", "newly_resolved"]
+        }),
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+    }
 }
 
 #[cfg(test)]

@@ -87,6 +87,23 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Mode::Auto)]
         mode: Mode,
     },
+    /// Move or rename a note, attachment or folder, rewriting the links that must change.
+    Mv {
+        /// The vault folder.
+        vault: PathBuf,
+        /// The file or folder to move, relative to the vault.
+        from: String,
+        /// Its new path, relative to the vault.
+        to: String,
+        /// Show what would change, and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_enum, default_value_t = Mode::Auto)]
+        mode: Mode,
+    },
     /// Count the vault's notes, attachments and links.
     Summary {
         /// The vault folder.
@@ -152,6 +169,29 @@ pub async fn run(cli: Cli) -> Result<()> {
                 for orphan in orphans.as_array().into_iter().flatten() {
                     out!("  {}", orphan.as_str().unwrap_or_default());
                 }
+            }
+            Ok(())
+        }
+        Command::Mv { vault, from, to, dry_run, json, mode } => {
+            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let answer = call(&mut router, "move_note", json!({ "from": from, "to": to, "dry_run": dry_run })).await?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&answer)?);
+                return Ok(());
+            }
+            for file_move in answer["moves"].as_array().into_iter().flatten() {
+                out!("{} {} -> {}", if dry_run { "would move" } else { "moved" }, text(file_move, "from"), text(file_move, "to"));
+            }
+            let changes = answer["changes"].as_array().cloned().unwrap_or_default();
+            out!("{} links in {} notes {}:", changes.len(), number(&answer, "notes_edited"), if dry_run { "would be rewritten" } else { "rewritten" });
+            for change in &changes {
+                out!("  {}:{}  {}  ->  {}  ({})", text(change, "note"), number(change, "line"), text(change, "before"), text(change, "after"), text(change, "reason").replace('_', " "));
+            }
+            for found in answer["newly_resolved"].as_array().into_iter().flatten() {
+                out!("  note: {}:{} {} will now find {}", text(found, "note"), number(found, "line"), text(found, "link"), text(found, "resolves_to"));
+            }
+            if dry_run {
+                out!("Nothing was changed (--dry-run).");
             }
             Ok(())
         }

@@ -2,6 +2,7 @@
 //! wires things up; stdout belongs to the command (for `mcp`, to the protocol), logs go to
 //! stderr.
 
+mod apply;
 mod bridge;
 mod catalogue;
 mod cli;

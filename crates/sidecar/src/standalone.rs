@@ -53,6 +53,10 @@ impl FolderIndex {
         FolderIndex { root, vault: Vault::new(config), seen: HashMap::new() }
     }
 
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     pub fn vault(&self) -> &Vault {
         &self.vault
     }

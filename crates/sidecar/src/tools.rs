@@ -149,6 +149,9 @@ impl Router {
         }
         let folder = self.folder.as_mut().expect("just set");
         folder.refresh().map_err(|error| ToolError::io(format!("{error:#}")))?;
+        if tool == "move_note" {
+            return crate::apply::move_note(folder, &arguments);
+        }
         let mut arguments = arguments;
         if tool == "read_note" {
             let path = arguments.get("path").and_then(Value::as_str).unwrap_or_default();
@@ -172,7 +175,7 @@ pub fn run_on(vault: &vaultlink_core::Vault, tool: &str, arguments: Value) -> Re
 }
 
 /// Parameters that name a place in the vault.
-const PATH_PARAMETERS: [&str; 3] = ["path", "from", "folder"];
+const PATH_PARAMETERS: [&str; 4] = ["path", "from", "to", "folder"];
 
 /// Checks arguments against the tool's advertised input schema, server-side: an object, no
 /// unknown parameter, every required one, each of its type, range and allowed values, and

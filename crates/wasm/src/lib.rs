@@ -3,7 +3,10 @@
 
 use serde::Serialize;
 use vaultlink_core::line_index::{Utf16Index, Utf16Position};
+use std::collections::BTreeMap;
+
 use vaultlink_core::ops::{self, OpError, Request};
+use vaultlink_core::rename;
 use wasm_bindgen::prelude::*;
 
 /// The link index of one vault, kept in wasm memory.
@@ -58,6 +61,60 @@ struct ParsedForJs {
 struct Loc {
     start: Utf16Position,
     end: Utf16Position,
+}
+
+#[derive(Serialize)]
+struct NotesOutcome {
+    ok: bool,
+    notes: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct PlanOutcome {
+    ok: bool,
+    plan: rename::MovePlan,
+}
+
+#[derive(Serialize)]
+struct Failure {
+    ok: bool,
+    error: ErrorBody,
+}
+
+fn failure(error: &rename::MoveError) -> Failure {
+    Failure {
+        ok: false,
+        error: ErrorBody { code: error.code(), message: error.message(), hint: error.hint(), retryable: error.retryable() },
+    }
+}
+
+/// What `move_note` answers for `plan`: `{dry_run, applied, plan_hash, moves, notes_edited,
+/// changes?, links_changed, newly_resolved}`.
+#[wasm_bindgen(js_name = moveAnswer)]
+pub fn move_answer(plan: JsValue, dry_run: bool, applied: bool, detailed: bool) -> Result<JsValue, JsError> {
+    let plan: rename::MovePlan =
+        serde_wasm_bindgen::from_value(plan).map_err(|error| JsError::new(&format!("not a move plan: {error}")))?;
+    to_js(&rename::MoveAnswer::new(&plan, dry_run, applied, detailed))
+}
+
+/// Applies a file's edits (from a plan) to its text.
+#[wasm_bindgen(js_name = applyEdits)]
+pub fn apply_edits(text: &str, edits: JsValue) -> Result<String, JsError> {
+    let edits: Vec<rename::TextEdit> =
+        serde_wasm_bindgen::from_value(edits).map_err(|error| JsError::new(&format!("not a list of edits: {error}")))?;
+    if edits.windows(2).any(|pair| pair[0].span.end > pair[1].span.start)
+        || edits.last().is_some_and(|edit| edit.span.end > text.len())
+        || edits.iter().any(|edit| !text.is_char_boundary(edit.span.start) || !text.is_char_boundary(edit.span.end))
+    {
+        return Err(JsError::new("the edits do not fit this text: it changed since the plan was made"));
+    }
+    Ok(rename::apply_edits(text, &edits))
+}
+
+/// SHA-256 of a text as lowercase hex, as a plan's `content_hash`.
+#[wasm_bindgen(js_name = contentHash)]
+pub fn content_hash(text: &str) -> String {
+    rename::content_hash(text)
 }
 
 /// Parses one note the way the index does. `path` gives the title.
@@ -116,6 +173,28 @@ impl Vault {
         let (config, warnings) = vaultlink_core::config::from_app_json(app_json);
         self.inner.reconfigure(config);
         warnings
+    }
+
+    /// Step one of a move: the notes whose text `planMove` needs, as
+    /// `{ok: true, notes}` or `{ok: false, error}`.
+    #[wasm_bindgen(js_name = notesToRead)]
+    pub fn notes_to_read(&self, from: &str, to: &str) -> Result<JsValue, JsError> {
+        match rename::notes_to_read(&self.inner, from, to) {
+            Ok(notes) => to_js(&NotesOutcome { ok: true, notes }),
+            Err(error) => to_js(&failure(&error)),
+        }
+    }
+
+    /// Step two: plans and proves the move, given `{path: text}` for every note step one named.
+    /// `{ok: true, plan}` or `{ok: false, error}`.
+    #[wasm_bindgen(js_name = planMove)]
+    pub fn plan_move(&self, from: &str, to: &str, texts: JsValue) -> Result<JsValue, JsError> {
+        let texts: BTreeMap<String, String> = serde_wasm_bindgen::from_value(texts)
+            .map_err(|error| JsError::new(&format!("texts must map paths to strings: {error}")))?;
+        match rename::plan_move(&self.inner, from, to, &texts) {
+            Ok(plan) => to_js(&PlanOutcome { ok: true, plan }),
+            Err(error) => to_js(&failure(&error)),
+        }
     }
 
     #[wasm_bindgen(js_name = noteCount)]

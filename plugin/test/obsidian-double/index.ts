@@ -435,12 +435,30 @@ export class Vault
 // App, workspace, metadata
 
 /**
- * The metadata cache answers from fixtures a test sets with `setFileCache`: the double does not
- * parse Markdown, so what "Obsidian" read is whatever the test says it read. Files without a
- * fixture have no cache yet, as in Obsidian before it has indexed them.
+ * The metadata cache answers from fixtures a test sets: the double does not parse Markdown or
+ * resolve links, so what "Obsidian" read is whatever the test says it read.
+ *
+ * - `setFileCache` sets a file's cached metadata. Files without one have no cache yet, as in
+ *   Obsidian before it has indexed them.
+ * - `resolvedLinks` and `unresolvedLinks` are plain fields, as in Obsidian; a test assigns them.
+ * - `setFirstLinkpathDest` sets which file `getFirstLinkpathDest` gives for a linkpath written in
+ *   one note. A linkpath without a fixture gives null, as Obsidian does for one that names no file.
  */
-export class MetadataCache extends Events implements Pick<obsidian.MetadataCache, "getFileCache" | "getCache"> {
+export class MetadataCache
+	extends Events
+	implements Pick<obsidian.MetadataCache, "getFileCache" | "getCache" | "resolvedLinks" | "unresolvedLinks" | "getFirstLinkpathDest">
+{
+	resolvedLinks: Record<string, Record<string, number>> = {};
+	unresolvedLinks: Record<string, Record<string, number>> = {};
+	private readonly vault: Vault;
 	private readonly caches = new Map<string, obsidian.CachedMetadata>();
+	/** Destination paths by source path, then by linkpath. */
+	private readonly destinations = new Map<string, Map<string, string | null>>();
+
+	constructor(vault: Vault) {
+		super();
+		this.vault = vault;
+	}
 
 	/** Sets (or with null, clears) the cached metadata of the file at `filePath`. */
 	setFileCache(filePath: string, cache: obsidian.CachedMetadata | null): void {
@@ -458,6 +476,26 @@ export class MetadataCache extends Events implements Pick<obsidian.MetadataCache
 		const cache = this.caches.get(normalizePath(filePath));
 		return cache === undefined ? null : structuredClone(cache);
 	}
+
+	/**
+	 * Sets what `getFirstLinkpathDest(linkpath, sourcePath)` gives: the file at `destinationPath`,
+	 * which must exist in the vault when asked for, or null.
+	 */
+	setFirstLinkpathDest(linkpath: string, sourcePath: string, destinationPath: string | null): void {
+		const source = normalizePath(sourcePath);
+		const bySource = this.destinations.get(source) ?? new Map<string, string | null>();
+		bySource.set(linkpath, destinationPath === null ? null : normalizePath(destinationPath));
+		this.destinations.set(source, bySource);
+	}
+
+	getFirstLinkpathDest(linkpath: string, sourcePath: string): TFile | null {
+		const destination = this.destinations.get(normalizePath(sourcePath))?.get(linkpath) ?? null;
+		if (destination === null) return null;
+		const file = this.vault.getFileByPath(destination);
+		// A fixture naming a file that is not there is a mistake in the test, not an answer.
+		if (file === null) throw new Error(`getFirstLinkpathDest fixture for ${JSON.stringify(linkpath)} names ${destination}, which is not a file of the vault`);
+		return file;
+	}
 }
 
 export class Workspace extends Events implements Pick<obsidian.Workspace, "layoutReady" | "onLayoutReady"> {
@@ -472,10 +510,11 @@ export class Workspace extends Events implements Pick<obsidian.Workspace, "layou
 export class App implements Pick<obsidian.App, "isDarkMode"> {
 	readonly vault: Vault;
 	readonly workspace = new Workspace();
-	readonly metadataCache = new MetadataCache();
+	readonly metadataCache: MetadataCache;
 
 	constructor(vaultPath: string) {
 		this.vault = new Vault(vaultPath);
+		this.metadataCache = new MetadataCache(this.vault);
 	}
 
 	isDarkMode(): boolean {

@@ -1,0 +1,654 @@
+//! Plans a move or rename of a note, an attachment or a folder so that every link keeps
+//! pointing where it pointed, and proves it before anything is written.
+//!
+//! The plan is data: the file moves, and per affected note the edits as byte ranges over the
+//! text that was read, with that text's hash. Only the target part of a link is replaced, so
+//! an alias, a heading path, a block id, the `!` of an embed, a table's `\|` and the quotes of
+//! a property stay as written.
+//!
+//! Planning takes two steps because core reads no files: [`notes_to_read`] names the notes
+//! whose text the plan needs, and [`plan_move`] takes those texts. The proof applies the edits
+//! to the texts, parses every changed note again and resolves every link that the move could
+//! affect against the vault as it will be; a plan that does not keep every link where it
+//! pointed is refused, and nothing is written.
+//!
+//! The invariant, and its one deliberate exception: after the move every link resolves to
+//! where it resolved before, with moved files at their new paths, and unresolved links stay
+//! unresolved, except a link that was unresolved because the moved file did not yet have its
+//! new name: it now finds that file, and the plan lists it under `newly_resolved`.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::index::{is_note_path, Vault};
+use crate::parse::{parse_note, Link, LinkSource, Span};
+use crate::resolve::{self, file_name, fold, folder, watch_key, FileLookup, Resolution};
+
+/// One replacement in one note's text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextEdit {
+    /// UTF-8 byte range of the text that was read.
+    pub span: Span,
+    pub replacement: String,
+}
+
+/// The edits to one note.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEdit {
+    /// The note's path when the plan was made (before the moves).
+    pub path: String,
+    /// SHA-256 of the text the edits apply to, as lowercase hex. An edge refuses to apply the
+    /// plan when the note's text no longer has this hash.
+    pub content_hash: String,
+    /// Sorted and disjoint.
+    pub edits: Vec<TextEdit>,
+}
+
+/// One file moving.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileMove {
+    pub from: String,
+    pub to: String,
+}
+
+/// Why a link is rewritten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeReason {
+    /// It points to a file that moves.
+    TargetMoved,
+    /// It is in a note that moves, and is written relative to that note's folder.
+    SourceMoved,
+    /// The move would make it point elsewhere (a name collision), so it is written to keep
+    /// pointing at its own target.
+    SecondOrder,
+}
+
+/// One link the plan rewrites.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkChange {
+    /// The note holding the link, at its path before the move.
+    pub note: String,
+    pub line: u32,
+    pub before: String,
+    pub after: String,
+    pub reason: ChangeReason,
+}
+
+/// A link that was unresolved and will find the moved file under its new name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewlyResolved {
+    pub note: String,
+    pub line: u32,
+    pub link: String,
+    pub resolves_to: String,
+}
+
+/// A move, planned and proven.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MovePlan {
+    pub moves: Vec<FileMove>,
+    pub edits: Vec<FileEdit>,
+    pub changes: Vec<LinkChange>,
+    pub newly_resolved: Vec<NewlyResolved>,
+    /// SHA-256 over the moves and edits: the same plan always has the same hash.
+    pub plan_hash: String,
+}
+
+/// Why a move was refused. Nothing is planned and nothing changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MoveError {
+    NotFound { path: String },
+    InvalidName { name: String, characters: String },
+    DestinationExists { path: String },
+    IntoItself { from: String, to: String },
+    UnrepresentableLink { note: String, line: u32, link: String, reason: String },
+    /// The edge did not supply the text of a note the plan needs.
+    MissingText { path: String },
+    /// A note's text no longer matches what the index parsed.
+    StaleIndex { path: String },
+}
+
+impl MoveError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            MoveError::NotFound { .. } => "note_not_found",
+            MoveError::InvalidName { .. } => "invalid_name",
+            MoveError::DestinationExists { .. } => "destination_exists",
+            MoveError::IntoItself { .. } => "invalid_path",
+            MoveError::UnrepresentableLink { .. } => "unrepresentable_link",
+            MoveError::MissingText { .. } => "invalid_arguments",
+            MoveError::StaleIndex { .. } => "concurrent_modification",
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            MoveError::NotFound { path } => format!("there is no file or folder at `{path}` in this vault"),
+            MoveError::InvalidName { name, characters } => {
+                format!("`{name}` cannot be linked to: it holds {characters}")
+            }
+            MoveError::DestinationExists { path } => format!("`{path}` already exists"),
+            MoveError::IntoItself { from, to } => format!("`{from}` cannot move into itself (`{to}`)"),
+            MoveError::UnrepresentableLink { note, line, link, reason } => {
+                format!("the link `{link}` in `{note}` (line {line}) cannot be rewritten: {reason}")
+            }
+            MoveError::MissingText { path } => format!("the plan needs the text of `{path}`"),
+            MoveError::StaleIndex { path } => format!("`{path}` changed since it was indexed"),
+        }
+    }
+
+    pub fn hint(&self) -> &'static str {
+        match self {
+            MoveError::NotFound { .. } => "Give the path relative to the vault root; call list_notes to see the paths.",
+            MoveError::InvalidName { .. } => {
+                "Choose a name without [ ] # ^ | : %% or control characters, not ending with a space or a dot."
+            }
+            MoveError::DestinationExists { .. } => "Choose another destination, or move or delete the file that is there first.",
+            MoveError::IntoItself { .. } => "Choose a destination outside the folder being moved.",
+            MoveError::UnrepresentableLink { .. } => {
+                "Nothing was changed. Rename the note that link points to, or edit that link by hand, then try again."
+            }
+            MoveError::MissingText { .. } => "Read every note that notes_to_read names and pass its text.",
+            MoveError::StaleIndex { .. } => "Nothing was changed. Let the index catch up with the edit, then plan again.",
+        }
+    }
+
+    /// True when the same call may succeed later without any change.
+    pub fn retryable(&self) -> bool {
+        matches!(self, MoveError::StaleIndex { .. })
+    }
+}
+
+impl std::fmt::Display for MoveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl std::error::Error for MoveError {}
+
+/// SHA-256 of a text as lowercase hex: the hash a plan's edits assume.
+pub fn content_hash(text: &str) -> String {
+    hex(&Sha256::digest(text.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// Characters a path segment cannot hold and still be linked to.
+fn bad_characters(segment: &str) -> Vec<String> {
+    let mut found: BTreeSet<String> = BTreeSet::new();
+    for c in segment.chars() {
+        match c {
+            '[' | ']' | '#' | '^' | '|' | ':' | '\\' => {
+                found.insert(format!("`{c}`"));
+            }
+            c if c.is_control() => {
+                found.insert(format!("U+{:04X}", c as u32));
+            }
+            _ => {}
+        }
+    }
+    if segment.contains("%%") {
+        found.insert("`%%`".to_owned());
+    }
+    if segment.ends_with(' ') || segment.ends_with('.') {
+        found.insert("a trailing space or dot".to_owned());
+    }
+    if segment.is_empty() || segment == "." || segment == ".." {
+        found.insert("an empty or dot-only segment".to_owned());
+    }
+    found.into_iter().collect()
+}
+
+fn check_name(path: &str) -> Result<(), MoveError> {
+    // The last segment is checked with and without its extension: `Note .md` ends in a space.
+    let stem = path.rsplit_once('.').map(|(stem, _)| stem).filter(|stem| !stem.is_empty() && !stem.ends_with('/'));
+    for segment in path.split('/').chain(stem.and_then(|stem| stem.rsplit('/').next())) {
+        let bad = bad_characters(segment);
+        if !bad.is_empty() {
+            return Err(MoveError::InvalidName { name: path.to_owned(), characters: bad.join(", ") });
+        }
+    }
+    Ok(())
+}
+
+/// Which files move: `(from, to)` pairs, for a file or every file of a folder.
+fn moves(vault: &Vault, from: &str, to: &str) -> Result<Vec<(String, String)>, MoveError> {
+    let from = from.trim().trim_matches('/');
+    let to = to.trim().trim_matches('/');
+    if from.is_empty() || to.is_empty() {
+        return Err(MoveError::NotFound { path: from.to_owned() });
+    }
+    let moves: Vec<(String, String)> = match vault.find_file(from) {
+        Some(file) => {
+            // A note keeps being a note: `to` without `.md` gets it.
+            let to = if is_note_path(file) && !is_note_path(to) { format!("{to}.md") } else { to.to_owned() };
+            vec![(file.to_owned(), to)]
+        }
+        None => {
+            let folded_folder = format!("{}/", fold(from));
+            let inside: Vec<&str> = vault.paths().filter(|path| fold(path).starts_with(&folded_folder)).collect();
+            if inside.is_empty() {
+                return Err(MoveError::NotFound { path: from.to_owned() });
+            }
+            if fold(to) == fold(from) || fold(to).starts_with(&folded_folder) {
+                return Err(MoveError::IntoItself { from: from.to_owned(), to: to.to_owned() });
+            }
+            inside.iter().map(|path| ((*path).to_owned(), format!("{to}{}", &path[from.len()..]))).collect()
+        }
+    };
+    // A folder move checks the folder's new path; the names inside it are the files' own and
+    // stay as they are (a link that cannot be written to one of them is refused later).
+    let is_folder = moves.len() > 1 || vault.find_file(from).is_none();
+    if is_folder {
+        check_name(to)?;
+    }
+    let leaving: HashSet<String> = moves.iter().map(|(from, _)| fold(from)).collect();
+    for (from, to) in &moves {
+        if !is_folder {
+            check_name(to)?;
+        }
+        // A file already there is refused, unless it is one that moves away (a rename that
+        // changes only case, or files changing places inside a moving folder).
+        if from == to {
+            return Err(MoveError::DestinationExists { path: to.clone() });
+        }
+        if vault.find_file(to).is_some_and(|existing| !leaving.contains(&fold(existing))) {
+            return Err(MoveError::DestinationExists { path: to.clone() });
+        }
+    }
+    Ok(moves)
+}
+
+/// The vault's files as they will be after the moves: a view, nothing is copied.
+struct After<'a> {
+    vault: &'a Vault,
+    removed: HashSet<&'a str>,
+    added: Vec<(String, String)>,
+}
+
+impl FileLookup for After<'_> {
+    fn files_named(&self, folded_name: &str) -> Vec<&str> {
+        let mut files: Vec<&str> =
+            self.vault.files_named(folded_name).into_iter().filter(|path| !self.removed.contains(path)).collect();
+        files.extend(self.added.iter().filter(|(_, name)| name == folded_name).map(|(path, _)| path.as_str()));
+        files
+    }
+}
+
+/// A link that the move may affect, with what it must resolve to afterwards.
+struct Candidate {
+    source: String,
+    index: usize,
+    expected: Option<String>,
+}
+
+fn map_path(moves: &[(String, String)], path: &str) -> String {
+    moves.iter().find(|(from, _)| from == path).map_or_else(|| path.to_owned(), |(_, to)| to.clone())
+}
+
+/// The links a move may affect: every link in a moving note, and every link that looks up a
+/// file by a name that leaves or arrives.
+fn candidates(vault: &Vault, moves: &[(String, String)]) -> Vec<Candidate> {
+    let mut keys: HashSet<String> = HashSet::new();
+    for (from, to) in moves {
+        keys.insert(watch_key(from));
+        keys.insert(watch_key(to));
+    }
+    let moving: HashSet<&str> = moves.iter().map(|(from, _)| from.as_str()).collect();
+    let mut found: BTreeMap<(String, usize), Option<String>> = BTreeMap::new();
+    for source in vault.note_paths() {
+        let Some(links) = vault.outgoing_links(source) else { continue };
+        let moving_source = moving.contains(source);
+        for (index, link) in links.iter().enumerate() {
+            let affected = moving_source
+                || (!link.link.path.trim().is_empty() && keys.contains(&watch_key(&link.link.path)));
+            if affected {
+                let expected = link.resolution.path().map(|path| map_path(moves, path));
+                found.insert((source.to_owned(), index), expected);
+            }
+        }
+    }
+    found.into_iter().map(|((source, index), expected)| Candidate { source, index, expected }).collect()
+}
+
+/// Step one: the notes whose text a plan for this move needs.
+pub fn notes_to_read(vault: &Vault, from: &str, to: &str) -> Result<Vec<String>, MoveError> {
+    let moves = moves(vault, from, to)?;
+    let notes: BTreeSet<String> = candidates(vault, &moves).into_iter().map(|candidate| candidate.source).collect();
+    Ok(notes.into_iter().collect())
+}
+
+/// Step two: plans and proves the move. `texts` holds the text of every note that
+/// [`notes_to_read`] named.
+pub fn plan_move(vault: &Vault, from: &str, to: &str, texts: &BTreeMap<String, String>) -> Result<MovePlan, MoveError> {
+    let moves = moves(vault, from, to)?;
+    let after = After {
+        vault,
+        removed: moves.iter().filter_map(|(from, _)| vault.find_file(from)).collect(),
+        added: moves.iter().map(|(_, to)| (to.clone(), fold(file_name(to)))).collect(),
+    };
+    let config = vault.config().parse;
+    let mut parsed: BTreeMap<String, Vec<Link>> = BTreeMap::new();
+    let mut edits: BTreeMap<String, Vec<(TextEdit, LinkChange)>> = BTreeMap::new();
+    let mut newly_resolved = Vec::new();
+    let mut checked: Vec<Candidate> = Vec::new();
+    for candidate in candidates(vault, &moves) {
+        let text = texts.get(&candidate.source).ok_or_else(|| MoveError::MissingText { path: candidate.source.clone() })?;
+        let links = parsed.entry(candidate.source.clone()).or_insert_with(|| parse_note(&candidate.source, text, &config).links);
+        let indexed = vault.outgoing_links(&candidate.source).unwrap_or_default();
+        if links.len() != indexed.len() || links.iter().zip(&indexed).any(|(fresh, old)| fresh.target != old.link.target) {
+            return Err(MoveError::StaleIndex { path: candidate.source.clone() });
+        }
+        let link = &links[candidate.index];
+        let new_source = map_path(&moves, &candidate.source);
+        let now = resolve::resolve(&after, &new_source, link);
+        let keeps = match (&candidate.expected, now.path()) {
+            (Some(expected), Some(now)) => expected == now,
+            (None, None) => true,
+            (None, Some(now)) => {
+                newly_resolved.push(NewlyResolved {
+                    note: candidate.source.clone(),
+                    line: link.line,
+                    link: text[link.span.range()].to_owned(),
+                    resolves_to: now.to_owned(),
+                });
+                true
+            }
+            (Some(_), None) => false,
+        };
+        if !keeps {
+            let expected = candidate.expected.clone().expect("a link that must keep a target has one");
+            let reason = if moves.iter().any(|(_, to)| *to == expected) {
+                ChangeReason::TargetMoved
+            } else if new_source != candidate.source {
+                ChangeReason::SourceMoved
+            } else {
+                ChangeReason::SecondOrder
+            };
+            let replacement = rewrite_target(&after, &candidate.source, &new_source, text, link, &expected)?;
+            let mut after_text = text[link.span.start..link.target_span.start].to_owned();
+            after_text.push_str(&replacement);
+            after_text.push_str(&text[link.target_span.end..link.span.end]);
+            edits.entry(candidate.source.clone()).or_default().push((
+                TextEdit { span: link.target_span, replacement },
+                LinkChange {
+                    note: candidate.source.clone(),
+                    line: link.line,
+                    before: text[link.span.range()].to_owned(),
+                    after: after_text,
+                    reason,
+                },
+            ));
+        }
+        checked.push(candidate);
+    }
+    let plan = assemble(&moves, edits, newly_resolved, texts);
+    prove(&after, &moves, &plan, &checked, texts, &config)?;
+    Ok(plan)
+}
+
+fn assemble(
+    moves: &[(String, String)],
+    edits: BTreeMap<String, Vec<(TextEdit, LinkChange)>>,
+    newly_resolved: Vec<NewlyResolved>,
+    texts: &BTreeMap<String, String>,
+) -> MovePlan {
+    let mut file_edits = Vec::new();
+    let mut changes = Vec::new();
+    for (path, mut list) in edits {
+        list.sort_by_key(|(edit, _)| edit.span.start);
+        assert!(
+            list.windows(2).all(|pair| pair[0].0.span.end <= pair[1].0.span.start),
+            "edits in one note are disjoint"
+        );
+        let content_hash = content_hash(&texts[&path]);
+        let (edits, list_changes): (Vec<TextEdit>, Vec<LinkChange>) = list.into_iter().unzip();
+        changes.extend(list_changes);
+        file_edits.push(FileEdit { path, content_hash, edits });
+    }
+    let moves: Vec<FileMove> = moves.iter().map(|(from, to)| FileMove { from: from.clone(), to: to.clone() }).collect();
+    let mut hasher = Sha256::new();
+    for file_move in &moves {
+        hasher.update(format!("move\0{}\0{}\n", file_move.from, file_move.to));
+    }
+    for file in &file_edits {
+        hasher.update(format!("edit\0{}\0{}\n", file.path, file.content_hash));
+        for edit in &file.edits {
+            hasher.update(format!("{}\0{}\0{}\n", edit.span.start, edit.span.end, edit.replacement));
+        }
+    }
+    MovePlan { moves, edits: file_edits, changes, newly_resolved, plan_hash: hex(&hasher.finalize()) }
+}
+
+/// Applies a file's edits to its text. The edits must be sorted and disjoint.
+pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for edit in edits {
+        assert!(at <= edit.span.start && edit.span.end <= text.len(), "edits are sorted, disjoint and inside the text");
+        out.push_str(&text[at..edit.span.start]);
+        out.push_str(&edit.replacement);
+        at = edit.span.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// The proof: every changed note parses to the same links, each resolving where it must, and
+/// every affected link that was not changed still resolves where it must.
+fn prove(
+    after: &After<'_>,
+    moves: &[(String, String)],
+    plan: &MovePlan,
+    checked: &[Candidate],
+    texts: &BTreeMap<String, String>,
+    config: &crate::parse::ParseConfig,
+) -> Result<(), MoveError> {
+    let edited: BTreeMap<&str, &FileEdit> = plan.edits.iter().map(|file| (file.path.as_str(), file)).collect();
+    let mut reparsed: BTreeMap<&str, (Vec<Link>, Vec<Link>)> = BTreeMap::new();
+    for (path, file) in &edited {
+        let text = &texts[*path];
+        let new_path = map_path(moves, path);
+        let before = parse_note(path, text, config).links;
+        let new_text = apply_edits(text, &file.edits);
+        let now = parse_note(&new_path, &new_text, config).links;
+        reparsed.insert(path, (before, now));
+    }
+    for candidate in checked {
+        let new_source = map_path(moves, &candidate.source);
+        let link = match reparsed.get(candidate.source.as_str()) {
+            Some((before, now)) => {
+                let unrepresentable = |reason: &str| MoveError::UnrepresentableLink {
+                    note: candidate.source.clone(),
+                    line: before.get(candidate.index).map_or(0, |link| link.line),
+                    link: before.get(candidate.index).map_or_else(String::new, |link| link.target.clone()),
+                    reason: reason.to_owned(),
+                };
+                if now.len() != before.len() {
+                    return Err(unrepresentable("the rewritten note would hold a different number of links"));
+                }
+                let (old, new) = (&before[candidate.index], &now[candidate.index]);
+                if old.kind != new.kind || old.subpath != new.subpath || old.display != new.display || old.source != new.source {
+                    return Err(unrepresentable("the rewritten link would read differently (kind, heading, alias or property)"));
+                }
+                new.clone()
+            }
+            None => {
+                let text = &texts[&candidate.source];
+                parse_note(&candidate.source, text, config).links.swap_remove(candidate.index)
+            }
+        };
+        let now = resolve::resolve(after, &new_source, &link);
+        let holds = match (&candidate.expected, now.path()) {
+            (Some(expected), Some(now)) => expected == now,
+            (None, _) => true,
+            (Some(_), None) => false,
+        };
+        if !holds {
+            return Err(MoveError::UnrepresentableLink {
+                note: candidate.source.clone(),
+                line: link.line,
+                link: link.target.clone(),
+                reason: format!(
+                    "it would point to {} instead of `{}`",
+                    now.path().map_or_else(|| "nothing".to_owned(), |path| format!("`{path}`")),
+                    candidate.expected.as_deref().unwrap_or_default()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The new target text (path and subpath as written) for `link` in `source` (which moves to
+/// `new_source`), pointing at `expected`.
+fn rewrite_target(after: &After<'_>, source: &str, new_source: &str, text: &str, link: &Link, expected: &str) -> Result<String, MoveError> {
+    let written = &text[link.target_span.range()];
+    let subpath_written = written.find('#').map_or("", |hash| &written[hash..]);
+    let unrepresentable = |reason: String| MoveError::UnrepresentableLink {
+        note: source.to_owned(),
+        line: link.line,
+        link: text[link.span.range()].to_owned(),
+        reason,
+    };
+    let new_path = if link.kind.is_markdown() {
+        markdown_destination(new_source, expected, link, written)
+    } else {
+        wikilink_path(after, new_source, link, expected)
+            .ok_or_else(|| unrepresentable(format!("no form of a link to `{expected}` finds it unambiguously")))?
+    };
+    let forbidden: &[char] = if link.kind.is_markdown() {
+        if link.destination.is_some_and(|destination| destination.angle) { &['<', '>', '\n', '\r'] } else { &[' ', '\n', '\r'] }
+    } else {
+        &['|', '[', ']', '#', '^', '\n', '\r']
+    };
+    if new_path.contains(forbidden) || new_path.contains("%%") {
+        return Err(unrepresentable(format!("`{new_path}` cannot be written in this kind of link")));
+    }
+    if matches!(link.source, LinkSource::Property { .. }) && new_path.contains(['"', '\'', '\\']) {
+        return Err(unrepresentable(format!("`{new_path}` would need escaping inside a property")));
+    }
+    Ok(format!("{new_path}{subpath_written}"))
+}
+
+/// The path part of a wikilink to `expected` from `source`: the bare name when it is unique
+/// and the original was bare, else the shortest path that finds it unambiguously.
+fn wikilink_path(after: &After<'_>, source: &str, link: &Link, expected: &str) -> Option<String> {
+    let keep_extension = link.path.trim().to_lowercase().ends_with(".md") || !is_note_path(expected);
+    let stem = if keep_extension { expected } else { &expected[..expected.len() - 3] };
+    let was_bare = !link.path.trim().contains('/');
+    let segments: Vec<&str> = stem.split('/').collect();
+    let mut forms: Vec<String> = Vec::new();
+    if was_bare {
+        for take in 1..=segments.len() {
+            forms.push(segments[segments.len() - take..].join("/"));
+        }
+    } else {
+        forms.push(stem.to_owned());
+    }
+    // Anchored at the root: the one form no other file can share.
+    forms.push(format!("/{stem}"));
+    forms.into_iter().find(|form| {
+        let probe = Link { path: form.clone(), ..link.clone() };
+        matches!(resolve::resolve(after, source, &probe), Resolution::Resolved { path } if path == expected)
+    })
+}
+
+/// A markdown destination to `expected` from `source`, written in the original's style:
+/// vault-absolute when it started with `/`, else relative; encoded when it was encoded or must
+/// be; the `.md` kept or left out as written.
+fn markdown_destination(source: &str, expected: &str, link: &Link, written: &str) -> String {
+    let path_written = written.split('#').next().unwrap_or("");
+    let keep_extension = percent_decode_lossy(path_written).to_lowercase().ends_with(".md") || !is_note_path(expected);
+    let target = if keep_extension { expected.to_owned() } else { expected[..expected.len() - 3].to_owned() };
+    let path = if path_written.starts_with('/') {
+        format!("/{target}")
+    } else {
+        let relative = relative_path(folder(source), &target);
+        if path_written.starts_with("./") && !relative.starts_with("../") { format!("./{relative}") } else { relative }
+    };
+    let angle = link.destination.is_some_and(|destination| destination.angle);
+    let encoded = link.destination.is_some_and(|destination| destination.encoded);
+    if angle {
+        path
+    } else {
+        encode_destination(&path, encoded)
+    }
+}
+
+fn percent_decode_lossy(text: &str) -> String {
+    crate::parse::percent_decode(text)
+}
+
+/// The path from folder `from` to `to`, with `../` as needed.
+fn relative_path(from: &str, to: &str) -> String {
+    let from_parts: Vec<&str> = from.split('/').filter(|part| !part.is_empty()).collect();
+    let to_parts: Vec<&str> = to.split('/').collect();
+    let common = from_parts.iter().zip(&to_parts).take_while(|(a, b)| a == b).count();
+    let common = common.min(to_parts.len() - 1);
+    let mut out: Vec<&str> = vec![".."; from_parts.len() - common];
+    out.extend(&to_parts[common..]);
+    out.join("/")
+}
+
+/// Percent-encodes what a plain markdown destination cannot hold: spaces, brackets, `%`, `#`,
+/// `?`, `<`, `>`, `|`, `^`, `\` and controls; and every non-ASCII byte when the original was
+/// encoded.
+fn encode_destination(path: &str, encode_non_ascii: bool) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        let must = matches!(c, ' ' | '(' | ')' | '[' | ']' | '%' | '#' | '?' | '<' | '>' | '|' | '^' | '\\' | '"')
+            || c.is_control()
+            || (encode_non_ascii && !c.is_ascii());
+        if must {
+            let mut buffer = [0; 4];
+            for byte in c.encode_utf8(&mut buffer).bytes() {
+                out.push_str(&format!("%{byte:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// What the `move_note` tool answers, the same on every path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveAnswer {
+    /// True when nothing was written: the answer previews the plan.
+    pub dry_run: bool,
+    /// True when the plan was applied.
+    pub applied: bool,
+    /// Pass this as `approved_plan_hash` to apply exactly this plan.
+    pub plan_hash: String,
+    pub moves: Vec<FileMove>,
+    /// How many notes have links rewritten.
+    pub notes_edited: usize,
+    /// Every rewritten link; left out with `concise`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Vec<LinkChange>>,
+    /// How many links are rewritten.
+    pub links_changed: usize,
+    pub newly_resolved: Vec<NewlyResolved>,
+}
+
+impl MoveAnswer {
+    pub fn new(plan: &MovePlan, dry_run: bool, applied: bool, detailed: bool) -> MoveAnswer {
+        MoveAnswer {
+            dry_run,
+            applied,
+            plan_hash: plan.plan_hash.clone(),
+            moves: plan.moves.clone(),
+            notes_edited: plan.edits.len(),
+            changes: detailed.then(|| plan.changes.clone()),
+            links_changed: plan.changes.len(),
+            newly_resolved: plan.newly_resolved.clone(),
+        }
+    }
+}

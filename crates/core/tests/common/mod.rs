@@ -1,0 +1,120 @@
+//! Helpers shared by the move tests: fixture vaults, planning, applying a plan in memory, and
+//! the invariant check.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use vaultlink_core::index::IndexConfig;
+use vaultlink_core::rename::{apply_edits, notes_to_read, plan_move, MovePlan};
+use vaultlink_core::Vault;
+
+pub type Files = BTreeMap<String, String>;
+
+pub fn files(fixture: &str) -> Files {
+    let mut files = Files::new();
+    let mut current: Option<String> = None;
+    for line in fixture.lines() {
+        let line = line.strip_prefix("        ").unwrap_or(line.trim_start());
+        match line.strip_prefix("//- ") {
+            Some(path) => {
+                current = Some(path.trim().to_owned());
+                files.insert(path.trim().to_owned(), String::new());
+            }
+            None => {
+                if let Some(path) = &current {
+                    let text = files.get_mut(path).expect("the file was started");
+                    text.push_str(line);
+                    text.push('\n');
+                }
+            }
+        }
+    }
+    files
+}
+
+pub fn index(files: &Files) -> Vault {
+    let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+    for (path, text) in files {
+        vault.upsert(path, text);
+    }
+    vault
+}
+
+pub fn plan(files: &Files, from: &str, to: &str) -> Result<MovePlan, String> {
+    plan_with(&index(files), files, from, to)
+}
+
+/// [`plan`] with the index of `files` already built.
+pub fn plan_with(vault: &Vault, files: &Files, from: &str, to: &str) -> Result<MovePlan, String> {
+    let needed = notes_to_read(vault, from, to).map_err(|error| format!("{} {}", error.code(), error.message()))?;
+    let texts: BTreeMap<String, String> = needed.into_iter().map(|path| (path.clone(), files[&path].clone())).collect();
+    plan_move(vault, from, to, &texts).map_err(|error| format!("{} {}", error.code(), error.message()))
+}
+
+/// Applies a plan to the files, as an edge does: edits first, then moves.
+pub fn apply(files: &Files, plan: &MovePlan) -> Files {
+    let mut out = files.clone();
+    for file in &plan.edits {
+        let text = out.get_mut(&file.path).expect("an edited file exists");
+        assert_eq!(vaultlink_core::rename::content_hash(text), file.content_hash);
+        *text = apply_edits(text, &file.edits);
+    }
+    for file_move in &plan.moves {
+        let text = out.remove(&file_move.from).expect("a moved file exists");
+        out.insert(file_move.to.clone(), text);
+    }
+    out
+}
+
+/// The invariant: every link resolves after the move where it resolved before (moved files at
+/// their new paths); unresolved links stay unresolved unless the plan lists them as newly
+/// resolved; and bytes outside the edited spans are unchanged.
+pub fn check_invariant(before: &Files, plan: &MovePlan, after: &Files) {
+    let old_vault = index(before);
+    check_invariant_with(&old_vault, before, plan, after);
+}
+
+/// [`check_invariant`] with the index of `before` already built. The index after the move is
+/// that one updated as the plugin updates it (edited notes re-read, moved files renamed),
+/// which also checks the incremental path.
+pub fn check_invariant_with(old_vault: &Vault, before: &Files, plan: &MovePlan, after: &Files) {
+    let moved = |path: &str| plan.moves.iter().find(|m| m.from == path).map_or(path.to_owned(), |m| m.to.clone());
+    let mut new_vault = old_vault.clone();
+    for file in &plan.edits {
+        new_vault.upsert(&file.path, &after[&moved(&file.path)]);
+    }
+    for file_move in &plan.moves {
+        assert!(new_vault.rename(&file_move.from, &file_move.to));
+    }
+    for source in old_vault.note_paths() {
+        let old_links = old_vault.outgoing_links(source).expect("a note");
+        let new_links = new_vault.outgoing_links(&moved(source)).expect("the note is still there");
+        assert_eq!(old_links.len(), new_links.len(), "{source}: the number of links changed");
+        for (old, new) in old_links.iter().zip(&new_links) {
+            let expected = old.resolution.path().map(moved);
+            let now = new.resolution.path().map(str::to_owned);
+            let newly = expected.is_none()
+                && plan.newly_resolved.iter().any(|found| found.note == source && found.line == old.link.line);
+            assert!(
+                expected == now || newly,
+                "{source}: {:?} pointed to {expected:?}, now to {now:?}",
+                old.link.target
+            );
+            assert_eq!((old.link.kind, &old.link.display, &old.link.subpath), (new.link.kind, &new.link.display, &new.link.subpath));
+        }
+    }
+    for file in &plan.edits {
+        let (old_text, new_text) = (&before[&file.path], &after[&moved(&file.path)]);
+        let mut at_old = 0;
+        let mut at_new = 0;
+        for edit in &file.edits {
+            let unchanged = &old_text[at_old..edit.span.start];
+            assert_eq!(&new_text[at_new..at_new + unchanged.len()], unchanged, "{}: bytes outside the edits changed", file.path);
+            at_new += unchanged.len() + edit.replacement.len();
+            at_old = edit.span.end;
+        }
+        assert_eq!(&new_text[at_new..], &old_text[at_old..]);
+    }
+}
+

@@ -1,0 +1,269 @@
+//! Moves and renames keep every link pointing where it pointed. Each fixture is a small vault
+//! (`//- path` starts a file), a move, and the changed files as they must read afterwards; every
+//! applied plan is also checked against the invariant by resolving the whole vault before and
+//! after. A property test does the same for random moves on generated vaults.
+
+mod common;
+
+use common::{apply, check_invariant, files, plan, Files};
+
+/// Moves `from` to `to` in the fixture and checks the files that changed, as `//- path` blocks.
+fn check(fixture: &str, from: &str, to: &str, expected_changes: &str) {
+    let before = files(fixture);
+    let plan = plan(&before, from, to).unwrap_or_else(|error| panic!("the move was refused: {error}"));
+    let after = apply(&before, &plan);
+    check_invariant(&before, &plan, &after);
+    let changed: Files = after.iter().filter(|(path, text)| before.get(*path) != Some(*text)).map(|(p, t)| (p.clone(), t.clone())).collect();
+    let expected = files(expected_changes);
+    assert_eq!(changed, expected, "changed files after moving {from} to {to}");
+}
+
+fn check_refused(fixture: &str, from: &str, to: &str, code: &str) {
+    let error = plan(&files(fixture), from, to).expect_err("the move is refused");
+    assert!(error.starts_with(code), "expected {code}, got {error}");
+}
+
+#[test]
+fn a_table_alias_keeps_its_escape() {
+    check(
+        "//- Old.md
+        //- Index.md
+        | note | what |
+        | --- | --- |
+        | [[Old\\|the old one]] | x |",
+        "Old.md",
+        "New.md",
+        "//- Index.md
+        | note | what |
+        | --- | --- |
+        | [[New\\|the old one]] | x |
+        //- New.md",
+    );
+}
+
+#[test]
+fn headings_blocks_extensions_and_embed_sizes_stay() {
+    check(
+        "//- Topic.md
+        # Intro
+        text ^b1
+        //- A.md
+        [[Topic#Intro]] [[Topic#^b1|see]] [[Topic.md]] ![[Topic#Intro|300]] [[#Self]]",
+        "Topic.md",
+        "Subject.md",
+        "//- A.md
+        [[Subject#Intro]] [[Subject#^b1|see]] [[Subject.md]] ![[Subject#Intro|300]] [[#Self]]
+        //- Subject.md
+        # Intro
+        text ^b1",
+    );
+}
+
+#[test]
+fn markdown_links_keep_their_encoding_and_brackets() {
+    check(
+        "//- docs/My Note.md
+        //- A.md
+        [a](docs/My%20Note.md#Top) [b](<docs/My Note.md>) ![c](/docs/My%20Note.md)",
+        "docs/My Note.md",
+        "archive/Your (old) Note.md",
+        "//- A.md
+        [a](archive/Your%20%28old%29%20Note.md#Top) [b](<archive/Your (old) Note.md>) ![c](/archive/Your%20%28old%29%20Note.md)
+        //- archive/Your (old) Note.md",
+    );
+}
+
+#[test]
+fn a_moved_note_rewrites_its_own_relative_links() {
+    check(
+        "//- a/Source.md
+        [up](../Target.md) [[Target]] [[#Here]]
+        //- Target.md",
+        "a/Source.md",
+        "b/c/Source.md",
+        "//- b/c/Source.md
+        [up](../../Target.md) [[Target]] [[#Here]]",
+    );
+}
+
+#[test]
+fn property_links_change_only_the_link() {
+    check(
+        "//- Old.md
+        //- A.md
+        ---
+        related: [\"[[Old]]\", \"[[Other]]\"]
+        note: \"see [[Old|the old]] and [[Other]] here\"
+        single: '[[Old]]'
+        ---
+        body",
+        "Old.md",
+        "New name.md",
+        "//- A.md
+        ---
+        related: [\"[[New name]]\", \"[[Other]]\"]
+        note: \"see [[New name|the old]] and [[Other]] here\"
+        single: '[[New name]]'
+        ---
+        body
+        //- New name.md",
+    );
+}
+
+#[test]
+fn same_names_in_two_folders_get_a_path() {
+    check(
+        "//- a/About.md
+        //- A.md
+        [[About]]
+        //- b/Other.md",
+        "b/Other.md",
+        "b/About.md",
+        "//- b/About.md",
+    );
+    // The moved file takes a name another note has: the moved one's links get a path.
+    check(
+        "//- a/Topic.md
+        //- x/Old.md
+        //- A.md
+        [[Old]] [[Topic]]",
+        "x/Old.md",
+        "x/Topic.md",
+        "//- A.md
+        [[x/Topic]] [[Topic]]
+        //- x/Topic.md",
+    );
+}
+
+#[test]
+fn a_bare_name_made_ambiguous_keeps_its_target() {
+    // [[Note]] in x/A.md finds root Note.md; a note moved into x/ as Note.md would win the
+    // same-folder rule, so the link is rewritten to keep pointing at the root note.
+    check(
+        "//- Note.md
+        //- x/A.md
+        [[Note]]
+        //- y/Draft.md",
+        "y/Draft.md",
+        "x/Note.md",
+        "//- x/A.md
+        [[/Note]]
+        //- x/Note.md",
+    );
+}
+
+#[test]
+fn a_folder_moves_with_its_links() {
+    check(
+        "//- proj/One.md
+        [two](Two.md) [[Two]]
+        //- proj/Two.md
+        //- Home.md
+        [[proj/One]] [o](proj/One.md)",
+        "proj",
+        "archive/2025",
+        "//- Home.md
+        [[archive/2025/One]] [o](archive/2025/One.md)
+        //- archive/2025/One.md
+        [two](Two.md) [[Two]]
+        //- archive/2025/Two.md",
+    );
+}
+
+#[test]
+fn refusals_say_why() {
+    let vault = "//- A.md\n[[B]]\n//- B.md\n//- dir/C.md";
+    check_refused(vault, "B.md", "B#2.md", "invalid_name");
+    check_refused(vault, "B.md", "a|b.md", "invalid_name");
+    check_refused(vault, "B.md", "trailing .md", "invalid_name");
+    check_refused(vault, "B.md", "A.md", "destination_exists");
+    check_refused(vault, "B.md", "a.md", "destination_exists");
+    check_refused(vault, "Nope.md", "X.md", "note_not_found");
+    check_refused(vault, "dir", "dir/sub", "invalid_path");
+}
+
+#[test]
+fn a_case_only_rename_is_a_move() {
+    check("//- A.md\n[[note]]\n//- Note.md", "Note.md", "note.md", "//- note.md");
+}
+
+#[test]
+fn a_link_that_was_unresolved_may_find_the_new_name() {
+    let before = files("//- A.md\n[[Wanted]]\n//- Draft.md");
+    let plan = plan(&before, "Draft.md", "Wanted.md").expect("planned");
+    assert_eq!(plan.newly_resolved.len(), 1);
+    assert_eq!(plan.newly_resolved[0].resolves_to, "Wanted.md");
+    check_invariant(&before, &plan, &apply(&before, &plan));
+}
+
+/// A small deterministic generator (xorshift), so a failure can be replayed from its seed.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+const FOLDERS: [&str; 4] = ["", "a/", "b c/", "a/deep/"];
+const NAMES: [&str; 6] = ["Note", "My note", "Caf\u{e9} (draft)", "Note.1", "Other", "x"];
+
+fn random_vault(random: &mut Random) -> Files {
+    let mut files = Files::new();
+    for _ in 0..8 {
+        let path = format!("{}{}.md", random.pick(&FOLDERS), random.pick(&NAMES));
+        let mut text = String::new();
+        if random.next() % 3 == 0 {
+            text.push_str(&format!("---\nrelated: [\"[[{}]]\"]\nnote: \"see [[{}|it]]\"\n---\n", random.pick(&NAMES), random.pick(&NAMES)));
+        }
+        for _ in 0..random.next() % 5 {
+            let name = random.pick(&NAMES);
+            let folder = random.pick(&FOLDERS);
+            let line = match random.next() % 8 {
+                0 => format!("[[{name}]]\n"),
+                1 => format!("| [[{folder}{name}\\|alias]] | cell |\n| --- | --- |\n"),
+                2 => format!("[x](<{folder}{name}.md>)\n"),
+                3 => format!("[x]({}.md#H)\n", format!("{folder}{name}").replace(' ', "%20").replace('(', "%28").replace(')', "%29")),
+                4 => format!("`[[{name}]]` and %%[[{name}]]%%\n"),
+                5 => format!("```\n[[{name}]]\n```\n"),
+                6 => format!("![[{name}#Heading|200]]\n"),
+                _ => format!("[[{folder}{name}.md|n]]\n"),
+            };
+            text.push_str(&line);
+        }
+        text.push_str("# Heading\n");
+        files.insert(path, text);
+    }
+    files
+}
+
+#[test]
+fn random_moves_are_refused_or_keep_every_link() {
+    let (mut planned, mut refused) = (0, 0);
+    for seed in 1..=300u64 {
+        let mut random = Random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let before = random_vault(&mut random);
+        let paths: Vec<&str> = before.keys().map(String::as_str).collect();
+        let from = random.pick(&paths).to_owned();
+        let to = format!("{}{}.md", random.pick(&FOLDERS), random.pick(&["Moved", "Note", "x", "New (1)", "Caf\u{e9}"]));
+        match plan(&before, &from, &to) {
+            Ok(plan) => {
+                planned += 1;
+                let after = apply(&before, &plan);
+                check_invariant(&before, &plan, &after);
+            }
+            Err(reason) => {
+                refused += 1;
+                assert!(!reason.is_empty(), "seed {seed}: a refusal gives a reason");
+            }
+        }
+    }
+    assert!(planned > 100, "only {planned} of 300 random moves were planned ({refused} refused)");
+}

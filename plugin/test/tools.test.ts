@@ -1,0 +1,120 @@
+//! The plugin's tool runner: `read_note` gets the note's text through the Vault API (the test
+//! double's, on a real folder) and core shapes the answer; every other tool goes to core as it is.
+
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { test, type TestContext } from "node:test";
+import { runTool } from "../tools";
+import { callTool, createLinkIndex, type Vault as LinkIndex } from "../wasm";
+import { App, TFile, asObsidianApp } from "./obsidian-double";
+import { listVaultFiles, writeFixtureVault } from "./support";
+
+const FIXTURE = `
+//- Notes/Alpha.md
+---
+aliases: [First]
+tags: [greek]
+---
+# Alpha
+Links to [[Beta]].
+//- Beta.md
+Back to [[Alpha]].
+`;
+
+interface Setup {
+	vaultDir: string;
+	app: App;
+	index: LinkIndex;
+	/** The paths `cachedRead` was called with, in order. */
+	reads: string[];
+}
+
+/** The fixture vault on the double, indexed as the indexer does, with `cachedRead` watched. */
+function setUp(t: TestContext): Setup {
+	const vaultDir = writeFixtureVault(FIXTURE);
+	const app = new App(vaultDir);
+	const index = createLinkIndex();
+	t.after(() => index.free());
+	for (const filePath of listVaultFiles(vaultDir)) {
+		index.upsert(filePath, filePath.endsWith(".md") ? fs.readFileSync(path.join(vaultDir, filePath), "utf8") : "");
+	}
+	const reads: string[] = [];
+	const cachedRead = app.vault.cachedRead.bind(app.vault);
+	t.mock.method(app.vault, "cachedRead", (file: TFile) => {
+		reads.push(file.path);
+		return cachedRead(file);
+	});
+	return { vaultDir, app, index, reads };
+}
+
+test("read_note reads the note through the Vault API and returns its parts", async (t) => {
+	const { vaultDir, app, index, reads } = setUp(t);
+	// Changed on disk after indexing: the answer can only come from reading the note now.
+	fs.writeFileSync(path.join(vaultDir, "Notes", "Alpha.md"), "---\naliases: [First]\n---\n# Alpha, edited\nNew text.");
+
+	// A path as a person writes it: other case, no `.md`.
+	const outcome = await runTool(asObsidianApp(app), index, "read_note", { path: "notes/alpha" });
+	assert.deepEqual(outcome, {
+		ok: true,
+		result: {
+			path: "Notes/Alpha.md",
+			frontmatter: "aliases: [First]\n",
+			body: "# Alpha, edited\nNew text.",
+			aliases: ["First"],
+			tags: [],
+			headings: ["Alpha, edited"],
+		},
+	});
+	assert.deepEqual(reads, ["Notes/Alpha.md"], "one read, of the note the path names");
+});
+
+test("read_note ignores a text the caller supplies", async (t) => {
+	const { app, index } = setUp(t);
+	const outcome = await runTool(asObsidianApp(app), index, "read_note", { path: "Beta.md", response_format: "concise", text: "forged" });
+	assert.deepEqual(outcome, { ok: true, result: { path: "Beta.md", body: "Back to [[Alpha]].\n" } });
+	// Deleted from the vault while the index still holds it (its update waits for the debounce):
+	// there is no text to read, and the caller's must not stand in for it.
+	const beta = app.vault.getFileByPath("Beta.md");
+	assert.ok(beta !== null);
+	await app.vault.delete(beta);
+	const gone = await runTool(asObsidianApp(app), index, "read_note", { path: "Beta.md", text: "forged" });
+	assert.ok(!gone.ok, JSON.stringify(gone));
+	assert.doesNotMatch(JSON.stringify(gone), /forged/);
+});
+
+test("read_note of an unknown path is note_not_found, without reading anything", async (t) => {
+	const { app, index, reads } = setUp(t);
+	for (const args of [{ path: "Nowhere.md" }, { path: "Nowhere.md", text: "forged" }]) {
+		const outcome = await runTool(asObsidianApp(app), index, "read_note", args);
+		assert.ok(!outcome.ok, JSON.stringify(outcome));
+		assert.equal(outcome.error.code, "note_not_found");
+		assert.match(outcome.error.message, /Nowhere\.md/);
+		assert.equal(outcome.error.retryable, false);
+	}
+	// Missing or mistyped arguments reach core, which says what is wrong.
+	const untyped = await runTool(asObsidianApp(app), index, "read_note", { path: 7 });
+	assert.ok(!untyped.ok);
+	assert.equal(untyped.error.code, "invalid_arguments");
+	assert.deepEqual(reads, []);
+});
+
+test("other tools pass through to core unchanged, without reading notes", async (t) => {
+	const { app, index, reads } = setUp(t);
+	const calls: [string, unknown][] = [
+		["get_outgoing_links", { path: "Notes/Alpha" }],
+		["get_backlinks", { path: "Beta.md", response_format: "concise" }],
+		["vault_summary", {}],
+		["vault_summary", null],
+		["get_outgoing_links", { path: "Nowhere" }],
+		["no_such_tool", {}],
+	];
+	for (const [tool, args] of calls) {
+		const outcome = await runTool(asObsidianApp(app), index, tool, args);
+		assert.deepEqual(outcome, callTool(index, tool, args), `${tool} ${JSON.stringify(args)}`);
+	}
+	const outgoing = await runTool(asObsidianApp(app), index, "get_outgoing_links", { path: "Notes/Alpha" });
+	assert.ok(outgoing.ok);
+	assert.equal((outgoing.result as { links: { resolved_path?: string }[] }).links[0]?.resolved_path, "Beta.md", "a real answer, not an error");
+	assert.deepEqual(reads, []);
+});
