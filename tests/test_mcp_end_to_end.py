@@ -285,3 +285,66 @@ def test_both_paths_follow_obsidians_excluded_files(vault, runtime_dir, tmp_path
         host.terminate()
         host.wait(timeout=10)
     assert answers(through_plugin) == answers(standalone)
+
+
+def snapshot(folder):
+    return {str(path.relative_to(folder)): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file() and ".obsidian" not in path.parts}
+
+
+MOVE = ("move_note", {"from": "People/Ada.md", "to": "People/Ada Lovelace.md"})
+
+
+def move_then_apply(vault, runtime_dir, mode):
+    """Previews a move, checks nothing changed, applies it with the preview's hash."""
+    before = snapshot(vault)
+    _, tools, (preview,) = asyncio.run(session_calls(vault, runtime_dir, mode, [MOVE]))
+    assert snapshot(vault) == before, "a dry run writes nothing"
+    listed = {tool.name: tool for tool in tools.tools}
+    assert listed["move_note"].annotations.read_only_hint is False
+    assert listed["move_note"].annotations.destructive_hint is False
+    assert preview.is_error is False, preview.content
+    plan = preview.structured_content
+    assert plan["dry_run"] is True and plan["applied"] is False
+    approve = ("move_note", {**MOVE[1], "approved_plan_hash": plan["plan_hash"]})
+    stale = ("move_note", {**MOVE[1], "approved_plan_hash": "0" * 64})
+    _, _, (refused, applied) = asyncio.run(session_calls(vault, runtime_dir, mode, [stale, approve]))
+    assert refused.is_error is True and refused.structured_content["code"] == "plan_hash_mismatch"
+    assert applied.is_error is False, applied.content
+    assert applied.structured_content["applied"] is True
+    return plan, applied.structured_content
+
+
+def check_moved(vault, plan):
+    assert not (vault / "People" / "Ada.md").exists()
+    assert (vault / "People" / "Ada Lovelace.md").exists()
+    alpha = (vault / "Projects" / "Alpha.md").read_text()
+    assert 'owner: "[[Ada Lovelace]]"' in alpha
+    assert "[[Ada Lovelace#^bio|Ada's notes]]" in alpha
+    assert plan["links_changed"] == 8 and plan["notes_edited"] == 7
+
+
+def backlink_total(vault, runtime_dir, mode, path):
+    _, _, (back,) = asyncio.run(session_calls(vault, runtime_dir, mode, [("get_backlinks", {"path": path})]))
+    return back.structured_content["total"]
+
+
+def test_move_note_standalone_previews_then_applies(vault, runtime_dir):
+    before = backlink_total(vault, runtime_dir, "standalone", "People/Ada.md")
+    plan, applied = move_then_apply(vault, runtime_dir, "standalone")
+    check_moved(vault, plan)
+    # The index follows: the moved note has every backlink it had.
+    assert backlink_total(vault, runtime_dir, "standalone", "People/Ada Lovelace.md") == before
+
+
+def test_rewrite_link_repoints_an_unresolved_target(vault, runtime_dir):
+    call = ("rewrite_link", {"from_target": "Quarterly plan", "to_target": "Projects/Beta", "dry_run": False})
+    bad = ("rewrite_link", {"from_target": "Quarterly plan", "to_target": "x]]\ninjected"})
+    before = snapshot(vault)
+    _, _, (refused, done) = asyncio.run(session_calls(vault, runtime_dir, "standalone", [bad, call]))
+    assert refused.is_error is True and refused.structured_content["code"] == "unrepresentable_link"
+    assert done.structured_content["applied"] is True and done.structured_content["links_changed"] == 1
+    home = (vault / "Home.md").read_text()
+    assert "Still to write: [[Projects/Beta]]." in home
+    changed = {path for path, data in snapshot(vault).items() if before.get(path) != data}
+    assert changed == {"Home.md"}

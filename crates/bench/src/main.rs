@@ -2,6 +2,7 @@
 //!
 //! Usage: `cargo run --release -p vaultlink-bench -- parse <vault folder>...`
 //!        `cargo run --release -p vaultlink-bench -- index <vault folder>...`
+//!        `cargo run --release -p vaultlink-bench -- move <vault folder>...`
 //!
 //! Each figure is the median of several runs on one core, beside a floor measured in the same
 //! run: absolute times drift on shared machines, ratios much less.
@@ -51,6 +52,13 @@ fn main() -> Result<()> {
                 index(&folder)?;
             }
         }
+        "move" => {
+            println!("| vault | what moves | notes edited | links changed | plan and proof (median) |");
+            println!("|---|---|---:|---:|---:|");
+            for folder in folders {
+                moves(&folder)?;
+            }
+        }
         // One in-memory build and nothing else, for a profiler (valgrind --tool=callgrind).
         "index-once" => {
             for folder in folders {
@@ -62,7 +70,7 @@ fn main() -> Result<()> {
                 println!("{}: {} notes", folder.display(), vault.note_count());
             }
         }
-        _ => bail!("usage: vaultlink-bench parse|index|index-once <vault folder>..."),
+        _ => bail!("usage: vaultlink-bench parse|index|move|index-once <vault folder>..."),
     }
     Ok(())
 }
@@ -214,5 +222,52 @@ fn index(folder: &Path) -> Result<()> {
         bytes as f64 / 1e6,
         memory as f64 / bytes as f64,
     );
+    Ok(())
+}
+
+/// Plans (with its proof) the move of the most-linked note and of the folder nearest 500
+/// notes, from texts in memory, as the sidecar does after reading them.
+fn moves(folder: &Path) -> Result<()> {
+    let notes = read_vault(folder)?;
+    let texts: std::collections::BTreeMap<String, String> = notes.iter().map(|note| (note.path.clone(), note.text.clone())).collect();
+    let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+    for note in &notes {
+        vault.upsert(&note.path, &note.text);
+    }
+    let most_linked = vault
+        .note_paths()
+        .max_by_key(|path| (vault.backlinks(path).len(), std::cmp::Reverse(*path)))
+        .map(str::to_owned)
+        .context("the vault has no notes")?;
+    let mut folder_sizes: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for path in vault.note_paths() {
+        if let Some((parent, _)) = path.rsplit_once('/') {
+            *folder_sizes.entry(parent.to_owned()).or_default() += 1;
+        }
+    }
+    let folder_to_move = folder_sizes.iter().min_by_key(|(_, count)| count.abs_diff(500)).map(|(folder, count)| (folder.clone(), *count));
+    let name = folder.file_name().map_or_else(|| folder.display().to_string(), |name| name.to_string_lossy().into_owned());
+    // A rename, so every link to the note must be rewritten.
+    let renamed = format!("moved/{} (renamed).md", most_linked.rsplit('/').next().unwrap_or(&most_linked).trim_end_matches(".md"));
+    let mut cases = vec![(format!("{most_linked} ({} links in), renamed", vault.backlinks(&most_linked).len()), most_linked.clone(), renamed)];
+    if let Some((folder_path, count)) = folder_to_move {
+        cases.push((format!("folder {folder_path} ({count} notes)"), folder_path.clone(), format!("moved/{folder_path}")));
+    }
+    for (what, from, to) in cases {
+        let plan_once = || {
+            let needed = vaultlink_core::rename::notes_to_read(&vault, &from, &to)?;
+            let wanted: std::collections::BTreeMap<String, String> = needed.into_iter().map(|path| (path.clone(), texts[&path].clone())).collect();
+            vaultlink_core::rename::plan_move(&vault, &from, &to, &wanted)
+        };
+        match plan_once() {
+            Ok(plan) => {
+                let time = median(|| {
+                    std::hint::black_box(plan_once().expect("planned once already"));
+                });
+                println!("| {name} | {what} | {} | {} | {} |", plan.edits.len(), plan.changes.len(), milliseconds(time));
+            }
+            Err(error) => println!("| {name} | {what} | refused: {} | | |", error.code()),
+        }
+    }
     Ok(())
 }

@@ -289,6 +289,15 @@ impl Vault {
         }
     }
 
+    /// The links filed under a [`watch_key`]: those whose resolution depends on the files of
+    /// that name, as `(source, position)`.
+    pub fn links_watching(&self, key: &str) -> Vec<(&str, usize)> {
+        self.watchers
+            .get(key)
+            .map(|links| links.iter().map(|(source, index)| (&**source, *index as usize)).collect())
+            .unwrap_or_default()
+    }
+
     pub fn contains(&self, path: &str) -> bool {
         self.files.contains_key(path)
     }

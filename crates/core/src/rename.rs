@@ -17,7 +17,7 @@
 //! unresolved, except a link that was unresolved because the moved file did not yet have its
 //! new name: it now finds that file, and the plan lists it under `newly_resolved`.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -64,6 +64,8 @@ pub enum ChangeReason {
     /// The move would make it point elsewhere (a name collision), so it is written to keep
     /// pointing at its own target.
     SecondOrder,
+    /// `rewrite_link` repoints it to a new target.
+    Repointed,
 }
 
 /// One link the plan rewrites.
@@ -269,15 +271,44 @@ fn moves(vault: &Vault, from: &str, to: &str) -> Result<Vec<(String, String)>, M
 struct After<'a> {
     vault: &'a Vault,
     removed: HashSet<&'a str>,
-    added: Vec<(String, String)>,
+    /// Folded file name to the paths that arrive with it.
+    added: HashMap<String, Vec<String>>,
+}
+
+impl<'a> After<'a> {
+    fn new(vault: &'a Vault, moves: &Moves) -> After<'a> {
+        let mut added: HashMap<String, Vec<String>> = HashMap::new();
+        for (_, to) in &moves.list {
+            added.entry(fold(file_name(to))).or_default().push(to.clone());
+        }
+        After { vault, removed: moves.list.iter().filter_map(|(from, _)| vault.find_file(from)).collect(), added }
+    }
 }
 
 impl FileLookup for After<'_> {
     fn files_named(&self, folded_name: &str) -> Vec<&str> {
         let mut files: Vec<&str> =
             self.vault.files_named(folded_name).into_iter().filter(|path| !self.removed.contains(path)).collect();
-        files.extend(self.added.iter().filter(|(_, name)| name == folded_name).map(|(path, _)| path.as_str()));
+        files.extend(self.added.get(folded_name).into_iter().flatten().map(String::as_str));
         files
+    }
+}
+
+/// The files that move, as a list and as a lookup.
+struct Moves {
+    list: Vec<(String, String)>,
+    to_by_from: HashMap<String, String>,
+}
+
+impl Moves {
+    fn new(list: Vec<(String, String)>) -> Moves {
+        let to_by_from = list.iter().cloned().collect();
+        Moves { list, to_by_from }
+    }
+
+    /// Where `path` is after the moves.
+    fn map(&self, path: &str) -> String {
+        self.to_by_from.get(path).cloned().unwrap_or_else(|| path.to_owned())
     }
 }
 
@@ -288,38 +319,40 @@ struct Candidate {
     expected: Option<String>,
 }
 
-fn map_path(moves: &[(String, String)], path: &str) -> String {
-    moves.iter().find(|(from, _)| from == path).map_or_else(|| path.to_owned(), |(_, to)| to.clone())
-}
-
 /// The links a move may affect: every link in a moving note, and every link that looks up a
-/// file by a name that leaves or arrives.
-fn candidates(vault: &Vault, moves: &[(String, String)]) -> Vec<Candidate> {
-    let mut keys: HashSet<String> = HashSet::new();
-    for (from, to) in moves {
-        keys.insert(watch_key(from));
-        keys.insert(watch_key(to));
-    }
-    let moving: HashSet<&str> = moves.iter().map(|(from, _)| from.as_str()).collect();
-    let mut found: BTreeMap<(String, usize), Option<String>> = BTreeMap::new();
-    for source in vault.note_paths() {
-        let Some(links) = vault.outgoing_links(source) else { continue };
-        let moving_source = moving.contains(source);
-        for (index, link) in links.iter().enumerate() {
-            let affected = moving_source
-                || (!link.link.path.trim().is_empty() && keys.contains(&watch_key(&link.link.path)));
-            if affected {
-                let expected = link.resolution.path().map(|path| map_path(moves, path));
-                found.insert((source.to_owned(), index), expected);
-            }
+/// file by a name that leaves or arrives (the index files links by those names).
+fn candidates(vault: &Vault, moves: &Moves) -> Vec<Candidate> {
+    let mut wanted: BTreeSet<(String, usize)> = BTreeSet::new();
+    for (from, to) in &moves.list {
+        for key in [watch_key(from), watch_key(to)] {
+            wanted.extend(vault.links_watching(&key).into_iter().map(|(source, index)| (source.to_owned(), index)));
+        }
+        if vault.is_note(from) {
+            let count = vault.outgoing_links(from).map_or(0, |links| links.len());
+            wanted.extend((0..count).map(|index| (from.clone(), index)));
         }
     }
-    found.into_iter().map(|((source, index), expected)| Candidate { source, index, expected }).collect()
+    let mut found = Vec::with_capacity(wanted.len());
+    let mut current: Option<(String, Vec<Option<String>>)> = None;
+    for (source, index) in wanted {
+        if current.as_ref().is_none_or(|(path, _)| *path != source) {
+            let resolutions = vault
+                .outgoing_links(&source)
+                .unwrap_or_default()
+                .iter()
+                .map(|link| link.resolution.path().map(|path| moves.map(path)))
+                .collect();
+            current = Some((source.clone(), resolutions));
+        }
+        let expected = current.as_ref().and_then(|(_, resolutions)| resolutions.get(index).cloned()).flatten();
+        found.push(Candidate { source, index, expected });
+    }
+    found
 }
 
 /// Step one: the notes whose text a plan for this move needs.
 pub fn notes_to_read(vault: &Vault, from: &str, to: &str) -> Result<Vec<String>, MoveError> {
-    let moves = moves(vault, from, to)?;
+    let moves = Moves::new(moves(vault, from, to)?);
     let notes: BTreeSet<String> = candidates(vault, &moves).into_iter().map(|candidate| candidate.source).collect();
     Ok(notes.into_iter().collect())
 }
@@ -327,12 +360,8 @@ pub fn notes_to_read(vault: &Vault, from: &str, to: &str) -> Result<Vec<String>,
 /// Step two: plans and proves the move. `texts` holds the text of every note that
 /// [`notes_to_read`] named.
 pub fn plan_move(vault: &Vault, from: &str, to: &str, texts: &BTreeMap<String, String>) -> Result<MovePlan, MoveError> {
-    let moves = moves(vault, from, to)?;
-    let after = After {
-        vault,
-        removed: moves.iter().filter_map(|(from, _)| vault.find_file(from)).collect(),
-        added: moves.iter().map(|(_, to)| (to.clone(), fold(file_name(to)))).collect(),
-    };
+    let moves = Moves::new(moves(vault, from, to)?);
+    let after = After::new(vault, &moves);
     let config = vault.config().parse;
     let mut parsed: BTreeMap<String, Vec<Link>> = BTreeMap::new();
     let mut edits: BTreeMap<String, Vec<(TextEdit, LinkChange)>> = BTreeMap::new();
@@ -346,7 +375,7 @@ pub fn plan_move(vault: &Vault, from: &str, to: &str, texts: &BTreeMap<String, S
             return Err(MoveError::StaleIndex { path: candidate.source.clone() });
         }
         let link = &links[candidate.index];
-        let new_source = map_path(&moves, &candidate.source);
+        let new_source = moves.map(&candidate.source);
         let now = resolve::resolve(&after, &new_source, link);
         let keeps = match (&candidate.expected, now.path()) {
             (Some(expected), Some(now)) => expected == now,
@@ -364,7 +393,7 @@ pub fn plan_move(vault: &Vault, from: &str, to: &str, texts: &BTreeMap<String, S
         };
         if !keeps {
             let expected = candidate.expected.clone().expect("a link that must keep a target has one");
-            let reason = if moves.iter().any(|(_, to)| *to == expected) {
+            let reason = if moves.list.iter().any(|(_, to)| *to == expected) {
                 ChangeReason::TargetMoved
             } else if new_source != candidate.source {
                 ChangeReason::SourceMoved
@@ -388,8 +417,8 @@ pub fn plan_move(vault: &Vault, from: &str, to: &str, texts: &BTreeMap<String, S
         }
         checked.push(candidate);
     }
-    let plan = assemble(&moves, edits, newly_resolved, texts);
-    prove(&after, &moves, &plan, &checked, texts, &config)?;
+    let plan = assemble(&moves.list, edits, newly_resolved, texts);
+    prove(&after, &moves, &plan, &checked, &parsed, texts, &config)?;
     Ok(plan)
 }
 
@@ -444,9 +473,10 @@ pub fn apply_edits(text: &str, edits: &[TextEdit]) -> String {
 /// every affected link that was not changed still resolves where it must.
 fn prove(
     after: &After<'_>,
-    moves: &[(String, String)],
+    moves: &Moves,
     plan: &MovePlan,
     checked: &[Candidate],
+    parsed: &BTreeMap<String, Vec<Link>>,
     texts: &BTreeMap<String, String>,
     config: &crate::parse::ParseConfig,
 ) -> Result<(), MoveError> {
@@ -454,14 +484,14 @@ fn prove(
     let mut reparsed: BTreeMap<&str, (Vec<Link>, Vec<Link>)> = BTreeMap::new();
     for (path, file) in &edited {
         let text = &texts[*path];
-        let new_path = map_path(moves, path);
-        let before = parse_note(path, text, config).links;
+        let new_path = moves.map(path);
+        let before = parsed[*path].clone();
         let new_text = apply_edits(text, &file.edits);
         let now = parse_note(&new_path, &new_text, config).links;
         reparsed.insert(path, (before, now));
     }
     for candidate in checked {
-        let new_source = map_path(moves, &candidate.source);
+        let new_source = moves.map(&candidate.source);
         let link = match reparsed.get(candidate.source.as_str()) {
             Some((before, now)) => {
                 let unrepresentable = |reason: &str| MoveError::UnrepresentableLink {
@@ -479,10 +509,7 @@ fn prove(
                 }
                 new.clone()
             }
-            None => {
-                let text = &texts[&candidate.source];
-                parse_note(&candidate.source, text, config).links.swap_remove(candidate.index)
-            }
+            None => parsed[&candidate.source][candidate.index].clone(),
         };
         let now = resolve::resolve(after, &new_source, &link);
         let holds = match (&candidate.expected, now.path()) {
@@ -651,4 +678,110 @@ impl MoveAnswer {
             newly_resolved: plan.newly_resolved.clone(),
         }
     }
+}
+
+/// Whether a link's written target is `target`: the path part, compared as names are, with a
+/// `.md` on either side ignored.
+fn targets_match(link: &Link, target: &str) -> bool {
+    let strip = |text: &str| {
+        let folded = fold(text.trim().trim_start_matches('/'));
+        match folded.strip_suffix(".md") {
+            Some(stem) => stem.to_owned(),
+            None => folded,
+        }
+    };
+    !link.path.trim().is_empty() && strip(&link.path) == strip(target)
+}
+
+/// Step one of `rewrite_link`: the notes holding a link whose target is `from_target`.
+pub fn notes_to_read_for_rewrite(vault: &Vault, from_target: &str) -> Vec<String> {
+    vault
+        .note_paths()
+        .filter(|path| {
+            vault.outgoing_links(path).is_some_and(|links| links.iter().any(|found| targets_match(found.link, from_target)))
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Plans repointing every link whose target is `from_target` (as written, compared as names
+/// are) to `to_target`, free text. Only the path part of each target changes; the heading,
+/// block, alias and the rest stay. The plan is proven as a move is: every rewritten link must
+/// parse back to exactly one link with the new target and everything else as it was.
+pub fn plan_rewrite_link(
+    vault: &Vault,
+    from_target: &str,
+    to_target: &str,
+    texts: &BTreeMap<String, String>,
+) -> Result<MovePlan, MoveError> {
+    let to_target = to_target.trim();
+    let config = vault.config().parse;
+    let mut edits: BTreeMap<String, Vec<(TextEdit, LinkChange)>> = BTreeMap::new();
+    for source in notes_to_read_for_rewrite(vault, from_target) {
+        let text = texts.get(&source).ok_or_else(|| MoveError::MissingText { path: source.clone() })?;
+        let links = parse_note(&source, text, &config).links;
+        for link in links.iter().filter(|link| targets_match(link, from_target)) {
+            let written = &text[link.target_span.range()];
+            let subpath_written = written.find('#').map_or("", |hash| &written[hash..]);
+            let unrepresentable = |reason: String| MoveError::UnrepresentableLink {
+                note: source.clone(),
+                line: link.line,
+                link: text[link.span.range()].to_owned(),
+                reason,
+            };
+            let path = if link.kind.is_markdown() {
+                if link.destination.is_some_and(|destination| destination.angle) {
+                    to_target.to_owned()
+                } else {
+                    encode_destination(to_target, link.destination.is_some_and(|destination| destination.encoded))
+                }
+            } else {
+                to_target.to_owned()
+            };
+            let forbidden: &[char] = if link.kind.is_markdown() { &['<', '>', '\n', '\r'] } else { &['|', '[', ']', '#', '^', '\n', '\r'] };
+            if to_target.is_empty() || path.contains(forbidden) || path.contains("%%") || path.chars().any(char::is_control) {
+                return Err(unrepresentable(format!("{to_target:?} cannot be written as the target of this link")));
+            }
+            if matches!(link.source, LinkSource::Property { .. }) && path.contains(['"', '\'', '\\']) {
+                return Err(unrepresentable(format!("{to_target:?} would need escaping inside a property")));
+            }
+            let replacement = format!("{path}{subpath_written}");
+            let mut after = text[link.span.start..link.target_span.start].to_owned();
+            after.push_str(&replacement);
+            after.push_str(&text[link.target_span.end..link.span.end]);
+            edits.entry(source.clone()).or_default().push((
+                TextEdit { span: link.target_span, replacement },
+                LinkChange { note: source.clone(), line: link.line, before: text[link.span.range()].to_owned(), after, reason: ChangeReason::Repointed },
+            ));
+        }
+    }
+    let plan = assemble(&[], edits, Vec::new(), texts);
+    // The proof: each note parses to as many links, the rewritten ones with the new target,
+    // the others exactly as before.
+    for file in &plan.edits {
+        let text = &texts[&file.path];
+        let before = parse_note(&file.path, text, &config).links;
+        let now = parse_note(&file.path, &apply_edits(text, &file.edits), &config).links;
+        let rewritten: HashSet<usize> = file.edits.iter().map(|edit| edit.span.start).collect();
+        let fails = now.len() != before.len()
+            || before.iter().zip(&now).any(|(old, new)| {
+                let same_shape = old.kind == new.kind && old.subpath == new.subpath && old.display == new.display && old.source == new.source;
+                let target_ok = if rewritten.contains(&old.target_span.start) {
+                    fold(new.path.trim()) == fold(&if new.kind.is_markdown() { crate::parse::percent_decode(to_target) } else { to_target.to_owned() })
+                        || fold(new.path.trim()) == fold(to_target)
+                } else {
+                    new.target == old.target
+                };
+                !same_shape || !target_ok
+            });
+        if fails {
+            return Err(MoveError::UnrepresentableLink {
+                note: file.path.clone(),
+                line: 0,
+                link: from_target.to_owned(),
+                reason: format!("the note would not read back with {to_target:?} as the new target"),
+            });
+        }
+    }
+    Ok(plan)
 }

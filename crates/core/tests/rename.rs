@@ -5,7 +5,10 @@
 
 mod common;
 
+use std::collections::BTreeMap;
+
 use common::{apply, check_invariant, files, plan, Files};
+use vaultlink_core::rename::MovePlan;
 
 /// Moves `from` to `to` in the fixture and checks the files that changed, as `//- path` blocks.
 fn check(fixture: &str, from: &str, to: &str, expected_changes: &str) {
@@ -266,4 +269,43 @@ fn random_moves_are_refused_or_keep_every_link() {
         }
     }
     assert!(planned > 100, "only {planned} of 300 random moves were planned ({refused} refused)");
+}
+
+fn rewrite(files: &Files, from_target: &str, to_target: &str) -> Result<MovePlan, String> {
+    let vault = common::index(files);
+    let needed = vaultlink_core::rename::notes_to_read_for_rewrite(&vault, from_target);
+    let texts: BTreeMap<String, String> = needed.into_iter().map(|path| (path.clone(), files[&path].clone())).collect();
+    vaultlink_core::rename::plan_rewrite_link(&vault, from_target, to_target, &texts)
+        .map_err(|error| format!("{} {}", error.code(), error.message()))
+}
+
+#[test]
+fn rewrite_link_repoints_every_link_with_a_target() {
+    let before = files(
+        "//- A.md
+        ---
+        up: \"[[Old idea|the idea]]\"
+        ---
+        [[old idea#Why]] and ![[Old idea.md|200]] and [x](Old%20idea.md#Why) and [[Other]]
+        | [[Old idea\\|alias]] | cell |
+        | --- | --- |",
+    );
+    let plan = rewrite(&before, "Old idea", "Ideas/New (2026) idea").expect("planned");
+    let after = apply(&before, &plan);
+    assert_eq!(
+        after["A.md"],
+        "---\nup: \"[[Ideas/New (2026) idea|the idea]]\"\n---\n\
+         [[Ideas/New (2026) idea#Why]] and ![[Ideas/New (2026) idea|200]] and [x](Ideas/New%20%282026%29%20idea#Why) and [[Other]]\n\
+         | [[Ideas/New (2026) idea\\|alias]] | cell |\n| --- | --- |\n"
+    );
+    assert_eq!(plan.changes.len(), 5);
+}
+
+#[test]
+fn rewrite_link_refuses_targets_that_cannot_be_written() {
+    let before = files("//- A.md\n[[Old]]\n");
+    for bad in ["x]]\ninjected", "a|b", "a#b", "[[x"] {
+        let refusal = rewrite(&before, "Old", bad).expect_err(bad);
+        assert!(refusal.starts_with("unrepresentable_link"), "{bad:?}: {refusal}");
+    }
 }

@@ -41,17 +41,34 @@ fn write_failed(what: String) -> ToolError {
 pub fn move_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
     let text = |key: &str| arguments.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
     let (from, to) = (text("from"), text("to"));
+    let needed = rename::notes_to_read(folder.vault(), &from, &to).map_err(|error| from_move_error(&error))?;
+    let texts = read_texts(folder, needed)?;
+    let plan = rename::plan_move(folder.vault(), &from, &to, &texts).map_err(|error| from_move_error(&error))?;
+    // Moving a whole folder removes it once empty; moving files out of one leaves it.
+    let moved_folder = folder.vault().find_file(&from).is_none().then(|| from.trim_matches('/').to_owned());
+    finish(folder, arguments, &plan, moved_folder.as_deref())
+}
+
+/// The `rewrite_link` tool on the folder: plans, and applies when asked.
+pub fn rewrite_link(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
+    let text = |key: &str| arguments.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let (from_target, to_target) = (text("from_target"), text("to_target"));
+    let needed = rename::notes_to_read_for_rewrite(folder.vault(), &from_target);
+    let texts = read_texts(folder, needed)?;
+    let plan = rename::plan_rewrite_link(folder.vault(), &from_target, &to_target, &texts)
+        .map_err(|error| from_move_error(&error))?;
+    finish(folder, arguments, &plan, None)
+}
+
+fn read_texts(folder: &FolderIndex, paths: Vec<String>) -> Result<std::collections::BTreeMap<String, String>, ToolError> {
+    paths.into_iter().map(|path| folder.read_text(&path).map(|text| (path, text))).collect()
+}
+
+/// Checks an approved hash, applies the plan when asked, and answers.
+fn finish(folder: &mut FolderIndex, arguments: &Value, plan: &MovePlan, moved_folder: Option<&str>) -> Result<Value, ToolError> {
     let dry_run = arguments.get("dry_run").and_then(Value::as_bool);
     let approved = arguments.get("approved_plan_hash").and_then(Value::as_str);
     let detailed = arguments.get("response_format").and_then(Value::as_str) != Some("concise");
-
-    let needed = rename::notes_to_read(folder.vault(), &from, &to).map_err(|error| from_move_error(&error))?;
-    let mut texts = std::collections::BTreeMap::new();
-    for path in needed {
-        let text = folder.read_text(&path)?;
-        texts.insert(path, text);
-    }
-    let plan = rename::plan_move(folder.vault(), &from, &to, &texts).map_err(|error| from_move_error(&error))?;
     if let Some(approved) = approved {
         if approved != plan.plan_hash {
             return Err(ToolError::new(
@@ -64,12 +81,10 @@ pub fn move_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, T
     }
     let apply = dry_run == Some(false) || (dry_run.is_none() && approved.is_some());
     if apply {
-        // Moving a whole folder removes it once empty; moving files out of one leaves it.
-        let moved_folder = folder.vault().find_file(&from).is_none().then(|| from.trim_matches('/').to_owned());
-        apply_plan(folder.root(), &plan, moved_folder.as_deref())?;
-        folder.refresh().map_err(|error| write_failed(format!("the move was applied but the index could not be refreshed: {error:#}")))?;
+        apply_plan(folder.root(), plan, moved_folder)?;
+        folder.refresh().map_err(|error| write_failed(format!("the change was applied but the index could not be refreshed: {error:#}")))?;
     }
-    let answer = MoveAnswer::new(&plan, !apply, apply, detailed);
+    let answer = MoveAnswer::new(plan, !apply, apply, detailed);
     serde_json::to_value(answer).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))
 }
 

@@ -30,6 +30,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         list_notes(),
         read_note(),
         move_note(),
+        rewrite_link(),
     ]
 }
 
@@ -333,7 +334,7 @@ fn move_note() -> ToolSpec {
             "line": {"type": "integer", "minimum": 1},
             "before": {"type": "string"},
             "after": {"type": "string"},
-            "reason": {"type": "string", "enum": ["target_moved", "source_moved", "second_order"]}
+            "reason": {"type": "string", "enum": ["target_moved", "source_moved", "second_order", "repointed"]}
         },
         "required": ["note", "line", "before", "after", "reason"]
     });
@@ -384,6 +385,31 @@ edited while applying: nothing changed), `note_not_found`.",
         destructive: false,
         idempotent: false,
     }
+}
+
+fn rewrite_link() -> ToolSpec {
+    let mut spec = move_note();
+    spec.name = "rewrite_link";
+    spec.title = "Repoint every link with one target to another";
+    spec.description = "Rewrites every link in the vault whose target is `from_target` (as written, ignoring case and \
+a `.md`; in bodies and in properties, resolved or not) so that it points to `to_target` instead. Only the target's path \
+changes: headings, block ids, aliases, embeds, table escapes and property quoting stay. Every rewritten note is parsed \
+again before anything is written, and the plan is applied all or nothing. By default it is a dry run that lists every \
+change with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it. Use it to point \
+links at a different note, or to fix a misspelt target; use move_note to move a file, which also fixes its links. \
+Refusals: `unrepresentable_link` (`to_target` holds `|`, `#`, `^`, brackets, a line break or what a property cannot \
+quote; nothing changes), `plan_hash_mismatch`, `concurrent_modification`.";
+    spec.input_schema = object(
+        json!({
+            "from_target": {"type": "string", "description": "The target the links have now, such as `Old idea` (a `.md` may be left out)."},
+            "to_target": {"type": "string", "description": "The target they should have, written as it should appear in the links, such as `Ideas/New idea`."},
+            "dry_run": {"type": "boolean", "default": true, "description": "True (the default, unless `approved_plan_hash` is given) previews the plan and changes nothing."},
+            "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: apply only if the plan is still exactly that one."},
+            "response_format": response_format()
+        }),
+        &["from_target", "to_target"],
+    );
+    spec
 }
 
 #[cfg(test)]

@@ -149,8 +149,10 @@ impl Router {
         }
         let folder = self.folder.as_mut().expect("just set");
         folder.refresh().map_err(|error| ToolError::io(format!("{error:#}")))?;
-        if tool == "move_note" {
-            return crate::apply::move_note(folder, &arguments);
+        match tool {
+            "move_note" => return crate::apply::move_note(folder, &arguments),
+            "rewrite_link" => return crate::apply::rewrite_link(folder, &arguments),
+            _ => {}
         }
         let mut arguments = arguments;
         if tool == "read_note" {

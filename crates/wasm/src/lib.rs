@@ -197,6 +197,23 @@ impl Vault {
         }
     }
 
+    /// Step one of `rewrite_link`: the notes holding a link whose target is `from_target`.
+    #[wasm_bindgen(js_name = notesToReadForRewrite)]
+    pub fn notes_to_read_for_rewrite(&self, from_target: &str) -> Vec<String> {
+        rename::notes_to_read_for_rewrite(&self.inner, from_target)
+    }
+
+    /// Step two of `rewrite_link`: `{ok: true, plan}` or `{ok: false, error}`.
+    #[wasm_bindgen(js_name = planRewriteLink)]
+    pub fn plan_rewrite_link(&self, from_target: &str, to_target: &str, texts: JsValue) -> Result<JsValue, JsError> {
+        let texts: BTreeMap<String, String> = serde_wasm_bindgen::from_value(texts)
+            .map_err(|error| JsError::new(&format!("texts must map paths to strings: {error}")))?;
+        match rename::plan_rewrite_link(&self.inner, from_target, to_target, &texts) {
+            Ok(plan) => to_js(&PlanOutcome { ok: true, plan }),
+            Err(error) => to_js(&failure(&error)),
+        }
+    }
+
     #[wasm_bindgen(js_name = noteCount)]
     pub fn note_count(&self) -> usize {
         self.inner.note_count()
