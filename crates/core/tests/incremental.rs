@@ -8,21 +8,9 @@ use std::collections::BTreeMap;
 use vaultlink_core::index::IndexConfig;
 use vaultlink_core::Vault;
 
-/// A small deterministic generator (xorshift), so a failure can be replayed from its seed.
-struct Random(u64);
+mod common;
 
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
-}
+use common::Random;
 
 const FOLDERS: [&str; 4] = ["", "a/", "b/", "a/deep/"];
 const NAMES: [&str; 6] = ["Note", "note", "Caf\u{e9}", "Cafe\u{301}", "Note.1", "Other"];

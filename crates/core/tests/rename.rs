@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{apply, check_invariant, files, plan, Files};
+use common::{apply, check_invariant, files, plan, Files, Random};
 use vaultlink_core::rename::MovePlan;
 
 /// Moves `from` to `to` in the fixture and checks the files that changed, as `//- path` blocks.
@@ -197,22 +197,6 @@ fn a_link_that_was_unresolved_may_find_the_new_name() {
     assert_eq!(plan.newly_resolved.len(), 1);
     assert_eq!(plan.newly_resolved[0].resolves_to, "Wanted.md");
     check_invariant(&before, &plan, &apply(&before, &plan));
-}
-
-/// A small deterministic generator (xorshift), so a failure can be replayed from its seed.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
 }
 
 const FOLDERS: [&str; 4] = ["", "a/", "b c/", "a/deep/"];

@@ -118,3 +118,20 @@ pub fn check_invariant_with(old_vault: &Vault, before: &Files, plan: &MovePlan, 
     }
 }
 
+
+/// A small deterministic generator (xorshift), so a failure can be replayed from its seed.
+pub struct Random(pub u64);
+
+impl Random {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
