@@ -1,13 +1,14 @@
 //! The plugin's lifecycle: on load it creates the link index, indexes the vault in the
 //! background and then opens the bridge; on unload it undoes all of that. Features live in
-//! `indexer.ts`, `bridge/` and `parity/`.
+//! `indexer.ts`, `bridge/`, `parity/` and `move/`.
 
 import { FileSystemAdapter, Notice, Plugin } from "obsidian";
 import { BridgeServer } from "./bridge/server";
 import { DEFAULT_INDEXER_OPTIONS, Indexer, type IndexerOptions } from "./indexer";
+import { registerMoveNoteCommand } from "./move/command";
 import { registerLinkParityCommand } from "./parity/command";
 import { applyObsidianConfig } from "./obsidian-config";
-import { runTool } from "./tools";
+import { runTool, type ToolHost } from "./tools";
 import { createLinkIndex, type Vault as LinkIndex } from "./wasm";
 
 /** Where the bridge is, once it is up. */
@@ -40,6 +41,10 @@ export default class VaultlinkPlugin extends Plugin {
 		this.linkIndex = linkIndex;
 		this.indexer = indexer;
 		registerLinkParityCommand(this, () => this.settledIndex());
+		registerMoveNoteCommand(this, async () => {
+			const index = await this.settledIndex();
+			return index === null ? null : this.hostFor(index);
+		});
 
 		// Obsidian sends a `create` for every file while the vault loads; subscribing once the
 		// layout is ready skips those, and the first index covers the files instead.
@@ -102,6 +107,22 @@ export default class VaultlinkPlugin extends Plugin {
 		return this.linkIndex;
 	}
 
+	/** What the bridge's tools run against, for tests; null when unloaded. */
+	get toolHost(): ToolHost | null {
+		return this.linkIndex === null ? null : this.hostFor(this.linkIndex);
+	}
+
+	/** What tools run against: this app, `index`, and waiting for the indexer to catch up. */
+	private hostFor(index: LinkIndex): ToolHost {
+		return {
+			app: this.app,
+			index,
+			settle: async () => {
+				await this.settledIndex();
+			},
+		};
+	}
+
 	/** The server's listening address: a socket path, never a TCP port. */
 	bridgeAddress(): ReturnType<BridgeServer["address"]> {
 		return this.bridge?.address() ?? null;
@@ -116,7 +137,7 @@ export default class VaultlinkPlugin extends Plugin {
 		const bridge = await BridgeServer.start({
 			vaultPath: adapter.getBasePath(),
 			pluginVersion: this.manifest.version,
-			call: (tool, args) => runTool(this.app, linkIndex, tool, args),
+			call: (tool, args) => runTool(this.hostFor(linkIndex), tool, args),
 		});
 		if (this.unloaded) {
 			// Unloaded while the bridge was starting: it must not outlive the plugin.

@@ -1,14 +1,30 @@
 //! Runs the sidecar's tool calls on the plugin's index. Most run in core as they are; those
 //! that need a note's text (`read_note`) get it here, through the Vault API, because core
-//! never reads files.
+//! never reads files; `move_note` plans in core and applies the plan here (`move/apply.ts`).
 
 import { TFile, type App } from "obsidian";
+import { moveNote, rewriteLink } from "./move/apply";
 import { callTool, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
+
+/** What a tool runs against. */
+export interface ToolHost {
+	app: App;
+	/** The plugin's link index. */
+	index: LinkIndex;
+	/**
+	 * Resolves once the index reflects every vault event so far (the indexer's waiting updates
+	 * run, none still reading). Tools that write call it before planning and after writing.
+	 */
+	settle(): Promise<void>;
+}
 
 /** Tools whose core operation takes the note's text in a `text` argument. */
 const NEEDS_TEXT = new Set(["read_note"]);
 
-export async function runTool(app: App, index: LinkIndex, tool: string, args: unknown): Promise<ToolOutcome> {
+export async function runTool(host: ToolHost, tool: string, args: unknown): Promise<ToolOutcome> {
+	const { app, index } = host;
+	if (tool === "move_note") return moveNote(host, args);
+	if (tool === "rewrite_link") return rewriteLink(host, args);
 	if (!NEEDS_TEXT.has(tool) || typeof args !== "object" || args === null) {
 		return callTool(index, tool, args);
 	}

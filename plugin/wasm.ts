@@ -1,7 +1,15 @@
 //! Loads the link engine: the wasm module built from `crates/wasm` is inlined into main.js as
 //! bytes (esbuild's binary loader) and instantiated synchronously, once per process.
 
-import { initSync, parseNote as parseNoteInWasm, Vault, type InitOutput } from "./wasm/vaultlink_wasm";
+import {
+	applyEdits as applyEditsInWasm,
+	contentHash as contentHashInWasm,
+	initSync,
+	moveAnswer as moveAnswerInWasm,
+	parseNote as parseNoteInWasm,
+	Vault,
+	type InitOutput,
+} from "./wasm/vaultlink_wasm";
 import wasmBytes from "./wasm/vaultlink_wasm_bg.wasm";
 
 export { Vault };
@@ -122,4 +130,111 @@ export function outgoingLinks(index: Vault, path: string): OutgoingLinks {
 /** Runs one of core's named operations on `index`; the wasm glue types the outcome as `any`. */
 export function callTool(index: Vault, tool: string, args: unknown): ToolOutcome {
 	return index.call(tool, args) as ToolOutcome;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Move plans (`crates/core/src/rename.rs`)
+
+/** One replacement in one note's text: a UTF-8 byte range of the text the plan read. */
+export interface TextEdit {
+	span: { start: number; end: number };
+	replacement: string;
+}
+
+/** The edits to one note, with the hash of the text they apply to. */
+export interface FileEdit {
+	/** The note's path when the plan was made (before the moves). */
+	path: string;
+	/** SHA-256 of the text, lowercase hex; the plan is refused when the note no longer has it. */
+	content_hash: string;
+	/** Sorted and disjoint. */
+	edits: TextEdit[];
+}
+
+export interface FileMove {
+	from: string;
+	to: string;
+}
+
+/** Why a link is rewritten. */
+export type ChangeReason = "target_moved" | "source_moved" | "second_order";
+
+/** One link a plan rewrites. */
+export interface LinkChange {
+	/** The note holding the link, at its path before the move. */
+	note: string;
+	/** 1-based. */
+	line: number;
+	before: string;
+	after: string;
+	reason: ChangeReason;
+}
+
+/** A link that was unresolved and will find the moved file under its new name. */
+export interface NewlyResolved {
+	note: string;
+	line: number;
+	link: string;
+	resolves_to: string;
+}
+
+/** A move, planned and proven by core. */
+export interface MovePlan {
+	moves: FileMove[];
+	edits: FileEdit[];
+	changes: LinkChange[];
+	newly_resolved: NewlyResolved[];
+	/** The same moves and edits always have the same hash. */
+	plan_hash: string;
+}
+
+/** What `move_note` answers, the same on both paths. */
+export interface MoveAnswer {
+	dry_run: boolean;
+	applied: boolean;
+	plan_hash: string;
+	moves: FileMove[];
+	notes_edited: number;
+	/** Left out with `response_format: "concise"`. */
+	changes?: LinkChange[];
+	links_changed: number;
+	newly_resolved: NewlyResolved[];
+}
+
+/** Step one of `rewrite_link`: the notes holding a link whose target is `fromTarget`. */
+export function notesToReadForRewrite(index: Vault, fromTarget: string): string[] {
+	return index.notesToReadForRewrite(fromTarget);
+}
+
+/** Step two of `rewrite_link`: the plan, proven as a move is, or the reason it was refused. */
+export function planRewriteLink(index: Vault, fromTarget: string, toTarget: string, texts: Record<string, string>): { ok: true; plan: MovePlan } | { ok: false; error: ToolError } {
+	return index.planRewriteLink(fromTarget, toTarget, texts) as { ok: true; plan: MovePlan } | { ok: false; error: ToolError };
+}
+
+/** Step one of a move: the notes whose current text `planMove` needs. */
+export function notesToRead(index: Vault, from: string, to: string): { ok: true; notes: string[] } | { ok: false; error: ToolError } {
+	return index.notesToRead(from, to) as { ok: true; notes: string[] } | { ok: false; error: ToolError };
+}
+
+/** Step two: core plans and proves the move from the texts step one asked for, by path. */
+export function planMove(index: Vault, from: string, to: string, texts: Record<string, string>): { ok: true; plan: MovePlan } | { ok: false; error: ToolError } {
+	return index.planMove(from, to, texts) as { ok: true; plan: MovePlan } | { ok: false; error: ToolError };
+}
+
+/** The tool's answer for `plan`. */
+export function moveAnswer(plan: MovePlan, dryRun: boolean, applied: boolean, detailed: boolean): MoveAnswer {
+	initialiseEngine();
+	return moveAnswerInWasm(plan, dryRun, applied, detailed) as MoveAnswer;
+}
+
+/** `text` with a note's edits applied; throws when they no longer fit it. */
+export function applyEdits(text: string, edits: TextEdit[]): string {
+	initialiseEngine();
+	return applyEditsInWasm(text, edits);
+}
+
+/** SHA-256 of `text` as lowercase hex, as a plan's `content_hash`. */
+export function contentHash(text: string): string {
+	initialiseEngine();
+	return contentHashInWasm(text);
 }

@@ -348,3 +348,39 @@ def test_rewrite_link_repoints_an_unresolved_target(vault, runtime_dir):
     assert "Still to write: [[Projects/Beta]]." in home
     changed = {path for path, data in snapshot(vault).items() if before.get(path) != data}
     assert changed == {"Home.md"}
+
+
+def start_plugin(vault, runtime_dir):
+    host = subprocess.Popen(["node", str(PLUGIN_HOST), str(vault)], stdout=subprocess.PIPE,
+                            env={**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir)}, text=True)
+    assert json.loads(host.stdout.readline())["ready"] is True
+    return host
+
+
+def test_move_and_rewrite_through_the_plugin_equal_standalone(vault, runtime_dir, tmp_path):
+    """The same preview, apply and rewrite on two copies of the vault, one through the
+    plugin's bridge and one standalone: equal answers, byte-identical vaults."""
+    twin = tmp_path / "twin"
+    shutil.copytree(vault, twin)
+    twin_runtime = Path(tempfile.mkdtemp(prefix="vl-", dir="/tmp"))
+    twin_runtime.chmod(0o700)
+    rewrite = ("rewrite_link", {"from_target": "Zettelkasten", "to_target": "Ideas/Sync", "dry_run": False})
+    host = start_plugin(vault, runtime_dir)
+    try:
+        log = tmp_path / "sidecar.log"
+        plan, applied = move_then_apply(vault, runtime_dir, "plugin")
+        _, _, (rewritten,) = asyncio.run(session_calls(vault, runtime_dir, "plugin", [rewrite], errlog=log))
+        assert "answered by the plugin" in log.read_text()
+        # The plugin's index followed its own writes.
+        after_move = backlink_total(vault, runtime_dir, "plugin", "People/Ada Lovelace.md")
+    finally:
+        host.terminate()
+        host.wait(timeout=10)
+    twin_plan, twin_applied = move_then_apply(twin, twin_runtime, "standalone")
+    _, _, (twin_rewritten,) = asyncio.run(session_calls(twin, twin_runtime, "standalone", [rewrite]))
+    shutil.rmtree(twin_runtime, ignore_errors=True)
+    check_moved(vault, plan)
+    assert plan == twin_plan and applied == twin_applied
+    assert answers([rewritten]) == answers([twin_rewritten])
+    assert snapshot(vault) == snapshot(twin)
+    assert after_move == backlink_total(twin, twin_runtime, "standalone", "People/Ada Lovelace.md")

@@ -5,7 +5,23 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { App, Component, FakeElement, Modal, TFile, TFolder, asObsidianApp, debounce, fakeElementOf, normalizePath, openedModals } from "./obsidian-double";
+import {
+	App,
+	ButtonComponent,
+	Component,
+	FakeElement,
+	FuzzySuggestModal,
+	Modal,
+	TFile,
+	TFolder,
+	TextComponent,
+	asHTMLElement,
+	asObsidianApp,
+	debounce,
+	fakeElementOf,
+	normalizePath,
+	openedModals,
+} from "./obsidian-double";
 import { writeFixtureVault } from "./support";
 
 function recordEvents(app: App): string[] {
@@ -193,4 +209,109 @@ test("a modal opens once, closes on Escape and calls back on close", () => {
 	modal.close();
 	assert.ok(!modal.isOpen);
 	assert.deepEqual(events, ["open", "close", "callback"]);
+});
+
+test("process writes what its callback returns; a callback that throws writes nothing", async () => {
+	const dir = writeFixtureVault("//- A.md\nold");
+	const app = new App(dir);
+	const seen = recordEvents(app);
+	const file = app.vault.getAbstractFileByPath("A.md");
+	assert.ok(file instanceof TFile);
+	assert.equal(await app.vault.process(file, (data) => data.replace("old", "new")), "new");
+	assert.equal(fs.readFileSync(path.join(dir, "A.md"), "utf8"), "new");
+	await assert.rejects(
+		app.vault.process(file, () => {
+			throw new Error("refused");
+		}),
+		/refused/,
+	);
+	assert.equal(fs.readFileSync(path.join(dir, "A.md"), "utf8"), "new");
+	assert.deepEqual(seen, ["modify A.md"]);
+});
+
+test("createFolder refuses a folder that exists; delete keeps hidden files unless forced", async () => {
+	const dir = writeFixtureVault("//- Kept/.hidden\n//- Plain/A.md\n");
+	const app = new App(dir);
+	await assert.rejects(app.vault.createFolder("Plain"), /already exists/);
+	const made = await app.vault.createFolder("New/Deeper");
+	assert.equal(made.path, "New/Deeper");
+	assert.ok(fs.statSync(path.join(dir, "New", "Deeper")).isDirectory());
+
+	const kept = app.vault.getAbstractFileByPath("Kept");
+	assert.ok(kept instanceof TFolder);
+	assert.equal(kept.children.length, 0, "a hidden file is not a child the vault lists");
+	await assert.rejects(app.vault.delete(kept), /hidden files/);
+	assert.ok(fs.existsSync(path.join(dir, "Kept", ".hidden")));
+	await app.vault.delete(kept, true);
+	assert.ok(!fs.existsSync(path.join(dir, "Kept")));
+	// A folder of visible files goes with them, as Obsidian deletes it.
+	const plain = app.vault.getAbstractFileByPath("Plain");
+	assert.ok(plain instanceof TFolder);
+	await app.vault.delete(plain);
+	assert.equal(app.vault.getAbstractFileByPath("Plain/A.md"), null);
+});
+
+test("failNext makes a vault operation fail before it changes anything, as often as asked", async () => {
+	const dir = writeFixtureVault("//- A.md\na");
+	const app = new App(dir);
+	const file = app.vault.getAbstractFileByPath("A.md");
+	assert.ok(file instanceof TFile);
+	app.vault.failNext("rename", "A.md", 2);
+	app.vault.failNext("process", "A.md");
+	for (let attempt = 0; attempt < 2; attempt += 1) {
+		await assert.rejects(app.vault.rename(file, "Sub/B.md"), /rename of A\.md failed \(a failure injected by the test\)/);
+	}
+	assert.ok(!fs.existsSync(path.join(dir, "Sub")), "a failed rename creates no folder");
+	await assert.rejects(app.vault.process(file, () => "changed"), /injected/);
+	assert.equal(fs.readFileSync(path.join(dir, "A.md"), "utf8"), "a");
+	await app.vault.rename(file, "Sub/B.md");
+	assert.equal(file.path, "Sub/B.md");
+});
+
+test("a fuzzy suggest modal chooses the first match on Enter; text fields and buttons act as typed and clicked", () => {
+	const app = new App(writeFixtureVault("//- Alpha.md\n//- Beta.md\n//- Notes/Alphabet.md\n"));
+	const chosen: string[] = [];
+	class Picker extends FuzzySuggestModal<TFile> {
+		getItems(): TFile[] {
+			return app.vault.getFiles();
+		}
+		getItemText(file: TFile): string {
+			return file.path;
+		}
+		onChooseItem(file: TFile): void {
+			chosen.push(file.path);
+		}
+	}
+	const picker = new Picker(asObsidianApp(app));
+	picker.open();
+	picker.inputEl.value = "alph";
+	assert.deepEqual(
+		picker.currentSuggestions().map((match) => match.item.path).sort(),
+		["Alpha.md", "Notes/Alphabet.md"],
+	);
+	picker.scope.press("Enter");
+	assert.deepEqual(chosen, ["Alpha.md"], "the best match: the one whose match starts first");
+	assert.ok(!picker.isOpen, "choosing closes the modal");
+	const none = new Picker(asObsidianApp(app));
+	none.open();
+	none.inputEl.value = "zzz";
+	none.scope.press("Enter");
+	assert.deepEqual(chosen, ["Alpha.md"], "no match, no choice");
+
+	const container = new FakeElement("div");
+	const text = new TextComponent(asHTMLElement(container)).setValue("start");
+	const typed: string[] = [];
+	text.onChange((value) => typed.push(value));
+	assert.equal(text.getValue(), "start");
+	text.type("typed");
+	assert.deepEqual([text.getValue(), typed], ["typed", ["typed"]]);
+
+	let clicks = 0;
+	const button = new ButtonComponent(asHTMLElement(container)).setButtonText("Go").setCta().onClick(() => (clicks += 1));
+	const buttonEl = fakeElementOf(button.buttonEl);
+	buttonEl.click();
+	button.setDisabled(true);
+	buttonEl.click();
+	assert.equal(clicks, 1, "a disabled button ignores clicks");
+	assert.deepEqual([buttonEl.getText(), buttonEl.classes, buttonEl.attributes.has("disabled")], ["Go", ["mod-cta"], true]);
 });

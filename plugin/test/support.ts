@@ -76,6 +76,30 @@ export function listVaultFiles(vaultDir: string): string[] {
 	return files.sort();
 }
 
+/**
+ * Every folder (as `path/`) and file under `vaultDir`, hidden ones too, with each file's bytes
+ * (as text when they are UTF-8, else base64): equal snapshots mean byte-identical vaults.
+ */
+export function snapshotVault(vaultDir: string): Record<string, string> {
+	const snapshot: Record<string, string> = {};
+	const walk = (relative: string) => {
+		const entries = fs.readdirSync(path.join(vaultDir, relative), { withFileTypes: true });
+		for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+			const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
+			if (entry.isDirectory()) {
+				snapshot[`${child}/`] = "";
+				walk(child);
+			} else {
+				const bytes = fs.readFileSync(path.join(vaultDir, child));
+				const text = bytes.toString("utf8");
+				snapshot[child] = Buffer.from(text, "utf8").equals(bytes) ? text : `base64:${bytes.toString("base64")}`;
+			}
+		}
+	};
+	walk("");
+	return snapshot;
+}
+
 /** Points the bridge at a private runtime directory for this test process. */
 export function useTemporaryRuntimeDirectory(): string {
 	// Short, because a Unix socket path has to fit in about 100 bytes.

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
-import { runTool } from "../tools";
+import { runTool, type ToolHost } from "../tools";
 import { callTool, createLinkIndex, type Vault as LinkIndex } from "../wasm";
 import { App, TFile, asObsidianApp } from "./obsidian-double";
 import { listVaultFiles, writeFixtureVault } from "./support";
@@ -26,6 +26,8 @@ interface Setup {
 	vaultDir: string;
 	app: App;
 	index: LinkIndex;
+	/** The app and index as tools get them; nothing updates this index, so `settle` has nothing to wait for. */
+	host: ToolHost;
 	/** The paths `cachedRead` was called with, in order. */
 	reads: string[];
 }
@@ -45,16 +47,17 @@ function setUp(t: TestContext): Setup {
 		reads.push(file.path);
 		return cachedRead(file);
 	});
-	return { vaultDir, app, index, reads };
+	const host: ToolHost = { app: asObsidianApp(app), index, settle: async () => undefined };
+	return { vaultDir, app, index, host, reads };
 }
 
 test("read_note reads the note through the Vault API and returns its parts", async (t) => {
-	const { vaultDir, app, index, reads } = setUp(t);
+	const { vaultDir, host, reads } = setUp(t);
 	// Changed on disk after indexing: the answer can only come from reading the note now.
 	fs.writeFileSync(path.join(vaultDir, "Notes", "Alpha.md"), "---\naliases: [First]\n---\n# Alpha, edited\nNew text.");
 
 	// A path as a person writes it: other case, no `.md`.
-	const outcome = await runTool(asObsidianApp(app), index, "read_note", { path: "notes/alpha" });
+	const outcome = await runTool(host, "read_note", { path: "notes/alpha" });
 	assert.deepEqual(outcome, {
 		ok: true,
 		result: {
@@ -70,37 +73,37 @@ test("read_note reads the note through the Vault API and returns its parts", asy
 });
 
 test("read_note ignores a text the caller supplies", async (t) => {
-	const { app, index } = setUp(t);
-	const outcome = await runTool(asObsidianApp(app), index, "read_note", { path: "Beta.md", response_format: "concise", text: "forged" });
+	const { app, host } = setUp(t);
+	const outcome = await runTool(host, "read_note", { path: "Beta.md", response_format: "concise", text: "forged" });
 	assert.deepEqual(outcome, { ok: true, result: { path: "Beta.md", body: "Back to [[Alpha]].\n" } });
 	// Deleted from the vault while the index still holds it (its update waits for the debounce):
 	// there is no text to read, and the caller's must not stand in for it.
 	const beta = app.vault.getFileByPath("Beta.md");
 	assert.ok(beta !== null);
 	await app.vault.delete(beta);
-	const gone = await runTool(asObsidianApp(app), index, "read_note", { path: "Beta.md", text: "forged" });
+	const gone = await runTool(host, "read_note", { path: "Beta.md", text: "forged" });
 	assert.ok(!gone.ok, JSON.stringify(gone));
 	assert.doesNotMatch(JSON.stringify(gone), /forged/);
 });
 
 test("read_note of an unknown path is note_not_found, without reading anything", async (t) => {
-	const { app, index, reads } = setUp(t);
+	const { host, reads } = setUp(t);
 	for (const args of [{ path: "Nowhere.md" }, { path: "Nowhere.md", text: "forged" }]) {
-		const outcome = await runTool(asObsidianApp(app), index, "read_note", args);
+		const outcome = await runTool(host, "read_note", args);
 		assert.ok(!outcome.ok, JSON.stringify(outcome));
 		assert.equal(outcome.error.code, "note_not_found");
 		assert.match(outcome.error.message, /Nowhere\.md/);
 		assert.equal(outcome.error.retryable, false);
 	}
 	// Missing or mistyped arguments reach core, which says what is wrong.
-	const untyped = await runTool(asObsidianApp(app), index, "read_note", { path: 7 });
+	const untyped = await runTool(host, "read_note", { path: 7 });
 	assert.ok(!untyped.ok);
 	assert.equal(untyped.error.code, "invalid_arguments");
 	assert.deepEqual(reads, []);
 });
 
 test("other tools pass through to core unchanged, without reading notes", async (t) => {
-	const { app, index, reads } = setUp(t);
+	const { index, host, reads } = setUp(t);
 	const calls: [string, unknown][] = [
 		["get_outgoing_links", { path: "Notes/Alpha" }],
 		["get_backlinks", { path: "Beta.md", response_format: "concise" }],
@@ -110,10 +113,10 @@ test("other tools pass through to core unchanged, without reading notes", async 
 		["no_such_tool", {}],
 	];
 	for (const [tool, args] of calls) {
-		const outcome = await runTool(asObsidianApp(app), index, tool, args);
+		const outcome = await runTool(host, tool, args);
 		assert.deepEqual(outcome, callTool(index, tool, args), `${tool} ${JSON.stringify(args)}`);
 	}
-	const outgoing = await runTool(asObsidianApp(app), index, "get_outgoing_links", { path: "Notes/Alpha" });
+	const outgoing = await runTool(host, "get_outgoing_links", { path: "Notes/Alpha" });
 	assert.ok(outgoing.ok);
 	assert.equal((outgoing.result as { links: { resolved_path?: string }[] }).links[0]?.resolved_path, "Beta.md", "a real answer, not an error");
 	assert.deepEqual(reads, []);

@@ -228,6 +228,22 @@ function statOf(fullPath: string): obsidian.FileStats {
 	return { ctime: stat.birthtimeMs || stat.ctimeMs, mtime: stat.mtimeMs, size: stat.size };
 }
 
+/** Whether the directory, or any below it, holds an entry whose name starts with ".". */
+function hasHiddenEntries(fullPath: string): boolean {
+	return fs
+		.readdirSync(fullPath, { withFileTypes: true })
+		.some((entry) => entry.name.startsWith(".") || (entry.isDirectory() && hasHiddenEntries(path.join(fullPath, entry.name))));
+}
+
+/** Vault operations a test can make fail with `Vault.failNext`. */
+export type FailableOperation = "process" | "modify" | "rename" | "createFolder" | "delete";
+
+interface InjectedFailure {
+	operation: FailableOperation;
+	path: string;
+	remaining: number;
+}
+
 function parentPathOf(filePath: string): string {
 	const slash = filePath.lastIndexOf("/");
 	return slash < 0 ? "/" : filePath.slice(0, slash);
@@ -257,6 +273,7 @@ export class Vault
 			| "create"
 			| "createFolder"
 			| "modify"
+			| "process"
 			| "append"
 			| "delete"
 			| "rename"
@@ -267,6 +284,7 @@ export class Vault
 	configDir = ".obsidian";
 	private readonly root: TFolder;
 	private readonly byPath = new Map<string, TAbstractFile>();
+	private readonly injectedFailures: InjectedFailure[] = [];
 
 	constructor(basePath: string) {
 		super();
@@ -352,10 +370,27 @@ export class Vault
 		return this.adapter.read(file.path);
 	}
 
+	/**
+	 * Makes the next `times` calls of `operation` on `filePath` (for `rename`, the path being
+	 * moved) throw before they change anything, as a full disk or a locked file would. For tests
+	 * of what a caller does when the vault refuses a step.
+	 */
+	failNext(operation: FailableOperation, filePath: string, times = 1): void {
+		this.injectedFailures.push({ operation, path: normalizePath(filePath), remaining: times });
+	}
+
+	private throwIfInjected(operation: FailableOperation, filePath: string): void {
+		const failure = this.injectedFailures.find((entry) => entry.operation === operation && entry.path === filePath);
+		if (failure === undefined) return;
+		failure.remaining -= 1;
+		if (failure.remaining <= 0) this.injectedFailures.splice(this.injectedFailures.indexOf(failure), 1);
+		throw new Error(`${operation} of ${filePath} failed (a failure injected by the test)`);
+	}
+
 	async create(filePath: string, data: string): Promise<TFile> {
 		const normalized = normalizePath(filePath);
 		if (this.byPath.has(normalized)) throw new Error(`File already exists: ${normalized}`);
-		const parent = await this.createFolder(parentPathOf(normalized));
+		const parent = await this.ensureFolder(parentPathOf(normalized));
 		await this.adapter.write(normalized, data);
 		const file = new TFile(this, normalized, parent, statOf(this.adapter.getFullPath(normalized)));
 		this.attach(file);
@@ -363,13 +398,24 @@ export class Vault
 		return file;
 	}
 
-	/** Creates the folder and any missing parents, each with its `create` event. */
+	/**
+	 * Creates the folder and any missing parents, each with its `create` event. As in Obsidian,
+	 * a folder that already exists is an error.
+	 */
 	async createFolder(folderPath: string): Promise<TFolder> {
+		const normalized = normalizePath(folderPath);
+		if (this.byPath.has(normalized)) throw new Error(`Folder already exists: ${normalized}`);
+		this.throwIfInjected("createFolder", normalized);
+		return this.ensureFolder(normalized);
+	}
+
+	/** The folder at `folderPath`, created with any missing parents if it is not there. */
+	private async ensureFolder(folderPath: string): Promise<TFolder> {
 		const normalized = normalizePath(folderPath);
 		const existing = this.byPath.get(normalized);
 		if (existing instanceof TFolder) return existing;
 		if (existing !== undefined) throw new Error(`A file is in the way of folder ${normalized}`);
-		const parent = await this.createFolder(parentPathOf(normalized));
+		const parent = await this.ensureFolder(parentPathOf(normalized));
 		await fs.promises.mkdir(this.adapter.getFullPath(normalized), { recursive: true });
 		const folder = new TFolder(this, normalized, parent);
 		this.attach(folder);
@@ -379,6 +425,20 @@ export class Vault
 
 	async modify(file: TFile, data: string): Promise<void> {
 		this.assertKnown(file);
+		this.throwIfInjected("modify", file.path);
+		await this.write(file, data);
+	}
+
+	/** Reads the file, writes what `fn` makes of it, and returns that; nothing is written if `fn` throws. */
+	async process(file: TFile, fn: (data: string) => string): Promise<string> {
+		this.assertKnown(file);
+		this.throwIfInjected("process", file.path);
+		const data = fn(await this.read(file));
+		await this.write(file, data);
+		return data;
+	}
+
+	private async write(file: TFile, data: string): Promise<void> {
 		await this.adapter.write(file.path, data);
 		file.stat = statOf(this.adapter.getFullPath(file.path));
 		this.trigger("modify", file);
@@ -388,9 +448,18 @@ export class Vault
 		await this.modify(file, (await this.read(file)) + data);
 	}
 
-	async delete(file: TAbstractFile): Promise<void> {
+	/**
+	 * Deletes a file, or a folder with everything in it. Without `force`, a folder holding hidden
+	 * files (names starting with ".", which the vault does not list) is refused, as Obsidian's
+	 * `force` parameter describes.
+	 */
+	async delete(file: TAbstractFile, force = false): Promise<void> {
 		this.assertKnown(file);
 		if (file.path === "/") throw new Error("The vault's root cannot be deleted");
+		this.throwIfInjected("delete", file.path);
+		if (file instanceof TFolder && !force && hasHiddenEntries(this.adapter.getFullPath(file.path))) {
+			throw new Error(`Folder ${file.path} holds hidden files; pass force to delete them too`);
+		}
 		await fs.promises.rm(this.adapter.getFullPath(file.path), { recursive: true, force: true });
 		this.forget(file);
 	}
@@ -406,7 +475,8 @@ export class Vault
 		this.assertKnown(file);
 		const normalized = normalizePath(newPath);
 		if (this.byPath.has(normalized)) throw new Error(`Destination file already exists: ${normalized}`);
-		const parent = await this.createFolder(parentPathOf(normalized));
+		this.throwIfInjected("rename", file.path);
+		const parent = await this.ensureFolder(parentPathOf(normalized));
 		await fs.promises.rename(this.adapter.getFullPath(file.path), this.adapter.getFullPath(normalized));
 		this.move(file, normalized, parent);
 	}
@@ -642,12 +712,23 @@ export abstract class Plugin
  * tree so tests can read what was rendered. It is not a DOM: anything else throws.
  */
 export class FakeElement
-	implements Pick<HTMLElement, "createEl" | "createDiv" | "createSpan" | "setText" | "getText" | "empty" | "addClass" | "hasClass">
+	implements
+		Pick<HTMLElement, "createEl" | "createDiv" | "createSpan" | "setText" | "getText" | "empty" | "addClass" | "hasClass" | "focus" | "click">,
+		Pick<HTMLInputElement, "value" | "select" | "setSelectionRange" | "selectionStart" | "selectionEnd">
 {
 	readonly tag: string;
 	readonly classes: string[] = [];
 	readonly attributes = new Map<string, string>();
 	readonly children: FakeElement[] = [];
+	/** An input's value. */
+	value = "";
+	/** An input's selection, as UTF-16 offsets into `value`. */
+	selectionStart: number | null = null;
+	selectionEnd: number | null = null;
+	/** True once `focus` was called. */
+	focused = false;
+	/** What a click does; the double's `ButtonComponent.onClick` sets it. */
+	clickAction: ((evt: MouseEvent) => unknown) | null = null;
 	/** The element's own text, set by `setText` or `{text}`; children come after it. */
 	private ownText = "";
 
@@ -698,6 +779,24 @@ export class FakeElement
 
 	hasClass(cls: string): boolean {
 		return this.classes.includes(cls);
+	}
+
+	focus(): void {
+		this.focused = true;
+	}
+
+	/** Clicks the element, as a user would, for tests. */
+	click(): void {
+		this.clickAction?.({} as MouseEvent);
+	}
+
+	select(): void {
+		this.setSelectionRange(0, this.value.length);
+	}
+
+	setSelectionRange(start: number | null, end: number | null): void {
+		this.selectionStart = start;
+		this.selectionEnd = end;
 	}
 
 	/** Every descendant (depth first, in order) with the tag, for tests. */
@@ -846,6 +945,248 @@ export class Modal
 
 	setCloseCallback(callback: () => unknown): this {
 		this.closeCallback = callback;
+		return this;
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Suggest modals
+
+/**
+ * A suggest modal: the query is its input's value; Enter chooses the first suggestion for it
+ * (Obsidian's highlighted one before the arrow keys move it), closing the modal first, as
+ * Obsidian does.
+ */
+export abstract class SuggestModal<T>
+	extends Modal
+	implements
+		Pick<
+			obsidian.SuggestModal<T>,
+			| "limit"
+			| "emptyStateText"
+			| "inputEl"
+			| "resultContainerEl"
+			| "setPlaceholder"
+			| "setInstructions"
+			| "onNoSuggestion"
+			| "selectSuggestion"
+			| "selectActiveSuggestion"
+			| "getSuggestions"
+			| "renderSuggestion"
+			| "onChooseSuggestion"
+		>
+{
+	limit = 100;
+	emptyStateText = "No results found.";
+	inputEl: HTMLInputElement;
+	resultContainerEl: HTMLElement;
+	/** What `setInstructions` was given, for tests. */
+	instructions: obsidian.Instruction[] = [];
+
+	constructor(app: obsidian.App) {
+		super(app);
+		this.inputEl = this.modalEl.createEl("input", { cls: "prompt-input" });
+		this.resultContainerEl = this.modalEl.createDiv({ cls: "prompt-results" });
+		this.scope.register([], "Enter", (evt) => {
+			this.selectActiveSuggestion(evt);
+			return false;
+		});
+	}
+
+	setPlaceholder(placeholder: string): void {
+		fakeElementOf(this.inputEl).attributes.set("placeholder", placeholder);
+	}
+
+	setInstructions(instructions: obsidian.Instruction[]): void {
+		this.instructions = instructions;
+	}
+
+	onNoSuggestion(): void {}
+
+	selectSuggestion(value: T, evt: MouseEvent | KeyboardEvent): void {
+		this.close();
+		this.onChooseSuggestion(value, evt);
+	}
+
+	selectActiveSuggestion(evt: MouseEvent | KeyboardEvent): void {
+		const first = this.currentSuggestions()[0];
+		if (first === undefined) this.onNoSuggestion();
+		else this.selectSuggestion(first, evt);
+	}
+
+	/** The suggestions for the query now in the input, as rendered, for tests. */
+	currentSuggestions(): T[] {
+		const suggestions = this.getSuggestions(this.inputEl.value);
+		if (suggestions instanceof Promise) throw new Error("The obsidian test double supports synchronous suggestions only");
+		return suggestions.slice(0, this.limit);
+	}
+
+	abstract getSuggestions(query: string): T[] | Promise<T[]>;
+	abstract renderSuggestion(value: T, el: HTMLElement): void;
+	abstract onChooseSuggestion(item: T, evt: MouseEvent | KeyboardEvent): void;
+}
+
+/**
+ * A fuzzy suggest modal. The double matches the query's characters in order, ignoring case,
+ * and ranks by where the match starts; Obsidian's scoring is finer, but what matches is the same.
+ */
+export abstract class FuzzySuggestModal<T>
+	extends SuggestModal<obsidian.FuzzyMatch<T>>
+	implements Pick<obsidian.FuzzySuggestModal<T>, "getSuggestions" | "renderSuggestion" | "onChooseSuggestion" | "getItems" | "getItemText" | "onChooseItem">
+{
+	getSuggestions(query: string): obsidian.FuzzyMatch<T>[] {
+		const wanted = query.toLowerCase().replace(/\s+/g, "");
+		const matches: obsidian.FuzzyMatch<T>[] = [];
+		for (const item of this.getItems()) {
+			const text = this.getItemText(item).toLowerCase();
+			let at = -1;
+			let first = -1;
+			for (const character of wanted) {
+				at = text.indexOf(character, at + 1);
+				if (at < 0) break;
+				if (first < 0) first = at;
+			}
+			if (at >= 0 || wanted === "") matches.push({ item, match: { score: -Math.max(first, 0), matches: [] } });
+		}
+		return matches.sort((a, b) => b.match.score - a.match.score);
+	}
+
+	renderSuggestion(item: obsidian.FuzzyMatch<T>, el: HTMLElement): void {
+		el.setText(this.getItemText(item.item));
+	}
+
+	onChooseSuggestion(item: obsidian.FuzzyMatch<T>, evt: MouseEvent | KeyboardEvent): void {
+		this.onChooseItem(item.item, evt);
+	}
+
+	abstract getItems(): T[];
+	abstract getItemText(item: T): string;
+	abstract onChooseItem(item: T, evt: MouseEvent | KeyboardEvent): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Setting components
+
+export abstract class BaseComponent implements obsidian.BaseComponent {
+	disabled = false;
+
+	then(cb: (component: this) => unknown): this {
+		cb(this);
+		return this;
+	}
+
+	setDisabled(disabled: boolean): this {
+		this.disabled = disabled;
+		return this;
+	}
+}
+
+/** A text field; `type` stands in for the user typing into it, for tests. */
+export class TextComponent extends BaseComponent implements obsidian.TextComponent {
+	inputEl: HTMLInputElement;
+	private readonly changeCallbacks: ((value: string) => unknown)[] = [];
+
+	constructor(containerEl: HTMLElement) {
+		super();
+		this.inputEl = containerEl.createEl("input", { attr: { type: "text" } });
+	}
+
+	getValue(): string {
+		return this.inputEl.value;
+	}
+
+	setValue(value: string): this {
+		this.inputEl.value = value;
+		return this;
+	}
+
+	setPlaceholder(placeholder: string): this {
+		fakeElementOf(this.inputEl).attributes.set("placeholder", placeholder);
+		return this;
+	}
+
+	onChange(callback: (value: string) => unknown): this {
+		this.changeCallbacks.push(callback);
+		return this;
+	}
+
+	onChanged(): void {
+		for (const callback of this.changeCallbacks) callback(this.getValue());
+	}
+
+	registerOptionListener(): this {
+		throw new Error("The obsidian test double has no option listeners");
+	}
+
+	/** Replaces the field's text as typing would, calling the `onChange` callbacks. */
+	type(value: string): void {
+		this.setValue(value);
+		this.onChanged();
+	}
+}
+
+/** A button; clicking its element (`FakeElement.click`) calls `onClick`'s callback unless it is disabled. */
+export class ButtonComponent extends BaseComponent implements obsidian.ButtonComponent {
+	buttonEl: HTMLButtonElement;
+	constructor(containerEl: HTMLElement) {
+		super();
+		this.buttonEl = containerEl.createEl("button");
+	}
+
+	setButtonText(name: string): this {
+		this.buttonEl.setText(name);
+		return this;
+	}
+
+	setCta(): this {
+		this.buttonEl.addClass("mod-cta");
+		return this;
+	}
+
+	removeCta(): this {
+		const classes = fakeElementOf(this.buttonEl).classes;
+		if (classes.includes("mod-cta")) classes.splice(classes.indexOf("mod-cta"), 1);
+		return this;
+	}
+
+	setWarning(): this {
+		return this.setDestructive();
+	}
+
+	setDestructive(): this {
+		this.buttonEl.addClass("mod-destructive");
+		return this;
+	}
+
+	removeDestructive(): this {
+		const classes = fakeElementOf(this.buttonEl).classes;
+		if (classes.includes("mod-destructive")) classes.splice(classes.indexOf("mod-destructive"), 1);
+		return this;
+	}
+
+	setTooltip(tooltip: string): this {
+		fakeElementOf(this.buttonEl).attributes.set("aria-label", tooltip);
+		return this;
+	}
+
+	setIcon(): this {
+		throw new Error("The obsidian test double has no icons");
+	}
+
+	setClass(cls: string): this {
+		this.buttonEl.addClass(cls);
+		return this;
+	}
+
+	override setDisabled(disabled: boolean): this {
+		super.setDisabled(disabled);
+		if (disabled) fakeElementOf(this.buttonEl).attributes.set("disabled", "");
+		else fakeElementOf(this.buttonEl).attributes.delete("disabled");
+		return this;
+	}
+
+	onClick(callback: (evt: MouseEvent) => unknown): this {
+		fakeElementOf(this.buttonEl).clickAction = (evt) => (this.disabled ? undefined : callback(evt));
 		return this;
 	}
 }

@@ -1,0 +1,452 @@
+//! The `move_note` tool inside Obsidian: core plans and proves the move from the notes' current
+//! texts, and this module applies the plan through the Vault API, all or nothing, the way the
+//! sidecar applies it to the folder (`crates/sidecar/src/apply.rs`), so both paths answer alike.
+//!
+//! Every note the plan edits is checked against the hash the plan was made from before the
+//! first write, and again inside `vault.process` as it is written. Files move with
+//! `vault.rename`, never `fileManager.renameFile`, whose link updater would rewrite links a
+//! second time over the plan's edits. Any failure undoes every step made so far, newest first.
+
+import { TFile, TFolder, type TAbstractFile, type Vault } from "obsidian";
+import type { ToolHost } from "../tools";
+import {
+	applyEdits,
+	contentHash,
+	moveAnswer,
+	notesToRead,
+	notesToReadForRewrite,
+	planMove,
+	planRewriteLink,
+	type FileEdit,
+	type FileMove,
+	type MovePlan,
+	type ToolError,
+	type ToolOutcome,
+	type Vault as LinkIndex,
+} from "../wasm";
+
+/** The arguments of `move_note`, read and checked. */
+export interface MoveArguments {
+	from: string;
+	to: string;
+	/** Absent unless given: then the call applies only when `approvedPlanHash` is given. */
+	dryRun?: boolean;
+	approvedPlanHash?: string;
+	/** False for `response_format: "concise"`, which leaves the list of changes out. */
+	detailed: boolean;
+}
+
+/** A step that either happened or was refused with a typed error. */
+export type StepOutcome = { ok: true } | { ok: false; error: ToolError };
+
+const PARAMETERS = ["from", "to", "dry_run", "approved_plan_hash", "response_format"];
+const RESPONSE_FORMATS = ["concise", "detailed"];
+
+/** The `move_note` tool: plans, and applies when asked. Moves on one index run one at a time. */
+export async function moveNote(host: ToolHost, args: unknown): Promise<ToolOutcome> {
+	const parsed = readMoveArguments(args);
+	if ("code" in parsed) return { ok: false, error: parsed };
+	return oneAtATime(host.index, () => planAndApply(host, parsed, () => planFromVault(host, parsed.from, parsed.to)));
+}
+
+const REWRITE_PARAMETERS = ["from_target", "to_target", "dry_run", "approved_plan_hash", "response_format"];
+
+/**
+ * The `rewrite_link` tool: repoints every link whose target is `from_target` to `to_target`,
+ * planned and proven in core from the notes' current texts, applied like a move.
+ */
+export async function rewriteLink(host: ToolHost, args: unknown): Promise<ToolOutcome> {
+	const parsed = readArguments(args, "rewrite_link", REWRITE_PARAMETERS, ["from_target", "to_target"], false);
+	if ("code" in parsed) return { ok: false, error: parsed };
+	const plan = async (): Promise<{ ok: true; plan: MovePlan } | { ok: false; error: ToolError }> => {
+		const read = await readTexts(host.app.vault, notesToReadForRewrite(host.index, parsed.from));
+		if (!read.ok) return read;
+		return planRewriteLink(host.index, parsed.from, parsed.to, read.texts);
+	};
+	return oneAtATime(host.index, () => planAndApply(host, parsed, plan));
+}
+
+async function planAndApply(
+	host: ToolHost,
+	args: MoveArguments,
+	makePlan: () => Promise<{ ok: true; plan: MovePlan } | { ok: false; error: ToolError }>,
+): Promise<ToolOutcome> {
+	// The plan is checked against the index, so the index must first hold what the vault holds,
+	// as the sidecar refreshes its folder index before every call.
+	await host.settle();
+	const planned = await makePlan();
+	if (!planned.ok) return planned;
+	const plan = planned.plan;
+	if (args.approvedPlanHash !== undefined && args.approvedPlanHash !== plan.plan_hash) {
+		return {
+			ok: false,
+			error: {
+				code: "plan_hash_mismatch",
+				message: "the vault changed since the preview, so the plan is no longer the one approved; nothing was changed",
+				hint: "Preview the move again (dry run), check it, and approve its new plan_hash.",
+				retryable: false,
+			},
+		};
+	}
+	const apply = args.dryRun === false || (args.dryRun === undefined && args.approvedPlanHash !== undefined);
+	if (apply) {
+		const applied = await applyPlan(host.app.vault, plan, movedFolderOf(args.from, plan));
+		// The writes and renames reach the index through the indexer, from the vault's events;
+		// waiting for it means the answer, and every call after it, sees the vault as it is now.
+		await host.settle();
+		if (!applied.ok) return applied;
+	}
+	return { ok: true, result: moveAnswer(plan, !apply, apply, args.detailed) };
+}
+
+/** Checks `move_note`'s arguments as the sidecar's schema does. */
+export function readMoveArguments(args: unknown): MoveArguments | ToolError {
+	return readArguments(args, "move_note", PARAMETERS, ["from", "to"], true);
+}
+
+/**
+ * Checks a planning tool's arguments as the sidecar's schema does: an object, known
+ * parameters, their types, and (for paths) that they stay inside the vault. `names` are the
+ * two required strings, read as `from` and `to`.
+ */
+function readArguments(args: unknown, tool: string, parameters: string[], names: [string, string], paths: boolean): MoveArguments | ToolError {
+	const invalid = (message: string): ToolError => ({
+		code: "invalid_arguments",
+		message,
+		hint: `See the input schema of \`${tool}\` in tools/list.`,
+		retryable: false,
+	});
+	const given: unknown = args ?? {};
+	if (typeof given !== "object" || given === null || Array.isArray(given)) return invalid("the arguments must be a JSON object");
+	const record = given as Record<string, unknown>;
+	for (const key of Object.keys(record)) {
+		if (!parameters.includes(key)) return invalid(`unknown parameter \`${key}\`; \`${tool}\` takes: ${parameters.join(", ")}`);
+	}
+	for (const key of names) {
+		if (!(key in record)) return invalid(`missing parameter \`${key}\``);
+	}
+	for (const key of [...names, "approved_plan_hash", "response_format"]) {
+		if (key in record && typeof record[key] !== "string") return invalid(`parameter \`${key}\` must be a string`);
+	}
+	if ("dry_run" in record && typeof record["dry_run"] !== "boolean") return invalid("parameter `dry_run` must be a boolean");
+	const responseFormat = record["response_format"];
+	if (typeof responseFormat === "string" && !RESPONSE_FORMATS.includes(responseFormat)) {
+		return invalid(`parameter \`response_format\` must be one of ${JSON.stringify(RESPONSE_FORMATS)}`);
+	}
+	const from = record[names[0]] as string;
+	const to = record[names[1]] as string;
+	for (const [key, value] of paths ? ([[names[0], from], [names[1], to]] as const) : []) {
+		if (leavesVault(value)) {
+			return {
+				code: "invalid_path",
+				message: `\`${key}\` ${JSON.stringify(value)} is not a path inside the vault`,
+				hint: "Give paths relative to the vault root, such as `Folder/Note.md`, without a leading `/`, `~` or `..`.",
+				retryable: false,
+			};
+		}
+	}
+	const parsed: MoveArguments = { from, to, detailed: responseFormat !== "concise" };
+	if (typeof record["dry_run"] === "boolean") parsed.dryRun = record["dry_run"];
+	if (typeof record["approved_plan_hash"] === "string") parsed.approvedPlanHash = record["approved_plan_hash"];
+	return parsed;
+}
+
+/** A path that could leave the vault: absolute, with a drive, home-relative, or with `..`; as the sidecar refuses. */
+function leavesVault(path: string): boolean {
+	return (
+		path.startsWith("/") ||
+		path.startsWith("\\") ||
+		path.startsWith("~") ||
+		path.includes("\0") ||
+		path.charAt(1) === ":" ||
+		path.split(/[/\\]/).some((segment) => segment === "..")
+	);
+}
+
+/** Plans a move from the current text of every note core asks for, read with `vault.read`. */
+export async function planFromVault(
+	host: ToolHost,
+	from: string,
+	to: string,
+): Promise<{ ok: true; plan: MovePlan } | { ok: false; error: ToolError }> {
+	const needed = notesToRead(host.index, from, to);
+	if (!needed.ok) return needed;
+	const read = await readTexts(host.app.vault, needed.notes);
+	if (!read.ok) return read;
+	return planMove(host.index, from, to, read.texts);
+}
+
+/** The current text of each note, by path, or the first read's error. */
+async function readTexts(
+	vault: Vault,
+	paths: string[],
+): Promise<{ ok: true; texts: Record<string, string> } | { ok: false; error: ToolError }> {
+	const reads = await Promise.all(paths.map((path) => readNote(vault, path)));
+	const texts: Record<string, string> = {};
+	for (const read of reads) {
+		if ("error" in read) return { ok: false, error: read.error };
+		texts[read.path] = read.text;
+	}
+	return { ok: true, texts };
+}
+
+/** A note's text from disk (not the cache: the plan's hashes must be of what is there now). */
+async function readNote(vault: Vault, path: string): Promise<{ path: string; text: string } | { error: ToolError }> {
+	const file = vault.getAbstractFileByPath(path);
+	if (!(file instanceof TFile)) {
+		return { error: { code: "note_not_found", message: `\`${path}\` cannot be opened: it is not in the vault`, hint: "Call list_notes to see the paths.", retryable: true } };
+	}
+	try {
+		return { path, text: await vault.read(file) };
+	} catch (error) {
+		return {
+			error: { code: "vault_unreadable", message: `\`${path}\` could not be read: ${messageOf(error)}`, hint: "Check the file's permissions, then call again.", retryable: true },
+		};
+	}
+}
+
+/**
+ * The folder a folder move empties, or null for a file move: `from` names a moving file itself
+ * (perhaps without `.md`), or a folder above every moving file. Taken from the plan's paths, so
+ * it is spelled as the vault spells it even when `from` differs in case.
+ */
+export function movedFolderOf(from: string, plan: MovePlan): string | null {
+	const named = from.trim().replace(/^\/+|\/+$/g, "");
+	const first = plan.moves[0];
+	if (first === undefined) return null;
+	const depth = named.split("/").length;
+	const segments = first.from.split("/");
+	return segments.length > depth ? segments.slice(0, depth).join("/") : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Applying
+
+/** A change made so far, to undo on failure. */
+type Done =
+	| { kind: "wrote"; file: TFile; path: string; before: string; after: string }
+	| { kind: "moved"; file: TAbstractFile; from: string; to: string }
+	| { kind: "madeFolder"; path: string };
+
+/** A note whose text changed between the check before writing and its own write. */
+class ChangedWhileWriting extends Error {
+	constructor(readonly path: string) {
+		super(`${path} changed while the move was being written`);
+	}
+}
+
+/** A step that failed, described as the error message says it. */
+class StepFailed extends Error {
+	constructor(readonly what: string) {
+		super(what);
+	}
+}
+
+function concurrent(path: string): ToolError {
+	return {
+		code: "concurrent_modification",
+		message: `\`${path}\` changed after the plan was made; nothing was changed`,
+		hint: "Preview the move again (dry run) and approve the new plan.",
+		retryable: true,
+	};
+}
+
+/**
+ * Applies `plan` to the vault, all or nothing. `movedFolder` is the folder a folder move
+ * empties, removed at the end if nothing is left in it.
+ */
+export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: string | null): Promise<StepOutcome> {
+	// Check everything before the first write.
+	const staged: { file: TFile; edit: FileEdit }[] = [];
+	for (const edit of plan.edits) {
+		const file = vault.getAbstractFileByPath(edit.path);
+		if (!(file instanceof TFile)) return { ok: false, error: concurrent(edit.path) };
+		let text: string;
+		try {
+			text = await vault.read(file);
+		} catch {
+			return { ok: false, error: concurrent(edit.path) };
+		}
+		if (contentHash(text) !== edit.content_hash) return { ok: false, error: concurrent(edit.path) };
+		staged.push({ file, edit });
+	}
+	const moving: { file: TFile; move: FileMove }[] = [];
+	for (const move of plan.moves) {
+		const file = vault.getAbstractFileByPath(move.from);
+		const caseOnly = move.from.toLowerCase() === move.to.toLowerCase();
+		const taken = !caseOnly && (vault.getAbstractFileByPath(move.to) !== null || (await vault.adapter.exists(move.to)));
+		if (!(file instanceof TFile) || taken) return { ok: false, error: concurrent(move.from) };
+		moving.push({ file, move });
+	}
+
+	const done: Done[] = [];
+	try {
+		for (const { file, edit } of staged) await writeEdits(vault, file, edit, done);
+		for (const { file, move } of moving) {
+			await makeParentFolders(vault, move.to, done);
+			await step(`moving ${move.from} failed`, () => vault.rename(file, move.to));
+			done.push({ kind: "moved", file, from: move.from, to: move.to });
+		}
+	} catch (error) {
+		const leftOver = await undo(vault, done);
+		return { ok: false, error: failureAfterUndo(error, leftOver) };
+	}
+	if (movedFolder !== null) await removeEmptiedFolders(vault, plan, movedFolder);
+	return { ok: true };
+}
+
+/** Writes one note's edits, checking its hash again as it is read for the write. */
+async function writeEdits(vault: Vault, file: TFile, edit: FileEdit, done: Done[]): Promise<void> {
+	const seen: { before?: string; after?: string } = {};
+	try {
+		await step(`writing ${edit.path} failed`, () =>
+			vault.process(file, (current) => {
+				if (contentHash(current) !== edit.content_hash) throw new ChangedWhileWriting(edit.path);
+				seen.before = current;
+				seen.after = applyEdits(current, edit.edits);
+				return seen.after;
+			}),
+		);
+	} finally {
+		// Recorded even when the write failed after reading: the undo then finds which text is there.
+		if (seen.before !== undefined && seen.after !== undefined) {
+			done.push({ kind: "wrote", file, path: edit.path, before: seen.before, after: seen.after });
+		}
+	}
+}
+
+/** Creates the folders above `path` that are missing, top first, recording each. */
+async function makeParentFolders(vault: Vault, path: string, done: Done[]): Promise<void> {
+	const segments = path.split("/").slice(0, -1);
+	for (let count = 1; count <= segments.length; count += 1) {
+		const folder = segments.slice(0, count).join("/");
+		const existing = vault.getAbstractFileByPath(folder);
+		if (existing instanceof TFolder) continue;
+		if (existing !== null) throw new StepFailed(`creating ${folder} failed: a file is there`);
+		await step(`creating ${folder} failed`, () => vault.createFolder(folder));
+		done.push({ kind: "madeFolder", path: folder });
+	}
+}
+
+/** Runs one step; a failure is rethrown as `StepFailed` naming the step, unless it is a concurrent edit. */
+async function step<T>(what: string, run: () => Promise<T>): Promise<T> {
+	try {
+		return await run();
+	} catch (error) {
+		if (error instanceof ChangedWhileWriting) throw error;
+		throw new StepFailed(`${what}: ${messageOf(error)}`);
+	}
+}
+
+/**
+ * Undoes `done`, newest first. A note is restored only if it still holds what the move wrote:
+ * an edit made meanwhile is kept, and named. Returns a sentence for each step not undone.
+ */
+async function undo(vault: Vault, done: Done[]): Promise<string[]> {
+	const leftOver: string[] = [];
+	for (const change of [...done].reverse()) {
+		try {
+			if (change.kind === "moved") {
+				await vault.rename(change.file, change.from);
+			} else if (change.kind === "wrote") {
+				if ((await vault.read(change.file)) === change.before) continue;
+				await vault.process(change.file, (current) => {
+					if (current !== change.after) throw new Error("it was edited meanwhile, and keeps that edit");
+					return change.before;
+				});
+			} else {
+				const folder = vault.getAbstractFileByPath(change.path);
+				if (!(folder instanceof TFolder)) continue;
+				if (folder.children.length > 0) throw new Error("something else was put in it");
+				await vault.delete(folder, false);
+			}
+		} catch (error) {
+			leftOver.push(`${describeUndone(change)} (${messageOf(error)})`);
+		}
+	}
+	if (leftOver.length > 0) console.error(`vaultlink: undoing a failed move left changes behind: ${leftOver.join("; ")}`);
+	return leftOver;
+}
+
+function describeUndone(change: Done): string {
+	switch (change.kind) {
+		case "moved":
+			return `${change.to} could not be moved back to ${change.from}`;
+		case "wrote":
+			return `${change.path} could not be restored`;
+		case "madeFolder":
+			return `the folder ${change.path} could not be removed`;
+	}
+}
+
+/** The error a failed batch answers once it was undone (`leftOver`: the steps that could not be). */
+function failureAfterUndo(error: unknown, leftOver: string[]): ToolError {
+	const what =
+		error instanceof ChangedWhileWriting
+			? `\`${error.path}\` changed while the move was being written`
+			: error instanceof StepFailed
+				? error.what
+				: `the move failed: ${messageOf(error)}`;
+	if (leftOver.length > 0) {
+		return {
+			code: "write_failed",
+			message: `${what}; undoing the changes made so far failed in part: ${leftOver.join("; ")}`,
+			hint: "Check the files named here in the vault and put them right by hand, then preview the move again.",
+			retryable: false,
+		};
+	}
+	// Everything was undone: a note edited meanwhile is a concurrent modification, as when the
+	// check before writing finds it; anything else is a failed write.
+	if (error instanceof ChangedWhileWriting) return concurrent(error.path);
+	return {
+		code: "write_failed",
+		message: `${what}; every change made so far was undone`,
+		hint: "Check the vault folder's permissions and free space, then try again.",
+		retryable: true,
+	};
+}
+
+/**
+ * After a folder move, removes the folders under `movedFolder` (and it) that the move left
+ * empty. A folder still holding anything, hidden files included, stays.
+ */
+async function removeEmptiedFolders(vault: Vault, plan: MovePlan, movedFolder: string): Promise<void> {
+	const folders = [...new Set(plan.moves.map((move) => parentOf(move.from)).filter((folder) => folder !== ""))];
+	folders.sort((a, b) => b.split("/").length - a.split("/").length);
+	for (const folder of folders) {
+		let current = folder;
+		while (current !== "" && (current === movedFolder || current.startsWith(`${movedFolder}/`))) {
+			const node = vault.getAbstractFileByPath(current);
+			if (!(node instanceof TFolder) || node.children.length > 0) break;
+			try {
+				// Not forced: a folder with hidden files is left, as the sidecar's `remove_dir` leaves it.
+				await vault.delete(node, false);
+			} catch {
+				break;
+			}
+			current = parentOf(current);
+		}
+	}
+}
+
+function parentOf(path: string): string {
+	const slash = path.lastIndexOf("/");
+	return slash < 0 ? "" : path.slice(0, slash);
+}
+
+function messageOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
+/** The moves running on each index; a move starts once the one before it has finished. */
+const movesByIndex = new WeakMap<LinkIndex, Promise<unknown>>();
+
+function oneAtATime<T>(index: LinkIndex, run: () => Promise<T>): Promise<T> {
+	const previous = movesByIndex.get(index) ?? Promise.resolve();
+	const next = previous.then(run, run);
+	movesByIndex.set(
+		index,
+		next.catch(() => undefined),
+	);
+	return next;
+}

@@ -1,0 +1,218 @@
+//! The "Move note safely…" command's three steps on screen: pick a file (`NotePickerModal`),
+//! type where it goes (`DestinationModal`), and check every change before confirming
+//! (`MovePreviewModal`, drawn by `renderMovePreview`). Enter goes forward, Escape cancels.
+
+import { App, ButtonComponent, FuzzySuggestModal, Modal, TextComponent, type TFile } from "obsidian";
+import type { ChangeReason, LinkChange, MoveAnswer } from "../wasm";
+
+/**
+ * Changes listed in a preview. A move of a much-linked note could otherwise build a list of
+ * many thousands of elements; the counts above the list stay exact.
+ */
+export const MAX_LISTED_CHANGES = 500;
+
+/** True when a key event comes from a focused button, which Enter should press instead. */
+function fromButton(evt: KeyboardEvent): boolean {
+	const target = evt.target as { tagName?: unknown } | null | undefined;
+	return typeof target?.tagName === "string" && target.tagName.toUpperCase() === "BUTTON";
+}
+
+/** Picks the file to move, by a fuzzy search over every file's path. */
+export class NotePickerModal extends FuzzySuggestModal<TFile> {
+	private readonly onChoose: (file: TFile) => void;
+
+	constructor(app: App, onChoose: (file: TFile) => void) {
+		super(app);
+		this.onChoose = onChoose;
+		this.setPlaceholder("Note or file to move…");
+		this.setInstructions([
+			{ command: "↑↓", purpose: "to navigate" },
+			{ command: "↵", purpose: "to choose" },
+			{ command: "esc", purpose: "to cancel" },
+		]);
+	}
+
+	getItems(): TFile[] {
+		return [...this.app.vault.getFiles()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+	}
+
+	getItemText(file: TFile): string {
+		return file.path;
+	}
+
+	onChooseItem(file: TFile): void {
+		this.onChoose(file);
+	}
+}
+
+/** Asks for the new path, prefilled with the current one and its name selected. */
+export class DestinationModal extends Modal {
+	/** The path field, once open. */
+	input: TextComponent | null = null;
+	/** What submitting started (the preview), for callers that wait on it. */
+	action: Promise<void> | null = null;
+	private readonly from: string;
+	private readonly onSubmit: (to: string) => Promise<void>;
+
+	constructor(app: App, from: string, onSubmit: (to: string) => Promise<void>) {
+		super(app);
+		this.from = from;
+		this.onSubmit = onSubmit;
+		this.scope.register([], "Enter", (evt) => {
+			if (fromButton(evt)) return true;
+			this.submit();
+			return false;
+		});
+	}
+
+	override onOpen(): void {
+		this.setTitle(`Move ${this.from}`);
+		this.contentEl.createEl("p", {
+			text: "The new path, from the vault's root. A note keeps its .md if you leave it out. Next you see every link that will change; nothing moves until you confirm.",
+		});
+		const input = new TextComponent(this.contentEl).setValue(this.from);
+		input.inputEl.addClass("vaultlink-move-destination");
+		this.input = input;
+		const buttons = this.contentEl.createDiv({ cls: "modal-button-container" });
+		new ButtonComponent(buttons)
+			.setButtonText("Preview")
+			.setCta()
+			.onClick(() => this.submit());
+		new ButtonComponent(buttons).setButtonText("Cancel").onClick(() => this.close());
+		// As Obsidian's own rename: the name is selected, ready to be typed over.
+		const nameStart = this.from.lastIndexOf("/") + 1;
+		const dot = this.from.lastIndexOf(".");
+		input.inputEl.focus();
+		input.inputEl.setSelectionRange(nameStart, dot > nameStart ? dot : this.from.length);
+	}
+
+	override onClose(): void {
+		this.contentEl.empty();
+	}
+
+	/** Goes on to the preview with the typed path; an empty one is not submitted. */
+	submit(): void {
+		const to = this.input?.getValue().trim() ?? "";
+		if (to === "" || this.action !== null) return;
+		this.close();
+		this.action = this.onSubmit(to);
+	}
+}
+
+/** Shows a move's plan and applies exactly that plan on confirmation. */
+export class MovePreviewModal extends Modal {
+	/** What confirming started (the move), for callers that wait on it. */
+	action: Promise<void> | null = null;
+	private readonly answer: MoveAnswer;
+	private readonly onConfirm: () => Promise<void>;
+
+	constructor(app: App, answer: MoveAnswer, onConfirm: () => Promise<void>) {
+		super(app);
+		this.answer = answer;
+		this.onConfirm = onConfirm;
+		this.scope.register([], "Enter", (evt) => {
+			if (fromButton(evt)) return true;
+			this.confirm();
+			return false;
+		});
+	}
+
+	override onOpen(): void {
+		this.setTitle("Move safely: check the changes");
+		renderMovePreview(this.contentEl, this.answer);
+		const buttons = this.contentEl.createDiv({ cls: "modal-button-container" });
+		new ButtonComponent(buttons)
+			.setButtonText("Move")
+			.setCta()
+			.onClick(() => this.confirm());
+		new ButtonComponent(buttons).setButtonText("Cancel").onClick(() => this.close());
+	}
+
+	override onClose(): void {
+		this.contentEl.empty();
+	}
+
+	/** Applies the previewed plan, once. */
+	confirm(): void {
+		if (this.action !== null) return;
+		this.close();
+		this.action = this.onConfirm();
+	}
+}
+
+/** Draws a dry run's answer into `container`: what moves, every link rewritten, every link that will resolve. */
+export function renderMovePreview(container: HTMLElement, answer: MoveAnswer, maxListed = MAX_LISTED_CHANGES): void {
+	container.empty();
+	container.createEl("p", { cls: "vaultlink-move-summary", text: describeMove(answer) });
+
+	container.createEl("h3", { text: answer.moves.length === 1 ? "File moved" : "Files moved" });
+	const moves = container.createEl("ul");
+	for (const move of answer.moves.slice(0, maxListed)) moves.createEl("li", { text: `${move.from} → ${move.to}` });
+	if (answer.moves.length > maxListed) container.createEl("p", { text: `${answer.moves.length - maxListed} more files move.` });
+
+	container.createEl("h3", { text: "Links rewritten" });
+	const changes = answer.changes ?? [];
+	if (changes.length === 0) {
+		container.createEl("p", { text: "None: every link keeps pointing where it points without a change." });
+	}
+	let listed = 0;
+	for (const [note, noteChanges] of byNote(changes)) {
+		if (listed >= maxListed) break;
+		container.createEl("h4", { text: note });
+		const list = container.createEl("ul");
+		for (const change of noteChanges) {
+			if (listed >= maxListed) break;
+			list.createEl("li", { text: describeChange(change) });
+			listed += 1;
+		}
+	}
+	const unlisted = changes.length - listed;
+	if (unlisted > 0) container.createEl("p", { text: `${unlisted} more ${unlisted === 1 ? "link is" : "links are"} rewritten, not listed here.` });
+
+	if (answer.newly_resolved.length > 0) {
+		container.createEl("h3", { text: "Links that will find the moved file" });
+		container.createEl("p", { text: "These links point nowhere now; under its new name the moved file is what they name." });
+		const list = container.createEl("ul");
+		for (const link of answer.newly_resolved.slice(0, maxListed)) {
+			list.createEl("li", { text: `${link.note}, line ${link.line}: ${link.link} → ${link.resolves_to}` });
+		}
+		if (answer.newly_resolved.length > maxListed) container.createEl("p", { text: `${answer.newly_resolved.length - maxListed} more.` });
+	}
+}
+
+/** One sentence on what a move does (a preview) or did (once applied). */
+export function describeMove(answer: MoveAnswer): string {
+	const first = answer.moves[0];
+	const what = answer.moves.length === 1 && first !== undefined ? `${first.from} to ${first.to}` : `${answer.moves.length} files`;
+	const links = `${count(answer.links_changed, "link")} in ${count(answer.notes_edited, "note")}`;
+	if (answer.applied) {
+		return answer.links_changed === 0 ? `Moved ${what}; no link needed rewriting.` : `Moved ${what} and rewrote ${links}.`;
+	}
+	const change = answer.links_changed === 0 ? `Moves ${what}; no link needs rewriting.` : `Moves ${what} and rewrites ${links}.`;
+	return `${change} Nothing changes until you confirm.`;
+}
+
+/** A rewritten link as the preview lists it: where, before → after, and why. */
+export function describeChange(change: LinkChange): string {
+	return `line ${change.line}: ${change.before} → ${change.after} (${REASONS[change.reason]})`;
+}
+
+const REASONS: Record<ChangeReason, string> = {
+	target_moved: "it points to a file that moves",
+	source_moved: "its note moves, and the link is written relative to the note's folder",
+	second_order: "the move would make it point to another file",
+};
+
+function byNote(changes: LinkChange[]): Map<string, LinkChange[]> {
+	const notes = new Map<string, LinkChange[]>();
+	for (const change of changes) {
+		const list = notes.get(change.note) ?? [];
+		list.push(change);
+		notes.set(change.note, list);
+	}
+	return notes;
+}
+
+function count(amount: number, noun: string): string {
+	return `${amount} ${noun}${amount === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,355 @@
+//! `move_note` inside Obsidian: core plans from the notes' current texts, the plugin applies the
+//! plan through the Vault API (the test double's, on a real folder) all or nothing, and the index
+//! follows. The cases mirror the sidecar's own (`crates/sidecar/src/apply.rs`), so both paths
+//! are held to the same answers.
+
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { test, type TestContext } from "node:test";
+import { applyPlan, planFromVault } from "../move/apply";
+import { runTool, type ToolHost } from "../tools";
+import type { MoveAnswer, MovePlan, ToolError, ToolOutcome, Vault as LinkIndex } from "../wasm";
+import { App, TFile, TFolder, asObsidianApp } from "./obsidian-double";
+import { BridgeClient, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+
+useTemporaryRuntimeDirectory();
+
+interface Moving {
+	vaultDir: string;
+	app: App;
+	host: ToolHost;
+	index: LinkIndex;
+}
+
+/**
+ * The plugin loaded on a fixture vault. The indexer's debounce is far longer than any test, so
+ * the index follows a move only because `move_note` waits for the indexer, never by timing.
+ */
+async function open(t: TestContext, fixture: string): Promise<Moving> {
+	const vaultDir = writeFixtureVault(fixture);
+	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
+	t.after(() => plugin.unload());
+	const host = plugin.toolHost;
+	const index = plugin.index;
+	assert.ok(host !== null && index !== null, "the plugin is loaded");
+	return { vaultDir, app, host, index };
+}
+
+function move(host: ToolHost, args: unknown): Promise<ToolOutcome> {
+	return runTool(host, "move_note", args);
+}
+
+function answerOf(outcome: ToolOutcome): MoveAnswer {
+	assert.ok(outcome.ok, JSON.stringify(outcome));
+	return outcome.result as MoveAnswer;
+}
+
+function errorOf(outcome: ToolOutcome): ToolError {
+	assert.ok(!outcome.ok, `expected an error, got ${JSON.stringify(outcome)}`);
+	return outcome.error;
+}
+
+function readText(vaultDir: string, filePath: string): string {
+	return fs.readFileSync(path.join(vaultDir, ...filePath.split("/")), "utf8");
+}
+
+/** The notes whose links resolve to `notePath`, each once, sorted. */
+function linkSources(index: LinkIndex, notePath: string): string[] {
+	const backlinks = index.backlinks(notePath) as { backlinks: { source: string }[] };
+	return [...new Set(backlinks.backlinks.map((backlink) => backlink.source))].sort();
+}
+
+/** Where each of `notePath`'s links resolves, in the order written; "?" for an unresolved one. */
+function linkTargets(index: LinkIndex, notePath: string): string[] {
+	const outgoing = index.outgoingLinks(notePath) as { links: { resolved_path?: string }[] };
+	return outgoing.links.map((link) => link.resolved_path ?? "?");
+}
+
+async function planned(host: ToolHost, from: string, to: string): Promise<MovePlan> {
+	const outcome = await planFromVault(host, from, to);
+	assert.ok(outcome.ok, JSON.stringify(outcome));
+	return outcome.plan;
+}
+
+const RENAME = `
+//- A.md
+see [[Old|it]]
+//- Old.md
+# Old
+`;
+
+test("a dry run changes no file and answers the plan", async (t) => {
+	const { vaultDir, host, index } = await open(t, RENAME);
+	const before = snapshotVault(vaultDir);
+	const preview = answerOf(await move(host, { from: "Old.md", to: "sub/New.md" }));
+	assert.deepEqual(preview, {
+		dry_run: true,
+		applied: false,
+		plan_hash: preview.plan_hash,
+		moves: [{ from: "Old.md", to: "sub/New.md" }],
+		notes_edited: 1,
+		changes: [{ note: "A.md", line: 1, before: "[[Old|it]]", after: "[[New|it]]", reason: "target_moved" }],
+		links_changed: 1,
+		newly_resolved: [],
+	});
+	assert.match(preview.plan_hash, /^[0-9a-f]{64}$/);
+	assert.deepEqual(snapshotVault(vaultDir), before, "nothing was written");
+	assert.deepEqual(linkSources(index, "Old.md"), ["A.md"], "the index is as it was");
+
+	// The same plan has the same hash; concise leaves the changes out. A hash with an explicit
+	// dry run is checked, and still nothing is applied.
+	const concise = answerOf(await move(host, { from: "Old", to: "sub/New", response_format: "concise" }));
+	assert.equal(concise.plan_hash, preview.plan_hash);
+	assert.equal(concise.changes, undefined);
+	const checked = answerOf(await move(host, { from: "Old.md", to: "sub/New.md", dry_run: true, approved_plan_hash: preview.plan_hash }));
+	assert.deepEqual([checked.dry_run, checked.applied], [true, false]);
+	assert.deepEqual(snapshotVault(vaultDir), before);
+});
+
+test("an approved plan applies: notes rewritten, files moved, the index answers with the new path", async (t) => {
+	const { vaultDir, app, host, index } = await open(t, RENAME);
+	const preview = answerOf(await move(host, { from: "Old.md", to: "sub/New.md" }));
+	const reads: string[] = [];
+	const read = app.vault.read.bind(app.vault);
+	t.mock.method(app.vault, "read", (file: TFile) => {
+		reads.push(file.path);
+		return read(file);
+	});
+
+	const applied = answerOf(await move(host, { from: "Old", to: "sub/New", approved_plan_hash: preview.plan_hash }));
+	assert.deepEqual(applied, { ...preview, dry_run: false, applied: true });
+	assert.equal(readText(vaultDir, "A.md"), "see [[New|it]]");
+	assert.equal(readText(vaultDir, "sub/New.md"), "# Old\n");
+	assert.ok(!fs.existsSync(path.join(vaultDir, "Old.md")));
+	assert.ok(app.vault.getAbstractFileByPath("sub/New.md") instanceof TFile);
+	assert.equal(app.vault.getAbstractFileByPath("Old.md"), null);
+	assert.ok(reads.includes("A.md"), "the plan was made from the note's text on disk (vault.read)");
+
+	assert.deepEqual(linkSources(index, "sub/New.md"), ["A.md"]);
+	assert.deepEqual(linkTargets(index, "A.md"), ["sub/New.md"]);
+	assert.equal(index.findNote("Old.md"), undefined);
+});
+
+test("a wrong plan hash is plan_hash_mismatch, and nothing changes", async (t) => {
+	const { vaultDir, host, index } = await open(t, RENAME);
+	const before = snapshotVault(vaultDir);
+	const error = errorOf(await move(host, { from: "Old.md", to: "sub/New.md", approved_plan_hash: "0".repeat(64) }));
+	assert.deepEqual(error, {
+		code: "plan_hash_mismatch",
+		message: "the vault changed since the preview, so the plan is no longer the one approved; nothing was changed",
+		hint: "Preview the move again (dry run), check it, and approve its new plan_hash.",
+		retryable: false,
+	});
+	assert.deepEqual(snapshotVault(vaultDir), before);
+	assert.deepEqual(linkSources(index, "Old.md"), ["A.md"]);
+});
+
+test("a plan approved before the vault changed is refused", async (t) => {
+	const { vaultDir, app, host } = await open(t, RENAME);
+	const preview = answerOf(await move(host, { from: "Old.md", to: "New.md" }));
+	// Another link to the note appears after the preview: the plan now edits two notes.
+	await app.vault.create("B.md", "also [[Old]]");
+	const before = snapshotVault(vaultDir);
+	const error = errorOf(await move(host, { from: "Old.md", to: "New.md", approved_plan_hash: preview.plan_hash }));
+	assert.equal(error.code, "plan_hash_mismatch");
+	assert.deepEqual(snapshotVault(vaultDir), before);
+});
+
+const TWO_LINKERS = `
+//- A.md
+[[Old]]
+//- B.md
+[[Old]]
+//- Old.md
+`;
+
+test("a note edited between planning and applying refuses the whole batch", async (t) => {
+	for (const editor of ["the Vault API", "another program"] as const) {
+		const { vaultDir, app, host } = await open(t, TWO_LINKERS);
+		const plan = await planned(host, "Old.md", "New.md");
+		if (editor === "the Vault API") {
+			const b = app.vault.getAbstractFileByPath("B.md");
+			assert.ok(b instanceof TFile);
+			await app.vault.modify(b, "[[Old]] edited meanwhile\n");
+		} else {
+			fs.writeFileSync(path.join(vaultDir, "B.md"), "[[Old]] edited meanwhile\n");
+		}
+		const before = snapshotVault(vaultDir);
+		const refusal = await applyPlan(asObsidianApp(app).vault, plan, null);
+		assert.ok(!refusal.ok);
+		assert.deepEqual(refusal.error, {
+			code: "concurrent_modification",
+			message: "`B.md` changed after the plan was made; nothing was changed",
+			hint: "Preview the move again (dry run) and approve the new plan.",
+			retryable: true,
+		}, editor);
+		assert.deepEqual(snapshotVault(vaultDir), before, `nothing was written (edited through ${editor})`);
+	}
+});
+
+test("a note edited while the batch is written: the earlier writes are undone and the edit is kept", async (t) => {
+	const { vaultDir, app, host, index } = await open(t, TWO_LINKERS);
+	const plan = await planned(host, "Old.md", "New.md");
+	const before = snapshotVault(vaultDir);
+	// Someone saves B.md after the check before writing, just before the move writes it.
+	const process = app.vault.process.bind(app.vault);
+	t.mock.method(app.vault, "process", (file: TFile, fn: (data: string) => string) => {
+		if (file.path === "B.md") fs.writeFileSync(path.join(vaultDir, "B.md"), "[[Old]] saved meanwhile\n");
+		return process(file, fn);
+	});
+	const refusal = await applyPlan(asObsidianApp(app).vault, plan, null);
+	assert.ok(!refusal.ok);
+	assert.equal(refusal.error.code, "concurrent_modification");
+	assert.equal(refusal.error.message, "`B.md` changed after the plan was made; nothing was changed");
+	assert.deepEqual(snapshotVault(vaultDir), { ...before, "B.md": "[[Old]] saved meanwhile\n" }, "A.md is restored; B.md keeps its edit");
+	await host.settle();
+	assert.deepEqual(linkSources(index, "Old.md"), ["A.md", "B.md"]);
+});
+
+const THREE_LINKS = `
+//- A.md
+[[Old]] and [[Old]]
+//- C.md
+![[Old]]
+//- Old.md
+`;
+
+test("a failed second write undoes the first: the vault is byte-identical and the index unchanged", async (t) => {
+	const { vaultDir, app, host, index } = await open(t, THREE_LINKS);
+	const before = snapshotVault(vaultDir);
+	app.vault.failNext("process", "C.md");
+	const error = errorOf(await move(host, { from: "Old.md", to: "sub/New.md", dry_run: false }));
+	assert.equal(error.code, "write_failed");
+	assert.match(error.message, /^writing C\.md failed: .*; every change made so far was undone$/);
+	assert.equal(error.hint, "Check the vault folder's permissions and free space, then try again.");
+	assert.equal(error.retryable, true);
+	assert.deepEqual(snapshotVault(vaultDir), before);
+	assert.deepEqual(linkSources(index, "Old.md"), ["A.md", "C.md"]);
+
+	// Nothing is left half-done: the same move then succeeds.
+	answerOf(await move(host, { from: "Old.md", to: "sub/New.md", dry_run: false }));
+	assert.equal(readText(vaultDir, "C.md"), "![[New]]");
+	assert.deepEqual(linkSources(index, "sub/New.md"), ["A.md", "C.md"]);
+});
+
+test("a failed move of the file undoes the writes and the folders made for it", async (t) => {
+	for (const [destination, block, expected] of [
+		["deep/er/New.md", async (app: App) => app.vault.failNext("rename", "Old.md"), /^moving Old\.md failed: .*; every change made so far was undone$/],
+		// As in the sidecar's test: a file where the destination folder must go.
+		["blocked/New.md", (app: App) => app.vault.create("blocked", "not a folder"), /^creating blocked failed: a file is there; every change made so far was undone$/],
+	] as const) {
+		const { vaultDir, app, host, index } = await open(t, THREE_LINKS);
+		await block(app);
+		await host.settle();
+		const before = snapshotVault(vaultDir);
+		const error = errorOf(await move(host, { from: "Old.md", to: destination, dry_run: false }));
+		assert.equal(error.code, "write_failed");
+		assert.match(error.message, expected);
+		assert.deepEqual(snapshotVault(vaultDir), before, `byte-identical after ${destination}`);
+		assert.equal(app.vault.getAbstractFileByPath("deep"), null, "no folder left behind");
+		assert.deepEqual(linkSources(index, "Old.md"), ["A.md", "C.md"]);
+	}
+});
+
+const PROJECT = `
+//- proj/One.md
+[two](Two.md)
+//- proj/Two.md
+//- Home.md
+[[proj/One]]
+`;
+
+test("a folder move takes its files and leaves no empty folder", async (t) => {
+	const { vaultDir, app, host, index } = await open(t, PROJECT);
+	const answer = answerOf(await move(host, { from: "proj", to: "archive/proj", dry_run: false }));
+	assert.deepEqual(answer.moves, [
+		{ from: "proj/One.md", to: "archive/proj/One.md" },
+		{ from: "proj/Two.md", to: "archive/proj/Two.md" },
+	]);
+	assert.ok(!fs.existsSync(path.join(vaultDir, "proj")));
+	assert.equal(app.vault.getAbstractFileByPath("proj"), null);
+	// `[[proj/One]]` still finds archive/proj/One.md by its path's end: left as written.
+	assert.equal(readText(vaultDir, "Home.md"), "[[proj/One]]\n");
+	assert.equal(readText(vaultDir, "archive/proj/One.md"), "[two](Two.md)");
+	assert.deepEqual(linkSources(index, "archive/proj/One.md"), ["Home.md"]);
+	assert.deepEqual(linkTargets(index, "archive/proj/One.md"), ["archive/proj/Two.md"]);
+});
+
+test("a folder move leaves the folder when hidden files remain in it", async (t) => {
+	const { vaultDir, app, host } = await open(t, `${PROJECT}//- proj/.keep\n`);
+	answerOf(await move(host, { from: "proj", to: "archive/proj", dry_run: false }));
+	assert.ok(fs.existsSync(path.join(vaultDir, "proj", ".keep")), "the hidden file was not deleted");
+	assert.ok(app.vault.getAbstractFileByPath("proj") instanceof TFolder);
+	assert.ok(fs.existsSync(path.join(vaultDir, "archive", "proj", "One.md")));
+});
+
+test("a folder move that fails on its second file undoes the first, and says what it could not undo", async (t) => {
+	const { vaultDir, app, host } = await open(t, PROJECT);
+	const before = snapshotVault(vaultDir);
+	app.vault.failNext("rename", "proj/Two.md");
+	const error = errorOf(await move(host, { from: "proj", to: "archive/proj", dry_run: false }));
+	assert.equal(error.code, "write_failed");
+	assert.match(error.message, /^moving proj\/Two\.md failed: .*; every change made so far was undone$/);
+	assert.deepEqual(snapshotVault(vaultDir), before);
+
+	// Now the move back fails too: the answer must not claim everything was undone.
+	app.vault.failNext("rename", "proj/Two.md");
+	app.vault.failNext("rename", "archive/proj/One.md");
+	const partial = errorOf(await move(host, { from: "proj", to: "archive/proj", dry_run: false }));
+	assert.equal(partial.code, "write_failed");
+	assert.match(partial.message, /undoing the changes made so far failed in part: archive\/proj\/One\.md could not be moved back to proj\/One\.md/);
+	assert.doesNotMatch(partial.message, /every change made so far was undone/);
+	assert.equal(partial.retryable, false);
+	assert.ok(fs.existsSync(path.join(vaultDir, "archive", "proj", "One.md")), "the step that could not be undone is where the message says");
+});
+
+test("arguments are checked as the sidecar's schema checks them; core's refusals pass through", async (t) => {
+	const { vaultDir, host } = await open(t, RENAME);
+	const before = snapshotVault(vaultDir);
+	const cases: [unknown, string, RegExp][] = [
+		[{ from: "Old.md" }, "invalid_arguments", /^missing parameter `to`$/],
+		[{ from: "Old.md", to: "New.md", dry_run: "false" }, "invalid_arguments", /^parameter `dry_run` must be a boolean$/],
+		[{ from: "Old.md", to: "New.md", force: true }, "invalid_arguments", /^unknown parameter `force`/],
+		[{ from: "Old.md", to: "New.md", response_format: "short" }, "invalid_arguments", /must be one of \["concise","detailed"\]/],
+		[["Old.md", "New.md"], "invalid_arguments", /must be a JSON object/],
+		[{ from: "Old.md", to: "../New.md" }, "invalid_path", /^`to` "\.\.\/New\.md" is not a path inside the vault$/],
+		[{ from: "Nowhere.md", to: "New.md" }, "note_not_found", /Nowhere\.md/],
+		[{ from: "Old.md", to: "A.md" }, "destination_exists", /`A\.md` already exists/],
+		[{ from: "Old.md", to: "Bad|name.md" }, "invalid_name", /`\|`/],
+	];
+	for (const [args, code, message] of cases) {
+		const error = errorOf(await move(host, args));
+		assert.equal(error.code, code, JSON.stringify(args));
+		assert.match(error.message, message, JSON.stringify(args));
+	}
+	assert.deepEqual(snapshotVault(vaultDir), before);
+});
+
+test("move_note over the bridge previews, then applies the approved plan", async (t) => {
+	const vaultDir = writeFixtureVault(RENAME);
+	const { plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
+	t.after(() => plugin.unload());
+	const info = plugin.bridgeInfo;
+	assert.ok(info !== null);
+	const client = await BridgeClient.connect(info.socketPath);
+	t.after(() => client.close());
+	await client.request("hello", { token: info.token, protocol: 1, client: "test" });
+
+	const preview = await client.request("call", { tool: "move_note", arguments: { from: "Old.md", to: "New.md" } });
+	const hash = (preview?.result as MoveAnswer | undefined)?.plan_hash;
+	assert.ok(typeof hash === "string", JSON.stringify(preview));
+	const mismatch = await client.request("call", { tool: "move_note", arguments: { from: "Old.md", to: "New.md", approved_plan_hash: "x" } });
+	assert.equal(mismatch?.error?.code, -32000);
+	assert.equal((mismatch?.error?.data as ToolError).code, "plan_hash_mismatch");
+
+	const applied = await client.request("call", { tool: "move_note", arguments: { from: "Old.md", to: "New.md", approved_plan_hash: hash } });
+	assert.equal((applied?.result as MoveAnswer).applied, true);
+	assert.equal(readText(vaultDir, "A.md"), "see [[New|it]]");
+	const backlinks = await client.request("call", { tool: "get_backlinks", arguments: { path: "New.md" } });
+	assert.deepEqual(
+		(backlinks?.result as { backlinks: { source: string }[] }).backlinks.map((backlink) => backlink.source),
+		["A.md"],
+		"the next call sees the move",
+	);
+});
