@@ -87,11 +87,13 @@ CALLS = [
     ("read_note", {"path": "People/Ada"}),
     ("read_note", {"path": "../etc/passwd"}),
     ("get_outgoing_links", {"path": "Home.md", "paht": "typo"}),
+    ("lint_wiki", {}),
+    ("find_existing_page", {"topic": "ada lovelace"}),
 ]
 
 # The tools every session must list, each with an output schema and read-only annotations.
 READ_TOOLS = {"get_outgoing_links", "get_backlinks", "find_unresolved_links", "find_orphans",
-              "resolve_link", "list_notes", "read_note"}
+              "resolve_link", "list_notes", "read_note", "lint_wiki", "find_existing_page"}
 
 
 def answers(results):
@@ -111,7 +113,8 @@ def test_standalone_answers_with_structured_content(vault, runtime_dir):
         assert listed[name].annotations.open_world_hint is False, name
 
     # The SDK has already checked each successful result against its tool's output schema.
-    alpha, home, missing, back_1, back_2, unresolved, orphans, resolved, ambiguous, notes, ada, outside, typo = results
+    (alpha, home, missing, back_1, back_2, unresolved, orphans, resolved, ambiguous, notes, ada, outside, typo,
+     lint, existing) = results
     assert alpha.is_error is False
     targets = [(link["source"], link.get("key"), link["target"], link.get("resolved_path"))
                for link in alpha.structured_content["links"]]
@@ -163,6 +166,12 @@ def test_standalone_answers_with_structured_content(vault, runtime_dir):
     assert typo.is_error is True
     assert typo.structured_content["code"] == "invalid_arguments"
     assert "paht" in typo.structured_content["message"]
+
+    assert lint.is_error is False
+    kinds = {proposal["kind"] for proposal in lint.structured_content["proposals"]}
+    assert {"orphan", "unresolved_link", "ambiguous_link"} <= kinds
+    # Ada's alias names her note: the page exists.
+    assert existing.structured_content["verdict"] == "exists"
 
 
 def test_plugin_bridge_answers_equal_standalone(vault, runtime_dir, plugin, tmp_path):

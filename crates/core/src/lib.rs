@@ -11,6 +11,7 @@ pub mod line_index;
 pub mod ops;
 pub mod parse;
 pub mod rename;
+pub mod lint;
 pub mod resolve;
 
 pub use index::Vault;

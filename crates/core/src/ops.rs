@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::index::{ResolvedLink, SubpathStatus, Summary, Vault};
+use crate::lint::{Proposal, Skipped};
 use crate::parse::{parse_note, LinkKind, LinkSource, ParseConfig, Span};
 use crate::resolve::{self, fold, Resolution};
 
@@ -30,6 +31,8 @@ pub enum Request {
     ListNotes(FolderPageArguments),
     ReadNote(ReadArguments),
     VaultSummary {},
+    LintWiki(LintArguments),
+    FindExistingPage(FindPageArguments),
 }
 
 impl Request {
@@ -44,6 +47,8 @@ impl Request {
             Request::ListNotes(_) => "list_notes",
             Request::ReadNote(_) => "read_note",
             Request::VaultSummary {} => "vault_summary",
+            Request::LintWiki(_) => "lint_wiki",
+            Request::FindExistingPage(_) => "find_existing_page",
         }
     }
 }
@@ -117,6 +122,34 @@ pub struct ReadArguments {
     pub text: Option<String>,
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LintArguments {
+    /// Only notes in this folder (and below it) are subjects.
+    pub folder: Option<String>,
+    /// Folders whose notes are never subjects (they stay link targets), besides those the
+    /// vault's settings exclude.
+    #[serde(default)]
+    pub excluded_folders: Vec<String>,
+    /// The kinds to run (`unresolved_link` or `unresolved-link`); all when left out.
+    pub kinds: Option<Vec<String>>,
+    pub limit: Option<usize>,
+    pub cursor: Option<String>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FindPageArguments {
+    /// The topic a page would be about: a name, a path, or a Wikidata QID.
+    pub topic: String,
+    /// The most candidates returned; 10 when left out.
+    pub limit: Option<usize>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+}
+
 /// What an operation returns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
@@ -129,6 +162,8 @@ pub enum Response {
     Notes(NoteList),
     Note(NoteText),
     Summary(Summary),
+    Lint(LintReport),
+    ExistingPage(ExistingPage),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -282,6 +317,63 @@ pub struct NoteText {
     pub headings: Option<Vec<String>>,
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LintReport {
+    /// How many proposals in all, across pages.
+    pub total: usize,
+    /// Proposals per kind, across pages.
+    pub counts: std::collections::BTreeMap<&'static str, usize>,
+    pub proposals: Vec<Proposal>,
+    /// Checks that could not run, with the reason.
+    pub skipped: Vec<Skipped>,
+    /// True when more than `lint::MAX_PROPOSALS` were found and the rest dropped.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExistingPage {
+    pub topic: String,
+    /// `exists` (exactly one note is known by the topic), `ambiguous` (several, or only soft
+    /// evidence) or `new`.
+    pub verdict: &'static str,
+    /// Why, in one sentence.
+    pub reason: String,
+    pub candidates: Vec<PageCandidate>,
+    /// Links already written to the topic that find no note.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unresolved_links: Option<UnresolvedMentions>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageCandidate {
+    pub path: String,
+    /// `identity` (the note is known by the topic) or `soft` (shared words only).
+    pub strength: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Vec<PageEvidence>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageEvidence {
+    /// `path`, `file_name`, `alias`, `title_property`, `h1`, `wikidata` or `word_overlap`.
+    pub kind: &'static str,
+    /// The name, QID or title that matched, as written in the note.
+    pub value: String,
+    /// For `word_overlap`: the share of the topic's words found, in percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score_percent: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnresolvedMentions {
+    pub links: usize,
+    /// The notes holding them (at most 20).
+    pub sources: Vec<String>,
+}
+
 /// Why an operation failed, with a stable code an agent can act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OpError {
@@ -346,6 +438,8 @@ pub fn run(vault: &Vault, request: &Request) -> Result<Response, OpError> {
         Request::ListNotes(arguments) => list_notes(vault, arguments).map(Response::Notes),
         Request::ReadNote(arguments) => read_note(vault, arguments).map(Response::Note),
         Request::VaultSummary {} => Ok(Response::Summary(vault.summary())),
+        Request::LintWiki(arguments) => lint_wiki(vault, arguments).map(Response::Lint),
+        Request::FindExistingPage(arguments) => find_existing_page(vault, arguments).map(Response::ExistingPage),
     }
 }
 
@@ -561,6 +655,172 @@ pub fn read_note(vault: &Vault, arguments: &ReadArguments) -> Result<NoteText, O
         tags: detailed.then(|| parsed.tags.clone()),
         headings: detailed.then(|| parsed.headings.iter().map(|heading| heading.text.clone()).collect()),
     })
+}
+
+pub fn lint_wiki(vault: &Vault, arguments: &LintArguments) -> Result<LintReport, OpError> {
+    let rules = match &arguments.kinds {
+        None => crate::lint::RULES.to_vec(),
+        Some(kinds) => kinds
+            .iter()
+            .map(|kind| {
+                crate::lint::rule(kind).ok_or_else(|| OpError::InvalidArguments {
+                    detail: format!(
+                        "`kinds` holds {kind:?}, which is not a lint kind; the kinds are {}",
+                        crate::lint::RULES.iter().map(|rule| rule.kind).collect::<Vec<_>>().join(", ")
+                    ),
+                })
+            })
+            .collect::<Result<Vec<_>, OpError>>()?,
+    };
+    let options = crate::lint::LintOptions {
+        folder: arguments.folder.clone(),
+        excluded_folders: arguments.excluded_folders.clone(),
+        rules,
+    };
+    let outcome = crate::lint::lint(vault, &options);
+    let mut counts = std::collections::BTreeMap::new();
+    for proposal in &outcome.proposals {
+        *counts.entry(proposal.kind).or_insert(0) += 1;
+    }
+    let (mut proposals, total, next_cursor) = page(outcome.proposals, arguments.limit, arguments.cursor.as_deref())?;
+    if arguments.response_format == ResponseFormat::Concise {
+        for proposal in &mut proposals {
+            proposal.detail = None;
+            proposal.tool_args = None;
+            proposal.evidence = None;
+        }
+    }
+    Ok(LintReport { total, counts, proposals, skipped: outcome.skipped, truncated: outcome.truncated, next_cursor })
+}
+
+/// Topic words that say nothing about a topic.
+const STOP_WORDS: [&str; 12] = ["the", "and", "for", "with", "from", "into", "a", "an", "of", "in", "on", "to"];
+/// Unresolved-link sources listed by `find_existing_page`.
+const MAX_MENTION_SOURCES: usize = 20;
+/// Candidates `find_existing_page` returns when no `limit` is given.
+const DEFAULT_CANDIDATES: usize = 10;
+
+/// The words of a name, folded, without stop words.
+fn topic_words(name: &str) -> Vec<String> {
+    let mut words: Vec<String> = fold(name)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty() && !STOP_WORDS.contains(word))
+        .map(str::to_owned)
+        .collect();
+    words.sort_unstable();
+    words.dedup();
+    words
+}
+
+/// The Wikidata item a text names: `Q42`, or a Wikidata address ending in it.
+fn wikidata_qid(text: &str) -> Option<String> {
+    let text = text.trim().trim_end_matches('/');
+    let last = text.rsplit(['/', ':']).next().unwrap_or(text);
+    let digits = last.strip_prefix(['Q', 'q'])?;
+    let is_qid = !digits.is_empty() && digits.len() <= 12 && digits.bytes().all(|byte| byte.is_ascii_digit());
+    let looks_right = last.len() == text.len() || text.contains("wikidata");
+    (is_qid && looks_right).then(|| format!("Q{digits}"))
+}
+
+pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Result<ExistingPage, OpError> {
+    use crate::lint::{identities, identity_key, note_stem, same_identity, Facet};
+    let topic = arguments.topic.trim();
+    if topic.is_empty() {
+        return Err(OpError::InvalidArguments { detail: "`topic` is empty; give the name of the page you mean to write".to_owned() });
+    }
+    let limit = arguments.limit.unwrap_or(DEFAULT_CANDIDATES);
+    if limit == 0 || limit > MAX_LIMIT {
+        return Err(OpError::InvalidArguments { detail: format!("`limit` must be from 1 to {MAX_LIMIT}, not {limit}") });
+    }
+    let qid = wikidata_qid(topic);
+    let by_path = vault.find_note(topic).filter(|_| topic.contains('/') || topic.to_ascii_lowercase().ends_with(".md"));
+    let name = note_stem(resolve::file_name(topic));
+    let key = identity_key(name);
+    let words = topic_words(name);
+    let mut identity: Vec<PageCandidate> = Vec::new();
+    let mut soft: Vec<(u32, usize, PageCandidate)> = Vec::new();
+    for note in vault.notes() {
+        let mut evidence = Vec::new();
+        if by_path == Some(note.path) {
+            evidence.push(PageEvidence { kind: "path", value: note.path.to_owned(), score_percent: None });
+        }
+        for (facet, written) in identities(&note) {
+            if same_identity(&key, written) {
+                let kind = match facet {
+                    Facet::FileName => "file_name",
+                    Facet::Alias => "alias",
+                    Facet::TitleProperty => "title_property",
+                    Facet::H1 => "h1",
+                };
+                evidence.push(PageEvidence { kind, value: written.to_owned(), score_percent: None });
+            }
+        }
+        if let (Some(qid), Some(held)) = (&qid, note.facts.property_text("wikidata")) {
+            if wikidata_qid(held).as_ref() == Some(qid) {
+                evidence.push(PageEvidence { kind: "wikidata", value: held.to_owned(), score_percent: None });
+            }
+        }
+        if !evidence.is_empty() {
+            identity.push(PageCandidate { path: note.path.to_owned(), strength: "identity", evidence: Some(evidence) });
+            continue;
+        }
+        if words.is_empty() {
+            continue;
+        }
+        // Soft evidence: the share of the topic's words found in one of the note's names.
+        let best = identities(&note)
+            .into_iter()
+            .map(|(_, written)| {
+                let theirs = topic_words(written);
+                let shared = words.iter().filter(|word| theirs.binary_search(word).is_ok()).count();
+                (shared, written)
+            })
+            .max_by_key(|(shared, _)| *shared);
+        if let Some((shared, written)) = best.filter(|(shared, _)| *shared > 0 && shared * 2 >= words.len()) {
+            let percent = u32::try_from(shared * 100 / words.len()).unwrap_or(100);
+            let evidence = vec![PageEvidence { kind: "word_overlap", value: written.to_owned(), score_percent: Some(percent) }];
+            soft.push((percent, shared, PageCandidate { path: note.path.to_owned(), strength: "soft", evidence: Some(evidence) }));
+        }
+    }
+    soft.sort_by(|left, right| right.0.cmp(&left.0).then(right.1.cmp(&left.1)).then(left.2.path.cmp(&right.2.path)));
+    // Links already written to the topic that find nothing.
+    let mut mentions = 0;
+    let mut sources: Vec<String> = Vec::new();
+    for (source, index) in vault.links_watching(&resolve::watch_key(name)) {
+        let Some(found) = vault.outgoing_links(source).and_then(|links| links.into_iter().nth(index)) else { continue };
+        if *found.resolution == Resolution::Unresolved && same_identity(&key, note_stem(resolve::file_name(found.link.path.trim()))) {
+            mentions += 1;
+            if !sources.iter().any(|known| known == source) {
+                sources.push(source.to_owned());
+            }
+        }
+    }
+    sources.sort();
+    sources.truncate(MAX_MENTION_SOURCES);
+    let unresolved_links = (mentions > 0).then_some(UnresolvedMentions { links: mentions, sources });
+    let (verdict, reason) = match identity.as_slice() {
+        [only] => ("exists", format!("`{}` is known by this topic; edit it rather than writing a new page", only.path)),
+        [_, _, ..] => ("ambiguous", format!("{} notes are known by this topic; choose one, or merge them", identity.len())),
+        [] if !soft.is_empty() || mentions > 0 => (
+            "ambiguous",
+            format!(
+                "no note is known by this topic, but {}: check them before writing a new page",
+                match (soft.len(), mentions) {
+                    (0, links) => format!("{links} link(s) already point to it unresolved"),
+                    (notes, 0) => format!("{notes} note(s) have names sharing its words"),
+                    (notes, links) => format!("{notes} note(s) have names sharing its words and {links} link(s) already point to it unresolved"),
+                }
+            ),
+        ),
+        [] => ("new", "no note is known by this topic or shares its words; a new page is welcome".to_owned()),
+    };
+    let mut candidates = identity;
+    candidates.extend(soft.into_iter().map(|(_, _, candidate)| candidate));
+    candidates.truncate(limit);
+    if arguments.response_format == ResponseFormat::Concise {
+        candidates.iter_mut().for_each(|candidate| candidate.evidence = None);
+    }
+    Ok(ExistingPage { topic: topic.to_owned(), verdict, reason, candidates, unresolved_links })
 }
 
 #[cfg(test)]

@@ -31,6 +31,8 @@ pub fn catalogue() -> Vec<ToolSpec> {
         read_note(),
         move_note(),
         rewrite_link(),
+        lint_wiki(),
+        find_existing_page(),
     ]
 }
 
@@ -410,6 +412,132 @@ quote; nothing changes), `plan_hash_mismatch`, `concurrent_modification`.";
         &["from_target", "to_target"],
     );
     spec
+}
+
+/// The lint kinds, as `lint_wiki` takes them.
+fn lint_kinds() -> Vec<&'static str> {
+    vaultlink_core::lint::RULES.iter().map(|rule| rule.kind).collect()
+}
+
+fn lint_wiki() -> ToolSpec {
+    let proposal = json!({
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "description": "The lint kind, or `schema_file` for a problem of SCHEMA.md itself."},
+            "subject": {"type": "string", "description": "The note the finding is about; for `unresolved_link` and `ambiguous_link`, the target as written."},
+            "line": {"type": "integer", "minimum": 1, "description": "The line in `subject`, when the finding is at one place."},
+            "related": {"type": "array", "items": {"type": "string"}, "description": "Other notes involved: referrers, candidates, notes sharing a name, the governing SCHEMA.md."},
+            "detail": {"type": "string", "description": "Why, with the evidence in words (left out with `concise`)."},
+            "suggested_action": {"type": "string"},
+            "tool": {"type": "string", "enum": ["move_note", "rewrite_link"], "description": "The vaultlink tool whose call fixes it, where one does."},
+            "tool_args": {"type": "object", "description": "The arguments for `tool` (left out with `concise`). Those tools preview by default."},
+            "evidence": {"type": "object", "description": "Structured evidence: referrers with lines, the file chosen per link, names shared (left out with `concise`)."}
+        },
+        "required": ["kind", "subject", "suggested_action"]
+    });
+    read_only(
+        "lint_wiki",
+        "Lint the wiki: broken, ambiguous and orphaned links, duplicates, schema",
+        "Checks the whole vault, or one folder, and returns proposals `{kind, subject, related, detail, \
+suggested_action, tool, tool_args, evidence}`, each found by the real parser and resolver, saying why, and naming the \
+vaultlink call that fixes it where one exists (`rewrite_link` for a link whose target another note goes by, \
+`move_note` for a page outside its type's folder). Kinds: `unresolved_link` (grouped per missing target with every \
+referrer), `ambiguous_link` (which file was chosen and why), `broken_heading`, `broken_block_ref`, \
+`unquoted_property_link`, `malformed_frontmatter`, `orphan`, `duplicate_identity` (notes sharing a file name, \
+title, H1 or alias), `schema` (breaches of the SCHEMA.md governing the folder; a SCHEMA.md problem is a \
+`schema_file` finding). A check that cannot run is listed under `skipped` with the reason (`near_duplicate` always, \
+for now: it needs note text). Notes in excluded folders are link targets but never subjects. Paged: `limit` \
+(default 100) and `next_cursor`; `total` and `counts` cover all pages. Use it for a periodic review of a wiki; use \
+find_existing_page before writing one new page. It reads only; it changes nothing. It fails with \
+`invalid_arguments` for an unknown kind or a cursor no earlier answer gave.",
+        object(
+            json!({
+                "folder": folder(),
+                "excluded_folders": {"type": "array", "items": {"type": "string"}, "description": "Folders whose notes are never subjects (they still count as link targets), besides those Obsidian's settings exclude."},
+                "kinds": {"type": "array", "items": {"type": "string", "enum": lint_kinds()}, "description": "The kinds to run; all when left out."},
+                "limit": limit(),
+                "cursor": cursor(),
+                "response_format": json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
+                    "description": "`concise` leaves out `detail`, `tool_args` and `evidence`, to save tokens; `detailed` (the default) gives everything."})
+            }),
+            &[],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "total": {"type": "integer", "minimum": 0},
+                "counts": {"type": "object", "description": "Proposals per kind, across pages.", "additionalProperties": {"type": "integer"}},
+                "proposals": {"type": "array", "items": proposal},
+                "skipped": {
+                    "type": "array",
+                    "items": {"type": "object", "properties": {"kind": {"type": "string"}, "reason": {"type": "string"}}, "required": ["kind", "reason"]}
+                },
+                "truncated": {"type": "boolean", "description": "Present and true when more than 100,000 proposals were found; the rest are dropped."},
+                "next_cursor": next_cursor()
+            },
+            "required": ["total", "counts", "proposals", "skipped"]
+        }),
+    )
+}
+
+fn find_existing_page() -> ToolSpec {
+    let evidence = json!({
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": ["path", "file_name", "alias", "title_property", "h1", "wikidata", "word_overlap"]},
+            "value": {"type": "string", "description": "The name, QID or title that matched, as written in the note."},
+            "score_percent": {"type": "integer", "minimum": 0, "maximum": 100, "description": "For `word_overlap`: the share of the topic's words found."}
+        },
+        "required": ["kind", "value"]
+    });
+    read_only(
+        "find_existing_page",
+        "Find whether a page on a topic already exists",
+        "Before writing a new page, tells whether the vault already has one on `topic`: verdict `exists`, \
+`ambiguous` or `new`, with the candidate notes and their evidence. Identity evidence: the path or file name, an \
+`aliases` entry, the `title` property, the first H1, or a `wikidata` property holding the same QID (give `Q42` or a \
+Wikidata address as the topic); exactly one note known by the topic gives `exists`, several give `ambiguous`. Soft \
+evidence: links already written to the topic that find no note, and names sharing at least half the topic's words; \
+soft evidence alone gives `ambiguous`, never `exists`. Nothing gives `new`. Matching ignores case, spacing and Unicode \
+normalisation. Use it before creating a page, to extend the existing one instead; use lint_wiki to review the whole \
+wiki. It reads only. It fails with `invalid_arguments` for an empty topic.",
+        object(
+            json!({
+                "topic": {"type": "string", "description": "What the page would be about: a name such as `Zettelkasten`, a path such as `Concepts/Zettelkasten`, or a Wikidata QID such as `Q1194880`."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10, "description": "How many candidates to return at most."},
+                "response_format": json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
+                    "description": "`concise` leaves out each candidate's evidence; `detailed` (the default) gives it."})
+            }),
+            &["topic"],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "topic": {"type": "string"},
+                "verdict": {"type": "string", "enum": ["exists", "ambiguous", "new"]},
+                "reason": {"type": "string"},
+                "candidates": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "path": {"type": "string"},
+                            "strength": {"type": "string", "enum": ["identity", "soft"]},
+                            "evidence": {"type": "array", "items": evidence}
+                        },
+                        "required": ["path", "strength"]
+                    }
+                },
+                "unresolved_links": {
+                    "type": "object",
+                    "description": "Links already written to the topic that find no note.",
+                    "properties": {"links": {"type": "integer", "minimum": 1}, "sources": {"type": "array", "items": {"type": "string"}}},
+                    "required": ["links", "sources"]
+                }
+            },
+            "required": ["topic", "verdict", "reason", "candidates"]
+        }),
+    )
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ macro_rules! out {
                 std::process::exit(0);
             }
             eprintln!("vaultlink: could not write the output: {error}");
-            std::process::exit(1);
+            std::process::exit(2);
         }
     }};
 }
@@ -101,6 +101,23 @@ pub enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        #[arg(long, value_enum, default_value_t = Mode::Auto)]
+        mode: Mode,
+    },
+    /// Lint the wiki: broken, ambiguous and orphaned links, duplicates, frontmatter, SCHEMA.md.
+    /// Exits with status 1 when there are findings of the chosen kinds.
+    Lint {
+        /// The vault folder.
+        vault: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// The kinds to run, comma-separated (such as `orphan,unresolved_link`); all when left out.
+        #[arg(long, value_delimiter = ',')]
+        kinds: Vec<String>,
+        /// Only notes in this folder and below it.
+        #[arg(long)]
+        folder: Option<String>,
         #[arg(long, value_enum, default_value_t = Mode::Auto)]
         mode: Mode,
     },
@@ -195,6 +212,29 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Lint { vault, json, kinds, folder, mode } => {
+            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let mut arguments = json!({});
+            if !kinds.is_empty() {
+                arguments["kinds"] = json!(kinds.iter().map(|kind| kind.trim()).filter(|kind| !kind.is_empty()).collect::<Vec<_>>());
+            }
+            if let Some(folder) = folder {
+                arguments["folder"] = json!(folder);
+            }
+            let first = call(&mut router, "lint_wiki", with_limit(arguments.clone())).await?;
+            let proposals = call_all(&mut router, "lint_wiki", arguments, "proposals").await?;
+            let found = proposals.as_array().map_or(0, Vec::len);
+            if json {
+                let report = json!({"total": first["total"], "counts": first["counts"], "skipped": first["skipped"], "proposals": proposals});
+                out!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print_lint(&first, &proposals);
+            }
+            if found > 0 {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
         Command::Summary { vault, json } => {
             let mut router = Router::new(canonical_vault(&vault)?, Mode::Standalone);
             let summary = call(&mut router, "vault_summary", json!({})).await?;
@@ -232,6 +272,51 @@ async fn call_all(router: &mut Router, tool: &str, arguments: Value, items: &str
             Some(cursor) => arguments["cursor"] = json!(cursor),
             None => return Ok(Value::Array(all)),
         }
+    }
+}
+
+fn with_limit(mut arguments: Value) -> Value {
+    arguments["limit"] = json!(1);
+    arguments
+}
+
+/// The lint report for people: one section per kind, in the order the kinds run.
+fn print_lint(first: &Value, proposals: &Value) {
+    let proposals = proposals.as_array().cloned().unwrap_or_default();
+    let mut kinds: Vec<&str> = Vec::new();
+    for proposal in &proposals {
+        let kind = text(proposal, "kind");
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    for kind in &kinds {
+        let of_kind: Vec<&Value> = proposals.iter().filter(|proposal| text(proposal, "kind") == *kind).collect();
+        let code = vaultlink_core::lint::rule(kind).map_or_else(|| kind.replace('_', "-"), |rule| rule.code.to_owned());
+        out!("{code} ({})", of_kind.len());
+        for proposal in of_kind {
+            let place = match proposal.get("line").and_then(Value::as_u64) {
+                Some(line) => format!("{}:{line}", text(proposal, "subject")),
+                None => text(proposal, "subject").to_owned(),
+            };
+            out!("  {place}");
+            if let Some(detail) = proposal.get("detail").and_then(Value::as_str) {
+                out!("    {detail}");
+            }
+            out!("    fix: {}", text(proposal, "suggested_action"));
+            if let (Some(tool), Some(arguments)) = (proposal.get("tool").and_then(Value::as_str), proposal.get("tool_args")) {
+                out!("    tool: {tool} {arguments}");
+            }
+        }
+        out!("");
+    }
+    for skipped in first["skipped"].as_array().into_iter().flatten() {
+        out!("skipped {}: {}", text(skipped, "kind"), text(skipped, "reason"));
+    }
+    if proposals.is_empty() {
+        out!("No findings.");
+    } else {
+        out!("{} findings.", proposals.len());
     }
 }
 

@@ -1,6 +1,6 @@
 //! `vaultlink`: the MCP server for agents and the command line for people. This file only
 //! wires things up; stdout belongs to the command (for `mcp`, to the protocol), logs go to
-//! stderr.
+//! stderr. Exit status: 0 done, 1 `lint` found something, 2 an error.
 
 mod apply;
 mod bridge;
@@ -27,14 +27,14 @@ fn main() -> std::process::ExitCode {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("vaultlink: could not start: {error}");
-            return std::process::ExitCode::FAILURE;
+            return std::process::ExitCode::from(2);
         }
     };
     match runtime.block_on(cli::run(cli)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("vaultlink: {error:#}");
-            std::process::ExitCode::FAILURE
+            std::process::ExitCode::from(2)
         }
     }
 }

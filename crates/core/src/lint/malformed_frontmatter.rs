@@ -1,0 +1,29 @@
+//! `malformed-frontmatter`: a frontmatter block that is not valid YAML, or not a mapping of
+//! properties, so Obsidian reads no properties from it at all.
+
+use super::{frontmatter_findings, Context, Example, Findings, Rule};
+
+pub const RULE: Rule = Rule {
+    kind: "malformed_frontmatter",
+    code: "malformed-frontmatter",
+    summary: "Frontmatter that is not valid YAML or not a mapping, so the note has no properties.",
+    examples: &[
+        Example {
+            name: "a bad indent and a list",
+            vault: "//- A.md\n---\ntitle: x\n  bad: : y\n---\n//- B.md\n---\n- a\n- b\n---\n//- C.md\n---\nok: 1\n---\n",
+            expected: &["malformed_frontmatter A.md:1", "malformed_frontmatter B.md:1"],
+        },
+        Example { name: "an empty block is fine", vault: "//- A.md\n---\n---\ntext\n", expected: &[] },
+    ],
+    check,
+};
+
+fn check(context: &Context<'_>, findings: &mut Findings) {
+    frontmatter_findings(
+        context,
+        findings,
+        &["malformed_frontmatter", "frontmatter_not_a_mapping"],
+        RULE.kind,
+        "Fix the YAML between the `---` lines (each property as `key: value`, strings with `:` or `#` in quotes) so that Obsidian reads its properties.",
+    );
+}

@@ -1,0 +1,301 @@
+//! Wiki lint and find_existing_page through `ops`, as agents call them: a fixture wiki with a
+//! `SCHEMA.md`, the options (folder, excluded folders, kinds, paging, concise), every
+//! find_existing_page verdict, and the lint counts on the real corpora when present.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use vaultlink_core::index::IndexConfig;
+use vaultlink_core::ops::{self, Request, Response};
+use vaultlink_core::Vault;
+
+mod common;
+
+const WIKI: &str = r#"
+        //- wiki/SCHEMA.md
+        ---
+        types:
+          concept: {description: An idea or term, required: [type, summary, sources], folder: concepts}
+          person: {required: [type, summary]}
+        properties:
+          type: [concept, person]
+          summary:
+          sources:
+          status: [draft, stable]
+          wikidata:
+          title:
+        ---
+        The rules of this wiki.
+        //- wiki/concepts/Zettelkasten.md
+        ---
+        type: concept
+        summary: A slip-box of linked notes.
+        sources: ["[[Luhmann]]"]
+        aliases: [Slip box]
+        wikidata: Q1194880
+        ---
+        # Zettelkasten
+        Kept by [[Niklas Luhmann]] and [[Luhmann]]; see [[Evergreen notes#Origins]].
+        //- wiki/people/Niklas Luhmann.md
+        ---
+        type: person
+        summary: A sociologist.
+        status: Draft
+        ---
+        # Niklas Luhmann
+        He wrote [[Zettelkasten]] and [[Slip box]] and [[Systems theory]].
+        //- wiki/Evergreen notes.md
+        ---
+        type: concept
+        summary: Notes that grow.
+        sources: []
+        colour: green
+        ---
+        # Evergreen notes
+        From [[Zettelkasten#Nope]] and [[Zettelkasten#^gone]].
+        //- wiki/Broken.md
+        ---
+        up: [[Zettelkasten]]
+        ---
+        //- wiki/Bad yaml.md
+        ---
+        title: a: b: c
+        ---
+        //- archive/Old.md
+        [[Systems theory]] [[Luhmann]]
+        //- archive/Zettelkasten.md
+        # Zettelkasten
+"#;
+
+fn wiki(excluded: &[&str]) -> Vault {
+    let mut config = IndexConfig::obsidian_defaults();
+    config.excluded_folders = excluded.iter().map(|folder| (*folder).to_owned()).collect();
+    let mut vault = Vault::new(config);
+    for (path, text) in common::files(WIKI) {
+        vault.upsert(&path, &text);
+    }
+    vault
+}
+
+fn call(vault: &Vault, tool: &str, arguments: Value) -> Value {
+    let request: Request = serde_json::from_value(json!({"tool": tool, "arguments": arguments})).expect("a valid request");
+    let response: Response = ops::run(vault, &request).unwrap_or_else(|error| panic!("{tool}: {}", error.message()));
+    serde_json::to_value(response).expect("serialisable")
+}
+
+/// Each proposal as `kind subject[:line] -> related (tool)`.
+fn lines(report: &Value) -> Vec<String> {
+    report["proposals"]
+        .as_array()
+        .expect("proposals")
+        .iter()
+        .map(|proposal| {
+            let mut line = format!("{} {}", proposal["kind"].as_str().unwrap_or(""), proposal["subject"].as_str().unwrap_or(""));
+            if let Some(number) = proposal["line"].as_u64() {
+                line.push_str(&format!(":{number}"));
+            }
+            if let Some(related) = proposal["related"].as_array() {
+                let related: Vec<&str> = related.iter().filter_map(Value::as_str).collect();
+                line.push_str(&format!(" -> {}", related.join(", ")));
+            }
+            if let Some(tool) = proposal["tool"].as_str() {
+                line.push_str(&format!(" ({tool})"));
+            }
+            line
+        })
+        .collect()
+}
+
+#[test]
+fn the_fixture_wiki_lints_as_expected() {
+    let vault = wiki(&["archive"]);
+    let report = call(&vault, "lint_wiki", json!({}));
+    assert_eq!(
+        lines(&report),
+        [
+            "unresolved_link Luhmann -> wiki/concepts/Zettelkasten.md",
+            "unresolved_link Slip box -> wiki/people/Niklas Luhmann.md (rewrite_link)",
+            "unresolved_link Systems theory -> wiki/people/Niklas Luhmann.md",
+            "ambiguous_link Zettelkasten -> archive/Zettelkasten.md, wiki/concepts/Zettelkasten.md (rewrite_link)",
+            // `[[Zettelkasten]]` reaches the shorter path, whose note lacks the heading.
+            "broken_heading wiki/Evergreen notes.md:8 -> archive/Zettelkasten.md",
+            "broken_heading wiki/concepts/Zettelkasten.md:9 -> wiki/Evergreen notes.md",
+            "broken_block_ref wiki/Evergreen notes.md:8 -> archive/Zettelkasten.md",
+            "unquoted_property_link wiki/Broken.md:2",
+            "malformed_frontmatter wiki/Bad yaml.md:1",
+            "orphan wiki/Bad yaml.md",
+            "orphan wiki/Broken.md",
+            "orphan wiki/concepts/Zettelkasten.md",
+            "duplicate_identity wiki/concepts/Zettelkasten.md -> archive/Zettelkasten.md",
+            "schema wiki/Broken.md -> wiki/SCHEMA.md",
+            "schema wiki/Evergreen notes.md -> wiki/SCHEMA.md",
+            "schema wiki/Evergreen notes.md -> wiki/SCHEMA.md (move_note)",
+            "schema wiki/Evergreen notes.md -> wiki/SCHEMA.md",
+            "schema wiki/people/Niklas Luhmann.md -> wiki/SCHEMA.md",
+        ]
+    );
+    assert_eq!(report["skipped"][0]["kind"], "near_duplicate");
+    assert_eq!(report["counts"]["schema"], 5);
+    // The alias fix names the note by a link that finds only it.
+    let slip_box = &report["proposals"][1];
+    assert!(report["proposals"][0]["detail"].as_str().unwrap_or("").contains("no file has that name"));
+    assert_eq!(slip_box["tool_args"], json!({"from_target": "Slip box", "to_target": "wiki/concepts/Zettelkasten"}));
+    let ambiguous = &report["proposals"][3];
+    assert!(ambiguous["detail"].as_str().unwrap_or("").contains("it has the shortest path"), "{ambiguous}");
+    let misplaced = report["proposals"].as_array().and_then(|all| all.iter().find(|p| p["tool"] == "move_note")).cloned();
+    assert_eq!(misplaced.expect("a move")["tool_args"], json!({"from": "wiki/Evergreen notes.md", "to": "wiki/concepts/Evergreen notes.md"}));
+}
+
+#[test]
+fn an_excluded_note_is_a_target_but_never_a_subject() {
+    let excluded = lines(&call(&wiki(&["archive"]), "lint_wiki", json!({"kinds": ["orphan", "unresolved-link"]})));
+    assert!(!excluded.iter().any(|line| line.contains("archive/")), "{excluded:?}");
+    let included = lines(&call(&wiki(&[]), "lint_wiki", json!({"kinds": ["orphan", "unresolved_link"]})));
+    assert!(included.contains(&"orphan archive/Old.md".to_owned()), "{included:?}");
+    assert!(included.contains(&"unresolved_link Luhmann -> archive/Old.md, wiki/concepts/Zettelkasten.md".to_owned()), "{included:?}");
+    // The argument excludes as the settings do.
+    let by_argument = lines(&call(&wiki(&[]), "lint_wiki", json!({"kinds": ["orphan"], "excluded_folders": ["archive"]})));
+    assert_eq!(by_argument, ["orphan wiki/Bad yaml.md", "orphan wiki/Broken.md", "orphan wiki/concepts/Zettelkasten.md"]);
+}
+
+#[test]
+fn folder_kinds_paging_and_concise() {
+    let vault = wiki(&["archive"]);
+    let people = lines(&call(&vault, "lint_wiki", json!({"folder": "wiki/people", "kinds": ["schema", "orphan"]})));
+    assert_eq!(people, ["schema wiki/people/Niklas Luhmann.md -> wiki/SCHEMA.md"]);
+
+    let first = call(&vault, "lint_wiki", json!({"limit": 5, "response_format": "concise"}));
+    assert_eq!((first["total"].as_u64(), first["next_cursor"].as_str()), (Some(18), Some("5")));
+    for proposal in first["proposals"].as_array().expect("proposals") {
+        assert!(proposal.get("detail").is_none() && proposal.get("tool_args").is_none() && proposal.get("evidence").is_none());
+        assert!(proposal["suggested_action"].is_string());
+    }
+    let last = call(&vault, "lint_wiki", json!({"limit": 5, "cursor": "15"}));
+    assert_eq!((last["proposals"].as_array().map(Vec::len), last.get("next_cursor")), (Some(3), None));
+
+    let request: Request = serde_json::from_value(json!({"tool": "lint_wiki", "arguments": {"kinds": ["spelling"]}})).expect("parses");
+    let error = ops::run(&vault, &request).expect_err("an unknown kind");
+    assert_eq!(error.code(), "invalid_arguments");
+    assert!(error.message().contains("orphan"), "{}", error.message());
+}
+
+#[test]
+fn schema_md_findings_say_what_was_cut_or_unreadable() {
+    let schema = |text: &str| vaultlink_core::lint::schema::read_schema_file(text);
+    let unread = schema(&format!("---\ntypes: {{}}\n---\n{}", "x".repeat(70_000)));
+    assert!(unread.schema.is_none() && unread.problems[0].contains("64 KiB"), "{unread:?}");
+    assert!(schema("no frontmatter").problems[0].contains("no frontmatter"));
+    assert!(schema("---\n- a\n---\n").problems[0].contains("not a mapping"));
+    let values: Vec<String> = (0..250).map(|n| format!("v{n}")).collect();
+    let cut = schema(&format!("---\nproperties:\n  status: [{}]\n---\n", values.join(", ")));
+    let rules = cut.schema.expect("read").properties.expect("a vocabulary");
+    assert_eq!(rules[0].allowed.len(), 200);
+    assert!(cut.problems[0].contains("only the first 200"), "{:?}", cut.problems);
+    let listed = schema("---\nproperties: [type, summary]\n---\n").schema.expect("read");
+    assert_eq!(listed.properties.expect("names").len(), 2);
+}
+
+fn find(vault: &Vault, topic: &str) -> (String, Vec<String>) {
+    let answer = call(vault, "find_existing_page", json!({"topic": topic}));
+    let candidates = answer["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .map(|candidate| {
+            let kinds: Vec<&str> =
+                candidate["evidence"].as_array().into_iter().flatten().filter_map(|evidence| evidence["kind"].as_str()).collect();
+            format!("{} {} {}", candidate["path"].as_str().unwrap_or(""), candidate["strength"].as_str().unwrap_or(""), kinds.join("+"))
+        })
+        .collect();
+    (answer["verdict"].as_str().unwrap_or("").to_owned(), candidates)
+}
+
+#[test]
+fn find_existing_page_verdicts() {
+    let vault = wiki(&[]);
+    let cases: [(&str, &str, &[&str]); 8] = [
+        ("niklas luhmann", "exists", &["wiki/people/Niklas Luhmann.md identity file_name+h1"]),
+        ("wiki/people/Niklas Luhmann", "exists", &["wiki/people/Niklas Luhmann.md identity path+file_name+h1"]),
+        ("SLIP  BOX", "exists", &["wiki/concepts/Zettelkasten.md identity alias"]),
+        ("Evergreen Notes", "exists", &["wiki/Evergreen notes.md identity file_name+h1"]),
+        ("Q1194880", "exists", &["wiki/concepts/Zettelkasten.md identity wikidata"]),
+        ("zettelkasten", "ambiguous", &["archive/Zettelkasten.md identity file_name+h1", "wiki/concepts/Zettelkasten.md identity file_name+h1"]),
+        ("Systems theory", "ambiguous", &[]),
+        ("Category theory", "new", &[]),
+    ];
+    for (topic, verdict, candidates) in cases {
+        assert_eq!(find(&vault, topic), (verdict.to_owned(), candidates.iter().map(|c| (*c).to_owned()).collect()), "{topic}");
+    }
+    // Soft evidence alone is never `exists`.
+    assert_eq!(find(&vault, "Luhmann biography"), ("ambiguous".to_owned(), vec!["wiki/people/Niklas Luhmann.md soft word_overlap".to_owned()]));
+    let mentioned = call(&vault, "find_existing_page", json!({"topic": "Systems theory"}));
+    assert_eq!(mentioned["unresolved_links"], json!({"links": 2, "sources": ["archive/Old.md", "wiki/people/Niklas Luhmann.md"]}));
+    // With H1 and `title` only (no file of that name).
+    let mut titled = Vault::new(IndexConfig::obsidian_defaults());
+    titled.upsert("n/1234.md", "---\ntitle: Café Society\n---\n");
+    titled.upsert("n/5678.md", "# The Great Gatsby\n");
+    assert_eq!(find(&titled, "cafe\u{301} society").0, "exists");
+    assert_eq!(find(&titled, "the great gatsby"), ("exists".to_owned(), vec!["n/5678.md identity h1".to_owned()]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpora
+
+fn corpora_dir() -> PathBuf {
+    match std::env::var_os("VAULTLINK_CORPORA") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora"),
+    }
+}
+
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+fn files_under(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.file_name().is_some_and(|name| name.to_string_lossy().starts_with('.')) {
+            continue;
+        }
+        if path.is_dir() {
+            files_under(&path, root, out);
+        } else {
+            let relative = path.strip_prefix(root).expect("inside the corpus").to_string_lossy().replace('\\', "/");
+            out.push((relative, path));
+        }
+    }
+}
+
+#[test]
+fn lint_counts_on_the_corpora() {
+    let root = corpora_dir();
+    if !root.is_dir() {
+        say(&format!("lint corpora: NOT RUN: no corpora at {}; set VAULTLINK_CORPORA to the folder holding them", root.display()));
+        return;
+    }
+    for corpus in ["kepano-obsidian", "dnd-srd-wiki", "yoshixi-zettelkasten"] {
+        let dir = root.join(corpus);
+        assert!(dir.is_dir(), "{corpus} is missing from {}", root.display());
+        let mut files = Vec::new();
+        files_under(&dir, &dir, &mut files);
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        for (path, file) in &files {
+            let text = if path.to_ascii_lowercase().ends_with(".md") {
+                String::from_utf8_lossy(&std::fs::read(file).expect("a corpus file reads")).into_owned()
+            } else {
+                String::new()
+            };
+            vault.upsert(path, &text);
+        }
+        let report = call(&vault, "lint_wiki", json!({"limit": 1}));
+        let counts = report["counts"].as_object().cloned().unwrap_or_default();
+        let total: u64 = counts.values().filter_map(Value::as_u64).sum();
+        assert_eq!(report["total"].as_u64(), Some(total));
+        let counts: Vec<String> = counts.iter().map(|(kind, count)| format!("{kind} {count}")).collect();
+        let skipped: Vec<&str> = report["skipped"].as_array().into_iter().flatten().filter_map(|s| s["kind"].as_str()).collect();
+        say(&format!("lint {corpus}: {} notes, {total} proposals: {}; skipped: {}", vault.note_count(), counts.join(", "), skipped.join(", ")));
+    }
+}
