@@ -2,6 +2,7 @@
 //!
 //! Usage: `cargo run --release -p vaultlink-bench -- parse <vault folder>...`
 //!        `cargo run --release -p vaultlink-bench -- index <vault folder>...`
+//!        `cargo run --release -p vaultlink-bench -- lint <vault folder>...`
 //!        `cargo run --release -p vaultlink-bench -- move <vault folder>...`
 //!
 //! Each figure is the median of several runs on one core, beside a floor measured in the same
@@ -52,6 +53,13 @@ fn main() -> Result<()> {
                 index(&folder)?;
             }
         }
+        "lint" => {
+            println!("| vault | notes | index in memory | whole lint | ratio | findings | find_existing_page (median of 9 topics) |");
+            println!("|---|---:|---:|---:|---:|---:|---:|");
+            for folder in folders {
+                lint(&folder)?;
+            }
+        }
         "move" => {
             println!("| vault | what moves | notes edited | links changed | plan and proof (median) |");
             println!("|---|---|---:|---:|---:|");
@@ -70,7 +78,7 @@ fn main() -> Result<()> {
                 println!("{}: {} notes", folder.display(), vault.note_count());
             }
         }
-        _ => bail!("usage: vaultlink-bench parse|index|move|index-once <vault folder>..."),
+        _ => bail!("usage: vaultlink-bench parse|index|lint|move|index-once <vault folder>..."),
     }
     Ok(())
 }
@@ -269,5 +277,60 @@ fn moves(folder: &Path) -> Result<()> {
             Err(error) => println!("| {name} | {what} | refused: {} | | |", error.code()),
         }
     }
+    Ok(())
+}
+
+/// The whole lint (every kind that can run) beside the index build it queries, and
+/// `find_existing_page` for a spread of the vault's own titles.
+fn lint(folder: &Path) -> Result<()> {
+    use vaultlink_core::ops::{self, FindPageArguments, LintArguments, ResponseFormat};
+    let notes = read_vault(folder)?;
+    let build = || {
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        for note in &notes {
+            vault.upsert(&note.path, &note.text);
+        }
+        vault
+    };
+    let index_time = median(|| {
+        std::hint::black_box(build());
+    });
+    let vault = build();
+    let arguments = LintArguments {
+        folder: None,
+        excluded_folders: Vec::new(),
+        kinds: None,
+        limit: Some(ops::MAX_LIMIT),
+        cursor: None,
+        response_format: ResponseFormat::Concise,
+    };
+    let findings = ops::lint_wiki(&vault, &arguments).map(|report| report.total).unwrap_or(0);
+    let lint_time = median(|| {
+        std::hint::black_box(ops::lint_wiki(&vault, &arguments).ok());
+    });
+    let topics: Vec<String> = notes
+        .iter()
+        .step_by(notes.len() / 9 + 1)
+        .map(|note| note.path.rsplit('/').next().unwrap_or(&note.path).trim_end_matches(".md").to_owned())
+        .collect();
+    let mut page_times: Vec<Duration> = topics
+        .iter()
+        .map(|topic| {
+            let arguments = FindPageArguments { topic: topic.clone(), limit: None, response_format: ResponseFormat::Concise };
+            let start = Instant::now();
+            std::hint::black_box(ops::find_existing_page(&vault, &arguments).ok());
+            start.elapsed()
+        })
+        .collect();
+    page_times.sort();
+    let name = folder.file_name().map_or_else(|| folder.display().to_string(), |name| name.to_string_lossy().into_owned());
+    println!(
+        "| {name} | {} | {} | {} | {:.2} | {findings} | {:.2} ms |",
+        notes.len(),
+        milliseconds(index_time),
+        milliseconds(lint_time),
+        lint_time.as_secs_f64() / index_time.as_secs_f64(),
+        page_times[page_times.len() / 2].as_secs_f64() * 1e3,
+    );
     Ok(())
 }
