@@ -393,3 +393,46 @@ def test_move_and_rewrite_through_the_plugin_equal_standalone(vault, runtime_dir
     assert answers([rewritten]) == answers([twin_rewritten])
     assert snapshot(vault) == snapshot(twin)
     assert after_move == backlink_total(twin, twin_runtime, "standalone", "People/Ada Lovelace.md")
+
+
+def delete_calls(vault):
+    text = (vault / "People" / "Ada.md").read_bytes()
+    return text, [
+        ("delete_note", {"path": "Archive/Orphan.md"}),                                   # preview, no backlinks
+        ("delete_note", {"path": "People/Ada"}),                                          # preview, backlinks
+        ("delete_note", {"path": "People/Ada", "confirm": True}),                         # refused
+        ("delete_note", {"path": "People/Ada", "confirm": True, "force": True,
+                         "expected_mtime": 1}),                                           # stale mtime
+        ("delete_note", {"path": "People/Ada", "confirm": True, "force": True,
+                         "approved_plan_hash": "0" * 64}),                                # stale plan
+        ("delete_note", {"path": "People/Ada", "confirm": True, "force": True}),          # forced
+        ("delete_note", {"path": "Attachments/diagram.svg"}),                             # not a note
+    ]
+
+
+def check_deletes(vault, results, text):
+    orphan, ada, refused, stale_mtime, stale_plan, forced, svg = (result.structured_content for result in results)
+    assert orphan["dry_run"] and orphan["can_confirm"] and orphan["blocked_reasons"] == []
+    assert ada["dry_run"] and not ada["can_confirm"] and ada["blocked_reasons"] == ["has_backlinks"]
+    sources = {(link["note"], link["source"], link.get("key")) for link in ada["backlinks"]}
+    assert ("Projects/Alpha.md", "property", "owner") in sources and ("Home.md", "body", None) in sources
+    assert refused["ok"] is False and refused["blocked_reasons"] == ["has_backlinks"]
+    assert stale_mtime["ok"] is False and stale_mtime["blocked_reasons"] == ["concurrent_modification"]
+    assert stale_plan["ok"] is False and stale_plan["blocked_reasons"] == ["plan_hash_mismatch"]
+    assert forced["ok"] and forced["forced"] and len(forced["backlinks"]) == len(ada["backlinks"])
+    assert forced["captured"]["text"].encode() == text, "the captured text recreates the note byte for byte"
+    assert results[6].is_error and svg["code"] == "invalid_path"
+    assert not (vault / "People" / "Ada.md").exists()
+    # No other note was edited: the links to Ada dangle.
+    assert "[[Ada]]" in (vault / "Home.md").read_text()
+
+
+def test_delete_note_standalone(vault, runtime_dir):
+    text, calls = delete_calls(vault)
+    _, tools, results = asyncio.run(session_calls(vault, runtime_dir, "standalone", calls))
+    listed = {tool.name: tool for tool in tools.tools}
+    assert listed["delete_note"].annotations.destructive_hint is True
+    assert listed["delete_note"].annotations.idempotent_hint is False
+    check_deletes(vault, results, text)
+    assert results[5].structured_content["trashed_to"] == ".trash/Ada.md"
+    assert (vault / ".trash" / "Ada.md").read_bytes() == text

@@ -5,6 +5,7 @@
 //! function can be tested with inline strings and runs the same natively and in wasm.
 
 pub mod config;
+pub mod delete;
 pub mod frontmatter;
 pub mod index;
 pub mod line_index;

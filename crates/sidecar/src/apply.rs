@@ -88,6 +88,54 @@ fn finish(folder: &mut FolderIndex, arguments: &Value, plan: &MovePlan, moved_fo
     serde_json::to_value(answer).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))
 }
 
+/// The `delete_note` tool on the folder: previews, and with `confirm` moves the note to the
+/// vault's `.trash` folder, as Obsidian's "move to Obsidian trash" does.
+pub fn delete_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
+    use vaultlink_core::delete::{capture, decide, plan_delete, DeleteRequest};
+    let path = arguments.get("path").and_then(Value::as_str).unwrap_or_default();
+    let found = match folder.vault().find_file(path) {
+        Some(found) if folder.vault().is_note(found) => found.to_owned(),
+        _ => path.to_owned(),
+    };
+    let text = if folder.vault().is_note(&found) { folder.read_text(&found)? } else { String::new() };
+    let plan = plan_delete(folder.vault(), &found, &text)
+        .map_err(|error| ToolError::new(error.code(), error.message(), error.hint(), false))?;
+    let mtime = fs::metadata(folder.root().join(&plan.path))
+        .and_then(|meta| meta.modified())
+        .ok()
+        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|since| since.as_millis() as u64);
+    let request = DeleteRequest {
+        confirm: arguments.get("confirm").and_then(Value::as_bool).unwrap_or(false),
+        force: arguments.get("force").and_then(Value::as_bool).unwrap_or(false),
+        expected_hash: arguments.get("expected_hash").and_then(Value::as_str).map(str::to_owned),
+        expected_mtime: arguments.get("expected_mtime").and_then(Value::as_u64),
+        approved_plan_hash: arguments.get("approved_plan_hash").and_then(Value::as_str).map(str::to_owned),
+    };
+    let (mut answer, delete) = decide(&plan, &request, mtime);
+    if delete {
+        let trash = folder.root().join(".trash");
+        fs::create_dir_all(&trash).map_err(|error| write_failed(format!("creating .trash failed: {error}")))?;
+        let name = plan.path.rsplit('/').next().unwrap_or(&plan.path);
+        let (stem, extension) = name.rsplit_once('.').unwrap_or((name, ""));
+        let mut target = trash.join(name);
+        let mut number = 2;
+        while target.exists() {
+            target = trash.join(format!("{stem} {number}.{extension}"));
+            number += 1;
+        }
+        fs::rename(folder.root().join(&plan.path), &target)
+            .map_err(|error| write_failed(format!("moving {} to the trash failed: {error}", plan.path)))?;
+        answer.captured = Some(capture(&text));
+        answer.trashed_to = Some(format!(".trash/{}", target.file_name().map(|name| name.to_string_lossy()).unwrap_or_default()));
+        folder.refresh().map_err(|error| write_failed(format!("the note was deleted but the index could not be refreshed: {error:#}")))?;
+    }
+    if arguments.get("response_format").and_then(Value::as_str) == Some("concise") {
+        answer = answer.concise();
+    }
+    serde_json::to_value(answer).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))
+}
+
 /// A change made so far, to undo on failure.
 enum Done {
     Wrote { path: PathBuf, before: Vec<u8> },

@@ -33,6 +33,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         rewrite_link(),
         lint_wiki(),
         find_existing_page(),
+        delete_note(),
     ]
 }
 
@@ -538,6 +539,70 @@ wiki. It reads only. It fails with `invalid_arguments` for an empty topic.",
             "required": ["topic", "verdict", "reason", "candidates"]
         }),
     )
+}
+
+fn delete_note() -> ToolSpec {
+    let referrer = json!({
+        "type": "object",
+        "properties": {
+            "note": {"type": "string"},
+            "line": {"type": "integer", "minimum": 1},
+            "link": {"type": "string", "description": "The link as written."},
+            "kind": kind(),
+            "source": {"type": "string", "enum": ["body", "property"]},
+            "key": {"type": "string", "description": "The property holding the link, for a property link."}
+        },
+        "required": ["note", "line", "link", "kind", "source"]
+    });
+    ToolSpec {
+        name: "delete_note",
+        title: "Delete a note safely, showing what links to it",
+        description: "Deletes one note by moving it to the trash (Obsidian's trash inside Obsidian; the vault's `.trash` \
+folder otherwise), after showing every link that points to it (from bodies and properties). Without `confirm: true` \
+it is a dry run: nothing changes, and the answer lists the backlinks and a `plan_hash`. With `confirm: true` it refuses \
+while backlinks exist unless `force: true` (they then dangle, and the answer lists them); it never edits another note \
+(use rewrite_link or move_note first to repoint them). `expected_hash` or `expected_mtime` (milliseconds) refuse the \
+delete if the note changed since the caller read it; `approved_plan_hash` refuses it if anything in the preview \
+changed. Every answer says where things stand: `ok`, `dry_run`, `would_change`, `can_confirm` (true only when \
+repeating with `confirm: true` would delete without another opt-in), `blocked_reasons` (`has_backlinks`, \
+`concurrent_modification`, `plan_hash_mismatch`), `backlinks`, `forced`; after a delete, `captured` (the note's text, \
+byte for byte, to recreate it) and `trashed_to`. Folders and attachments are refused (`invalid_path`); a missing note \
+is `note_not_found`.",
+        input_schema: object(
+            json!({
+                "path": note_path("The note to delete"),
+                "confirm": {"type": "boolean", "default": false, "description": "True deletes; false (the default) previews."},
+                "force": {"type": "boolean", "default": false, "description": "With `confirm`, delete even though links point to the note; they will dangle."},
+                "expected_hash": {"type": "string", "description": "SHA-256 (hex) of the text the caller read; refuse if the note changed."},
+                "expected_mtime": {"type": "integer", "minimum": 0, "description": "The note's modification time as the caller read it, in milliseconds since 1970; refuse if it changed."},
+                "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: delete only if nothing in it changed."},
+                "response_format": {"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
+                                    "description": "`concise` leaves out the captured note's split into frontmatter and body (its whole text stays)."}
+            }),
+            &["path"],
+        ),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "ok": {"type": "boolean"},
+                "path": {"type": "string"},
+                "dry_run": {"type": "boolean"},
+                "would_change": {"type": "boolean"},
+                "can_confirm": {"type": "boolean"},
+                "preview_ready": {"type": "boolean"},
+                "blocked_reasons": {"type": "array", "items": {"type": "string", "enum": ["has_backlinks", "concurrent_modification", "plan_hash_mismatch"]}},
+                "backlinks": {"type": "array", "items": referrer},
+                "forced": {"type": "boolean"},
+                "plan_hash": {"type": "string"},
+                "captured": {"type": "object", "properties": {"frontmatter": {"type": "string"}, "body": {"type": "string"}, "text": {"type": "string"}}, "required": ["body", "text"]},
+                "trashed_to": {"type": "string"}
+            },
+            "required": ["ok", "path", "dry_run", "would_change", "can_confirm", "preview_ready", "blocked_reasons", "backlinks", "forced", "plan_hash"]
+        }),
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+    }
 }
 
 #[cfg(test)]

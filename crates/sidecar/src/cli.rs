@@ -121,6 +121,24 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Mode::Auto)]
         mode: Mode,
     },
+    /// Delete a note to the trash, after showing what links to it. Previews unless --yes.
+    Rm {
+        /// The vault folder.
+        vault: PathBuf,
+        /// The note to delete, relative to the vault.
+        note: String,
+        /// Delete even though links point to the note (they will dangle).
+        #[arg(long)]
+        force: bool,
+        /// Delete; without it, only show what would happen.
+        #[arg(long)]
+        yes: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_enum, default_value_t = Mode::Auto)]
+        mode: Mode,
+    },
     /// Count the vault's notes, attachments and links.
     Summary {
         /// The vault folder.
@@ -235,6 +253,36 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Rm { vault, note, force, yes, json, mode } => {
+            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let answer = call(&mut router, "delete_note", json!({ "path": note, "confirm": yes, "force": force })).await?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&answer)?);
+            } else {
+                let backlinks = answer["backlinks"].as_array().cloned().unwrap_or_default();
+                out!("{}: {} links point here", text(&answer, "path"), backlinks.len());
+                for link in &backlinks {
+                    let place = match link.get("key").and_then(Value::as_str) {
+                        Some(key) => format!("property `{key}`"),
+                        None => format!("line {}", number(link, "line")),
+                    };
+                    out!("  {} {place}: {}", text(link, "note"), text(link, "link"));
+                }
+                if let Some(trashed) = answer.get("trashed_to").and_then(Value::as_str) {
+                    out!("Deleted: moved to {trashed}.{}", if answer["forced"] == true { " The links above now dangle." } else { "" });
+                } else if answer["ok"] == false {
+                    out!("Not deleted: {}. Add --force to delete anyway.", blocked_text(&answer));
+                } else if answer["can_confirm"] == true {
+                    out!("Nothing was changed. Run again with --yes to move it to the trash.");
+                } else {
+                    out!("Nothing was changed: {}. Add --force --yes to delete anyway.", blocked_text(&answer));
+                }
+            }
+            if answer["ok"] == false {
+                std::process::exit(2);
+            }
+            Ok(())
+        }
         Command::Summary { vault, json } => {
             let mut router = Router::new(canonical_vault(&vault)?, Mode::Standalone);
             let summary = call(&mut router, "vault_summary", json!({})).await?;
@@ -332,6 +380,22 @@ fn print_backlinks(backlinks: &Value) {
         };
         out!("  {} {place}  {} {}", text(link, "source"), text(link, "kind"), text(link, "target"));
     }
+}
+
+fn blocked_text(answer: &Value) -> String {
+    let reasons: Vec<String> = answer["blocked_reasons"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|reason| match reason {
+            "has_backlinks" => "links point to it".to_owned(),
+            "concurrent_modification" => "it changed since it was read".to_owned(),
+            "plan_hash_mismatch" => "the preview is out of date".to_owned(),
+            other => other.replace('_', " "),
+        })
+        .collect();
+    reasons.join(", ")
 }
 
 fn text<'a>(value: &'a Value, key: &str) -> &'a str {

@@ -152,6 +152,7 @@ impl Router {
         match tool {
             "move_note" => return crate::apply::move_note(folder, &arguments),
             "rewrite_link" => return crate::apply::rewrite_link(folder, &arguments),
+            "delete_note" => return crate::apply::delete_note(folder, &arguments),
             _ => {}
         }
         let mut arguments = arguments;

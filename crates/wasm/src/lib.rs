@@ -97,6 +97,45 @@ pub fn move_answer(plan: JsValue, dry_run: bool, applied: bool, detailed: bool) 
     to_js(&rename::MoveAnswer::new(&plan, dry_run, applied, detailed))
 }
 
+#[derive(Serialize)]
+struct DeletePlanOutcome {
+    ok: bool,
+    plan: vaultlink_core::delete::DeletePlan,
+}
+
+#[derive(Serialize)]
+struct DeleteDecision {
+    answer: vaultlink_core::delete::DeleteAnswer,
+    delete: bool,
+}
+
+/// Decides a `delete_note` request (`{confirm, force, expected_hash, expected_mtime,
+/// approved_plan_hash}`) against its plan and the note's modification time in milliseconds:
+/// `{answer, delete}`.
+#[wasm_bindgen(js_name = decideDelete)]
+pub fn decide_delete(plan: JsValue, request: JsValue, mtime: Option<f64>) -> Result<JsValue, JsError> {
+    let plan: vaultlink_core::delete::DeletePlan =
+        serde_wasm_bindgen::from_value(plan).map_err(|error| JsError::new(&format!("not a delete plan: {error}")))?;
+    let request: vaultlink_core::delete::DeleteRequest =
+        serde_wasm_bindgen::from_value(request).map_err(|error| JsError::new(&format!("not a delete request: {error}")))?;
+    let (answer, delete) = vaultlink_core::delete::decide(&plan, &request, mtime.map(|mtime| mtime as u64));
+    to_js(&DeleteDecision { answer, delete })
+}
+
+/// The deleted note's text, split as `delete_note` hands it back: `{frontmatter?, body, text}`.
+#[wasm_bindgen(js_name = captureNote)]
+pub fn capture_note(text: &str) -> Result<JsValue, JsError> {
+    to_js(&vaultlink_core::delete::capture(text))
+}
+
+/// The `concise` form of a `delete_note` answer.
+#[wasm_bindgen(js_name = conciseDeleteAnswer)]
+pub fn concise_delete_answer(answer: JsValue) -> Result<JsValue, JsError> {
+    let answer: vaultlink_core::delete::DeleteAnswer =
+        serde_wasm_bindgen::from_value(answer).map_err(|error| JsError::new(&format!("not a delete answer: {error}")))?;
+    to_js(&answer.concise())
+}
+
 /// Applies a file's edits (from a plan) to its text.
 #[wasm_bindgen(js_name = applyEdits)]
 pub fn apply_edits(text: &str, edits: JsValue) -> Result<String, JsError> {
@@ -211,6 +250,19 @@ impl Vault {
         match rename::plan_rewrite_link(&self.inner, from_target, to_target, &texts) {
             Ok(plan) => to_js(&PlanOutcome { ok: true, plan }),
             Err(error) => to_js(&failure(&error)),
+        }
+    }
+
+    /// Plans a safe delete of the note at `path` whose current text is `text`:
+    /// `{ok: true, plan}` or `{ok: false, error}`.
+    #[wasm_bindgen(js_name = planDelete)]
+    pub fn plan_delete(&self, path: &str, text: &str) -> Result<JsValue, JsError> {
+        match vaultlink_core::delete::plan_delete(&self.inner, path, text) {
+            Ok(plan) => to_js(&DeletePlanOutcome { ok: true, plan }),
+            Err(error) => to_js(&Failure {
+                ok: false,
+                error: ErrorBody { code: error.code(), message: error.message(), hint: error.hint(), retryable: false },
+            }),
         }
     }
 

@@ -1,0 +1,288 @@
+//! Plans a safe delete: what links to the note, whether deleting it is allowed, and the
+//! answer an agent reads to know where it stands. Core decides; the edges read the note,
+//! move it to the trash and report where it went.
+//!
+//! Deleting never edits another note: links to a deleted note dangle, so a delete with
+//! backlinks is refused unless forced, and a forced one lists the links it leaves dangling.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::index::Vault;
+use crate::parse::{LinkKind, LinkSource};
+use crate::rename::content_hash;
+
+/// A link that points to the note.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Referrer {
+    /// The note that holds the link.
+    pub note: String,
+    pub line: u32,
+    /// The link as written.
+    pub link: String,
+    pub kind: LinkKind,
+    /// `body` or `property`.
+    pub source: String,
+    /// The property's key, for a property link.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+}
+
+/// A delete, planned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeletePlan {
+    pub path: String,
+    /// SHA-256 of the note's text when the plan was made.
+    pub content_hash: String,
+    pub backlinks: Vec<Referrer>,
+    /// SHA-256 over the path, the text's hash and the backlinks.
+    pub plan_hash: String,
+}
+
+/// Why a delete cannot be planned at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeleteError {
+    NotFound { path: String },
+    NotANote { path: String },
+}
+
+impl DeleteError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            DeleteError::NotFound { .. } => "note_not_found",
+            DeleteError::NotANote { .. } => "invalid_path",
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            DeleteError::NotFound { path } => format!("there is no note at `{path}` in this vault"),
+            DeleteError::NotANote { path } => format!("`{path}` is not a note; delete_note deletes one note, never a folder or attachment"),
+        }
+    }
+
+    pub fn hint(&self) -> &'static str {
+        match self {
+            DeleteError::NotFound { .. } => "Give the note's path relative to the vault root; call list_notes to see the paths.",
+            DeleteError::NotANote { .. } => "Give the path of one Markdown note.",
+        }
+    }
+}
+
+/// The note a person means by `path`, with the links to it, given its current `text`.
+pub fn plan_delete(vault: &Vault, path: &str, text: &str) -> Result<DeletePlan, DeleteError> {
+    let Some(found) = vault.find_file(path) else { return Err(DeleteError::NotFound { path: path.to_owned() }) };
+    if !vault.is_note(found) {
+        return Err(DeleteError::NotANote { path: found.to_owned() });
+    }
+    let backlinks: Vec<Referrer> = vault
+        .backlinks(found)
+        .iter()
+        .filter(|link| link.source != found)
+        .map(|link| {
+            let (source, key) = match &link.link.source {
+                LinkSource::Body => ("body".to_owned(), None),
+                LinkSource::Property { key, .. } => ("property".to_owned(), Some(key.clone())),
+            };
+            Referrer {
+                note: link.source.to_owned(),
+                line: link.link.line,
+                link: written(link.link),
+                kind: link.link.kind,
+                source,
+                key,
+            }
+        })
+        .collect();
+    let content_hash = content_hash(text);
+    let mut hasher = Sha256::new();
+    hasher.update(format!("delete\0{found}\0{content_hash}\n"));
+    for referrer in &backlinks {
+        hasher.update(format!("{}\0{}\0{}\n", referrer.note, referrer.line, referrer.link));
+    }
+    let plan_hash = hasher.finalize().iter().map(|byte| format!("{byte:02x}")).collect();
+    Ok(DeletePlan { path: found.to_owned(), content_hash, backlinks, plan_hash })
+}
+
+/// A link as its author wrote it, rebuilt from what the parser read.
+fn written(link: &crate::parse::Link) -> String {
+    let display = link.display.as_deref().map(|display| format!("|{display}")).unwrap_or_default();
+    match link.kind {
+        LinkKind::Wikilink => format!("[[{}{display}]]", link.target),
+        LinkKind::Embed => format!("![[{}{display}]]", link.target),
+        LinkKind::Markdown => format!("[{}]({})", link.display.as_deref().unwrap_or(""), link.target),
+        LinkKind::MarkdownEmbed => format!("![{}]({})", link.display.as_deref().unwrap_or(""), link.target),
+    }
+}
+
+/// What the caller asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(default)]
+pub struct DeleteRequest {
+    pub confirm: bool,
+    pub force: bool,
+    pub expected_hash: Option<String>,
+    /// Milliseconds since the Unix epoch, as the note's modification time was read.
+    pub expected_mtime: Option<u64>,
+    pub approved_plan_hash: Option<String>,
+}
+
+/// The note's text, split so it can be recreated; `text` is byte for byte what was deleted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Captured {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frontmatter: Option<String>,
+    pub body: String,
+    pub text: String,
+}
+
+/// What `delete_note` answers, the same on every path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeleteAnswer {
+    /// False when a confirmed delete was refused.
+    pub ok: bool,
+    pub path: String,
+    /// True when nothing was deleted because none was asked for.
+    pub dry_run: bool,
+    /// True when confirming would delete the note.
+    pub would_change: bool,
+    /// True only when repeating the call with `confirm: true` would delete without another
+    /// opt-in.
+    pub can_confirm: bool,
+    /// True when the preview (backlinks and plan hash) is complete.
+    pub preview_ready: bool,
+    /// One per condition that blocks a delete: `has_backlinks`, `concurrent_modification`,
+    /// `plan_hash_mismatch`.
+    pub blocked_reasons: Vec<String>,
+    pub backlinks: Vec<Referrer>,
+    /// True when the delete went ahead despite backlinks; they now dangle.
+    pub forced: bool,
+    pub plan_hash: String,
+    /// After a delete: the note's content, to recreate it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub captured: Option<Captured>,
+    /// After a delete: where the note went.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trashed_to: Option<String>,
+}
+
+impl DeleteAnswer {
+    /// The `concise` form: the captured text stays (it recreates the note); its split into
+    /// frontmatter and body goes.
+    pub fn concise(mut self) -> DeleteAnswer {
+        if let Some(captured) = &mut self.captured {
+            captured.frontmatter = None;
+            captured.body = String::new();
+        }
+        self
+    }
+}
+
+/// What to do about a request: the answer before any deletion, and whether to delete.
+pub fn decide(plan: &DeletePlan, request: &DeleteRequest, current_mtime: Option<u64>) -> (DeleteAnswer, bool) {
+    let mut blocked = Vec::new();
+    if !plan.backlinks.is_empty() && !request.force {
+        blocked.push("has_backlinks".to_owned());
+    }
+    let hash_moved = request.expected_hash.as_ref().is_some_and(|hash| *hash != plan.content_hash);
+    let mtime_moved = request.expected_mtime.is_some_and(|mtime| Some(mtime) != current_mtime);
+    if hash_moved || mtime_moved {
+        blocked.push("concurrent_modification".to_owned());
+    }
+    if request.approved_plan_hash.as_ref().is_some_and(|hash| *hash != plan.plan_hash) {
+        blocked.push("plan_hash_mismatch".to_owned());
+    }
+    let allowed = blocked.is_empty();
+    let delete = request.confirm && allowed;
+    let answer = DeleteAnswer {
+        ok: !request.confirm || allowed,
+        path: plan.path.clone(),
+        dry_run: !request.confirm,
+        would_change: allowed,
+        can_confirm: allowed,
+        preview_ready: true,
+        blocked_reasons: blocked,
+        backlinks: plan.backlinks.clone(),
+        forced: delete && request.force && !plan.backlinks.is_empty(),
+        plan_hash: plan.plan_hash.clone(),
+        captured: None,
+        trashed_to: None,
+    };
+    (answer, delete)
+}
+
+/// The note's text, split for [`DeleteAnswer::captured`].
+pub fn capture(text: &str) -> Captured {
+    match crate::frontmatter::find_block(text) {
+        Some(block) => Captured {
+            frontmatter: Some(text[block.content.range()].to_owned()),
+            body: text[block.span.end..].to_owned(),
+            text: text.to_owned(),
+        },
+        None => Captured { frontmatter: None, body: text.to_owned(), text: text.to_owned() },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::IndexConfig;
+
+    fn vault() -> Vault {
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        vault.upsert("Target.md", "---\nup: x\n---\n[[#Self]] body");
+        vault.upsert("A.md", "see [[Target|it]]");
+        vault.upsert("B.md", "---\nrelated: \"[[Target]]\"\n---\n");
+        vault.upsert("Lonely.md", "");
+        vault
+    }
+
+    #[test]
+    fn a_dry_run_lists_body_and_property_referrers() {
+        let plan = plan_delete(&vault(), "target", "text").unwrap();
+        let referrers: Vec<(&str, &str, Option<&str>)> =
+            plan.backlinks.iter().map(|link| (link.note.as_str(), link.link.as_str(), link.key.as_deref())).collect();
+        assert_eq!(referrers, [("A.md", "[[Target|it]]", None), ("B.md", "[[Target]]", Some("related"))]);
+        let (answer, delete) = decide(&plan, &DeleteRequest::default(), None);
+        assert!(!delete && answer.ok && answer.dry_run && !answer.can_confirm);
+        assert_eq!(answer.blocked_reasons, ["has_backlinks"]);
+    }
+
+    #[test]
+    fn confirming_with_backlinks_refuses_unless_forced() {
+        let plan = plan_delete(&vault(), "Target.md", "text").unwrap();
+        let (answer, delete) = decide(&plan, &DeleteRequest { confirm: true, ..DeleteRequest::default() }, None);
+        assert!(!delete && !answer.ok);
+        let (answer, delete) = decide(&plan, &DeleteRequest { confirm: true, force: true, ..DeleteRequest::default() }, None);
+        assert!(delete && answer.ok && answer.forced);
+    }
+
+    #[test]
+    fn stale_guards_block() {
+        let plan = plan_delete(&vault(), "Lonely.md", "").unwrap();
+        let request = DeleteRequest { confirm: true, expected_mtime: Some(5), ..DeleteRequest::default() };
+        assert_eq!(decide(&plan, &request, Some(6)).0.blocked_reasons, ["concurrent_modification"]);
+        let request = DeleteRequest { confirm: true, expected_hash: Some("x".into()), ..DeleteRequest::default() };
+        assert_eq!(decide(&plan, &request, None).0.blocked_reasons, ["concurrent_modification"]);
+        let request = DeleteRequest { confirm: true, approved_plan_hash: Some("x".into()), ..DeleteRequest::default() };
+        assert_eq!(decide(&plan, &request, None).0.blocked_reasons, ["plan_hash_mismatch"]);
+        let (answer, delete) = decide(&plan, &DeleteRequest { confirm: true, ..DeleteRequest::default() }, None);
+        assert!(delete && answer.ok && !answer.forced);
+    }
+
+    #[test]
+    fn folders_and_missing_notes_are_refused() {
+        let mut vault = vault();
+        vault.upsert("img.png", "");
+        assert_eq!(plan_delete(&vault, "img.png", "").unwrap_err().code(), "invalid_path");
+        assert_eq!(plan_delete(&vault, "Nope", "").unwrap_err().code(), "note_not_found");
+    }
+
+    #[test]
+    fn the_capture_recreates_the_note() {
+        for text in ["---\nup: x\n---\nbody\n", "\u{feff}no frontmatter\r\n", ""] {
+            assert_eq!(capture(text).text, text);
+        }
+        assert_eq!(capture("---\nup: x\n---\nbody").frontmatter.as_deref(), Some("up: x\n"));
+    }
+}
