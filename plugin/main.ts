@@ -1,8 +1,10 @@
 //! The plugin's lifecycle: on load it creates the link index, indexes the vault in the
 //! background and then opens the bridge; on unload it undoes all of that. Features live in
-//! `indexer.ts`, `bridge/`, `parity/` and `move/`.
+//! `indexer.ts`, `bridge/`, `parity/`, `move/` and `audit/`.
 
 import { FileSystemAdapter, Notice, Plugin } from "obsidian";
+import { registerRenameAuditCommand } from "./audit/command";
+import type { RenameLog } from "./audit/renames";
 import { BridgeServer } from "./bridge/server";
 import { DEFAULT_INDEXER_OPTIONS, Indexer, type IndexerOptions } from "./indexer";
 import { registerMoveNoteCommand } from "./move/command";
@@ -32,6 +34,7 @@ export default class VaultlinkPlugin extends Plugin {
 	private linkIndex: LinkIndex | null = null;
 	private indexer: Indexer | null = null;
 	private bridge: BridgeServer | null = null;
+	private renameLog: RenameLog | null = null;
 	private unloaded = false;
 
 	override onload(): void {
@@ -41,10 +44,12 @@ export default class VaultlinkPlugin extends Plugin {
 		this.linkIndex = linkIndex;
 		this.indexer = indexer;
 		registerLinkParityCommand(this, () => this.settledIndex());
-		registerMoveNoteCommand(this, async () => {
+		const settledHost = async () => {
 			const index = await this.settledIndex();
 			return index === null ? null : this.hostFor(index);
-		});
+		};
+		registerMoveNoteCommand(this, settledHost);
+		this.renameLog = registerRenameAuditCommand(this, settledHost);
 
 		// Obsidian sends a `create` for every file while the vault loads; subscribing once the
 		// layout is ready skips those, and the first index covers the files instead.
@@ -75,6 +80,7 @@ export default class VaultlinkPlugin extends Plugin {
 		this.bridge = null;
 		this.linkIndex?.free();
 		this.linkIndex = null;
+		this.renameLog = null;
 	}
 
 	/** The link index, for tests and the host; null when unloaded. */
@@ -85,6 +91,11 @@ export default class VaultlinkPlugin extends Plugin {
 	/** The indexer, for tests and the host; null when unloaded. */
 	get vaultIndexer(): Indexer | null {
 		return this.indexer;
+	}
+
+	/** The renames the rename audit checks, for tests; null when unloaded. */
+	get recordedRenames(): RenameLog | null {
+		return this.renameLog;
 	}
 
 	/** The bridge's socket and discovery file, or null while it is not up. */

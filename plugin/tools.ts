@@ -3,6 +3,7 @@
 //! never reads files; `move_note` plans in core and applies the plan here (`move/apply.ts`).
 
 import { TFile, type App } from "obsidian";
+import { deleteNote } from "./delete/apply";
 import { moveNote, rewriteLink } from "./move/apply";
 import { callTool, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
 
@@ -25,6 +26,7 @@ export async function runTool(host: ToolHost, tool: string, args: unknown): Prom
 	const { app, index } = host;
 	if (tool === "move_note") return moveNote(host, args);
 	if (tool === "rewrite_link") return rewriteLink(host, args);
+	if (tool === "delete_note") return deleteNote(host, args);
 	if (!NEEDS_TEXT.has(tool) || typeof args !== "object" || args === null) {
 		return callTool(index, tool, args);
 	}

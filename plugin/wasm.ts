@@ -3,7 +3,10 @@
 
 import {
 	applyEdits as applyEditsInWasm,
+	captureNote as captureNoteInWasm,
+	conciseDeleteAnswer as conciseDeleteAnswerInWasm,
 	contentHash as contentHashInWasm,
+	decideDelete as decideDeleteInWasm,
 	initSync,
 	moveAnswer as moveAnswerInWasm,
 	parseNote as parseNoteInWasm,
@@ -102,10 +105,12 @@ export interface OutgoingLink {
 	kind: ParsedLink["kind"];
 	source: "body" | "property";
 	key?: string;
-	/** The target as written. */
+	/** The target as written: the path part and any `#heading`, percent-encoded in a Markdown link as written. */
 	target: string;
 	subpath?: string;
 	display?: string;
+	/** 1-based line of the link's start. */
+	line: number;
 	/** UTF-8 byte range of the whole link in the note's text. */
 	span?: { start: number; end: number };
 	status: ResolutionStatus;
@@ -156,8 +161,8 @@ export interface FileMove {
 	to: string;
 }
 
-/** Why a link is rewritten. */
-export type ChangeReason = "target_moved" | "source_moved" | "second_order";
+/** Why a link is rewritten: the first three in a move, `repointed` in `rewrite_link`. */
+export type ChangeReason = "target_moved" | "source_moved" | "second_order" | "repointed";
 
 /** One link a plan rewrites. */
 export interface LinkChange {
@@ -237,4 +242,67 @@ export function applyEdits(text: string, edits: TextEdit[]): string {
 export function contentHash(text: string): string {
 	initialiseEngine();
 	return contentHashInWasm(text);
+}
+
+/** A link that points to a note about to be deleted. */
+export interface DeleteReferrer {
+	note: string;
+	line: number;
+	link: string;
+	kind: string;
+	source: "body" | "property";
+	key?: string;
+}
+
+/** A safe delete, planned by core. */
+export interface DeletePlan {
+	path: string;
+	content_hash: string;
+	backlinks: DeleteReferrer[];
+	plan_hash: string;
+}
+
+/** What `delete_note` answers; `captured` and `trashed_to` are filled in after a delete. */
+export interface DeleteAnswer {
+	ok: boolean;
+	path: string;
+	dry_run: boolean;
+	would_change: boolean;
+	can_confirm: boolean;
+	preview_ready: boolean;
+	blocked_reasons: string[];
+	backlinks: DeleteReferrer[];
+	forced: boolean;
+	plan_hash: string;
+	captured?: { frontmatter?: string; body: string; text: string };
+	trashed_to?: string;
+}
+
+/** What the caller of `delete_note` asked for, as core reads it. */
+export interface DeleteRequest {
+	confirm: boolean;
+	force: boolean;
+	expected_hash?: string;
+	expected_mtime?: number;
+	approved_plan_hash?: string;
+}
+
+/** Plans a safe delete from the note's current text, or says why not. */
+export function planDelete(index: Vault, path: string, text: string): { ok: true; plan: DeletePlan } | { ok: false; error: ToolError } {
+	return index.planDelete(path, text) as { ok: true; plan: DeletePlan } | { ok: false; error: ToolError };
+}
+
+/** Core's decision on a request: the answer, and whether to delete. */
+export function decideDelete(plan: DeletePlan, request: DeleteRequest, mtime: number | undefined): { answer: DeleteAnswer; delete: boolean } {
+	return decideDeleteInWasm(plan, request, mtime) as { answer: DeleteAnswer; delete: boolean };
+}
+
+/** The deleted note's text as `delete_note` hands it back. */
+export function captureNote(text: string): NonNullable<DeleteAnswer["captured"]> {
+	return captureNoteInWasm(text) as NonNullable<DeleteAnswer["captured"]>;
+}
+
+/** The `concise` form of a `delete_note` answer. */
+export function conciseDeleteAnswer(answer: DeleteAnswer): DeleteAnswer {
+	return conciseDeleteAnswerInWasm(answer) as DeleteAnswer;
 }

@@ -436,3 +436,29 @@ def test_delete_note_standalone(vault, runtime_dir):
     check_deletes(vault, results, text)
     assert results[5].structured_content["trashed_to"] == ".trash/Ada.md"
     assert (vault / ".trash" / "Ada.md").read_bytes() == text
+
+
+def test_delete_note_through_the_plugin_equals_standalone(vault, runtime_dir, tmp_path):
+    twin = tmp_path / "twin"
+    shutil.copytree(vault, twin)
+    text, calls = delete_calls(vault)
+    # The same note's mtime differs between the copies; the stale-mtime call uses 1 in both.
+    host = start_plugin(vault, runtime_dir)
+    try:
+        _, _, through_plugin = asyncio.run(session_calls(vault, runtime_dir, "plugin", calls))
+    finally:
+        host.terminate()
+        host.wait(timeout=10)
+    check_deletes(vault, through_plugin, text)
+    assert through_plugin[5].structured_content["trashed_to"].startswith("Obsidian's trash")
+    twin_runtime = Path(tempfile.mkdtemp(prefix="vl-", dir="/tmp"))
+    twin_runtime.chmod(0o700)
+    _, _, standalone = asyncio.run(session_calls(twin, twin_runtime, "standalone", calls))
+    shutil.rmtree(twin_runtime, ignore_errors=True)
+
+    def comparable(result):
+        content = dict(result.structured_content)
+        content.pop("trashed_to", None)
+        return result.is_error, content
+
+    assert [comparable(result) for result in through_plugin] == [comparable(result) for result in standalone]

@@ -12,7 +12,7 @@ import type { ChangeReason, LinkChange, MoveAnswer } from "../wasm";
 export const MAX_LISTED_CHANGES = 500;
 
 /** True when a key event comes from a focused button, which Enter should press instead. */
-function fromButton(evt: KeyboardEvent): boolean {
+export function fromButton(evt: KeyboardEvent): boolean {
 	const target = evt.target as { tagName?: unknown } | null | undefined;
 	return typeof target?.tagName === "string" && target.tagName.toUpperCase() === "BUTTON";
 }
@@ -201,6 +201,7 @@ const REASONS: Record<ChangeReason, string> = {
 	target_moved: "it points to a file that moves",
 	source_moved: "its note moves, and the link is written relative to the note's folder",
 	second_order: "the move would make it point to another file",
+	repointed: "it names the old target",
 };
 
 function byNote(changes: LinkChange[]): Map<string, LinkChange[]> {

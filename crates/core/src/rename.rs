@@ -729,14 +729,21 @@ pub fn plan_rewrite_link(
                 link: text[link.span.range()].to_owned(),
                 reason,
             };
-            let path = if link.kind.is_markdown() {
-                if link.destination.is_some_and(|destination| destination.angle) {
-                    to_target.to_owned()
-                } else {
-                    encode_destination(to_target, link.destination.is_some_and(|destination| destination.encoded))
-                }
+            // A `.md` the author wrote stays written: `[x](Old.md)` becomes `[x](New.md)`.
+            let wrote_extension = link.path.trim().to_lowercase().ends_with(".md");
+            let target = if wrote_extension && !to_target.to_lowercase().ends_with(".md") {
+                format!("{to_target}.md")
             } else {
                 to_target.to_owned()
+            };
+            let path = if link.kind.is_markdown() {
+                if link.destination.is_some_and(|destination| destination.angle) {
+                    target.clone()
+                } else {
+                    encode_destination(&target, link.destination.is_some_and(|destination| destination.encoded))
+                }
+            } else {
+                target.clone()
             };
             let forbidden: &[char] = if link.kind.is_markdown() { &['<', '>', '\n', '\r'] } else { &['|', '[', ']', '#', '^', '\n', '\r'] };
             if to_target.is_empty() || path.contains(forbidden) || path.contains("%%") || path.chars().any(char::is_control) {
@@ -767,8 +774,9 @@ pub fn plan_rewrite_link(
             || before.iter().zip(&now).any(|(old, new)| {
                 let same_shape = old.kind == new.kind && old.subpath == new.subpath && old.display == new.display && old.source == new.source;
                 let target_ok = if rewritten.contains(&old.target_span.start) {
-                    fold(new.path.trim()) == fold(&if new.kind.is_markdown() { crate::parse::percent_decode(to_target) } else { to_target.to_owned() })
-                        || fold(new.path.trim()) == fold(to_target)
+                    let written = fold(new.path.trim());
+                    let wanted = fold(to_target);
+                    written == wanted || written.strip_suffix(".md") == Some(wanted.as_str())
                 } else {
                     new.target == old.target
                 };

@@ -279,7 +279,7 @@ fn rewrite_link_repoints_every_link_with_a_target() {
     assert_eq!(
         after["A.md"],
         "---\nup: \"[[Ideas/New (2026) idea|the idea]]\"\n---\n\
-         [[Ideas/New (2026) idea#Why]] and ![[Ideas/New (2026) idea|200]] and [x](Ideas/New%20%282026%29%20idea#Why) and [[Other]]\n\
+         [[Ideas/New (2026) idea#Why]] and ![[Ideas/New (2026) idea.md|200]] and [x](Ideas/New%20%282026%29%20idea.md#Why) and [[Other]]\n\
          | [[Ideas/New (2026) idea\\|alias]] | cell |\n| --- | --- |\n"
     );
     assert_eq!(plan.changes.len(), 5);

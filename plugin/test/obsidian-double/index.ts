@@ -464,6 +464,25 @@ export class Vault
 		this.forget(file);
 	}
 
+	/**
+	 * Moves a file to the trash: the system's (`system`), which the double keeps as the vault's
+	 * own `.trash` too, since a test must be able to look. Triggers `delete`, as Obsidian does.
+	 */
+	async trash(file: TAbstractFile, system: boolean): Promise<void> {
+		void system;
+		this.assertKnown(file);
+		this.throwIfInjected("delete", file.path);
+		const trash = this.adapter.getFullPath(".trash");
+		await fs.promises.mkdir(trash, { recursive: true });
+		let target = `${trash}/${file.name}`;
+		for (let number = 2; fs.existsSync(target); number++) {
+			const dot = file.name.lastIndexOf(".");
+			target = dot > 0 ? `${trash}/${file.name.slice(0, dot)} ${number}${file.name.slice(dot)}` : `${trash}/${file.name} ${number}`;
+		}
+		await fs.promises.rename(this.adapter.getFullPath(file.path), target);
+		this.forget(file);
+	}
+
 	/** Drops a deleted file or folder from the tree, children first, each with `delete`. */
 	private forget(file: TAbstractFile): void {
 		if (file instanceof TFolder) for (const child of [...file.children]) this.forget(child);
@@ -577,14 +596,25 @@ export class Workspace extends Events implements Pick<obsidian.Workspace, "layou
 	}
 }
 
+/** The part of `FileManager` the plugin uses: `trashFile`, into the vault's `.trash` (Obsidian's default). */
+export class FileManager implements Pick<obsidian.FileManager, "trashFile"> {
+	constructor(private readonly vault: Vault) {}
+
+	async trashFile(file: TAbstractFile): Promise<void> {
+		await this.vault.trash(file, false);
+	}
+}
+
 export class App implements Pick<obsidian.App, "isDarkMode"> {
 	readonly vault: Vault;
 	readonly workspace = new Workspace();
 	readonly metadataCache: MetadataCache;
+	readonly fileManager: FileManager;
 
 	constructor(vaultPath: string) {
 		this.vault = new Vault(vaultPath);
 		this.metadataCache = new MetadataCache(this.vault);
+		this.fileManager = new FileManager(this.vault);
 	}
 
 	isDarkMode(): boolean {

@@ -1,0 +1,86 @@
+//! The "Audit recent renames" command. Obsidian's own link updater, after a rename made in its
+//! interface, misses some links (Markdown links inside properties; every link when "Automatically
+//! update internal links" is off). This records the vault's renames (`renames.ts`), finds the
+//! links that still name an old path (`audit.ts`), and fixes them with `rewrite_link` after a
+//! preview (`fix.ts`, `modal.ts`).
+
+import { App, Notice, Plugin } from "obsidian";
+import type { HostProvider } from "../move/command";
+import type { ToolHost } from "../tools";
+import type { ToolError } from "../wasm";
+import { auditRenames, type RenameFindings } from "./audit";
+import { applyFixes, previewFixes, type PreviewedRewrite } from "./fix";
+import { RenameAuditModal, RewritePreviewModal, count } from "./modal";
+import { RenameLog } from "./renames";
+
+/** Stable: users bind hotkeys to it. */
+export const AUDIT_RENAMES_COMMAND_ID = "audit-renames";
+
+/** How long an error stays on screen: long enough to read its hint. */
+const ERROR_NOTICE_MS = 10_000;
+
+/** Records renames from now until `plugin` unloads, and adds the command; returns the log. */
+export function registerRenameAuditCommand(plugin: Plugin, host: HostProvider): RenameLog {
+	const log = new RenameLog();
+	log.registerEvents(plugin, plugin.app.vault);
+	plugin.addCommand({
+		id: AUDIT_RENAMES_COMMAND_ID,
+		name: "Audit recent renames",
+		// Returns the run's promise, which Obsidian ignores; tests await it.
+		callback: () => runRenameAudit(plugin.app, host, log),
+	});
+	return log;
+}
+
+/**
+ * Audits the recorded renames. Stale links open the audit modal; otherwise a Notice says so.
+ * Returns the findings (null when the index is not loaded).
+ */
+export async function runRenameAudit(app: App, host: HostProvider, log: RenameLog): Promise<RenameFindings[] | null> {
+	const renames = log.entries();
+	if (renames.length === 0) {
+		new Notice("vaultlink: no file has been renamed since vaultlink loaded, so there is nothing to audit.");
+		return [];
+	}
+	const ready = await host();
+	if (ready === null) {
+		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+		return null;
+	}
+	// The index must hold what the vault holds, including the rename itself and Obsidian's
+	// rewrites that followed it.
+	await ready.settle();
+	const findings = await auditRenames(app, ready.index, renames);
+	const stale = findings.reduce((sum, found) => sum + found.stale.length, 0);
+	if (stale === 0) {
+		new Notice(`vaultlink: checked ${count(renames.length, "recent rename")}; no link still names an old path.`);
+		return findings;
+	}
+	new RenameAuditModal(app, findings, (found) => previewFix(app, ready, found)).open();
+	return findings;
+}
+
+/** Dry-runs the fix for one rename's stale links and opens its preview, or says why it cannot be made. */
+export async function previewFix(app: App, host: ToolHost, found: RenameFindings): Promise<void> {
+	const previews = await previewFixes(host, found.fixes);
+	if (!previews.ok) {
+		notifyError(found, previews.error);
+		return;
+	}
+	new RewritePreviewModal(app, previews.value, () => applyPreviewedFix(host, found, previews.value)).open();
+}
+
+/** Applies the rewrites the preview showed, and only those. */
+export async function applyPreviewedFix(host: ToolHost, found: RenameFindings, previews: PreviewedRewrite[]): Promise<void> {
+	const outcome = await applyFixes(host, previews);
+	if (!outcome.ok) {
+		notifyError(found, outcome.error);
+		return;
+	}
+	const { linksChanged, notesEdited } = outcome.value;
+	new Notice(`vaultlink: rewrote ${count(linksChanged, "link")} in ${count(notesEdited, "note")} to point to ${found.rename.to}.`);
+}
+
+function notifyError(found: RenameFindings, error: ToolError): void {
+	new Notice(`vaultlink: the links to ${found.rename.to} were not fixed: ${error.message}. ${error.hint}`, ERROR_NOTICE_MS);
+}
