@@ -1,12 +1,14 @@
 //! The plugin's lifecycle: on load it creates the link index, indexes the vault in the
 //! background and then opens the bridge; on unload it undoes all of that. Features live in
-//! `indexer.ts`, `bridge/`, `parity/`, `move/` and `audit/`.
+//! `indexer.ts`, `bridge/`, `parity/`, `move/`, `delete/`, `audit/` and `lint/`.
 
 import { FileSystemAdapter, Notice, Plugin } from "obsidian";
 import { registerRenameAuditCommand } from "./audit/command";
 import type { RenameLog } from "./audit/renames";
 import { BridgeServer } from "./bridge/server";
+import { registerDeleteNoteCommand } from "./delete/command";
 import { DEFAULT_INDEXER_OPTIONS, Indexer, type IndexerOptions } from "./indexer";
+import { VaultLint } from "./lint/command";
 import { registerMoveNoteCommand } from "./move/command";
 import { registerLinkParityCommand } from "./parity/command";
 import { applyObsidianConfig } from "./obsidian-config";
@@ -35,6 +37,7 @@ export default class VaultlinkPlugin extends Plugin {
 	private indexer: Indexer | null = null;
 	private bridge: BridgeServer | null = null;
 	private renameLog: RenameLog | null = null;
+	private vaultLint: VaultLint | null = null;
 	private unloaded = false;
 
 	override onload(): void {
@@ -49,7 +52,9 @@ export default class VaultlinkPlugin extends Plugin {
 			return index === null ? null : this.hostFor(index);
 		};
 		registerMoveNoteCommand(this, settledHost);
+		registerDeleteNoteCommand(this, settledHost);
 		this.renameLog = registerRenameAuditCommand(this, settledHost);
+		this.vaultLint = new VaultLint(this, () => this.settledIndex(), () => this.idleIndex());
 
 		// Obsidian sends a `create` for every file while the vault loads; subscribing once the
 		// layout is ready skips those, and the first index covers the files instead.
@@ -81,6 +86,7 @@ export default class VaultlinkPlugin extends Plugin {
 		this.linkIndex?.free();
 		this.linkIndex = null;
 		this.renameLog = null;
+		this.vaultLint = null;
 	}
 
 	/** The link index, for tests and the host; null when unloaded. */
@@ -96,6 +102,11 @@ export default class VaultlinkPlugin extends Plugin {
 	/** The renames the rename audit checks, for tests; null when unloaded. */
 	get recordedRenames(): RenameLog | null {
 		return this.renameLog;
+	}
+
+	/** The lint view's command and the status bar's count, for tests; null when unloaded. */
+	get lint(): VaultLint | null {
+		return this.vaultLint;
 	}
 
 	/** The bridge's socket and discovery file, or null while it is not up. */
@@ -115,6 +126,16 @@ export default class VaultlinkPlugin extends Plugin {
 		if (indexer === null) return null;
 		indexer.flush();
 		await indexer.whenIdle();
+		return this.linkIndex;
+	}
+
+	/**
+	 * The link index once the first index is complete and the indexer is idle, without hurrying
+	 * its waiting updates: for readers that can wait, like the status bar. Null when unloaded.
+	 */
+	private async idleIndex(): Promise<LinkIndex | null> {
+		await this.firstIndex;
+		await this.indexer?.whenIdle();
 		return this.linkIndex;
 	}
 

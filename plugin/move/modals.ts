@@ -17,14 +17,25 @@ export function fromButton(evt: KeyboardEvent): boolean {
 	return typeof target?.tagName === "string" && target.tagName.toUpperCase() === "BUTTON";
 }
 
-/** Picks the file to move, by a fuzzy search over every file's path. */
-export class NotePickerModal extends FuzzySuggestModal<TFile> {
-	private readonly onChoose: (file: TFile) => void;
+/** What a `NotePickerModal` offers, and what its field says before anything is typed. */
+export interface NotePickerOptions {
+	placeholder: string;
+	/** Which files are offered; every file when absent. */
+	offers?: (file: TFile) => boolean;
+}
 
-	constructor(app: App, onChoose: (file: TFile) => void) {
+/** Picks a file (the one to move, unless told otherwise), by a fuzzy search over every file's path. */
+export class NotePickerModal extends FuzzySuggestModal<TFile> {
+	/** What choosing started, when it is asynchronous (a preview), for callers that wait on it. */
+	action: Promise<void> | null = null;
+	private readonly onChoose: (file: TFile) => Promise<void> | void;
+	private readonly offers: (file: TFile) => boolean;
+
+	constructor(app: App, onChoose: (file: TFile) => Promise<void> | void, options: NotePickerOptions = { placeholder: "Note or file to move…" }) {
 		super(app);
 		this.onChoose = onChoose;
-		this.setPlaceholder("Note or file to move…");
+		this.offers = options.offers ?? (() => true);
+		this.setPlaceholder(options.placeholder);
 		this.setInstructions([
 			{ command: "↑↓", purpose: "to navigate" },
 			{ command: "↵", purpose: "to choose" },
@@ -33,7 +44,10 @@ export class NotePickerModal extends FuzzySuggestModal<TFile> {
 	}
 
 	getItems(): TFile[] {
-		return [...this.app.vault.getFiles()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+		return this.app.vault
+			.getFiles()
+			.filter((file) => this.offers(file))
+			.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 	}
 
 	getItemText(file: TFile): string {
@@ -41,7 +55,8 @@ export class NotePickerModal extends FuzzySuggestModal<TFile> {
 	}
 
 	onChooseItem(file: TFile): void {
-		this.onChoose(file);
+		const started = this.onChoose(file);
+		if (started instanceof Promise) this.action = started;
 	}
 }
 

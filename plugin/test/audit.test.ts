@@ -142,7 +142,7 @@ test("renames are recorded from the vault's events: files, each file under a fol
 	]);
 
 	plugin.unload();
-	assert.equal(app.vault.listenerCount("rename"), listening - 2, "the log's listener and the indexer's are gone");
+	assert.equal(app.vault.listenerCount("rename"), listening - 3, "the log's listener, the indexer's and the status bar's are gone");
 	const other = app.vault.getAbstractFileByPath("Other.md");
 	assert.ok(other !== null);
 	await app.vault.rename(other, "Later.md");

@@ -245,8 +245,9 @@ test("a large vault shows a progress notice that is hidden at the end", async (t
 
 test("unloading unsubscribes from the vault and frees the index", async () => {
 	const loaded = await loadPlugin(writeFixtureVault(FIXTURE));
-	// `rename` has two listeners: the indexer's and the rename audit's log (`audit/renames.ts`).
-	const listeners = { create: 1, modify: 1, delete: 1, rename: 2 };
+	// Each event has the indexer's listener and the status bar's count of unresolved links
+	// (`lint/status.ts`); `rename` has the rename audit's log (`audit/renames.ts`) too.
+	const listeners = { create: 2, modify: 2, delete: 2, rename: 3 };
 	for (const [event, count] of Object.entries(listeners)) assert.equal(loaded.app.vault.listenerCount(event), count, event);
 	loaded.plugin.unload();
 	for (const event of ["create", "modify", "delete", "rename"]) assert.equal(loaded.app.vault.listenerCount(event), 0, event);

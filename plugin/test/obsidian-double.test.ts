@@ -10,6 +10,8 @@ import {
 	ButtonComponent,
 	Component,
 	FakeElement,
+	ItemView,
+	Plugin,
 	FuzzySuggestModal,
 	Modal,
 	TFile,
@@ -17,6 +19,7 @@ import {
 	TextComponent,
 	asHTMLElement,
 	asObsidianApp,
+	asObsidianView,
 	debounce,
 	fakeElementOf,
 	normalizePath,
@@ -314,4 +317,44 @@ test("a fuzzy suggest modal chooses the first match on Enter; text fields and bu
 	buttonEl.click();
 	assert.equal(clicks, 1, "a disabled button ignores clicks");
 	assert.deepEqual([buttonEl.getText(), buttonEl.classes, buttonEl.attributes.has("disabled")], ["Go", ["mod-cta"], true]);
+});
+
+test("a registered view opens in a leaf, loaded then opened, and closes with its plugin", async () => {
+	const app = new App(writeFixtureVault("//- A.md\n"));
+	const steps: string[] = [];
+	class Counter extends ItemView {
+		getViewType(): string {
+			return "counter";
+		}
+		getDisplayText(): string {
+			return "Counter";
+		}
+		override onload(): void {
+			steps.push("load");
+		}
+		override async onOpen(): Promise<void> {
+			steps.push("open");
+		}
+		override async onClose(): Promise<void> {
+			steps.push("close");
+		}
+	}
+	class Owner extends Plugin {}
+	const owner = new Owner(app, { id: "owner", name: "Owner", version: "1", minAppVersion: "1", author: "", description: "" });
+	owner.load();
+	owner.registerView("counter", (leaf) => asObsidianView(new Counter(leaf)));
+	assert.throws(() => owner.registerView("counter", (leaf) => asObsidianView(new Counter(leaf))), /existing view type/);
+	const leaf = app.workspace.getRightLeaf(false);
+	assert.ok(leaf !== null);
+	await leaf.setViewState({ type: "counter" });
+	assert.deepEqual(steps, ["load", "open"]);
+	assert.equal(app.workspace.getLeavesOfType("counter").length, 1);
+	assert.equal(leaf.getDisplayText(), "Counter");
+	const item = fakeElementOf(owner.addStatusBarItem());
+	assert.deepEqual([item.classes, owner.statusBarItems.length], [["status-bar-item"], 1]);
+	owner.unload();
+	assert.deepEqual(steps, ["load", "open", "close"]);
+	assert.equal(app.workspace.getLeavesOfType("counter").length, 0);
+	assert.equal(owner.statusBarItems.length, 0);
+	await assert.rejects(leaf.setViewState({ type: "counter" }), /no view type/);
 });

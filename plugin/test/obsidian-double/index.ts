@@ -587,13 +587,159 @@ export class MetadataCache
 	}
 }
 
-export class Workspace extends Events implements Pick<obsidian.Workspace, "layoutReady" | "onLayoutReady"> {
+/** A link opened with `Workspace.openLinkText`, as it was asked for. */
+export interface OpenedLink {
+	linktext: string;
+	sourcePath: string;
+	newLeaf: obsidian.PaneType | boolean | undefined;
+	openViewState: obsidian.OpenViewState | undefined;
+}
+
+/**
+ * The workspace: its layout is ready at once; views registered by type open in leaves the
+ * double keeps in a flat list (there are no splits to arrange); `openLinkText` records what it
+ * was asked to open, since the double has no editor to open it in.
+ */
+export class Workspace
+	extends Events
+	implements
+		Pick<
+			obsidian.Workspace,
+			"layoutReady" | "onLayoutReady" | "getLeavesOfType" | "getRightLeaf" | "revealLeaf" | "detachLeavesOfType" | "openLinkText"
+		>
+{
 	layoutReady = true;
+	/** Every link opened, oldest first, for tests. */
+	readonly openedLinks: OpenedLink[] = [];
+	private readonly app: obsidian.App;
+	private readonly viewCreators = new Map<string, obsidian.ViewCreator>();
+	private readonly leaves: WorkspaceLeaf[] = [];
+
+	constructor(app: obsidian.App) {
+		super();
+		this.app = app;
+	}
 
 	onLayoutReady(callback: () => unknown): void {
 		// The double's layout is ready as soon as the app exists; Obsidian calls back at once then too.
 		callback();
 	}
+
+	/** What `Plugin.registerView` does; a type registered twice throws, as in Obsidian. */
+	registerViewType(type: string, creator: obsidian.ViewCreator): void {
+		if (this.viewCreators.has(type)) throw new Error(`Attempting to register an existing view type "${type}"`);
+		this.viewCreators.set(type, creator);
+	}
+
+	/** Undoes `registerViewType` when its plugin unloads, closing the views of that type. */
+	unregisterViewType(type: string): void {
+		this.detachLeavesOfType(type);
+		this.viewCreators.delete(type);
+	}
+
+	/** The creator of a view type, for the double's leaves. */
+	viewCreator(type: string): obsidian.ViewCreator | undefined {
+		return this.viewCreators.get(type);
+	}
+
+	/** Every leaf, oldest first, for tests. */
+	get allLeaves(): readonly WorkspaceLeaf[] {
+		return this.leaves;
+	}
+
+	getLeavesOfType(viewType: string): obsidian.WorkspaceLeaf[] {
+		return this.leaves.filter((leaf) => leaf.viewType() === viewType).map(asObsidianLeaf);
+	}
+
+	/** A new empty leaf in the right sidebar, whether or not `split` asks for one. */
+	getRightLeaf(split: boolean): obsidian.WorkspaceLeaf | null {
+		void split;
+		const leaf = new WorkspaceLeaf(this, this.app);
+		this.leaves.push(leaf);
+		return asObsidianLeaf(leaf);
+	}
+
+	async revealLeaf(leaf: obsidian.WorkspaceLeaf): Promise<void> {
+		const revealed = doubleLeafOf(leaf);
+		if (!this.leaves.includes(revealed)) throw new Error("Not a leaf of this workspace");
+		revealed.revealed = true;
+	}
+
+	detachLeavesOfType(viewType: string): void {
+		for (const leaf of this.getLeavesOfType(viewType)) leaf.detach();
+	}
+
+	async openLinkText(linktext: string, sourcePath: string, newLeaf?: obsidian.PaneType | boolean, openViewState?: obsidian.OpenViewState): Promise<void> {
+		this.openedLinks.push({ linktext, sourcePath, newLeaf, openViewState });
+	}
+
+	/** Drops a detached leaf. */
+	removeLeaf(leaf: WorkspaceLeaf): void {
+		const index = this.leaves.indexOf(leaf);
+		if (index >= 0) this.leaves.splice(index, 1);
+	}
+}
+
+/**
+ * A leaf: empty until `setViewState` opens a registered view in it, which is loaded and then
+ * opened (`onOpen`) as in Obsidian; `detach` closes it (`onClose`) and unloads it.
+ */
+export class WorkspaceLeaf implements Pick<obsidian.WorkspaceLeaf, "getViewState" | "setViewState" | "detach" | "getDisplayText"> {
+	/** The open view, null while the leaf is empty (Obsidian's empty view). */
+	view: obsidian.View | null = null;
+	/** True once `Workspace.revealLeaf` showed it. */
+	revealed = false;
+	readonly app: obsidian.App;
+	private readonly workspace: Workspace;
+
+	constructor(workspace: Workspace, app: obsidian.App) {
+		this.workspace = workspace;
+		this.app = app;
+	}
+
+	viewType(): string {
+		return this.view?.getViewType() ?? "empty";
+	}
+
+	getViewState(): obsidian.ViewState {
+		return { type: this.viewType() };
+	}
+
+	async setViewState(viewState: obsidian.ViewState): Promise<void> {
+		const creator = this.workspace.viewCreator(viewState.type);
+		if (creator === undefined) throw new Error(`The obsidian test double has no view type "${viewState.type}"`);
+		await this.closeView();
+		const view = creator(asObsidianLeaf(this));
+		this.view = view;
+		await doubleViewOf(view).open();
+	}
+
+	detach(): void {
+		this.workspace.removeLeaf(this);
+		void this.closeView();
+	}
+
+	getDisplayText(): string {
+		return this.view?.getDisplayText() ?? "New tab";
+	}
+
+	private async closeView(): Promise<void> {
+		const view = this.view;
+		this.view = null;
+		if (view !== null) await doubleViewOf(view).close();
+	}
+}
+
+/** The double's leaf as Obsidian's type, for handing to plugin code. */
+export function asObsidianLeaf(leaf: WorkspaceLeaf): obsidian.WorkspaceLeaf {
+	return leaf as unknown as obsidian.WorkspaceLeaf;
+}
+
+/** The double's leaf behind one the plugin was handed. */
+export function doubleLeafOf(leaf: obsidian.WorkspaceLeaf): WorkspaceLeaf {
+	const candidate: unknown = leaf;
+	if (!(candidate instanceof WorkspaceLeaf)) throw new Error("Not a leaf of the obsidian test double");
+	return candidate;
 }
 
 /** The part of `FileManager` the plugin uses: `trashFile`, into the vault's `.trash` (Obsidian's default). */
@@ -607,12 +753,13 @@ export class FileManager implements Pick<obsidian.FileManager, "trashFile"> {
 
 export class App implements Pick<obsidian.App, "isDarkMode"> {
 	readonly vault: Vault;
-	readonly workspace = new Workspace();
+	readonly workspace: Workspace;
 	readonly metadataCache: MetadataCache;
 	readonly fileManager: FileManager;
 
 	constructor(vaultPath: string) {
 		this.vault = new Vault(vaultPath);
+		this.workspace = new Workspace(asObsidianApp(this));
 		this.metadataCache = new MetadataCache(this.vault);
 		this.fileManager = new FileManager(this.vault);
 	}
@@ -702,12 +849,15 @@ export class Component implements obsidian.Component {
 
 export abstract class Plugin
 	extends Component
-	implements Pick<obsidian.Plugin, "manifest" | "addCommand" | "removeCommand" | "loadData" | "saveData">
+	implements
+		Pick<obsidian.Plugin, "manifest" | "addCommand" | "removeCommand" | "loadData" | "saveData" | "registerView" | "addStatusBarItem">
 {
 	readonly app: App;
 	manifest: obsidian.PluginManifest;
 	/** Commands added with `addCommand`, by id; tests look them up here. */
 	readonly commands = new Map<string, obsidian.Command>();
+	/** Status-bar items added with `addStatusBarItem` and not yet removed, oldest first; tests read them here. */
+	readonly statusBarItems: FakeElement[] = [];
 	private data: unknown = null;
 
 	constructor(app: App, manifest: obsidian.PluginManifest) {
@@ -725,6 +875,20 @@ export abstract class Plugin
 		this.commands.delete(commandId);
 	}
 
+	registerView(type: string, viewCreator: obsidian.ViewCreator): void {
+		this.app.workspace.registerViewType(type, viewCreator);
+		this.register(() => this.app.workspace.unregisterViewType(type));
+	}
+
+	/** A status-bar item, removed when the plugin unloads, as in Obsidian. */
+	addStatusBarItem(): HTMLElement {
+		const item = new FakeElement("div");
+		item.addClass("status-bar-item");
+		this.statusBarItems.push(item);
+		this.register(() => this.statusBarItems.splice(this.statusBarItems.indexOf(item), 1));
+		return asHTMLElement(item);
+	}
+
 	async loadData(): Promise<unknown> {
 		return this.data === null ? null : structuredClone(this.data);
 	}
@@ -732,6 +896,77 @@ export abstract class Plugin
 	async saveData(data: unknown): Promise<void> {
 		this.data = structuredClone(data);
 	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views
+
+/**
+ * A view in a leaf. Obsidian's `onOpen` and `onClose` are protected; the double's leaf calls
+ * them through `open` and `close`, which load and unload the view as Obsidian does.
+ */
+export abstract class View
+	extends Component
+	implements Pick<obsidian.View, "app" | "icon" | "navigation" | "leaf" | "containerEl" | "scope" | "getViewType" | "getDisplayText" | "getIcon">
+{
+	app: obsidian.App;
+	icon = "";
+	navigation = false;
+	leaf: obsidian.WorkspaceLeaf;
+	containerEl: HTMLElement = asHTMLElement(new FakeElement("div"));
+	scope: obsidian.Scope | null = null;
+
+	constructor(leaf: obsidian.WorkspaceLeaf) {
+		super();
+		this.leaf = leaf;
+		this.app = doubleLeafOf(leaf).app;
+	}
+
+	abstract getViewType(): string;
+	abstract getDisplayText(): string;
+
+	getIcon(): string {
+		return this.icon;
+	}
+
+	async onOpen(): Promise<void> {}
+
+	async onClose(): Promise<void> {}
+
+	/** Loads the view and opens it, as a leaf does. */
+	async open(): Promise<void> {
+		this.load();
+		await this.onOpen();
+	}
+
+	/** Closes the view and unloads it, as a leaf does. */
+	async close(): Promise<void> {
+		await this.onClose();
+		this.unload();
+	}
+}
+
+/** A view with a header and a content element, as plugins' own views are. */
+export abstract class ItemView extends View implements Pick<obsidian.ItemView, "contentEl"> {
+	contentEl: HTMLElement;
+
+	constructor(leaf: obsidian.WorkspaceLeaf) {
+		super(leaf);
+		this.containerEl.createDiv({ cls: "view-header" });
+		this.contentEl = this.containerEl.createDiv({ cls: "view-content" });
+	}
+}
+
+/** A view of the double as Obsidian's type, for a test's own view creator to return. */
+export function asObsidianView(view: View): obsidian.View {
+	return view as unknown as obsidian.View;
+}
+
+/** The double's view behind one a creator made. */
+export function doubleViewOf(view: obsidian.View): View {
+	const candidate: unknown = view;
+	if (!(candidate instanceof View)) throw new Error("Not a view of the obsidian test double");
+	return candidate;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -743,7 +978,7 @@ export abstract class Plugin
  */
 export class FakeElement
 	implements
-		Pick<HTMLElement, "createEl" | "createDiv" | "createSpan" | "setText" | "getText" | "empty" | "addClass" | "hasClass" | "focus" | "click">,
+		Pick<HTMLElement, "createEl" | "createDiv" | "createSpan" | "setText" | "getText" | "empty" | "addClass" | "hasClass" | "focus" | "click" | "onClickEvent">,
 		Pick<HTMLInputElement, "value" | "select" | "setSelectionRange" | "selectionStart" | "selectionEnd">
 {
 	readonly tag: string;
@@ -757,7 +992,7 @@ export class FakeElement
 	selectionEnd: number | null = null;
 	/** True once `focus` was called. */
 	focused = false;
-	/** What a click does; the double's `ButtonComponent.onClick` sets it. */
+	/** What a click does; `onClickEvent` and the double's `ButtonComponent.onClick` set it. */
 	clickAction: ((evt: MouseEvent) => unknown) | null = null;
 	/** The element's own text, set by `setText` or `{text}`; children come after it. */
 	private ownText = "";
@@ -813,6 +1048,12 @@ export class FakeElement
 
 	focus(): void {
 		this.focused = true;
+	}
+
+	/** Makes `listener` what a click does; the double keeps one listener an element. */
+	onClickEvent(listener: (this: HTMLElement, ev: MouseEvent) => unknown): void {
+		const element = asHTMLElement(this);
+		this.clickAction = (evt) => listener.call(element, evt);
 	}
 
 	/** Clicks the element, as a user would, for tests. */

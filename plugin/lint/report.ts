@@ -1,0 +1,143 @@
+//! The wiki lint's report as the "Vault lint" view draws it: findings grouped by kind with their
+//! counts, each subject a link to the note (at its line) where the finding is, and the checks
+//! that could not run with their reasons. Pure over the report's data, so it is tested alone.
+
+/** One finding of `lint_wiki`, as core returns it. */
+export interface LintProposal {
+	kind: string;
+	/** The note the finding is about, or for link findings grouped by target, the target as written. */
+	subject: string;
+	/** 1-based line in `subject`, when the finding is at one place of a note. */
+	line?: number;
+	/** Other notes involved: referrers, candidates, the notes sharing a name. */
+	related?: string[];
+	detail?: string;
+	suggested_action: string;
+	tool?: string;
+	tool_args?: unknown;
+	evidence?: unknown;
+}
+
+/** What `lint_wiki` answers. */
+export interface LintReport {
+	total: number;
+	counts: Record<string, number>;
+	proposals: LintProposal[];
+	skipped: { kind: string; reason: string }[];
+	truncated?: boolean;
+	next_cursor?: string;
+}
+
+/** A note to open, and the 1-based line to open it at. */
+export interface LintLocation {
+	path: string;
+	line?: number;
+}
+
+/** Kinds whose subject is a link target as written, not a note: the place to go is a referrer. */
+const GROUPED_BY_TARGET = new Set(["unresolved_link", "ambiguous_link"]);
+
+/** Headings for the kinds core knows; another kind is shown by its code. */
+const KIND_TITLES: Record<string, string> = {
+	orphan: "Orphans",
+	unresolved_link: "Unresolved links",
+	ambiguous_link: "Ambiguous links",
+	broken_heading: "Links to missing headings",
+	broken_block_ref: "Links to missing blocks",
+	unquoted_property_link: "Unquoted links in properties",
+	malformed_frontmatter: "Malformed frontmatter",
+	duplicate_identity: "Notes known by the same name",
+	near_duplicate: "Near duplicates",
+	schema: "Schema violations",
+	schema_file: "Problems in SCHEMA.md",
+};
+
+export function kindTitle(kind: string): string {
+	return KIND_TITLES[kind] ?? kind;
+}
+
+/**
+ * Where clicking a finding goes: its subject at its line when the subject is a note
+ * (`isNote`), else the first note involved, at the line of its first link when the evidence
+ * says; null when no note is involved.
+ */
+export function locationOf(proposal: LintProposal, isNote: (path: string) => boolean): LintLocation | null {
+	if (!GROUPED_BY_TARGET.has(proposal.kind) && isNote(proposal.subject)) {
+		return proposal.line === undefined ? { path: proposal.subject } : { path: proposal.subject, line: proposal.line };
+	}
+	const first = proposal.related?.[0];
+	if (first === undefined) return null;
+	const line = firstReferrerLine(proposal.evidence, first);
+	return line === undefined ? { path: first } : { path: first, line };
+}
+
+/** The line of `note`'s first link in a finding's `evidence.referrers`, when it lists them. */
+function firstReferrerLine(evidence: unknown, note: string): number | undefined {
+	if (typeof evidence !== "object" || evidence === null) return undefined;
+	const referrers: unknown = (evidence as Record<string, unknown>)["referrers"];
+	if (!Array.isArray(referrers)) return undefined;
+	for (const referrer of referrers as unknown[]) {
+		if (typeof referrer !== "object" || referrer === null) continue;
+		const { source, line } = referrer as Record<string, unknown>;
+		if (source === note && typeof line === "number") return line;
+	}
+	return undefined;
+}
+
+/** Draws `report` into `container`; clicking a finding's subject calls `open` with where it is. */
+export function renderLintReport(
+	container: HTMLElement,
+	report: LintReport,
+	isNote: (path: string) => boolean,
+	open: (location: LintLocation) => void,
+): void {
+	container.empty();
+	container.createEl("p", { cls: "vaultlink-lint-summary", text: summary(report) });
+
+	const byKind = new Map<string, LintProposal[]>();
+	for (const proposal of report.proposals) {
+		const list = byKind.get(proposal.kind) ?? [];
+		list.push(proposal);
+		byKind.set(proposal.kind, list);
+	}
+	for (const [kind, total] of Object.entries(report.counts)) {
+		const proposals = byKind.get(kind) ?? [];
+		container.createEl("h3", { text: `${kindTitle(kind)} (${total})` });
+		const list = container.createEl("ul", { cls: "vaultlink-lint-findings" });
+		for (const proposal of proposals) renderProposal(list.createEl("li"), proposal, isNote, open);
+		if (total > proposals.length) container.createEl("p", { text: `${total - proposals.length} more, not listed here.` });
+	}
+
+	if (report.skipped.length > 0) {
+		container.createEl("h3", { text: "Checks not run" });
+		const list = container.createEl("ul");
+		for (const skipped of report.skipped) list.createEl("li", { text: `${kindTitle(skipped.kind)}: ${skipped.reason}` });
+	}
+}
+
+function renderProposal(item: HTMLElement, proposal: LintProposal, isNote: (path: string) => boolean, open: (location: LintLocation) => void): void {
+	const location = locationOf(proposal, isNote);
+	const name = proposal.line === undefined ? proposal.subject : `${proposal.subject}, line ${proposal.line}`;
+	if (location === null) {
+		item.createSpan({ cls: "vaultlink-lint-subject", text: name });
+	} else {
+		const link = item.createEl("a", {
+			cls: "vaultlink-lint-subject",
+			text: name,
+			attr: { title: location.line === undefined ? `Open ${location.path}` : `Open ${location.path} at line ${location.line}` },
+		});
+		link.onClickEvent(() => open(location));
+	}
+	if (proposal.detail !== undefined) item.createDiv({ cls: "vaultlink-lint-detail", text: proposal.detail });
+	if (proposal.related !== undefined && proposal.related.length > 0) {
+		item.createDiv({ cls: "vaultlink-lint-related", text: `Involves: ${proposal.related.join(", ")}` });
+	}
+	const fix = proposal.tool === undefined ? "" : ` (${proposal.tool})`;
+	item.createDiv({ cls: "vaultlink-lint-action", text: `${proposal.suggested_action}${fix}` });
+}
+
+function summary(report: LintReport): string {
+	const found = report.total === 0 ? "No findings." : `${report.total} ${report.total === 1 ? "finding" : "findings"}.`;
+	const more = report.next_cursor !== undefined || report.truncated === true ? " Only the first ones are listed." : "";
+	return `${found}${more}`;
+}

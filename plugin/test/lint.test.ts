@@ -1,0 +1,165 @@
+//! The "Vault lint" view and the status bar's count of unresolved links, on the test double's
+//! workspace: the command opens the view, findings are grouped and clickable, the count follows
+//! the vault.
+
+import assert from "node:assert/strict";
+import { test, type TestContext } from "node:test";
+import { LINT_COMMAND_ID } from "../lint/command";
+import { LINT_VIEW_TYPE, LintView } from "../lint/view";
+import { renderLintReport, type LintReport } from "../lint/report";
+import type VaultlinkPlugin from "../main";
+import { App, FakeElement, asHTMLElement, doubleLeafOf, doublePluginOf, fakeElementOf } from "./obsidian-double";
+import { loadPlugin, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+
+useTemporaryRuntimeDirectory();
+
+const FIXTURE = `
+//- Home.md
+[[A]] and [[Missing]], and [[A#Nowhere]]
+//- A.md
+---
+up: "[[Home]]"
+---
+text [[Missing]]
+//- Lonely.md
+alone
+`;
+
+async function open(t: TestContext): Promise<{ app: App; plugin: VaultlinkPlugin }> {
+	const loaded = await loadPlugin(writeFixtureVault(FIXTURE), { debounceMs: 600_000 });
+	t.after(() => loaded.plugin.unload());
+	return loaded;
+}
+
+async function runCommand(plugin: VaultlinkPlugin): Promise<LintView> {
+	const command = doublePluginOf(plugin).commands.get(LINT_COMMAND_ID);
+	assert.ok(command?.callback !== undefined, "the command is registered");
+	command.callback();
+	const view = await plugin.lint?.opening;
+	assert.ok(view instanceof LintView, "the command opened the lint view");
+	return view;
+}
+
+function linkOf(view: LintView, text: string) {
+	const link = fakeElementOf(view.contentEl)
+		.findAll("a")
+		.find((candidate) => candidate.getText() === text);
+	assert.ok(link !== undefined, `a link ${text}`);
+	return link;
+}
+
+test("the lint command opens the view in the sidebar, grouped by kind with counts, and the skipped checks", async (t) => {
+	const { app, plugin } = await open(t);
+	assert.equal(LINT_COMMAND_ID, "lint-vault");
+	assert.equal(doublePluginOf(plugin).commands.get(LINT_COMMAND_ID)?.name, "Lint the vault");
+	const view = await runCommand(plugin);
+	const leaves = app.workspace.getLeavesOfType(LINT_VIEW_TYPE);
+	assert.equal(leaves.length, 1);
+	const leaf = leaves[0];
+	assert.ok(leaf !== undefined);
+	assert.equal(leaf.view, view);
+	assert.ok(doubleLeafOf(leaf).revealed, "the leaf is shown");
+	assert.equal(view.getDisplayText(), "Vault lint");
+	assert.deepEqual(fakeElementOf(view.contentEl).outline(), [
+		"  button Lint again",
+		"  p 3 findings.",
+		"  h3 Links to missing headings (1)",
+		"      a Home.md, line 1",
+		"      div the link to `A#Nowhere` names the heading `#Nowhere`, which `A.md` does not have",
+		"      div Involves: A.md",
+		"      div Point the link at an existing heading of `A.md`, or restore the heading there.",
+		"  h3 Orphans (1)",
+		"      a Lonely.md",
+		"      div no other note links to `Lonely.md`, from its body or its properties",
+		"      div Link it from a related note or an index page, or merge it into another note if it repeats one.",
+		"  h3 Unresolved links (1)",
+		"      a Missing",
+		"      div 2 links in 2 notes point to `Missing`, and no file has that name or path",
+		"      div Involves: A.md, Home.md",
+		"      div Write the note `Missing`, or remove or correct the links.",
+		"  h3 Checks not run",
+		"    li Near duplicates: it compares note bodies, and the index keeps no note text (only links, headings, names and properties); it is not built yet",
+		"    li Schema violations: no SCHEMA.md governs the notes linted: put one, with `types` and `properties` in its frontmatter, in the wiki's folder",
+	]);
+});
+
+test("clicking a finding opens its note, at its line when it has one", async (t) => {
+	const { app, plugin } = await open(t);
+	const view = await runCommand(plugin);
+	linkOf(view, "Lonely.md").click();
+	linkOf(view, "Home.md, line 1").click();
+	// An unresolved target is no note: the first note that links it opens, at that link.
+	linkOf(view, "Missing").click();
+	assert.deepEqual(app.workspace.openedLinks, [
+		{ linktext: "Lonely.md", sourcePath: "", newLeaf: false, openViewState: undefined },
+		{ linktext: "Home.md", sourcePath: "", newLeaf: false, openViewState: { eState: { line: 0 } } },
+		{ linktext: "A.md", sourcePath: "", newLeaf: false, openViewState: { eState: { line: 3 } } },
+	]);
+});
+
+test("running the command again lints again in the same view, after the vault changed", async (t) => {
+	const { app, plugin } = await open(t);
+	const first = await runCommand(plugin);
+	await app.vault.create("Missing.md", "now it exists, and links [[Lonely]]");
+	const second = await runCommand(plugin);
+	assert.equal(second, first, "the open view is reused");
+	assert.equal(app.workspace.getLeavesOfType(LINT_VIEW_TYPE).length, 1);
+	const outline = fakeElementOf(second.contentEl).outline();
+	assert.ok(outline.includes("  p 1 finding."), outline.join("\n"));
+	assert.ok(outline.includes("  h3 Links to missing headings (1)"));
+	assert.ok(!outline.some((line) => line.includes("Unresolved") || line.includes("Orphans")));
+});
+
+test("the status bar counts unresolved links and follows the vault; unloading removes it", async (t) => {
+	const { app, plugin } = await open(t);
+	const status = plugin.lint?.status;
+	assert.ok(status !== undefined);
+	await status.settle();
+	const items = doublePluginOf(plugin).statusBarItems;
+	assert.equal(items.length, 1);
+	const item = items[0];
+	assert.ok(item !== undefined);
+	assert.equal(item.getText(), "1 unresolved link");
+
+	await app.vault.create("B.md", "[[Elsewhere]] and [[Nowhere]]");
+	plugin.vaultIndexer?.flush();
+	await status.settle();
+	assert.equal(item.getText(), "3 unresolved links");
+
+	item.click();
+	assert.ok((await plugin.lint?.opening) instanceof LintView, "clicking the count opens the lint view");
+
+	plugin.unload();
+	assert.equal(items.length, 0);
+	assert.equal(app.workspace.getLeavesOfType(LINT_VIEW_TYPE).length, 0, "the view closes with the plugin");
+});
+
+test("a report lists what one page holds, says how many more there are, and links only notes", () => {
+	const report: LintReport = {
+		total: 3,
+		counts: { duplicate_identity: 1, orphan: 2 },
+		proposals: [
+			{ kind: "orphan", subject: "Notes/One.md", suggested_action: "Link it." },
+			{ kind: "duplicate_identity", subject: "one", related: [], detail: "two notes are called one", suggested_action: "Rename one.", tool: "move_note" },
+		],
+		skipped: [],
+		next_cursor: "2",
+	};
+	const container = new FakeElement("div");
+	const opened: unknown[] = [];
+	renderLintReport(asHTMLElement(container), report, (path) => path === "Notes/One.md", (location) => opened.push(location));
+	assert.deepEqual(container.outline(), [
+		"p 3 findings. Only the first ones are listed.",
+		"h3 Notes known by the same name (1)",
+		"    span one",
+		"    div two notes are called one",
+		"    div Rename one. (move_note)",
+		"h3 Orphans (2)",
+		"    a Notes/One.md",
+		"    div Link it.",
+		"p 1 more, not listed here.",
+	]);
+	assert.deepEqual(container.findAll("a").length, 1, "a subject that is no note is not a link");
+	container.findAll("a")[0]?.click();
+	assert.deepEqual(opened, [{ path: "Notes/One.md" }]);
+});
