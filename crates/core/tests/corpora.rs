@@ -5,7 +5,6 @@
 //! `../shared/corpora` beside the checkout, and says plainly on the terminal when they are
 //! absent (a user's clone has none).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use vaultlink_core::index::IndexConfig;
@@ -15,18 +14,6 @@ use vaultlink_core::Vault;
 mod common;
 
 const CORPORA: [&str; 3] = ["kepano-obsidian", "dnd-srd-wiki", "yoshixi-zettelkasten"];
-
-fn corpora_dir() -> PathBuf {
-    match std::env::var_os("VAULTLINK_CORPORA") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora"),
-    }
-}
-
-/// Written past the test harness's capture, so it shows whether or not the test passes.
-fn say(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
-}
 
 fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -45,9 +32,9 @@ fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn every_corpus_note_parses() {
-    let root = corpora_dir();
+    let root = common::corpora_dir();
     if !root.is_dir() {
-        say(&format!(
+        common::say(&format!(
             "corpora: NOT RUN: no corpora at {}; set VAULTLINK_CORPORA to the folder holding {}",
             root.display(),
             CORPORA.join(", ")
@@ -79,7 +66,7 @@ fn every_corpus_note_parses() {
             diagnostics += note.diagnostics.len();
         }
         assert!(!files.is_empty(), "{corpus} has no notes");
-        say(&format!(
+        common::say(&format!(
             "corpora: {corpus}: {} notes, {links} links, {property_links} property links in {notes_with_property_links} notes, {diagnostics} diagnostics",
             files.len()
         ));
@@ -96,9 +83,9 @@ const INDEX_SNAPSHOT: [(&str, &str); 3] = [
 
 #[test]
 fn index_counts_match_the_snapshot() {
-    let root = corpora_dir();
+    let root = common::corpora_dir();
     if !root.is_dir() {
-        say(&format!("corpora: NOT RUN: no corpora at {}; the index snapshot was not checked", root.display()));
+        common::say(&format!("corpora: NOT RUN: no corpora at {}; the index snapshot was not checked", root.display()));
         return;
     }
     for (corpus, expected) in INDEX_SNAPSHOT {
@@ -117,7 +104,7 @@ fn index_counts_match_the_snapshot() {
             "notes={} links={} resolved={} unresolved={} ambiguous={} orphans={orphans}",
             summary.notes, summary.links, summary.resolved_links, summary.unresolved_links, summary.ambiguous_links
         );
-        say(&format!("corpora: {corpus}: index {actual}"));
+        common::say(&format!("corpora: {corpus}: index {actual}"));
         assert_eq!(actual, expected, "{corpus}: the index counts changed; if that is intended, update INDEX_SNAPSHOT");
     }
 }
@@ -126,9 +113,9 @@ fn index_counts_match_the_snapshot() {
 /// folder, each planned, applied in memory and checked against the invariant.
 #[test]
 fn moves_keep_every_link_on_the_corpora() {
-    let root = corpora_dir();
+    let root = common::corpora_dir();
     if !root.is_dir() {
-        say(&format!("corpora: NOT RUN: no corpora at {}; moves were not checked on them", root.display()));
+        common::say(&format!("corpora: NOT RUN: no corpora at {}; moves were not checked on them", root.display()));
         return;
     }
     for corpus in CORPORA {
@@ -161,11 +148,11 @@ fn moves_keep_every_link_on_the_corpora() {
                 }
                 Err(reason) => {
                     refused += 1;
-                    say(&format!("corpora: {corpus}: moving {from} refused: {reason}"));
+                    common::say(&format!("corpora: {corpus}: moving {from} refused: {reason}"));
                 }
             }
         }
-        say(&format!("corpora: {corpus}: {planned} moves planned and checked, {refused} refused"));
+        common::say(&format!("corpora: {corpus}: {planned} moves planned and checked, {refused} refused"));
         assert!(planned > 0, "{corpus}: no move could be planned");
     }
 }

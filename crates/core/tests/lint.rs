@@ -2,7 +2,6 @@
 //! `SCHEMA.md`, the options (folder, excluded folders, kinds, paging, concise), every
 //! find_existing_page verdict, and the lint counts on the real corpora when present.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
@@ -242,17 +241,6 @@ fn find_existing_page_verdicts() {
 // ---------------------------------------------------------------------------------------------
 // The corpora
 
-fn corpora_dir() -> PathBuf {
-    match std::env::var_os("VAULTLINK_CORPORA") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora"),
-    }
-}
-
-fn say(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
-}
-
 fn files_under(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
@@ -271,9 +259,9 @@ fn files_under(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) {
 
 #[test]
 fn lint_counts_on_the_corpora() {
-    let root = corpora_dir();
+    let root = common::corpora_dir();
     if !root.is_dir() {
-        say(&format!("lint corpora: NOT RUN: no corpora at {}; set VAULTLINK_CORPORA to the folder holding them", root.display()));
+        common::say(&format!("lint corpora: NOT RUN: no corpora at {}; set VAULTLINK_CORPORA to the folder holding them", root.display()));
         return;
     }
     for corpus in ["kepano-obsidian", "dnd-srd-wiki", "yoshixi-zettelkasten"] {
@@ -296,6 +284,6 @@ fn lint_counts_on_the_corpora() {
         assert_eq!(report["total"].as_u64(), Some(total));
         let counts: Vec<String> = counts.iter().map(|(kind, count)| format!("{kind} {count}")).collect();
         let skipped: Vec<&str> = report["skipped"].as_array().into_iter().flatten().filter_map(|s| s["kind"].as_str()).collect();
-        say(&format!("lint {corpus}: {} notes, {total} proposals: {}; skipped: {}", vault.note_count(), counts.join(", "), skipped.join(", ")));
+        common::say(&format!("lint {corpus}: {} notes, {total} proposals: {}; skipped: {}", vault.note_count(), counts.join(", "), skipped.join(", ")));
     }
 }

@@ -135,3 +135,18 @@ impl Random {
     }
 }
 
+
+/// Where the real vaults are: `$VAULTLINK_CORPORA`, else `../shared/corpora` beside the
+/// checkout. A user's clone has none; the tests that need them say so.
+pub fn corpora_dir() -> std::path::PathBuf {
+    match std::env::var_os("VAULTLINK_CORPORA") {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora"),
+    }
+}
+
+/// Written past the test harness's capture, so it shows whether or not the test passes.
+pub fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
