@@ -4,7 +4,7 @@
 //! is one obvious action (a single rename to fix, or the preview's confirmation), takes it.
 
 import { App, ButtonComponent, Modal } from "obsidian";
-import { describeChange, fromButton } from "../move/modals";
+import { PreviewConfirmModal, describeChange, fromButton } from "../move/modals";
 import type { LinkChange } from "../wasm";
 import type { RenameFindings, StaleLink } from "./audit";
 import type { PreviewedRewrite } from "./fix";
@@ -102,44 +102,16 @@ export function describeStaleLink(stale: StaleLink): string {
 }
 
 /** Shows the links a fix rewrites and applies exactly those on confirmation. */
-export class RewritePreviewModal extends Modal {
-	/** What confirming started (the rewrite), for callers that wait on it. */
-	action: Promise<void> | null = null;
-	private readonly previews: PreviewedRewrite[];
-	private readonly onConfirm: () => Promise<void>;
-
+export class RewritePreviewModal extends PreviewConfirmModal {
 	constructor(app: App, previews: PreviewedRewrite[], onConfirm: () => Promise<void>) {
-		super(app);
-		this.previews = previews;
-		this.onConfirm = onConfirm;
-		this.scope.register([], "Enter", (evt) => {
-			if (fromButton(evt)) return true;
-			this.confirm();
-			return false;
+		super(app, {
+			title: "Fix stale links: check the changes",
+			render: (container) => renderRewritePreview(container, previews),
+			confirmText: "Rewrite links",
+			style: "cta",
+			focusConfirm: true,
+			onConfirm,
 		});
-	}
-
-	override onOpen(): void {
-		this.setTitle("Fix stale links: check the changes");
-		renderRewritePreview(this.contentEl, this.previews);
-		const buttons = this.contentEl.createDiv({ cls: "modal-button-container" });
-		const confirm = new ButtonComponent(buttons)
-			.setButtonText("Rewrite links")
-			.setCta()
-			.onClick(() => this.confirm());
-		new ButtonComponent(buttons).setButtonText("Cancel").onClick(() => this.close());
-		confirm.buttonEl.focus();
-	}
-
-	override onClose(): void {
-		this.contentEl.empty();
-	}
-
-	/** Applies the previewed rewrites, once. */
-	confirm(): void {
-		if (this.action !== null) return;
-		this.close();
-		this.action = this.onConfirm();
 	}
 }
 

@@ -2,8 +2,8 @@
 //! written, in the body or which property), drawn by `renderDeletePreview`, and one button whose
 //! words say what confirming does. Enter confirms, Escape cancels.
 
-import { App, ButtonComponent, Modal } from "obsidian";
-import { fromButton } from "../move/modals";
+import type { App } from "obsidian";
+import { PreviewConfirmModal } from "../move/modals";
 import type { DeleteAnswer, DeleteReferrer } from "../wasm";
 
 /**
@@ -13,43 +13,15 @@ import type { DeleteAnswer, DeleteReferrer } from "../wasm";
 export const MAX_LISTED_BACKLINKS = 500;
 
 /** Shows a delete's dry run and deletes exactly the previewed note on confirmation. */
-export class DeletePreviewModal extends Modal {
-	/** What confirming started (the delete), for callers that wait on it. */
-	action: Promise<void> | null = null;
-	private readonly answer: DeleteAnswer;
-	private readonly onConfirm: () => Promise<void>;
-
+export class DeletePreviewModal extends PreviewConfirmModal {
 	constructor(app: App, answer: DeleteAnswer, onConfirm: () => Promise<void>) {
-		super(app);
-		this.answer = answer;
-		this.onConfirm = onConfirm;
-		this.scope.register([], "Enter", (evt) => {
-			if (fromButton(evt)) return true;
-			this.confirm();
-			return false;
+		super(app, {
+			title: `Delete ${answer.path}`,
+			render: (container) => renderDeletePreview(container, answer),
+			confirmText: confirmLabel(answer),
+			style: "warning",
+			onConfirm,
 		});
-	}
-
-	override onOpen(): void {
-		this.setTitle(`Delete ${this.answer.path}`);
-		renderDeletePreview(this.contentEl, this.answer);
-		const buttons = this.contentEl.createDiv({ cls: "modal-button-container" });
-		new ButtonComponent(buttons)
-			.setButtonText(confirmLabel(this.answer))
-			.setWarning()
-			.onClick(() => this.confirm());
-		new ButtonComponent(buttons).setButtonText("Cancel").onClick(() => this.close());
-	}
-
-	override onClose(): void {
-		this.contentEl.empty();
-	}
-
-	/** Deletes the previewed note, once. */
-	confirm(): void {
-		if (this.action !== null) return;
-		this.close();
-		this.action = this.onConfirm();
 	}
 }
 

@@ -114,17 +114,33 @@ export class DestinationModal extends Modal {
 	}
 }
 
-/** Shows a move's plan and applies exactly that plan on confirmation. */
-export class MovePreviewModal extends Modal {
-	/** What confirming started (the move), for callers that wait on it. */
-	action: Promise<void> | null = null;
-	private readonly answer: MoveAnswer;
-	private readonly onConfirm: () => Promise<void>;
+/** What a `PreviewConfirmModal` shows and does. */
+export interface PreviewConfirmOptions {
+	title: string;
+	/** Draws the preview into the modal's content. */
+	render(container: HTMLElement): void;
+	confirmText: string;
+	/** `cta` for a change that can be undone by another, `warning` for one that removes. */
+	style: "cta" | "warning";
+	/** Puts the keyboard on the confirm button when the modal opens. */
+	focusConfirm?: boolean;
+	/** Applies exactly what was previewed. */
+	onConfirm(): Promise<void>;
+}
 
-	constructor(app: App, answer: MoveAnswer, onConfirm: () => Promise<void>) {
+/**
+ * A dry run's preview with a confirm button, shared by the move, delete and rename-audit
+ * commands: Enter confirms (unless a button has the focus, which Enter then presses), Esc or
+ * Cancel closes, and confirming starts the action once.
+ */
+export class PreviewConfirmModal extends Modal {
+	/** What confirming started, for callers that wait on it. */
+	action: Promise<void> | null = null;
+	private readonly options: PreviewConfirmOptions;
+
+	constructor(app: App, options: PreviewConfirmOptions) {
 		super(app);
-		this.answer = answer;
-		this.onConfirm = onConfirm;
+		this.options = options;
 		this.scope.register([], "Enter", (evt) => {
 			if (fromButton(evt)) return true;
 			this.confirm();
@@ -133,25 +149,38 @@ export class MovePreviewModal extends Modal {
 	}
 
 	override onOpen(): void {
-		this.setTitle("Move safely: check the changes");
-		renderMovePreview(this.contentEl, this.answer);
+		this.setTitle(this.options.title);
+		this.options.render(this.contentEl);
 		const buttons = this.contentEl.createDiv({ cls: "modal-button-container" });
-		new ButtonComponent(buttons)
-			.setButtonText("Move")
-			.setCta()
-			.onClick(() => this.confirm());
+		const confirm = new ButtonComponent(buttons).setButtonText(this.options.confirmText).onClick(() => this.confirm());
+		if (this.options.style === "warning") confirm.setWarning();
+		else confirm.setCta();
 		new ButtonComponent(buttons).setButtonText("Cancel").onClick(() => this.close());
+		if (this.options.focusConfirm === true) confirm.buttonEl.focus();
 	}
 
 	override onClose(): void {
 		this.contentEl.empty();
 	}
 
-	/** Applies the previewed plan, once. */
+	/** Starts the previewed action, once. */
 	confirm(): void {
 		if (this.action !== null) return;
 		this.close();
-		this.action = this.onConfirm();
+		this.action = this.options.onConfirm();
+	}
+}
+
+/** Shows a move's plan and applies exactly that plan on confirmation. */
+export class MovePreviewModal extends PreviewConfirmModal {
+	constructor(app: App, answer: MoveAnswer, onConfirm: () => Promise<void>) {
+		super(app, {
+			title: "Move safely: check the changes",
+			render: (container) => renderMovePreview(container, answer),
+			confirmText: "Move",
+			style: "cta",
+			onConfirm,
+		});
 	}
 }
 
