@@ -32,6 +32,17 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// How a command answers and where it runs, the same for every command over a vault.
+#[derive(Debug, clap::Args)]
+pub struct Output {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Where calls run: the plugin when it serves this vault (auto), only the plugin, or only the folder.
+    #[arg(long, value_enum, default_value_t = Mode::Auto)]
+    mode: Mode,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve MCP on stdio for an agent.
@@ -49,11 +60,8 @@ pub enum Command {
         vault: PathBuf,
         /// The note's path relative to the vault, `.md` optional.
         note: String,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        #[arg(long, value_enum, default_value_t = Mode::Auto)]
-        mode: Mode,
+        #[command(flatten)]
+        output: Output,
     },
     /// Show the links that point to a note.
     Backlinks {
@@ -61,31 +69,22 @@ pub enum Command {
         vault: PathBuf,
         /// The note's path relative to the vault, `.md` optional.
         note: String,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        #[arg(long, value_enum, default_value_t = Mode::Auto)]
-        mode: Mode,
+        #[command(flatten)]
+        output: Output,
     },
     /// List links to notes that do not exist, by missing note.
     Unresolved {
         /// The vault folder.
         vault: PathBuf,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        #[arg(long, value_enum, default_value_t = Mode::Auto)]
-        mode: Mode,
+        #[command(flatten)]
+        output: Output,
     },
     /// List notes that no other note links to.
     Orphans {
         /// The vault folder.
         vault: PathBuf,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        #[arg(long, value_enum, default_value_t = Mode::Auto)]
-        mode: Mode,
+        #[command(flatten)]
+        output: Output,
     },
     /// Move or rename a note, attachment or folder, rewriting the links that must change.
     Mv {
@@ -98,28 +97,22 @@ pub enum Command {
         /// Show what would change, and change nothing.
         #[arg(long)]
         dry_run: bool,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        #[arg(long, value_enum, default_value_t = Mode::Auto)]
-        mode: Mode,
+        #[command(flatten)]
+        output: Output,
     },
     /// Lint the wiki: broken, ambiguous and orphaned links, duplicates, frontmatter, SCHEMA.md.
     /// Exits with status 1 when there are findings of the chosen kinds.
     Lint {
         /// The vault folder.
         vault: PathBuf,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
         /// The kinds to run, comma-separated (such as `orphan,unresolved_link`); all when left out.
         #[arg(long, value_delimiter = ',')]
         kinds: Vec<String>,
         /// Only notes in this folder and below it.
         #[arg(long)]
         folder: Option<String>,
-        #[arg(long, value_enum, default_value_t = Mode::Auto)]
-        mode: Mode,
+        #[command(flatten)]
+        output: Output,
     },
     /// Delete a note to the trash, after showing what links to it. Previews unless --yes.
     Rm {
@@ -133,11 +126,8 @@ pub enum Command {
         /// Delete; without it, only show what would happen.
         #[arg(long)]
         yes: bool,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        #[arg(long, value_enum, default_value_t = Mode::Auto)]
-        mode: Mode,
+        #[command(flatten)]
+        output: Output,
     },
     /// Count the vault's notes, attachments and links.
     Summary {
@@ -156,7 +146,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             tracing::info!("serving MCP for {} (mode {mode:?})", vault.display());
             crate::mcp::serve_stdio(Router::new(vault, mode)).await
         }
-        Command::Links { vault, note, json, mode } => {
+        Command::Links { vault, note, output: Output { json, mode } } => {
             let mut router = Router::new(canonical_vault(&vault)?, mode);
             let outgoing = call(&mut router, "get_outgoing_links", json!({ "path": note })).await?;
             let incoming = call_all(&mut router, "get_backlinks", json!({ "path": note }), "backlinks").await?;
@@ -167,7 +157,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Backlinks { vault, note, json, mode } => {
+        Command::Backlinks { vault, note, output: Output { json, mode } } => {
             let mut router = Router::new(canonical_vault(&vault)?, mode);
             let incoming = call_all(&mut router, "get_backlinks", json!({ "path": note }), "backlinks").await?;
             if json {
@@ -177,7 +167,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Unresolved { vault, json, mode } => {
+        Command::Unresolved { vault, output: Output { json, mode } } => {
             let mut router = Router::new(canonical_vault(&vault)?, mode);
             let targets = call_all(&mut router, "find_unresolved_links", json!({}), "targets").await?;
             if json {
@@ -194,7 +184,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Orphans { vault, json, mode } => {
+        Command::Orphans { vault, output: Output { json, mode } } => {
             let mut router = Router::new(canonical_vault(&vault)?, mode);
             let orphans = call_all(&mut router, "find_orphans", json!({}), "orphans").await?;
             if json {
@@ -207,7 +197,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Mv { vault, from, to, dry_run, json, mode } => {
+        Command::Mv { vault, from, to, dry_run, output: Output { json, mode } } => {
             let mut router = Router::new(canonical_vault(&vault)?, mode);
             let answer = call(&mut router, "move_note", json!({ "from": from, "to": to, "dry_run": dry_run })).await?;
             if json {
@@ -230,7 +220,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Lint { vault, json, kinds, folder, mode } => {
+        Command::Lint { vault, kinds, folder, output: Output { json, mode } } => {
             let mut router = Router::new(canonical_vault(&vault)?, mode);
             let mut arguments = json!({});
             if !kinds.is_empty() {
@@ -253,7 +243,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Rm { vault, note, force, yes, json, mode } => {
+        Command::Rm { vault, note, force, yes, output: Output { json, mode } } => {
             let mut router = Router::new(canonical_vault(&vault)?, mode);
             let answer = call(&mut router, "delete_note", json!({ "path": note, "confirm": yes, "force": force })).await?;
             if json {
