@@ -12,8 +12,8 @@ import { RenameAuditModal, RewritePreviewModal } from "../audit/modal";
 import { MAX_RECORDED_RENAMES, RenameLog } from "../audit/renames";
 import type VaultlinkPlugin from "../main";
 import type { OutgoingLinks, Vault as LinkIndex } from "../wasm";
-import { App, FakeElement, Modal, doublePluginOf, fakeElementOf, openedModals, shownNotices } from "./obsidian-double";
-import { loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+import { App, doublePluginOf, fakeElementOf, openedModals, shownNotices } from "./obsidian-double";
+import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
 
@@ -83,22 +83,6 @@ async function renameObsidianStyle(app: App, from: string, to: string, notes: st
 
 function readText(vaultDir: string, filePath: string): string {
 	return fs.readFileSync(path.join(vaultDir, ...filePath.split("/")), "utf8");
-}
-
-/** The modal opened last, which must be open and a `kind`. */
-function lastModal<T extends object>(kind: abstract new (...args: never[]) => T): Modal & T {
-	const modal = openedModals.at(-1);
-	assert.ok(modal instanceof kind, `the last modal opened is a ${kind.name}, not ${modal?.constructor.name}`);
-	assert.ok(modal.isOpen);
-	return modal;
-}
-
-function buttonOf(modal: Modal, text: string): FakeElement {
-	const button = fakeElementOf(modal.contentEl)
-		.findAll("button")
-		.find((candidate) => candidate.getText() === text);
-	assert.ok(button !== undefined, `a ${text} button`);
-	return button;
 }
 
 test("the command is registered with its stable id and no default hotkey", async (t) => {

@@ -9,8 +9,8 @@ import { DELETE_NOTE_COMMAND_ID } from "../delete/command";
 import { DeletePreviewModal, renderDeletePreview } from "../delete/modals";
 import { NotePickerModal } from "../move/modals";
 import type { DeleteAnswer } from "../wasm";
-import { App, FakeElement, Modal, TFile, asHTMLElement, doublePluginOf, fakeElementOf, openedModals, shownNotices } from "./obsidian-double";
-import { loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+import { App, FakeElement, Modal, TFile, asHTMLElement, doublePluginOf, fakeElementOf, shownNotices } from "./obsidian-double";
+import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
 
@@ -54,14 +54,6 @@ async function open(t: TestContext): Promise<Opened> {
 	};
 }
 
-/** The modal opened last, which must be open and a `kind`; as the double's Modal, to press its keys. */
-function lastModal<T extends object>(kind: abstract new (...args: never[]) => T): Modal & T {
-	const modal = openedModals.at(-1);
-	assert.ok(modal instanceof kind, `the last modal opened is a ${kind.name}, not ${modal?.constructor.name}`);
-	assert.ok(modal.isOpen);
-	return modal;
-}
-
 /** Picks `query`'s first match with Enter and returns the preview. */
 async function previewOf(opened: Opened, query: string): Promise<Modal & DeletePreviewModal> {
 	const picker = opened.run();
@@ -69,14 +61,6 @@ async function previewOf(opened: Opened, query: string): Promise<Modal & DeleteP
 	picker.scope.press("Enter");
 	await picker.action;
 	return lastModal(DeletePreviewModal);
-}
-
-function buttonOf(modal: Modal, text: string): FakeElement {
-	const button = fakeElementOf(modal.contentEl)
-		.findAll("button")
-		.find((candidate) => candidate.getText() === text);
-	assert.ok(button !== undefined, `a ${text} button`);
-	return button;
 }
 
 function exists(vaultDir: string, file: string): boolean {

@@ -9,7 +9,7 @@ import { MOVE_NOTE_COMMAND_ID } from "../move/command";
 import { DestinationModal, MovePreviewModal, NotePickerModal, renderMovePreview } from "../move/modals";
 import type { MoveAnswer } from "../wasm";
 import { App, FakeElement, Modal, TextComponent, asHTMLElement, doublePluginOf, fakeElementOf, openedModals, shownNotices } from "./obsidian-double";
-import { loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
 
@@ -46,14 +46,6 @@ async function open(t: TestContext): Promise<Opened> {
 	};
 }
 
-/** The modal opened last, which must be open and a `kind`; as the double's Modal, to press its keys. */
-function lastModal<T extends object>(kind: abstract new (...args: never[]) => T): Modal & T {
-	const modal = openedModals.at(-1);
-	assert.ok(modal instanceof kind, `the last modal opened is a ${kind.name}, not ${modal?.constructor.name}`);
-	assert.ok(modal.isOpen);
-	return modal;
-}
-
 /** Picks `query`'s first match, types `destination`, presses Enter, and returns the preview. */
 async function previewOf(opened: Opened, query: string, destination: string): Promise<Modal & MovePreviewModal> {
 	const picker = opened.run();
@@ -71,14 +63,6 @@ function typeDestination(modal: DestinationModal, value: string): void {
 	const input: unknown = modal.input;
 	assert.ok(input instanceof TextComponent, "the destination modal is open, with its field");
 	input.type(value);
-}
-
-function buttonOf(modal: Modal, text: string): FakeElement {
-	const button = fakeElementOf(modal.contentEl)
-		.findAll("button")
-		.find((candidate) => candidate.getText() === text);
-	assert.ok(button !== undefined, `a ${text} button`);
-	return button;
 }
 
 test("the command is registered with its stable id and no default hotkey", async (t) => {

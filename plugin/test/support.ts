@@ -8,7 +8,8 @@ import * as path from "path";
 import manifest from "../../manifest.json";
 import VaultlinkPlugin from "../main";
 import type { IndexerOptions } from "../indexer";
-import { App, asObsidianApp } from "./obsidian-double";
+import assert from "node:assert/strict";
+import { App, asObsidianApp, fakeElementOf, openedModals, type FakeElement, type Modal } from "./obsidian-double";
 
 export const REPO_ROOT = VAULTLINK_REPO_ROOT;
 
@@ -212,4 +213,21 @@ export class BridgeClient {
 /** The discovery file's contents. */
 export function readDiscovery(discoveryPath: string): Record<string, unknown> {
 	return JSON.parse(fs.readFileSync(discoveryPath, "utf8")) as Record<string, unknown>;
+}
+
+/** The modal opened last, which must be open and a `kind`; as the double's Modal, to press its keys. */
+export function lastModal<T extends object>(kind: abstract new (...args: never[]) => T): Modal & T {
+	const modal = openedModals.at(-1);
+	assert.ok(modal instanceof kind, `the last modal opened is a ${kind.name}, not ${modal?.constructor.name}`);
+	assert.ok(modal.isOpen);
+	return modal;
+}
+
+/** The button of `modal` whose text is `text`. */
+export function buttonOf(modal: Modal, text: string): FakeElement {
+	const button = fakeElementOf(modal.contentEl)
+		.findAll("button")
+		.find((candidate) => candidate.getText() === text);
+	assert.ok(button !== undefined, `a ${text} button`);
+	return button;
 }
