@@ -5,30 +5,12 @@
 //! `../shared/corpora` beside the checkout, and says plainly on the terminal when they are
 //! absent (a user's clone has none).
 
-use std::path::{Path, PathBuf};
 
-use vaultlink_core::index::IndexConfig;
 use vaultlink_core::parse::{parse_note, LinkSource, ParseConfig};
-use vaultlink_core::Vault;
 
 mod common;
 
 const CORPORA: [&str; 3] = ["kepano-obsidian", "dnd-srd-wiki", "yoshixi-zettelkasten"];
-
-fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.file_name().is_some_and(|name| name.to_string_lossy().starts_with('.')) {
-            continue;
-        }
-        if path.is_dir() {
-            markdown_files(&path, out);
-        } else if path.extension().is_some_and(|extension| extension == "md") {
-            out.push(path);
-        }
-    }
-}
 
 #[test]
 fn every_corpus_note_parses() {
@@ -44,13 +26,10 @@ fn every_corpus_note_parses() {
     for corpus in CORPORA {
         let dir = root.join(corpus);
         assert!(dir.is_dir(), "{} is missing from {}", corpus, root.display());
-        let mut files = Vec::new();
-        markdown_files(&dir, &mut files);
+        let files = common::read_corpus(&dir, false);
         let (mut links, mut property_links, mut notes_with_property_links, mut diagnostics) = (0, 0, 0, 0);
-        for file in &files {
-            let text = String::from_utf8_lossy(&std::fs::read(file).expect("a corpus file reads")).into_owned();
-            let path = file.strip_prefix(&dir).expect("inside the corpus").to_string_lossy().replace('\\', "/");
-            let note = parse_note(&path, &text, &ParseConfig::OBSIDIAN);
+        for (path, text) in &files {
+            let note = parse_note(path, text, &ParseConfig::OBSIDIAN);
             for link in &note.links {
                 for span in [link.span, link.target_span] {
                     assert!(
@@ -90,14 +69,7 @@ fn index_counts_match_the_snapshot() {
     }
     for (corpus, expected) in INDEX_SNAPSHOT {
         let dir = root.join(corpus);
-        let mut files = Vec::new();
-        markdown_files(&dir, &mut files);
-        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
-        for file in &files {
-            let text = String::from_utf8_lossy(&std::fs::read(file).expect("a corpus file reads")).into_owned();
-            let path = file.strip_prefix(&dir).expect("inside the corpus").to_string_lossy().replace('\\', "/");
-            vault.upsert(&path, &text);
-        }
+        let vault = common::index(&common::read_corpus(&dir, false));
         let summary = vault.summary();
         let orphans = vault.note_paths().filter(|path| vault.inbound_count(path) == 0).count();
         let actual = format!(
@@ -120,13 +92,7 @@ fn moves_keep_every_link_on_the_corpora() {
     }
     for corpus in CORPORA {
         let dir = root.join(corpus);
-        let mut paths = Vec::new();
-        markdown_files(&dir, &mut paths);
-        let mut files = common::Files::new();
-        for file in &paths {
-            let text = String::from_utf8_lossy(&std::fs::read(file).expect("a corpus file reads")).into_owned();
-            files.insert(file.strip_prefix(&dir).expect("inside").to_string_lossy().replace('\\', "/"), text);
-        }
+        let files = common::read_corpus(&dir, false);
         let vault = common::index(&files);
         let mut by_links: Vec<(&str, usize)> = vault.note_paths().map(|path| (path, vault.backlinks(path).len())).collect();
         by_links.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));

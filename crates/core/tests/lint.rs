@@ -2,7 +2,6 @@
 //! `SCHEMA.md`, the options (folder, excluded folders, kinds, paging, concise), every
 //! find_existing_page verdict, and the lint counts on the real corpora when present.
 
-use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use vaultlink_core::index::IndexConfig;
@@ -241,22 +240,6 @@ fn find_existing_page_verdicts() {
 // ---------------------------------------------------------------------------------------------
 // The corpora
 
-fn files_under(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.file_name().is_some_and(|name| name.to_string_lossy().starts_with('.')) {
-            continue;
-        }
-        if path.is_dir() {
-            files_under(&path, root, out);
-        } else {
-            let relative = path.strip_prefix(root).expect("inside the corpus").to_string_lossy().replace('\\', "/");
-            out.push((relative, path));
-        }
-    }
-}
-
 #[test]
 fn lint_counts_on_the_corpora() {
     let root = common::corpora_dir();
@@ -267,17 +250,7 @@ fn lint_counts_on_the_corpora() {
     for corpus in ["kepano-obsidian", "dnd-srd-wiki", "yoshixi-zettelkasten"] {
         let dir = root.join(corpus);
         assert!(dir.is_dir(), "{corpus} is missing from {}", root.display());
-        let mut files = Vec::new();
-        files_under(&dir, &dir, &mut files);
-        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
-        for (path, file) in &files {
-            let text = if path.to_ascii_lowercase().ends_with(".md") {
-                String::from_utf8_lossy(&std::fs::read(file).expect("a corpus file reads")).into_owned()
-            } else {
-                String::new()
-            };
-            vault.upsert(path, &text);
-        }
+        let vault = common::index(&common::read_corpus(&dir, true));
         let report = call(&vault, "lint_wiki", json!({"limit": 1}));
         let counts = report["counts"].as_object().cloned().unwrap_or_default();
         let total: u64 = counts.values().filter_map(Value::as_u64).sum();

@@ -150,3 +150,35 @@ pub fn say(line: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
+
+/// A corpus's files by vault path: each note with its text, and, with `attachments`, every
+/// other file with none. Names starting with a dot are left out, as Obsidian leaves them.
+pub fn read_corpus(dir: &std::path::Path, attachments: bool) -> Files {
+    fn walk(dir: &std::path::Path, root: &std::path::Path, attachments: bool, out: &mut Files) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.file_name().is_some_and(|name| name.to_string_lossy().starts_with('.')) {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, root, attachments, out);
+                continue;
+            }
+            let is_note = path.extension().is_some_and(|extension| extension == "md");
+            if !is_note && !attachments {
+                continue;
+            }
+            let relative = path.strip_prefix(root).expect("inside the corpus").to_string_lossy().replace('\\', "/");
+            let text = if is_note {
+                String::from_utf8_lossy(&std::fs::read(&path).expect("a corpus file reads")).into_owned()
+            } else {
+                String::new()
+            };
+            out.insert(relative, text);
+        }
+    }
+    let mut files = Files::new();
+    walk(dir, dir, attachments, &mut files);
+    files
+}
