@@ -54,7 +54,9 @@ fn main() -> Result<()> {
             }
         }
         "lint" => {
-            println!("| vault | notes | index in memory | whole lint | ratio | findings | find_existing_page (median of 9 topics) |");
+            println!(
+                "| vault | notes | index in memory | lint without near_duplicate | ratio | near_duplicate pass | sketching every body (in the index) | findings | find_existing_page (median of 9 topics) |"
+            );
             println!("|---|---:|---:|---:|---:|---:|---:|");
             for folder in folders {
                 lint(&folder)?;
@@ -305,8 +307,24 @@ fn lint(folder: &Path) -> Result<()> {
         response_format: ResponseFormat::Concise,
     };
     let findings = ops::lint_wiki(&vault, &arguments).map(|report| report.total).unwrap_or(0);
+    let others: Vec<String> = vaultlink_core::lint::RULES
+        .iter()
+        .filter(|rule| rule.kind != "near_duplicate")
+        .map(|rule| rule.kind.to_owned())
+        .collect();
+    let without_near = LintArguments { kinds: Some(others), ..arguments.clone() };
     let lint_time = median(|| {
-        std::hint::black_box(ops::lint_wiki(&vault, &arguments).ok());
+        std::hint::black_box(ops::lint_wiki(&vault, &without_near).ok());
+    });
+    let near_only = LintArguments { kinds: Some(vec!["near_duplicate".to_owned()]), ..arguments.clone() };
+    let near_time = median(|| {
+        std::hint::black_box(ops::lint_wiki(&vault, &near_only).ok());
+    });
+    let sketch_time = median(|| {
+        for note in &notes {
+            let body_start = vaultlink_core::frontmatter::find_block(&note.text).map_or(0, |block| block.span.end);
+            std::hint::black_box(vaultlink_core::sketch::Sketch::of_body(&note.text[body_start..]));
+        }
     });
     let topics: Vec<String> = notes
         .iter()
@@ -325,11 +343,13 @@ fn lint(folder: &Path) -> Result<()> {
     page_times.sort();
     let name = folder.file_name().map_or_else(|| folder.display().to_string(), |name| name.to_string_lossy().into_owned());
     println!(
-        "| {name} | {} | {} | {} | {:.2} | {findings} | {:.2} ms |",
+        "| {name} | {} | {} | {} | {:.2} | {} | {} | {findings} | {:.2} ms |",
         notes.len(),
         milliseconds(index_time),
         milliseconds(lint_time),
         lint_time.as_secs_f64() / index_time.as_secs_f64(),
+        milliseconds(near_time),
+        milliseconds(sketch_time),
         page_times[page_times.len() / 2].as_secs_f64() * 1e3,
     );
     Ok(())

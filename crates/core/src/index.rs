@@ -1,7 +1,8 @@
 //! The vault index: every file by path, each note's parsed links with their resolutions, and
 //! the reverse index (backlinks), kept current one file at a time.
 //!
-//! The index holds no note text, only what was parsed from it. `upsert`, `remove` and `rename`
+//! The index holds no note text, only what was parsed from it and a lexical sketch of each body
+//! (a few hundred bytes, for `near_duplicate`). `upsert`, `remove` and `rename`
 //! update everything they affect, including links elsewhere whose resolution changes because a
 //! file appeared or disappeared: each link is registered under the file names it was looked up
 //! by, and a file that comes or goes re-resolves the links registered under its name. So an
@@ -14,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::parse::{parse_note, Link, ParseConfig, ParsedNote};
 use crate::resolve::{self, fold, heading_key, watch_key, FileLookup, Resolution};
+use crate::sketch::Sketch;
 
 /// How new links are written when vaultlink writes one (Obsidian's "New link format").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,6 +64,7 @@ struct Note {
     aliases: Vec<String>,
     truncated: bool,
     facts: NoteFacts,
+    sketch: Sketch,
 }
 
 /// The most top-level properties kept per note for lint checks; the rest are dropped with
@@ -194,6 +197,8 @@ pub struct NoteView<'a> {
     pub path: &'a str,
     pub aliases: &'a [String],
     pub facts: &'a NoteFacts,
+    /// The body's lexical sketch, for `near_duplicate`.
+    pub sketch: &'a Sketch,
 }
 
 impl<'a> NoteView<'a> {
@@ -253,7 +258,9 @@ impl Vault {
         let note = is_note_path(path).then(|| {
             let parsed = parse_note(path, text, &self.config.parse);
             let facts = note_facts(path, text, &parsed);
+            let body_start = crate::frontmatter::find_block(text).map_or(0, |block| block.span.end);
             Note {
+                sketch: Sketch::of_body(&text[body_start..]),
                 facts,
                 heading_keys: parsed.headings.iter().map(|heading| heading_key(&heading.text)).collect(),
                 block_ids: parsed.block_ids.iter().map(|block| fold(&block.id)).collect(),
@@ -493,7 +500,7 @@ impl Vault {
     pub fn notes(&self) -> impl Iterator<Item = NoteView<'_>> {
         self.files.iter().filter_map(|(path, note)| {
             let note = note.as_ref()?;
-            Some(NoteView { path, aliases: &note.aliases, facts: &note.facts })
+            Some(NoteView { path, aliases: &note.aliases, facts: &note.facts, sketch: &note.sketch })
         })
     }
 

@@ -14,6 +14,7 @@ pub mod parse;
 pub mod rename;
 pub mod lint;
 pub mod resolve;
+pub mod sketch;
 
 pub use index::Vault;
 pub use line_index::LineIndex;

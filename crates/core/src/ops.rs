@@ -712,6 +712,22 @@ fn topic_words(name: &str) -> Vec<String> {
     words
 }
 
+/// How many of `words` (a [`topic_words`] list) are words of `name`. Allocation-free for an
+/// ASCII name, since it runs on every name of the vault.
+fn shared_words(words: &[String], name: &str) -> usize {
+    if !name.is_ascii() || words.len() > 64 {
+        let theirs = topic_words(name);
+        return words.iter().filter(|word| theirs.binary_search(word).is_ok()).count();
+    }
+    let mut found = 0u64;
+    for token in name.split(|c: char| !c.is_ascii_alphanumeric()).filter(|token| !token.is_empty()) {
+        if let Some(index) = words.iter().position(|word| word.eq_ignore_ascii_case(token)) {
+            found |= 1 << index;
+        }
+    }
+    found.count_ones() as usize
+}
+
 /// The Wikidata item a text names: `Q42`, or a Wikidata address ending in it.
 fn wikidata_qid(text: &str) -> Option<String> {
     let text = text.trim().trim_end_matches('/');
@@ -738,13 +754,16 @@ pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Resul
     let key = identity_key(name);
     let words = topic_words(name);
     let mut identity: Vec<PageCandidate> = Vec::new();
-    let mut soft: Vec<(u32, usize, PageCandidate)> = Vec::new();
+    // Soft matches stay borrowed until the few that are returned are known: a common word can
+    // match thousands of names.
+    let mut soft: Vec<(u32, usize, &str, &str)> = Vec::new();
     for note in vault.notes() {
         let mut evidence = Vec::new();
         if by_path == Some(note.path) {
             evidence.push(PageEvidence { kind: "path", value: note.path.to_owned(), score_percent: None });
         }
-        for (facet, written) in identities(&note) {
+        let names = identities(&note);
+        for (facet, written) in names.clone() {
             if same_identity(&key, written) {
                 let kind = match facet {
                     Facet::FileName => "file_name",
@@ -768,21 +787,13 @@ pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Resul
             continue;
         }
         // Soft evidence: the share of the topic's words found in one of the note's names.
-        let best = identities(&note)
-            .into_iter()
-            .map(|(_, written)| {
-                let theirs = topic_words(written);
-                let shared = words.iter().filter(|word| theirs.binary_search(word).is_ok()).count();
-                (shared, written)
-            })
-            .max_by_key(|(shared, _)| *shared);
+        let best = names.into_iter().map(|(_, written)| (shared_words(&words, written), written)).max_by_key(|(shared, _)| *shared);
         if let Some((shared, written)) = best.filter(|(shared, _)| *shared > 0 && shared * 2 >= words.len()) {
             let percent = u32::try_from(shared * 100 / words.len()).unwrap_or(100);
-            let evidence = vec![PageEvidence { kind: "word_overlap", value: written.to_owned(), score_percent: Some(percent) }];
-            soft.push((percent, shared, PageCandidate { path: note.path.to_owned(), strength: "soft", evidence: Some(evidence) }));
+            soft.push((percent, shared, note.path, written));
         }
     }
-    soft.sort_by(|left, right| right.0.cmp(&left.0).then(right.1.cmp(&left.1)).then(left.2.path.cmp(&right.2.path)));
+    soft.sort_unstable_by(|left, right| right.0.cmp(&left.0).then(right.1.cmp(&left.1)).then(left.2.cmp(right.2)));
     // Links already written to the topic that find nothing.
     let mut mentions = 0;
     let mut sources: Vec<String> = Vec::new();
@@ -815,8 +826,13 @@ pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Resul
         [] => ("new", "no note is known by this topic or shares its words; a new page is welcome".to_owned()),
     };
     let mut candidates = identity;
-    candidates.extend(soft.into_iter().map(|(_, _, candidate)| candidate));
     candidates.truncate(limit);
+    let room = limit - candidates.len();
+    candidates.extend(soft.into_iter().take(room).map(|(percent, _, path, written)| PageCandidate {
+        path: path.to_owned(),
+        strength: "soft",
+        evidence: Some(vec![PageEvidence { kind: "word_overlap", value: written.to_owned(), score_percent: Some(percent) }]),
+    }));
     if arguments.response_format == ResponseFormat::Concise {
         candidates.iter_mut().for_each(|candidate| candidate.evidence = None);
     }

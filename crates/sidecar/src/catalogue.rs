@@ -445,9 +445,10 @@ vaultlink call that fixes it where one exists (`rewrite_link` for a link whose t
 `move_note` for a page outside its type's folder). Kinds: `unresolved_link` (grouped per missing target with every \
 referrer), `ambiguous_link` (which file was chosen and why), `broken_heading`, `broken_block_ref`, \
 `unquoted_property_link`, `malformed_frontmatter`, `orphan`, `duplicate_identity` (notes sharing a file name, \
-title, H1 or alias), `schema` (breaches of the SCHEMA.md governing the folder; a SCHEMA.md problem is a \
-`schema_file` finding). A check that cannot run is listed under `skipped` with the reason (`near_duplicate` always, \
-for now: it needs note text). Notes in excluded folders are link targets but never subjects. Paged: `limit` \
+title, H1 or alias), `near_duplicate` (pairs of notes whose bodies share most of their wording, with the estimated \
+similarity in `evidence`: a lead for review, never a verdict), `schema` (breaches of the SCHEMA.md governing the \
+folder; a SCHEMA.md problem is a `schema_file` finding). A check that cannot run is listed under `skipped` with the \
+reason instead of failing the call. Notes in excluded folders are link targets but never subjects. Paged: `limit` \
 (default 100) and `next_cursor`; `total` and `counts` cover all pages. Use it for a periodic review of a wiki; use \
 find_existing_page before writing one new page. It reads only; it changes nothing. It fails with \
 `invalid_arguments` for an unknown kind or a cursor no earlier answer gave.",

@@ -6,7 +6,8 @@
 //! built-in examples (a tiny vault and the findings it must give) that are also its tests. The
 //! index holds no note text, so a rule sees only what the index keeps: links and their
 //! resolutions, headings, block ids, identities (file name, H1, aliases, `title`), top-level
-//! properties and frontmatter problems. A rule that needs more says so under `skipped`.
+//! properties, frontmatter problems, and each body's lexical sketch. A rule that cannot run
+//! says why under `skipped`.
 
 pub mod ambiguous_link;
 pub mod broken_block_ref;
@@ -257,18 +258,17 @@ pub fn same_identity(key: &str, name: &str) -> bool {
     identity_key(name) == key
 }
 
-/// Every name of a note with the facet it comes from: file name, aliases, `title`, H1.
-pub fn identities<'a>(note: &NoteView<'a>) -> Vec<(Facet, &'a str)> {
-    let mut names = vec![(Facet::FileName, note.title())];
-    names.extend(note.aliases.iter().map(|alias| (Facet::Alias, alias.as_str())));
-    if let Some(title) = note.facts.property_text("title") {
-        names.push((Facet::TitleProperty, title));
-    }
-    if let Some(h1) = note.facts.h1.as_deref() {
-        names.push((Facet::H1, h1));
-    }
-    names.retain(|(_, name)| !name.trim().is_empty());
-    names
+/// Every name of a note with the facet it comes from: file name, aliases, `title`, H1. Blank
+/// names are left out.
+pub fn identities<'a>(note: &NoteView<'a>) -> impl Iterator<Item = (Facet, &'a str)> + Clone + 'a {
+    let aliases = note.aliases.iter().map(|alias| (Facet::Alias, alias.as_str()));
+    let title = note.facts.property_text("title").map(|title| (Facet::TitleProperty, title));
+    let h1 = note.facts.h1.as_deref().map(|h1| (Facet::H1, h1));
+    std::iter::once((Facet::FileName, note.title()))
+        .chain(aliases)
+        .chain(title)
+        .chain(h1)
+        .filter(|(_, name)| !name.trim().is_empty())
 }
 
 /// How a new link to the note at `path` would find it and only it: its title when no other
