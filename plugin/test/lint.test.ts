@@ -78,7 +78,6 @@ test("the lint command opens the view in the sidebar, grouped by kind with count
 		"      div Involves: A.md, Home.md",
 		"      div Write the note `Missing`, or remove or correct the links.",
 		"  h3 Checks not run",
-		"    li Near duplicates: it compares note bodies, and the index keeps no note text (only links, headings, names and properties); it is not built yet",
 		"    li Schema violations: no SCHEMA.md governs the notes linted: put one, with `types` and `properties` in its frontmatter, in the wiki's folder",
 	]);
 });
