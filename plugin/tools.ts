@@ -1,11 +1,12 @@
 //! Runs the sidecar's tool calls on the plugin's index. Most run in core as they are; those
-//! that need a note's text (`read_note`) get it here, through the Vault API, because core
-//! never reads files; `move_note` plans in core and applies the plan here (`move/apply.ts`).
+//! that need notes' texts (`read_note`, `find_evidence`) get them here, through the Vault API,
+//! because core never reads files; `move_note` plans in core and applies the plan here
+//! (`move/apply.ts`).
 
 import { TFile, type App } from "obsidian";
 import { deleteNote } from "./delete/apply";
 import { moveNote, rewriteLink } from "./move/apply";
-import { callTool, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
+import { callTool, findEvidence, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
 
 /** What a tool runs against. */
 export interface ToolHost {
@@ -27,6 +28,7 @@ export async function runTool(host: ToolHost, tool: string, args: unknown): Prom
 	if (tool === "move_note") return moveNote(host, args);
 	if (tool === "rewrite_link") return rewriteLink(host, args);
 	if (tool === "delete_note") return deleteNote(host, args);
+	if (tool === "find_evidence") return findEvidenceInVault(host, args);
 	if (!NEEDS_TEXT.has(tool) || typeof args !== "object" || args === null) {
 		return callTool(index, tool, args);
 	}
@@ -41,4 +43,20 @@ export async function runTool(host: ToolHost, tool: string, args: unknown): Prom
 	}
 	const text = await app.vault.cachedRead(file);
 	return callTool(index, tool, { ...record, text });
+}
+
+/** `find_evidence`: reads every note's text (from Obsidian's cache where it has one), then lets core rank. */
+async function findEvidenceInVault(host: ToolHost, args: unknown): Promise<ToolOutcome> {
+	const { app, index } = host;
+	const texts = new Map<string, string>();
+	await Promise.all(
+		app.vault.getMarkdownFiles().map(async (file) => {
+			try {
+				texts.set(file.path, await app.vault.cachedRead(file));
+			} catch {
+				// Core lists the note as unread and matches it from the index alone.
+			}
+		}),
+	);
+	return findEvidence(index, args, (path) => texts.get(path));
 }

@@ -137,6 +137,14 @@ export function callTool(index: Vault, tool: string, args: unknown): ToolOutcome
 	return index.call(tool, args) as ToolOutcome;
 }
 
+/**
+ * Runs `find_evidence` on the index. Core reads each note's text through `read`, which
+ * answers from texts already read (`undefined` for a note that could not be read).
+ */
+export function findEvidence(index: Vault, args: unknown, read: (path: string) => string | undefined): ToolOutcome {
+	return index.findEvidence(args, read) as ToolOutcome;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Move plans (`crates/core/src/rename.rs`)
 

@@ -89,11 +89,12 @@ CALLS = [
     ("get_outgoing_links", {"path": "Home.md", "paht": "typo"}),
     ("lint_wiki", {}),
     ("find_existing_page", {"topic": "ada lovelace"}),
+    ("find_evidence", {"title": "ada"}),
 ]
 
 # The tools every session must list, each with an output schema and read-only annotations.
 READ_TOOLS = {"get_outgoing_links", "get_backlinks", "find_unresolved_links", "find_orphans",
-              "resolve_link", "list_notes", "read_note", "lint_wiki", "find_existing_page"}
+              "resolve_link", "list_notes", "read_note", "lint_wiki", "find_existing_page", "find_evidence"}
 
 
 def answers(results):
@@ -114,7 +115,7 @@ def test_standalone_answers_with_structured_content(vault, runtime_dir):
 
     # The SDK has already checked each successful result against its tool's output schema.
     (alpha, home, missing, back_1, back_2, unresolved, orphans, resolved, ambiguous, notes, ada, outside, typo,
-     lint, existing) = results
+     lint, existing, evidence) = results
     assert alpha.is_error is False
     targets = [(link["source"], link.get("key"), link["target"], link.get("resolved_path"))
                for link in alpha.structured_content["links"]]
@@ -172,6 +173,14 @@ def test_standalone_answers_with_structured_content(vault, runtime_dir):
     assert {"orphan", "unresolved_link", "ambiguous_link"} <= kinds
     # Ada's alias names her note: the page exists.
     assert existing.structured_content["verdict"] == "exists"
+
+    # Ada's own note first, then notes whose properties link her, then bodies; each with prose.
+    strengths = [found["match"] for found in evidence.structured_content["matches"]]
+    assert evidence.structured_content["matches"][0]["path"] == "People/Ada.md"
+    assert strengths[0] == "title" and "frontmatter" in strengths and "body" in strengths
+    assert strengths == sorted(strengths, key=["title", "frontmatter", "body"].index)
+    assert evidence.structured_content["total"] == len(strengths)
+    assert all(len(found.get("excerpt", "")) <= 200 for found in evidence.structured_content["matches"])
 
 
 def test_plugin_bridge_answers_equal_standalone(vault, runtime_dir, plugin, tmp_path):

@@ -121,3 +121,27 @@ test("other tools pass through to core unchanged, without reading notes", async 
 	assert.equal((outgoing.result as { links: { resolved_path?: string }[] }).links[0]?.resolved_path, "Beta.md", "a real answer, not an error");
 	assert.deepEqual(reads, []);
 });
+
+test("find_evidence reads every note through the Vault API and core ranks them", async (t) => {
+	const { vaultDir, host, reads } = setUp(t);
+	// Written after indexing: only a fresh read of Beta.md can find this mention.
+	fs.writeFileSync(path.join(vaultDir, "Beta.md"), "Back to [[Alpha]]. Alpha comes first in the alphabet.");
+	const outcome = await runTool(host, "find_evidence", { title: "alpha" });
+	assert.equal(outcome.ok, true, JSON.stringify(outcome));
+	const result = (outcome as { ok: true; result: { total: number; matches: { path: string; match: string; mentions: number; excerpt?: string }[] } }).result;
+	assert.deepEqual(reads.slice().sort(), ["Beta.md", "Notes/Alpha.md"]);
+	assert.equal(result.total, 2);
+	assert.deepEqual(
+		result.matches.map((found) => [found.path, found.match, found.mentions]),
+		[
+			["Notes/Alpha.md", "title", 0],
+			// The link and the prose mention; the link's own text is counted once, with the prose.
+			["Beta.md", "body", 2],
+		],
+	);
+	assert.equal(result.matches[1]?.excerpt, "Back to [[Alpha]]. Alpha comes first in the alphabet.");
+
+	const refused = await runTool(host, "find_evidence", { title: "" });
+	assert.equal(refused.ok, false);
+	assert.equal((refused as { ok: false; error: { code: string } }).error.code, "invalid_arguments");
+});

@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod delete;
+pub mod evidence;
 pub mod frontmatter;
 pub mod index;
 pub mod line_index;

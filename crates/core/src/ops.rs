@@ -701,7 +701,7 @@ const MAX_MENTION_SOURCES: usize = 20;
 const DEFAULT_CANDIDATES: usize = 10;
 
 /// The words of a name, folded, without stop words.
-fn topic_words(name: &str) -> Vec<String> {
+pub(crate) fn topic_words(name: &str) -> Vec<String> {
     let mut words: Vec<String> = fold(name)
         .split(|c: char| !c.is_alphanumeric())
         .filter(|word| !word.is_empty() && !STOP_WORDS.contains(word))
@@ -714,7 +714,7 @@ fn topic_words(name: &str) -> Vec<String> {
 
 /// How many of `words` (a [`topic_words`] list) are words of `name`. Allocation-free for an
 /// ASCII name, since it runs on every name of the vault.
-fn shared_words(words: &[String], name: &str) -> usize {
+pub(crate) fn shared_words(words: &[String], name: &str) -> usize {
     if !name.is_ascii() || words.len() > 64 {
         let theirs = topic_words(name);
         return words.iter().filter(|word| theirs.binary_search(word).is_ok()).count();

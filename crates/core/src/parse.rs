@@ -548,7 +548,7 @@ fn inline_link_starts(text: &str) -> Vec<usize> {
 }
 
 /// The Markdown Obsidian reads: CommonMark with tables, strikethrough and math.
-fn markdown_options() -> Options {
+pub(crate) fn markdown_options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_MATH
 }
 

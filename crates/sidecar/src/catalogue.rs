@@ -33,6 +33,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         rewrite_link(),
         lint_wiki(),
         find_existing_page(),
+        find_evidence(),
         delete_note(),
     ]
 }
@@ -538,6 +539,65 @@ wiki. It reads only. It fails with `invalid_arguments` for an empty topic.",
                 }
             },
             "required": ["topic", "verdict", "reason", "candidates"]
+        }),
+    )
+}
+
+fn find_evidence() -> ToolSpec {
+    read_only(
+        "find_evidence",
+        "Find the notes that mention a concept, with excerpts",
+        "Lists the notes that mention a concept, ranked deterministically: notes known by the `title` (file name, alias, \
+`title` property, first H1) first, then notes whose properties link to it or name it, then notes whose body prose \
+says it or links to it; within each, notes whose own names share more of the title's words first, then by path. \
+Each match has `mentions` and a prose excerpt of at most 200 characters (headings, tables and code are skipped) \
+with its line. `total` counts every match and `limited` says whether `limit` cut the list. With no match, \
+`growth_hint` names notes with near names (shared words or a near spelling). Matching ignores case, spacing and \
+Unicode normalisation and respects word boundaries (`rust` does not match `trust`). Use it to gather what the vault \
+already says before writing or extending a page on a concept; use find_existing_page to decide whether the page \
+itself exists, and get_backlinks for the links to one known note. It reads every note's text, so it is slower than \
+the other read tools on a large vault; it changes nothing. Notes in excluded folders are not searched; a note that \
+could not be read is listed under `unread`. It fails with `invalid_arguments` for an empty title, a title over 200 \
+characters, or a `limit` outside 1 to 1000.",
+        object(
+            json!({
+                "title": {"type": "string", "description": "The concept's name, as a page about it would be titled, such as `Spaced repetition`. `[[…]]` around it is ignored."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "How many matches to return at most."},
+                "nodes_only": {"type": "boolean", "default": false, "description": "When true, only the matching notes with their strength and mentions, without excerpts or lines: for building a list of related notes cheaply."},
+                "response_format": json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
+                    "description": "`concise` leaves out `word_overlap_percent`; `detailed` (the default) gives it."})
+            }),
+            &["title"],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "description": "The title searched for, as understood."},
+                "total": {"type": "integer", "minimum": 0},
+                "limited": {"type": "boolean"},
+                "matches": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "path": {"type": "string"},
+                            "match": {"type": "string", "enum": ["title", "frontmatter", "body"]},
+                            "mentions": {"type": "integer", "minimum": 0},
+                            "word_overlap_percent": {"type": "integer", "minimum": 0, "maximum": 100},
+                            "line": {"type": "integer", "minimum": 1},
+                            "excerpt": {"type": "string", "maxLength": 200}
+                        },
+                        "required": ["path", "match", "mentions"]
+                    }
+                },
+                "growth_hint": {
+                    "type": "object",
+                    "properties": {"message": {"type": "string"}, "near_titles": {"type": "array", "items": {"type": "string"}}},
+                    "required": ["message", "near_titles"]
+                },
+                "unread": {"type": "array", "items": {"type": "string"}, "description": "Notes whose text could not be read (at most 10 listed)."}
+            },
+            "required": ["title", "total", "limited", "matches"]
         }),
     )
 }

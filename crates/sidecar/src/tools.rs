@@ -153,6 +153,7 @@ impl Router {
             "move_note" => return crate::apply::move_note(folder, &arguments),
             "rewrite_link" => return crate::apply::rewrite_link(folder, &arguments),
             "delete_note" => return crate::apply::delete_note(folder, &arguments),
+            "find_evidence" => return find_evidence(folder, arguments),
             _ => {}
         }
         let mut arguments = arguments;
@@ -165,6 +166,17 @@ impl Router {
         }
         run_on(folder.vault(), tool, arguments)
     }
+}
+
+/// `find_evidence` on the folder: core ranks, the notes' texts come from disk.
+fn find_evidence(folder: &FolderIndex, arguments: Value) -> Result<Value, ToolError> {
+    let arguments = if arguments.is_null() { json!({}) } else { arguments };
+    let arguments: vaultlink_core::evidence::EvidenceArguments = serde_json::from_value(arguments).map_err(|error| {
+        ToolError::from_op(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() })
+    })?;
+    let mut read = |path: &str| folder.read_text(path).ok();
+    let evidence = vaultlink_core::evidence::find_evidence(folder.vault(), &arguments, &mut read).map_err(|error| ToolError::from_op(&error))?;
+    serde_json::to_value(evidence).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))
 }
 
 /// Runs a named operation of the core on an index.

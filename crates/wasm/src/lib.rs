@@ -6,7 +6,7 @@ use vaultlink_core::line_index::{Utf16Index, Utf16Position};
 use std::collections::BTreeMap;
 
 use vaultlink_core::ops::{self, OpError, Request};
-use vaultlink_core::rename;
+use vaultlink_core::{evidence, rename};
 use wasm_bindgen::prelude::*;
 
 /// The link index of one vault, kept in wasm memory.
@@ -43,8 +43,8 @@ impl From<&OpError> for ErrorBody {
 
 #[derive(Serialize)]
 #[serde(untagged)]
-enum CallOutcome {
-    Done { ok: bool, result: ops::Response },
+enum CallOutcome<T = ops::Response> {
+    Done { ok: bool, result: T },
     Failed { ok: bool, error: ErrorBody },
 }
 
@@ -292,6 +292,25 @@ impl Vault {
     /// hint, retryable}}`. A failed operation is an answer, not an exception.
     pub fn call(&self, tool: &str, arguments: JsValue) -> Result<JsValue, JsError> {
         let outcome = match request(tool, arguments).and_then(|request| ops::run(&self.inner, &request)) {
+            Ok(result) => CallOutcome::Done { ok: true, result },
+            Err(error) => CallOutcome::Failed { ok: false, error: ErrorBody::from(&error) },
+        };
+        to_js(&outcome)
+    }
+
+    /// `find_evidence`: the notes that mention a concept. `read(path)` gives a note's text, or
+    /// `undefined` when it cannot be read (the note is then matched from the index alone and
+    /// listed as unread). `{ok: true, result}` or `{ok: false, error}`, as `call` answers.
+    #[wasm_bindgen(js_name = findEvidence)]
+    pub fn find_evidence(&self, arguments: JsValue, read: &js_sys::Function) -> Result<JsValue, JsError> {
+        let arguments = if arguments.is_undefined() || arguments.is_null() { js_sys::Object::new().into() } else { arguments };
+        let found = serde_wasm_bindgen::from_value::<evidence::EvidenceArguments>(arguments)
+            .map_err(|error| OpError::InvalidArguments { detail: error.to_string() })
+            .and_then(|arguments| {
+                let mut read_text = |path: &str| read.call1(&JsValue::NULL, &JsValue::from_str(path)).ok().and_then(|text| text.as_string());
+                evidence::find_evidence(&self.inner, &arguments, &mut read_text)
+            });
+        let outcome = match found {
             Ok(result) => CallOutcome::Done { ok: true, result },
             Err(error) => CallOutcome::Failed { ok: false, error: ErrorBody::from(&error) },
         };

@@ -88,3 +88,34 @@ fn parse_note_gives_positions_as_obsidian_counts() {
     // "---\n" 4 + "up: \"[[Home]]\"\n" 15 + "---\n" 4 + "😀 " 3.
     assert_eq!(get(&start, "offset").as_f64(), Some(26.0));
 }
+
+#[wasm_bindgen_test]
+fn find_evidence_reads_texts_through_a_javascript_callback() {
+    let mut vault = Vault::new();
+    let texts = js_sys::Map::new();
+    for (path, text) in [
+        ("Alpha.md", "# Alpha\nAlpha is the first letter."),
+        ("Home.md", "Everything starts with alpha, as [[Alpha]] says."),
+        ("Other.md", "Nothing here."),
+    ] {
+        vault.upsert(path, text);
+        texts.set(&path.into(), &text.into());
+    }
+    // `read(path)` as the plugin passes it: the texts it read, `undefined` for any other.
+    let read = js_sys::Function::new_with_args("path", "return this.get(path);").bind(&texts);
+    let arguments = js_sys::JSON::parse(r#"{"title": "ALPHA", "limit": 1}"#).expect("JSON");
+    let answer = vault.find_evidence(arguments, &read).expect("an answer");
+    assert_eq!(get(&answer, "ok").as_bool(), Some(true));
+    let result = get(&answer, "result");
+    assert_eq!(get(&result, "total").as_f64(), Some(2.0));
+    assert_eq!(get(&result, "limited").as_bool(), Some(true));
+    let first = js_sys::Array::from(&get(&result, "matches")).get(0);
+    assert_eq!(get(&first, "path").as_string().as_deref(), Some("Alpha.md"));
+    assert_eq!(get(&first, "match").as_string().as_deref(), Some("title"));
+    assert_eq!(get(&first, "excerpt").as_string().as_deref(), Some("Alpha is the first letter."));
+
+    let empty = js_sys::JSON::parse(r#"{"title": " "}"#).expect("JSON");
+    let refused = vault.find_evidence(empty, &read).expect("an answer");
+    assert_eq!(get(&refused, "ok").as_bool(), Some(false));
+    assert_eq!(get(&get(&refused, "error"), "code").as_string().as_deref(), Some("invalid_arguments"));
+}
