@@ -92,9 +92,39 @@ fn generated_syntax_soup() {
         state ^= state << 17;
         state
     };
-    for _ in 0..20_000 {
+    let mut notes = Vec::new();
+    for round in 0..20_000 {
         let length = (next() % 40) as usize;
         let text: String = (0..length).map(|_| PIECES[(next() % PIECES.len() as u64) as usize]).collect();
         check(&text);
+        if round % 50 == 0 {
+            notes.push(text);
+        }
+    }
+    whole_vault_operations(&notes);
+}
+
+/// Lint and find_evidence over a vault of generated notes: no panic, and every excerpt within
+/// its limit.
+fn whole_vault_operations(notes: &[String]) {
+    use vaultlink_core::evidence::{find_evidence, EvidenceArguments, MAX_EXCERPT_CHARS};
+    use vaultlink_core::index::IndexConfig;
+    use vaultlink_core::lint::{lint, LintOptions, RULES};
+    use vaultlink_core::ops::ResponseFormat;
+    let mut vault = vaultlink_core::Vault::new(IndexConfig::obsidian_defaults());
+    let paths: Vec<String> = (0..notes.len()).map(|index| format!("{}/Note {index}.md", ["a", "é", "Note"][index % 3])).collect();
+    for (path, text) in paths.iter().zip(notes) {
+        vault.upsert(path, text);
+    }
+    let outcome = lint(&vault, &LintOptions { folder: None, excluded_folders: Vec::new(), rules: RULES.to_vec() });
+    // Every check ran, except schema: no note is a SCHEMA.md.
+    assert!(outcome.skipped.iter().all(|skipped| skipped.kind == "schema"), "{:?}", outcome.skipped);
+    for title in ["Note", "a", "é", "😀 a", "[[x]]", "Note 7", "%20"] {
+        let arguments = EvidenceArguments { title: title.to_owned(), limit: Some(1000), nodes_only: false, response_format: ResponseFormat::Detailed };
+        let mut read = |path: &str| paths.iter().position(|known| known == path).map(|index| notes[index].clone());
+        let evidence = find_evidence(&vault, &arguments, &mut read).expect("a valid title");
+        for found in &evidence.matches {
+            assert!(found.excerpt.as_ref().is_none_or(|excerpt| excerpt.chars().count() <= MAX_EXCERPT_CHARS), "{found:?}");
+        }
     }
 }
