@@ -67,6 +67,13 @@ struct Note {
     sketch: Sketch,
 }
 
+/// A file parsed by [`Vault::prepare`], ready for [`Vault::insert_prepared`].
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    note: Option<Note>,
+    parse: ParseConfig,
+}
+
 /// The most top-level properties kept per note for lint checks; the rest are dropped with
 /// [`NoteFacts::properties_cut`] set. Real notes have a handful.
 pub const MAX_PROPERTIES_KEPT: usize = 64;
@@ -255,8 +262,18 @@ impl Vault {
 
     /// Adds a file, or replaces it. The text of an attachment is ignored.
     pub fn upsert(&mut self, path: &str, text: &str) {
+        let prepared = Vault::prepare(&self.config.parse, path, text);
+        self.insert_prepared(path, prepared);
+    }
+
+    /// The costly, self-contained part of [`Vault::upsert`]: parsing the note and reading what
+    /// the index keeps of it. It needs no index, so an edge that indexes many files may run it
+    /// on several threads and hand the results to [`Vault::insert_prepared`] in any order; the
+    /// index is the same as with `upsert`. `parse` must be this index's
+    /// `config().parse`.
+    pub fn prepare(parse: &ParseConfig, path: &str, text: &str) -> Prepared {
         let note = is_note_path(path).then(|| {
-            let parsed = parse_note(path, text, &self.config.parse);
+            let parsed = parse_note(path, text, parse);
             let facts = note_facts(path, text, &parsed);
             let body_start = crate::frontmatter::find_block(text).map_or(0, |block| block.span.end);
             Note {
@@ -269,7 +286,14 @@ impl Vault {
                 links: parsed.links,
             }
         });
-        self.insert(path, note);
+        Prepared { note, parse: *parse }
+    }
+
+    /// Adds a file prepared by [`Vault::prepare`], or replaces it. It must have been prepared
+    /// with this index's parse settings (checked in debug builds).
+    pub fn insert_prepared(&mut self, path: &str, prepared: Prepared) {
+        debug_assert_eq!(prepared.parse, self.config.parse, "prepared with other parse settings");
+        self.insert(path, prepared.note);
     }
 
     /// Puts `note` (or an attachment) at `path`, replacing whatever was there.
