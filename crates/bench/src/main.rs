@@ -4,6 +4,7 @@
 //!        `cargo run --release -p vaultlink-bench -- index <vault folder>...`
 //!        `cargo run --release -p vaultlink-bench -- lint <vault folder>...`
 //!        `cargo run --release -p vaultlink-bench -- move <vault folder>...`
+//!        `cargo run --release -p vaultlink-bench -- generate <notes> <new folder> [seed]`
 //!
 //! Each figure is the median of several runs on one core, beside a floor measured in the same
 //! run: absolute times drift on shared machines, ratios much less.
@@ -28,12 +29,42 @@ fn held_bytes() -> isize {
         .map_or(0, |kilobytes| kilobytes * 1024)
 }
 
+/// Appends one figure to the file named by `VAULTLINK_BENCH_FIGURES`, one JSON object a line,
+/// for `vaultlink-bench targets`; does nothing when the variable is not set.
+fn record(vault: &str, figure: &str, value: f64) {
+    let Some(file) = std::env::var_os("VAULTLINK_BENCH_FIGURES") else { return };
+    let line = serde_json::json!({"vault": vault, "figure": figure, "value": value}).to_string();
+    let written = std::fs::OpenOptions::new().create(true).append(true).open(&file).and_then(|mut out| {
+        use std::io::Write;
+        writeln!(out, "{line}")
+    });
+    if let Err(error) = written {
+        eprintln!("vaultlink-bench: cannot record to {}: {error}", Path::new(&file).display());
+    }
+}
+
+/// The last component of a folder, as the tables name vaults.
+fn vault_name(folder: &Path) -> String {
+    folder.file_name().map_or_else(|| folder.display().to_string(), |name| name.to_string_lossy().into_owned())
+}
+
 /// Runs per figure; the median is reported.
 const RUNS: usize = 9;
+
+mod generate;
 
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let command = args.next().unwrap_or_default();
+    if command == "generate" {
+        let usage = "usage: vaultlink-bench generate <notes> <new folder> [seed]";
+        let count: usize = args.next().and_then(|count| count.parse().ok()).context(usage)?;
+        let dir = PathBuf::from(args.next().context(usage)?);
+        let seed = args.next().map(|seed| seed.parse::<u64>()).transpose().context(usage)?.unwrap_or(1);
+        let bytes = generate::write_vault(&dir, count, seed)?;
+        println!("{}: {count} notes, {:.1} MB of Markdown (seed {seed})", dir.display(), bytes as f64 / 1e6);
+        return Ok(());
+    }
     let folders: Vec<PathBuf> = args.map(PathBuf::from).collect();
     if folders.is_empty() {
         bail!("usage: vaultlink-bench parse|index <vault folder>...");
@@ -47,7 +78,7 @@ fn main() -> Result<()> {
             }
         }
         "index" => {
-            println!("| vault | notes | floor: read files | floor: read + pulldown-cmark | index from disk | ratio to floor | in-memory rebuild | one-note update median / p99 | index memory / Markdown bytes |");
+            println!("| vault | notes | floor: read files | floor: read + pulldown-cmark + YAML | index from disk (one core) | ratio to floor | in-memory rebuild | one-note update median / p99 | index memory / Markdown bytes |");
             println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
             for folder in folders {
                 index(&folder)?;
@@ -180,9 +211,18 @@ fn index(folder: &Path) -> Result<()> {
         std::hint::black_box(read_vault(folder).expect("the vault reads"));
     });
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_MATH;
+    // The floor: read every file, run pulldown-cmark over it and serde_yaml over its
+    // frontmatter, and keep nothing.
     let parse_floor = median(|| {
         let notes = read_vault(folder).expect("the vault reads");
-        let events: usize = notes.iter().map(|note| Parser::new_ext(&note.text, options).into_offset_iter().count()).sum();
+        let events: usize = notes
+            .iter()
+            .map(|note| {
+                let yaml = vaultlink_core::frontmatter::find_block(&note.text)
+                    .map(|block| serde_yaml::from_str::<serde_yaml::Value>(&note.text[block.content.range()]).is_ok());
+                Parser::new_ext(&note.text, options).into_offset_iter().count() + usize::from(yaml == Some(true))
+            })
+            .sum();
         std::hint::black_box(events);
     });
     let from_disk = median(|| {
@@ -217,7 +257,14 @@ fn index(folder: &Path) -> Result<()> {
     updates.sort();
     let update_median = updates[updates.len() / 2];
     let update_p99 = updates[(updates.len() * 99 / 100).min(updates.len() - 1)];
-    let name = folder.file_name().map_or_else(|| folder.display().to_string(), |name| name.to_string_lossy().into_owned());
+    let name = vault_name(folder);
+    record(&name, "notes", notes.len() as f64);
+    record(&name, "read_floor_ms", read_floor.as_secs_f64() * 1e3);
+    record(&name, "parse_floor_ms", parse_floor.as_secs_f64() * 1e3);
+    record(&name, "index_from_disk_ms", from_disk.as_secs_f64() * 1e3);
+    record(&name, "in_memory_ms", in_memory.as_secs_f64() * 1e3);
+    record(&name, "update_median_us", update_median.as_secs_f64() * 1e6);
+    record(&name, "update_p99_us", update_p99.as_secs_f64() * 1e6);
     println!(
         "| {name} | {} | {} | {} | {} | {:.2} | {} | {:.1} µs / {:.1} µs | {:.1} MB / {:.1} MB ({:.2}) |",
         notes.len(),
@@ -250,20 +297,22 @@ fn moves(folder: &Path) -> Result<()> {
         .map(str::to_owned)
         .context("the vault has no notes")?;
     let mut folder_sizes: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    // Notes in each folder and below it: moving a folder moves them all.
     for path in vault.note_paths() {
-        if let Some((parent, _)) = path.rsplit_once('/') {
-            *folder_sizes.entry(parent.to_owned()).or_default() += 1;
+        for (at, _) in path.match_indices('/') {
+            *folder_sizes.entry(path[..at].to_owned()).or_default() += 1;
         }
     }
     let folder_to_move = folder_sizes.iter().min_by_key(|(_, count)| count.abs_diff(500)).map(|(folder, count)| (folder.clone(), *count));
-    let name = folder.file_name().map_or_else(|| folder.display().to_string(), |name| name.to_string_lossy().into_owned());
+    let name = vault_name(folder);
     // A rename, so every link to the note must be rewritten.
     let renamed = format!("moved/{} (renamed).md", most_linked.rsplit('/').next().unwrap_or(&most_linked).trim_end_matches(".md"));
-    let mut cases = vec![(format!("{most_linked} ({} links in), renamed", vault.backlinks(&most_linked).len()), most_linked.clone(), renamed)];
+    let mut cases = vec![("move_most_linked_ms", format!("{most_linked} ({} links in), renamed", vault.backlinks(&most_linked).len()), most_linked.clone(), renamed)];
     if let Some((folder_path, count)) = folder_to_move {
-        cases.push((format!("folder {folder_path} ({count} notes)"), folder_path.clone(), format!("moved/{folder_path}")));
+        record(&name, "move_folder_notes", count as f64);
+        cases.push(("move_folder_ms", format!("folder {folder_path} ({count} notes)"), folder_path.clone(), format!("moved/{folder_path}")));
     }
-    for (what, from, to) in cases {
+    for (figure, what, from, to) in cases {
         let plan_once = || {
             let needed = vaultlink_core::rename::notes_to_read(&vault, &from, &to)?;
             let wanted: std::collections::BTreeMap<String, String> = needed.into_iter().map(|path| (path.clone(), texts[&path].clone())).collect();
@@ -274,6 +323,7 @@ fn moves(folder: &Path) -> Result<()> {
                 let time = median(|| {
                     std::hint::black_box(plan_once().expect("planned once already"));
                 });
+                record(&name, figure, time.as_secs_f64() * 1e3);
                 println!("| {name} | {what} | {} | {} | {} |", plan.edits.len(), plan.changes.len(), milliseconds(time));
             }
             Err(error) => println!("| {name} | {what} | refused: {} | | |", error.code()),
@@ -341,7 +391,12 @@ fn lint(folder: &Path) -> Result<()> {
         })
         .collect();
     page_times.sort();
-    let name = folder.file_name().map_or_else(|| folder.display().to_string(), |name| name.to_string_lossy().into_owned());
+    let name = vault_name(folder);
+    let page_median = page_times[page_times.len() / 2];
+    record(&name, "lint_ms", lint_time.as_secs_f64() * 1e3);
+    record(&name, "lint_index_ms", index_time.as_secs_f64() * 1e3);
+    record(&name, "near_duplicate_ms", near_time.as_secs_f64() * 1e3);
+    record(&name, "find_existing_page_ms", page_median.as_secs_f64() * 1e3);
     println!(
         "| {name} | {} | {} | {} | {:.2} | {} | {} | {findings} | {:.2} ms |",
         notes.len(),
@@ -350,7 +405,7 @@ fn lint(folder: &Path) -> Result<()> {
         lint_time.as_secs_f64() / index_time.as_secs_f64(),
         milliseconds(near_time),
         milliseconds(sketch_time),
-        page_times[page_times.len() / 2].as_secs_f64() * 1e3,
+        page_median.as_secs_f64() * 1e3,
     );
     Ok(())
 }
