@@ -74,6 +74,11 @@ export class Events implements obsidian.Events {
 	listenerCount(name: string): number {
 		return this.listeners.get(name)?.length ?? 0;
 	}
+
+	/** How many listeners are subscribed to any event; for tests of clean unloading. */
+	totalListenerCount(): number {
+		return [...this.listeners.values()].reduce((sum, list) => sum + list.length, 0);
+	}
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1084,6 +1089,7 @@ export class FakeElement
 			| "createSpan"
 			| "setText"
 			| "getText"
+			| "tagName"
 			| "empty"
 			| "addClass"
 			| "removeClass"
@@ -1114,12 +1120,19 @@ export class FakeElement
 	focused = false;
 	/** What a click does; `onClickEvent` and the double's `ButtonComponent.onClick` set it. */
 	clickAction: ((evt: MouseEvent) => unknown) | null = null;
+	/** What typing into a field does besides setting its value: its component's change callbacks. */
+	inputAction: (() => unknown) | null = null;
 	/** The element's own text, set by `setText` or `{text}`; children come after it. */
 	private ownText = "";
 	private readonly listeners: { type: string; listener: FakeListener }[] = [];
 
 	constructor(tag: string) {
 		this.tag = tag;
+	}
+
+	/** The tag in upper case, as the DOM gives an HTML element's `tagName`. */
+	get tagName(): string {
+		return this.tag.toUpperCase();
 	}
 
 	createEl<K extends keyof HTMLElementTagNameMap>(
@@ -1247,6 +1260,12 @@ export class FakeElement
 	/** Clicks the element, as a user would, for tests. */
 	click(): void {
 		this.clickAction?.({} as MouseEvent);
+	}
+
+	/** Replaces a field's text as typing would, calling its component's change callbacks, for tests. */
+	type(value: string): void {
+		this.value = value;
+		this.inputAction?.();
 	}
 
 	select(): void {
@@ -1594,6 +1613,7 @@ export class TextComponent extends BaseComponent implements obsidian.TextCompone
 	constructor(containerEl: HTMLElement) {
 		super();
 		this.inputEl = containerEl.createEl("input", { attr: { type: "text" } });
+		fakeElementOf(this.inputEl).inputAction = () => this.onChanged();
 	}
 
 	getValue(): string {
@@ -1751,6 +1771,7 @@ export class TextAreaComponent extends BaseComponent implements obsidian.TextAre
 	constructor(containerEl: HTMLElement) {
 		super();
 		this.inputEl = containerEl.createEl("textarea");
+		fakeElementOf(this.inputEl).inputAction = () => this.onChanged();
 	}
 
 	getValue(): string {
