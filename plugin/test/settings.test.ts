@@ -9,6 +9,7 @@ import { test, type TestContext } from "node:test";
 import { LINT_COMMAND_ID } from "../lint/command";
 import { kindTitle } from "../lint/report";
 import type VaultlinkPlugin from "../main";
+import type { BridgeInfo } from "../main";
 import { DEFAULT_SETTINGS, readSettings, tidyFolders } from "../settings/settings";
 import { describeBridge, type VaultlinkSettingTab } from "../settings/tab";
 import { lintRules } from "../wasm";
@@ -27,6 +28,11 @@ alone in the archive, linked from Home
 //- Drafts/Loose.md
 nobody links here
 `;
+
+/** The plugin's bridge as it is now (read afresh, not narrowed by an earlier check). */
+function bridgeOf(plugin: VaultlinkPlugin): BridgeInfo | null {
+	return plugin.bridgeInfo;
+}
 
 function dataJson(vaultDir: string): string {
 	return path.join(vaultDir, ".obsidian", "plugins", "vaultlink", "data.json");
@@ -148,7 +154,7 @@ test("turning the bridge off closes the socket and removes the discovery file; o
 	void app;
 
 	await again.plugin.setBridgeEnabled(true);
-	const second = again.plugin.bridgeInfo;
+	const second = bridgeOf(again.plugin);
 	assert.ok(second !== null, "on again");
 	assert.notEqual(second.token, first.token);
 	assert.equal(readDiscovery(second.discoveryPath)["token"], second.token);
