@@ -223,7 +223,7 @@ export default class VaultlinkPlugin extends Plugin {
 		await this.bridgeChange;
 		const bridge = this.bridge;
 		if (bridge === null) {
-			new Notice("vaultlink: the bridge is off, so there is no token to replace; turn on \"Let agents connect\" first.", ERROR_NOTICE_MS);
+			new Notice("vaultlink: the bridge is off, so there is no token to replace; let agents connect first, in the plugin's settings.", ERROR_NOTICE_MS);
 			return;
 		}
 		try {

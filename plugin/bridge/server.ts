@@ -190,7 +190,7 @@ export class BridgeServer {
 				token: bridge.token,
 				vaultPath: paths.vaultPath,
 				serverName: `vaultlink-plugin ${options.pluginVersion}`,
-				call: options.call,
+				call: (tool, args) => options.call(tool, args),
 				helloTimeoutMs: options.helloTimeoutMs,
 				onAuthenticated: (client) => {
 					bridge.lastConnection = { at: new Date(), client };

@@ -90,7 +90,7 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 			);
 		new Setting(container)
 			.setName("vaultlink program")
-			.setDesc("Its name on PATH, or its absolute path (Claude Desktop needs the absolute path), as agents are told to start it.")
+			.setDesc("Its name when it is on your search path, or its absolute path (Claude Desktop needs the absolute path), as agents are told to start it.")
 			.addText((text) =>
 				text
 					.setPlaceholder("vaultlink")
@@ -131,7 +131,7 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 			)
 			.addTextArea((area) =>
 				area
-					.setPlaceholder("Archive\nTemplates")
+					.setPlaceholder("One folder a line")
 					.setValue(settings.excludedFolders.join("\n"))
 					.onChange(async (value) => {
 						await this.host.saveSettings((changed) => {

@@ -221,7 +221,7 @@ test("the preview opens with the keyboard on the button that says what deleting 
 	const escaped = await previewOf(opened, "old");
 	const confirm = buttonOf(escaped, "Move to trash; 3 links will dangle");
 	assert.equal(activeElement(), confirm, "the focus lands on the confirm button");
-	assert.ok(confirm.hasClass("mod-destructive"), "styled as a destructive action");
+	assert.ok(confirm.hasClass("mod-warning"), "styled as a warning");
 	pressKey("Escape", escaped.scope);
 	assert.ok(!escaped.isOpen);
 	assert.ok(exists(opened.vaultDir, "Old.md"));

@@ -1675,7 +1675,8 @@ export class ButtonComponent extends BaseComponent implements obsidian.ButtonCom
 	}
 
 	setWarning(): this {
-		return this.setDestructive();
+		this.buttonEl.addClass("mod-warning");
+		return this;
 	}
 
 	setDestructive(): this {
