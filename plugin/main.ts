@@ -201,21 +201,38 @@ export default class VaultlinkPlugin extends Plugin {
 		return { state: this.bridgeState, error: this.bridgeError, lastConnection };
 	}
 
-	/** Changes the settings with `change` and saves them, keeping what `data.json` held that this version does not know. */
+	/**
+	 * Changes the settings with `change` and saves them, keeping what `data.json` held that this
+	 * version does not know. A failed save is said in a notice; the change holds until Obsidian
+	 * restarts.
+	 */
 	async saveSettings(change: (settings: VaultlinkSettings) => void): Promise<void> {
 		const settings = await this.settingsRead;
 		change(settings);
-		await this.saveData(settingsData(settings, this.unknownSettings));
+		try {
+			await this.saveData(settingsData(settings, this.unknownSettings));
+		} catch (error) {
+			console.error("vaultlink: could not save its settings", error);
+			new Notice(`vaultlink: the settings could not be saved (${messageOf(error)}); the change holds until Obsidian restarts. Check that the vault's folder is writable.`, ERROR_NOTICE_MS);
+		}
 	}
 
-	/** Turns the bridge on (once the first index is complete) or off, and remembers the choice. */
+	/**
+	 * Turns the bridge on (once the first index is complete) or off, and remembers the choice. A
+	 * bridge that cannot start says why in a notice and in the settings tab.
+	 */
 	async setBridgeEnabled(enabled: boolean): Promise<void> {
 		await this.saveSettings((settings) => {
 			settings.bridgeEnabled = enabled;
 		});
 		if (enabled) await this.firstIndex;
 		if (this.unloaded) return;
-		await this.changeBridge(enabled);
+		try {
+			await this.changeBridge(enabled);
+		} catch (error) {
+			console.error("vaultlink: could not start the bridge", error);
+			new Notice(`vaultlink: ${messageOf(error)}`, ERROR_NOTICE_MS);
+		}
 	}
 
 	/** A new token in a rewritten discovery file; connected sidecars are dropped. */

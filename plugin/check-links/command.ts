@@ -21,7 +21,12 @@ export function registerCheckLinksCommand(plugin: Plugin, settledIndex: () => Pr
 		checkCallback: (checking) => {
 			const file = plugin.app.workspace.getActiveFile();
 			if (file === null || file.extension !== "md") return false;
-			if (!checking) state.running = showLinkCheck(plugin.app, settledIndex, file);
+			if (!checking) {
+				state.running = showLinkCheck(plugin.app, settledIndex, file).catch((error: unknown) => {
+					console.error("vaultlink: could not check the note's links", error);
+					new Notice(`vaultlink: could not check the links of ${file.path}: ${error instanceof Error ? error.message : String(error)}`, ERROR_NOTICE_MS);
+				});
+			}
 			return true;
 		},
 	});

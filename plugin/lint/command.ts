@@ -61,7 +61,10 @@ export class VaultLint {
 				new LintView(leaf, {
 					runLint: () => this.run(),
 					fix: (view) => (proposal) => {
-						this.fixing = this.fix(proposal, view);
+						this.fixing = this.fix(proposal, view).catch((error: unknown) => {
+							console.error("vaultlink: could not preview the fix", error);
+							new Notice(`vaultlink: the fix could not be previewed: ${error instanceof Error ? error.message : String(error)}. Lint again and retry.`, ERROR_NOTICE_MS);
+						});
 					},
 				}),
 		);
@@ -145,9 +148,14 @@ export class VaultLint {
 			style: "cta",
 			focusConfirm: true,
 			onConfirm: async () => {
-				const applied = await runTool(host, tool, { ...args, approved_plan_hash: answer.plan_hash });
-				if (!applied.ok) notifyError(applied.error);
-				else new Notice(`vaultlink: ${describeFix(applied.result as MoveAnswer)}`);
+				try {
+					const applied = await runTool(host, tool, { ...args, approved_plan_hash: answer.plan_hash });
+					if (!applied.ok) notifyError(applied.error);
+					else new Notice(`vaultlink: ${describeFix(applied.result as MoveAnswer)}`);
+				} catch (error) {
+					console.error("vaultlink: the fix failed", error);
+					new Notice(`vaultlink: the fix failed: ${error instanceof Error ? error.message : String(error)}. Lint again to see the vault as it is.`, ERROR_NOTICE_MS);
+				}
 				await view.refresh();
 			},
 		});

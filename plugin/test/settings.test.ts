@@ -8,12 +8,12 @@ import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { LINT_COMMAND_ID } from "../lint/command";
 import { kindTitle } from "../lint/report";
-import type VaultlinkPlugin from "../main";
-import type { BridgeInfo } from "../main";
+import VaultlinkPlugin, { type BridgeInfo } from "../main";
+import manifest from "../../manifest.json";
 import { DEFAULT_SETTINGS, readSettings, tidyFolders } from "../settings/settings";
 import { describeBridge, type VaultlinkSettingTab } from "../settings/tab";
 import { lintRules } from "../wasm";
-import { App, FakeElement, doublePluginOf, fakeElementOf, settingsIn, shownNotices } from "./obsidian-double";
+import { App, FakeElement, asObsidianApp, doublePluginOf, fakeElementOf, settingsIn, shownNotices } from "./obsidian-double";
 import { BridgeClient, loadPlugin, readDiscovery, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -241,4 +241,23 @@ test("every lint kind turned off: the view says how to turn some on", async (t) 
 	});
 	const outline = await lintOutline(plugin);
 	assert.ok(outline.includes("  p Every lint check is turned off; turn some on in the plugin's settings, under Lint."), outline.join("\n"));
+});
+
+test("a bridge that cannot start says why in a notice and in the tab, and turning it on again does not throw", async (t) => {
+	const { plugin: first, vaultDir } = await open(t);
+	assert.ok(first.bridgeInfo !== null);
+	// A second window on the same vault: the first one serves it.
+	const app = new App(vaultDir);
+	const second = new VaultlinkPlugin(asObsidianApp(app), { ...manifest });
+	second.load();
+	t.after(() => second.unload());
+	await assert.rejects(second.ready, /Another Obsidian window already serves the vault/);
+	assert.match(shownNotices.at(-1)?.message ?? "", /^vaultlink: Another Obsidian window already serves the vault/);
+	assert.equal(second.bridgeStatus().state, "failed");
+	const tab = await drawnTab(second);
+	assert.match(descriptionOf(tab, "Connection"), /^Could not start: Another Obsidian window already serves the vault .*Close it to serve the vault from this window\./);
+
+	await second.setBridgeEnabled(true);
+	assert.match(shownNotices.at(-1)?.message ?? "", /^vaultlink: Another Obsidian window already serves the vault/);
+	assert.ok(first.bridgeInfo !== null, "the first window serves on");
 });
