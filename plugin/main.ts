@@ -51,7 +51,7 @@ export default class VaultlinkPlugin extends Plugin {
 	/** Resolves once the first index is complete (or was stopped by unloading). Set by `onload`. */
 	private firstIndex: Promise<void> = Promise.resolve();
 	/** Resolves once the settings are read. Set by `onload`. */
-	private settingsRead: Promise<VaultlinkSettings> = Promise.resolve({} as VaultlinkSettings);
+	private settingsRead: Promise<VaultlinkSettings> = Promise.resolve(readSettings(null).settings);
 
 	private loadedSettings: VaultlinkSettings | null = null;
 	/** Keys of `data.json` this version does not know; saved back unchanged. */

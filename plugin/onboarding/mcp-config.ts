@@ -19,11 +19,18 @@ export interface McpServerCommand {
 /** The server's name in every client's configuration. */
 export const SERVER_NAME = "vaultlink";
 
-/** Where each client's configuration goes, as the copied text says. */
-export const CLIENT_TITLES: Record<McpClient, string> = {
-	"claude-desktop": "Claude Desktop: merge into claude_desktop_config.json (Settings → Developer → Edit config)",
-	"claude-code": "Claude Code: run in a terminal",
-	codex: "Codex: add to ~/.codex/config.toml",
+/** Each client's name. */
+export const CLIENT_NAMES: Record<McpClient, string> = {
+	"claude-desktop": "Claude Desktop",
+	"claude-code": "Claude Code",
+	codex: "Codex",
+};
+
+/** Where each client's configuration goes. */
+export const CLIENT_PLACES: Record<McpClient, string> = {
+	"claude-desktop": "merge into claude_desktop_config.json (Settings → Developer → Edit config)",
+	"claude-code": "run in a terminal",
+	codex: "add to ~/.codex/config.toml",
 };
 
 /** The sidecar's arguments: `mcp --vault <vault>`. */
@@ -46,7 +53,7 @@ export function clientConfiguration(client: McpClient, server: McpServerCommand)
 
 /** Every client's configuration, each under a line saying where it goes. */
 export function allClientConfigurations(server: McpServerCommand): string {
-	const sections = MCP_CLIENTS.map((client) => `# ${CLIENT_TITLES[client]}\n\n${clientConfiguration(client, server)}`);
+	const sections = MCP_CLIENTS.map((client) => `# ${CLIENT_NAMES[client]}: ${CLIENT_PLACES[client]}\n\n${clientConfiguration(client, server)}`);
 	return `${sections.join("\n\n")}\n`;
 }
 

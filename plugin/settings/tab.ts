@@ -4,7 +4,7 @@
 
 import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
 import { kindTitle } from "../lint/report";
-import { CLIENT_TITLES, MCP_CLIENTS, type McpClient } from "../onboarding/mcp-config";
+import { CLIENT_NAMES, CLIENT_PLACES, MCP_CLIENTS, type McpClient } from "../onboarding/mcp-config";
 import type { ObsidianSettings } from "../obsidian-config";
 import type { LintRule } from "../wasm";
 import { tidyFolders, type VaultlinkSettings } from "./settings";
@@ -44,7 +44,11 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 	}
 
 	override display(): void {
-		this.drawing = this.draw();
+		this.drawing = this.draw().catch((error: unknown) => {
+			console.error("vaultlink: could not draw its settings", error);
+			this.containerEl.empty();
+			this.containerEl.createEl("p", { text: `The settings could not be shown: ${error instanceof Error ? error.message : String(error)}. Reload the plugin and open this tab again.` });
+		});
 	}
 
 	private async draw(): Promise<void> {
@@ -112,8 +116,8 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 			);
 		for (const client of MCP_CLIENTS) {
 			new Setting(container)
-				.setName(CLIENT_TITLES[client].split(":")[0] ?? client)
-				.setDesc(CLIENT_TITLES[client])
+				.setName(CLIENT_NAMES[client])
+				.setDesc(`Only its configuration: ${CLIENT_PLACES[client]}.`)
 				.addButton((button) => button.setButtonText("Copy").onClick(() => this.host.copyMcpConfiguration(client)));
 		}
 	}

@@ -127,6 +127,16 @@ test("the tab has a section each for agents, the lint and links, and shows Obsid
 	for (const rule of lintRules()) assert.equal(toggleOf(tab, kindTitle(rule.kind)).getAttr("aria-checked"), "true", rule.kind);
 	assert.equal(lintRules().length, 10);
 	assert.match(descriptionOf(tab, "Connection"), /^Listening on .*\. No agent has connected since the plugin loaded\.$/);
+
+	// The copy buttons: every client's configuration, or one client's.
+	const copied: string[] = [];
+	plugin.clipboard = { writeText: async (text) => void copied.push(text) };
+	row(tab, "Copy MCP client configuration").findAll("button")[0]?.click();
+	row(tab, "Claude Code").findAll("button")[0]?.click();
+	await new Promise((resolve) => setImmediate(resolve));
+	assert.equal(copied.length, 2);
+	assert.match(copied[0] ?? "", /^# Claude Desktop: .*\n[^]*# Claude Code: [^]*# Codex: /);
+	assert.match(copied[1] ?? "", /^claude mcp add vaultlink -- vaultlink mcp --vault /);
 });
 
 test("turning the bridge off closes the socket and removes the discovery file; on opens it again with a new token; the choice is saved", async (t) => {
