@@ -5,20 +5,28 @@
 //!
 //!     VAULTLINK_UPDATE_SNAPSHOTS=1 npm test
 //!
-//! `npm run screenshots` renders the same snapshots in headless Chromium into the PNGs the
-//! README shows.
+//! The double is not a DOM, so the last test draws the same views with the plugin's own
+//! drawing code on a real DOM in headless Chromium and checks that it serialises exactly as the
+//! double's drawing does. `npm run screenshots` renders the snapshots in headless Chromium into
+//! the PNGs the README shows.
 
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
+import { deleteNote } from "../delete/apply";
 import { DELETE_NOTE_COMMAND_ID } from "../delete/command";
-import { DeletePreviewModal } from "../delete/modals";
-import { LINT_COMMAND_ID } from "../lint/command";
+import { DeletePreviewModal, renderDeletePreview } from "../delete/modals";
+import { LINT_COMMAND_ID, LINT_LIMIT } from "../lint/command";
+import { renderLintReport, type LintReport } from "../lint/report";
+import { moveNote } from "../move/apply";
 import type VaultlinkPlugin from "../main";
 import { MOVE_NOTE_COMMAND_ID } from "../move/command";
-import { DestinationModal, MovePreviewModal, NotePickerModal } from "../move/modals";
-import { doublePluginOf, fakeElementOf, type Modal } from "./obsidian-double";
+import { DestinationModal, MovePreviewModal, NotePickerModal, renderMovePreview } from "../move/modals";
+import { callTool, type DeleteAnswer, type MoveAnswer } from "../wasm";
+import type { ViewsData } from "./browser/render-views";
+import { FakeElement, asHTMLElement, doublePluginOf, fakeElementOf, type Modal } from "./obsidian-double";
 import { REPO_ROOT, copyVault, lastModal, loadPlugin, useTemporaryRuntimeDirectory } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -89,4 +97,67 @@ test("the delete preview on the sample vault: People/Ada.md and the links to it"
 	picker.scope.press("Enter");
 	await picker.action;
 	checkSnapshot("delete-preview", modalHTML(lastModal(DeletePreviewModal)));
+});
+
+/** The system's Chromium, as scripts/setup.sh installs it, or `$VAULTLINK_CHROMIUM`. */
+function chromium(): string {
+	for (const candidate of [process.env["VAULTLINK_CHROMIUM"], "chromium", "chromium-browser", "google-chrome"]) {
+		if (candidate === undefined || candidate === "") continue;
+		try {
+			execFileSync(candidate, ["--version"], { stdio: "ignore" });
+			return candidate;
+		} catch {
+			// Not this one; try the next.
+		}
+	}
+	assert.fail("no Chromium to draw the views in: run scripts/setup.sh test, or set VAULTLINK_CHROMIUM to its path");
+}
+
+/** What `draw` puts in an empty container of the double, as the snapshots serialise it. */
+function drawnByTheDouble(draw: (container: HTMLElement) => void): string {
+	const container = new FakeElement("div");
+	draw(asHTMLElement(container));
+	return container.toHTML();
+}
+
+function unescapeHTML(text: string): string {
+	return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+}
+
+test("in headless Chromium, the plugin's drawing of the three views on a real DOM equals the double's", async (t) => {
+	const plugin = await sampleVault(t);
+	const host = plugin.toolHost;
+	assert.ok(host !== null);
+	const lint = callTool(host.index, "lint_wiki", { limit: LINT_LIMIT });
+	assert.ok(lint.ok);
+	const report = lint.result as LintReport;
+	const names = report.proposals.flatMap((proposal) => [proposal.subject, ...(proposal.related ?? [])]);
+	const notes = names.filter((name) => host.index.findNote(name) === name);
+	const move = await moveNote(host, { from: "Projects/Alpha.md", to: "Projects/Archive/Alpha.md", dry_run: true });
+	const remove = await deleteNote(host, { path: "People/Ada.md" });
+	assert.ok(move.ok && remove.ok);
+	const data: ViewsData = { lint: { report, notes }, move: move.result as MoveAnswer, delete: remove.result as DeleteAnswer };
+
+	const script = path.join(REPO_ROOT, "build", "views-page", "render.js");
+	assert.ok(fs.existsSync(script), "the page's script is built with the tests (plugin/test/build.mjs)");
+	const page = path.join(path.dirname(script), "views.html");
+	// In a <script>, "</" would end it early; JSON allows the escaped form.
+	const json = JSON.stringify(data).replace(/<\//g, "<\\/");
+	fs.writeFileSync(page, `<!doctype html>\n<html><head><meta charset="utf-8"></head><body><script>window.VAULTLINK_VIEWS = ${json};</script><script src="render.js"></script></body></html>\n`);
+	const dom = execFileSync(chromium(), ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", `file://${page}`], {
+		encoding: "utf8",
+		stdio: ["ignore", "pipe", "pipe"],
+		timeout: 60_000,
+	});
+	const found = /<pre id="result">([^]*?)<\/pre>/.exec(dom);
+	assert.ok(found?.[1] !== undefined, `the page drew the views: ${dom.slice(0, 400)}`);
+	const drawn = JSON.parse(unescapeHTML(found[1])) as Record<"lint" | "move" | "delete", string>;
+
+	const isNote = (name: string) => notes.includes(name);
+	assert.equal(drawn.lint, drawnByTheDouble((container) => void renderLintReport(container, report, isNote, () => undefined)));
+	assert.equal(drawn.move, drawnByTheDouble((container) => renderMovePreview(container, data.move)));
+	assert.equal(drawn.delete, drawnByTheDouble((container) => renderDeletePreview(container, data.delete)));
+	// And the snapshots hold what these functions draw.
+	assert.ok(fs.readFileSync(path.join(SNAPSHOTS, "move-preview.html"), "utf8").includes("Projects/Alpha.md → Projects/Archive/Alpha.md"));
+	assert.ok(drawn.lint.includes('<li aria-label="Missing page. Open Archive/Orphan.md at line 3" class="vaultlink-lint-finding">'));
 });
