@@ -184,11 +184,12 @@ test("findings take the keyboard: each is focusable, arrows move between them, E
 	const findings = fakeElementOf(view.contentEl).findAllWithClass("vaultlink-lint-finding");
 	assert.equal(findings.length, 3);
 	assert.deepEqual(view.findings.all.map((item) => fakeElementOf(item.el)), findings, "the view's list is the findings on screen, in order");
-	assert.ok(findings.every((finding) => finding.getAttr("tabindex") === "0"));
+	assert.deepEqual(findings.map((finding) => finding.getAttr("tabindex")), ["0", "-1", "-1"], "each focusable; Tab enters on the first");
 	assert.equal(findings[0]?.getAttr("aria-label"), "Home.md, line 1. Open Home.md at line 1");
 	findings[0]?.focus();
 	pressKey("ArrowDown");
 	assert.equal(activeElement(), findings[1]);
+	assert.deepEqual(findings.map((finding) => finding.getAttr("tabindex")), ["-1", "0", "-1"], "Tab comes back to the finding last focused");
 	pressKey("Enter");
 	assert.deepEqual(app.workspace.openedLinks.at(-1), { linktext: "Lonely.md", sourcePath: "", newLeaf: false, openViewState: undefined });
 	pressKey("ArrowDown");

@@ -1,7 +1,9 @@
 //! A list whose items take the keyboard: each item is focusable, the arrow keys (and Home, End)
 //! move between items, Enter or Space activates the focused one. One `keydown` listener on the
 //! list's container serves every item (the events bubble up to it), so redrawing the items
-//! adds no listener; keys pressed on a control inside an item (a button) are left to it.
+//! adds no listener; keys pressed on a control inside an item (a button) are left to it. Tab
+//! enters the list once, on the item last focused (a roving tabindex), rather than stopping at
+//! each of what may be a thousand findings.
 
 /** One item: its element, and what Enter does on it (nothing when null). */
 export interface KeyboardListItem {
@@ -12,10 +14,10 @@ export interface KeyboardListItem {
 export class KeyboardList {
 	private items: KeyboardListItem[] = [];
 
-	/** Makes `items` the list's items, in order, each focusable. */
+	/** Makes `items` the list's items, in order, each focusable; Tab reaches the first. */
 	setItems(items: KeyboardListItem[]): void {
 		this.items = items;
-		for (const item of items) item.el.setAttr("tabindex", "0");
+		items.forEach((item, position) => item.el.setAttr("tabindex", position === 0 ? "0" : "-1"));
 	}
 
 	/** The items, in order. */
@@ -23,10 +25,12 @@ export class KeyboardList {
 		return this.items;
 	}
 
-	/** Puts the keyboard on the item at `position` (clamped to the list). */
+	/** Puts the keyboard on the item at `position` (clamped to the list), the one Tab comes back to. */
 	focus(position: number): void {
 		const item = this.items[Math.max(0, Math.min(position, this.items.length - 1))];
-		item?.el.focus();
+		if (item === undefined) return;
+		for (const other of this.items) other.el.setAttr("tabindex", other === item ? "0" : "-1");
+		item.el.focus();
 	}
 
 	/** Handles a `keydown` that reached the container; true when it was one of the list's keys. */
