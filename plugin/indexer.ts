@@ -9,14 +9,17 @@ export interface IndexerOptions {
 	debounceMs: number;
 	/** Files read at once during the first index; the event loop gets a turn after each batch. */
 	batchSize: number;
-	/** Vaults with more files than this show a progress notice during the first index. */
+	/** Vaults with more notes than this show a progress notice during the first index. */
 	progressNoticeThreshold: number;
 }
 
 export const DEFAULT_INDEXER_OPTIONS: IndexerOptions = {
 	debounceMs: 200,
+	// A batch is read concurrently, then put in the index; at about 25 µs a note in wasm
+	// (BENCHMARKS.md), 200 notes take some 5 ms, well inside a frame, before the event loop
+	// gets its turn.
 	batchSize: 200,
-	progressNoticeThreshold: 1000,
+	progressNoticeThreshold: 2000,
 };
 
 /** A file's text as read for the index, with the generation of its path when the read began. */
@@ -69,10 +72,9 @@ export class Indexer {
 	/** Indexes every file of the vault. Resolves when done, or early once `stop` was called. */
 	async indexAll(): Promise<void> {
 		const files = this.app.vault.getFiles();
+		const notes = files.filter(isMarkdown).length;
 		const notice =
-			files.length > this.options.progressNoticeThreshold
-				? new Notice(`vaultlink: indexing ${files.length} files…`, 0)
-				: null;
+			notes > this.options.progressNoticeThreshold ? new Notice(`vaultlink: indexing the links of ${notes} notes…`, 0) : null;
 		try {
 			for (let start = 0; start < files.length; start += this.options.batchSize) {
 				if (this.stopped) return;
@@ -81,7 +83,7 @@ export class Indexer {
 				const reads = await Promise.all(batch.map((file) => this.readFile(file, file.path)));
 				for (const read of reads) this.apply(read);
 				notice?.setMessage(
-					`vaultlink: indexing files, ${Math.min(start + batch.length, files.length)} of ${files.length}…`,
+					`vaultlink: indexing the links of ${notes} notes, ${Math.floor((100 * Math.min(start + batch.length, files.length)) / files.length)}%…`,
 				);
 				await yieldToEventLoop();
 			}

@@ -1,19 +1,24 @@
-//! The plugin's lifecycle: on load it creates the link index, indexes the vault in the
-//! background and then opens the bridge; on unload it undoes all of that. Features live in
-//! `indexer.ts`, `bridge/`, `parity/`, `move/`, `delete/`, `audit/` and `lint/`.
+//! The plugin's lifecycle: on load it reads its settings, creates the link index, indexes the
+//! vault in the background and then opens the bridge (when the settings let it); on unload it
+//! undoes all of that. Features live in `indexer.ts`, `bridge/`, `settings/`, `onboarding/`,
+//! `check-links/`, `parity/`, `move/`, `delete/`, `audit/` and `lint/`.
 
 import { FileSystemAdapter, Notice, Plugin } from "obsidian";
 import { registerRenameAuditCommand } from "./audit/command";
 import type { RenameLog } from "./audit/renames";
 import { BridgeServer } from "./bridge/server";
+import { registerCheckLinksCommand } from "./check-links/command";
 import { registerDeleteNoteCommand } from "./delete/command";
 import { DEFAULT_INDEXER_OPTIONS, Indexer, type IndexerOptions } from "./indexer";
 import { VaultLint } from "./lint/command";
 import { registerMoveNoteCommand } from "./move/command";
+import { allClientConfigurations, clientConfiguration, type McpClient, type McpServerCommand } from "./onboarding/mcp-config";
 import { registerLinkParityCommand } from "./parity/command";
-import { applyObsidianConfig } from "./obsidian-config";
+import { applyObsidianConfig, describeObsidianSettings, readAppJson } from "./obsidian-config";
+import { readSettings, settingsData, type VaultlinkSettings } from "./settings/settings";
+import { VaultlinkSettingTab, type BridgeStatus } from "./settings/tab";
 import { runTool, type ToolHost } from "./tools";
-import { createLinkIndex, type Vault as LinkIndex } from "./wasm";
+import { createLinkIndex, lintRules, type Vault as LinkIndex } from "./wasm";
 
 /** Where the bridge is, once it is up. */
 export interface BridgeInfo {
@@ -22,22 +27,48 @@ export interface BridgeInfo {
 	token: string;
 }
 
+/** Stable: users bind hotkeys to it. */
+export const COPY_MCP_CONFIGURATION_COMMAND_ID = "copy-mcp-client-configuration";
+
+/** Where copied text goes; the system clipboard in Obsidian. */
+export interface ClipboardWriter {
+	writeText(text: string): Promise<void>;
+}
+
+/** How long an error stays on screen: long enough to read what to do. */
+const ERROR_NOTICE_MS = 10_000;
+
 export default class VaultlinkPlugin extends Plugin {
 	/** Indexer settings; a host or test may change them before `load()`. */
 	indexerOptions: IndexerOptions = { ...DEFAULT_INDEXER_OPTIONS };
+	/** Where "Copy MCP client configuration" writes; a test may replace it before using it. */
+	clipboard: ClipboardWriter = { writeText: (text) => navigator.clipboard.writeText(text) };
 	/**
-	 * Resolves once the first index is complete and the bridge is up (or, on mobile, not
-	 * needed); rejects if either failed. Set by `onload`.
+	 * Resolves once the settings are read, the first index is complete and the bridge is up (or
+	 * turned off, or not needed on mobile); rejects if any of that failed. Set by `onload`.
 	 */
 	ready: Promise<void> = Promise.resolve();
 	/** Resolves once the first index is complete (or was stopped by unloading). Set by `onload`. */
 	private firstIndex: Promise<void> = Promise.resolve();
+	/** Resolves once the settings are read. Set by `onload`. */
+	private settingsRead: Promise<VaultlinkSettings> = Promise.resolve(readSettings(null).settings);
 
+	private loadedSettings: VaultlinkSettings | null = null;
+	/** Keys of `data.json` this version does not know; saved back unchanged. */
+	private unknownSettings: Record<string, unknown> = {};
 	private linkIndex: LinkIndex | null = null;
 	private indexer: Indexer | null = null;
 	private bridge: BridgeServer | null = null;
+	/** The bridge's start or stop under way, so toggling it quickly never runs two at once. */
+	private bridgeChange: Promise<void> = Promise.resolve();
+	private bridgeState: BridgeStatus["state"] = "starting";
+	private bridgeError: string | undefined;
+	/** The last authenticated connection of a bridge since stopped, so the tab still shows it. */
+	private lastConnection: BridgeStatus["lastConnection"] = null;
 	private renameLog: RenameLog | null = null;
 	private vaultLint: VaultLint | null = null;
+	private settingTab: VaultlinkSettingTab | null = null;
+	private checkLinks: { running: Promise<void> | null } | null = null;
 	private unloaded = false;
 
 	override onload(): void {
@@ -46,6 +77,8 @@ export default class VaultlinkPlugin extends Plugin {
 		const indexer = new Indexer(this.app, linkIndex, this.indexerOptions);
 		this.linkIndex = linkIndex;
 		this.indexer = indexer;
+		this.settingsRead = this.readSettings();
+
 		registerLinkParityCommand(this, () => this.settledIndex());
 		const settledHost = async () => {
 			const index = await this.settledIndex();
@@ -54,10 +87,36 @@ export default class VaultlinkPlugin extends Plugin {
 		registerMoveNoteCommand(this, settledHost);
 		registerDeleteNoteCommand(this, settledHost);
 		this.renameLog = registerRenameAuditCommand(this, settledHost);
-		this.vaultLint = new VaultLint(this, () => this.settledIndex(), () => this.idleIndex());
+		this.vaultLint = new VaultLint(this, {
+			settledIndex: () => this.settledIndex(),
+			idleIndex: () => this.idleIndex(),
+			host: settledHost,
+			settings: () => this.settingsRead,
+			followObsidianSettings: async () => {
+				if (this.linkIndex !== null) await applyObsidianConfig(this.app, this.linkIndex);
+			},
+		});
+		this.checkLinks = registerCheckLinksCommand(this, () => this.settledIndex());
+		this.addCommand({
+			id: COPY_MCP_CONFIGURATION_COMMAND_ID,
+			name: "Copy MCP client configuration",
+			callback: () => this.copyMcpConfiguration(),
+		});
+		this.settingTab = new VaultlinkSettingTab(this.app, this, {
+			currentSettings: () => this.loadedSettings,
+			saveSettings: (change) => this.saveSettings(change),
+			setBridgeEnabled: (enabled) => this.setBridgeEnabled(enabled),
+			regenerateToken: () => this.regenerateToken(),
+			bridgeStatus: () => this.bridgeStatus(),
+			copyMcpConfiguration: (client) => this.copyMcpConfiguration(client),
+			lintRules: () => lintRules(),
+			obsidianSettings: async () => describeObsidianSettings(await readAppJson(this.app)),
+		});
+		this.addSettingTab(this.settingTab);
 
 		// Obsidian sends a `create` for every file while the vault loads; subscribing once the
-		// layout is ready skips those, and the first index covers the files instead.
+		// layout is ready skips those, and the first index covers the files instead. Nothing here
+		// waits: `onload` returns at once and the index is built in the background.
 		const layoutReady = new Promise<void>((resolve) => this.app.workspace.onLayoutReady(resolve));
 		this.firstIndex = layoutReady.then(async () => {
 			if (this.unloaded) return;
@@ -65,15 +124,16 @@ export default class VaultlinkPlugin extends Plugin {
 			indexer.registerEvents(this);
 			await indexer.indexAll();
 		});
-		this.ready = this.firstIndex.then(async () => {
+		this.ready = Promise.all([this.firstIndex, this.settingsRead]).then(async ([, settings]) => {
 			if (this.unloaded) return;
 			// The bridge opens only on a complete index: until then the sidecar answers from
 			// the files on disk, which is slower but never gives a half-built answer.
-			await this.startBridge(linkIndex);
+			if (settings.bridgeEnabled) await this.changeBridge(true);
+			else this.bridgeState = "off";
 		});
 		this.ready.catch((error: unknown) => {
 			console.error("vaultlink: could not start", error);
-			new Notice(`vaultlink: ${error instanceof Error ? error.message : String(error)}`);
+			new Notice(`vaultlink: ${messageOf(error)}`, ERROR_NOTICE_MS);
 		});
 	}
 
@@ -87,6 +147,13 @@ export default class VaultlinkPlugin extends Plugin {
 		this.linkIndex = null;
 		this.renameLog = null;
 		this.vaultLint = null;
+		this.settingTab = null;
+		this.checkLinks = null;
+	}
+
+	/** The settings once read; null before that. */
+	get currentSettings(): VaultlinkSettings | null {
+		return this.loadedSettings;
 	}
 
 	/** The link index, for tests and the host; null when unloaded. */
@@ -109,11 +176,131 @@ export default class VaultlinkPlugin extends Plugin {
 		return this.vaultLint;
 	}
 
+	/** The settings tab, for tests; null when unloaded. */
+	get settingsTab(): VaultlinkSettingTab | null {
+		return this.settingTab;
+	}
+
+	/** The check the "Check links of the current note" command started last, for tests. */
+	get linkCheck(): Promise<void> | null {
+		return this.checkLinks?.running ?? null;
+	}
+
 	/** The bridge's socket and discovery file, or null while it is not up. */
 	get bridgeInfo(): BridgeInfo | null {
 		const bridge = this.bridge;
 		if (bridge === null) return null;
 		return { socketPath: bridge.paths.socketPath, discoveryPath: bridge.paths.discoveryPath, token: bridge.token };
+	}
+
+	/** The bridge as the settings tab reports it. */
+	bridgeStatus(): BridgeStatus {
+		const bridge = this.bridge;
+		const lastConnection = bridge?.lastConnection ?? this.lastConnection;
+		if (bridge !== null) return { state: "listening", socketPath: bridge.paths.socketPath, lastConnection };
+		// Turned off in the settings: off, even while the first index that would precede it runs.
+		if (this.loadedSettings?.bridgeEnabled === false) return { state: "off", lastConnection };
+		return { state: this.bridgeState, error: this.bridgeError, lastConnection };
+	}
+
+	/**
+	 * Changes the settings with `change` and saves them, keeping what `data.json` held that this
+	 * version does not know. A failed save is said in a notice; the change holds until Obsidian
+	 * restarts.
+	 */
+	async saveSettings(change: (settings: VaultlinkSettings) => void): Promise<void> {
+		const settings = await this.settingsRead;
+		change(settings);
+		try {
+			await this.saveData(settingsData(settings, this.unknownSettings));
+		} catch (error) {
+			console.error("vaultlink: could not save its settings", error);
+			new Notice(`vaultlink: the settings could not be saved (${messageOf(error)}); the change holds until Obsidian restarts. Check that the vault's folder is writable.`, ERROR_NOTICE_MS);
+		}
+	}
+
+	/**
+	 * Turns the bridge on (once the first index is complete) or off, and remembers the choice. A
+	 * bridge that cannot start says why in a notice and in the settings tab.
+	 */
+	async setBridgeEnabled(enabled: boolean): Promise<void> {
+		await this.saveSettings((settings) => {
+			settings.bridgeEnabled = enabled;
+		});
+		if (enabled) await this.firstIndex;
+		if (this.unloaded) return;
+		try {
+			await this.changeBridge(enabled);
+		} catch (error) {
+			console.error("vaultlink: could not start the bridge", error);
+			new Notice(`vaultlink: ${messageOf(error)}`, ERROR_NOTICE_MS);
+		}
+	}
+
+	/** A new token in a rewritten discovery file; connected sidecars are dropped. */
+	async regenerateToken(): Promise<void> {
+		await this.bridgeChange;
+		const bridge = this.bridge;
+		if (bridge === null) {
+			new Notice("vaultlink: the bridge is off, so there is no token to replace; let agents connect first, in the plugin's settings.", ERROR_NOTICE_MS);
+			return;
+		}
+		try {
+			bridge.regenerateToken();
+			new Notice("vaultlink: new token written; connected agents reconnect with it.");
+		} catch (error) {
+			console.error("vaultlink: could not regenerate the token", error);
+			new Notice(`vaultlink: the token was not replaced: ${messageOf(error)}. The old one still works.`, ERROR_NOTICE_MS);
+		}
+	}
+
+	/** Puts the MCP clients' configuration for this vault on the clipboard: one client's, or every one's. */
+	async copyMcpConfiguration(client?: McpClient): Promise<void> {
+		const server = await this.mcpServerCommand();
+		if (server === null) {
+			new Notice("vaultlink: agents reach a vault through a folder on disk, which this device does not have; use Obsidian on a desktop.", ERROR_NOTICE_MS);
+			return;
+		}
+		const text = client === undefined ? allClientConfigurations(server) : clientConfiguration(client, server);
+		try {
+			await this.clipboard.writeText(text);
+		} catch (error) {
+			console.error("vaultlink: could not write to the clipboard", error);
+			new Notice(`vaultlink: could not copy to the clipboard (${messageOf(error)}). The configuration is in the developer console; copy it from there.`, ERROR_NOTICE_MS);
+			console.warn(text);
+			return;
+		}
+		new Notice(
+			client === undefined
+				? "vaultlink: copied the MCP configuration for Claude Desktop, Claude Code and Codex. Paste the part for your client."
+				: "vaultlink: copied the MCP configuration. Paste it into your client.",
+		);
+	}
+
+	private async mcpServerCommand(): Promise<McpServerCommand | null> {
+		const adapter = this.app.vault.adapter;
+		if (!(adapter instanceof FileSystemAdapter)) return null;
+		const settings = await this.settingsRead;
+		return { command: settings.sidecarCommand, vaultPath: adapter.getBasePath(), platform: process.platform };
+	}
+
+	/** Reads `data.json`; what cannot be used is replaced by its default and said once. */
+	private async readSettings(): Promise<VaultlinkSettings> {
+		let data: unknown = null;
+		try {
+			data = await this.loadData();
+		} catch (error) {
+			console.warn("vaultlink: could not read its data.json", error);
+			new Notice(`vaultlink: its settings file could not be read (${messageOf(error)}); the defaults are used until you change a setting, which rewrites it.`, ERROR_NOTICE_MS);
+		}
+		const loaded = readSettings(data);
+		for (const problem of loaded.problems) {
+			console.warn(`vaultlink: ${problem}`);
+			new Notice(`vaultlink: ${problem}.`, ERROR_NOTICE_MS);
+		}
+		this.unknownSettings = loaded.unknown;
+		this.loadedSettings = loaded.settings;
+		return loaded.settings;
 	}
 
 	/**
@@ -160,22 +347,55 @@ export default class VaultlinkPlugin extends Plugin {
 		return this.bridge?.address() ?? null;
 	}
 
-	private async startBridge(linkIndex: LinkIndex): Promise<void> {
+	/** Starts or stops the bridge after any change under way. A failure to start is reported, not thrown. */
+	private changeBridge(enabled: boolean): Promise<void> {
+		const change = this.bridgeChange.then(() => (enabled ? this.startBridge() : this.stopBridge()));
+		this.bridgeChange = change.catch(() => undefined);
+		return change;
+	}
+
+	private async stopBridge(): Promise<void> {
+		const bridge = this.bridge;
+		this.bridge = null;
+		this.bridgeState = "off";
+		this.bridgeError = undefined;
+		if (bridge === null) return;
+		this.lastConnection = bridge.lastConnection ?? this.lastConnection;
+		await bridge.stop();
+	}
+
+	private async startBridge(): Promise<void> {
+		const linkIndex = this.linkIndex;
+		if (this.bridge !== null || linkIndex === null || this.unloaded) return;
 		const adapter = this.app.vault.adapter;
 		if (!(adapter instanceof FileSystemAdapter)) {
 			// Mobile: no sockets and no sidecar to serve.
+			this.bridgeState = "unavailable";
 			return;
 		}
-		const bridge = await BridgeServer.start({
-			vaultPath: adapter.getBasePath(),
-			pluginVersion: this.manifest.version,
-			call: (tool, args) => runTool(this.hostFor(linkIndex), tool, args),
-		});
+		let bridge: BridgeServer;
+		try {
+			bridge = await BridgeServer.start({
+				vaultPath: adapter.getBasePath(),
+				pluginVersion: this.manifest.version,
+				call: (tool, args) => runTool(this.hostFor(linkIndex), tool, args),
+			});
+		} catch (error) {
+			this.bridgeState = "failed";
+			this.bridgeError = messageOf(error);
+			throw error;
+		}
 		if (this.unloaded) {
 			// Unloaded while the bridge was starting: it must not outlive the plugin.
 			await bridge.stop();
 			return;
 		}
 		this.bridge = bridge;
+		this.bridgeState = "listening";
+		this.bridgeError = undefined;
 	}
+}
+
+function messageOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
 }

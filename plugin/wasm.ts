@@ -8,6 +8,7 @@ import {
 	contentHash as contentHashInWasm,
 	decideDelete as decideDeleteInWasm,
 	initSync,
+	lintRules as lintRulesInWasm,
 	moveAnswer as moveAnswerInWasm,
 	parseNote as parseNoteInWasm,
 	Vault,
@@ -130,6 +131,19 @@ export interface OutgoingLinks {
 /** The links of the note at `path` with their resolutions; throws when the index has no such note. */
 export function outgoingLinks(index: Vault, path: string): OutgoingLinks {
 	return index.outgoingLinks(path) as OutgoingLinks;
+}
+
+/** One lint rule of core (`crates/core/src/lint`): the kind `lint_wiki` takes, its code, what it finds. */
+export interface LintRule {
+	kind: string;
+	code: string;
+	summary: string;
+}
+
+/** Every lint rule of core, in the order their findings are reported. */
+export function lintRules(): LintRule[] {
+	initialiseEngine();
+	return lintRulesInWasm() as LintRule[];
 }
 
 /** Runs one of core's named operations on `index`; the wasm glue types the outcome as `any`. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's second command: sets up what is missing and runs every test suite:
-# native Rust, wasm in headless Chromium (cargo test and wasm-pack test), the plugin in Node
-# against the obsidian test double, and end to end with the official MCP Python SDK.
+# native Rust, wasm in headless Chromium (cargo test and wasm-pack test), the plugin's lint,
+# the plugin in Node against the obsidian test double (with its views' DOM snapshots), and end
+# to end with the official MCP Python SDK.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
@@ -24,6 +25,10 @@ section "wasm in headless Chromium: wasm-pack test"
 
 section "build: sidecar, wasm module, plugin bundle"
 scripts/build.sh
+
+section "plugin lint: npm run lint (eslint-plugin-obsidianmd's recommended rules)"
+# After the build: the type-aware rules read the wasm glue's types that it generates.
+npm run --silent lint
 
 section "plugin in Node: npm test"
 npm test --silent

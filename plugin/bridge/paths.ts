@@ -63,7 +63,7 @@ export function bridgePaths(vaultPath: string, environment: PathEnvironment = cu
 	const canonicalPath = fs.realpathSync(vaultPath);
 	const key = keyOfCanonicalPath(canonicalPath);
 	const runtimeDir = runtimeDirectory(environment);
-	const join = environment.platform === "win32" ? path.win32.join : path.posix.join;
+	const join = (...parts: string[]) => (environment.platform === "win32" ? path.win32.join(...parts) : path.posix.join(...parts));
 	return {
 		vaultPath: canonicalPath,
 		key,

@@ -35,6 +35,8 @@ export interface ProtocolContext {
 	/** Runs one of core's operations on the plugin's index (some read a note first). */
 	call(tool: string, args: unknown): ToolOutcome | Promise<ToolOutcome>;
 	helloTimeoutMs?: number;
+	/** Told of each connection that presented the right token, with the `client` its `hello` named. */
+	onAuthenticated?(client: string | null): void;
 }
 
 type RequestId = string | number | null;
@@ -175,6 +177,7 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 			} else {
 				authenticated = true;
 				clearTimeout(helloTimer);
+				context.onAuthenticated?.(typeof params["client"] === "string" ? params["client"] : null);
 				if (!isNotification) sendResult(id, helloResult());
 			}
 			return;

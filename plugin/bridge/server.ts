@@ -5,7 +5,7 @@
 import * as fs from "fs";
 import * as net from "net";
 import type { ToolOutcome } from "../wasm";
-import { PROTOCOL_VERSION, newToken, removeDiscovery, writeDiscovery } from "./discovery";
+import { PROTOCOL_VERSION, newToken, removeDiscovery, writeDiscovery, type Discovery } from "./discovery";
 import { bridgePaths, currentEnvironment, type BridgePaths, type PathEnvironment } from "./paths";
 import { serveConnection } from "./protocol";
 
@@ -131,19 +131,30 @@ async function clearStaleSocket(paths: BridgePaths): Promise<void> {
 	fs.rmSync(paths.socketPath, { force: true });
 }
 
+/** The last connection that authenticated: when, and the client its `hello` named. */
+export interface BridgeConnection {
+	at: Date;
+	client: string | null;
+}
+
 export class BridgeServer {
 	readonly paths: BridgePaths;
-	readonly token: string;
+	/** The token a client must present; `regenerateToken` replaces it. */
+	token: string;
+	/** The last connection that presented the right token, or null when none has yet. */
+	lastConnection: BridgeConnection | null = null;
 	private readonly server: net.Server;
 	private readonly connections = new Set<net.Socket>();
 	private readonly platform: NodeJS.Platform;
+	private readonly discovery: Discovery;
 	private closed: Promise<void> | null = null;
 
-	private constructor(paths: BridgePaths, token: string, server: net.Server, platform: NodeJS.Platform) {
+	private constructor(paths: BridgePaths, token: string, server: net.Server, platform: NodeJS.Platform, discovery: Discovery) {
 		this.paths = paths;
 		this.token = token;
 		this.server = server;
 		this.platform = platform;
+		this.discovery = discovery;
 		server.on("connection", (socket) => {
 			this.connections.add(socket);
 			socket.on("close", () => this.connections.delete(socket));
@@ -165,17 +176,29 @@ export class BridgeServer {
 		if (!isWindows) await clearStaleSocket(paths);
 
 		const token = newToken();
+		const discovery: Discovery = {
+			socket: paths.socketPath,
+			token,
+			pid: process.pid,
+			vault_path: paths.vaultPath,
+			protocol: PROTOCOL_VERSION,
+			plugin_version: options.pluginVersion,
+		};
+		// Each connection is served with the token of the moment it arrived.
 		const server = net.createServer({ allowHalfOpen: false }, (socket) =>
 			serveConnection(socket, {
-				token,
+				token: bridge.token,
 				vaultPath: paths.vaultPath,
 				serverName: `vaultlink-plugin ${options.pluginVersion}`,
-				call: options.call,
+				call: (tool, args) => options.call(tool, args),
 				helloTimeoutMs: options.helloTimeoutMs,
+				onAuthenticated: (client) => {
+					bridge.lastConnection = { at: new Date(), client };
+				},
 			}),
 		);
 		server.maxConnections = MAX_CONNECTIONS;
-		const bridge = new BridgeServer(paths, token, server, environment.platform);
+		const bridge: BridgeServer = new BridgeServer(paths, token, server, environment.platform, discovery);
 
 		await new Promise<void>((resolve, reject) => {
 			const onError = (error: unknown) => {
@@ -196,19 +219,25 @@ export class BridgeServer {
 		try {
 			// The directory is 0700 already; the socket's own mode says the same to anyone checking.
 			if (!isWindows) fs.chmodSync(paths.socketPath, 0o600);
-			writeDiscovery(paths.discoveryPath, {
-				socket: paths.socketPath,
-				token,
-				pid: process.pid,
-				vault_path: paths.vaultPath,
-				protocol: PROTOCOL_VERSION,
-				plugin_version: options.pluginVersion,
-			});
+			writeDiscovery(paths.discoveryPath, discovery);
 		} catch (error) {
 			await bridge.stop();
 			throw error;
 		}
 		return bridge;
+	}
+
+	/**
+	 * Replaces the token: the discovery file is rewritten with the new one, and every open
+	 * connection, authenticated with the old one, is closed; a sidecar reconnects with the new.
+	 */
+	regenerateToken(): void {
+		if (this.closed !== null) throw new Error("The bridge is stopped; turn it on again to get a new token.");
+		const token = newToken();
+		writeDiscovery(this.paths.discoveryPath, { ...this.discovery, token });
+		this.token = token;
+		this.discovery.token = token;
+		for (const socket of this.connections) socket.destroy();
 	}
 
 	/** The listening address: a socket path, never a TCP port. */

@@ -20,6 +20,9 @@ export class DeletePreviewModal extends PreviewConfirmModal {
 			render: (container) => renderDeletePreview(container, answer),
 			confirmText: confirmLabel(answer),
 			style: "warning",
+			// As Obsidian's own delete dialog: the keyboard starts on the button that deletes, which
+			// says what it does (and how many links it leaves dangling); Escape cancels.
+			focusConfirm: true,
 			onConfirm,
 		});
 	}

@@ -84,13 +84,31 @@ function firstReferrerLine(evidence: unknown, note: string): number | undefined 
 	return undefined;
 }
 
-/** Draws `report` into `container`; clicking a finding's subject calls `open` with where it is. */
+/** What the view wires to each finding drawn: its element, and where it goes (null: nowhere). */
+export interface RenderedFinding {
+	el: HTMLElement;
+	proposal: LintProposal;
+	location: LintLocation | null;
+}
+
+/** What a finding's fix button does, for findings whose proposal names a tool vaultlink applies. */
+export type FixFinding = (proposal: LintProposal) => void;
+
+/** Tools a fix button runs: the ones the plugin previews and applies itself (`move/apply.ts`). */
+export const FIXING_TOOLS = new Set(["rewrite_link", "move_note"]);
+
+/**
+ * Draws `report` into `container` and returns the findings drawn, in order. Clicking a
+ * finding's subject calls `open` with where it is; a finding whose proposal names a tool the
+ * plugin applies gets a fix button calling `fix`, when given.
+ */
 export function renderLintReport(
 	container: HTMLElement,
 	report: LintReport,
 	isNote: (path: string) => boolean,
 	open: (location: LintLocation) => void,
-): void {
+	fix: FixFinding | null = null,
+): RenderedFinding[] {
 	container.empty();
 	container.createEl("p", { cls: "vaultlink-lint-summary", text: summary(report) });
 
@@ -100,11 +118,15 @@ export function renderLintReport(
 		list.push(proposal);
 		byKind.set(proposal.kind, list);
 	}
+	const rendered: RenderedFinding[] = [];
 	for (const [kind, total] of Object.entries(report.counts)) {
 		const proposals = byKind.get(kind) ?? [];
 		container.createEl("h3", { text: `${kindTitle(kind)} (${total})` });
 		const list = container.createEl("ul", { cls: "vaultlink-lint-findings" });
-		for (const proposal of proposals) renderProposal(list.createEl("li"), proposal, isNote, open);
+		for (const proposal of proposals) {
+			const item = list.createEl("li", { cls: "vaultlink-lint-finding" });
+			rendered.push({ el: item, proposal, location: renderProposal(item, proposal, isNote, open, fix) });
+		}
 		if (total > proposals.length) container.createEl("p", { text: `${total - proposals.length} more, not listed here.` });
 	}
 
@@ -113,27 +135,39 @@ export function renderLintReport(
 		const list = container.createEl("ul");
 		for (const skipped of report.skipped) list.createEl("li", { text: `${kindTitle(skipped.kind)}: ${skipped.reason}` });
 	}
+	return rendered;
 }
 
-function renderProposal(item: HTMLElement, proposal: LintProposal, isNote: (path: string) => boolean, open: (location: LintLocation) => void): void {
+function renderProposal(
+	item: HTMLElement,
+	proposal: LintProposal,
+	isNote: (path: string) => boolean,
+	open: (location: LintLocation) => void,
+	fix: FixFinding | null,
+): LintLocation | null {
 	const location = locationOf(proposal, isNote);
 	const name = proposal.line === undefined ? proposal.subject : `${proposal.subject}, line ${proposal.line}`;
 	if (location === null) {
 		item.createSpan({ cls: "vaultlink-lint-subject", text: name });
 	} else {
-		const link = item.createEl("a", {
-			cls: "vaultlink-lint-subject",
-			text: name,
-			attr: { title: location.line === undefined ? `Open ${location.path}` : `Open ${location.path} at line ${location.line}` },
-		});
+		const where = location.line === undefined ? `Open ${location.path}` : `Open ${location.path} at line ${location.line}`;
+		item.setAttr("aria-label", `${name}. ${where}`);
+		const link = item.createEl("a", { cls: "vaultlink-lint-subject", text: name, attr: { title: where } });
 		link.onClickEvent(() => open(location));
 	}
 	if (proposal.detail !== undefined) item.createDiv({ cls: "vaultlink-lint-detail", text: proposal.detail });
 	if (proposal.related !== undefined && proposal.related.length > 0) {
 		item.createDiv({ cls: "vaultlink-lint-related", text: `Involves: ${proposal.related.join(", ")}` });
 	}
-	const fix = proposal.tool === undefined ? "" : ` (${proposal.tool})`;
-	item.createDiv({ cls: "vaultlink-lint-action", text: `${proposal.suggested_action}${fix}` });
+	const tool = proposal.tool;
+	const fixable = fix !== null && tool !== undefined && FIXING_TOOLS.has(tool) && proposal.tool_args !== undefined;
+	const named = tool === undefined || fixable ? "" : ` (${tool})`;
+	item.createDiv({ cls: "vaultlink-lint-action", text: `${proposal.suggested_action}${named}` });
+	if (fixable) {
+		const button = item.createEl("button", { cls: "vaultlink-lint-fix", text: tool === "move_note" ? "Preview the move" : "Preview the fix" });
+		button.onClickEvent(() => fix(proposal));
+	}
+	return location;
 }
 
 function summary(report: LintReport): string {

@@ -1,8 +1,11 @@
 //! The "Vault lint" view: runs `lint_wiki` on the plugin's index when it opens (and on "Lint
-//! again"), and shows the report (`report.ts`); a finding's subject opens its note at its line.
+//! again"), and shows the report (`report.ts`). Every finding takes the keyboard: the arrow
+//! keys move between findings, Enter (or a click on its subject) opens its note at its line,
+//! and a finding whose proposal names a tool gets a button that previews the fix.
 
 import { ButtonComponent, ItemView, type WorkspaceLeaf } from "obsidian";
-import { renderLintReport, type LintLocation, type LintReport } from "./report";
+import { KeyboardList } from "../ui/keyboard-list";
+import { renderLintReport, type FixFinding, type LintLocation, type LintReport } from "./report";
 
 /** Stable: Obsidian saves open views in the workspace layout by their type. */
 export const LINT_VIEW_TYPE = "vaultlink-lint";
@@ -10,14 +13,22 @@ export const LINT_VIEW_TYPE = "vaultlink-lint";
 /** One run of the lint: the report and which subjects are notes, or why there is none. */
 export type LintRun = { ok: true; report: LintReport; isNote: (path: string) => boolean } | { ok: false; message: string };
 
+/** What the view asks of the lint command: a run, and the fix of a finding (which refreshes the view). */
+export interface LintViewActions {
+	runLint(): Promise<LintRun>;
+	fix: ((view: LintView) => FixFinding) | null;
+}
+
 export class LintView extends ItemView {
 	/** The run under way or last finished, for callers that wait on it. */
 	running: Promise<void> | null = null;
-	private readonly runLint: () => Promise<LintRun>;
+	/** The findings on screen, in order, as the keyboard moves through them. */
+	readonly findings = new KeyboardList();
+	private readonly actions: LintViewActions;
 
-	constructor(leaf: WorkspaceLeaf, runLint: () => Promise<LintRun>) {
+	constructor(leaf: WorkspaceLeaf, actions: LintViewActions) {
 		super(leaf);
-		this.runLint = runLint;
+		this.actions = actions;
 		this.icon = "list-checks";
 	}
 
@@ -30,10 +41,16 @@ export class LintView extends ItemView {
 	}
 
 	protected override async onOpen(): Promise<void> {
+		// One listener for every finding, however often the report is drawn again; it goes
+		// when the view closes.
+		this.registerDomEvent(this.contentEl, "keydown", (evt) => {
+			this.findings.handleKeydown(evt);
+		});
 		await this.refresh();
 	}
 
 	protected override async onClose(): Promise<void> {
+		this.findings.setItems([]);
 		this.contentEl.empty();
 	}
 
@@ -46,6 +63,7 @@ export class LintView extends ItemView {
 	private async run(): Promise<void> {
 		const container = this.contentEl;
 		container.empty();
+		this.findings.setItems([]);
 		container.createEl("p", { text: "Linting the vault…" });
 		const run = await this.runLint();
 		container.empty();
@@ -55,7 +73,22 @@ export class LintView extends ItemView {
 			body.createEl("p", { cls: "vaultlink-lint-error", text: run.message });
 			return;
 		}
-		renderLintReport(body, run.report, run.isNote, (location) => void this.openLocation(location));
+		const open = (location: LintLocation) => void this.openLocation(location);
+		const rendered = renderLintReport(body, run.report, run.isNote, open, this.actions.fix?.(this) ?? null);
+		this.findings.setItems(
+			rendered.map((finding) => {
+				const location = finding.location;
+				return { el: finding.el, activate: location === null ? null : () => open(location) };
+			}),
+		);
+	}
+
+	private async runLint(): Promise<LintRun> {
+		try {
+			return await this.actions.runLint();
+		} catch (error) {
+			return { ok: false, message: `The lint failed: ${error instanceof Error ? error.message : String(error)}. Run it again; if it fails again, reload the plugin.` };
+		}
 	}
 
 	private async openLocation(location: LintLocation): Promise<void> {

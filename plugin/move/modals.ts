@@ -179,6 +179,8 @@ export class MovePreviewModal extends PreviewConfirmModal {
 			render: (container) => renderMovePreview(container, answer),
 			confirmText: "Move",
 			style: "cta",
+			// A move can be undone by another; the keyboard starts on the button that does it.
+			focusConfirm: true,
 			onConfirm,
 		});
 	}

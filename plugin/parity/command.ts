@@ -100,7 +100,9 @@ function messageOf(error: unknown): string {
 async function runLinkParity(app: App, settledIndex: SettledIndex): Promise<void> {
 	try {
 		const report = await compareVaultLinks(app, await settledIndex());
-		console.log(formatReport(report));
+		// Obsidian's guidelines keep plugins to console.debug for what is not a warning or an error;
+		// the developer console shows it at its "Verbose" level.
+		console.debug(formatReport(report));
 		new LinkParityModal(app, report).open();
 	} catch (error) {
 		console.error("vaultlink: could not compare links", error);

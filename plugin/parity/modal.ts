@@ -126,5 +126,5 @@ function renderByNote(container: HTMLElement, notes: { heading: string; lines: s
 		}
 	}
 	const total = notes.reduce((sum, note) => sum + note.lines.length, 0);
-	if (listed < total) container.createEl("p", { text: `${total - listed} more not listed here; the developer console has the full report.` });
+	if (listed < total) container.createEl("p", { text: `${total - listed} more not listed here; the developer console has the full report (at its Verbose level).` });
 }

@@ -1,7 +1,8 @@
 // Bundles the plugin's tests, the test host and the index benchmark with esbuild, `obsidian`
 // aliased to the test double and the wasm inlined as in main.js.
 //
-//   node plugin/test/build.mjs tests   every plugin/test/**/*.test.ts -> build/plugin-tests/*.test.cjs
+//   node plugin/test/build.mjs tests   every plugin/test/**/*.test.ts -> build/plugin-tests/*.test.cjs,
+//                                      and the views' browser page -> build/views-page/render.js
 //   node plugin/test/build.mjs host    plugin/test/host.ts -> build/plugin-host.cjs
 //   node plugin/test/build.mjs bench   plugin/bench/index-bench.ts -> build/plugin-bench.cjs
 import esbuild from "esbuild";
@@ -43,6 +44,26 @@ async function buildTests() {
 		outExtension: { ".js": ".cjs" },
 	});
 	console.error(`built ${entryPoints.length} test bundles into ${path.relative(root, outdir)}/`);
+	await buildViewsPage();
+}
+
+/**
+ * The script of the page views.test.ts opens in headless Chromium: the plugin's drawing code on
+ * a real DOM, `obsidian` answered by a stub (the page constructs none of its classes).
+ */
+async function buildViewsPage() {
+	const outfile = path.join(root, "build", "views-page", "render.js");
+	await esbuild.build({
+		absWorkingDir: root,
+		bundle: true,
+		platform: "browser",
+		format: "iife",
+		target: "es2020",
+		alias: { obsidian: path.join(testDir, "browser", "obsidian-stub.ts") },
+		entryPoints: [path.join(testDir, "browser", "render-views.ts")],
+		outfile,
+		logLevel: "warning",
+	});
 }
 
 async function buildHost() {

@@ -9,7 +9,7 @@ import { DELETE_NOTE_COMMAND_ID } from "../delete/command";
 import { DeletePreviewModal, renderDeletePreview } from "../delete/modals";
 import { NotePickerModal } from "../move/modals";
 import type { DeleteAnswer } from "../wasm";
-import { App, FakeElement, Modal, TFile, asHTMLElement, doublePluginOf, fakeElementOf, shownNotices } from "./obsidian-double";
+import { App, FakeElement, Modal, TFile, activeElement, asHTMLElement, doublePluginOf, fakeElementOf, pressKey, shownNotices } from "./obsidian-double";
 import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -214,4 +214,20 @@ test("the preview says how many backlinks it leaves out", () => {
 		"  li line 1: [[Hub]] (in the property up)",
 		"p 1 more link points to it, not listed here.",
 	]);
+});
+
+test("the preview opens with the keyboard on the button that says what deleting does; Enter presses it, Escape cancels", async (t) => {
+	const opened = await open(t);
+	const escaped = await previewOf(opened, "old");
+	const confirm = buttonOf(escaped, "Move to trash; 3 links will dangle");
+	assert.equal(activeElement(), confirm, "the focus lands on the confirm button");
+	assert.ok(confirm.hasClass("mod-warning"), "styled as a warning");
+	pressKey("Escape", escaped.scope);
+	assert.ok(!escaped.isOpen);
+	assert.ok(exists(opened.vaultDir, "Old.md"));
+
+	const preview = await previewOf(opened, "old");
+	pressKey("Enter", preview.scope);
+	await preview.action;
+	assert.ok(!exists(opened.vaultDir, "Old.md"), "Enter on the focused button deleted the note");
 });

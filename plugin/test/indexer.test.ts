@@ -231,15 +231,15 @@ test("a large vault shows a progress notice that is hidden at the end", async (t
 	small.plugin.unload();
 	assert.equal(shownNotices.length, before, "no notice for a vault under the threshold");
 
-	const loaded = await loadPlugin(writeFixtureVault(FIXTURE), { progressNoticeThreshold: 3, batchSize: 1 });
+	const loaded = await loadPlugin(writeFixtureVault(FIXTURE), { progressNoticeThreshold: 2, batchSize: 1 });
 	t.after(() => loaded.plugin.unload());
 	const notices = shownNotices.slice(before);
 	assert.equal(notices.length, 1);
 	const notice = notices[0];
 	assert.ok(notice !== undefined);
 	assert.ok(notice.hidden, "hidden once the index is complete");
-	assert.match(notice.history[0] ?? "", /indexing 4 files/);
-	assert.match(notice.history[notice.history.length - 1] ?? "", /4 of 4/);
+	assert.match(notice.history[0] ?? "", /indexing the links of 3 notes…/);
+	assert.match(notice.history[notice.history.length - 1] ?? "", /3 notes, 100%…/);
 	assert.ok(notice.history.length >= 5, `one update per batch: ${JSON.stringify(notice.history)}`);
 });
 

@@ -3,13 +3,16 @@
 //! the vault.
 
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { LINT_COMMAND_ID } from "../lint/command";
 import { LINT_VIEW_TYPE, LintView } from "../lint/view";
 import { renderLintReport, type LintReport } from "../lint/report";
 import type VaultlinkPlugin from "../main";
-import { App, FakeElement, asHTMLElement, doubleLeafOf, doublePluginOf, fakeElementOf } from "./obsidian-double";
-import { loadPlugin, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+import { PreviewConfirmModal } from "../move/modals";
+import { App, FakeElement, activeElement, asHTMLElement, doubleLeafOf, doublePluginOf, fakeElementOf, pressKey, shownNotices } from "./obsidian-double";
+import { lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
 
@@ -161,4 +164,89 @@ test("a report lists what one page holds, says how many more there are, and link
 	assert.deepEqual(container.findAll("a").length, 1, "a subject that is no note is not a link");
 	container.findAll("a")[0]?.click();
 	assert.deepEqual(opened, [{ path: "Notes/One.md" }]);
+});
+
+const FIXABLE = `
+//- Home.md
+[[Alpha]] and [[Lonely]]
+//- Projects/Alpha project.md
+---
+aliases: [Alpha]
+---
+linked by alias only, [[Home]]
+//- Lonely.md
+alone
+`;
+
+test("findings take the keyboard: each is focusable, arrows move between them, Enter opens the focused one", async (t) => {
+	const { app, plugin } = await open(t);
+	const view = await runCommand(plugin);
+	const findings = fakeElementOf(view.contentEl).findAllWithClass("vaultlink-lint-finding");
+	assert.equal(findings.length, 3);
+	assert.deepEqual(view.findings.all.map((item) => fakeElementOf(item.el)), findings, "the view's list is the findings on screen, in order");
+	assert.deepEqual(findings.map((finding) => finding.getAttr("tabindex")), ["0", "-1", "-1"], "each focusable; Tab enters on the first");
+	assert.equal(findings[0]?.getAttr("aria-label"), "Home.md, line 1. Open Home.md at line 1");
+	findings[0]?.focus();
+	pressKey("ArrowDown");
+	assert.equal(activeElement(), findings[1]);
+	assert.deepEqual(findings.map((finding) => finding.getAttr("tabindex")), ["-1", "0", "-1"], "Tab comes back to the finding last focused");
+	pressKey("Enter");
+	assert.deepEqual(app.workspace.openedLinks.at(-1), { linktext: "Lonely.md", sourcePath: "", newLeaf: false, openViewState: undefined });
+	pressKey("ArrowDown");
+	pressKey("ArrowDown");
+	assert.equal(activeElement(), findings[2], "the last stays last");
+	pressKey("Home");
+	assert.equal(activeElement(), findings[0]);
+	pressKey(" ");
+	assert.deepEqual(app.workspace.openedLinks.at(-1)?.openViewState, { eState: { line: 0 } });
+});
+
+test("a finding with a tool gets a fix button: the preview writes nothing, Enter applies exactly it, the view lints again", async (t) => {
+	const vaultDir = writeFixtureVault(FIXABLE);
+	const { plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
+	t.after(() => plugin.unload());
+	const view = await runCommand(plugin);
+	const before = snapshotVault(vaultDir);
+	const buttons = fakeElementOf(view.contentEl).findAll("button").filter((button) => button.hasClass("vaultlink-lint-fix"));
+	assert.equal(buttons.length, 1, "only the finding with rewrite_link gets one");
+	assert.equal(buttons[0]?.getText(), "Preview the fix");
+	// The button is inside a focusable finding; Enter on the button presses it, not the finding.
+	buttons[0]?.focus();
+	pressKey("Enter");
+	await plugin.lint?.fixing;
+	const preview = lastModal(PreviewConfirmModal);
+	assert.equal(fakeElementOf(preview.titleEl).getText(), "Fix: point the links to Alpha project");
+	assert.deepEqual(fakeElementOf(preview.contentEl).outline(), [
+		"p Rewrites 1 link in 1 note. Nothing changes until you confirm.",
+		"h3 Alpha → Alpha project",
+		"h4 Home.md",
+		"  li line 1: [[Alpha]] → [[Alpha project]] (it names the old target)",
+		"  button Rewrite the links",
+		"  button Cancel",
+	]);
+	assert.deepEqual(snapshotVault(vaultDir), before, "the preview writes nothing");
+	assert.ok(activeElement()?.hasClass("mod-cta"), "the keyboard is on the confirm button");
+	const lintRuns = view.running;
+	pressKey("Enter", preview.scope);
+	await preview.action;
+	assert.notEqual(view.running, lintRuns, "the view lints again after the fix");
+	await view.running;
+	assert.equal(fs.readFileSync(path.join(vaultDir, "Home.md"), "utf8"), "[[Alpha project]] and [[Lonely]]");
+	assert.match(shownNotices.at(-1)?.message ?? "", /^vaultlink: rewrote 1 link in 1 note\.$/);
+	assert.ok(!fakeElementOf(view.contentEl).outline().some((line) => line.includes("Unresolved")), "the finding is gone");
+});
+
+test("a fix cancelled with Escape writes nothing", async (t) => {
+	const vaultDir = writeFixtureVault(FIXABLE);
+	const { plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
+	t.after(() => plugin.unload());
+	const view = await runCommand(plugin);
+	const before = snapshotVault(vaultDir);
+	fakeElementOf(view.contentEl).findAllWithClass("vaultlink-lint-fix")[0]?.click();
+	await plugin.lint?.fixing;
+	const preview = lastModal(PreviewConfirmModal);
+	pressKey("Escape", preview.scope);
+	assert.ok(!preview.isOpen);
+	assert.equal(preview.action, null);
+	assert.deepEqual(snapshotVault(vaultDir), before);
 });

@@ -8,7 +8,7 @@ import { test, type TestContext } from "node:test";
 import { MOVE_NOTE_COMMAND_ID } from "../move/command";
 import { DestinationModal, MovePreviewModal, NotePickerModal, renderMovePreview } from "../move/modals";
 import type { MoveAnswer } from "../wasm";
-import { App, FakeElement, Modal, TextComponent, asHTMLElement, doublePluginOf, fakeElementOf, openedModals, shownNotices } from "./obsidian-double";
+import { App, FakeElement, Modal, TextComponent, activeElement, asHTMLElement, doublePluginOf, fakeElementOf, openedModals, pressKey, shownNotices } from "./obsidian-double";
 import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -222,4 +222,25 @@ test("the preview lists every kind of change, and says how many it leaves out", 
 		"h3 Links rewritten",
 		"p None: every link keeps pointing where it points without a change.",
 	]);
+});
+
+test("the preview opens with the keyboard on Move: Enter presses it, Tab-and-Enter on Cancel cancels, Escape cancels", async (t) => {
+	const opened = await open(t);
+	const preview = await previewOf(opened, "old", "Archive/Old.md");
+	const move = buttonOf(preview, "Move");
+	assert.equal(activeElement(), move, "the focus lands on Move");
+	// The keyboard moves to Cancel: Enter now presses Cancel, not Move.
+	const before = snapshotVault(opened.vaultDir);
+	buttonOf(preview, "Cancel").focus();
+	pressKey("Enter", preview.scope);
+	assert.ok(!preview.isOpen);
+	assert.equal(preview.action, null);
+	assert.deepEqual(snapshotVault(opened.vaultDir), before);
+	assert.equal(activeElement(), null, "the closed modal took its focus with it");
+
+	const again = await previewOf(opened, "old", "Archive/Old.md");
+	assert.equal(activeElement(), buttonOf(again, "Move"));
+	pressKey("Enter", again.scope);
+	await again.action;
+	assert.ok(fs.existsSync(path.join(opened.vaultDir, "Archive", "Old.md")), "Enter on Move moved the note");
 });

@@ -354,7 +354,7 @@ test("the command is registered with its stable id; running it logs the report a
 	assert.ok(command.callback !== undefined);
 
 	const logged: string[] = [];
-	t.mock.method(console, "log", (...data: unknown[]) => logged.push(data.map(String).join(" ")));
+	t.mock.method(console, "debug", (...data: unknown[]) => logged.push(data.map(String).join(" ")));
 	const modalsBefore = openedModals.length;
 	await command.callback();
 
@@ -410,7 +410,7 @@ test("the modal lists a bounded number of items and says how many more the conso
 	renderReport(asHTMLElement(container), summarise([comparison], []), 2);
 	const shown = container.outline();
 	assert.equal(shown.filter((line) => line.includes("only vaultlink")).length, 2);
-	assert.ok(shown.includes("p 1 more not listed here; the developer console has the full report."), shown.join("\n"));
+	assert.ok(shown.includes("p 1 more not listed here; the developer console has the full report (at its Verbose level)."), shown.join("\n"));
 	assert.ok(shown.includes("p None in this vault."));
 });
 

@@ -156,6 +156,26 @@ pub fn content_hash(text: &str) -> String {
     rename::content_hash(text)
 }
 
+/// One lint rule as callers choose it: the `kind` `lint_wiki` takes, its stable `code`, and
+/// what it finds.
+#[derive(Serialize)]
+struct LintRuleForJs {
+    kind: &'static str,
+    code: &'static str,
+    summary: &'static str,
+}
+
+/// Every lint rule of core, in the order their findings are reported: `[{kind, code,
+/// summary}]`, so a caller offers exactly the kinds `lint_wiki` takes.
+#[wasm_bindgen(js_name = lintRules)]
+pub fn lint_rules() -> Result<JsValue, JsError> {
+    let rules: Vec<LintRuleForJs> = vaultlink_core::lint::RULES
+        .iter()
+        .map(|rule| LintRuleForJs { kind: rule.kind, code: rule.code, summary: rule.summary })
+        .collect();
+    to_js(&rules)
+}
+
 /// Parses one note the way the index does. `path` gives the title.
 #[wasm_bindgen(js_name = parseNote)]
 pub fn parse_note(path: &str, text: &str) -> Result<JsValue, JsError> {

@@ -1,6 +1,6 @@
 //! The wasm `Vault` as JavaScript sees it, run in a headless browser.
 
-use vaultlink_wasm::{parse_note, Vault};
+use vaultlink_wasm::{lint_rules, parse_note, Vault};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
@@ -118,4 +118,22 @@ fn find_evidence_reads_texts_through_a_javascript_callback() {
     let refused = vault.find_evidence(empty, &read).expect("an answer");
     assert_eq!(get(&refused, "ok").as_bool(), Some(false));
     assert_eq!(get(&get(&refused, "error"), "code").as_string().as_deref(), Some("invalid_arguments"));
+}
+
+#[wasm_bindgen_test]
+fn lint_rules_name_every_kind_lint_wiki_takes() {
+    let rules = js_sys::Array::from(&lint_rules().expect("the rules serialize"));
+    assert_eq!(rules.length() as usize, vaultlink_core::lint::RULES.len());
+    let first = rules.get(0);
+    assert_eq!(get(&first, "kind").as_string().as_deref(), Some("unresolved_link"));
+    assert_eq!(get(&first, "code").as_string().as_deref(), Some("unresolved-link"));
+    assert!(get(&first, "summary").as_string().is_some_and(|summary| !summary.is_empty()));
+    // Every kind it names is one lint_wiki accepts.
+    let vault = sample();
+    for rule in rules.iter() {
+        let arguments = js_sys::Object::new();
+        js_sys::Reflect::set(&arguments, &"kinds".into(), &js_sys::Array::of1(&get(&rule, "kind"))).expect("set");
+        let outcome = vault.call("lint_wiki", arguments.into()).expect("call");
+        assert_eq!(get(&outcome, "ok").as_bool(), Some(true), "{:?}", get(&rule, "kind"));
+    }
 }

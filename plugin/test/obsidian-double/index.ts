@@ -74,6 +74,11 @@ export class Events implements obsidian.Events {
 	listenerCount(name: string): number {
 		return this.listeners.get(name)?.length ?? 0;
 	}
+
+	/** How many listeners are subscribed to any event; for tests of clean unloading. */
+	totalListenerCount(): number {
+		return [...this.listeners.values()].reduce((sum, list) => sum + list.length, 0);
+	}
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -605,10 +610,19 @@ export class Workspace
 	implements
 		Pick<
 			obsidian.Workspace,
-			"layoutReady" | "onLayoutReady" | "getLeavesOfType" | "getRightLeaf" | "revealLeaf" | "detachLeavesOfType" | "openLinkText"
+			| "layoutReady"
+			| "onLayoutReady"
+			| "getActiveFile"
+			| "getLeavesOfType"
+			| "getRightLeaf"
+			| "revealLeaf"
+			| "detachLeavesOfType"
+			| "openLinkText"
 		>
 {
 	layoutReady = true;
+	/** The file in the active editor, which a test sets; null when none is open. */
+	activeFile: TFile | null = null;
 	/** Every link opened, oldest first, for tests. */
 	readonly openedLinks: OpenedLink[] = [];
 	private readonly app: obsidian.App;
@@ -623,6 +637,10 @@ export class Workspace
 	onLayoutReady(callback: () => unknown): void {
 		// The double's layout is ready as soon as the app exists; Obsidian calls back at once then too.
 		callback();
+	}
+
+	getActiveFile(): TFile | null {
+		return this.activeFile;
 	}
 
 	/** What `Plugin.registerView` does; a type registered twice throws, as in Obsidian. */
@@ -837,8 +855,15 @@ export class Component implements obsidian.Component {
 		this.register(() => ref.events.offref(ref));
 	}
 
-	registerDomEvent(): void {
-		throw new Error("The obsidian test double has no DOM");
+	registerDomEvent<K extends keyof WindowEventMap>(el: Window, type: K, callback: (this: HTMLElement, ev: WindowEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+	registerDomEvent<K extends keyof DocumentEventMap>(el: Document, type: K, callback: (this: HTMLElement, ev: DocumentEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+	registerDomEvent<K extends keyof HTMLElementEventMap>(el: HTMLElement, type: K, callback: (this: HTMLElement, ev: HTMLElementEventMap[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+	/** Listens on one of the double's elements until the component unloads; it has no window or document. */
+	registerDomEvent(el: Window | Document | HTMLElement, type: string, callback: (this: HTMLElement, ev: never) => unknown, options?: boolean | AddEventListenerOptions): void {
+		const candidate: unknown = el;
+		if (!(candidate instanceof FakeElement)) throw new Error("The obsidian test double has no window or document to listen on");
+		candidate.addEventListener(type, callback, options);
+		this.register(() => candidate.removeEventListener(type, callback, options));
 	}
 
 	registerInterval(id: number): number {
@@ -850,7 +875,7 @@ export class Component implements obsidian.Component {
 export abstract class Plugin
 	extends Component
 	implements
-		Pick<obsidian.Plugin, "manifest" | "addCommand" | "removeCommand" | "loadData" | "saveData" | "registerView" | "addStatusBarItem">
+		Pick<obsidian.Plugin, "manifest" | "addCommand" | "removeCommand" | "loadData" | "saveData" | "registerView" | "addStatusBarItem" | "addSettingTab">
 {
 	readonly app: App;
 	manifest: obsidian.PluginManifest;
@@ -858,7 +883,8 @@ export abstract class Plugin
 	readonly commands = new Map<string, obsidian.Command>();
 	/** Status-bar items added with `addStatusBarItem` and not yet removed, oldest first; tests read them here. */
 	readonly statusBarItems: FakeElement[] = [];
-	private data: unknown = null;
+	/** Setting tabs added with `addSettingTab` and not yet removed; tests open them here. */
+	readonly settingTabs: PluginSettingTab[] = [];
 
 	constructor(app: App, manifest: obsidian.PluginManifest) {
 		super();
@@ -889,12 +915,28 @@ export abstract class Plugin
 		return asHTMLElement(item);
 	}
 
+	/** A setting tab, removed when the plugin unloads, as in Obsidian. */
+	addSettingTab(settingTab: obsidian.PluginSettingTab): void {
+		const candidate: unknown = settingTab;
+		if (!(candidate instanceof PluginSettingTab)) throw new Error("Not a setting tab of the obsidian test double");
+		this.settingTabs.push(candidate);
+		this.register(() => this.settingTabs.splice(this.settingTabs.indexOf(candidate), 1));
+	}
+
+	/** Where Obsidian keeps the plugin's data: `<configDir>/plugins/<id>/data.json` in the vault. */
+	get dataPath(): string {
+		return `${this.app.vault.configDir}/plugins/${this.manifest.id}/data.json`;
+	}
+
+	/** The plugin's `data.json` parsed, or null when there is none; text that is not JSON rejects. */
 	async loadData(): Promise<unknown> {
-		return this.data === null ? null : structuredClone(this.data);
+		const adapter = this.app.vault.adapter;
+		if (!(await adapter.exists(this.dataPath))) return null;
+		return JSON.parse(await adapter.read(this.dataPath)) as unknown;
 	}
 
 	async saveData(data: unknown): Promise<void> {
-		this.data = structuredClone(data);
+		await this.app.vault.adapter.write(this.dataPath, JSON.stringify(data, null, 2));
 	}
 }
 
@@ -972,33 +1014,125 @@ export function doubleViewOf(view: obsidian.View): View {
 // ---------------------------------------------------------------------------------------------
 // Elements
 
+/** A listener added with `addEventListener`, as the double calls it. */
+type FakeListener = (this: HTMLElement, ev: never) => unknown;
+
+/**
+ * A keyboard event as the double dispatches it: the fields handlers read, and the two calls
+ * they make. Handed to plugin code as Obsidian's `KeyboardEvent`.
+ */
+export class FakeKeyboardEvent {
+	readonly type = "keydown";
+	readonly key: string;
+	readonly target: FakeElement | null;
+	currentTarget: FakeElement | null = null;
+	readonly shiftKey = false;
+	readonly ctrlKey = false;
+	readonly altKey = false;
+	readonly metaKey = false;
+	defaultPrevented = false;
+	propagationStopped = false;
+
+	constructor(key: string, target: FakeElement | null) {
+		this.key = key;
+		this.target = target;
+	}
+
+	preventDefault(): void {
+		this.defaultPrevented = true;
+	}
+
+	stopPropagation(): void {
+		this.propagationStopped = true;
+	}
+}
+
+/** The element that has the keyboard focus, as `document.activeElement`; null for the body. */
+let activeFakeElement: FakeElement | null = null;
+
+/** The element with the keyboard focus, or null when nothing has it. */
+export function activeElement(): FakeElement | null {
+	return activeFakeElement;
+}
+
+/**
+ * Presses `key` as a user would, for tests: a `keydown` goes to the focused element and bubbles
+ * up through its ancestors; then, as Obsidian's keymap does, the handlers of `scope` (a
+ * modal's) run, and one returning false prevents the default; last, unless prevented, Enter
+ * on a focused button clicks it, as browsers do.
+ */
+export function pressKey(key: string, scope?: Scope): FakeKeyboardEvent {
+	const target = activeFakeElement;
+	const event = new FakeKeyboardEvent(key, target);
+	for (let element = target; element !== null && !event.propagationStopped; element = element.parent) {
+		event.currentTarget = element;
+		element.fire(event);
+	}
+	event.currentTarget = null;
+	if (scope !== undefined && !event.defaultPrevented) scope.handle(event);
+	if (!event.defaultPrevented && key === "Enter" && target?.tag === "button") target.click();
+	return event;
+}
+
 /**
  * The few members of Obsidian's `HTMLElement` helpers that the plugin's views use, recorded as a
- * tree so tests can read what was rendered. It is not a DOM: anything else throws.
+ * tree so tests can read what was rendered. It is not a DOM: anything else throws. It keeps
+ * the keyboard focus (one element at a time, as a document does), `keydown` listeners, and
+ * serialises to HTML for the DOM snapshots.
  */
 export class FakeElement
 	implements
-		Pick<HTMLElement, "createEl" | "createDiv" | "createSpan" | "setText" | "getText" | "empty" | "addClass" | "hasClass" | "focus" | "click" | "onClickEvent">,
+		Pick<
+			HTMLElement,
+			| "createEl"
+			| "createDiv"
+			| "createSpan"
+			| "setText"
+			| "getText"
+			| "tagName"
+			| "empty"
+			| "addClass"
+			| "removeClass"
+			| "hasClass"
+			| "setAttr"
+			| "getAttr"
+			| "focus"
+			| "blur"
+			| "click"
+			| "onClickEvent"
+			| "addEventListener"
+			| "removeEventListener"
+		>,
 		Pick<HTMLInputElement, "value" | "select" | "setSelectionRange" | "selectionStart" | "selectionEnd">
 {
 	readonly tag: string;
 	readonly classes: string[] = [];
 	readonly attributes = new Map<string, string>();
 	readonly children: FakeElement[] = [];
+	/** The element this one was created in; null for a root, or once removed by `empty`. */
+	parent: FakeElement | null = null;
 	/** An input's value. */
 	value = "";
 	/** An input's selection, as UTF-16 offsets into `value`. */
 	selectionStart: number | null = null;
 	selectionEnd: number | null = null;
-	/** True once `focus` was called. */
+	/** True while the element has the keyboard focus. */
 	focused = false;
 	/** What a click does; `onClickEvent` and the double's `ButtonComponent.onClick` set it. */
 	clickAction: ((evt: MouseEvent) => unknown) | null = null;
+	/** What typing into a field does besides setting its value: its component's change callbacks. */
+	inputAction: (() => unknown) | null = null;
 	/** The element's own text, set by `setText` or `{text}`; children come after it. */
 	private ownText = "";
+	private readonly listeners: { type: string; listener: FakeListener }[] = [];
 
 	constructor(tag: string) {
 		this.tag = tag;
+	}
+
+	/** The tag in upper case, as the DOM gives an HTML element's `tagName`. */
+	get tagName(): string {
+		return this.tag.toUpperCase();
 	}
 
 	createEl<K extends keyof HTMLElementTagNameMap>(
@@ -1008,6 +1142,7 @@ export class FakeElement
 	): HTMLElementTagNameMap[K] {
 		const child = new FakeElement(tag);
 		child.apply(typeof o === "string" ? { cls: o } : (o ?? {}));
+		child.parent = this;
 		this.children.push(child);
 		const element = asHTMLElement<HTMLElementTagNameMap[K]>(child);
 		callback?.(element);
@@ -1024,7 +1159,7 @@ export class FakeElement
 
 	setText(val: string | DocumentFragment): void {
 		if (typeof val !== "string") throw new Error("The obsidian test double has no DocumentFragment");
-		this.children.length = 0;
+		this.removeChildren();
 		this.ownText = val;
 	}
 
@@ -1034,20 +1169,86 @@ export class FakeElement
 	}
 
 	empty(): void {
-		this.children.length = 0;
+		this.removeChildren();
 		this.ownText = "";
+	}
+
+	/** Detaches every child; a focused descendant loses the focus, as a removed element does. */
+	private removeChildren(): void {
+		for (const child of this.children) child.parent = null;
+		if (activeFakeElement !== null && this.children.some((child) => child.contains(activeFakeElement))) {
+			activeFakeElement.blur();
+		}
+		this.children.length = 0;
+	}
+
+	/** Whether `other` is this element or one of its descendants. */
+	contains(other: FakeElement | null): boolean {
+		for (let element = other; element !== null; element = element.parent) if (element === this) return true;
+		return false;
 	}
 
 	addClass(...classes: string[]): void {
 		for (const cls of classes) if (!this.classes.includes(cls)) this.classes.push(cls);
 	}
 
+	removeClass(...classes: string[]): void {
+		for (const cls of classes) {
+			const index = this.classes.indexOf(cls);
+			if (index >= 0) this.classes.splice(index, 1);
+		}
+	}
+
 	hasClass(cls: string): boolean {
 		return this.classes.includes(cls);
 	}
 
+	setAttr(qualifiedName: string, value: string | number | boolean | null): void {
+		if (value === null) this.attributes.delete(qualifiedName);
+		else this.attributes.set(qualifiedName, String(value));
+	}
+
+	getAttr(qualifiedName: string): string | null {
+		return this.attributes.get(qualifiedName) ?? null;
+	}
+
+	/** Takes the keyboard focus from whichever element had it. */
 	focus(): void {
+		if (activeFakeElement !== null && activeFakeElement !== this) activeFakeElement.focused = false;
+		activeFakeElement = this;
 		this.focused = true;
+	}
+
+	blur(): void {
+		if (activeFakeElement === this) activeFakeElement = null;
+		this.focused = false;
+	}
+
+	addEventListener(type: string, listener: FakeListener | EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void {
+		void options;
+		if (type !== "keydown") throw new Error(`The obsidian test double dispatches keydown events only, not ${type}`);
+		if (typeof listener !== "function") throw new Error("The obsidian test double takes listener functions only");
+		const fn = listener as FakeListener;
+		if (!this.listeners.some((entry) => entry.type === type && entry.listener === fn)) this.listeners.push({ type, listener: fn });
+	}
+
+	removeEventListener(type: string, listener: FakeListener | EventListenerOrEventListenerObject | null, options?: boolean | EventListenerOptions): void {
+		void options;
+		const index = this.listeners.findIndex((entry) => entry.type === type && entry.listener === listener);
+		if (index >= 0) this.listeners.splice(index, 1);
+	}
+
+	/** How many listeners the element has, for tests of clean unloading. */
+	listenerCount(): number {
+		return this.listeners.length;
+	}
+
+	/** Calls this element's listeners for `event`, as the element the event is passing through. */
+	fire(event: FakeKeyboardEvent): void {
+		const element = asHTMLElement(this);
+		for (const { type, listener } of [...this.listeners]) {
+			if (type === event.type) (listener as (this: HTMLElement, ev: unknown) => unknown).call(element, event);
+		}
 	}
 
 	/** Makes `listener` what a click does; the double keeps one listener an element. */
@@ -1059,6 +1260,12 @@ export class FakeElement
 	/** Clicks the element, as a user would, for tests. */
 	click(): void {
 		this.clickAction?.({} as MouseEvent);
+	}
+
+	/** Replaces a field's text as typing would, calling its component's change callbacks, for tests. */
+	type(value: string): void {
+		this.value = value;
+		this.inputAction?.();
 	}
 
 	select(): void {
@@ -1075,6 +1282,11 @@ export class FakeElement
 		return this.children.flatMap((child) => [...(child.tag === tag ? [child] : []), ...child.findAll(tag)]);
 	}
 
+	/** Every descendant (depth first, in order) with the class, for tests. */
+	findAllWithClass(cls: string): FakeElement[] {
+		return this.children.flatMap((child) => [...(child.hasClass(cls) ? [child] : []), ...child.findAllWithClass(cls)]);
+	}
+
 	/**
 	 * What the element shows, for tests: one line per descendant that has text of its own, as
 	 * its tag and text, indented two spaces per level below this element's children.
@@ -1088,6 +1300,26 @@ export class FakeElement
 		return [...own, ...this.children.flatMap((child) => child.outlineAt(depth + 1))];
 	}
 
+	/**
+	 * The element as HTML, one element a line, indented by depth: its tag, classes, attributes
+	 * (sorted), an input's value, and its text, escaped. What the DOM snapshots store.
+	 */
+	toHTML(depth = 0): string {
+		const indent = "  ".repeat(depth);
+		const attributes = new Map(this.attributes);
+		if (this.classes.length > 0) attributes.set("class", this.classes.join(" "));
+		if ((this.tag === "input" || this.tag === "textarea") && this.value !== "") attributes.set("value", this.value);
+		const attributeText = [...attributes.entries()]
+			.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+			.map(([name, value]) => (value === "" ? ` ${name}` : ` ${name}="${escapeHTML(value)}"`))
+			.join("");
+		const open = `${indent}<${this.tag}${attributeText}>`;
+		if (VOID_ELEMENTS.has(this.tag)) return open;
+		if (this.children.length === 0) return `${open}${escapeHTML(this.ownText)}</${this.tag}>`;
+		const text = this.ownText === "" ? [] : [`${indent}  ${escapeHTML(this.ownText)}`];
+		return [open, ...text, ...this.children.map((child) => child.toHTML(depth + 1)), `${indent}</${this.tag}>`].join("\n");
+	}
+
 	private apply(info: DomElementInfo): void {
 		const unsupported = Object.keys(info).filter((name) => !["text", "cls", "attr", "title"].includes(name));
 		if (unsupported.length > 0) throw new Error(`The obsidian test double does not support ${unsupported.join(", ")} in createEl`);
@@ -1096,6 +1328,13 @@ export class FakeElement
 		for (const [name, value] of Object.entries(info.attr ?? {})) if (value !== null) this.attributes.set(name, String(value));
 		if (info.title !== undefined) this.attributes.set("title", info.title);
 	}
+}
+
+/** Elements HTML writes without a closing tag. */
+const VOID_ELEMENTS = new Set(["input", "br", "hr", "img"]);
+
+function escapeHTML(text: string): string {
+	return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
 /** A fake element as the DOM type plugin code expects; the one cast between the two lives here. */
@@ -1127,16 +1366,24 @@ export class Scope implements obsidian.Scope {
 		if (index >= 0) this.handlers.splice(index, 1);
 	}
 
+	/** Presses `key` with no modifiers, as `pressKey` does with this scope, for tests. */
+	press(key: string): FakeKeyboardEvent {
+		return pressKey(key, this);
+	}
+
 	/**
-	 * Presses `key` with no modifiers, for tests: calls the handlers registered for it (or for
-	 * any key), newest first, until one returns false, as Obsidian's keymap does.
+	 * Calls the handlers registered for the event's key (or for any key), newest first, until
+	 * one returns false, which prevents the event's default, as Obsidian's keymap does.
 	 */
-	press(key: string): void {
-		const event = { key } as KeyboardEvent;
+	handle(event: FakeKeyboardEvent): void {
+		const keyboardEvent = event as unknown as KeyboardEvent;
 		for (const { handler, func } of [...this.handlers].reverse()) {
-			if (handler.key !== null && handler.key !== key) continue;
+			if (handler.key !== null && handler.key !== event.key) continue;
 			if (handler.modifiers !== null && handler.modifiers !== "") continue;
-			if (func(event, { modifiers: "", key, vkey: key }) === false) return;
+			if (func(keyboardEvent, { modifiers: "", key: event.key, vkey: event.key }) === false) {
+				event.preventDefault();
+				return;
+			}
 		}
 	}
 }
@@ -1189,6 +1436,9 @@ export class Modal
 	open(): void {
 		if (this.isOpen) return;
 		this.isOpen = true;
+		// The focus moves into the modal: whatever had it outside no longer does.
+		const focused = activeFakeElement;
+		if (focused !== null && !fakeElementOf(this.containerEl).contains(focused)) focused.blur();
 		openedModals.push(this);
 		void this.onOpen();
 	}
@@ -1196,6 +1446,9 @@ export class Modal
 	close(): void {
 		if (!this.isOpen) return;
 		this.isOpen = false;
+		// The modal leaves the document, and the focus with it.
+		const focused = activeFakeElement;
+		if (focused !== null && fakeElementOf(this.containerEl).contains(focused)) focused.blur();
 		this.onClose();
 		this.closeCallback?.();
 	}
@@ -1360,6 +1613,7 @@ export class TextComponent extends BaseComponent implements obsidian.TextCompone
 	constructor(containerEl: HTMLElement) {
 		super();
 		this.inputEl = containerEl.createEl("input", { attr: { type: "text" } });
+		fakeElementOf(this.inputEl).inputAction = () => this.onChanged();
 	}
 
 	getValue(): string {
@@ -1421,7 +1675,8 @@ export class ButtonComponent extends BaseComponent implements obsidian.ButtonCom
 	}
 
 	setWarning(): this {
-		return this.setDestructive();
+		this.buttonEl.addClass("mod-warning");
+		return this;
 	}
 
 	setDestructive(): this {
@@ -1459,6 +1714,225 @@ export class ButtonComponent extends BaseComponent implements obsidian.ButtonCom
 	onClick(callback: (evt: MouseEvent) => unknown): this {
 		fakeElementOf(this.buttonEl).clickAction = (evt) => (this.disabled ? undefined : callback(evt));
 		return this;
+	}
+}
+
+/** An on/off switch; `toggleEl` clicked (or `setValue` and `onClick`) flips it and calls `onChange`. */
+export class ToggleComponent extends BaseComponent implements obsidian.ToggleComponent {
+	toggleEl: HTMLElement;
+	private value = false;
+	private readonly changeCallbacks: ((value: boolean) => unknown)[] = [];
+
+	constructor(containerEl: HTMLElement) {
+		super();
+		this.toggleEl = containerEl.createDiv({ cls: "checkbox-container", attr: { role: "switch", "aria-checked": "false", tabindex: "0" } });
+		fakeElementOf(this.toggleEl).clickAction = () => this.onClick();
+	}
+
+	getValue(): boolean {
+		return this.value;
+	}
+
+	setValue(on: boolean): this {
+		this.value = on;
+		const element = fakeElementOf(this.toggleEl);
+		if (on) element.addClass("is-enabled");
+		else element.removeClass("is-enabled");
+		element.attributes.set("aria-checked", String(on));
+		return this;
+	}
+
+	/** Flips the switch, as a click does, unless it is disabled. */
+	onClick(): void {
+		if (this.disabled) return;
+		this.setValue(!this.value);
+		for (const callback of this.changeCallbacks) callback(this.value);
+	}
+
+	onChange(callback: (value: boolean) => unknown): this {
+		this.changeCallbacks.push(callback);
+		return this;
+	}
+
+	setTooltip(tooltip: string): this {
+		fakeElementOf(this.toggleEl).attributes.set("aria-label", tooltip);
+		return this;
+	}
+
+	registerOptionListener(): this {
+		throw new Error("The obsidian test double has no option listeners");
+	}
+}
+
+/** A multi-line text field; `type` stands in for the user typing into it, for tests. */
+export class TextAreaComponent extends BaseComponent implements obsidian.TextAreaComponent {
+	inputEl: HTMLTextAreaElement;
+	private readonly changeCallbacks: ((value: string) => unknown)[] = [];
+
+	constructor(containerEl: HTMLElement) {
+		super();
+		this.inputEl = containerEl.createEl("textarea");
+		fakeElementOf(this.inputEl).inputAction = () => this.onChanged();
+	}
+
+	getValue(): string {
+		return this.inputEl.value;
+	}
+
+	setValue(value: string): this {
+		this.inputEl.value = value;
+		return this;
+	}
+
+	setPlaceholder(placeholder: string): this {
+		fakeElementOf(this.inputEl).attributes.set("placeholder", placeholder);
+		return this;
+	}
+
+	onChange(callback: (value: string) => unknown): this {
+		this.changeCallbacks.push(callback);
+		return this;
+	}
+
+	onChanged(): void {
+		for (const callback of this.changeCallbacks) callback(this.getValue());
+	}
+
+	registerOptionListener(): this {
+		throw new Error("The obsidian test double has no option listeners");
+	}
+
+	/** Replaces the field's text as typing would, calling the `onChange` callbacks. */
+	type(value: string): void {
+		this.setValue(value);
+		this.onChanged();
+	}
+}
+
+/** One row of a settings tab: a name and description on the left, controls on the right. */
+export class Setting
+	implements
+		Pick<
+			obsidian.Setting,
+			| "settingEl"
+			| "infoEl"
+			| "nameEl"
+			| "descEl"
+			| "controlEl"
+			| "components"
+			| "setName"
+			| "setDesc"
+			| "setClass"
+			| "setHeading"
+			| "setDisabled"
+			| "addButton"
+			| "addToggle"
+			| "addText"
+			| "addTextArea"
+			| "then"
+		>
+{
+	settingEl: HTMLElement;
+	infoEl: HTMLElement;
+	nameEl: HTMLElement;
+	descEl: HTMLElement;
+	controlEl: HTMLElement;
+	components: obsidian.BaseComponent[] = [];
+
+	constructor(containerEl: HTMLElement) {
+		this.settingEl = containerEl.createDiv({ cls: "setting-item" });
+		this.infoEl = this.settingEl.createDiv({ cls: "setting-item-info" });
+		this.nameEl = this.infoEl.createDiv({ cls: "setting-item-name" });
+		this.descEl = this.infoEl.createDiv({ cls: "setting-item-description" });
+		this.controlEl = this.settingEl.createDiv({ cls: "setting-item-control" });
+	}
+
+	setName(name: string | DocumentFragment): obsidian.Setting {
+		this.nameEl.setText(name);
+		return this.asObsidian();
+	}
+
+	setDesc(desc: string | DocumentFragment): obsidian.Setting {
+		this.descEl.setText(desc);
+		return this.asObsidian();
+	}
+
+	setClass(cls: string): obsidian.Setting {
+		this.settingEl.addClass(cls);
+		return this.asObsidian();
+	}
+
+	setHeading(): obsidian.Setting {
+		this.settingEl.addClass("setting-item-heading");
+		return this.asObsidian();
+	}
+
+	setDisabled(disabled: boolean): obsidian.Setting {
+		for (const component of this.components) component.setDisabled(disabled);
+		return this.asObsidian();
+	}
+
+	addButton(cb: (component: obsidian.ButtonComponent) => unknown): obsidian.Setting {
+		return this.add(new ButtonComponent(this.controlEl), cb);
+	}
+
+	addToggle(cb: (component: obsidian.ToggleComponent) => unknown): obsidian.Setting {
+		return this.add(new ToggleComponent(this.controlEl), cb);
+	}
+
+	addText(cb: (component: obsidian.TextComponent) => unknown): obsidian.Setting {
+		return this.add(new TextComponent(this.controlEl), cb);
+	}
+
+	addTextArea(cb: (component: obsidian.TextAreaComponent) => unknown): obsidian.Setting {
+		return this.add(new TextAreaComponent(this.controlEl), cb);
+	}
+
+	then(cb: (setting: obsidian.Setting) => unknown): obsidian.Setting {
+		cb(this.asObsidian());
+		return this.asObsidian();
+	}
+
+	private add<T extends BaseComponent, O>(component: T, cb: (component: O) => unknown): obsidian.Setting {
+		this.components.push(component as unknown as obsidian.BaseComponent);
+		cb(component as unknown as O);
+		return this.asObsidian();
+	}
+
+	/** This row as Obsidian's type, which its chained calls return. */
+	private asObsidian(): obsidian.Setting {
+		return this as unknown as obsidian.Setting;
+	}
+}
+
+/** Every setting row drawn, for tests to find by name. */
+export function settingsIn(containerEl: HTMLElement): FakeElement[] {
+	return fakeElementOf(containerEl).findAllWithClass("setting-item");
+}
+
+/** A settings tab; the test opens it with `display()`, as Obsidian does when the user picks it. */
+export abstract class SettingTab implements Pick<obsidian.SettingTab, "app" | "containerEl" | "display" | "hide"> {
+	app: obsidian.App;
+	containerEl: HTMLElement = asHTMLElement(new FakeElement("div"));
+
+	constructor(app: obsidian.App) {
+		this.app = app;
+		this.containerEl.addClass("vertical-tab-content");
+	}
+
+	abstract display(): void;
+
+	hide(): void {
+		this.containerEl.empty();
+	}
+}
+
+export abstract class PluginSettingTab extends SettingTab {
+	readonly plugin: obsidian.Plugin;
+
+	constructor(app: obsidian.App, plugin: obsidian.Plugin) {
+		super(app);
+		this.plugin = plugin;
 	}
 }
 

@@ -1,0 +1,62 @@
+//! The "Check links of the current note" command: the note open in the editor, its outgoing
+//! links with the ones that need attention first, and how many links point to it, from the
+//! plugin's index (`outgoingLinks`, `get_backlinks`). Only offered while a note is open.
+
+import { Notice, Plugin, type App, type TFile } from "obsidian";
+import { callTool, outgoingLinks, type Vault as LinkIndex } from "../wasm";
+import { LinkCheckModal } from "./modal";
+import { checkLinks, type LinkCheck } from "./report";
+
+/** Stable: users bind hotkeys to it. */
+export const CHECK_LINKS_COMMAND_ID = "check-links-of-current-note";
+
+/** How long an error stays on screen: long enough to read it. */
+const ERROR_NOTICE_MS = 10_000;
+
+export function registerCheckLinksCommand(plugin: Plugin, settledIndex: () => Promise<LinkIndex | null>): { running: Promise<void> | null } {
+	const state: { running: Promise<void> | null } = { running: null };
+	plugin.addCommand({
+		id: CHECK_LINKS_COMMAND_ID,
+		name: "Check links of the current note",
+		checkCallback: (checking) => {
+			const file = plugin.app.workspace.getActiveFile();
+			if (file === null || file.extension !== "md") return false;
+			if (!checking) {
+				state.running = showLinkCheck(plugin.app, settledIndex, file).catch((error: unknown) => {
+					console.error("vaultlink: could not check the note's links", error);
+					new Notice(`vaultlink: could not check the links of ${file.path}: ${error instanceof Error ? error.message : String(error)}`, ERROR_NOTICE_MS);
+				});
+			}
+			return true;
+		},
+	});
+	return state;
+}
+
+/** Checks `file`'s links on the index and opens the modal, or says why it cannot. */
+export async function showLinkCheck(app: App, settledIndex: () => Promise<LinkIndex | null>, file: TFile): Promise<void> {
+	const index = await settledIndex();
+	if (index === null) {
+		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+		return;
+	}
+	const check = linkCheckOf(index, file.path);
+	if (typeof check === "string") {
+		new Notice(`vaultlink: ${check}`, ERROR_NOTICE_MS);
+		return;
+	}
+	new LinkCheckModal(app, check, (line) => void app.workspace.openLinkText(file.path, "", false, { eState: { line: line - 1 } })).open();
+}
+
+/** The check of the note at `path`, or a sentence saying why there is none. */
+export function linkCheckOf(index: LinkIndex, path: string): LinkCheck | string {
+	let outgoing;
+	try {
+		outgoing = outgoingLinks(index, path);
+	} catch {
+		return `${path} is not in the link index yet; wait for indexing to finish, then run the command again.`;
+	}
+	const backlinks = callTool(index, "get_backlinks", { path, limit: 1 });
+	if (!backlinks.ok) return `could not count the links to ${path}: ${backlinks.error.message}. ${backlinks.error.hint}`;
+	return checkLinks(path, outgoing.links, (backlinks.result as { total: number }).total, outgoing.truncated);
+}

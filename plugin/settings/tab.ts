@@ -1,0 +1,194 @@
+//! The plugin's settings tab: agents (the bridge on or off, its token, whether a sidecar has
+//! connected and when, the MCP client configuration to copy), the lint (which checks run, which
+//! folders are left out besides Obsidian's own Excluded files), and how links are written.
+
+import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
+import { kindTitle } from "../lint/report";
+import { CLIENT_NAMES, CLIENT_PLACES, MCP_CLIENTS, type McpClient } from "../onboarding/mcp-config";
+import type { ObsidianSettings } from "../obsidian-config";
+import type { LintRule } from "../wasm";
+import { tidyFolders, type VaultlinkSettings } from "./settings";
+
+/** The bridge as the settings tab reports it. */
+export interface BridgeStatus {
+	/** Listening, off, not available here (mobile), or failed to start with its reason. */
+	state: "listening" | "off" | "starting" | "unavailable" | "failed";
+	socketPath?: string;
+	/** Why it failed, when it did. */
+	error?: string;
+	/** The last sidecar connection that authenticated, since the plugin loaded. */
+	lastConnection: { at: Date; client: string | null } | null;
+}
+
+/** What the tab asks of the plugin. */
+export interface SettingsHost {
+	/** The settings, or null while they are still being read. */
+	currentSettings(): VaultlinkSettings | null;
+	saveSettings(change: (settings: VaultlinkSettings) => void): Promise<void>;
+	setBridgeEnabled(enabled: boolean): Promise<void>;
+	regenerateToken(): Promise<void>;
+	bridgeStatus(): BridgeStatus;
+	copyMcpConfiguration(client?: McpClient): Promise<void>;
+	lintRules(): LintRule[];
+	obsidianSettings(): Promise<ObsidianSettings>;
+}
+
+export class VaultlinkSettingTab extends PluginSettingTab {
+	/** The last redraw started (it reads Obsidian's settings first), for callers that wait on it. */
+	drawing: Promise<void> = Promise.resolve();
+	private readonly host: SettingsHost;
+
+	constructor(app: App, plugin: Plugin, host: SettingsHost) {
+		super(app, plugin);
+		this.host = host;
+	}
+
+	override display(): void {
+		this.drawing = this.draw().catch((error: unknown) => {
+			console.error("vaultlink: could not draw its settings", error);
+			this.containerEl.empty();
+			this.containerEl.createEl("p", { text: `The settings could not be shown: ${error instanceof Error ? error.message : String(error)}. Reload the plugin and open this tab again.` });
+		});
+	}
+
+	private async draw(): Promise<void> {
+		const obsidian = await this.host.obsidianSettings();
+		const container = this.containerEl;
+		container.empty();
+		const settings = this.host.currentSettings();
+		if (settings === null) {
+			container.createEl("p", { text: "The settings are still being read; close and open this tab again in a moment." });
+			return;
+		}
+		this.drawAgents(container, settings);
+		this.drawLint(container, settings, obsidian);
+		this.drawLinks(container, obsidian);
+	}
+
+	private drawAgents(container: HTMLElement, settings: VaultlinkSettings): void {
+		new Setting(container).setName("Agents").setHeading();
+		new Setting(container)
+			.setName("Let agents connect")
+			.setDesc(
+				"Opens a private local socket so the vaultlink program (the MCP server agents start) answers from this window's live index. Off: the socket is closed and agents read the vault's files instead.",
+			)
+			.addToggle((toggle) =>
+				toggle.setValue(settings.bridgeEnabled).onChange(async (enabled) => {
+					await this.host.setBridgeEnabled(enabled);
+					this.display();
+				}),
+			);
+		const status = this.host.bridgeStatus();
+		new Setting(container).setName("Connection").setDesc(describeBridge(status)).setClass("vaultlink-bridge-status");
+		new Setting(container)
+			.setName("Regenerate token")
+			.setDesc("Makes a new secret that the vaultlink program must present. Connected agents are dropped and reconnect with the new one.")
+			.addButton((button) =>
+				button
+					.setButtonText("Regenerate")
+					.setDisabled(status.state !== "listening")
+					.onClick(async () => {
+						await this.host.regenerateToken();
+						this.display();
+					}),
+			);
+		new Setting(container)
+			.setName("vaultlink program")
+			.setDesc("Its name when it is on your search path, or its absolute path (Claude Desktop needs the absolute path), as agents are told to start it.")
+			.addText((text) =>
+				text
+					.setPlaceholder("vaultlink")
+					.setValue(settings.sidecarCommand)
+					.onChange(async (value) => {
+						await this.host.saveSettings((changed) => {
+							changed.sidecarCommand = value.trim() === "" ? "vaultlink" : value.trim();
+						});
+					}),
+			);
+		new Setting(container)
+			.setName("Copy MCP client configuration")
+			.setDesc("For Claude Desktop, Claude Code and Codex, with this vault's path filled in. Paste the part for your client.")
+			.addButton((button) =>
+				button
+					.setButtonText("Copy all")
+					.setCta()
+					.onClick(() => this.host.copyMcpConfiguration()),
+			);
+		for (const client of MCP_CLIENTS) {
+			new Setting(container)
+				.setName(CLIENT_NAMES[client])
+				.setDesc(`Only its configuration: ${CLIENT_PLACES[client]}.`)
+				.addButton((button) => button.setButtonText("Copy").onClick(() => this.host.copyMcpConfiguration(client)));
+		}
+	}
+
+	private drawLint(container: HTMLElement, settings: VaultlinkSettings, obsidian: ObsidianSettings): void {
+		new Setting(container).setName("Lint").setHeading();
+		const excludedByObsidian =
+			obsidian.excludedFolders.length === 0 ? "none" : obsidian.excludedFolders.join(", ");
+		const patterns =
+			obsidian.excludedPatterns.length === 0 ? "" : ` Its patterns (${obsidian.excludedPatterns.join(", ")}) are not followed yet.`;
+		new Setting(container)
+			.setName("Excluded folders")
+			.setDesc(
+				`Notes in these folders are never lint findings, but links to them still count. Obsidian's Excluded files (Files and links) always apply: ${excludedByObsidian}.${patterns} Add more here, one folder a line.`,
+			)
+			.addTextArea((area) =>
+				area
+					.setPlaceholder("One folder a line")
+					.setValue(settings.excludedFolders.join("\n"))
+					.onChange(async (value) => {
+						await this.host.saveSettings((changed) => {
+							changed.excludedFolders = tidyFolders(value.split("\n"));
+						});
+					}),
+			);
+		for (const rule of this.host.lintRules()) {
+			new Setting(container)
+				.setName(kindTitle(rule.kind))
+				.setDesc(rule.summary)
+				.addToggle((toggle) =>
+					toggle.setValue(!settings.disabledLintKinds.includes(rule.kind)).onChange(async (enabled) => {
+						await this.host.saveSettings((changed) => {
+							const others = changed.disabledLintKinds.filter((kind) => kind !== rule.kind);
+							changed.disabledLintKinds = enabled ? others : [...others, rule.kind];
+						});
+					}),
+				);
+		}
+	}
+
+	private drawLinks(container: HTMLElement, obsidian: ObsidianSettings): void {
+		new Setting(container).setName("Links").setHeading();
+		const format = NEW_LINK_FORMATS[obsidian.newLinkFormat] ?? obsidian.newLinkFormat;
+		const style = obsidian.useMarkdownLinks ? "Markdown links" : "wikilinks";
+		new Setting(container)
+			.setName("Follows Obsidian's link settings")
+			.setDesc(
+				`Obsidian here: new link format "${format}", ${style}. When vaultlink rewrites a link (moving a note, fixing a finding) it keeps the link as you wrote it: a wikilink stays a wikilink, a Markdown link stays Markdown, a path stays as short, relative or absolute as it was, lengthened only when the shorter form would find another note. It writes no new link of its own, so there is nothing else to choose here.${obsidian.problem === undefined ? "" : ` (${obsidian.problem}.)`}`,
+			);
+	}
+}
+
+const NEW_LINK_FORMATS: Record<string, string> = {
+	shortest: "Shortest path when possible",
+	relative: "Relative path to file",
+	absolute: "Absolute path in vault",
+};
+
+/** The connection line: where the bridge listens and when a sidecar last connected. */
+export function describeBridge(status: BridgeStatus): string {
+	const state = {
+		listening: `Listening on ${status.socketPath ?? "its socket"}.`,
+		off: "Off: agents read the vault's files.",
+		starting: "Starting: the first index is being built.",
+		unavailable: "Not available on this device: agents need Obsidian on a desktop.",
+		failed: `Could not start: ${status.error ?? "unknown error"}`,
+	}[status.state];
+	const last = status.lastConnection;
+	const connected =
+		last === null
+			? "No agent has connected since the plugin loaded."
+			: `An agent last connected at ${last.at.toLocaleString()}${last.client === null ? "" : ` (${last.client})`}.`;
+	return `${state} ${connected}`;
+}
