@@ -10,6 +10,13 @@ import { PROTOCOL_VERSION } from "./discovery";
 /** The longest request line accepted, newline excluded; a longer one closes the connection. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
+/**
+ * The longest answer line sent, newline excluded: the sidecar reads no longer line
+ * (`MAX_ANSWER_BYTES` in crates/sidecar/src/bridge.rs). A longer result is answered with the
+ * typed error `too_large` instead, and the connection stays usable.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
 /** How long a new connection may take to authenticate before it is closed. */
 export const HELLO_TIMEOUT_MS = 10_000;
 
@@ -35,6 +42,8 @@ export interface ProtocolContext {
 	/** Runs one of core's operations on the plugin's index (some read a note first). */
 	call(tool: string, args: unknown): ToolOutcome | Promise<ToolOutcome>;
 	helloTimeoutMs?: number;
+	/** The longest answer line; `MAX_ANSWER_BYTES` unless a test sets it. */
+	maxAnswerBytes?: number;
 }
 
 type RequestId = string | number | null;
@@ -201,7 +210,21 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 		const reply = (outcome: ToolOutcome): void => {
 			if (closing) return;
 			if (outcome.ok) {
-				sendResult(id, outcome.result);
+				// Calls run at once and finish in any order; each answer carries its request's id.
+				const line = JSON.stringify({ jsonrpc: "2.0", id, result: outcome.result }, jsonReplacer);
+				const limit = context.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+				const bytes = Buffer.byteLength(line, "utf8");
+				if (bytes <= limit) {
+					if (!socket.destroyed) socket.write(`${line}\n`);
+					return;
+				}
+				const error = {
+					code: "too_large",
+					message: `the answer is ${bytes} bytes, over the bridge's ${limit}-byte limit`,
+					hint: "Ask for less: a smaller limit, response_format concise, or a smaller max_bytes.",
+					retryable: false,
+				};
+				sendError(id, { code: ErrorCode.toolFailed, message: error.message, data: error });
 			} else {
 				sendError(id, { code: ErrorCode.toolFailed, message: outcome.error.message, data: outcome.error });
 			}

@@ -313,7 +313,6 @@ async fn open(discovery: &Discovery) -> Result<(Reader, Writer)> {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use tokio::io::AsyncBufReadExt as _;
 
     /// A fake plugin on a socket pair: answers hello, then runs `serve` on every later line.
     async fn fake_plugin<F>(serve: F) -> (tempfile::TempDir, Discovery)
@@ -326,7 +325,7 @@ mod tests {
         tokio::spawn(async move {
             let (stream, _) = listener.accept().await.unwrap();
             let (reader, mut writer) = stream.into_split();
-            let mut lines = tokio::io::BufReader::new(reader).lines();
+            let mut lines = BufReader::new(reader).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 let request: Value = serde_json::from_str(&line).unwrap();
                 let replies = if request["method"] == "hello" {
