@@ -50,6 +50,7 @@ EVERY_TOOL = [
     ("find_unresolved_links", {"response_format": "concise", "limit": 1}),
     ("find_orphans", {}),
     ("resolve_link", {"from": "Home.md", "link": "[[Alpha#Goals]]"}),
+    ("resolve_link", {"from": "Ideas/Sync.md", "link": "Index", "response_format": "concise"}),
     ("list_notes", {}),
     ("list_notes", {"folder": "People", "response_format": "concise"}),
     ("read_note", {"path": "People/Ada"}),
@@ -61,6 +62,7 @@ EVERY_TOOL = [
     ("rewrite_link", {"from_target": "Quarterly plan", "to_target": "Projects/Beta", "response_format": "concise"}),
     ("delete_note", {"path": "People/Ada"}),
     ("server_health", {}),
+    ("server_health", {"response_format": "concise"}),
     # Refusals, each with its code.
     ("get_outgoing_links", {"path": "No such note.md"}),
     ("read_note", {"path": "../outside.md"}),
@@ -131,8 +133,13 @@ def test_every_tool_answers_within_its_output_schema(vault, runtime_dir, mode, r
     codes = check_against_schemas(listed, results)
     assert codes == EXPECTED_CODES
     assert snapshot(vault) == before, "previews and refusals change nothing"
-    health = results[[name for name, _ in EVERY_TOOL].index("server_health")].structured_content
-    assert health["mode"] == mode
+    answers = {json.dumps(call, sort_keys=True): result.structured_content for call, result in zip(EVERY_TOOL, results)}
+    health = answers[json.dumps(("server_health", {}), sort_keys=True)]
+    assert health["mode"] == mode and health["index"]["notes"] == 16
+    concise_health = answers[json.dumps(("server_health", {"response_format": "concise"}), sort_keys=True)]
+    assert "index" not in concise_health and concise_health["mode"] == mode
+    ambiguous = answers[json.dumps(("resolve_link", {"from": "Ideas/Sync.md", "link": "Index", "response_format": "concise"}), sort_keys=True)]
+    assert ambiguous["status"] == "ambiguous" and "candidates" not in ambiguous
     # A refused rule names its parameter.
     force = results[EVERY_TOOL.index(("delete_note", {"path": "People/Ada", "force": True}))]
     assert "`force` needs `confirm: true`" in force.structured_content["message"]

@@ -17,6 +17,9 @@ export const MAX_LINE_BYTES = 1024 * 1024;
  */
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
+/** How long a refused connection may go on sending (what is sent is dropped) before it is cut. */
+export const CLOSE_GRACE_MS = 2_000;
+
 /** How long a new connection may take to authenticate before it is closed. */
 export const HELLO_TIMEOUT_MS = 10_000;
 
@@ -135,7 +138,12 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 		closing = true;
 		clearTimeout(helloTimer);
 		if (socket.destroyed) return;
-		socket.end(`${JSON.stringify({ jsonrpc: "2.0", id, error })}\n`, () => socket.destroy());
+		// Half-close after the last error and drop what still arrives, until the peer closes
+		// its side or the grace period ends. Destroying at once would make the kernel answer the
+		// peer's unread bytes (the rest of an oversized line) with a reset, which can discard
+		// the error line before the peer reads it.
+		socket.end(`${JSON.stringify({ jsonrpc: "2.0", id, error })}\n`);
+		setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
 	};
 	const unauthorized = (id: RequestId, why: string): void =>
 		closeWith(id, { code: ErrorCode.unauthorized, message: `unauthorized: ${why}` });

@@ -121,6 +121,9 @@ pub struct ResolveArguments {
     pub from: String,
     /// The link: `[[Note#Heading]]`, `[text](../Note.md)`, or a bare target `Note#Heading`.
     pub link: String,
+    /// `concise` leaves out an ambiguous link's candidates.
+    #[serde(default)]
+    pub response_format: ResponseFormat,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -661,7 +664,7 @@ pub fn resolve_link(vault: &Vault, arguments: &ResolveArguments) -> Result<Resol
         target: link.target.clone(),
         status: status(&resolution),
         resolved_path: resolution.path().map(str::to_owned),
-        candidates: candidates(&resolution),
+        candidates: if arguments.response_format == ResponseFormat::Detailed { candidates(&resolution) } else { None },
         subpath_status,
     })
 }
@@ -989,10 +992,10 @@ mod tests {
     fn resolve_link_takes_written_or_bare_links() {
         let vault = vault();
         for link in ["[[b#top]]", "B#Top", "[x](B.md#Top)"] {
-            let result = resolve_link(&vault, &ResolveArguments { from: "C".into(), link: link.into() }).unwrap();
+            let result = resolve_link(&vault, &ResolveArguments { from: "C".into(), link: link.into(), response_format: ResponseFormat::Detailed }).unwrap();
             assert_eq!((result.status, result.resolved_path.as_deref(), result.subpath_status), ("resolved", Some("B.md"), Some(SubpathStatus::Found)), "{link}");
         }
-        let missing = resolve_link(&vault, &ResolveArguments { from: "C".into(), link: "B#Gone".into() }).unwrap();
+        let missing = resolve_link(&vault, &ResolveArguments { from: "C".into(), link: "B#Gone".into(), response_format: ResponseFormat::Concise }).unwrap();
         assert_eq!(missing.subpath_status, Some(SubpathStatus::MissingHeading));
     }
 

@@ -293,7 +293,9 @@ note already has. It reads only. It fails with `note_not_found` when `from` is n
         object(
             json!({
                 "from": note_path("The note the link would be written in"),
-                "link": {"type": "string", "description": "The link: `[[Note#Heading]]`, `[text](Note.md)`, or a bare target such as `Note#Heading`."}
+                "link": {"type": "string", "description": "The link: `[[Note#Heading]]`, `[text](Note.md)`, or a bare target such as `Note#Heading`."},
+                "response_format": {"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
+                                    "description": "`concise` leaves out an ambiguous link's candidates; `detailed` (the default) lists them."}
             }),
             &["from", "link"],
         ),
@@ -737,7 +739,11 @@ attachments, links resolved, unresolved and ambiguous), and the last bridge erro
 answers look stale or calls fail with `plugin_unavailable`, or to learn whether writes go through Obsidian; use \
 list_notes or lint_wiki for the vault's content. It reads only; in standalone mode the first call indexes the \
 folder (with progress). It fails with `vault_unreadable` when the vault folder cannot be read.",
-        object(json!({}), &[]),
+        object(
+            json!({"response_format": {"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
+                                       "description": "`concise` leaves out the index's counts and the plugin's details; `detailed` (the default) gives them."}}),
+            &[],
+        ),
         json!({
             "type": "object",
             "properties": {
@@ -833,6 +839,15 @@ mod tests {
                 assert!(parameter_text.contains(&format!("`{other}")), "{name}.{parameter} states its rule");
             }
             assert_eq!(tool.output_schema["type"], "object", "{name}");
+        }
+    }
+
+    #[test]
+    fn every_tool_that_answers_more_than_an_acknowledgement_takes_a_response_format() {
+        for tool in catalogue() {
+            let format = &tool.input_schema["properties"]["response_format"];
+            assert_eq!(format["enum"], json!(["concise", "detailed"]), "{}", tool.name);
+            assert!(format["description"].as_str().is_some_and(|text| text.contains("`concise` leaves out")), "{}", tool.name);
         }
     }
 

@@ -176,7 +176,17 @@ impl Router {
             return (default_served, Err(error));
         }
         if tool == "server_health" {
-            return self.health(progress).await;
+            let (served, answer) = self.health(progress).await;
+            let concise = arguments.get("response_format").and_then(Value::as_str) == Some("concise");
+            return (served, answer.map(|mut answer| {
+                if concise {
+                    if let Some(fields) = answer.as_object_mut() {
+                        fields.remove("index");
+                    }
+                    answer["plugin"] = json!({"connected": answer["plugin"]["connected"]});
+                }
+                answer
+            }));
         }
         let writes = !spec.read_only;
         // One write at a time, whichever path runs it: a plan is made and applied against
