@@ -58,6 +58,8 @@ EVERY_TOOL = [
     ("lint_wiki", {}),
     ("lint_wiki", {"response_format": "concise", "kinds": ["orphan"]}),
     ("find_existing_page", {"topic": "ada lovelace"}),
+    ("find_evidence", {"title": "Ada"}),
+    ("find_evidence", {"title": "Ada", "limit": 1, "nodes_only": True, "response_format": "concise"}),
     ("move_note", {"from": "People/Ada.md", "to": "People/Ada Lovelace.md"}),
     ("rewrite_link", {"from_target": "Quarterly plan", "to_target": "Projects/Beta", "response_format": "concise"}),
     ("delete_note", {"path": "People/Ada"}),
@@ -208,6 +210,7 @@ LIST_CALLS = [
     ("find_orphans", {}),
     ("list_notes", {}),
     ("lint_wiki", {}),
+    ("find_evidence", {"title": "Hub"}),
 ]
 
 
@@ -313,6 +316,7 @@ def test_long_calls_report_progress_standalone(big_vault, runtime_dir, tmp_path)
     calls = [
         ("server_health", {}),
         ("lint_wiki", {"limit": 5}),
+        ("find_evidence", {"title": "Hub", "limit": 5}),
         ("move_note", {"from": "Hub.md", "to": "Centre/Hub.md"}),
         ("rewrite_link", {"from_target": "Missing page 1", "to_target": "Hub"}),
         ("delete_note", {"path": "Area 0/Note 0000.md"}),
@@ -328,11 +332,14 @@ def test_long_calls_report_progress_standalone(big_vault, runtime_dir, tmp_path)
     for (name, _), (result, seen) in zip(calls[1:-1], long_calls):
         assert not result.is_error, result.content
         check_progress(seen, name)
+    evidence_reads = [message for _, _, message in long_calls[1][1] if message.startswith("find_evidence: read")]
+    assert len(evidence_reads) == (BIG_NOTES + 2) // 500, "find_evidence reports the notes it reads"
     assert quiet == [], "a quick read reports no progress"
 
 
 def test_long_calls_report_progress_through_the_plugin(vault, runtime_dir, plugin):
-    calls = [("lint_wiki", {}), ("move_note", {"from": "People/Ada.md", "to": "People/Ada Lovelace.md"})]
+    calls = [("lint_wiki", {}), ("find_evidence", {"title": "Ada"}),
+             ("move_note", {"from": "People/Ada.md", "to": "People/Ada Lovelace.md"})]
     for (name, _), (result, seen) in zip(calls, asyncio.run(with_progress(vault, runtime_dir, "plugin", calls))):
         assert not result.is_error, result.content
         check_progress(seen, name)

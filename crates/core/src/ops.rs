@@ -479,8 +479,18 @@ fn find<'a>(vault: &'a Vault, path: &str) -> Result<&'a str, OpError> {
 /// first item, as a previous answer gave it. Without a `limit`, the page also ends before its
 /// items pass `DEFAULT_PAGE_BYTES` of JSON.
 fn page<T: Serialize>(items: Vec<T>, limit: Option<usize>, cursor: Option<&str>) -> Result<(Vec<T>, usize, Option<String>), OpError> {
+    page_with_default(items, limit, cursor, DEFAULT_LIMIT)
+}
+
+/// [`page`] with another number of items when the caller gives no `limit`.
+pub(crate) fn page_with_default<T: Serialize>(
+    items: Vec<T>,
+    limit: Option<usize>,
+    cursor: Option<&str>,
+    default_limit: usize,
+) -> Result<(Vec<T>, usize, Option<String>), OpError> {
     let budget = if limit.is_none() { DEFAULT_PAGE_BYTES } else { usize::MAX };
-    let limit = limit.unwrap_or(DEFAULT_LIMIT);
+    let limit = limit.unwrap_or(default_limit);
     if limit == 0 || limit > MAX_LIMIT {
         return Err(OpError::InvalidArguments { detail: format!("`limit` must be from 1 to {MAX_LIMIT}, not {limit}") });
     }

@@ -611,18 +611,20 @@ fn find_evidence() -> ToolSpec {
 `title` property, first H1) first, then notes whose properties link to it or name it, then notes whose body prose \
 says it or links to it; within each, notes whose own names share more of the title's words first, then by path. \
 Each match has `mentions` and a prose excerpt of at most 200 characters (headings, tables and code are skipped) \
-with its line. `total` counts every match and `limited` says whether `limit` cut the list. With no match, \
+with its line. Paged: a page ends at `limit` matches (default 50, and then near 16 KB); pass `next_cursor` as \
+`cursor` for the next; `total` counts every match and `limited` says whether more remain. With no match, \
 `growth_hint` names notes with near names (shared words or a near spelling). Matching ignores case, spacing and \
 Unicode normalisation and respects word boundaries (`rust` does not match `trust`). Use it to gather what the vault \
 already says before writing or extending a page on a concept; use find_existing_page to decide whether the page \
-itself exists, and get_backlinks for the links to one known note. It reads every note's text, so it is slower than \
-the other read tools on a large vault; it changes nothing. Notes in excluded folders are not searched; a note that \
+itself exists, and get_backlinks for the links to one known note. It reads only; it reads every note's text, so it \
+is slower than the other read tools on a large vault (it reports progress). Notes in excluded folders are not searched; a note that \
 could not be read is listed under `unread`. It fails with `invalid_arguments` for an empty title, a title over 200 \
-characters, or a `limit` outside 1 to 1000.",
+characters, a `limit` outside 1 to 1000, or a cursor no earlier answer gave.",
         object(
             json!({
                 "title": {"type": "string", "description": "The concept's name, as a page about it would be titled, such as `Spaced repetition`. `[[…]]` around it is ignored."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "How many matches to return at most."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "How many matches to return at most. Left out, a page holds up to 50 and ends early to stay under about 16 KB; given, it is obeyed exactly."},
+                "cursor": cursor(),
                 "nodes_only": {"type": "boolean", "default": false, "description": "When true, only the matching notes with their strength and mentions, without excerpts or lines: for building a list of related notes cheaply."},
                 "response_format": json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
                     "description": "`concise` leaves out `word_overlap_percent`; `detailed` (the default) gives it."})
@@ -634,7 +636,8 @@ characters, or a `limit` outside 1 to 1000.",
             "properties": {
                 "title": {"type": "string", "description": "The title searched for, as understood."},
                 "total": {"type": "integer", "minimum": 0},
-                "limited": {"type": "boolean"},
+                "limited": {"type": "boolean", "description": "True when more matches follow on later pages."},
+                "next_cursor": next_cursor(),
                 "matches": {
                     "type": "array",
                     "items": {
