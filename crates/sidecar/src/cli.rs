@@ -185,9 +185,13 @@ pub async fn run(cli: Cli) -> Result<()> {
                 out!("{} missing notes are linked to:", targets.as_array().map_or(0, Vec::len));
                 for target in targets.as_array().into_iter().flatten() {
                     let referrers = target["referrers"].as_array().cloned().unwrap_or_default();
-                    out!("\n  {}  ({} links)", text(target, "target"), referrers.len());
+                    let count = number(target, "referrer_count").max(referrers.len() as u64);
+                    out!("\n  {}  ({count} links)", text(target, "target"));
                     for referrer in &referrers {
                         out!("    {}:{}", text(referrer, "source"), number(referrer, "line"));
+                    }
+                    if count > referrers.len() as u64 {
+                        out!("    … and {} more", count - referrers.len() as u64);
                     }
                 }
             }
