@@ -199,8 +199,8 @@ impl Router {
                     self.record(&reason);
                     return (Served::Plugin, Err(ToolError::plugin_lost(&reason, writes)));
                 }
+                // `connection` has recorded why the plugin could not be used.
                 Err(NoPlugin::Unusable(reason)) if self.mode == Mode::Plugin || writes => {
-                    self.record(&reason);
                     return (Served::Plugin, Err(ToolError::plugin_unavailable(&reason)));
                 }
                 Err(NoPlugin::Absent(reason)) if self.mode == Mode::Plugin => {
@@ -288,7 +288,9 @@ impl Router {
                 Err(lost) => tracing::info!("the bridge connection had ended ({}); connecting again", lost.reason),
             }
         }
-        Err(NoPlugin::Unusable("the plugin's connection ended twice before a call could be sent".to_owned()))
+        let reason = "the plugin's connection ended twice before a call could be sent";
+        self.record(reason);
+        Err(NoPlugin::Unusable(reason.to_owned()))
     }
 
     /// Runs a call on the folder, on a blocking thread: the folder is read with `std::fs`.
@@ -324,7 +326,8 @@ impl Router {
                 }
                 Ok(Err(error)) => self.record(&format!("the plugin could not count its index: {}", error.message)),
                 Err(NoPlugin::Absent(reason)) => plugin["reason"] = json!(reason),
-                Err(NoPlugin::Unusable(reason) | NoPlugin::Lost(reason)) => {
+                Err(NoPlugin::Unusable(reason)) => plugin["reason"] = json!(reason),
+                Err(NoPlugin::Lost(reason)) => {
                     self.record(&reason);
                     plugin["reason"] = json!(reason);
                 }
