@@ -509,8 +509,9 @@ referrer), `ambiguous_link` (which file was chosen and why), `broken_heading`, `
 title, H1 or alias), `near_duplicate` (pairs of notes whose bodies share most of their wording, with the estimated \
 similarity in `evidence`: a lead for review, never a verdict), `schema` (breaches of the SCHEMA.md governing the \
 folder; a SCHEMA.md problem is a `schema_file` finding). A check that cannot run is listed under `skipped` with the \
-reason instead of failing the call. Notes in excluded folders are link targets but never subjects. Paged: `limit` \
-(default 100) and `next_cursor`; `total` and `counts` cover all pages. Use it for a periodic review of a wiki; use \
+reason instead of failing the call. Notes in excluded folders are link targets but never subjects. Paged: a page \
+ends at `limit` proposals (default 100, and then near 16 KB); pass `next_cursor` as `cursor` for the next; `total` \
+and `counts` cover all pages. It reports progress. Use it for a periodic review of a wiki; use \
 find_existing_page before writing one new page. It reads only; it changes nothing. It fails with \
 `invalid_arguments` for an unknown kind or a cursor no earlier answer gave.",
         object(
