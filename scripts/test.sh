@@ -33,5 +33,5 @@ npm run --silent lint
 section "plugin in Node: npm test"
 npm test --silent
 
-section "end to end: the MCP Python SDK against vaultlink mcp"
-VAULTLINK_BIN=target/debug/vaultlink target/py/bin/python -m pytest -q tests
+section "end to end: the MCP Python SDK, the MCP Inspector CLI and the conformance suite against vaultlink mcp"
+VAULTLINK_BIN=target/debug/vaultlink target/py/bin/python -m pytest -q -rs tests

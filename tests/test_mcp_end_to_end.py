@@ -18,43 +18,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-ROOT = Path(__file__).resolve().parent.parent
-SIDECAR = Path(os.environ.get("VAULTLINK_BIN", ROOT / "target" / "debug" / "vaultlink")).resolve()
-PLUGIN_HOST = ROOT / "build" / "plugin-host.cjs"
-
-
-@pytest.fixture()
-def vault(tmp_path):
-    copy = tmp_path / "vault"
-    shutil.copytree(ROOT / "examples" / "vault", copy)
-    return copy.resolve()
-
-
-@pytest.fixture()
-def runtime_dir():
-    # Unix socket paths are limited to about 100 bytes, so keep this one short.
-    path = Path(tempfile.mkdtemp(prefix="vl-", dir="/tmp"))
-    path.chmod(0o700)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-@pytest.fixture()
-def plugin(vault, runtime_dir):
-    """The built plugin, loaded in Node with the obsidian test double, serving `vault`."""
-    assert PLUGIN_HOST.exists(), f"{PLUGIN_HOST} is missing: run scripts/build.sh and npm run build:host"
-    process = subprocess.Popen(
-        ["node", str(PLUGIN_HOST), str(vault)],
-        stdout=subprocess.PIPE,
-        env={**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir)},
-        text=True,
-    )
-    ready = json.loads(process.stdout.readline())
-    assert ready["ready"] is True
-    yield {"process": process, **ready}
-    process.terminate()
-    assert process.wait(timeout=10) == 0
-    assert not Path(ready["discovery"]).exists(), "unloading the plugin must remove its discovery file"
+from conftest import PLUGIN_HOST, ROOT, SIDECAR
 
 
 async def session_calls(vault, runtime_dir, mode, calls, errlog=None):

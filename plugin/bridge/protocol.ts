@@ -10,6 +10,16 @@ import { PROTOCOL_VERSION } from "./discovery";
 /** The longest request line accepted, newline excluded; a longer one closes the connection. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
+/**
+ * The longest answer line sent, newline excluded: the sidecar reads no longer line
+ * (`MAX_ANSWER_BYTES` in crates/sidecar/src/bridge.rs). A longer result is answered with the
+ * typed error `too_large` instead, and the connection stays usable.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** How long a refused connection may go on sending (what is sent is dropped) before it is cut. */
+export const CLOSE_GRACE_MS = 2_000;
+
 /** How long a new connection may take to authenticate before it is closed. */
 export const HELLO_TIMEOUT_MS = 10_000;
 
@@ -37,6 +47,8 @@ export interface ProtocolContext {
 	helloTimeoutMs?: number;
 	/** Told of each connection that presented the right token, with the `client` its `hello` named. */
 	onAuthenticated?(client: string | null): void;
+	/** The longest answer line; `MAX_ANSWER_BYTES` unless a test sets it. */
+	maxAnswerBytes?: number;
 }
 
 type RequestId = string | number | null;
@@ -128,7 +140,12 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 		closing = true;
 		clearTimeout(helloTimer);
 		if (socket.destroyed) return;
-		socket.end(`${JSON.stringify({ jsonrpc: "2.0", id, error })}\n`, () => socket.destroy());
+		// Half-close after the last error and drop what still arrives, until the peer closes
+		// its side or the grace period ends. Destroying at once would make the kernel answer the
+		// peer's unread bytes (the rest of an oversized line) with a reset, which can discard
+		// the error line before the peer reads it.
+		socket.end(`${JSON.stringify({ jsonrpc: "2.0", id, error })}\n`);
+		setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
 	};
 	const unauthorized = (id: RequestId, why: string): void =>
 		closeWith(id, { code: ErrorCode.unauthorized, message: `unauthorized: ${why}` });
@@ -204,7 +221,21 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 		const reply = (outcome: ToolOutcome): void => {
 			if (closing) return;
 			if (outcome.ok) {
-				sendResult(id, outcome.result);
+				// Calls run at once and finish in any order; each answer carries its request's id.
+				const line = JSON.stringify({ jsonrpc: "2.0", id, result: outcome.result }, jsonReplacer);
+				const limit = context.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+				const bytes = Buffer.byteLength(line, "utf8");
+				if (bytes <= limit) {
+					if (!socket.destroyed) socket.write(`${line}\n`);
+					return;
+				}
+				const error = {
+					code: "too_large",
+					message: `the answer is ${bytes} bytes, over the bridge's ${limit}-byte limit`,
+					hint: "Ask for less: a smaller limit, response_format concise, or a smaller max_bytes.",
+					retryable: false,
+				};
+				sendError(id, { code: ErrorCode.toolFailed, message: error.message, data: error });
 			} else {
 				sendError(id, { code: ErrorCode.toolFailed, message: outcome.error.message, data: outcome.error });
 			}

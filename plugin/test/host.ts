@@ -7,6 +7,10 @@
 //!
 //! stdout carries that line only; logs go to stderr. `VAULTLINK_PLUGIN_MAIN` overrides which
 //! main.js is loaded.
+//!
+//! `VAULTLINK_HOST_STALL_READ=<vault path>` makes every read of that file after the ready line
+//! wait forever, and print `{"stalled":"<path>"}` on stdout when the first one starts, so that a
+//! test can kill the plugin in the middle of a call that reads the file.
 
 import * as fs from "fs";
 import Module from "module";
@@ -64,8 +68,25 @@ async function main(): Promise<void> {
 	await plugin.ready;
 	const bridge = plugin.bridgeInfo;
 	if (bridge === null) fail("the plugin is ready but its bridge is not up");
+	stallReads(app, process.env["VAULTLINK_HOST_STALL_READ"]);
 	process.stdout.write(`${JSON.stringify({ ready: true, discovery: bridge.discoveryPath, socket: bridge.socketPath })}\n`);
 	// The bridge's server keeps the process alive until a signal arrives.
+}
+
+/** Makes reads of `stalledPath` never finish (see the top of this file). */
+function stallReads(app: double.App, stalledPath: string | undefined): void {
+	if (stalledPath === undefined || stalledPath === "") return;
+	const vault = app.vault;
+	const read = vault.read.bind(vault);
+	let told = false;
+	vault.read = (file) => {
+		if (file.path !== stalledPath) return read(file);
+		if (!told) {
+			told = true;
+			process.stdout.write(`${JSON.stringify({ stalled: file.path })}\n`);
+		}
+		return new Promise<string>(() => undefined);
+	};
 }
 
 main().catch((error: unknown) => fail(error instanceof Error ? (error.stack ?? error.message) : String(error)));

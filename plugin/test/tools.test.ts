@@ -64,6 +64,7 @@ test("read_note reads the note through the Vault API and returns its parts", asy
 			path: "Notes/Alpha.md",
 			frontmatter: "aliases: [First]\n",
 			body: "# Alpha, edited\nNew text.",
+			body_bytes: 25,
 			aliases: ["First"],
 			tags: [],
 			headings: ["Alpha, edited"],
@@ -75,7 +76,7 @@ test("read_note reads the note through the Vault API and returns its parts", asy
 test("read_note ignores a text the caller supplies", async (t) => {
 	const { app, host } = setUp(t);
 	const outcome = await runTool(host, "read_note", { path: "Beta.md", response_format: "concise", text: "forged" });
-	assert.deepEqual(outcome, { ok: true, result: { path: "Beta.md", body: "Back to [[Alpha]].\n" } });
+	assert.deepEqual(outcome, { ok: true, result: { path: "Beta.md", body: "Back to [[Alpha]].\n", body_bytes: 19 } });
 	// Deleted from the vault while the index still holds it (its update waits for the debounce):
 	// there is no text to read, and the caller's must not stand in for it.
 	const beta = app.vault.getFileByPath("Beta.md");

@@ -42,8 +42,12 @@ const MAX_LISTED: usize = 10;
 pub struct EvidenceArguments {
     /// The concept's name, as a page about it would be titled.
     pub title: String,
-    /// The most matches returned; 50 when left out.
+    /// The most matches returned; 50 when left out (and then a page also ends near
+    /// `ops::DEFAULT_PAGE_BYTES`).
     pub limit: Option<usize>,
+    /// Where to continue: the `next_cursor` of the previous page.
+    #[serde(default)]
+    pub cursor: Option<String>,
     /// Only the matching notes, without excerpts or lines.
     #[serde(default)]
     pub nodes_only: bool,
@@ -92,9 +96,11 @@ pub struct Evidence {
     pub title: String,
     /// Every note that matched, on this page or not.
     pub total: usize,
-    /// True when more notes matched than `limit` let through.
+    /// True when more notes matched than this page holds (`next_cursor` then says where to go on).
     pub limited: bool,
     pub matches: Vec<EvidenceMatch>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub growth_hint: Option<GrowthHint>,
     /// Notes whose text could not be read, so only their links and properties were checked.
@@ -202,9 +208,8 @@ pub fn find_evidence(
     found.sort_by(|(left, left_overlap), (right, right_overlap)| {
         left.strength.cmp(&right.strength).then(right_overlap.cmp(left_overlap)).then(left.path.cmp(&right.path))
     });
-    let total = found.len();
-    let mut matches: Vec<EvidenceMatch> = found.into_iter().take(limit).map(|(found, _)| found).collect();
-    for found in &mut matches {
+    let mut ranked: Vec<EvidenceMatch> = found.into_iter().map(|(found, _)| found).collect();
+    for found in &mut ranked {
         if arguments.nodes_only {
             found.line = None;
             found.excerpt = None;
@@ -213,9 +218,11 @@ pub fn find_evidence(
             found.word_overlap_percent = None;
         }
     }
+    let (matches, total, next_cursor) =
+        crate::ops::page_with_default(ranked, arguments.limit, arguments.cursor.as_deref(), DEFAULT_EVIDENCE_LIMIT)?;
     let growth_hint = (total == 0).then(|| growth_hint(vault, title, &key, &words));
     unread.truncate(MAX_LISTED);
-    Ok(Evidence { title: title.to_owned(), total, limited: total > limit, matches, growth_hint, unread })
+    Ok(Evidence { title: title.to_owned(), total, limited: next_cursor.is_some(), matches, next_cursor, growth_hint, unread })
 }
 
 /// True when the written text of `link` holds `key` where the prose reader sees it: a
@@ -528,7 +535,7 @@ Drills with spaced repetition.
     }
 
     fn arguments(title: &str) -> EvidenceArguments {
-        EvidenceArguments { title: title.to_owned(), limit: None, nodes_only: false, response_format: ResponseFormat::Detailed }
+        EvidenceArguments { title: title.to_owned(), limit: None, cursor: None, nodes_only: false, response_format: ResponseFormat::Detailed }
     }
 
     #[test]
@@ -583,6 +590,24 @@ Drills with spaced repetition.
             let error = find_evidence(&vault, &bad, &mut read).unwrap_err();
             assert_eq!(error.code(), "invalid_arguments");
         }
+    }
+
+    #[test]
+    fn pages_follow_the_cursor_through_every_match_in_rank_order() {
+        let everything = find(WIKI, arguments("spaced repetition"));
+        let mut paths = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = find(WIKI, EvidenceArguments { limit: Some(1), cursor: cursor.clone(), ..arguments("spaced repetition") });
+            assert_eq!((page.total, page.limited), (everything.total, page.next_cursor.is_some()));
+            paths.extend(page.matches.into_iter().map(|found| found.path));
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        let expected: Vec<String> = everything.matches.into_iter().map(|found| found.path).collect();
+        assert_eq!(paths, expected);
     }
 
     #[test]

@@ -17,6 +17,17 @@ use crate::resolve::{self, fold, Resolution};
 pub const MAX_LIMIT: usize = 1_000;
 /// Items returned when the caller gives no `limit`.
 pub const DEFAULT_LIMIT: usize = 100;
+/// When the caller gives no `limit`, a page also ends before its items' JSON passes this many
+/// bytes (the first item is always kept), so that a default answer stays under 20 KB with its
+/// envelope and an agent's context is not flooded. An explicit `limit` is obeyed as given.
+pub const DEFAULT_PAGE_BYTES: usize = 16_000;
+/// The most bytes of a note's body one `read_note` call returns when no `max_bytes` is given.
+pub const DEFAULT_READ_BYTES: usize = 16_000;
+/// The bounds of `read_note`'s `max_bytes`.
+pub const MIN_READ_BYTES: usize = 1_000;
+pub const MAX_READ_BYTES: usize = 1_000_000;
+/// Referrers listed per missing target by `find_unresolved_links`; `referrer_count` counts all.
+pub const MAX_REFERRERS_PER_TARGET: usize = 50;
 
 /// One call: the operation's name and its arguments, as
 /// `{"tool": "get_outgoing_links", "arguments": {"path": "A.md"}}`.
@@ -110,6 +121,9 @@ pub struct ResolveArguments {
     pub from: String,
     /// The link: `[[Note#Heading]]`, `[text](../Note.md)`, or a bare target `Note#Heading`.
     pub link: String,
+    /// `concise` leaves out an ambiguous link's candidates.
+    #[serde(default)]
+    pub response_format: ResponseFormat,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -118,6 +132,12 @@ pub struct ReadArguments {
     pub path: String,
     #[serde(default)]
     pub response_format: ResponseFormat,
+    /// The most bytes of the body to return (a page); `DEFAULT_READ_BYTES` when left out.
+    #[serde(default)]
+    pub max_bytes: Option<usize>,
+    /// Where to continue: the `next_cursor` of the previous page (a byte offset in the body).
+    #[serde(default)]
+    pub cursor: Option<String>,
     /// The note's text, supplied by the edge that read it; never by the caller.
     pub text: Option<String>,
 }
@@ -247,6 +267,9 @@ pub struct Unresolved {
 pub struct MissingTarget {
     /// The missing target as first written.
     pub target: String,
+    /// How many links name it, across the vault.
+    pub referrer_count: usize,
+    /// The first `MAX_REFERRERS_PER_TARGET` of them.
     pub referrers: Vec<Referrer>,
 }
 
@@ -307,8 +330,13 @@ pub struct NoteText {
     /// The YAML between the `---` lines, when the note has frontmatter.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frontmatter: Option<String>,
-    /// The text after the frontmatter.
+    /// The text after the frontmatter, or the page of it that starts at the cursor.
     pub body: String,
+    /// The length of the whole body in bytes, across pages.
+    pub body_bytes: usize,
+    /// Present when the body goes on: pass it as `cursor` to read the next page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aliases: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -448,22 +476,49 @@ fn find<'a>(vault: &'a Vault, path: &str) -> Result<&'a str, OpError> {
 }
 
 /// One page of `items`: `(page, total, next_cursor)`. A cursor is the offset of the page's
-/// first item, as a previous answer gave it.
-fn page<T>(items: Vec<T>, limit: Option<usize>, cursor: Option<&str>) -> Result<(Vec<T>, usize, Option<String>), OpError> {
-    let limit = limit.unwrap_or(DEFAULT_LIMIT);
+/// first item, as a previous answer gave it. Without a `limit`, the page also ends before its
+/// items pass `DEFAULT_PAGE_BYTES` of JSON.
+fn page<T: Serialize>(items: Vec<T>, limit: Option<usize>, cursor: Option<&str>) -> Result<(Vec<T>, usize, Option<String>), OpError> {
+    page_with_default(items, limit, cursor, DEFAULT_LIMIT)
+}
+
+/// [`page`] with another number of items when the caller gives no `limit`.
+pub(crate) fn page_with_default<T: Serialize>(
+    items: Vec<T>,
+    limit: Option<usize>,
+    cursor: Option<&str>,
+    default_limit: usize,
+) -> Result<(Vec<T>, usize, Option<String>), OpError> {
+    let budget = if limit.is_none() { DEFAULT_PAGE_BYTES } else { usize::MAX };
+    let limit = limit.unwrap_or(default_limit);
     if limit == 0 || limit > MAX_LIMIT {
         return Err(OpError::InvalidArguments { detail: format!("`limit` must be from 1 to {MAX_LIMIT}, not {limit}") });
     }
-    let start = match cursor {
-        None => 0,
-        Some(cursor) => cursor.parse::<usize>().map_err(|_| OpError::InvalidArguments {
-            detail: format!("`cursor` {cursor:?} is not one this server gave; leave it out to start at the beginning"),
-        })?,
-    };
+    let start = parse_cursor(cursor)?;
     let total = items.len();
-    let page: Vec<T> = items.into_iter().skip(start).take(limit).collect();
+    let mut page = Vec::new();
+    let mut bytes = 0;
+    for item in items.into_iter().skip(start).take(limit) {
+        if budget != usize::MAX {
+            // Each item's JSON plus its separating comma.
+            bytes += serde_json::to_string(&item).map_or(0, |json| json.len()) + 1;
+            if bytes > budget && !page.is_empty() {
+                break;
+            }
+        }
+        page.push(item);
+    }
     let next = (start + page.len() < total).then(|| (start + page.len()).to_string());
     Ok((page, total, next))
+}
+
+fn parse_cursor(cursor: Option<&str>) -> Result<usize, OpError> {
+    match cursor {
+        None => Ok(0),
+        Some(cursor) => cursor.parse::<usize>().map_err(|_| OpError::InvalidArguments {
+            detail: format!("`cursor` {cursor:?} is not one this server gave; leave it out to start at the beginning"),
+        }),
+    }
 }
 
 fn status(resolution: &Resolution) -> &'static str {
@@ -560,7 +615,11 @@ pub fn unresolved(vault: &Vault, arguments: &PageArguments) -> Result<Unresolved
         let key = fold(found.link.path.trim());
         let group = groups
             .entry(key)
-            .or_insert_with(|| MissingTarget { target: found.link.path.trim().to_owned(), referrers: Vec::new() });
+            .or_insert_with(|| MissingTarget { target: found.link.path.trim().to_owned(), referrer_count: 0, referrers: Vec::new() });
+        group.referrer_count += 1;
+        if group.referrers.len() >= MAX_REFERRERS_PER_TARGET {
+            continue;
+        }
         group.referrers.push(Referrer {
             source: found.source.to_owned(),
             line: found.link.line,
@@ -615,7 +674,7 @@ pub fn resolve_link(vault: &Vault, arguments: &ResolveArguments) -> Result<Resol
         target: link.target.clone(),
         status: status(&resolution),
         resolved_path: resolution.path().map(str::to_owned),
-        candidates: candidates(&resolution),
+        candidates: if arguments.response_format == ResponseFormat::Detailed { candidates(&resolution) } else { None },
         subpath_status,
     })
 }
@@ -644,17 +703,52 @@ pub fn read_note(vault: &Vault, arguments: &ReadArguments) -> Result<NoteText, O
     let parsed = parse_note(path, text, &ParseConfig::OBSIDIAN);
     let detailed = arguments.response_format == ResponseFormat::Detailed;
     let (frontmatter, body) = match crate::frontmatter::find_block(text) {
-        Some(block) => (Some(text[block.content.range()].to_owned()), text[block.span.end..].to_owned()),
-        None => (None, text.trim_start_matches('\u{feff}').to_owned()),
+        Some(block) => (Some(&text[block.content.range()]), &text[block.span.end..]),
+        None => (None, text.trim_start_matches('\u{feff}')),
     };
+    let max_bytes = arguments.max_bytes.unwrap_or(DEFAULT_READ_BYTES);
+    if !(MIN_READ_BYTES..=MAX_READ_BYTES).contains(&max_bytes) {
+        return Err(OpError::InvalidArguments {
+            detail: format!("`max_bytes` must be from {MIN_READ_BYTES} to {MAX_READ_BYTES}, not {max_bytes}"),
+        });
+    }
+    let start = parse_cursor(arguments.cursor.as_deref())?;
+    if start > body.len() || !body.is_char_boundary(start) {
+        return Err(OpError::InvalidArguments {
+            detail: format!("`cursor` {start} is not a place in this note's body (the note may have changed); leave it out to read from the start"),
+        });
+    }
+    let end = page_end(body, start, max_bytes);
+    let first = start == 0;
     Ok(NoteText {
         path: path.to_owned(),
-        frontmatter,
-        body,
-        aliases: detailed.then(|| parsed.aliases.clone()),
-        tags: detailed.then(|| parsed.tags.clone()),
-        headings: detailed.then(|| parsed.headings.iter().map(|heading| heading.text.clone()).collect()),
+        frontmatter: if first { frontmatter.map(str::to_owned) } else { None },
+        body: body[start..end].to_owned(),
+        body_bytes: body.len(),
+        next_cursor: (end < body.len()).then(|| end.to_string()),
+        aliases: (detailed && first).then(|| parsed.aliases.clone()),
+        tags: (detailed && first).then(|| parsed.tags.clone()),
+        headings: (detailed && first).then(|| parsed.headings.iter().map(|heading| heading.text.clone()).collect()),
     })
+}
+
+/// Where a page of `body` that starts at `start` ends: at most `max_bytes` later, after the
+/// last line break in its second half when there is one (so pages end between lines), and
+/// always on a character boundary.
+fn page_end(body: &str, start: usize, max_bytes: usize) -> usize {
+    if body.len() - start <= max_bytes {
+        return body.len();
+    }
+    let mut end = start + max_bytes;
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    // `max_bytes` is at least `MIN_READ_BYTES`, longer than any character, so `end > start`.
+    assert!(end > start, "a page holds at least one character");
+    match body[start..end].rfind('\n') {
+        Some(newline) if newline + 1 > max_bytes / 2 => start + newline + 1,
+        _ => end,
+    }
 }
 
 pub fn lint_wiki(vault: &Vault, arguments: &LintArguments) -> Result<LintReport, OpError> {
@@ -908,10 +1002,10 @@ mod tests {
     fn resolve_link_takes_written_or_bare_links() {
         let vault = vault();
         for link in ["[[b#top]]", "B#Top", "[x](B.md#Top)"] {
-            let result = resolve_link(&vault, &ResolveArguments { from: "C".into(), link: link.into() }).unwrap();
+            let result = resolve_link(&vault, &ResolveArguments { from: "C".into(), link: link.into(), response_format: ResponseFormat::Detailed }).unwrap();
             assert_eq!((result.status, result.resolved_path.as_deref(), result.subpath_status), ("resolved", Some("B.md"), Some(SubpathStatus::Found)), "{link}");
         }
-        let missing = resolve_link(&vault, &ResolveArguments { from: "C".into(), link: "B#Gone".into() }).unwrap();
+        let missing = resolve_link(&vault, &ResolveArguments { from: "C".into(), link: "B#Gone".into(), response_format: ResponseFormat::Concise }).unwrap();
         assert_eq!(missing.subpath_status, Some(SubpathStatus::MissingHeading));
     }
 
@@ -919,9 +1013,64 @@ mod tests {
     fn read_note_splits_frontmatter_and_body() {
         let vault = vault();
         let text = "---\nup: \"[[B]]\"\n---\nHello";
-        let result = read_note(&vault, &ReadArguments { path: "A".into(), response_format: ResponseFormat::Detailed, text: Some(text.into()) }).unwrap();
+        let result = read_note(&vault, &ReadArguments { path: "A".into(), response_format: ResponseFormat::Detailed, text: Some(text.into()), max_bytes: None, cursor: None }).unwrap();
         assert_eq!(result.frontmatter.as_deref(), Some("up: \"[[B]]\"\n"));
         assert_eq!(result.body, "Hello");
+        assert_eq!((result.body_bytes, result.next_cursor), (5, None));
+    }
+
+    /// Reads a body page by page: the pages join into the body, each within the budget.
+    fn read_pages(text: &str, max_bytes: usize) -> Vec<String> {
+        let vault = vault();
+        let mut pages = Vec::new();
+        let mut cursor = None;
+        loop {
+            let arguments = ReadArguments { path: "A".into(), response_format: ResponseFormat::Concise, text: Some(text.into()), max_bytes: Some(max_bytes), cursor };
+            let page = read_note(&vault, &arguments).unwrap();
+            assert!(page.body.len() <= max_bytes, "{} > {max_bytes}", page.body.len());
+            assert_eq!(page.frontmatter.is_some(), pages.is_empty() && text.starts_with("---"));
+            pages.push(page.body);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return pages,
+            }
+        }
+    }
+
+    #[test]
+    fn read_note_pages_a_long_body_by_bytes() {
+        let lines: String = (0..400).map(|number| format!("Line {number}: é, 漢字 and [[B]]\n")).collect();
+        let text = format!("---\nup: x\n---\n{lines}");
+        let pages = read_pages(&text, 1_000);
+        assert!(pages.len() > 10);
+        assert_eq!(pages.concat(), lines);
+        // Pages end between lines when a line break is in reach.
+        assert!(pages.iter().all(|page| page.ends_with('\n')));
+        let unbroken = "漢".repeat(2_000);
+        let pages = read_pages(&unbroken, 1_000);
+        assert_eq!(pages.concat(), unbroken);
+    }
+
+    #[test]
+    fn read_note_refuses_a_cursor_inside_a_character_or_past_the_end() {
+        let vault = vault();
+        for cursor in ["1", "99", "x"] {
+            let arguments = ReadArguments { path: "A".into(), response_format: ResponseFormat::Concise, text: Some("漢字".into()), max_bytes: None, cursor: Some(cursor.into()) };
+            assert_eq!(read_note(&vault, &arguments).unwrap_err().code(), "invalid_arguments", "{cursor}");
+        }
+    }
+
+    #[test]
+    fn a_default_page_stays_within_its_byte_budget_and_an_explicit_limit_is_obeyed() {
+        let items: Vec<String> = (0..1_000).map(|number| format!("{number:0>200}")).collect();
+        let (first, total, next) = page(items.clone(), None, None).unwrap();
+        assert_eq!(total, 1_000);
+        assert!(first.len() < DEFAULT_LIMIT && serde_json::to_string(&first).unwrap().len() <= DEFAULT_PAGE_BYTES + 2);
+        assert_eq!(next, Some(first.len().to_string()));
+        let (explicit, _, _) = page(items, Some(500), None).unwrap();
+        assert_eq!(explicit.len(), 500);
+        let (huge, _, _) = page(vec!["x".repeat(100_000)], None, None).unwrap();
+        assert_eq!(huge.len(), 1, "the first item is always kept");
     }
 
     #[test]

@@ -120,7 +120,7 @@ fn whole_vault_operations(notes: &[String]) {
     // Every check ran, except schema: no note is a SCHEMA.md.
     assert!(outcome.skipped.iter().all(|skipped| skipped.kind == "schema"), "{:?}", outcome.skipped);
     for title in ["Note", "a", "é", "😀 a", "[[x]]", "Note 7", "%20"] {
-        let arguments = EvidenceArguments { title: title.to_owned(), limit: Some(1000), nodes_only: false, response_format: ResponseFormat::Detailed };
+        let arguments = EvidenceArguments { title: title.to_owned(), limit: Some(1000), cursor: None, nodes_only: false, response_format: ResponseFormat::Detailed };
         let mut read = |path: &str| paths.iter().position(|known| known == path).map(|index| notes[index].clone());
         let evidence = find_evidence(&vault, &arguments, &mut read).expect("a valid title");
         for found in &evidence.matches {

@@ -18,7 +18,39 @@ pub struct ToolSpec {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
+    /// Rules between parameters that the portable schema subset cannot say; written into the
+    /// descriptions and enforced by `tools::validate`.
+    pub rules: Vec<Rule>,
 }
+
+/// A rule between two parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// `parameter` (when given, and true if it is a boolean) needs `other` to be `value`.
+    Needs { parameter: &'static str, other: &'static str, value: bool },
+    /// `parameter` cannot be given together with `other` set to `value`.
+    Excludes { parameter: &'static str, other: &'static str, value: bool },
+}
+
+/// Every error code a tool result may carry in `structuredContent.code`, with when. Stable:
+/// agents act on them. README.md has the same table (a test checks that it does).
+#[cfg_attr(not(test), allow(dead_code))]
+pub const ERROR_CODES: [(&str, &str); 14] = [
+    ("invalid_arguments", "The arguments do not fit the tool's input schema or a rule between parameters; the message names the parameter."),
+    ("invalid_path", "A path leaves the vault (absolute, `~`, `..`, a symbolic link out), or names a folder or attachment where a note is needed, or moves a folder into itself."),
+    ("invalid_name", "A new name holds a character Obsidian refuses in names ([ ] # ^ | : %% or a control character) or ends with a space or a dot."),
+    ("note_not_found", "No note (or file) has the given path."),
+    ("destination_exists", "A move's destination is taken."),
+    ("unrepresentable_link", "Some link could not be written so that it keeps its target; nothing changed."),
+    ("plan_hash_mismatch", "The vault changed since the preview whose `plan_hash` was approved; nothing changed. Preview again."),
+    ("concurrent_modification", "A note changed while a plan was applied; nothing changed. Preview again."),
+    ("write_failed", "Writing to the vault failed (permissions, disk full); every change made was undone."),
+    ("too_large", "A note or a request is over a size limit; the message gives the limit."),
+    ("vault_unreadable", "The vault folder could not be read (retryable)."),
+    ("plugin_unavailable", "The Obsidian plugin is needed but not serving the vault, or went away during the call (retryable; nothing was written by the sidecar)."),
+    ("unknown_tool", "No tool has that name (only from the command line: over MCP it is a protocol error)."),
+    ("internal", "A bug in vaultlink; report it."),
+];
 
 pub fn catalogue() -> Vec<ToolSpec> {
     vec![
@@ -35,6 +67,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         find_existing_page(),
         find_evidence(),
         delete_note(),
+        server_health(),
     ]
 }
 
@@ -44,7 +77,7 @@ pub fn find(name: &str) -> Option<ToolSpec> {
 }
 
 fn read_only(name: &'static str, title: &'static str, description: &'static str, input: Value, output: Value) -> ToolSpec {
-    ToolSpec { name, title, description, input_schema: input, output_schema: output, read_only: true, destructive: false, idempotent: true }
+    ToolSpec { name, title, description, input_schema: input, output_schema: output, read_only: true, destructive: false, idempotent: true, rules: Vec::new() }
 }
 
 fn object(properties: Value, required: &[&str]) -> Value {
@@ -61,7 +94,8 @@ fn response_format() -> Value {
 }
 
 fn limit() -> Value {
-    json!({"type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "How many items to return at most (1 to 1000)."})
+    json!({"type": "integer", "minimum": 1, "maximum": 1000, "default": 100,
+           "description": "How many items to return at most (1 to 1000). Left out, a page holds up to 100 items and ends early to stay under about 16 KB; given, it is obeyed exactly."})
 }
 
 fn cursor() -> Value {
@@ -145,8 +179,8 @@ fn get_backlinks() -> ToolSpec {
         "Get the links that point to a note",
         "Lists every link in the vault that resolves to one note (its backlinks), from note bodies and from \
 frontmatter properties, by referring note: which note, where (line; with `detailed`, column and display text), \
-and how it is written. Paged: `limit` (default 100) and `next_cursor`; `total` counts all pages. Use it before \
-moving, renaming or deleting a note to see what depends on it; use get_outgoing_links for the links a note makes. \
+and how it is written. Paged: a page ends at `limit` items (default 100, and then near 16 KB); pass `next_cursor` as `cursor` \
+for the next; `total` counts all pages. Use it before moving, renaming or deleting a note to see what depends on it; use get_outgoing_links for the links a note makes. \
 It reads only. It fails with `note_not_found` when no note has the given path, and with `invalid_arguments` for a \
 cursor that no earlier answer gave.",
         object(json!({"path": note_path("The note's path"), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &["path"]),
@@ -184,8 +218,10 @@ fn find_unresolved_links() -> ToolSpec {
         "find_unresolved_links",
         "Find links to notes that do not exist",
         "Lists the vault's unresolved links, grouped by the missing target (case-insensitively), each with every \
-note that refers to it and where. Paged: `limit` (default 100) targets and `next_cursor`. Use it to find dead links \
-or pages people expect but nobody wrote; use resolve_link to check one link. It reads only.",
+note that refers to it and where (the first 50 referrers, with `referrer_count` counting all). Paged: a page ends at \
+`limit` targets (default 100, and then near 16 KB); pass `next_cursor` as `cursor` for the next. Use it to find dead \
+links or pages people expect but nobody wrote; use resolve_link to check one link, lint_wiki for a review with fixes. \
+It reads only. It fails with `invalid_arguments` for a cursor no earlier answer gave.",
         object(json!({"limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
         json!({
             "type": "object",
@@ -198,6 +234,7 @@ or pages people expect but nobody wrote; use resolve_link to check one link. It 
                         "type": "object",
                         "properties": {
                             "target": {"type": "string", "description": "The missing target as first written."},
+                            "referrer_count": {"type": "integer", "minimum": 1, "description": "How many links name it; `referrers` lists the first 50."},
                             "referrers": {
                                 "type": "array",
                                 "items": {
@@ -212,7 +249,7 @@ or pages people expect but nobody wrote; use resolve_link to check one link. It 
                                 }
                             }
                         },
-                        "required": ["target", "referrers"]
+                        "required": ["target", "referrer_count", "referrers"]
                     }
                 }
             },
@@ -226,8 +263,10 @@ fn find_orphans() -> ToolSpec {
         "find_orphans",
         "Find notes nothing links to",
         "Lists the notes that no other note links to, from its body or its properties (a note's links to itself do \
-not count), optionally within a folder; notes in excluded folders are never listed. Paged: `limit` (default 100) \
-and `next_cursor`. Use it to find forgotten pages; use get_backlinks to check one note. It reads only.",
+not count), optionally within a folder; notes in excluded folders are never listed. Paged: a page ends at `limit` \
+notes (default 100, and then near 16 KB); pass `next_cursor` as `cursor` for the next. Use it to find forgotten pages; \
+use get_backlinks to check one note. It reads only. It fails with `invalid_arguments` for a cursor no earlier answer \
+gave.",
         object(json!({"folder": folder(), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
         json!({
             "type": "object",
@@ -254,7 +293,9 @@ note already has. It reads only. It fails with `note_not_found` when `from` is n
         object(
             json!({
                 "from": note_path("The note the link would be written in"),
-                "link": {"type": "string", "description": "The link: `[[Note#Heading]]`, `[text](Note.md)`, or a bare target such as `Note#Heading`."}
+                "link": {"type": "string", "description": "The link: `[[Note#Heading]]`, `[text](Note.md)`, or a bare target such as `Note#Heading`."},
+                "response_format": {"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
+                                    "description": "`concise` leaves out an ambiguous link's candidates; `detailed` (the default) lists them."}
             }),
             &["from", "link"],
         ),
@@ -278,8 +319,10 @@ fn list_notes() -> ToolSpec {
         "list_notes",
         "List the vault's notes",
         "Lists the vault's Markdown notes by path, optionally within a folder; with `detailed`, each note's \
-aliases and how many links it makes and receives. Paged: `limit` (default 100) and `next_cursor`; `total` counts \
-all pages. Use it to find a note's exact path; use read_note to read one. It reads only.",
+aliases and how many links it makes and receives. Paged: a page ends at `limit` notes (default 100, and then near \
+16 KB); pass `next_cursor` as `cursor` for the next; `total` counts all pages. Use it to find a note's exact path; \
+use read_note to read one, find_existing_page to look for a page by topic. It reads only. It fails with \
+`invalid_arguments` for a cursor no earlier answer gave.",
         object(json!({"folder": folder(), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
         json!({
             "type": "object",
@@ -310,22 +353,36 @@ fn read_note() -> ToolSpec {
         "read_note",
         "Read a note",
         "Returns one note's text, split into its YAML frontmatter and its body; with `detailed`, also its \
-aliases, tags and headings. Inside Obsidian it reads what Obsidian has (unsaved edits included once saved to the \
-cache); otherwise the file on disk. Use it to read before editing; use get_outgoing_links for its links, resolved. \
-It reads only. It fails with `note_not_found` when no note has the path and with `invalid_path` for a path that \
-leaves the vault.",
-        object(json!({"path": note_path("The note's path"), "response_format": response_format()}), &["path"]),
+aliases, tags and headings. A long body comes in pages of at most `max_bytes` (default 16,000) that end between \
+lines where they can: `body_bytes` is the whole body's length, and `next_cursor`, when present, is passed as \
+`cursor` to read on (frontmatter, aliases, tags and headings come with the first page only). Inside Obsidian it \
+reads what Obsidian has; otherwise the file on disk. Use it to read before editing; use get_outgoing_links for its \
+links, resolved, and find_existing_page to find a note by topic. It reads only. It fails with `note_not_found` when \
+no note has the path, `invalid_path` for a path that leaves the vault, `too_large` for a file over 16 MiB, and \
+`invalid_arguments` for a cursor that is not a place in the body (the note changed: start again).",
+        object(
+            json!({
+                "path": note_path("The note's path"),
+                "max_bytes": {"type": "integer", "minimum": 1000, "maximum": 1000000, "default": 16000,
+                              "description": "The most bytes of the body in one page (1,000 to 1,000,000)."},
+                "cursor": {"type": "string", "description": "Where to go on reading: the `next_cursor` of the previous page. Leave it out to start at the beginning."},
+                "response_format": response_format()
+            }),
+            &["path"],
+        ),
         json!({
             "type": "object",
             "properties": {
                 "path": {"type": "string"},
-                "frontmatter": {"type": "string", "description": "The YAML between the `---` lines, when the note has frontmatter."},
-                "body": {"type": "string"},
+                "frontmatter": {"type": "string", "description": "The YAML between the `---` lines, when the note has frontmatter (first page only)."},
+                "body": {"type": "string", "description": "The body, or the page of it that starts at `cursor`."},
+                "body_bytes": {"type": "integer", "minimum": 0, "description": "The whole body's length in UTF-8 bytes."},
+                "next_cursor": next_cursor(),
                 "aliases": {"type": "array", "items": {"type": "string"}},
                 "tags": {"type": "array", "items": {"type": "string"}},
                 "headings": {"type": "array", "items": {"type": "string"}}
             },
-            "required": ["path", "body"]
+            "required": ["path", "body", "body_bytes"]
         }),
     )
 }
@@ -351,8 +408,9 @@ the moved notes' own relative markdown links, and links a name collision would o
 a link is rewritten; aliases, headings, block ids, embeds, table escapes and property quoting stay as written. The \
 plan is proven before anything is written, and applied all or nothing. By default it is a dry run: nothing changes and \
 the answer lists every change with a `plan_hash`; call again with `approved_plan_hash` set to that hash (or with \
-`dry_run: false`) to apply it, and it applies only if the plan is still the same. Use it instead of moving files \
-yourself, which would break links. Refusals: `invalid_name` (a name with [ ] # ^ | : %% or control characters, or \
+`dry_run: false`) to apply it, and it applies only if the plan is still the same; `approved_plan_hash` cannot be \
+combined with `dry_run: true`. Use it instead of moving files yourself, which would break links; use rewrite_link to \
+repoint links without moving a file. Refusals: `invalid_arguments` (`approved_plan_hash` with `dry_run: true`), `invalid_name` (a name with [ ] # ^ | : %% or control characters, or \
 ending with a space or a dot), `destination_exists`, `invalid_path` (a folder into itself, or a path leaving the \
 vault), `unrepresentable_link` (some link could not be written to keep its target; nothing changes), \
 `plan_hash_mismatch` (the vault changed since the preview: preview again), `concurrent_modification` (a note was \
@@ -362,7 +420,7 @@ edited while applying: nothing changed), `note_not_found`.",
                 "from": note_path("The file or folder to move"),
                 "to": {"type": "string", "description": "The new path relative to the vault root, such as `Archive/Old idea.md` or, for a folder, `Archive/2025`. A note keeps its `.md` if it is left out."},
                 "dry_run": {"type": "boolean", "default": true, "description": "True (the default, unless `approved_plan_hash` is given) previews the plan and changes nothing."},
-                "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: apply the move only if the plan is still exactly that one."},
+                "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: apply the move only if the plan is still exactly that one. Not with `dry_run: true`."},
                 "response_format": response_format()
             }),
             &["from", "to"],
@@ -388,6 +446,7 @@ edited while applying: nothing changed), `note_not_found`.",
         read_only: false,
         destructive: false,
         idempotent: false,
+        rules: vec![Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
     }
 }
 
@@ -399,16 +458,17 @@ fn rewrite_link() -> ToolSpec {
 a `.md`; in bodies and in properties, resolved or not) so that it points to `to_target` instead. Only the target's path \
 changes: headings, block ids, aliases, embeds, table escapes and property quoting stay. Every rewritten note is parsed \
 again before anything is written, and the plan is applied all or nothing. By default it is a dry run that lists every \
-change with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it. Use it to point \
-links at a different note, or to fix a misspelt target; use move_note to move a file, which also fixes its links. \
-Refusals: `unrepresentable_link` (`to_target` holds `|`, `#`, `^`, brackets, a line break or what a property cannot \
+change with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it; \
+`approved_plan_hash` cannot be combined with `dry_run: true`. Use it to point links at a different note, or to fix a \
+misspelt target; use move_note to move a file, which also fixes its links. Refusals: `invalid_arguments` \
+(`approved_plan_hash` with `dry_run: true`), `unrepresentable_link` (`to_target` holds `|`, `#`, `^`, brackets, a line break or what a property cannot \
 quote; nothing changes), `plan_hash_mismatch`, `concurrent_modification`.";
     spec.input_schema = object(
         json!({
             "from_target": {"type": "string", "description": "The target the links have now, such as `Old idea` (a `.md` may be left out)."},
             "to_target": {"type": "string", "description": "The target they should have, written as it should appear in the links, such as `Ideas/New idea`."},
             "dry_run": {"type": "boolean", "default": true, "description": "True (the default, unless `approved_plan_hash` is given) previews the plan and changes nothing."},
-            "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: apply only if the plan is still exactly that one."},
+            "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: apply only if the plan is still exactly that one. Not with `dry_run: true`."},
             "response_format": response_format()
         }),
         &["from_target", "to_target"],
@@ -449,8 +509,9 @@ referrer), `ambiguous_link` (which file was chosen and why), `broken_heading`, `
 title, H1 or alias), `near_duplicate` (pairs of notes whose bodies share most of their wording, with the estimated \
 similarity in `evidence`: a lead for review, never a verdict), `schema` (breaches of the SCHEMA.md governing the \
 folder; a SCHEMA.md problem is a `schema_file` finding). A check that cannot run is listed under `skipped` with the \
-reason instead of failing the call. Notes in excluded folders are link targets but never subjects. Paged: `limit` \
-(default 100) and `next_cursor`; `total` and `counts` cover all pages. Use it for a periodic review of a wiki; use \
+reason instead of failing the call. Notes in excluded folders are link targets but never subjects. Paged: a page \
+ends at `limit` proposals (default 100, and then near 16 KB); pass `next_cursor` as `cursor` for the next; `total` \
+and `counts` cover all pages. It reports progress. Use it for a periodic review of a wiki; use \
 find_existing_page before writing one new page. It reads only; it changes nothing. It fails with \
 `invalid_arguments` for an unknown kind or a cursor no earlier answer gave.",
         object(
@@ -496,7 +557,7 @@ fn find_existing_page() -> ToolSpec {
     read_only(
         "find_existing_page",
         "Find whether a page on a topic already exists",
-        "Before writing a new page, tells whether the vault already has one on `topic`: verdict `exists`, \
+        "Tells whether the vault already has a page on `topic`, before a new one is written: verdict `exists`, \
 `ambiguous` or `new`, with the candidate notes and their evidence. Identity evidence: the path or file name, an \
 `aliases` entry, the `title` property, the first H1, or a `wikidata` property holding the same QID (give `Q42` or a \
 Wikidata address as the topic); exactly one note known by the topic gives `exists`, several give `ambiguous`. Soft \
@@ -551,18 +612,20 @@ fn find_evidence() -> ToolSpec {
 `title` property, first H1) first, then notes whose properties link to it or name it, then notes whose body prose \
 says it or links to it; within each, notes whose own names share more of the title's words first, then by path. \
 Each match has `mentions` and a prose excerpt of at most 200 characters (headings, tables and code are skipped) \
-with its line. `total` counts every match and `limited` says whether `limit` cut the list. With no match, \
+with its line. Paged: a page ends at `limit` matches (default 50, and then near 16 KB); pass `next_cursor` as \
+`cursor` for the next; `total` counts every match and `limited` says whether more remain. With no match, \
 `growth_hint` names notes with near names (shared words or a near spelling). Matching ignores case, spacing and \
 Unicode normalisation and respects word boundaries (`rust` does not match `trust`). Use it to gather what the vault \
 already says before writing or extending a page on a concept; use find_existing_page to decide whether the page \
-itself exists, and get_backlinks for the links to one known note. It reads every note's text, so it is slower than \
-the other read tools on a large vault; it changes nothing. Notes in excluded folders are not searched; a note that \
+itself exists, and get_backlinks for the links to one known note. It reads only; it reads every note's text, so it \
+is slower than the other read tools on a large vault (it reports progress). Notes in excluded folders are not searched; a note that \
 could not be read is listed under `unread`. It fails with `invalid_arguments` for an empty title, a title over 200 \
-characters, or a `limit` outside 1 to 1000.",
+characters, a `limit` outside 1 to 1000, or a cursor no earlier answer gave.",
         object(
             json!({
                 "title": {"type": "string", "description": "The concept's name, as a page about it would be titled, such as `Spaced repetition`. `[[…]]` around it is ignored."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "How many matches to return at most."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "How many matches to return at most. Left out, a page holds up to 50 and ends early to stay under about 16 KB; given, it is obeyed exactly."},
+                "cursor": cursor(),
                 "nodes_only": {"type": "boolean", "default": false, "description": "When true, only the matching notes with their strength and mentions, without excerpts or lines: for building a list of related notes cheaply."},
                 "response_format": json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
                     "description": "`concise` leaves out `word_overlap_percent`; `detailed` (the default) gives it."})
@@ -574,7 +637,8 @@ characters, or a `limit` outside 1 to 1000.",
             "properties": {
                 "title": {"type": "string", "description": "The title searched for, as understood."},
                 "total": {"type": "integer", "minimum": 0},
-                "limited": {"type": "boolean"},
+                "limited": {"type": "boolean", "description": "True when more matches follow on later pages."},
+                "next_cursor": next_cursor(),
                 "matches": {
                     "type": "array",
                     "items": {
@@ -621,19 +685,20 @@ fn delete_note() -> ToolSpec {
         description: "Deletes one note by moving it to the trash (Obsidian's trash inside Obsidian; the vault's `.trash` \
 folder otherwise), after showing every link that points to it (from bodies and properties). Without `confirm: true` \
 it is a dry run: nothing changes, and the answer lists the backlinks and a `plan_hash`. With `confirm: true` it refuses \
-while backlinks exist unless `force: true` (they then dangle, and the answer lists them); it never edits another note \
+while backlinks exist unless `force: true` (which needs `confirm: true`; they then dangle, and the answer lists them); it never edits another note \
 (use rewrite_link or move_note first to repoint them). `expected_hash` or `expected_mtime` (milliseconds) refuse the \
 delete if the note changed since the caller read it; `approved_plan_hash` refuses it if anything in the preview \
 changed. Every answer says where things stand: `ok`, `dry_run`, `would_change`, `can_confirm` (true only when \
 repeating with `confirm: true` would delete without another opt-in), `blocked_reasons` (`has_backlinks`, \
 `concurrent_modification`, `plan_hash_mismatch`), `backlinks`, `forced`; after a delete, `captured` (the note's text, \
-byte for byte, to recreate it) and `trashed_to`. Folders and attachments are refused (`invalid_path`); a missing note \
-is `note_not_found`.",
+byte for byte, to recreate it) and `trashed_to`. Use it only to remove a page; use move_note to archive or rename \
+one, and get_backlinks to only look at what links to it. Refusals: folders and attachments (`invalid_path`), a \
+missing note (`note_not_found`), `force` without `confirm: true` (`invalid_arguments`).",
         input_schema: object(
             json!({
                 "path": note_path("The note to delete"),
                 "confirm": {"type": "boolean", "default": false, "description": "True deletes; false (the default) previews."},
-                "force": {"type": "boolean", "default": false, "description": "With `confirm`, delete even though links point to the note; they will dangle."},
+                "force": {"type": "boolean", "default": false, "description": "Delete even though links point to the note; they will dangle. Needs `confirm: true`."},
                 "expected_hash": {"type": "string", "description": "SHA-256 (hex) of the text the caller read; refuse if the note changed."},
                 "expected_mtime": {"type": "integer", "minimum": 0, "description": "The note's modification time as the caller read it, in milliseconds since 1970; refuse if it changed."},
                 "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: delete only if nothing in it changed."},
@@ -663,7 +728,64 @@ is `note_not_found`.",
         read_only: false,
         destructive: true,
         idempotent: false,
+        rules: vec![Rule::Needs { parameter: "force", other: "confirm", value: true }],
     }
+}
+
+fn server_health() -> ToolSpec {
+    read_only(
+        "server_health",
+        "Check where calls run and what the index holds",
+        "Reports on this server: `mode` (`plugin` when calls run inside Obsidian through the vaultlink plugin, \
+`standalone` when the sidecar works on the vault folder itself, `unavailable` when `--mode plugin` was asked and \
+no plugin answers), the vault's path, the sidecar's and the plugin's versions, the index's counts (notes, \
+attachments, links resolved, unresolved and ambiguous), and the last bridge error with its time. Use it first when \
+answers look stale or calls fail with `plugin_unavailable`, or to learn whether writes go through Obsidian; use \
+list_notes or lint_wiki for the vault's content. It reads only; in standalone mode the first call indexes the \
+folder (with progress). It fails with `vault_unreadable` when the vault folder cannot be read.",
+        object(
+            json!({"response_format": {"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
+                                       "description": "`concise` leaves out the index's counts and the plugin's details; `detailed` (the default) gives them."}}),
+            &[],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "mode": {"type": "string", "enum": ["plugin", "standalone", "unavailable"]},
+                "requested_mode": {"type": "string", "enum": ["auto", "plugin", "standalone"], "description": "The `--mode` the sidecar was started with."},
+                "vault": {"type": "string", "description": "The vault folder's absolute path."},
+                "sidecar_version": {"type": "string"},
+                "plugin": {
+                    "type": "object",
+                    "properties": {
+                        "connected": {"type": "boolean"},
+                        "server": {"type": "string", "description": "What the plugin calls itself, such as `vaultlink-plugin 0.1.0`."},
+                        "version": {"type": "string"},
+                        "reason": {"type": "string", "description": "Why no plugin answers, when none does."}
+                    },
+                    "required": ["connected"]
+                },
+                "index": {
+                    "type": "object",
+                    "properties": {
+                        "notes": {"type": "integer", "minimum": 0},
+                        "attachments": {"type": "integer", "minimum": 0},
+                        "links": {"type": "integer", "minimum": 0},
+                        "resolved_links": {"type": "integer", "minimum": 0},
+                        "unresolved_links": {"type": "integer", "minimum": 0},
+                        "ambiguous_links": {"type": "integer", "minimum": 0}
+                    },
+                    "required": ["notes", "attachments", "links", "resolved_links", "unresolved_links", "ambiguous_links"]
+                },
+                "last_bridge_error": {
+                    "type": "object",
+                    "properties": {"message": {"type": "string"}, "at_unix_ms": {"type": "integer", "minimum": 0}},
+                    "required": ["message", "at_unix_ms"]
+                }
+            },
+            "required": ["mode", "requested_mode", "vault", "sidecar_version", "plugin"]
+        }),
+    )
 }
 
 #[cfg(test)]
@@ -686,6 +808,58 @@ mod tests {
             }
             Value::Array(items) => items.iter().for_each(|item| check_portable(item, at)),
             _ => {}
+        }
+    }
+
+    #[test]
+    fn descriptions_say_what_when_effects_and_refusals() {
+        let names: Vec<&str> = catalogue().iter().map(|tool| tool.name).collect();
+        let codes: Vec<&str> = ERROR_CODES.iter().map(|(code, _)| *code).collect();
+        for tool in catalogue() {
+            let (name, description) = (tool.name, tool.description);
+            assert!(!tool.title.is_empty(), "{name} has a title");
+            // It opens with what it does: a verb, such as "Lists" or "Moves".
+            let opening = description.split_whitespace().next().unwrap_or_default();
+            assert!(opening.ends_with('s') && opening.chars().next().is_some_and(char::is_uppercase), "{name} opens with {opening:?}");
+            // When to use it, and which sibling to use instead.
+            assert!(description.contains("Use it"), "{name} says when to use it");
+            assert!(
+                names.iter().any(|other| *other != name && description.contains(&format!("use {other}"))),
+                "{name} names a sibling to use instead"
+            );
+            // Its side effects.
+            if tool.read_only {
+                assert!(description.contains("It reads only"), "{name} says it reads only");
+            } else {
+                assert!(description.contains("dry run"), "{name} says it previews by default");
+            }
+            // Its refusals, by their stable codes.
+            let named: Vec<&str> = codes.iter().copied().filter(|code| description.contains(&format!("`{code}`"))).collect();
+            assert!(!named.is_empty(), "{name} names the codes of its refusals");
+            for rule in &tool.rules {
+                let (Rule::Needs { parameter, other, .. } | Rule::Excludes { parameter, other, .. }) = *rule;
+                assert!(description.contains(&format!("`{parameter}`")) && description.contains(&format!("`{other}")), "{name}: the rule on {parameter}");
+                let parameter_text = tool.input_schema["properties"][parameter]["description"].as_str().unwrap_or_default();
+                assert!(parameter_text.contains(&format!("`{other}")), "{name}.{parameter} states its rule");
+            }
+            assert_eq!(tool.output_schema["type"], "object", "{name}");
+        }
+    }
+
+    #[test]
+    fn every_tool_that_answers_more_than_an_acknowledgement_takes_a_response_format() {
+        for tool in catalogue() {
+            let format = &tool.input_schema["properties"]["response_format"];
+            assert_eq!(format["enum"], json!(["concise", "detailed"]), "{}", tool.name);
+            assert!(format["description"].as_str().is_some_and(|text| text.contains("`concise` leaves out")), "{}", tool.name);
+        }
+    }
+
+    #[test]
+    fn the_readme_documents_every_error_code() {
+        let readme = include_str!("../../../README.md");
+        for (code, _) in ERROR_CODES {
+            assert!(readme.contains(&format!("| `{code}` |")), "README.md's table of error codes lacks `{code}`");
         }
     }
 

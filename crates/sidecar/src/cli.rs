@@ -53,6 +53,11 @@ pub enum Command {
         /// Where calls run: the plugin when it serves this vault (auto), only the plugin, or only the folder.
         #[arg(long, value_enum, default_value_t = Mode::Auto)]
         mode: Mode,
+        /// Serve MCP over Streamable HTTP at http://<ADDRESS>/mcp instead of stdio. Loopback
+        /// addresses only (127.0.0.1:<port>, [::1]:<port>); clients must send the bearer token
+        /// from VAULTLINK_HTTP_TOKEN or, when that is unset, the one printed on stderr.
+        #[arg(long, value_name = "ADDRESS")]
+        http: Option<String>,
     },
     /// Show a note's links and the links that point to it.
     Links {
@@ -141,10 +146,14 @@ pub enum Command {
 
 pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Mcp { vault, mode } => {
+        Command::Mcp { vault, mode, http } => {
+            let address = http.as_deref().map(crate::mcp::loopback_address).transpose()?;
             let vault = canonical_vault(&vault)?;
             tracing::info!("serving MCP for {} (mode {mode:?})", vault.display());
-            crate::mcp::serve_stdio(Router::new(vault, mode)).await
+            match address {
+                Some(address) => crate::mcp::serve_http(Router::new(vault, mode), address).await,
+                None => crate::mcp::serve_stdio(Router::new(vault, mode)).await,
+            }
         }
         Command::Links { vault, note, output: Output { json, mode } } => {
             let mut router = Router::new(canonical_vault(&vault)?, mode);
@@ -176,9 +185,13 @@ pub async fn run(cli: Cli) -> Result<()> {
                 out!("{} missing notes are linked to:", targets.as_array().map_or(0, Vec::len));
                 for target in targets.as_array().into_iter().flatten() {
                     let referrers = target["referrers"].as_array().cloned().unwrap_or_default();
-                    out!("\n  {}  ({} links)", text(target, "target"), referrers.len());
+                    let count = number(target, "referrer_count").max(referrers.len() as u64);
+                    out!("\n  {}  ({count} links)", text(target, "target"));
                     for referrer in &referrers {
                         out!("    {}:{}", text(referrer, "source"), number(referrer, "line"));
+                    }
+                    if count > referrers.len() as u64 {
+                        out!("    … and {} more", count - referrers.len() as u64);
                     }
                 }
             }

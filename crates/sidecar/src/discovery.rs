@@ -19,6 +19,8 @@ pub struct Discovery {
     pub pid: u32,
     pub vault_path: PathBuf,
     pub protocol: u32,
+    #[serde(default)]
+    pub plugin_version: Option<String>,
 }
 
 /// The per-user runtime directory that holds sockets and discovery files.

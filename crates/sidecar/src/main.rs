@@ -8,6 +8,7 @@ mod catalogue;
 mod cli;
 mod discovery;
 mod mcp;
+mod progress;
 mod standalone;
 mod tools;
 

@@ -1,29 +1,52 @@
-//! The MCP server on stdio: lists the catalogue and answers tool calls through the router.
+//! The MCP server: lists the catalogue and answers tool calls through the router, on stdio or,
+//! with `--http`, over Streamable HTTP on a loopback address behind a bearer token.
 
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use anyhow::{bail, Context, Result};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
-use tokio::sync::Mutex;
 
 use crate::catalogue::{catalogue, ToolSpec};
+use crate::progress::Progress;
 use crate::tools::{Router, Served};
+
+/// What an agent reads first. The first 512 characters say how to use the server (some
+/// clients show no more); a test holds them to it.
+pub const INSTRUCTIONS: &str = "vaultlink reads and safely edits the links of one Obsidian vault. Paths are relative \
+to the vault root, like `Folder/Note.md` (`.md` optional). Find notes with list_notes or find_existing_page, read \
+one with read_note, see links with get_outgoing_links, get_backlinks and resolve_link. Change the vault only with \
+move_note, rewrite_link and delete_note: each previews first; apply by calling again with the preview's plan_hash. \
+Lists are paged: pass next_cursor as cursor. Errors carry a code and a hint.\n\n\
+More: lint_wiki reviews the whole wiki (broken, ambiguous and orphaned links, duplicates, SCHEMA.md) and names the \
+call that fixes each finding. server_health says whether calls run inside Obsidian (through the vaultlink plugin) \
+or on the folder, and what the index holds. Long calls report progress when the client sends a progress token. \
+Errors with `retryable: true` may succeed when called again unchanged; `plugin_unavailable` means Obsidian's plugin \
+went away: nothing was written by the sidecar, so preview again before applying.";
 
 #[derive(Debug, Clone)]
 pub struct VaultlinkServer {
-    router: Arc<Mutex<Router>>,
+    router: Arc<Router>,
     tools: Arc<Vec<Tool>>,
 }
 
 impl VaultlinkServer {
     pub fn new(router: Router) -> VaultlinkServer {
         let tools = catalogue().iter().map(advertise).collect();
-        VaultlinkServer { router: Arc::new(Mutex::new(router)), tools: Arc::new(tools) }
+        VaultlinkServer { router: Arc::new(router), tools: Arc::new(tools) }
     }
 }
 
@@ -53,10 +76,7 @@ impl ServerHandler for VaultlinkServer {
                     .with_title("vaultlink")
                     .with_description("Links of an Obsidian vault, parsed and resolved as Obsidian does."),
             )
-            .with_instructions(
-                "vaultlink answers questions about the links of one Obsidian vault. Paths are relative to the \
-vault root. When Obsidian is open with the vaultlink plugin the calls run inside it; otherwise on the folder.",
-            )
+            .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -70,7 +90,7 @@ vault root. When Obsidian is open with the vaultlink plugin the calls run inside
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         if !self.tools.iter().any(|tool| tool.name == request.name) {
             return Err(McpError::invalid_params(
@@ -79,7 +99,33 @@ vault root. When Obsidian is open with the vaultlink plugin the calls run inside
             ));
         }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let (served, answer) = self.router.lock().await.call(&request.name, arguments).await;
+        // Progress goes out as notifications while the call runs, and all of it before the
+        // answer: the forwarding task is awaited once the call (and every reporter) is done.
+        let (progress, forwarder) = match context.meta.get_progress_token() {
+            Some(token) => {
+                let (progress, mut steps) = Progress::channel();
+                let peer = context.peer.clone();
+                let forwarder = tokio::spawn(async move {
+                    while let Some(step) = steps.recv().await {
+                        let mut notification =
+                            ProgressNotificationParam::new(token.clone(), step.progress).with_message(step.message);
+                        if let Some(total) = step.total {
+                            notification = notification.with_total(total);
+                        }
+                        if let Err(error) = peer.notify_progress(notification).await {
+                            tracing::debug!("a progress notification could not be sent: {error}");
+                        }
+                    }
+                });
+                (progress, Some(forwarder))
+            }
+            None => (Progress::none(), None),
+        };
+        let (served, answer) = self.router.call_with(&request.name, arguments, &progress).await;
+        drop(progress);
+        if let Some(forwarder) = forwarder {
+            let _ = forwarder.await;
+        }
         tracing::info!(
             "{} answered by {}",
             request.name,
@@ -104,8 +150,207 @@ vault root. When Obsidian is open with the vaultlink plugin the calls run inside
 }
 
 /// Serves MCP on stdin and stdout until the client closes the stream.
-pub async fn serve_stdio(router: Router) -> anyhow::Result<()> {
+pub async fn serve_stdio(router: Router) -> Result<()> {
     let service = VaultlinkServer::new(router).serve(rmcp::transport::stdio()).await?;
     service.waiting().await?;
     Ok(())
+}
+
+/// Where `--http` listens: a loopback address only. `localhost:PORT` means 127.0.0.1.
+pub fn loopback_address(given: &str) -> Result<SocketAddr> {
+    let address: SocketAddr = match given.strip_prefix("localhost:") {
+        Some(port) => format!("127.0.0.1:{port}").parse(),
+        None => given.parse(),
+    }
+    .with_context(|| format!("--http {given:?} is not an address with a port; give one such as 127.0.0.1:8765"))?;
+    if !address.ip().is_loopback() {
+        bail!(
+            "--http {given} is not a loopback address: it would let other machines reach the vault. \
+             Give 127.0.0.1:<port> or [::1]:<port>"
+        );
+    }
+    Ok(address)
+}
+
+/// The least length of a token given in `VAULTLINK_HTTP_TOKEN`.
+const MIN_TOKEN_CHARS: usize = 32;
+
+/// The bearer token HTTP clients must send: `VAULTLINK_HTTP_TOKEN` when set, else 256 random
+/// bits written (mode 0600) to `<runtime dir>/<vault key>.http-token`. Returns the token and,
+/// when generated, the file.
+pub fn http_token(vault: &Path) -> Result<(String, Option<PathBuf>)> {
+    if let Some(token) = std::env::var_os("VAULTLINK_HTTP_TOKEN").filter(|token| !token.is_empty()) {
+        let token = token.into_string().map_err(|_| anyhow::anyhow!("VAULTLINK_HTTP_TOKEN is not UTF-8"))?;
+        if token.chars().count() < MIN_TOKEN_CHARS || token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            bail!("VAULTLINK_HTTP_TOKEN must be at least {MIN_TOKEN_CHARS} characters without spaces; `openssl rand -hex 32` makes one");
+        }
+        return Ok((token, None));
+    }
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|error| anyhow::anyhow!("no random token could be made: {error}"))?;
+    let token: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+    let dir = crate::discovery::runtime_dir();
+    create_private_dir(&dir)?;
+    let file = dir.join(format!("{}.http-token", crate::discovery::vault_key(vault)));
+    write_private(&file, &token).with_context(|| format!("writing the token to {}", file.display()))?;
+    Ok((token, Some(file)))
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let meta = std::fs::symlink_metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
+    if !meta.is_dir() || meta.mode() & 0o077 != 0 {
+        bail!("{} must be a directory of yours with mode 0700; fix it or set VAULTLINK_RUNTIME_DIR", dir.display());
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))
+}
+
+#[cfg(unix)]
+fn write_private(file: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut handle = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(file)?;
+    // An older file keeps its mode through `open`; make it private either way.
+    handle.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    handle.write_all(text.as_bytes())
+}
+
+#[cfg(not(unix))]
+fn write_private(file: &Path, text: &str) -> std::io::Result<()> {
+    std::fs::write(file, text)
+}
+
+/// True when the request carries `Authorization: Bearer <token>`, compared in constant time.
+fn authorized<B>(request: &hyper::Request<B>, token: &str) -> bool {
+    let Some(given) = request
+        .headers()
+        .get(hyper::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    let (given, expected) = (given.trim().as_bytes(), token.as_bytes());
+    given.len() == expected.len() && given.iter().zip(expected).fold(0u8, |diff, (a, b)| diff | (a ^ b)) == 0
+}
+
+type HttpBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
+fn plain(status: hyper::StatusCode, text: &str) -> hyper::Response<HttpBody> {
+    let mut response = hyper::Response::new(Full::new(Bytes::from(text.to_owned())).boxed());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"));
+    if status == hyper::StatusCode::UNAUTHORIZED {
+        response
+            .headers_mut()
+            .insert(hyper::header::WWW_AUTHENTICATE, hyper::header::HeaderValue::from_static("Bearer realm=\"vaultlink\""));
+    }
+    response
+}
+
+/// Serves MCP over Streamable HTTP at `http://<address>/mcp` until the process is stopped.
+pub async fn serve_http(router: Router, address: SocketAddr) -> Result<()> {
+    let (token, token_file) = http_token(router.vault())?;
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("listening on {address} (is the port taken?)"))?;
+    let bound = listener.local_addr()?;
+    match token_file {
+        Some(file) => eprintln!(
+            "vaultlink: MCP over HTTP at http://{bound}/mcp\nvaultlink: send `Authorization: Bearer {token}` (also in {}, mode 0600)",
+            file.display()
+        ),
+        None => eprintln!("vaultlink: MCP over HTTP at http://{bound}/mcp\nvaultlink: send `Authorization: Bearer` with the token in VAULTLINK_HTTP_TOKEN"),
+    }
+    let server = VaultlinkServer::new(router);
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        // Its defaults accept only loopback `Host` headers, against DNS rebinding.
+        StreamableHttpServerConfig::default(),
+    );
+    let token: Arc<str> = token.into();
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                tracing::warn!("accepting a connection failed: {error}");
+                continue;
+            }
+        };
+        let (service, token) = (service.clone(), Arc::clone(&token));
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                let (service, token) = (service.clone(), Arc::clone(&token));
+                async move {
+                    if !authorized(&request, &token) {
+                        return Ok::<_, Infallible>(plain(
+                            hyper::StatusCode::UNAUTHORIZED,
+                            "vaultlink: send `Authorization: Bearer <token>` with the token the server printed when it started",
+                        ));
+                    }
+                    if request.uri().path() != "/mcp" {
+                        return Ok(plain(hyper::StatusCode::NOT_FOUND, "vaultlink serves MCP at /mcp only"));
+                    }
+                    Ok(service.handle(request).await)
+                }
+            });
+            if let Err(error) = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
+                .await
+            {
+                tracing::debug!("the HTTP connection from {peer} ended: {error}");
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_addresses_are_served() {
+        assert_eq!(loopback_address("127.0.0.1:8765").unwrap().port(), 8765);
+        assert!(loopback_address("[::1]:0").is_ok());
+        assert!(loopback_address("localhost:9").unwrap().ip().is_loopback());
+        for address in ["0.0.0.0:8765", "192.168.1.2:80", "[::]:80"] {
+            let refusal = format!("{:#}", loopback_address(address).unwrap_err());
+            assert!(refusal.contains("not a loopback address"), "{address}: {refusal}");
+        }
+        assert!(format!("{:#}", loopback_address("8765").unwrap_err()).contains("with a port"));
+    }
+
+    #[test]
+    fn the_bearer_token_must_match_exactly() {
+        let request = |value: &str| hyper::Request::builder().header("authorization", value).body(()).unwrap();
+        assert!(authorized(&request("Bearer abc"), "abc"));
+        for wrong in ["Bearer abd", "Bearer ab", "Basic abc", "abc", "Bearer abcd"] {
+            assert!(!authorized(&request(wrong), "abc"), "{wrong}");
+        }
+        assert!(!authorized(&hyper::Request::new(()), "abc"));
+    }
+
+    #[test]
+    fn the_instructions_open_with_how_to_use_the_server() {
+        let opening: String = INSTRUCTIONS.chars().take(512).collect();
+        for needed in ["list_notes", "read_note", "get_backlinks", "move_note", "plan_hash", "next_cursor", "code"] {
+            assert!(opening.contains(needed), "the first 512 characters must mention {needed}");
+        }
+    }
 }

@@ -24,6 +24,10 @@ type Stamp = (Option<SystemTime>, u64);
 /// 16 MiB is 30 times the largest note in the corpora we test on.
 pub const MAX_NOTE_BYTES: u64 = 16 * 1024 * 1024;
 
+/// While indexing, a progress notification every this many files read (and none when fewer
+/// files changed, which is every refresh but the first of a big vault).
+const PROGRESS_EVERY_FILES: usize = 500;
+
 /// Resolves the vault folder to its canonical absolute path, with a clear error when it is
 /// not a folder.
 pub fn canonical_vault(path: &Path) -> Result<PathBuf> {
@@ -71,6 +75,12 @@ impl FolderIndex {
 
     /// Brings the index up to date with the folder.
     pub fn refresh(&mut self) -> Result<()> {
+        self.refresh_with(&crate::progress::Progress::none())
+    }
+
+    /// Brings the index up to date with the folder, reporting progress while many files are
+    /// read (the first index of a big vault).
+    pub fn refresh_with(&mut self, progress: &crate::progress::Progress) -> Result<()> {
         let mut found = Vec::new();
         walk(&self.root, "", &mut found)?;
         let mut present = std::collections::HashSet::with_capacity(found.len());
@@ -81,10 +91,18 @@ impl FolderIndex {
                 changed.push((path, stamp));
             }
         }
-        let prepared = self.prepare_all(&changed);
+        let count = changed.len();
+        let progress = (count >= PROGRESS_EVERY_FILES).then_some(progress);
+        if let Some(progress) = progress {
+            progress.report(0.0, Some(count as f64), format!("indexing the vault folder: {count} files to read"));
+        }
+        let prepared = self.prepare_all(&changed, progress);
         for ((path, stamp), prepared) in changed.into_iter().zip(prepared) {
             self.vault.insert_prepared(&path, prepared);
             self.seen.insert(path, stamp);
+        }
+        if let Some(progress) = progress {
+            progress.report(count as f64, Some(count as f64), format!("indexed {count} files"));
         }
         let gone: Vec<String> = self.seen.keys().filter(|path| !present.contains(*path)).cloned().collect();
         for path in gone {
@@ -125,11 +143,21 @@ impl FolderIndex {
 
     /// Reads and parses `files`, in order, on every core when there are many: reading and
     /// parsing are most of the cost of an index, and each file's is independent of the others.
-    fn prepare_all(&self, files: &[(String, Stamp)]) -> Vec<Prepared> {
+    /// With `progress`, reports every `PROGRESS_EVERY_FILES` files prepared.
+    fn prepare_all(&self, files: &[(String, Stamp)], progress: Option<&crate::progress::Progress>) -> Vec<Prepared> {
         let parse = self.vault.config().parse;
+        let prepared_so_far = std::sync::atomic::AtomicUsize::new(0);
+        let total = files.len();
         let prepare = |(path, stamp): &(String, Stamp)| {
             let text = if is_note_path(path) { self.read_note(path, stamp.1) } else { String::new() };
-            Vault::prepare(&parse, path, &text)
+            let prepared = Vault::prepare(&parse, path, &text);
+            if let Some(progress) = progress {
+                let done = prepared_so_far.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if done % PROGRESS_EVERY_FILES == 0 {
+                    progress.report(done as f64, Some(total as f64), format!("indexing the vault folder: {done} of {total} files"));
+                }
+            }
+            prepared
         };
         let threads = std::thread::available_parallelism().map_or(1, usize::from).min(MAX_THREADS);
         if threads < 2 || files.len() < PARALLEL_FROM {

@@ -6,8 +6,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::bridge::BridgeClient;
+use std::sync::Arc;
+
+use crate::bridge::{BridgeClient, ConnectError};
+use crate::catalogue::{Rule, ToolSpec};
 use crate::discovery;
+use crate::progress::Progress;
 use crate::standalone::FolderIndex;
 
 /// A failed call, as an agent sees it: a stable code, a sentence, and what to do next.
@@ -38,11 +42,30 @@ impl ToolError {
         )
     }
 
+    /// The plugin went away (or stopped answering) after a call reached it.
+    fn plugin_lost(reason: &str, writes: bool) -> ToolError {
+        let message = if writes {
+            format!("the vaultlink plugin stopped answering during the call ({reason}); the sidecar wrote nothing itself")
+        } else {
+            format!("the vaultlink plugin stopped answering during the call ({reason})")
+        };
+        ToolError::new(
+            "plugin_unavailable",
+            message,
+            "Call again once Obsidian is running with the vaultlink plugin; the sidecar reconnects by itself. For a move, rewrite or delete, preview it again first (dry run): the plugin may have applied part of it before it went away.",
+            true,
+        )
+    }
+
+    pub fn internal(message: &str) -> ToolError {
+        ToolError::new("internal", message, "This is a bug in vaultlink; report it with the call that caused it.", false)
+    }
+
     fn plugin_unavailable(reason: &str) -> ToolError {
         ToolError::new(
             "plugin_unavailable",
             format!("the vaultlink plugin is not serving this vault: {reason}"),
-            "Open the vault in Obsidian with the vaultlink plugin enabled, or start the sidecar with --mode auto (the default) to work on the folder directly.",
+            "Open the vault in Obsidian with the vaultlink plugin enabled (reload the plugin if it is), then call again. With --mode auto (the default) the sidecar works on the folder itself only while no plugin serves the vault.",
             true,
         )
     }
@@ -68,6 +91,16 @@ pub enum Mode {
     Standalone,
 }
 
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Auto => "auto",
+            Mode::Plugin => "plugin",
+            Mode::Standalone => "standalone",
+        }
+    }
+}
+
 /// Which path answered a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Served {
@@ -75,108 +108,312 @@ pub enum Served {
     Standalone,
 }
 
-/// Runs calls for one vault.
+/// Tools whose calls may take long: they report progress when the client asks for it.
+pub const LONG_TOOLS: [&str; 5] = ["lint_wiki", "find_evidence", "move_note", "delete_note", "rewrite_link"];
+
+/// While a call waits for the plugin, a progress notification this often.
+const PLUGIN_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Why no plugin answered a call.
+enum NoPlugin {
+    /// No plugin serves the vault: no discovery file, or nothing listens on its socket (a
+    /// crash left the file). The folder may be used, for writes too.
+    Absent(String),
+    /// Something claims the vault (a discovery file we cannot use, a socket that would not
+    /// serve us): a plugin may be live, so the sidecar must not write behind its back.
+    Unusable(String),
+    /// The call reached the plugin, which went away before answering. It may have acted.
+    Lost(String),
+}
+
+/// The last time the bridge failed, for `server_health`.
+#[derive(Debug, Clone)]
+struct BridgeFailure {
+    message: String,
+    at_unix_ms: u64,
+}
+
+/// Runs calls for one vault. Shared by every session of the server: reads run at once;
+/// writes run one at a time.
 #[derive(Debug)]
 pub struct Router {
     vault: PathBuf,
     mode: Mode,
-    bridge: Option<BridgeClient>,
-    folder: Option<FolderIndex>,
+    bridge: tokio::sync::Mutex<Option<Arc<BridgeClient>>>,
+    folder: Arc<std::sync::Mutex<Option<FolderIndex>>>,
+    writes: tokio::sync::Mutex<()>,
+    last_bridge_error: std::sync::Mutex<Option<BridgeFailure>>,
 }
 
 impl Router {
     /// `vault` must be canonical (see [`crate::standalone::canonical_vault`]).
     pub fn new(vault: PathBuf, mode: Mode) -> Router {
-        Router { vault, mode, bridge: None, folder: None }
+        Router {
+            vault,
+            mode,
+            bridge: tokio::sync::Mutex::new(None),
+            folder: Arc::new(std::sync::Mutex::new(None)),
+            writes: tokio::sync::Mutex::new(()),
+            last_bridge_error: std::sync::Mutex::new(None),
+        }
     }
 
     pub fn vault(&self) -> &Path {
         &self.vault
     }
 
-    pub async fn call(&mut self, tool: &str, arguments: Value) -> (Served, Result<Value, ToolError>) {
-        if let Some(spec) = crate::catalogue::find(tool) {
-            if let Err(error) = validate(&spec, &arguments) {
-                let served = if self.mode == Mode::Standalone { Served::Standalone } else { Served::Plugin };
-                return (served, Err(error));
-            }
-        }
-        if self.mode != Mode::Standalone {
-            match self.call_plugin(tool, &arguments).await {
-                Ok(answer) => return (Served::Plugin, answer),
-                Err(reason) if self.mode == Mode::Plugin => {
-                    return (Served::Plugin, Err(ToolError::plugin_unavailable(&reason)))
-                }
-                Err(reason) => tracing::debug!("no bridge ({reason}); answering from the folder"),
-            }
-        }
-        (Served::Standalone, self.call_folder(tool, arguments))
+    pub async fn call(&self, tool: &str, arguments: Value) -> (Served, Result<Value, ToolError>) {
+        self.call_with(tool, arguments, &Progress::none()).await
     }
 
-    /// Forwards a call over the bridge, reconnecting once if a kept connection has gone.
-    /// `Err` says why no plugin could answer.
-    async fn call_plugin(&mut self, tool: &str, arguments: &Value) -> Result<Result<Value, ToolError>, String> {
-        for attempt in 0..2 {
-            if self.bridge.is_none() {
-                let discovery = match discovery::read(&self.vault) {
-                    Ok(Some(discovery)) => discovery,
-                    Ok(None) => return Err("no discovery file: Obsidian is closed or the plugin is off".to_owned()),
-                    Err(error) => {
-                        tracing::warn!("{error:#}");
-                        return Err(format!("{error:#}"));
+    /// Runs one call where the mode says, reporting progress to `progress`.
+    pub async fn call_with(&self, tool: &str, arguments: Value, progress: &Progress) -> (Served, Result<Value, ToolError>) {
+        let default_served = if self.mode == Mode::Standalone { Served::Standalone } else { Served::Plugin };
+        let Some(spec) = crate::catalogue::find(tool) else {
+            return (default_served, Err(ToolError::new("unknown_tool", format!("there is no tool `{tool}`"), "Call tools/list to see the tools.", false)));
+        };
+        if let Err(error) = validate(&spec, &arguments) {
+            return (default_served, Err(error));
+        }
+        if tool == "server_health" {
+            let (served, answer) = self.health(progress).await;
+            let concise = arguments.get("response_format").and_then(Value::as_str) == Some("concise");
+            return (served, answer.map(|mut answer| {
+                if concise {
+                    if let Some(fields) = answer.as_object_mut() {
+                        fields.remove("index");
                     }
-                };
-                match BridgeClient::connect(&discovery).await {
-                    Ok(client) => self.bridge = Some(client),
-                    Err(error) => return Err(format!("{error:#}")),
+                    answer["plugin"] = json!({"connected": answer["plugin"]["connected"]});
                 }
-            }
-            let Some(bridge) = self.bridge.as_mut() else { continue };
-            match bridge.call(tool, arguments.clone()).await {
-                Ok(answer) => return Ok(answer),
-                Err(error) => {
-                    tracing::info!("the bridge connection failed ({error:#}); attempt {}", attempt + 1);
-                    self.bridge = None;
+                answer
+            }));
+        }
+        let writes = !spec.read_only;
+        // One write at a time, whichever path runs it: a plan is made and applied against
+        // the vault as it is, not as another write is leaving it.
+        let _write_turn = if writes { Some(self.writes.lock().await) } else { None };
+        if self.mode != Mode::Standalone {
+            match self.forward(tool, &arguments, progress).await {
+                Ok(answer) => return (Served::Plugin, answer),
+                Err(NoPlugin::Lost(reason)) => {
+                    self.record(&reason);
+                    return (Served::Plugin, Err(ToolError::plugin_lost(&reason, writes)));
+                }
+                // `connection` has recorded why the plugin could not be used.
+                Err(NoPlugin::Unusable(reason)) if self.mode == Mode::Plugin || writes => {
+                    return (Served::Plugin, Err(ToolError::plugin_unavailable(&reason)));
+                }
+                Err(NoPlugin::Absent(reason)) if self.mode == Mode::Plugin => {
+                    return (Served::Plugin, Err(ToolError::plugin_unavailable(&reason)));
+                }
+                Err(NoPlugin::Absent(reason) | NoPlugin::Unusable(reason)) => {
+                    tracing::debug!("no bridge ({reason}); answering from the folder");
                 }
             }
         }
-        Err("the plugin's connection failed twice".to_owned())
+        (Served::Standalone, self.call_folder(tool, arguments, progress).await)
     }
 
-    fn call_folder(&mut self, tool: &str, arguments: Value) -> Result<Value, ToolError> {
-        if self.folder.is_none() {
-            self.folder = Some(FolderIndex::new(self.vault.clone()));
+    fn record(&self, reason: &str) {
+        tracing::warn!("the bridge failed: {reason}");
+        let at_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_millis() as u64);
+        if let Ok(mut last) = self.last_bridge_error.lock() {
+            *last = Some(BridgeFailure { message: reason.to_owned(), at_unix_ms });
         }
-        let folder = self.folder.as_mut().expect("just set");
-        folder.refresh().map_err(|error| ToolError::io(format!("{error:#}")))?;
-        match tool {
-            "move_note" => return crate::apply::move_note(folder, &arguments),
-            "rewrite_link" => return crate::apply::rewrite_link(folder, &arguments),
-            "delete_note" => return crate::apply::delete_note(folder, &arguments),
-            "find_evidence" => return find_evidence(folder, arguments),
-            _ => {}
+    }
+
+    /// A live connection to the plugin, made anew when there is none or the last one ended.
+    async fn connection(&self) -> Result<Arc<BridgeClient>, NoPlugin> {
+        let mut slot = self.bridge.lock().await;
+        if let Some(client) = slot.as_ref().filter(|client| !client.is_closed()) {
+            return Ok(Arc::clone(client));
         }
-        let mut arguments = arguments;
-        if tool == "read_note" {
-            let path = arguments.get("path").and_then(Value::as_str).unwrap_or_default();
-            if let Some(found) = folder.vault().find_note(path).map(str::to_owned) {
-                let text = folder.read_text(&found)?;
-                arguments["text"] = Value::String(text);
+        *slot = None;
+        let discovery = match discovery::read(&self.vault) {
+            Ok(Some(discovery)) => discovery,
+            Ok(None) => return Err(NoPlugin::Absent("no discovery file: Obsidian is closed or the plugin is off".to_owned())),
+            Err(error) => {
+                let reason = format!("{error:#}");
+                self.record(&reason);
+                return Err(NoPlugin::Unusable(reason));
+            }
+        };
+        match BridgeClient::connect(&discovery).await {
+            Ok(client) => {
+                tracing::info!("connected to {} (pid {})", client.server, discovery.pid);
+                let client = Arc::new(client);
+                *slot = Some(Arc::clone(&client));
+                Ok(client)
+            }
+            Err(ConnectError::NothingListens(error)) => {
+                Err(NoPlugin::Absent(format!("the discovery file names a socket nothing listens on ({error:#}); the plugin is not running")))
+            }
+            Err(ConnectError::Refused(error)) => {
+                let reason = format!("{error:#}");
+                self.record(&reason);
+                Err(NoPlugin::Unusable(reason))
             }
         }
-        run_on(folder.vault(), tool, arguments)
+    }
+
+    /// Forwards a call over the bridge. A connection found closed before the request was
+    /// sent is replaced once; a request that may have reached the plugin is never sent again.
+    async fn forward(&self, tool: &str, arguments: &Value, progress: &Progress) -> Result<Result<Value, ToolError>, NoPlugin> {
+        for _attempt in 0..2 {
+            let client = self.connection().await?;
+            let long = LONG_TOOLS.contains(&tool) && progress.is_wanted();
+            if long {
+                progress.step(format!("forwarded {tool} to the Obsidian plugin"));
+            }
+            let call = client.call(tool, arguments.clone());
+            tokio::pin!(call);
+            let answer = loop {
+                tokio::select! {
+                    answer = &mut call => break answer,
+                    _ = tokio::time::sleep(PLUGIN_HEARTBEAT), if long => {
+                        progress.step(format!("the plugin is still working on {tool}"));
+                    }
+                }
+            };
+            match answer {
+                Ok(answer) => {
+                    if long {
+                        progress.step(format!("the plugin answered {tool}"));
+                    }
+                    return Ok(answer);
+                }
+                Err(lost) if lost.delivered => return Err(NoPlugin::Lost(lost.reason)),
+                Err(lost) => tracing::info!("the bridge connection had ended ({}); connecting again", lost.reason),
+            }
+        }
+        let reason = "the plugin's connection ended twice before a call could be sent";
+        self.record(reason);
+        Err(NoPlugin::Unusable(reason.to_owned()))
+    }
+
+    /// Runs a call on the folder, on a blocking thread: the folder is read with `std::fs`.
+    async fn call_folder(&self, tool: &str, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
+        let folder = Arc::clone(&self.folder);
+        let vault = self.vault.clone();
+        let tool = tool.to_owned();
+        let progress = progress.clone();
+        let work = tokio::task::spawn_blocking(move || {
+            let mut slot = folder.lock().map_err(|_| ToolError::internal("the folder index's lock was poisoned by an earlier failure"))?;
+            let folder = slot.get_or_insert_with(|| FolderIndex::new(vault));
+            run_on_folder(folder, &tool, arguments, &progress)
+        });
+        work.await.unwrap_or_else(|error| Err(ToolError::internal(&format!("the call stopped unexpectedly: {error}"))))
+    }
+
+    /// `server_health`: where calls run now, what the index holds, and the last bridge error.
+    async fn health(&self, progress: &Progress) -> (Served, Result<Value, ToolError>) {
+        let mut plugin = json!({"connected": false});
+        let mut served = Served::Standalone;
+        let mut index = None;
+        if self.mode != Mode::Standalone {
+            match self.forward("vault_summary", &json!({}), progress).await {
+                Ok(Ok(summary)) => {
+                    served = Served::Plugin;
+                    index = Some(summary);
+                    if let Some(client) = self.bridge.lock().await.as_ref() {
+                        plugin = json!({"connected": true, "server": client.server});
+                        if let Some(version) = &client.plugin_version {
+                            plugin["version"] = json!(version);
+                        }
+                    }
+                }
+                Ok(Err(error)) => self.record(&format!("the plugin could not count its index: {}", error.message)),
+                Err(NoPlugin::Absent(reason)) => plugin["reason"] = json!(reason),
+                Err(NoPlugin::Unusable(reason)) => plugin["reason"] = json!(reason),
+                Err(NoPlugin::Lost(reason)) => {
+                    self.record(&reason);
+                    plugin["reason"] = json!(reason);
+                }
+            }
+        }
+        if index.is_none() {
+            if self.mode == Mode::Plugin {
+                served = Served::Plugin;
+            } else {
+                match self.call_folder("vault_summary", json!({}), progress).await {
+                    Ok(summary) => index = Some(summary),
+                    Err(error) => return (Served::Standalone, Err(error)),
+                }
+            }
+        }
+        let mut answer = json!({
+            "mode": match (served, index.is_some()) {
+                (Served::Plugin, true) => "plugin",
+                (Served::Plugin, false) => "unavailable",
+                (Served::Standalone, _) => "standalone",
+            },
+            "requested_mode": self.mode.name(),
+            "vault": self.vault.to_string_lossy(),
+            "sidecar_version": env!("CARGO_PKG_VERSION"),
+            "plugin": plugin,
+        });
+        if let Some(index) = index {
+            answer["index"] = index;
+        }
+        if let Some(failure) = self.last_bridge_error.lock().ok().and_then(|last| last.clone()) {
+            answer["last_bridge_error"] = json!({"message": failure.message, "at_unix_ms": failure.at_unix_ms});
+        }
+        (served, Ok(answer))
     }
 }
 
+/// Runs a call on the folder's index, brought up to date first.
+fn run_on_folder(folder: &mut FolderIndex, tool: &str, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
+    folder.refresh_with(progress).map_err(|error| ToolError::io(format!("{error:#}")))?;
+    let long = LONG_TOOLS.contains(&tool);
+    if long {
+        progress.step(format!("running {tool} on {} notes", folder.vault().note_count()));
+    }
+    let answer = match tool {
+        "move_note" => crate::apply::move_note(folder, &arguments),
+        "rewrite_link" => crate::apply::rewrite_link(folder, &arguments),
+        "delete_note" => crate::apply::delete_note(folder, &arguments),
+        "find_evidence" => find_evidence(folder, arguments, progress),
+        _ => {
+            let mut arguments = arguments;
+            if tool == "read_note" {
+                let path = arguments.get("path").and_then(Value::as_str).unwrap_or_default();
+                if let Some(found) = folder.vault().find_note(path).map(str::to_owned) {
+                    let text = folder.read_text(&found)?;
+                    arguments["text"] = Value::String(text);
+                }
+            }
+            run_on(folder.vault(), tool, arguments)
+        }
+    };
+    if long {
+        progress.step(format!("{tool} done"));
+    }
+    answer
+}
+
+/// While `find_evidence` reads notes on the folder, a progress notification this often.
+const EVIDENCE_PROGRESS_EVERY_NOTES: usize = 500;
+
 /// `find_evidence` on the folder: core ranks, the notes' texts come from disk.
-fn find_evidence(folder: &FolderIndex, arguments: Value) -> Result<Value, ToolError> {
+fn find_evidence(folder: &FolderIndex, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
     let arguments = if arguments.is_null() { json!({}) } else { arguments };
     let arguments: vaultlink_core::evidence::EvidenceArguments = serde_json::from_value(arguments).map_err(|error| {
         ToolError::from_op(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() })
     })?;
-    let mut read = |path: &str| folder.read_text(path).ok();
+    let notes = folder.vault().note_count();
+    let mut read_so_far = 0;
+    let mut read = |path: &str| {
+        read_so_far += 1;
+        if read_so_far % EVIDENCE_PROGRESS_EVERY_NOTES == 0 {
+            progress.report(read_so_far as f64, Some(notes as f64), format!("find_evidence: read {read_so_far} of {notes} notes"));
+        }
+        folder.read_text(path).ok()
+    };
     let evidence = vaultlink_core::evidence::find_evidence(folder.vault(), &arguments, &mut read).map_err(|error| ToolError::from_op(&error))?;
-    serde_json::to_value(evidence).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))
+    serde_json::to_value(evidence).map_err(|error| ToolError::internal(&error.to_string()))
 }
 
 /// Runs a named operation of the core on an index.
@@ -186,7 +423,7 @@ pub fn run_on(vault: &vaultlink_core::Vault, tool: &str, arguments: Value) -> Re
         ToolError::from_op(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() })
     })?;
     let response = vaultlink_core::ops::run(vault, &request).map_err(|error| ToolError::from_op(&error))?;
-    serde_json::to_value(response).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))
+    serde_json::to_value(response).map_err(|error| ToolError::internal(&error.to_string()))
 }
 
 /// Parameters that name a place in the vault.
@@ -195,7 +432,7 @@ const PATH_PARAMETERS: [&str; 4] = ["path", "from", "to", "folder"];
 /// Checks arguments against the tool's advertised input schema, server-side: an object, no
 /// unknown parameter, every required one, each of its type, range and allowed values, and
 /// paths that stay inside the vault. The error names the parameter.
-pub fn validate(spec: &crate::catalogue::ToolSpec, arguments: &Value) -> Result<(), ToolError> {
+pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolError> {
     let invalid = |message: String| {
         ToolError::new("invalid_arguments", message, format!("See the input schema of `{}` in tools/list.", spec.name), false)
     };
@@ -238,6 +475,21 @@ pub fn validate(spec: &crate::catalogue::ToolSpec, arguments: &Value) -> Result<
         }
         if PATH_PARAMETERS.contains(&key.as_str()) {
             check_vault_path(key, value.as_str().unwrap_or_default())?;
+        }
+    }
+    for rule in &spec.rules {
+        match *rule {
+            Rule::Needs { parameter, other, value } => {
+                let used = given.get(parameter).is_some_and(|given| given.as_bool() != Some(false));
+                if used && given.get(other).and_then(Value::as_bool).unwrap_or(false) != value {
+                    return Err(invalid(format!("parameter `{parameter}` needs `{other}: {value}`; add it, or leave `{parameter}` out")));
+                }
+            }
+            Rule::Excludes { parameter, other, value } => {
+                if given.contains_key(parameter) && given.get(other).and_then(Value::as_bool) == Some(value) {
+                    return Err(invalid(format!("parameter `{parameter}` cannot be combined with `{other}: {value}`; leave one of them out")));
+                }
+            }
         }
     }
     Ok(())
@@ -297,6 +549,17 @@ mod tests {
             let refusal = check("get_backlinks", arguments.clone()).expect_err("refused");
             assert!(refusal.starts_with("invalid_arguments") && refusal.contains(expected), "{arguments}: {refusal}");
         }
+    }
+
+    #[test]
+    fn rules_between_parameters_name_the_parameter() {
+        assert_eq!(check("delete_note", json!({"path": "A", "force": true, "confirm": true})), Ok(()));
+        assert_eq!(check("delete_note", json!({"path": "A", "force": false})), Ok(()));
+        let refusal = check("delete_note", json!({"path": "A", "force": true})).expect_err("force alone");
+        assert!(refusal.starts_with("invalid_arguments") && refusal.contains("`force` needs `confirm: true`"), "{refusal}");
+        let refusal = check("move_note", json!({"from": "A", "to": "B", "dry_run": true, "approved_plan_hash": "x"})).expect_err("both");
+        assert!(refusal.contains("`approved_plan_hash` cannot be combined with `dry_run: true`"), "{refusal}");
+        assert_eq!(check("rewrite_link", json!({"from_target": "A", "to_target": "B", "approved_plan_hash": "x"})), Ok(()));
     }
 
     #[test]

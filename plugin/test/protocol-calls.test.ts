@@ -1,0 +1,88 @@
+//! The bridge protocol's handling of calls on one connection, with a stand-in for the index:
+//! several calls in flight at once, each answered with its own id whatever order they finish
+//! in; an answer over the size limit refused with a typed error on a connection that stays
+//! usable; a malformed line answered without closing it.
+
+import assert from "node:assert/strict";
+import * as net from "node:net";
+import * as path from "node:path";
+import { test } from "node:test";
+import { serveConnection, type ProtocolContext } from "../bridge/protocol";
+import type { ToolOutcome } from "../wasm";
+import { BridgeClient, temporaryDirectory } from "./support";
+
+const TOKEN = "t".repeat(64);
+
+/** Serves the protocol with `call` on a fresh socket; returns a client that has said hello. */
+async function serve(call: ProtocolContext["call"], maxAnswerBytes?: number): Promise<{ client: BridgeClient; stop: () => void }> {
+	const socketPath = path.join(temporaryDirectory("protocol"), "s.sock");
+	const server = net.createServer((socket) =>
+		serveConnection(socket, { token: TOKEN, vaultPath: "/vault", serverName: "test", call, maxAnswerBytes }),
+	);
+	await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+	const client = await BridgeClient.connect(socketPath);
+	const hello = await client.request("hello", { token: TOKEN, protocol: 1, client: "test" });
+	assert.ok(hello?.result !== undefined, JSON.stringify(hello));
+	return {
+		client,
+		stop: () => {
+			client.close();
+			server.close();
+		},
+	};
+}
+
+function callLine(id: number, tool: string, args: unknown = {}): string {
+	return `${JSON.stringify({ jsonrpc: "2.0", id, method: "call", params: { tool, arguments: args } })}\n`;
+}
+
+test("calls in flight at once are answered by id, in the order they finish", async () => {
+	const release = new Map<string, (outcome: ToolOutcome) => void>();
+	const started: string[] = [];
+	const { client, stop } = await serve((tool) => {
+		started.push(tool);
+		return new Promise<ToolOutcome>((resolve) => release.set(tool, resolve));
+	});
+	try {
+		client.sendRaw(callLine(10, "slow") + callLine(11, "fast"));
+		while (started.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+		assert.deepEqual(started, ["slow", "fast"], "the second call starts before the first ends");
+		release.get("fast")?.({ ok: true, result: { tool: "fast" } });
+		const first = await client.nextResponse();
+		release.get("slow")?.({ ok: true, result: { tool: "slow" } });
+		const second = await client.nextResponse();
+		assert.deepEqual([first?.id, first?.result], [11, { tool: "fast" }]);
+		assert.deepEqual([second?.id, second?.result], [10, { tool: "slow" }]);
+	} finally {
+		stop();
+	}
+});
+
+test("an answer over the size limit is a too_large error, and the connection serves on", async () => {
+	const { client, stop } = await serve((tool) => ({ ok: true, result: { text: tool === "big" ? "x".repeat(2_000) : "small" } }), 1_000);
+	try {
+		const big = await client.request("call", { tool: "big", arguments: {} });
+		assert.equal(big?.error?.code, -32000);
+		const data = big?.error?.data as Record<string, unknown>;
+		assert.equal(data["code"], "too_large");
+		assert.equal(data["retryable"], false);
+		assert.match(String(data["message"]), /over the bridge's 1000-byte limit/);
+		const small = await client.request("call", { tool: "small", arguments: {} });
+		assert.deepEqual(small?.result, { text: "small" });
+	} finally {
+		stop();
+	}
+});
+
+test("a malformed line after hello is answered with a parse error and the connection stays open", async () => {
+	const { client, stop } = await serve(() => ({ ok: true, result: {} }));
+	try {
+		client.sendRaw("{not json\n");
+		const refused = await client.nextResponse();
+		assert.equal(refused?.error?.code, -32700);
+		assert.equal(client.isClosed, false);
+		assert.deepEqual((await client.request("ping"))?.result, {});
+	} finally {
+		stop();
+	}
+});

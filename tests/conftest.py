@@ -1,0 +1,74 @@
+"""What the end-to-end tests share: where the built sidecar and plugin host are, a copy of
+the sample vault, a private runtime directory for the bridge, and the plugin serving the vault."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SIDECAR = Path(os.environ.get("VAULTLINK_BIN", ROOT / "target" / "debug" / "vaultlink")).resolve()
+PLUGIN_HOST = ROOT / "build" / "plugin-host.cjs"
+
+
+@pytest.fixture()
+def vault(tmp_path):
+    copy = tmp_path / "vault"
+    shutil.copytree(ROOT / "examples" / "vault", copy)
+    return copy.resolve()
+
+
+@pytest.fixture()
+def runtime_dir():
+    # Unix socket paths are limited to about 100 bytes, so keep this one short.
+    path = Path(tempfile.mkdtemp(prefix="vl-", dir="/tmp"))
+    path.chmod(0o700)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture()
+def plugin(vault, runtime_dir):
+    """The built plugin, loaded in Node with the obsidian test double, serving `vault`."""
+    assert PLUGIN_HOST.exists(), f"{PLUGIN_HOST} is missing: run scripts/build.sh and npm run build:host"
+    process = subprocess.Popen(
+        ["node", str(PLUGIN_HOST), str(vault)],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir)},
+        text=True,
+    )
+    ready = json.loads(process.stdout.readline())
+    assert ready["ready"] is True
+    yield {"process": process, **ready}
+    process.terminate()
+    assert process.wait(timeout=10) == 0
+    assert not Path(ready["discovery"]).exists(), "unloading the plugin must remove its discovery file"
+
+
+
+def start_plugin(vault, runtime_dir, stall=None):
+    """Starts the plugin host on `vault` and waits until its bridge serves. With `stall`, the
+    host's reads of that vault path never finish (see plugin/test/host.ts)."""
+    env = {**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir)}
+    if stall is not None:
+        env["VAULTLINK_HOST_STALL_READ"] = stall
+    host = subprocess.Popen(["node", str(PLUGIN_HOST), str(vault)], stdout=subprocess.PIPE, env=env, text=True)
+    ready = json.loads(host.stdout.readline())
+    assert ready["ready"] is True
+    return host
+
+
+def stop_plugin(host):
+    if host.poll() is None:
+        host.terminate()
+        host.wait(timeout=10)
+
+
+def snapshot(folder):
+    """Every file of the vault (but `.obsidian`) and its bytes."""
+    return {str(path.relative_to(folder)): path.read_bytes()
+            for path in sorted(Path(folder).rglob("*")) if path.is_file() and ".obsidian" not in path.parts}
