@@ -148,6 +148,16 @@ function describe(summary: Summary, markdownBytes: number): string {
 	return `median ${summary.medianMs.toFixed(1)} ms of ${RUNS} runs (${summary.minMs.toFixed(1)}–${summary.maxMs.toFixed(1)}), ${throughput.toFixed(1)} MB/s`;
 }
 
+/**
+ * Appends one figure to the file `VAULTLINK_BENCH_FIGURES` names, as `vaultlink-bench targets`
+ * reads them (one JSON object a line); nothing when it is not set.
+ */
+function record(vaultDir: string, figure: string, value: number): void {
+	const file = process.env["VAULTLINK_BENCH_FIGURES"];
+	if (file === undefined || file === "") return;
+	fs.appendFileSync(file, `${JSON.stringify({ vault: path.basename(path.resolve(vaultDir)), figure, value })}\n`);
+}
+
 async function main(): Promise<void> {
 	const vaultDir = process.argv[2];
 	if (vaultDir === undefined || process.argv.length > 3) fail("usage: npm run bench:index -- <vault folder>");
@@ -179,6 +189,7 @@ async function main(): Promise<void> {
 	}
 	const wasm = summarise(upsertTimes);
 	out(`  wasm index, upsert only (texts in memory):          ${describe(wasm, vault.markdownBytes)}`);
+	record(vaultDir, "wasm_node_in_memory_ms", wasm.medianMs);
 
 	const indexAllTimes: number[] = [];
 	for (let run = 0; run < RUNS; run += 1) indexAllTimes.push(await timeIndexAll(vaultDir));
@@ -191,6 +202,8 @@ async function main(): Promise<void> {
 	const readTimes: number[] = [];
 	for (let run = 0; run < RUNS; run += 1) readTimes.push(await timeReads(vaultDir));
 	out(`    floor: the notes read through the Vault API alone: ${describe(summarise(readTimes), vault.markdownBytes)}`);
+	record(vaultDir, "plugin_first_index_ms", plugin.medianMs);
+	record(vaultDir, "wasm_memory_mb", megabytes(memoryAfterBytes));
 	out(
 		`  wasm linear memory after the first index: ${megabytes(memoryAfterBytes).toFixed(1)} MB (${megabytes(memoryBeforeBytes).toFixed(1)} MB before it; ${(memoryAfterBytes / Math.max(vault.markdownBytes, 1)).toFixed(2)}× the Markdown); after every run: ${megabytes(engineMemoryBytes()).toFixed(1)} MB`,
 	);

@@ -56,6 +56,20 @@ mod generate;
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let command = args.next().unwrap_or_default();
+    if command == "targets" {
+        let file = args.next().context("usage: vaultlink-bench targets <figures.jsonl>")?;
+        return targets(Path::new(&file));
+    }
+    if command == "most-linked" {
+        let folder = PathBuf::from(args.next().context("usage: vaultlink-bench most-linked <vault folder>")?);
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        for note in read_vault(&folder)? {
+            vault.upsert(&note.path, &note.text);
+        }
+        let most = vault.note_paths().max_by_key(|path| (vault.backlinks(path).len(), std::cmp::Reverse(*path))).context("no notes")?;
+        println!("{most}");
+        return Ok(());
+    }
     if command == "generate" {
         let usage = "usage: vaultlink-bench generate <notes> <new folder> [seed]";
         let count: usize = args.next().and_then(|count| count.parse().ok()).context(usage)?;
@@ -407,5 +421,52 @@ fn lint(folder: &Path) -> Result<()> {
         milliseconds(sketch_time),
         page_median.as_secs_f64() * 1e3,
     );
+    Ok(())
+}
+
+/// The targets against the figures recorded in `file`: one row a target and vault, met
+/// or missed, with the figure. A target with no figure (its vault was not measured) says so.
+fn targets(file: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let mut figures: std::collections::BTreeMap<(String, String), f64> = std::collections::BTreeMap::new();
+    for line in text.lines().filter(|line| !line.trim().is_empty()) {
+        let value: serde_json::Value = serde_json::from_str(line).with_context(|| format!("a line of {}: {line}", file.display()))?;
+        if let (Some(vault), Some(figure), Some(number)) = (value["vault"].as_str(), value["figure"].as_str(), value["value"].as_f64()) {
+            figures.insert((vault.to_owned(), figure.to_owned()), number);
+        }
+    }
+    let get = |vault: &str, figure: &str| figures.get(&(vault.to_owned(), figure.to_owned())).copied();
+    let vaults: std::collections::BTreeSet<String> = figures.keys().map(|(vault, _)| vault.clone()).collect();
+    println!("| target | vault | figure | result |");
+    println!("|---|---|---:|---|");
+    let row = |target: &str, vault: &str, figure: Option<(f64, String)>, limit: f64| match figure {
+        Some((value, shown)) => {
+            println!("| {target} | {vault} | {shown} | {} |", if value <= limit { "met" } else { "**missed**" })
+        }
+        None => println!("| {target} | {vault} | not measured | — |"),
+    };
+    let yoshixi = "yoshixi-zettelkasten";
+    let large = "generated-100000";
+    row("index from disk ≤ 250 ms (the sidecar's whole `summary` run)", yoshixi, get(yoshixi, "sidecar_index_ms").map(|ms| (ms, format!("{ms:.0} ms"))), 250.0);
+    let ratio = get(yoshixi, "index_from_disk_ms").zip(get(yoshixi, "parse_floor_ms")).map(|(index, floor)| index / floor);
+    row("index from disk ≤ 1.3 × the pulldown-cmark + YAML floor (one core each)", yoshixi, ratio.map(|ratio| (ratio, format!("{ratio:.2} ×"))), 1.3);
+    for vault in &vaults {
+        let ratio = get(vault, "wasm_node_in_memory_ms").zip(get(vault, "in_memory_ms")).map(|(wasm, native)| wasm / native);
+        if ratio.is_some() {
+            row("wasm in-memory index ≤ 1.5 × native (Node)", vault, ratio.map(|ratio| (ratio, format!("{ratio:.2} ×"))), 1.5);
+        }
+    }
+    row("one-note update p99 ≤ 1 ms", large, get(large, "update_p99_us").map(|us| (us, format!("{us:.0} µs"))), 1000.0);
+    for vault in [yoshixi, large] {
+        row("move plan and proof, most-linked note ≤ 10 ms", vault, get(vault, "move_most_linked_ms").map(|ms| (ms, format!("{ms:.1} ms"))), 10.0);
+        let folder = get(vault, "move_folder_notes").map_or(String::new(), |notes| format!(" ({notes:.0} notes)"));
+        row("move plan and proof, a folder of about 500 notes ≤ 200 ms", vault, get(vault, "move_folder_ms").map(|ms| (ms, format!("{ms:.1} ms{folder}"))), 200.0);
+    }
+    row("100,000 notes: index from disk ≤ 2.5 s (the sidecar's whole `summary` run)", large, get(large, "sidecar_index_ms").map(|ms| (ms, format!("{:.2} s", ms / 1e3))), 2500.0);
+    row("100,000 notes: sidecar resident memory < 400 MB", large, get(large, "sidecar_rss_mb").map(|mb| (mb, format!("{mb:.0} MB"))), 400.0);
+    row("get_backlinks through the bridge ≤ 2 ms median", yoshixi, get(yoshixi, "backlinks_bridge_median_ms").map(|ms| (ms, format!("{ms:.2} ms"))), 2.0);
+    row("lint without near_duplicate ≤ 2 × the index build", yoshixi, get(yoshixi, "lint_ms").zip(get(yoshixi, "lint_index_ms")).map(|(lint, index)| (lint / index, format!("{:.2} ×", lint / index))), 2.0);
+    row("near_duplicate pass ≤ 1 s", yoshixi, get(yoshixi, "near_duplicate_ms").map(|ms| (ms, format!("{ms:.0} ms"))), 1000.0);
+    row("find_existing_page ≤ 5 ms", yoshixi, get(yoshixi, "find_existing_page_ms").map(|ms| (ms, format!("{ms:.2} ms"))), 5.0);
     Ok(())
 }

@@ -288,7 +288,9 @@ pub async fn run(cli: Cli) -> Result<()> {
         }
         Command::Summary { vault, json } => {
             let mut router = Router::new(canonical_vault(&vault)?, Mode::Standalone);
-            let summary = call(&mut router, "vault_summary", json!({})).await?;
+            // server_health carries the index's counts, standalone as through the plugin.
+            let health = call(&mut router, "server_health", json!({})).await?;
+            let summary = health["index"].clone();
             if json {
                 out!("{}", serde_json::to_string_pretty(&summary)?);
             } else {
