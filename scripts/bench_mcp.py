@@ -4,7 +4,7 @@
 
 For each vault it measures, and prints as rows of a Markdown table:
 - the sidecar's whole index from disk: `vaultlink summary <vault>` as a process, wall time (median
-  of 5), and its peak resident memory;
+  of 5);
 - `get_backlinks` round trips through `vaultlink mcp` standalone and forwarded to the plugin
   (the built main.js in Node on the obsidian test double, build/plugin-host.cjs), median and
   99th percentile of 200 calls on the most-linked notes, after a warm-up;
@@ -15,7 +15,6 @@ Each figure is also appended to <figures.jsonl> for the targets table.
 import asyncio
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -44,14 +43,13 @@ def percentile(values, share):
 
 
 def index_from_disk(vault):
-    """Median wall time of `vaultlink summary`, and the largest peak RSS of those runs (MB)."""
+    """Median wall time of `vaultlink summary`, in ms."""
     times = []
     for _ in range(5):
         start = time.perf_counter()
         subprocess.run([str(SIDECAR), "summary", str(vault)], check=True, stdout=subprocess.DEVNULL)
         times.append((time.perf_counter() - start) * 1000)
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return statistics.median(times), peak_kb / 1024
+    return statistics.median(times)
 
 
 def child_peak_rss_mb(name="vaultlink"):
@@ -100,12 +98,12 @@ def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     figures = sys.argv[1]
-    print("| vault | sidecar index from disk (process) | sidecar peak RSS | get_backlinks standalone median / p99 | "
+    print("| vault | sidecar index from disk (whole `summary` process) | get_backlinks standalone median / p99 | "
           "get_backlinks through the plugin median / p99 | MCP server peak RSS after indexing |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|")
     for folder in sys.argv[2:]:
         vault = Path(folder).resolve()
-        index_ms, summary_rss = index_from_disk(vault)
+        index_ms = index_from_disk(vault)
         record(figures, vault, "sidecar_index_ms", index_ms)
         notes = json.loads(subprocess.run([str(SIDECAR), "summary", str(vault), "--json"], check=True,
                                           capture_output=True, text=True).stdout)["notes"]
@@ -129,7 +127,7 @@ def main():
         if alone[2] is not None:
             record(figures, vault, "sidecar_rss_mb", alone[2])
         rss = f"{alone[2]:.0f} MB" if alone[2] is not None else "not measured"
-        print(f"| {vault.name} | {index_ms:.0f} ms | {summary_rss:.0f} MB | {alone[0]:.2f} / {alone[1]:.2f} ms | "
+        print(f"| {vault.name} | {index_ms:.0f} ms | {alone[0]:.2f} / {alone[1]:.2f} ms | "
               f"{bridged[0]:.2f} / {bridged[1]:.2f} ms | {rss} |", flush=True)
 
 
