@@ -296,6 +296,37 @@ impl Vault {
         self.insert(path, prepared.note);
     }
 
+    /// Adds many prepared files at once, as a first index or a refresh that found many changes
+    /// does; the index is the same as after inserting them one by one, in any order. New files
+    /// all enter before any of their links is resolved, so each link resolves once, against the
+    /// whole vault, and the links elsewhere that a new file's name concerns are re-resolved
+    /// once per name rather than once per file.
+    pub fn insert_prepared_many(&mut self, files: Vec<(String, Prepared)>) {
+        let mut new = Vec::new();
+        for (path, prepared) in files {
+            debug_assert_eq!(prepared.parse, self.config.parse, "prepared with other parse settings");
+            if self.files.contains_key(path.as_str()) {
+                self.insert(&path, prepared.note);
+            } else {
+                new.push((Arc::<str>::from(path), prepared.note));
+            }
+        }
+        let mut names = BTreeSet::new();
+        for (path, note) in &mut new {
+            self.files.insert(path.clone(), note.take());
+            self.by_name.entry(fold(resolve::file_name(path))).or_default().insert(path.clone());
+            names.insert(watch_key(path));
+        }
+        // Links already indexed whose resolution the new files may change. The new notes'
+        // own links are not filed yet, so this touches only the others.
+        for name in &names {
+            self.reresolve_watchers(name);
+        }
+        for (path, _) in &new {
+            self.index_links(path);
+        }
+    }
+
     /// Puts `note` (or an attachment) at `path`, replacing whatever was there.
     fn insert(&mut self, path: &str, note: Option<Note>) {
         let (path, is_new) = match self.files.get_key_value(path) {

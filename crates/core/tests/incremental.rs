@@ -94,3 +94,27 @@ fn incremental_updates_equal_a_rebuild() {
         }
     }
 }
+
+/// Files inserted many at a time (`insert_prepared_many`), into an empty index and then into
+/// one that already holds some of them, give the index that one-by-one upserts give.
+#[test]
+fn batches_of_prepared_files_equal_a_rebuild() {
+    let parse = IndexConfig::obsidian_defaults().parse;
+    for seed in 1..=150u64 {
+        let mut random = Random(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
+        let mut files: BTreeMap<String, String> = BTreeMap::new();
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        for _ in 0..3 {
+            // A batch of new and changed files, in no particular order.
+            let mut batch = Vec::new();
+            for _ in 0..random.next() % 12 {
+                let path = random_path(&mut random);
+                let text = if path.ends_with(".md") { random_text(&mut random) } else { String::new() };
+                files.insert(path.clone(), text.clone());
+                batch.push((path.clone(), Vault::prepare(&parse, &path, &text)));
+            }
+            vault.insert_prepared_many(batch);
+            assert_eq!(vault.snapshot(), rebuilt(&files).snapshot(), "seed {seed}");
+        }
+    }
+}

@@ -97,10 +97,12 @@ impl FolderIndex {
             progress.report(0.0, Some(count as f64), format!("indexing the vault folder: {count} files to read"));
         }
         let prepared = self.prepare_all(&changed, progress);
+        let mut batch = Vec::with_capacity(changed.len());
         for ((path, stamp), prepared) in changed.into_iter().zip(prepared) {
-            self.vault.insert_prepared(&path, prepared);
+            batch.push((path.clone(), prepared));
             self.seen.insert(path, stamp);
         }
+        self.vault.insert_prepared_many(batch);
         if let Some(progress) = progress {
             progress.report(count as f64, Some(count as f64), format!("indexed {count} files"));
         }
