@@ -81,7 +81,7 @@ export class Indexer {
 				const batch = files.slice(start, start + this.options.batchSize);
 				// Read concurrently, apply in the vault's order: the index is built the same way every time.
 				const reads = await Promise.all(batch.map((file) => this.readFile(file, file.path)));
-				for (const read of reads) this.apply(read);
+				this.applyMany(reads);
 				notice?.setMessage(
 					`vaultlink: indexing the links of ${notes} notes, ${Math.floor((100 * Math.min(start + batch.length, files.length)) / files.length)}%…`,
 				);
@@ -218,6 +218,19 @@ export class Indexer {
 		if ((this.generations.get(read.path) ?? 0) !== read.generation) return;
 		this.index.upsert(read.path, read.text);
 		this.indexedPaths.add(read.path);
+	}
+
+	/** `apply` for a batch: the reads still current go into the index in one call. */
+	private applyMany(reads: (FileRead | null)[]): void {
+		if (this.stopped) return;
+		const current = reads.filter(
+			(read): read is FileRead => read !== null && (this.generations.get(read.path) ?? 0) === read.generation,
+		);
+		this.index.upsertMany(
+			current.map((read) => read.path),
+			current.map((read) => read.text),
+		);
+		for (const read of current) this.indexedPaths.add(read.path);
 	}
 
 	private isIdle(): boolean {

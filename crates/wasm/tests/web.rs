@@ -137,3 +137,22 @@ fn lint_rules_name_every_kind_lint_wiki_takes() {
         assert_eq!(get(&outcome, "ok").as_bool(), Some(true), "{:?}", get(&rule, "kind"));
     }
 }
+
+#[wasm_bindgen_test]
+fn upsert_many_gives_the_index_upsert_gives() {
+    let files = [("Home.md", "[[Alpha]] [[Missing]]"), ("Alpha.md", "Back [[Home]]."), ("a/Alpha.md", ""), ("img.png", "")];
+    let mut one_by_one = Vault::new();
+    for (path, text) in files {
+        one_by_one.upsert(path, text);
+    }
+    let mut many = Vault::new();
+    let paths: Vec<String> = files.iter().map(|(path, _)| (*path).to_owned()).collect();
+    let texts: Vec<String> = files.iter().map(|(_, text)| (*text).to_owned()).collect();
+    many.upsert_many(paths.clone(), texts).expect("as many texts as paths");
+    let json = |vault: &Vault, path: &str| js_sys::JSON::stringify(&vault.outgoing_links(path).expect("a note")).ok().and_then(|text| text.as_string());
+    for path in ["Home.md", "Alpha.md"] {
+        assert_eq!(json(&many, path), json(&one_by_one, path), "{path}");
+    }
+    assert_eq!(many.note_count(), 3);
+    assert!(many.upsert_many(paths, Vec::new()).is_err());
+}
