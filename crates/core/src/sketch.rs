@@ -31,7 +31,7 @@ pub struct Sketch {
 impl Sketch {
     /// The sketch of `body` (a note's text after its frontmatter).
     pub fn of_body(body: &str) -> Sketch {
-        let mut shingles = Vec::new();
+        let mut smallest = Smallest::default();
         let mut window = [0u64; SHINGLE_WORDS];
         let mut words = 0u32;
         for_each_word(body, |word| {
@@ -39,10 +39,10 @@ impl Sketch {
             window[SHINGLE_WORDS - 1] = word;
             words = words.saturating_add(1);
             if words as usize >= SHINGLE_WORDS {
-                shingles.push(shingle_hash(&window));
+                smallest.offer(shingle_hash(&window));
             }
         });
-        Sketch { hashes: smallest_distinct(shingles, SKETCH_SIZE).into_boxed_slice(), words }
+        Sketch { hashes: smallest.finish().into_boxed_slice(), words }
     }
 
     /// Words in the body.
@@ -97,10 +97,11 @@ fn for_each_word(text: &str, mut visit: impl FnMut(u64)) {
     let mut at = 0;
     while at < bytes.len() {
         let byte = bytes[at];
-        if byte.is_ascii() {
+        if byte < 0x80 {
             at += 1;
-            if byte.is_ascii_alphanumeric() {
-                hash = fnv(hash, byte.to_ascii_lowercase() as u32);
+            let lower = ASCII_WORD[byte as usize];
+            if lower != 0 {
+                hash = fnv(hash, lower as u32);
                 in_word = true;
                 continue;
             }
@@ -126,19 +127,34 @@ fn for_each_word(text: &str, mut visit: impl FnMut(u64)) {
     }
 }
 
+/// Each ASCII byte's lower-case form when it is a letter or digit, else 0.
+const ASCII_WORD: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut byte = 0;
+    while byte < 128 {
+        let c = byte as u8;
+        if c.is_ascii_alphanumeric() {
+            table[byte] = c.to_ascii_lowercase();
+        }
+        byte += 1;
+    }
+    table
+};
+
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
 fn fnv(hash: u64, unit: u32) -> u64 {
     (hash ^ unit as u64).wrapping_mul(0x0000_0100_0000_01b3)
 }
 
-/// The hash of a run of word hashes, mixed so that its order matters.
+/// The hash of a run of word hashes, mixed so that its order matters: each word rotated by its
+/// place, then one finalising mix.
 fn shingle_hash(words: &[u64; SHINGLE_WORDS]) -> u32 {
     let mut hash = 0u64;
-    for word in words {
-        hash = mix(hash ^ word);
+    for (place, word) in words.iter().enumerate() {
+        hash ^= word.rotate_left(21 * place as u32);
     }
-    (hash >> 32) as u32
+    (mix(hash) >> 32) as u32
 }
 
 /// The splitmix64 finaliser: every input bit reaches every output bit.
@@ -149,21 +165,38 @@ fn mix(mut value: u64) -> u64 {
     value ^ (value >> 31)
 }
 
-/// The `k` smallest distinct values of `values`, ascending.
-fn smallest_distinct(mut values: Vec<u32>, k: usize) -> Vec<u32> {
-    // Most bodies have far more shingles than `k`: partition first so only a small prefix is
-    // sorted, unless repeats leave the prefix short of `k` distinct values.
-    let prefix = 4 * k;
-    if values.len() > prefix {
-        values.select_nth_unstable(prefix);
-        let mut head = values[..=prefix].to_vec();
-        head.sort_unstable();
-        head.dedup();
-        if head.len() >= k {
-            head.truncate(k);
-            return head;
+/// The [`SKETCH_SIZE`] smallest distinct values offered, kept without storing every value: once
+/// `SKETCH_SIZE` distinct values are known, a value above the largest of them cannot be among
+/// the smallest, and is dropped as it comes.
+#[derive(Debug, Default)]
+struct Smallest {
+    values: Vec<u32>,
+    /// Values at or above this cannot be among the smallest.
+    limit: Option<u32>,
+}
+
+impl Smallest {
+    fn offer(&mut self, value: u32) {
+        if self.limit.is_some_and(|limit| value >= limit) {
+            return;
+        }
+        self.values.push(value);
+        if self.values.len() >= 8 * SKETCH_SIZE {
+            self.values = smallest_distinct(std::mem::take(&mut self.values), SKETCH_SIZE);
+            if self.values.len() == SKETCH_SIZE {
+                // The largest kept is itself kept; only smaller values may still enter.
+                self.limit = self.values.last().copied();
+            }
         }
     }
+
+    fn finish(self) -> Vec<u32> {
+        smallest_distinct(self.values, SKETCH_SIZE)
+    }
+}
+
+/// The `k` smallest distinct values of `values`, ascending.
+fn smallest_distinct(mut values: Vec<u32>, k: usize) -> Vec<u32> {
     values.sort_unstable();
     values.dedup();
     values.truncate(k);
@@ -220,5 +253,16 @@ mod tests {
         assert_eq!(long.hashes().len(), SKETCH_SIZE);
         assert!(long.hashes().windows(2).all(|pair| pair[0] < pair[1]));
         assert_eq!(smallest_distinct(vec![5, 1, 5, 3, 1, 9, 0], 3), vec![0, 1, 3]);
+    }
+
+    #[test]
+    fn keeping_as_values_come_equals_sorting_them_all() {
+        for seed in 1..50u64 {
+            // Many repeats (values below 3,000) among many values, in a random order.
+            let values: Vec<u32> = (0..5_000u64).map(|index| (mix(seed * 100_003 + index) % 3_000) as u32).collect();
+            let mut smallest = Smallest::default();
+            values.iter().for_each(|value| smallest.offer(*value));
+            assert_eq!(smallest.finish(), smallest_distinct(values, SKETCH_SIZE), "seed {seed}");
+        }
     }
 }
