@@ -55,6 +55,10 @@ done
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), $(free -g | awk '/Mem:/ {print $2}') GiB, $(. /etc/os-release && echo "$PRETTY_NAME"); $(rustc --version | cut -d' ' -f1-2), Node $(node --version)."
   echo "Load average when it started: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
+  echo "### Parsing, native (\`parse_note\` beside pulldown-cmark alone, one core)"
+  echo
+  target/release/vaultlink-bench parse "${vaults[@]}"
+  echo
   echo "### Index, native (medians of 9 runs)"
   echo
   target/release/vaultlink-bench index "${vaults[@]}"
@@ -78,6 +82,10 @@ done
     npm run --silent bench:index -- "$vault"
   done
   echo '```'
+  echo
+  echo "### wasm in headless Chromium"
+  echo
+  node plugin/bench/chromium-bench.mjs "${vaults[@]}"
   if [ "${VAULTLINK_BENCH_PEERS:-1}" != 0 ]; then
     echo
     echo "### Peers, on the same vaults"

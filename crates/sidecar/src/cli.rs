@@ -156,7 +156,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Links { vault, note, output: Output { json, mode } } => {
-            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
             let outgoing = call(&mut router, "get_outgoing_links", json!({ "path": note })).await?;
             let incoming = call_all(&mut router, "get_backlinks", json!({ "path": note }), "backlinks").await?;
             if json {
@@ -167,7 +167,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Backlinks { vault, note, output: Output { json, mode } } => {
-            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
             let incoming = call_all(&mut router, "get_backlinks", json!({ "path": note }), "backlinks").await?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&incoming)?);
@@ -177,7 +177,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Unresolved { vault, output: Output { json, mode } } => {
-            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
             let targets = call_all(&mut router, "find_unresolved_links", json!({}), "targets").await?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&targets)?);
@@ -198,7 +198,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Orphans { vault, output: Output { json, mode } } => {
-            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
             let orphans = call_all(&mut router, "find_orphans", json!({}), "orphans").await?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&orphans)?);
@@ -211,7 +211,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Mv { vault, from, to, dry_run, output: Output { json, mode } } => {
-            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
             let answer = call(&mut router, "move_note", json!({ "from": from, "to": to, "dry_run": dry_run })).await?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&answer)?);
@@ -234,7 +234,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Lint { vault, kinds, folder, output: Output { json, mode } } => {
-            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
             let mut arguments = json!({});
             if !kinds.is_empty() {
                 arguments["kinds"] = json!(kinds.iter().map(|kind| kind.trim()).filter(|kind| !kind.is_empty()).collect::<Vec<_>>());
@@ -257,7 +257,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Rm { vault, note, force, yes, output: Output { json, mode } } => {
-            let mut router = Router::new(canonical_vault(&vault)?, mode);
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
             let answer = call(&mut router, "delete_note", json!({ "path": note, "confirm": yes, "force": force })).await?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&answer)?);
@@ -287,7 +287,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Summary { vault, json } => {
-            let mut router = Router::new(canonical_vault(&vault)?, Mode::Standalone);
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, Mode::Standalone);
             // server_health carries the index's counts, standalone as through the plugin.
             let health = call(&mut router, "server_health", json!({})).await?;
             let summary = health["index"].clone();

@@ -143,6 +143,17 @@ pub struct Router {
     folder: Arc<std::sync::Mutex<Option<FolderIndex>>>,
     writes: tokio::sync::Mutex<()>,
     last_bridge_error: std::sync::Mutex<Option<BridgeFailure>>,
+    /// Whether the folder is walked again before every call (a server, which lives while
+    /// others edit the vault) or only before the first (one command, which may page through
+    /// many calls in a moment).
+    fresh: Freshness,
+}
+
+/// When a standalone router looks at the folder again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    EveryCall,
+    FirstCall,
 }
 
 impl Router {
@@ -155,7 +166,15 @@ impl Router {
             folder: Arc::new(std::sync::Mutex::new(None)),
             writes: tokio::sync::Mutex::new(()),
             last_bridge_error: std::sync::Mutex::new(None),
+            fresh: Freshness::EveryCall,
         }
+    }
+
+    /// A router for one command of the command line: the folder is read once, however many
+    /// calls the command makes (the writes still check every file they change against the
+    /// disk before writing).
+    pub fn for_one_command(vault: PathBuf, mode: Mode) -> Router {
+        Router { fresh: Freshness::FirstCall, ..Router::new(vault, mode) }
     }
 
     pub fn vault(&self) -> &Path {
@@ -299,9 +318,14 @@ impl Router {
         let vault = self.vault.clone();
         let tool = tool.to_owned();
         let progress = progress.clone();
+        let fresh = self.fresh;
         let work = tokio::task::spawn_blocking(move || {
             let mut slot = folder.lock().map_err(|_| ToolError::internal("the folder index's lock was poisoned by an earlier failure"))?;
+            let first = slot.is_none();
             let folder = slot.get_or_insert_with(|| FolderIndex::new(vault));
+            if first || fresh == Freshness::EveryCall {
+                folder.refresh_with(&progress).map_err(|error| ToolError::io(format!("{error:#}")))?;
+            }
             run_on_folder(folder, &tool, arguments, &progress)
         });
         work.await.unwrap_or_else(|error| Err(ToolError::internal(&format!("the call stopped unexpectedly: {error}"))))
@@ -365,8 +389,8 @@ impl Router {
 }
 
 /// Runs a call on the folder's index, brought up to date first.
+/// Runs a call on a folder index brought up to date as the router's [`Freshness`] asks.
 fn run_on_folder(folder: &mut FolderIndex, tool: &str, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
-    folder.refresh_with(progress).map_err(|error| ToolError::io(format!("{error:#}")))?;
     let long = LONG_TOOLS.contains(&tool);
     if long {
         progress.step(format!("running {tool} on {} notes", folder.vault().note_count()));

@@ -1,0 +1,44 @@
+//! The wasm index in a browser page, for `plugin/bench/chromium-bench.mjs`: the page holds the
+//! vault's files in `window.VAULTLINK_BENCH_VAULT`, this script builds the index from them
+//! several times with one `upsertMany`, as the Node bench and the native bench do, and writes
+//! the times into `<pre id="result">` for `chromium --dump-dom` to read.
+
+import { createLinkIndex, initialiseEngine } from "../wasm";
+
+interface BenchVault {
+	paths: string[];
+	texts: string[];
+	runs: number;
+}
+
+declare global {
+	interface Window {
+		VAULTLINK_BENCH_VAULT?: BenchVault;
+	}
+}
+
+function run(): unknown {
+	const vault = window.VAULTLINK_BENCH_VAULT;
+	if (vault === undefined) return { error: "the page holds no vault" };
+	initialiseEngine();
+	const times: number[] = [];
+	let notes = 0;
+	for (let run = 0; run < vault.runs; run += 1) {
+		const index = createLinkIndex();
+		const start = performance.now();
+		index.upsertMany(vault.paths, vault.texts);
+		times.push(performance.now() - start);
+		notes = index.noteCount();
+		index.free();
+	}
+	return { times, notes, userAgent: navigator.userAgent };
+}
+
+const result = document.createElement("pre");
+result.id = "result";
+try {
+	result.textContent = JSON.stringify(run());
+} catch (error) {
+	result.textContent = JSON.stringify({ error: String(error) });
+}
+document.body.appendChild(result);
