@@ -73,14 +73,17 @@ impl FolderIndex {
         &self.vault
     }
 
-    /// Brings the index up to date with the folder.
+    /// Brings the index up to date with the folder, first undoing a change that a process
+    /// which has since gone left half made (see `journal`).
     pub fn refresh(&mut self) -> Result<()> {
         self.refresh_with(&crate::progress::Progress::none())
     }
 
     /// Brings the index up to date with the folder, reporting progress while many files are
-    /// read (the first index of a big vault).
+    /// read (the first index of a big vault). A change that a process which has since gone
+    /// left half made is undone first (see `journal`).
     pub fn refresh_with(&mut self, progress: &crate::progress::Progress) -> Result<()> {
+        crate::journal::recover_if_interrupted(&self.root).map_err(|error| anyhow::anyhow!("{} {}", error.message, error.hint))?;
         let mut found = Vec::new();
         walk(&self.root, "", &mut found)?;
         let mut present = std::collections::HashSet::with_capacity(found.len());
