@@ -136,11 +136,12 @@ function readArguments(args: unknown, tool: string, parameters: string[], names:
 	const from = record[names[0]] as string;
 	const to = record[names[1]] as string;
 	for (const [key, value] of paths ? ([[names[0], from], [names[1], to]] as const) : []) {
-		if (leavesVault(value)) {
+		const problem = leavesVault(value);
+		if (problem !== null) {
 			return {
 				code: "invalid_path",
-				message: `\`${key}\` ${JSON.stringify(value)} is not a path inside the vault`,
-				hint: "Give paths relative to the vault root, such as `Folder/Note.md`, without a leading `/`, `~` or `..`.",
+				message: `\`${key}\` ${JSON.stringify(value)} is not a path inside the vault: ${problem}`,
+				hint: "Give paths relative to the vault root as they are spelt on disk, such as `Folder/Note.md`, without a leading `/`, `~` or `..`.",
 				retryable: false,
 			};
 		}
@@ -151,16 +152,22 @@ function readArguments(args: unknown, tool: string, parameters: string[], names:
 	return parsed;
 }
 
-/** A path that could leave the vault: absolute, with a drive, home-relative, or with `..`; as the sidecar refuses. */
-function leavesVault(path: string): boolean {
-	return (
-		path.startsWith("/") ||
-		path.startsWith("\\") ||
-		path.startsWith("~") ||
-		path.includes("\0") ||
-		path.charAt(1) === ":" ||
-		path.split(/[/\\]/).some((segment) => segment === "..")
-	);
+/**
+ * Why a path could leave the vault, or null when it stays inside: absolute, with a drive,
+ * home-relative, with `..`, with a NUL byte, or with a segment that percent-decodes to `.` or
+ * `..`; as the sidecar refuses, in the same words (`check_vault_path` in
+ * crates/sidecar/src/tools.rs).
+ */
+function leavesVault(path: string): string | null {
+	if (path.includes("\0")) return "it holds a NUL byte";
+	if (path.startsWith("/") || path.startsWith("\\") || path.charAt(1) === ":") return "it is absolute";
+	if (path.startsWith("~")) return "it starts from a home folder";
+	for (const segment of path.split(/[/\\]/)) {
+		if (segment === "..") return "a `..` segment leads up out of it";
+		const decoded = segment.toLowerCase().replaceAll("%2e", ".");
+		if (segment.includes("%") && (decoded === "." || decoded === "..")) return "a segment percent-decodes to `.` or `..`";
+	}
+	return null;
 }
 
 /** Plans a move from the current text of every note core asks for, read with `vault.read`. */

@@ -123,6 +123,7 @@ fn delete_note_on(disk: &dyn Disk, folder: &mut FolderIndex, arguments: &Value) 
     let (mut answer, delete) = decide(&plan, &request, mtime);
     if delete {
         let trash = folder.root().join(".trash");
+        refuse_links_on_the_way(folder.root(), ".trash")?;
         if !trash.is_dir() {
             disk.create_dir(&trash).map_err(|error| write_failed(format!("creating .trash failed: {error}")))?;
         }
@@ -180,6 +181,7 @@ pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder
         if !exists_exactly(&from) || exists_exactly(&to) || (to.exists() && !case_only) {
             return Err(concurrent(&file_move.from));
         }
+        refuse_links_on_the_way(root, &file_move.to)?;
         let mut folder = String::new();
         for segment in file_move.to.split('/').rev().skip(1).collect::<Vec<_>>().into_iter().rev() {
             folder = if folder.is_empty() { segment.to_owned() } else { format!("{folder}/{segment}") };
@@ -240,6 +242,25 @@ pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder
     }
     if let Some(folder) = moved_folder {
         remove_emptied_folders(disk, root, plan, &root.join(folder));
+    }
+    Ok(())
+}
+
+/// Refuses a destination reached through a symbolic link: a folder in the vault that is a
+/// link may lead out of it, and a move must not carry a note out.
+fn refuse_links_on_the_way(root: &Path, path: &str) -> Result<(), ToolError> {
+    let mut current = root.to_owned();
+    for segment in path.split('/') {
+        current.push(segment);
+        if fs::symlink_metadata(&current).is_ok_and(|meta| meta.file_type().is_symlink()) {
+            let shown = current.strip_prefix(root).unwrap_or(&current).display().to_string();
+            return Err(ToolError::new(
+                "invalid_path",
+                format!("`{path}` goes through `{shown}`, a symbolic link, which may lead out of the vault; nothing was changed"),
+                "Choose a destination in a real folder of the vault.",
+                false,
+            ));
+        }
     }
     Ok(())
 }
@@ -622,6 +643,25 @@ mod tests {
         let back = move_note(&mut index, &json!({"from": "A.md", "to": "a.md", "dry_run": false})).unwrap();
         assert_eq!(back["applied"], true);
         assert!(exists_exactly(&dir.path().join("a.md")));
+    }
+
+    /// A destination folder, or the trash, that is a symbolic link out of the vault is refused
+    /// before anything changes: no note is carried out.
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_on_the_way_out_is_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        let (dir, mut index) = vault(&[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")]);
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+        let before = snapshot(dir.path());
+        let refusal = move_note(&mut index, &json!({"from": "Old.md", "to": "out/New.md", "dry_run": false})).unwrap_err();
+        assert_eq!(refusal.code, "invalid_path");
+        assert!(refusal.message.contains("`out`, a symbolic link"), "{}", refusal.message);
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(".trash")).unwrap();
+        let refusal = delete_note(&mut index, &json!({"path": "Old.md", "confirm": true, "force": true})).unwrap_err();
+        assert_eq!(refusal.code, "invalid_path", "{refusal:?}");
+        assert_eq!(snapshot(dir.path()), before);
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0, "nothing reached the folder outside");
     }
 
     /// The fault matrix's delete row: the one rename into `.trash` failing leaves the note
