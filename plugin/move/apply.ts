@@ -9,6 +9,7 @@
 
 import { TFile, TFolder, type TAbstractFile, type Vault } from "obsidian";
 import type { ToolHost } from "../tools";
+import { abandonJournal, beginJournal, finishJournal, type Journal } from "./journal";
 import {
 	applyEdits,
 	contentHash,
@@ -265,6 +266,7 @@ function concurrent(path: string): ToolError {
 export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: string | null): Promise<StepOutcome> {
 	// Check everything before the first write.
 	const staged: { file: TFile; edit: FileEdit }[] = [];
+	const journal: Journal = { version: 1, pid: process.pid, tool: "move_note", started_unix_ms: Date.now(), writes: [], moves: [], made_folders: [] };
 	for (const edit of plan.edits) {
 		const file = vault.getAbstractFileByPath(edit.path);
 		if (!(file instanceof TFile)) return { ok: false, error: concurrent(edit.path) };
@@ -276,6 +278,7 @@ export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: strin
 		}
 		if (contentHash(text) !== edit.content_hash) return { ok: false, error: concurrent(edit.path) };
 		staged.push({ file, edit });
+		journal.writes.push({ path: edit.path, temporary: "", before: text, after_hash: contentHash(applyEdits(text, edit.edits)) });
 	}
 	const moving: { file: TFile; move: FileMove }[] = [];
 	for (const move of plan.moves) {
@@ -284,8 +287,18 @@ export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: strin
 		const taken = !caseOnly && (vault.getAbstractFileByPath(move.to) !== null || (await vault.adapter.exists(move.to)));
 		if (!(file instanceof TFile) || taken) return { ok: false, error: concurrent(move.from) };
 		moving.push({ file, move });
+		journal.moves.push({ from: move.from, to: move.to, via: null });
+		const segments = move.to.split("/").slice(0, -1);
+		for (let count = 1; count <= segments.length; count += 1) {
+			const folder = segments.slice(0, count).join("/");
+			if (vault.getAbstractFileByPath(folder) === null && !journal.made_folders.includes(folder)) journal.made_folders.push(folder);
+		}
 	}
 
+	// The pre-images go to disk before the first change, so a batch cut short by Obsidian
+	// stopping can be undone (`vaultlink recover`); see journal.ts.
+	const refused = await beginJournal(vault.adapter, journal);
+	if (refused !== null) return { ok: false, error: refused };
 	const done: Done[] = [];
 	try {
 		for (const { file, edit } of staged) await writeEdits(vault, file, edit, done);
@@ -296,8 +309,12 @@ export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: strin
 		}
 	} catch (error) {
 		const leftOver = await undo(vault, done);
+		// A batch not wholly undone keeps its journal, for `vaultlink recover`.
+		if (leftOver.length === 0) await finishJournal(vault.adapter);
+		else await abandonJournal(vault.adapter);
 		return { ok: false, error: failureAfterUndo(error, leftOver) };
 	}
+	await finishJournal(vault.adapter);
 	if (movedFolder !== null) await removeEmptiedFolders(vault, plan, movedFolder);
 	return { ok: true };
 }
@@ -398,7 +415,7 @@ function failureAfterUndo(error: unknown, leftOver: string[]): ToolError {
 		return {
 			code: "write_failed",
 			message: `${what}; undoing the changes made so far failed in part: ${leftOver.join("; ")}`,
-			hint: "Check the files named here in the vault and put them right by hand, then preview the move again.",
+			hint: "Run `vaultlink recover <vault folder>` to undo the rest from the journal the move left in .vaultlink (or put the files named here right by hand), then preview the move again.",
 			retryable: false,
 		};
 	}

@@ -232,12 +232,15 @@ pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder
     if let Err(what) = result {
         return Err(match journal::recover(disk, root) {
             Ok(_) => write_failed(what),
-            Err(undo) => ToolError::new(
-                "write_failed",
-                format!("{what}; undoing the changes made so far failed too: {}", undo.message),
-                undo.hint,
-                false,
-            ),
+            Err(undo) => {
+                journal::abandon(disk, root);
+                ToolError::new(
+                    "write_failed",
+                    format!("{what}; undoing the changes made so far failed too: {}", undo.message),
+                    undo.hint,
+                    false,
+                )
+            }
         });
     }
     if let Some(folder) = moved_folder {
@@ -479,8 +482,9 @@ mod tests {
                     if error.message.contains("failed too") {
                         assert_eq!(error.code, "write_failed");
                         assert!(error.hint.contains("vaultlink recover"), "{}", error.hint);
-                        assert!(journal::read(index.root()).unwrap().is_some(), "the journal is kept");
-                        let recovery = journal::recover(&RealDisk, index.root()).unwrap().expect("a journal to recover");
+                        let kept = journal::read(index.root()).unwrap().expect("the journal is kept");
+                        assert_eq!(kept.pid, journal::ABANDONED, "marked abandoned, so this very process recovers it");
+                        let recovery = journal::recover_if_interrupted(index.root()).unwrap().expect("a journal to recover");
                         assert!(recovery.kept.is_empty(), "{recovery:?}");
                     }
                     assert_eq!(snapshot(dir.path()), before, "{from} -> {to}, failing at steps {fail_at} and {}", fail_at + 1);

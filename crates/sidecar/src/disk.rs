@@ -31,7 +31,13 @@ pub struct RealDisk;
 
 impl Disk for RealDisk {
     fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        // Private until it takes the note's own permissions: the journal and temporary files
+        // hold notes' texts.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(path)?;
         file.write_all(bytes)?;
         file.sync_all()
     }

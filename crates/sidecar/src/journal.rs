@@ -31,6 +31,10 @@ const JOURNAL_FILE: &str = "journal.json";
 const RECOVERED_FOLDER: &str = "recovered";
 pub const JOURNAL_VERSION: u32 = 1;
 
+/// The `pid` of a journal whose batch failed and could not be wholly undone: no process is
+/// applying it any more, so recovery may run at once.
+pub const ABANDONED: u32 = 0;
+
 /// What a batch is about to change, written before its first change.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Journal {
@@ -50,7 +54,9 @@ pub struct Journal {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JournalWrite {
     pub path: String,
-    /// The temporary file the new text is written to before it is renamed over the note.
+    /// The temporary file the new text is written to before it is renamed over the note;
+    /// empty when the note is written in place (the plugin's `vault.process`).
+    #[serde(default)]
     pub temporary: String,
     /// The note's text before the batch.
     pub before: String,
@@ -159,6 +165,19 @@ pub fn finish(disk: &dyn Disk, root: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Marks the journal of a batch that failed and could not be undone as abandoned, so the next
+/// read of the vault (by this process too) recovers it. Best effort: if even this fails, the
+/// journal still names this process, and `vaultlink recover` after it ends recovers it.
+pub fn abandon(disk: &dyn Disk, root: &Path) {
+    let Ok(Some(mut journal)) = read(root) else { return };
+    journal.pid = ABANDONED;
+    let Ok(bytes) = serde_json::to_vec(&journal) else { return };
+    let temporary = root.join(JOURNAL_FOLDER).join(format!("{JOURNAL_FILE}.tmp"));
+    if let Err(error) = write_atomically(disk, &journal_path(root), &temporary, &bytes) {
+        tracing::warn!("marking the journal of a failed change as abandoned failed: {error}");
+    }
+}
+
 /// The journal in the vault, if any. An unreadable one is an error.
 pub fn read(root: &Path) -> Result<Option<Journal>, String> {
     let path = journal_path(root);
@@ -177,6 +196,9 @@ pub fn read(root: &Path) -> Result<Option<Journal>, String> {
 /// Whether a process with this id is running. When it cannot be told, it counts as running:
 /// recovery then waits for a person rather than undo a live batch.
 pub fn process_alive(pid: u32) -> bool {
+    if pid == ABANDONED {
+        return false;
+    }
     if pid == std::process::id() {
         return true;
     }
@@ -264,7 +286,7 @@ pub fn recover(disk: &dyn Disk, root: &Path) -> Result<Option<Recovery>, ToolErr
         }
     };
     let mut recovery = Recovery { pid: journal.pid, tool: journal.tool.clone(), ..Recovery::default() };
-    for write in &journal.writes {
+    for write in journal.writes.iter().filter(|write| !write.temporary.is_empty()) {
         let temporary = full(root, &write.temporary);
         if temporary.exists() {
             disk.remove_file(&temporary).map_err(|error| failed(format!("removing {}", write.temporary), error))?;
@@ -297,7 +319,7 @@ pub fn recover(disk: &dyn Disk, root: &Path) -> Result<Option<Recovery>, ToolErr
         match std::fs::read(&path) {
             Ok(bytes) if bytes == write.before.as_bytes() => {}
             Ok(bytes) if std::str::from_utf8(&bytes).is_ok_and(|text| content_hash(text) == write.after_hash) => {
-                write_atomically(disk, &path, &full(root, &write.temporary), write.before.as_bytes())
+                write_atomically(disk, &path, &full(root, &temporary_of(write)), write.before.as_bytes())
                     .map_err(|error| failed(format!("restoring {}", write.path), error))?;
                 recovery.restored.push(write.path.clone());
             }
@@ -323,6 +345,17 @@ pub fn recover(disk: &dyn Disk, root: &Path) -> Result<Option<Recovery>, ToolErr
     }
     finish(disk, root).map_err(|error| failed(format!("removing {}", journal_path(root).display()), error))?;
     Ok(Some(recovery))
+}
+
+/// The temporary file for restoring a note: the batch's own, or one beside the note.
+fn temporary_of(write: &JournalWrite) -> String {
+    if !write.temporary.is_empty() {
+        return write.temporary.clone();
+    }
+    match write.path.rsplit_once('/') {
+        Some((folder, name)) => format!("{folder}/.{name}.vaultlink-recover.tmp"),
+        None => format!(".{}.vaultlink-recover.tmp", write.path),
+    }
 }
 
 /// Creates the missing folders above `path`, up to the vault's root.
