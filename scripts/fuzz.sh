@@ -42,7 +42,8 @@ for target in "${targets[@]}"; do
   echo "$target: ${runs:-?} inputs in ${seconds}s, ${coverage:-cov: ?}, corpus $(ls "$corpus" | wc -l) files"
   if $keep; then
     cargo +nightly fuzz cmin "$target" "$corpus" >/dev/null 2>&1 || true
-    ls -S -r "$corpus" | head -20 | while read -r input; do cp "$corpus/$input" "$regressions/min-$input"; done
+    mapfile -t smallest < <(ls -S -r "$corpus" | head -20)
+    for input in "${smallest[@]}"; do cp "$corpus/$input" "$regressions/min-$input"; done
   fi
   rm -f "$log"
 done

@@ -294,4 +294,22 @@ mod tests {
         assert_eq!(refusal.code, "invalid_path");
         assert_eq!(index.read_text("folder/secret.md").unwrap_err().code, "invalid_path");
     }
+
+    /// Past `MAX_NOTE_BYTES` a note is indexed without its links and `read_note` refuses it
+    /// with `too_large`; neither hangs nor reads it whole.
+    #[test]
+    fn a_note_over_the_size_limit_is_indexed_without_links_and_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = "[[Target]] ".repeat((MAX_NOTE_BYTES as usize) / 11 + 1);
+        assert!(big.len() as u64 > MAX_NOTE_BYTES);
+        std::fs::write(dir.path().join("Big.md"), &big).unwrap();
+        std::fs::write(dir.path().join("Target.md"), "").unwrap();
+        let mut index = FolderIndex::new(std::fs::canonicalize(dir.path()).unwrap());
+        index.refresh().unwrap();
+        assert!(index.vault().contains("Big.md"));
+        assert!(index.vault().backlinks("Target.md").is_empty(), "the big note's links are not indexed");
+        let refusal = index.read_text("Big.md").unwrap_err();
+        assert_eq!(refusal.code, "too_large");
+        assert!(refusal.message.contains("over the 16777216-byte limit"), "{}", refusal.message);
+    }
 }
