@@ -92,6 +92,44 @@ test("a batch is refused while an interrupted one's journal is in the vault", as
 	assert.deepEqual(snapshotVault(vaultDir), before);
 });
 
+test("an undo that fails too keeps the journal, marked abandoned, and `vaultlink recover` finishes the undo while the plugin runs", async (t) => {
+	const { vaultDir, app, host } = await open(t);
+	const before = snapshotVault(vaultDir);
+	app.vault.failNext("rename", "Old.md");
+	// C.md's write goes through; writing its old text back does not.
+	let writesOfC = 0;
+	const processNote = app.vault.process.bind(app.vault);
+	t.mock.method(app.vault, "process", (file: TFile, fn: (data: string) => string) => {
+		if (file.path === "C.md" && ++writesOfC === 2) return Promise.reject(new Error("EIO: i/o error, write"));
+		return processNote(file, fn);
+	});
+	const error = errorOf(await runTool(host, "move_note", MOVE));
+	assert.equal(error.code, "write_failed");
+	assert.match(error.message, /undoing the changes made so far failed in part: C\.md could not be restored/);
+	assert.match(error.hint, /vaultlink recover/);
+	const journal = JSON.parse(fs.readFileSync(path.join(vaultDir, JOURNAL_PATH), "utf8")) as { pid: number };
+	assert.equal(journal.pid, 0, "abandoned: no process applies it any more");
+	const recovered = spawnSync(sidecarBinary(), ["recover", vaultDir], { encoding: "utf8" });
+	assert.equal(recovered.status, 0, recovered.stderr);
+	assert.deepEqual(snapshotVault(vaultDir), before);
+});
+
+test("a delete whose move to the trash fails leaves the note where it was", async (t) => {
+	const { vaultDir, app, host } = await open(t);
+	const before = snapshotVault(vaultDir);
+	t.mock.method(app.fileManager, "trashFile", () => Promise.reject(Object.assign(new Error("ENOSPC: no space left on device, rename"), { code: "ENOSPC" })));
+	const error = errorOf(await runTool(host, "delete_note", { path: "Old.md", confirm: true, force: true }));
+	assert.equal(error.code, "write_failed");
+	assert.match(error.message, /^moving `Old\.md` to the trash failed \(ENOSPC: no space left on device, rename\); nothing was deleted$/);
+	assert.deepEqual(snapshotVault(vaultDir), before);
+});
+
+function sidecarBinary(): string {
+	const binary = path.join(REPO_ROOT, "target", "debug", process.platform === "win32" ? "vaultlink.exe" : "vaultlink");
+	assert.ok(fs.existsSync(binary), `${binary} is built (scripts/build.sh builds it)`);
+	return binary;
+}
+
 /** Set in the child process: `<step> <vault folder>`. */
 const KILL_CHILD = "VAULTLINK_TEST_KILL_CHILD";
 
@@ -127,8 +165,7 @@ if (process.env[KILL_CHILD] !== undefined) {
 	void child(process.env[KILL_CHILD]);
 } else {
 	test("Obsidian killed before each change of a batch: `vaultlink recover` restores the vault from the plugin's journal", async () => {
-		const binary = path.join(REPO_ROOT, "target", "debug", process.platform === "win32" ? "vaultlink.exe" : "vaultlink");
-		assert.ok(fs.existsSync(binary), `${binary} is built (scripts/build.sh builds it)`);
+		const binary = sidecarBinary();
 		for (let step = 0; ; step += 1) {
 			const vaultDir = writeFixtureVault(BATCH);
 			const before = snapshotVault(vaultDir);
