@@ -209,10 +209,21 @@ pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder
         made_folders,
     };
     journal::begin(disk, root, &journal)?;
+    // The notes written so far, and the one found edited under the batch, if any.
+    let mut written = 0;
+    let mut edited_meanwhile = None;
     let result = (|| {
         for (write, after) in journal.writes.iter().zip(&afters) {
-            journal::write_atomically(disk, &root.join(&write.path), &root.join(&write.temporary), after.as_bytes())
+            let path = root.join(&write.path);
+            // Read once more just before it is replaced: an editor's save since the check is
+            // kept, and the batch is undone, rather than written over.
+            if fs::read(&path).ok().as_deref() != Some(write.before.as_bytes()) {
+                edited_meanwhile = Some(write.path.clone());
+                return Err(format!("`{}` changed while the batch was being written", write.path));
+            }
+            journal::write_atomically(disk, &path, &root.join(&write.temporary), after.as_bytes())
                 .map_err(|error| format!("writing {} failed: {error}", write.path))?;
+            written += 1;
         }
         for folder in &journal.made_folders {
             disk.create_dir(&root.join(folder)).map_err(|error| format!("creating {folder} failed: {error}"))?;
@@ -230,7 +241,13 @@ pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder
         journal::finish(disk, root).map_err(|error| format!("removing the journal failed: {error}"))
     })();
     if let Err(what) = result {
-        return Err(match journal::recover(disk, root) {
+        let undone = match &edited_meanwhile {
+            // Only what this batch wrote is undone: the edited note is the editor's.
+            Some(_) => journal::undo(disk, root, &Journal { writes: journal.writes[..written].to_vec(), ..journal.clone() }).map(Some),
+            None => journal::recover(disk, root),
+        };
+        return Err(match undone {
+            Ok(_) if edited_meanwhile.is_some() => concurrent(edited_meanwhile.as_deref().unwrap_or_default()),
             Ok(_) => write_failed(what),
             Err(undo) => {
                 journal::abandon(disk, root);
@@ -515,6 +532,53 @@ mod tests {
         assert!(dir.path().join("Old.md").exists() && !dir.path().join("deep").exists());
         assert!(journal::read(index.root()).unwrap().is_none());
         assert!(journal::recover(&RealDisk, index.root()).unwrap().is_none(), "a second recovery has nothing to do");
+    }
+
+    /// An editor saving a note after the check, just before the batch replaces it: the save
+    /// is kept, the notes written before it are restored, and the answer is
+    /// `concurrent_modification`.
+    #[test]
+    fn a_note_saved_while_the_batch_is_written_keeps_the_save_and_the_batch_is_undone() {
+        #[derive(Debug)]
+        struct EditorSaves(PathBuf);
+        impl Disk for EditorSaves {
+            fn write_new(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+                if path.file_name().is_some_and(|name| name.to_string_lossy().starts_with(".A.md.")) {
+                    fs::write(&self.0, "![[Old]] saved meanwhile\n")?;
+                }
+                RealDisk.write_new(path, bytes)
+            }
+            fn rename(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+                RealDisk.rename(from, to)
+            }
+            fn remove_file(&self, path: &Path) -> std::io::Result<()> {
+                RealDisk.remove_file(path)
+            }
+            fn create_dir(&self, path: &Path) -> std::io::Result<()> {
+                RealDisk.create_dir(path)
+            }
+            fn remove_dir(&self, path: &Path) -> std::io::Result<()> {
+                RealDisk.remove_dir(path)
+            }
+            fn copy_permissions(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+                RealDisk.copy_permissions(from, to)
+            }
+            fn sync_dir(&self, path: &Path) -> std::io::Result<()> {
+                RealDisk.sync_dir(path)
+            }
+        }
+        let (dir, index) = vault(BATCHES[0].0);
+        let plan = plan_for(&index, "Old.md", "deep/er/New.md");
+        let before = snapshot(dir.path());
+        let disk = EditorSaves(dir.path().join("C.md"));
+        let refusal = apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap_err();
+        assert_eq!(refusal.code, "concurrent_modification", "{refusal:?}");
+        assert_eq!(refusal.message, "`C.md` changed after the plan was made; nothing was changed");
+        let expected: Vec<(String, Vec<u8>)> = before
+            .iter()
+            .map(|(path, bytes)| (path.clone(), if path == "C.md" { b"![[Old]] saved meanwhile\n".to_vec() } else { bytes.clone() }))
+            .collect();
+        assert_eq!(snapshot(dir.path()), expected, "A.md restored, C.md keeps the save");
     }
 
     /// A second batch while a journal is there is refused before any change, whether the

@@ -253,14 +253,7 @@ pub fn describe(root: &Path, recovery: &Recovery) -> String {
 /// no journal. A journal that cannot be parsed was being written when the process stopped,
 /// before any change to the vault, and is removed.
 pub fn recover(disk: &dyn Disk, root: &Path) -> Result<Option<Recovery>, ToolError> {
-    let failed = |what: String, error: std::io::Error| {
-        ToolError::new(
-            "recovery_failed",
-            format!("{what} failed ({error}); the journal is kept, so recovery can run again"),
-            format!("Fix what the error names (permissions, free space), then run `vaultlink recover {}`.", root.display()),
-            true,
-        )
-    };
+    let failed = |what: String, error: std::io::Error| recovery_failed(root, what, error);
     let path = journal_path(root);
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
@@ -285,6 +278,23 @@ pub fn recover(disk: &dyn Disk, root: &Path) -> Result<Option<Recovery>, ToolErr
             ))
         }
     };
+    undo(disk, root, &journal).map(Some)
+}
+
+fn recovery_failed(root: &Path, what: String, error: std::io::Error) -> ToolError {
+    ToolError::new(
+        "recovery_failed",
+        format!("{what} failed ({error}); the journal is kept, so recovery can run again"),
+        format!("Fix what the error names (permissions, free space), then run `vaultlink recover {}`.", root.display()),
+        true,
+    )
+}
+
+/// Undoes what `journal` describes, from the state the vault is in, and removes the journal
+/// file. `journal` may be less than the file holds: a batch that stops itself knows which of
+/// its notes it had not yet written.
+pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery, ToolError> {
+    let failed = |what: String, error: std::io::Error| recovery_failed(root, what, error);
     let mut recovery = Recovery { pid: journal.pid, tool: journal.tool.clone(), ..Recovery::default() };
     for write in journal.writes.iter().filter(|write| !write.temporary.is_empty()) {
         let temporary = full(root, &write.temporary);
@@ -344,7 +354,7 @@ pub fn recover(disk: &dyn Disk, root: &Path) -> Result<Option<Recovery>, ToolErr
         }
     }
     finish(disk, root).map_err(|error| failed(format!("removing {}", journal_path(root).display()), error))?;
-    Ok(Some(recovery))
+    Ok(recovery)
 }
 
 /// The temporary file for restoring a note: the batch's own, or one beside the note.
