@@ -212,6 +212,12 @@ pub fn process_alive(pid: u32) -> bool {
             .status()
             .map_or(true, |status| status.success());
     }
+    if cfg!(windows) {
+        return std::process::Command::new("tasklist")
+            .args(["/FI", &format!("PID eq {pid}"), "/NH", "/FO", "CSV"])
+            .output()
+            .map_or(true, |output| String::from_utf8_lossy(&output.stdout).contains(&format!("\"{pid}\"")));
+    }
     true
 }
 
