@@ -251,3 +251,41 @@ def test_an_interrupted_move_is_undone_before_the_next_call(vault, runtime_dir):
     # `vaultlink recover` says when there is nothing to do.
     done = subprocess.run([str(SIDECAR), "recover", str(vault)], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("Nothing to recover"), done
+
+
+# The bridge's files, as the sidecar finds them ------------------------------------------------
+
+def discovery_for(vault: Path, runtime: Path, mode=0o600):
+    """A discovery file for `vault` as the plugin writes it, naming a socket that a crash left:
+    bound once, never listened on again."""
+    import socket
+    key = hashlib.sha256(str(vault).encode()).hexdigest()[:16]
+    socket_path = runtime / f"{key}.sock"
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(socket_path))
+    stale.close()
+    socket_path.chmod(0o600)
+    discovery = runtime / f"{key}.json"
+    discovery.write_text(json.dumps({"socket": str(socket_path), "token": "0" * 64, "pid": 1,
+                                     "vault_path": str(vault), "protocol": 1, "plugin_version": "0.1.0"}))
+    discovery.chmod(mode)
+    return discovery
+
+
+def test_a_stale_socket_from_a_crash_falls_back_to_the_folder(vault, runtime_dir):  # noqa: F811
+    discovery_for(vault, runtime_dir)
+    (auto,) = asyncio.run(calls_on(vault, runtime_dir, "auto", [("get_backlinks", {"path": "People/Ada.md"})]))
+    assert auto.is_error is False, auto
+    assert auto.structured_content["backlinks"], "answered from the folder"
+    (plugin_only,) = asyncio.run(calls_on(vault, runtime_dir, "plugin", [("get_backlinks", {"path": "People/Ada.md"})]))
+    assert plugin_only.is_error and plugin_only.structured_content["code"] == "plugin_unavailable", plugin_only
+
+
+def test_a_discovery_file_others_can_read_is_refused_with_a_clear_error(vault, runtime_dir):  # noqa: F811
+    discovery_for(vault, runtime_dir, mode=0o644)
+    (refused,) = asyncio.run(calls_on(vault, runtime_dir, "plugin", [("get_backlinks", {"path": "People/Ada.md"})]))
+    assert refused.is_error, refused
+    error = refused.structured_content
+    assert error["code"] == "plugin_unavailable"
+    assert "must be a file of yours with mode 0600 (it is 644)" in error["message"], error
+    assert "Reload the plugin" in error["message"], error
