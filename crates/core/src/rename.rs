@@ -260,7 +260,16 @@ fn moves(vault: &Vault, from: &str, to: &str) -> Result<Vec<(String, String)>, M
         check_name(to)?;
     }
     let leaving: HashSet<String> = moves.iter().map(|(from, _)| fold(from)).collect();
+    // A file that stays and is spelt like a destination but for case: on a case-sensitive
+    // filesystem `a.md` and `A.md` can both exist, and `a.md` -> `A.md` would replace the other.
+    let leaving_exactly: HashSet<&str> = moves.iter().map(|(from, _)| from.as_str()).collect();
+    let destinations: HashSet<String> = moves.iter().map(|(_, to)| fold(to)).collect();
+    let staying_in_the_way: HashSet<String> =
+        vault.paths().filter(|path| !leaving_exactly.contains(path) && destinations.contains(&fold(path))).map(fold).collect();
     for (from, to) in &moves {
+        if staying_in_the_way.contains(&fold(to)) {
+            return Err(MoveError::DestinationExists { path: to.clone() });
+        }
         if !is_folder {
             check_name(to)?;
         }

@@ -184,6 +184,10 @@ fn refusals_say_why() {
         check_refused(vault, "B.md", name, "invalid_name");
     }
     check_refused(vault, "B.md", "A.md", "destination_exists");
+    // Found by the plan_move fuzzer: `a.md` and `A.md` both exist (a case-sensitive
+    // filesystem), and `a.md` -> `A.md` would have replaced the other one.
+    check_refused("//- a.md\n//- A.md\n[[B]]\n//- B.md\n[[a]] [[A]]", "a.md", "A.md", "destination_exists");
+    check_refused("//- d/a.md\n//- e/A.md\n//- x.md\n[[a]]", "d", "e", "destination_exists");
     check_refused(vault, "B.md", "a.md", "destination_exists");
     check_refused(vault, "Nope.md", "X.md", "note_not_found");
     check_refused(vault, "dir", "dir/sub", "invalid_path");

@@ -50,7 +50,8 @@ pub fn frontmatter_target(data: &[u8]) {
             let last = string.sources[at + character.len_utf8() - 1];
             assert!(first.start >= previous_end || first.start == first.end, "sources out of order in {string:?}");
             assert!(span.start <= first.start && last.end <= span.end, "a source outside {string:?}");
-            let raw = &data[first.start.min(data.len())..last.end.min(data.len())];
+            // The text the scanner read (invalid UTF-8 replaced), not the fuzzer's raw bytes.
+            let raw = &text.as_bytes()[first.start..last.end];
             let copied = raw == character.to_string().as_bytes();
             let escaped = raw.first() == Some(&b'\\') || raw == b"''";
             let folded = first.start == last.end && (character == ' ' || character == '\n');
