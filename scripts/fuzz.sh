@@ -8,7 +8,7 @@
 # corpus in fuzz/corpus/<target>/ (not committed). A crash is copied into the regression
 # folder, where a plain `cargo test` runs it through the same checks, and the script fails.
 # With --keep, the working corpus is minimised (cargo fuzz cmin) and its 20 smallest inputs
-# are added to the regression folder as well.
+# are added to the regression folder as well. VAULTLINK_FUZZ_TARGETS="a b" runs only those.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=60
@@ -38,8 +38,9 @@ for target in "${targets[@]}"; do
     [ -e "$crash" ] && cp "$crash" "$regressions/" && rm "$crash"
   done
   runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1 || true)
+  elapsed=$(grep -oE 'Done [0-9]+ runs in [0-9]+ second' "$log" | grep -oE '[0-9]+ second' | tail -1 || true)
   coverage=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 || true)
-  echo "$target: ${runs:-?} inputs in ${seconds}s, ${coverage:-cov: ?}, corpus $(ls "$corpus" | wc -l) files"
+  echo "$target: ${runs:-?} inputs in ${elapsed:-less than ${seconds}} seconds, ${coverage:-cov: ?}, corpus $(ls "$corpus" | wc -l) files"
   if $keep; then
     cargo +nightly fuzz cmin "$target" "$corpus" >/dev/null 2>&1 || true
     mapfile -t smallest < <(ls -S -r "$corpus" | head -20)
