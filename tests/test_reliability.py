@@ -22,7 +22,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from test_mcp_end_to_end import PLUGIN_HOST, SIDECAR, plugin, runtime_dir, vault  # noqa: F401 (fixtures)
+from conftest import PLUGIN_HOST, SIDECAR
 
 # The corpus run takes minutes, so it runs only when asked for, with the corpus's folder.
 CORPUS = os.environ.get("VAULTLINK_LOAD_CORPUS")
@@ -112,7 +112,7 @@ def check_thousand(vault, runtime, mode):
     assert any(answer[1] and answer[1].get("plan_hash") for answer in alone.values())
 
 
-def test_a_thousand_concurrent_calls_standalone(tmp_path, runtime_dir):  # noqa: F811
+def test_a_thousand_concurrent_calls_standalone(tmp_path, runtime_dir):
     vault = generated_vault(tmp_path / "vault")
     before = {path: path.read_bytes() for path in vault.rglob("*") if path.is_file()}
     check_thousand(vault, runtime_dir, "standalone")
@@ -124,7 +124,7 @@ def generated(tmp_path):
     return generated_vault(tmp_path / "vault")
 
 
-def test_a_thousand_concurrent_calls_through_the_bridge(generated, runtime_dir):  # noqa: F811
+def test_a_thousand_concurrent_calls_through_the_bridge(generated, runtime_dir):
     host = subprocess.Popen(["node", str(PLUGIN_HOST), str(generated)], stdout=subprocess.PIPE,
                             env={**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir)}, text=True)
     try:
@@ -136,7 +136,7 @@ def test_a_thousand_concurrent_calls_through_the_bridge(generated, runtime_dir):
 
 
 @pytest.mark.parametrize("mode", ["standalone", "plugin"])
-def test_a_thousand_concurrent_calls_on_a_corpus(runtime_dir, mode):  # noqa: F811
+def test_a_thousand_concurrent_calls_on_a_corpus(runtime_dir, mode):
     if CORPUS is None or not Path(CORPUS).is_dir():
         pytest.skip(f"no corpus: set VAULTLINK_LOAD_CORPUS to a vault folder (it is {CORPUS!r})")
     corpus = Path(CORPUS).resolve()
@@ -195,15 +195,15 @@ def check_paths(vault, runtime, mode):
     assert sorted(os.listdir(vault / "People")).count("ADA.md") == 1 and "Ada.md" not in os.listdir(vault / "People")
 
 
-def test_paths_standalone(vault, runtime_dir):  # noqa: F811
+def test_paths_standalone(vault, runtime_dir):
     check_paths(vault, runtime_dir, "standalone")
 
 
-def test_paths_through_the_bridge(vault, runtime_dir, plugin):  # noqa: F811
+def test_paths_through_the_bridge(vault, runtime_dir, plugin):
     check_paths(vault, runtime_dir, "plugin")
 
 
-def test_a_symbolic_link_out_of_the_vault_is_refused_standalone(vault, runtime_dir, tmp_path):  # noqa: F811
+def test_a_symbolic_link_out_of_the_vault_is_refused_standalone(vault, runtime_dir, tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.md").write_text("secret [[Home]]")
@@ -224,7 +224,7 @@ def test_a_symbolic_link_out_of_the_vault_is_refused_standalone(vault, runtime_d
 
 # Recovery ---------------------------------------------------------------------------------------
 
-def test_an_interrupted_move_is_undone_before_the_next_call(vault, runtime_dir):  # noqa: F811
+def test_an_interrupted_move_is_undone_before_the_next_call(vault, runtime_dir):
     """The state a killed process leaves (the journal, a note rewritten, a temporary file, the
     file not yet moved), written in the journal's documented format; the sidecar's first call
     undoes it."""
@@ -272,7 +272,7 @@ def discovery_for(vault: Path, runtime: Path, mode=0o600):
     return discovery
 
 
-def test_a_stale_socket_from_a_crash_falls_back_to_the_folder(vault, runtime_dir):  # noqa: F811
+def test_a_stale_socket_from_a_crash_falls_back_to_the_folder(vault, runtime_dir):
     discovery_for(vault, runtime_dir)
     (auto,) = asyncio.run(calls_on(vault, runtime_dir, "auto", [("get_backlinks", {"path": "People/Ada.md"})]))
     assert auto.is_error is False, auto
@@ -281,7 +281,7 @@ def test_a_stale_socket_from_a_crash_falls_back_to_the_folder(vault, runtime_dir
     assert plugin_only.is_error and plugin_only.structured_content["code"] == "plugin_unavailable", plugin_only
 
 
-def test_a_discovery_file_others_can_read_is_refused_with_a_clear_error(vault, runtime_dir):  # noqa: F811
+def test_a_discovery_file_others_can_read_is_refused_with_a_clear_error(vault, runtime_dir):
     discovery_for(vault, runtime_dir, mode=0o644)
     (refused,) = asyncio.run(calls_on(vault, runtime_dir, "plugin", [("get_backlinks", {"path": "People/Ada.md"})]))
     assert refused.is_error, refused
