@@ -600,6 +600,10 @@ mod tests {
         // A journal cut short (its process died while writing it) is removed: no change had begun.
         fs::create_dir_all(dir.path().join(".vaultlink")).unwrap();
         fs::write(dir.path().join(".vaultlink/journal.json"), "{\"version\":1,\"pid\":4,\"wri").unwrap();
+        // While young it may be another process's, still being written: reading the folder
+        // leaves it alone. `vaultlink recover` removes it.
+        assert!(journal::recover_if_interrupted(index.root()).unwrap().is_none());
+        assert!(dir.path().join(".vaultlink/journal.json").exists());
         assert!(journal::recover(&RealDisk, index.root()).unwrap().is_some());
         assert!(!dir.path().join(".vaultlink").exists());
     }

@@ -156,7 +156,10 @@ pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), Tool
 /// Removes the journal once every change is made: from here on the batch is applied, and what
 /// follows (the emptied `.vaultlink` folder, a sync of the root) is tidying that may fail.
 pub fn finish(disk: &dyn Disk, root: &Path) -> std::io::Result<()> {
-    disk.remove_file(&journal_path(root))?;
+    match disk.remove_file(&journal_path(root)) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
+        _ => {}
+    }
     // Removed only when empty: `recovered/` may hold saved pre-images.
     let _ = disk.remove_dir(&root.join(JOURNAL_FOLDER));
     if let Err(error) = disk.sync_dir(root) {
@@ -227,16 +230,24 @@ pub fn recover_if_interrupted(root: &Path) -> Result<Option<Recovery>, ToolError
     if !journal_path(root).exists() {
         return Ok(None);
     }
-    if let Ok(Some(journal)) = read(root) {
-        if process_alive(journal.pid) {
-            return Ok(None);
-        }
+    match read(root) {
+        Ok(Some(journal)) if process_alive(journal.pid) => return Ok(None),
+        // Cut short, or being written by another process right now: left alone while young.
+        Err(_) if journal_age(root).is_some_and(|age| age < YOUNG_JOURNAL) => return Ok(None),
+        _ => {}
     }
     let recovery = recover(&RealDisk, root)?;
     if let Some(recovery) = &recovery {
         tracing::warn!("{}", describe(root, recovery));
     }
     Ok(recovery)
+}
+
+/// How long an unreadable journal is taken for one another process is still writing.
+const YOUNG_JOURNAL: std::time::Duration = std::time::Duration::from_secs(60);
+
+fn journal_age(root: &Path) -> Option<std::time::Duration> {
+    std::fs::metadata(journal_path(root)).and_then(|meta| meta.modified()).ok().and_then(|modified| modified.elapsed().ok())
 }
 
 /// One paragraph saying what recovery did, for the log and `vaultlink recover`.
