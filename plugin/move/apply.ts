@@ -9,6 +9,7 @@
 
 import { TFile, TFolder, type TAbstractFile, type Vault } from "obsidian";
 import type { ToolHost } from "../tools";
+import { abandonJournal, beginJournal, finishJournal, type Journal } from "./journal";
 import {
 	applyEdits,
 	contentHash,
@@ -136,11 +137,12 @@ function readArguments(args: unknown, tool: string, parameters: string[], names:
 	const from = record[names[0]] as string;
 	const to = record[names[1]] as string;
 	for (const [key, value] of paths ? ([[names[0], from], [names[1], to]] as const) : []) {
-		if (leavesVault(value)) {
+		const problem = leavesVault(value);
+		if (problem !== null) {
 			return {
 				code: "invalid_path",
-				message: `\`${key}\` ${JSON.stringify(value)} is not a path inside the vault`,
-				hint: "Give paths relative to the vault root, such as `Folder/Note.md`, without a leading `/`, `~` or `..`.",
+				message: `\`${key}\` ${JSON.stringify(value)} is not a path inside the vault: ${problem}`,
+				hint: "Give paths relative to the vault root as they are spelt on disk, such as `Folder/Note.md`, without a leading `/`, `~` or `..`.",
 				retryable: false,
 			};
 		}
@@ -151,16 +153,22 @@ function readArguments(args: unknown, tool: string, parameters: string[], names:
 	return parsed;
 }
 
-/** A path that could leave the vault: absolute, with a drive, home-relative, or with `..`; as the sidecar refuses. */
-function leavesVault(path: string): boolean {
-	return (
-		path.startsWith("/") ||
-		path.startsWith("\\") ||
-		path.startsWith("~") ||
-		path.includes("\0") ||
-		path.charAt(1) === ":" ||
-		path.split(/[/\\]/).some((segment) => segment === "..")
-	);
+/**
+ * Why a path could leave the vault, or null when it stays inside: absolute, with a drive,
+ * home-relative, with `..`, with a NUL byte, or with a segment that percent-decodes to `.` or
+ * `..`; as the sidecar refuses, in the same words (`check_vault_path` in
+ * crates/sidecar/src/tools.rs).
+ */
+function leavesVault(path: string): string | null {
+	if (path.includes("\0")) return "it holds a NUL byte";
+	if (path.startsWith("/") || path.startsWith("\\") || path.charAt(1) === ":") return "it is absolute";
+	if (path.startsWith("~")) return "it starts from a home folder";
+	for (const segment of path.split(/[/\\]/)) {
+		if (segment === "..") return "a `..` segment leads up out of it";
+		const decoded = segment.toLowerCase().replaceAll("%2e", ".");
+		if (segment.includes("%") && (decoded === "." || decoded === "..")) return "a segment percent-decodes to `.` or `..`";
+	}
+	return null;
 }
 
 /** Plans a move from the current text of every note core asks for, read with `vault.read`. */
@@ -258,6 +266,7 @@ function concurrent(path: string): ToolError {
 export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: string | null): Promise<StepOutcome> {
 	// Check everything before the first write.
 	const staged: { file: TFile; edit: FileEdit }[] = [];
+	const journal: Journal = { version: 1, pid: process.pid, tool: "move_note", started_unix_ms: Date.now(), writes: [], moves: [], made_folders: [] };
 	for (const edit of plan.edits) {
 		const file = vault.getAbstractFileByPath(edit.path);
 		if (!(file instanceof TFile)) return { ok: false, error: concurrent(edit.path) };
@@ -269,6 +278,7 @@ export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: strin
 		}
 		if (contentHash(text) !== edit.content_hash) return { ok: false, error: concurrent(edit.path) };
 		staged.push({ file, edit });
+		journal.writes.push({ path: edit.path, temporary: "", before: text, after_hash: contentHash(applyEdits(text, edit.edits)) });
 	}
 	const moving: { file: TFile; move: FileMove }[] = [];
 	for (const move of plan.moves) {
@@ -277,8 +287,18 @@ export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: strin
 		const taken = !caseOnly && (vault.getAbstractFileByPath(move.to) !== null || (await vault.adapter.exists(move.to)));
 		if (!(file instanceof TFile) || taken) return { ok: false, error: concurrent(move.from) };
 		moving.push({ file, move });
+		journal.moves.push({ from: move.from, to: move.to, via: null });
+		const segments = move.to.split("/").slice(0, -1);
+		for (let count = 1; count <= segments.length; count += 1) {
+			const folder = segments.slice(0, count).join("/");
+			if (vault.getAbstractFileByPath(folder) === null && !journal.made_folders.includes(folder)) journal.made_folders.push(folder);
+		}
 	}
 
+	// The pre-images go to disk before the first change, so a batch cut short by Obsidian
+	// stopping can be undone (`vaultlink recover`); see journal.ts.
+	const refused = await beginJournal(vault.adapter, journal);
+	if (refused !== null) return { ok: false, error: refused };
 	const done: Done[] = [];
 	try {
 		for (const { file, edit } of staged) await writeEdits(vault, file, edit, done);
@@ -289,8 +309,12 @@ export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: strin
 		}
 	} catch (error) {
 		const leftOver = await undo(vault, done);
+		// A batch not wholly undone keeps its journal, for `vaultlink recover`.
+		if (leftOver.length === 0) await finishJournal(vault.adapter);
+		else await abandonJournal(vault.adapter);
 		return { ok: false, error: failureAfterUndo(error, leftOver) };
 	}
+	await finishJournal(vault.adapter);
 	if (movedFolder !== null) await removeEmptiedFolders(vault, plan, movedFolder);
 	return { ok: true };
 }
@@ -391,7 +415,7 @@ function failureAfterUndo(error: unknown, leftOver: string[]): ToolError {
 		return {
 			code: "write_failed",
 			message: `${what}; undoing the changes made so far failed in part: ${leftOver.join("; ")}`,
-			hint: "Check the files named here in the vault and put them right by hand, then preview the move again.",
+			hint: "Run `vaultlink recover <vault folder>` to undo the rest from the journal the move left in .vaultlink (or put the files named here right by hand), then preview the move again.",
 			retryable: false,
 		};
 	}

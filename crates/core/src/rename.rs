@@ -130,7 +130,7 @@ impl MoveError {
         match self {
             MoveError::NotFound { path } => format!("there is no file or folder at `{path}` in this vault"),
             MoveError::InvalidName { name, characters } => {
-                format!("`{name}` cannot be linked to: it holds {characters}")
+                format!("`{name}` cannot be a file's name in a vault: it holds {characters}")
             }
             MoveError::DestinationExists { path } => format!("`{path}` already exists"),
             MoveError::IntoItself { from, to } => format!("`{from}` cannot move into itself (`{to}`)"),
@@ -146,7 +146,7 @@ impl MoveError {
         match self {
             MoveError::NotFound { .. } => "Give the path relative to the vault root; call list_notes to see the paths.",
             MoveError::InvalidName { .. } => {
-                "Choose a name without [ ] # ^ | : %% or control characters, not ending with a space or a dot."
+                "Choose a name without [ ] # ^ | : \\ * \" < > ? %% or control characters, not ending with a space or a dot, and not a name Windows keeps for a device (CON, PRN, AUX, NUL, COM1-9, LPT1-9)."
             }
             MoveError::DestinationExists { .. } => "Choose another destination, or move or delete the file that is there first.",
             MoveError::IntoItself { .. } => "Choose a destination outside the folder being moved.",
@@ -186,7 +186,9 @@ fn bad_characters(segment: &str) -> Vec<String> {
     let mut found: BTreeSet<String> = BTreeSet::new();
     for c in segment.chars() {
         match c {
-            '[' | ']' | '#' | '^' | '|' | ':' | '\\' => {
+            // Links cannot hold the first seven; Windows (and so Obsidian, everywhere) refuses
+            // the rest in a file's name, and a vault is often synced to Windows.
+            '[' | ']' | '#' | '^' | '|' | ':' | '\\' | '*' | '"' | '<' | '>' | '?' => {
                 found.insert(format!("`{c}`"));
             }
             c if c.is_control() => {
@@ -203,6 +205,13 @@ fn bad_characters(segment: &str) -> Vec<String> {
     }
     if segment.is_empty() || segment == "." || segment == ".." {
         found.insert("an empty or dot-only segment".to_owned());
+    }
+    // Windows keeps these names for devices, with any extension (`CON.md`, `nul.txt`).
+    let base = segment.split('.').next().unwrap_or(segment).trim_end().to_ascii_uppercase();
+    let reserved = matches!(base.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || ((base.starts_with("COM") || base.starts_with("LPT")) && base.len() == 4 && base.as_bytes()[3].is_ascii_digit() && base.as_bytes()[3] != b'0');
+    if reserved {
+        found.insert(format!("`{base}`, a name Windows keeps for a device"));
     }
     found.into_iter().collect()
 }
@@ -251,7 +260,16 @@ fn moves(vault: &Vault, from: &str, to: &str) -> Result<Vec<(String, String)>, M
         check_name(to)?;
     }
     let leaving: HashSet<String> = moves.iter().map(|(from, _)| fold(from)).collect();
+    // A file that stays and is spelt like a destination but for case: on a case-sensitive
+    // filesystem `a.md` and `A.md` can both exist, and `a.md` -> `A.md` would replace the other.
+    let leaving_exactly: HashSet<&str> = moves.iter().map(|(from, _)| from.as_str()).collect();
+    let destinations: HashSet<String> = moves.iter().map(|(_, to)| fold(to)).collect();
+    let staying_in_the_way: HashSet<String> =
+        vault.paths().filter(|path| !leaving_exactly.contains(path) && destinations.contains(&fold(path))).map(fold).collect();
     for (from, to) in &moves {
+        if staying_in_the_way.contains(&fold(to)) {
+            return Err(MoveError::DestinationExists { path: to.clone() });
+        }
         if !is_folder {
             check_name(to)?;
         }

@@ -128,3 +128,26 @@ fn whole_vault_operations(notes: &[String]) {
         }
     }
 }
+
+/// Past `MAX_FRONTMATTER_BYTES` the properties are not read, the note says so, and the body's
+/// links are found as usual; just under it, they are read.
+#[test]
+fn a_frontmatter_over_its_limit_is_skipped_with_a_diagnostic() {
+    use vaultlink_core::parse::MAX_FRONTMATTER_BYTES;
+    let properties = |bytes: usize| {
+        let line = "k: \"[[Property]]\"\n";
+        let mut yaml = String::new();
+        let mut number = 0;
+        while yaml.len() + line.len() + 10 < bytes {
+            yaml.push_str(&format!("k{number}: \"[[Property]]\"\n"));
+            number += 1;
+        }
+        format!("---\n{yaml}---\n[[Body]]\n")
+    };
+    let over = check(&properties(MAX_FRONTMATTER_BYTES + 1024));
+    assert!(over.diagnostics.iter().any(|diagnostic| diagnostic.code == "frontmatter_too_large"));
+    assert_eq!(over.links.iter().map(|link| link.target.as_str()).collect::<Vec<_>>(), ["Body"]);
+    let under = check(&properties(16 * 1024));
+    assert!(under.diagnostics.iter().all(|diagnostic| diagnostic.code != "frontmatter_too_large"));
+    assert!(under.links.len() > 100 && under.links.last().is_some_and(|link| link.target == "Body"));
+}

@@ -179,7 +179,15 @@ fn refusals_say_why() {
     check_refused(vault, "B.md", "B#2.md", "invalid_name");
     check_refused(vault, "B.md", "a|b.md", "invalid_name");
     check_refused(vault, "B.md", "trailing .md", "invalid_name");
+    // Names Windows refuses, which a vault synced to Windows could not hold.
+    for name in ["CON.md", "con.md", "nul", "Com1.md", "LPT9.txt.md", "dir/AUX/B.md", "trailing./B.md", "a?.md", "a*.md", "a<b.md", "a\"b.md", "NUL .md"] {
+        check_refused(vault, "B.md", name, "invalid_name");
+    }
     check_refused(vault, "B.md", "A.md", "destination_exists");
+    // Found by the plan_move fuzzer: `a.md` and `A.md` both exist (a case-sensitive
+    // filesystem), and `a.md` -> `A.md` would have replaced the other one.
+    check_refused("//- a.md\n//- A.md\n[[B]]\n//- B.md\n[[a]] [[A]]", "a.md", "A.md", "destination_exists");
+    check_refused("//- d/a.md\n//- e/A.md\n//- x.md\n[[a]]", "d", "e", "destination_exists");
     check_refused(vault, "B.md", "a.md", "destination_exists");
     check_refused(vault, "Nope.md", "X.md", "note_not_found");
     check_refused(vault, "dir", "dir/sub", "invalid_path");

@@ -1,17 +1,19 @@
 //! Applies a move plan to the vault folder, all or nothing.
 //!
 //! Every note the plan edits is checked against the hash the plan was made from before the
-//! first write. Each write goes to a temporary file in the same folder, is synced, and is
-//! renamed over the original; every pre-image is kept until the batch is done, and any
-//! failure restores them and undoes the moves made so far.
+//! first write. Then the journal (`journal`) records every pre-image, move and new folder,
+//! and only then does anything change. Each write goes to a temporary file in the same folder,
+//! is synced, and is renamed over the original. Any failure undoes the batch from the journal;
+//! a process killed part way leaves the journal, from which the next start undoes it.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use vaultlink_core::rename::{self, content_hash, MoveAnswer, MovePlan};
 
+use crate::disk::{exists_exactly, Disk, RealDisk};
+use crate::journal::{self, Journal, JournalMove, JournalWrite};
 use crate::standalone::FolderIndex;
 use crate::tools::ToolError;
 
@@ -46,7 +48,7 @@ pub fn move_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, T
     let plan = rename::plan_move(folder.vault(), &from, &to, &texts).map_err(|error| from_move_error(&error))?;
     // Moving a whole folder removes it once empty; moving files out of one leaves it.
     let moved_folder = folder.vault().find_file(&from).is_none().then(|| from.trim_matches('/').to_owned());
-    finish(folder, arguments, &plan, moved_folder.as_deref())
+    finish(folder, arguments, &plan, moved_folder.as_deref(), "move_note")
 }
 
 /// The `rewrite_link` tool on the folder: plans, and applies when asked.
@@ -57,7 +59,7 @@ pub fn rewrite_link(folder: &mut FolderIndex, arguments: &Value) -> Result<Value
     let texts = read_texts(folder, needed)?;
     let plan = rename::plan_rewrite_link(folder.vault(), &from_target, &to_target, &texts)
         .map_err(|error| from_move_error(&error))?;
-    finish(folder, arguments, &plan, None)
+    finish(folder, arguments, &plan, None, "rewrite_link")
 }
 
 fn read_texts(folder: &FolderIndex, paths: Vec<String>) -> Result<std::collections::BTreeMap<String, String>, ToolError> {
@@ -65,7 +67,7 @@ fn read_texts(folder: &FolderIndex, paths: Vec<String>) -> Result<std::collectio
 }
 
 /// Checks an approved hash, applies the plan when asked, and answers.
-fn finish(folder: &mut FolderIndex, arguments: &Value, plan: &MovePlan, moved_folder: Option<&str>) -> Result<Value, ToolError> {
+fn finish(folder: &mut FolderIndex, arguments: &Value, plan: &MovePlan, moved_folder: Option<&str>, tool: &str) -> Result<Value, ToolError> {
     let dry_run = arguments.get("dry_run").and_then(Value::as_bool);
     let approved = arguments.get("approved_plan_hash").and_then(Value::as_str);
     let detailed = arguments.get("response_format").and_then(Value::as_str) != Some("concise");
@@ -81,7 +83,7 @@ fn finish(folder: &mut FolderIndex, arguments: &Value, plan: &MovePlan, moved_fo
     }
     let apply = dry_run == Some(false) || (dry_run.is_none() && approved.is_some());
     if apply {
-        apply_plan(folder.root(), plan, moved_folder)?;
+        apply_plan_on(&RealDisk, folder.root(), plan, moved_folder, tool)?;
         folder.refresh().map_err(|error| write_failed(format!("the change was applied but the index could not be refreshed: {error:#}")))?;
     }
     let answer = MoveAnswer::new(plan, !apply, apply, detailed);
@@ -91,6 +93,12 @@ fn finish(folder: &mut FolderIndex, arguments: &Value, plan: &MovePlan, moved_fo
 /// The `delete_note` tool on the folder: previews, and with `confirm` moves the note to the
 /// vault's `.trash` folder, as Obsidian's "move to Obsidian trash" does.
 pub fn delete_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
+    delete_note_on(&RealDisk, folder, arguments)
+}
+
+/// [`delete_note`] on a given disk. The delete is one rename into `.trash`, which either
+/// happens or not; a `.trash` folder made for it stays.
+fn delete_note_on(disk: &dyn Disk, folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
     use vaultlink_core::delete::{capture, decide, plan_delete, DeleteRequest};
     let path = arguments.get("path").and_then(Value::as_str).unwrap_or_default();
     let found = match folder.vault().find_file(path) {
@@ -115,7 +123,10 @@ pub fn delete_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value,
     let (mut answer, delete) = decide(&plan, &request, mtime);
     if delete {
         let trash = folder.root().join(".trash");
-        fs::create_dir_all(&trash).map_err(|error| write_failed(format!("creating .trash failed: {error}")))?;
+        refuse_links_on_the_way(folder.root(), ".trash")?;
+        if !trash.is_dir() {
+            disk.create_dir(&trash).map_err(|error| write_failed(format!("creating .trash failed: {error}")))?;
+        }
         let name = plan.path.rsplit('/').next().unwrap_or(&plan.path);
         let (stem, extension) = name.rsplit_once('.').unwrap_or((name, ""));
         let mut target = trash.join(name);
@@ -124,7 +135,7 @@ pub fn delete_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value,
             target = trash.join(format!("{stem} {number}.{extension}"));
             number += 1;
         }
-        fs::rename(folder.root().join(&plan.path), &target)
+        disk.rename(&folder.root().join(&plan.path), &target)
             .map_err(|error| write_failed(format!("moving {} to the trash failed: {error}", plan.path)))?;
         answer.captured = Some(capture(&text));
         answer.trashed_to = Some(format!(".trash/{}", target.file_name().map(|name| name.to_string_lossy()).unwrap_or_default()));
@@ -136,107 +147,156 @@ pub fn delete_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value,
     serde_json::to_value(answer).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))
 }
 
-/// A change made so far, to undo on failure.
-enum Done {
-    Wrote { path: PathBuf, before: Vec<u8> },
-    Moved { from: PathBuf, to: PathBuf },
-    MadeFolder(PathBuf),
-}
-
-/// Applies `plan` under `root`, all or nothing. `moved_folder` is the folder a folder move
-/// empties, removed at the end.
-pub fn apply_plan(root: &Path, plan: &MovePlan, moved_folder: Option<&str>) -> Result<(), ToolError> {
+/// Applies `plan` under `root` on `disk`, all or nothing. `moved_folder` is the folder a
+/// folder move empties, removed at the end. Every note is checked before the first change; the journal
+/// (`journal`) is written before it; any failed step undoes the batch from the journal, the
+/// way recovery after a crash does, so one path is tested by both.
+pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder: Option<&str>, tool: &str) -> Result<(), ToolError> {
     // Check everything before the first write.
-    let mut staged = Vec::new();
+    let mut writes = Vec::new();
+    let mut afters = Vec::new();
     for file in &plan.edits {
         let path = root.join(&file.path);
         let before = fs::read(&path).map_err(|_| concurrent(&file.path))?;
-        let text = String::from_utf8(before.clone()).map_err(|_| concurrent(&file.path))?;
+        let text = String::from_utf8(before).map_err(|_| concurrent(&file.path))?;
         if content_hash(&text) != file.content_hash {
             return Err(concurrent(&file.path));
         }
-        staged.push((path, before, rename::apply_edits(&text, &file.edits)));
+        let after = rename::apply_edits(&text, &file.edits);
+        writes.push(JournalWrite {
+            path: file.path.clone(),
+            temporary: temporary_name(&file.path, "tmp"),
+            before: text,
+            after_hash: content_hash(&after),
+        });
+        afters.push(after);
     }
+    let mut moves = Vec::new();
+    let mut made_folders: Vec<String> = Vec::new();
     for file_move in &plan.moves {
         let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
-        let case_only = file_move.from.to_lowercase() == file_move.to.to_lowercase();
-        if !from.exists() || (to.exists() && !case_only) {
+        let case_only = file_move.from != file_move.to && file_move.from.to_lowercase() == file_move.to.to_lowercase();
+        // On a case-insensitive filesystem `to` "exists" as `from` in a case-only move; only a
+        // file spelt exactly `to`, or any other file there, is in the way.
+        if !exists_exactly(&from) || exists_exactly(&to) || (to.exists() && !case_only) {
             return Err(concurrent(&file_move.from));
         }
-    }
-    let mut done: Vec<Done> = Vec::new();
-    let result = (|| {
-        for (path, before, after) in staged {
-            write_atomically(&path, after.as_bytes()).map_err(|error| write_failed(format!("writing {} failed: {error}", path.display())))?;
-            done.push(Done::Wrote { path, before });
-        }
-        for file_move in &plan.moves {
-            let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
-            if let Some(parent) = to.parent() {
-                make_folders(parent, &mut done).map_err(|error| write_failed(format!("creating {} failed: {error}", parent.display())))?;
+        refuse_links_on_the_way(root, &file_move.to)?;
+        let mut folder = String::new();
+        for segment in file_move.to.split('/').rev().skip(1).collect::<Vec<_>>().into_iter().rev() {
+            folder = if folder.is_empty() { segment.to_owned() } else { format!("{folder}/{segment}") };
+            let full = root.join(&folder);
+            if full.exists() && !full.is_dir() {
+                return Err(write_failed(format!("creating {folder} failed: a file is there")));
             }
-            fs::rename(&from, &to).map_err(|error| write_failed(format!("moving {} failed: {error}", file_move.from)))?;
-            done.push(Done::Moved { from, to });
+            if !full.exists() && !made_folders.contains(&folder) {
+                made_folders.push(folder.clone());
+            }
         }
-        Ok(())
+        moves.push(JournalMove {
+            from: file_move.from.clone(),
+            to: file_move.to.clone(),
+            via: case_only.then(|| temporary_name(&file_move.from, "case")),
+        });
+    }
+    let journal = Journal {
+        version: journal::JOURNAL_VERSION,
+        pid: std::process::id(),
+        tool: tool.to_owned(),
+        started_unix_ms: journal::now_unix_ms(),
+        writes,
+        moves,
+        made_folders,
+    };
+    journal::begin(disk, root, &journal)?;
+    // The notes written so far, and the one found edited under the batch, if any.
+    let mut written = 0;
+    let mut edited_meanwhile = None;
+    let result = (|| {
+        for (write, after) in journal.writes.iter().zip(&afters) {
+            let path = root.join(&write.path);
+            // Read once more just before it is replaced: an editor's save since the check is
+            // kept, and the batch is undone, rather than written over.
+            if fs::read(&path).ok().as_deref() != Some(write.before.as_bytes()) {
+                edited_meanwhile = Some(write.path.clone());
+                return Err(format!("`{}` changed while the batch was being written", write.path));
+            }
+            journal::write_atomically(disk, &path, &root.join(&write.temporary), after.as_bytes())
+                .map_err(|error| format!("writing {} failed: {error}", write.path))?;
+            written += 1;
+        }
+        for folder in &journal.made_folders {
+            disk.create_dir(&root.join(folder)).map_err(|error| format!("creating {folder} failed: {error}"))?;
+        }
+        for file_move in &journal.moves {
+            let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
+            let moved = match &file_move.via {
+                // Two renames: a case-insensitive filesystem may treat `a.md` -> `A.md` as
+                // nothing to do, or refuse it.
+                Some(via) => disk.rename(&from, &root.join(via)).and_then(|()| disk.rename(&root.join(via), &to)),
+                None => disk.rename(&from, &to),
+            };
+            moved.map_err(|error| format!("moving {} failed: {error}", file_move.from))?;
+        }
+        journal::finish(disk, root).map_err(|error| format!("removing the journal failed: {error}"))
     })();
-    if let Err(error) = result {
-        undo(done);
-        return Err(error);
+    if let Err(what) = result {
+        let undone = match &edited_meanwhile {
+            // Only what this batch wrote is undone: the edited note is the editor's.
+            Some(_) => journal::undo(disk, root, &Journal { writes: journal.writes[..written].to_vec(), ..journal.clone() }).map(Some),
+            None => journal::recover(disk, root),
+        };
+        return Err(match undone {
+            Ok(_) if edited_meanwhile.is_some() => concurrent(edited_meanwhile.as_deref().unwrap_or_default()),
+            Ok(_) => write_failed(what),
+            Err(undo) => {
+                journal::abandon(disk, root);
+                ToolError::new(
+                    "write_failed",
+                    format!("{what}; undoing the changes made so far failed too: {}", undo.message),
+                    undo.hint,
+                    false,
+                )
+            }
+        });
     }
     if let Some(folder) = moved_folder {
-        remove_emptied_folders(root, plan, &root.join(folder));
+        remove_emptied_folders(disk, root, plan, &root.join(folder));
     }
     Ok(())
 }
 
-fn make_folders(folder: &Path, done: &mut Vec<Done>) -> std::io::Result<()> {
-    if folder.exists() {
-        return Ok(());
+/// Refuses a destination reached through a symbolic link: a folder in the vault that is a
+/// link may lead out of it, and a move must not carry a note out.
+fn refuse_links_on_the_way(root: &Path, path: &str) -> Result<(), ToolError> {
+    let mut current = root.to_owned();
+    for segment in path.split('/') {
+        current.push(segment);
+        if fs::symlink_metadata(&current).is_ok_and(|meta| meta.file_type().is_symlink()) {
+            let shown = current.strip_prefix(root).unwrap_or(&current).display().to_string();
+            return Err(ToolError::new(
+                "invalid_path",
+                format!("`{path}` goes through `{shown}`, a symbolic link, which may lead out of the vault; nothing was changed"),
+                "Choose a destination in a real folder of the vault.",
+                false,
+            ));
+        }
     }
-    if let Some(parent) = folder.parent() {
-        make_folders(parent, done)?;
-    }
-    fs::create_dir(folder)?;
-    done.push(Done::MadeFolder(folder.to_owned()));
     Ok(())
 }
 
-/// Writes to a temporary file beside `path`, syncs it, and renames it over `path`.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-    let temporary = path.with_file_name(format!(".{name}.vaultlink-{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = fs::File::create(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        if let Ok(meta) = fs::metadata(path) {
-            fs::set_permissions(&temporary, meta.permissions())?;
-        }
-        fs::rename(&temporary, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    result
-}
-
-fn undo(done: Vec<Done>) {
-    for step in done.into_iter().rev() {
-        let outcome = match &step {
-            Done::Wrote { path, before } => write_atomically(path, before),
-            Done::Moved { from, to } => fs::rename(to, from),
-            Done::MadeFolder(folder) => fs::remove_dir(folder),
-        };
-        if let Err(error) = outcome {
-            tracing::error!("undoing a step of a failed move failed ({error}); the vault may need a look");
-        }
-    }
+/// A hidden name beside `path` for a temporary file of this process.
+fn temporary_name(path: &str, kind: &str) -> String {
+    let (folder, name) = match path.rsplit_once('/') {
+        Some((folder, name)) => (format!("{folder}/"), name),
+        None => (String::new(), path),
+    };
+    format!("{folder}.{name}.vaultlink-{}.{kind}", std::process::id())
 }
 
 /// After a folder move, removes the folders under `moved_folder` (and it) that the move left
 /// empty.
-fn remove_emptied_folders(root: &Path, plan: &MovePlan, moved_folder: &Path) {
+fn remove_emptied_folders(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder: &Path) {
     let mut folders: Vec<PathBuf> = plan
         .moves
         .iter()
@@ -248,7 +308,7 @@ fn remove_emptied_folders(root: &Path, plan: &MovePlan, moved_folder: &Path) {
     for folder in folders {
         let mut current = folder.as_path();
         while current != root && current.starts_with(moved_folder) {
-            if fs::remove_dir(current).is_err() {
+            if disk.remove_dir(current).is_err() {
                 break;
             }
             match current.parent() {
@@ -262,6 +322,7 @@ fn remove_emptied_folders(root: &Path, plan: &MovePlan, moved_folder: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::disk::testing::{Fault, FaultyDisk};
     use serde_json::json;
 
     fn vault(files: &[(&str, &str)]) -> (tempfile::TempDir, FolderIndex) {
@@ -317,28 +378,23 @@ mod tests {
     #[test]
     fn an_edit_after_the_plan_refuses_the_batch() {
         let (dir, index) = vault(&[("A.md", "[[Old]]\n"), ("B.md", "[[Old]]\n"), ("Old.md", "")]);
-        let needed = rename::notes_to_read(index.vault(), "Old.md", "New.md").unwrap();
-        let texts = needed.iter().map(|path| (path.clone(), fs::read_to_string(dir.path().join(path)).unwrap())).collect();
-        let plan = rename::plan_move(index.vault(), "Old.md", "New.md", &texts).unwrap();
+        let plan = plan_for(&index, "Old.md", "New.md");
         fs::write(dir.path().join("B.md"), "[[Old]] edited meanwhile\n").unwrap();
         let before = snapshot(dir.path());
-        let refusal = apply_plan(index.root(), &plan, None).unwrap_err();
+        let refusal = apply_plan_on(&RealDisk, index.root(), &plan, None, "move_note").unwrap_err();
         assert_eq!(refusal.code, "concurrent_modification");
         assert_eq!(snapshot(dir.path()), before, "nothing was written");
     }
 
     #[test]
-    fn a_failing_step_undoes_every_earlier_one() {
+    fn a_file_where_a_folder_must_go_refuses_the_batch_before_any_change() {
         let (dir, index) = vault(&[("A.md", "[[Old]] and [[Old]]\n"), ("C.md", "![[Old]]\n"), ("Old.md", "")]);
-        let needed = rename::notes_to_read(index.vault(), "Old.md", "blocked/New.md").unwrap();
-        let texts = needed.iter().map(|path| (path.clone(), fs::read_to_string(dir.path().join(path)).unwrap())).collect();
-        let plan = rename::plan_move(index.vault(), "Old.md", "blocked/New.md", &texts).unwrap();
-        // A file where the destination folder must go: the edits are written, then the move
-        // fails, and the edits must be undone.
+        let plan = plan_for(&index, "Old.md", "blocked/New.md");
         fs::write(dir.path().join("blocked"), "not a folder").unwrap();
         let before = snapshot(dir.path());
-        let refusal = apply_plan(index.root(), &plan, None).unwrap_err();
+        let refusal = apply_plan_on(&RealDisk, index.root(), &plan, None, "move_note").unwrap_err();
         assert_eq!(refusal.code, "write_failed");
+        assert!(refusal.message.starts_with("creating blocked failed: a file is there"), "{}", refusal.message);
         assert_eq!(snapshot(dir.path()), before, "the vault is byte-identical to before");
     }
 
@@ -351,5 +407,348 @@ mod tests {
         assert_eq!(fs::read_to_string(dir.path().join("Home.md")).unwrap(), "[[proj/One]]\n");
         assert_eq!(index.vault().backlinks("archive/proj/One.md").len(), 1);
         assert_eq!(fs::read_to_string(dir.path().join("archive/proj/One.md")).unwrap(), "[two](Two.md)\n");
+    }
+
+    fn plan_for(index: &FolderIndex, from: &str, to: &str) -> MovePlan {
+        let needed = rename::notes_to_read(index.vault(), from, to).unwrap();
+        let texts = needed.iter().map(|path| (path.clone(), fs::read_to_string(index.root().join(path)).unwrap())).collect();
+        rename::plan_move(index.vault(), from, to, &texts).unwrap()
+    }
+
+    /// What the vault must hold once `plan` is applied: edits, then moves, in memory.
+    fn expected_after(before: &[(String, Vec<u8>)], plan: &MovePlan) -> Vec<(String, Vec<u8>)> {
+        let mut files: std::collections::BTreeMap<String, Vec<u8>> = before.iter().cloned().collect();
+        for file in &plan.edits {
+            let text = String::from_utf8(files[&file.path].clone()).unwrap();
+            files.insert(file.path.clone(), rename::apply_edits(&text, &file.edits).into_bytes());
+        }
+        for file_move in &plan.moves {
+            let bytes = files.remove(&file_move.from).unwrap();
+            files.insert(file_move.to.clone(), bytes);
+        }
+        files.into_iter().collect()
+    }
+
+    /// A batch of each shape: notes rewritten and a file moved into folders that do not exist
+    /// yet; a rename that changes only the case of a name; a whole folder moved.
+    const BATCHES: [(&[(&str, &str)], &str, &str, Option<&str>); 3] = [
+        (&[("A.md", "[[Old]] and [[Old]]\n"), ("C.md", "![[Old]]\n"), ("Old.md", "# Old\n")], "Old.md", "deep/er/New.md", None),
+        (&[("a.md", "# a\n"), ("B.md", "[[a]] and [b](a.md)\n")], "a.md", "A.md", None),
+        (
+            &[("proj/One.md", "[two](Two.md) [[Home]]\n"), ("proj/Two.md", "two\n"), ("Home.md", "[one](proj/One.md) [[proj/Two]]\n")],
+            "proj",
+            "archive/proj",
+            Some("proj"),
+        ),
+    ];
+
+    /// The fault matrix, standalone: every change step of each batch fails in turn, with an
+    /// I/O error, a read-only file and a full disk (which takes half a write first). After
+    /// each, either the batch applied whole or the vault is byte-identical to before, with no
+    /// temporary file or journal left.
+    #[test]
+    fn a_fault_at_any_step_leaves_the_vault_as_it_was_or_the_batch_applied() {
+        for (files, from, to, moved_folder) in BATCHES {
+            for fault in Fault::ALL {
+                let mut steps = 0;
+                for fail_at in 0.. {
+                    let (dir, index) = vault(files);
+                    let plan = plan_for(&index, from, to);
+                    let before = snapshot(dir.path());
+                    let disk = FaultyDisk::new(fault, fail_at);
+                    let outcome = apply_plan_on(&disk, index.root(), &plan, moved_folder, "move_note");
+                    let now = snapshot(dir.path());
+                    if !disk.failed.get() {
+                        outcome.unwrap();
+                        assert_eq!(now, expected_after(&before, &plan), "{from} -> {to} without a fault");
+                        steps = fail_at;
+                        break;
+                    }
+                    match outcome {
+                        // A fault in the clean-up after the batch counts (an empty folder left).
+                        Ok(()) => assert_eq!(now, expected_after(&before, &plan), "{from} -> {to}, {fault:?} at step {fail_at}"),
+                        Err(error) => {
+                            assert_eq!(error.code, "write_failed", "{error:?}");
+                            assert!(error.message.contains("undone") || error.message.contains("nothing was changed"), "{}", error.message);
+                            assert_eq!(now, before, "{from} -> {to}, {fault:?} at step {fail_at}: the vault is as it was");
+                        }
+                    }
+                }
+                assert!(steps >= 6, "{from} -> {to} has {steps} steps");
+            }
+        }
+    }
+
+    /// The undo failing too (the disk keeps failing after the first fault): the answer says
+    /// so, the journal stays, and recovery later restores the vault byte for byte.
+    #[test]
+    fn an_undo_that_fails_too_keeps_the_journal_and_recovery_restores_the_vault() {
+        for (files, from, to, moved_folder) in BATCHES {
+            for fail_at in 3.. {
+                let (dir, index) = vault(files);
+                let plan = plan_for(&index, from, to);
+                let before = snapshot(dir.path());
+                let mut disk = FaultyDisk::new(Fault::Io, fail_at);
+                disk.also_fail = vec![fail_at + 1];
+                let outcome = apply_plan_on(&disk, index.root(), &plan, moved_folder, "move_note");
+                if !disk.failed.get() {
+                    outcome.unwrap();
+                    break;
+                }
+                if let Err(error) = outcome {
+                    if error.message.contains("failed too") {
+                        assert_eq!(error.code, "write_failed");
+                        assert!(error.hint.contains("vaultlink recover"), "{}", error.hint);
+                        let kept = journal::read(index.root()).unwrap().expect("the journal is kept");
+                        assert_eq!(kept.pid, journal::ABANDONED, "marked abandoned, so this very process recovers it");
+                        let recovery = journal::recover_if_interrupted(index.root()).unwrap().expect("a journal to recover");
+                        assert!(recovery.kept.is_empty(), "{recovery:?}");
+                    }
+                    assert_eq!(snapshot(dir.path()), before, "{from} -> {to}, failing at steps {fail_at} and {}", fail_at + 1);
+                }
+            }
+        }
+    }
+
+    /// A note edited by someone after the interruption keeps that edit; its text from before
+    /// the batch is saved, not lost, and the rest of the vault is restored.
+    #[test]
+    fn recovery_keeps_an_edit_made_after_the_interruption_and_saves_the_pre_image() {
+        let (dir, index) = vault(BATCHES[0].0);
+        let plan = plan_for(&index, "Old.md", "deep/er/New.md");
+        // Steps 0-2 write the journal, 3-5 rewrite A.md; C.md's write (6) and everything after
+        // it fail, the undo included.
+        let mut disk = FaultyDisk::new(Fault::Io, 6);
+        disk.also_fail = (7..100).collect();
+        let error = apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap_err();
+        assert!(error.message.contains("failed too"), "{}", error.message);
+        assert_eq!(fs::read_to_string(dir.path().join("A.md")).unwrap(), "[[New]] and [[New]]\n", "A.md was left rewritten");
+        fs::write(dir.path().join("A.md"), "[[New]] and [[New]] and an edit\n").unwrap();
+        let recovery = journal::recover(&RealDisk, index.root()).unwrap().unwrap();
+        assert_eq!(recovery.kept, vec![("A.md".to_owned(), ".vaultlink/recovered/A.md".to_owned())]);
+        assert_eq!(fs::read_to_string(dir.path().join("A.md")).unwrap(), "[[New]] and [[New]] and an edit\n");
+        assert_eq!(fs::read_to_string(dir.path().join(".vaultlink/recovered/A.md")).unwrap(), "[[Old]] and [[Old]]\n");
+        assert_eq!(fs::read_to_string(dir.path().join("C.md")).unwrap(), "![[Old]]\n");
+        assert!(dir.path().join("Old.md").exists() && !dir.path().join("deep").exists());
+        assert!(journal::read(index.root()).unwrap().is_none());
+        assert!(journal::recover(&RealDisk, index.root()).unwrap().is_none(), "a second recovery has nothing to do");
+    }
+
+    /// An editor saving a note after the check, just before the batch replaces it: the save
+    /// is kept, the notes written before it are restored, and the answer is
+    /// `concurrent_modification`.
+    #[test]
+    fn a_note_saved_while_the_batch_is_written_keeps_the_save_and_the_batch_is_undone() {
+        #[derive(Debug)]
+        struct EditorSaves(PathBuf);
+        impl Disk for EditorSaves {
+            fn write_new(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+                if path.file_name().is_some_and(|name| name.to_string_lossy().starts_with(".A.md.")) {
+                    fs::write(&self.0, "![[Old]] saved meanwhile\n")?;
+                }
+                RealDisk.write_new(path, bytes)
+            }
+            fn rename(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+                RealDisk.rename(from, to)
+            }
+            fn remove_file(&self, path: &Path) -> std::io::Result<()> {
+                RealDisk.remove_file(path)
+            }
+            fn create_dir(&self, path: &Path) -> std::io::Result<()> {
+                RealDisk.create_dir(path)
+            }
+            fn remove_dir(&self, path: &Path) -> std::io::Result<()> {
+                RealDisk.remove_dir(path)
+            }
+            fn copy_permissions(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+                RealDisk.copy_permissions(from, to)
+            }
+            fn sync_dir(&self, path: &Path) -> std::io::Result<()> {
+                RealDisk.sync_dir(path)
+            }
+        }
+        let (dir, index) = vault(BATCHES[0].0);
+        let plan = plan_for(&index, "Old.md", "deep/er/New.md");
+        let before = snapshot(dir.path());
+        let disk = EditorSaves(dir.path().join("C.md"));
+        let refusal = apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap_err();
+        assert_eq!(refusal.code, "concurrent_modification", "{refusal:?}");
+        assert_eq!(refusal.message, "`C.md` changed after the plan was made; nothing was changed");
+        let expected: Vec<(String, Vec<u8>)> = before
+            .iter()
+            .map(|(path, bytes)| (path.clone(), if path == "C.md" { b"![[Old]] saved meanwhile\n".to_vec() } else { bytes.clone() }))
+            .collect();
+        assert_eq!(snapshot(dir.path()), expected, "A.md restored, C.md keeps the save");
+    }
+
+    /// A second batch while a journal is there is refused before any change, whether the
+    /// journal's process is alive (a batch in progress) or gone (an interrupted one).
+    #[test]
+    fn a_batch_is_refused_while_another_batch_has_a_journal() {
+        let (dir, index) = vault(BATCHES[0].0);
+        let plan = plan_for(&index, "Old.md", "New.md");
+        for (pid, code) in [(std::process::id(), "change_in_progress"), (u32::MAX - 1, "interrupted_change")] {
+            fs::create_dir_all(dir.path().join(".vaultlink")).unwrap();
+            let journal = Journal { version: 1, pid, tool: "move_note".to_owned(), started_unix_ms: 0, writes: vec![], moves: vec![], made_folders: vec![] };
+            fs::write(dir.path().join(".vaultlink/journal.json"), serde_json::to_vec(&journal).unwrap()).unwrap();
+            let before = snapshot(dir.path());
+            let refusal = apply_plan_on(&RealDisk, index.root(), &plan, None, "move_note").unwrap_err();
+            assert_eq!(refusal.code, code, "{refusal:?}");
+            assert_eq!(snapshot(dir.path()), before);
+            fs::remove_dir_all(dir.path().join(".vaultlink")).unwrap();
+        }
+        // A journal cut short (its process died while writing it) is removed: no change had begun.
+        fs::create_dir_all(dir.path().join(".vaultlink")).unwrap();
+        fs::write(dir.path().join(".vaultlink/journal.json"), "{\"version\":1,\"pid\":4,\"wri").unwrap();
+        // While young it may be another process's, still being written: reading the folder
+        // leaves it alone. `vaultlink recover` removes it.
+        assert!(journal::recover_if_interrupted(index.root()).unwrap().is_none());
+        assert!(dir.path().join(".vaultlink/journal.json").exists());
+        assert!(journal::recover(&RealDisk, index.root()).unwrap().is_some());
+        assert!(!dir.path().join(".vaultlink").exists());
+    }
+
+    /// Set in the child process of the kill test: `<batch> <step> <vault>`.
+    const KILL_CHILD: &str = "VAULTLINK_TEST_KILL_CHILD";
+
+    /// The fault matrix's kill column: a real subprocess applies each batch and is killed
+    /// (SIGKILL, from this process) before each change step in turn. The vault it leaves is
+    /// then recovered from the journal, as the next start of the sidecar does, and must be
+    /// byte-identical to before, or, when the kill came after the batch was done, applied whole.
+    #[test]
+    fn a_process_killed_at_any_step_leaves_a_vault_that_recovery_restores() {
+        use std::io::BufRead;
+        if let Ok(child) = std::env::var(KILL_CHILD) {
+            // The child: apply the batch, stopping before step `hold_at` to be killed.
+            let mut parts = child.splitn(3, ' ');
+            let batch: usize = parts.next().unwrap().parse().unwrap();
+            let hold_at: usize = parts.next().unwrap().parse().unwrap();
+            let root = PathBuf::from(parts.next().unwrap());
+            let (_, from, to, moved_folder) = BATCHES[batch];
+            let mut index = FolderIndex::new(root.clone());
+            index.refresh().unwrap();
+            let plan = plan_for(&index, from, to);
+            let disk = crate::disk::testing::HoldingDisk { hold_at, steps: std::cell::Cell::new(0) };
+            apply_plan_on(&disk, &root, &plan, moved_folder, "move_note").unwrap();
+            println!("\nDONE");
+            return;
+        }
+        let test_name = "apply::tests::a_process_killed_at_any_step_leaves_a_vault_that_recovery_restores";
+        for (batch, (files, from, to, _)) in BATCHES.into_iter().enumerate() {
+            for hold_at in 0.. {
+                let (dir, index) = vault(files);
+                let plan = plan_for(&index, from, to);
+                let before = snapshot(dir.path());
+                let expected = expected_after(&before, &plan);
+                let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+                    .args([test_name, "--exact", "--nocapture", "--test-threads=1"])
+                    .env(KILL_CHILD, format!("{batch} {hold_at} {}", index.root().display()))
+                    .stdout(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                let mut held = None;
+                for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
+                    let line = line.unwrap();
+                    // The test harness may print the test's name on the same line first.
+                    if line.contains("HOLD ") {
+                        held = Some(true);
+                        child.kill().unwrap();
+                        break;
+                    }
+                    if line.ends_with("DONE") {
+                        // Read on to the end, so the harness can finish writing.
+                        held = Some(false);
+                    }
+                }
+                let status = child.wait().unwrap();
+                match held {
+                    Some(false) => {
+                        assert!(status.success());
+                        assert_eq!(snapshot(dir.path()), expected, "{from} -> {to} applied in the child");
+                        assert!(hold_at >= 6, "{from} -> {to}: only {hold_at} steps");
+                        break;
+                    }
+                    None => panic!("the child applying {from} -> {to} (hold at {hold_at}) ended without holding: {status}"),
+                    Some(true) => {}
+                }
+                let had_journal = journal::read(index.root()).unwrap().is_some();
+                // As the next start does: the journal's process is gone, so the folder is recovered.
+                let mut next_start = FolderIndex::new(index.root().to_owned());
+                next_start.refresh().unwrap();
+                let now = snapshot(dir.path());
+                if had_journal {
+                    assert_eq!(now, before, "{from} -> {to} killed before step {hold_at}: recovered to the vault as it was");
+                } else {
+                    assert!(now == before || now == expected, "{from} -> {to} killed before step {hold_at}: {now:?}");
+                }
+                assert!(!dir.path().join(".vaultlink/journal.json").exists(), "no journal left");
+            }
+        }
+    }
+
+    /// A rename that changes only the case of a name is made in two renames, through a hidden
+    /// name, so a filesystem that ignores case (which may take `a.md` -> `A.md` for nothing to
+    /// do, as the disk here does) still ends with `A.md`.
+    #[test]
+    fn a_case_only_rename_is_made_on_a_filesystem_that_ignores_case() {
+        let (dir, index) = vault(&[("a.md", "# a\n"), ("B.md", "[[a]]\n")]);
+        let plan = plan_for(&index, "a.md", "A.md");
+        let disk = crate::disk::testing::CaseInsensitiveDisk::default();
+        apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap();
+        let names: Vec<String> = fs::read_dir(dir.path()).unwrap().map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert!(names.contains(&"A.md".to_owned()) && !names.contains(&"a.md".to_owned()), "{names:?}");
+        for (from, to) in disk.renames.borrow().iter() {
+            assert_ne!(from.to_string_lossy().to_lowercase(), to.to_string_lossy().to_lowercase(), "a rename the filesystem would skip");
+        }
+        assert_eq!(fs::read_to_string(dir.path().join("A.md")).unwrap(), "# a\n");
+    }
+
+    /// Case-only renames through the tool, on this (case-sensitive) filesystem: the note
+    /// takes the new spelling, links follow, and a second file spelt exactly so is refused.
+    #[test]
+    fn a_case_only_rename_through_move_note() {
+        let (dir, mut index) = vault(&[("a.md", "# a\n"), ("B.md", "[[a]] [x](a.md)\n")]);
+        let applied = move_note(&mut index, &json!({"from": "a.md", "to": "A.md", "dry_run": false})).unwrap();
+        assert_eq!(applied["applied"], true);
+        assert!(exists_exactly(&dir.path().join("A.md")) && !exists_exactly(&dir.path().join("a.md")));
+        assert_eq!(index.vault().backlinks("A.md").len(), 2);
+        let back = move_note(&mut index, &json!({"from": "A.md", "to": "a.md", "dry_run": false})).unwrap();
+        assert_eq!(back["applied"], true);
+        assert!(exists_exactly(&dir.path().join("a.md")));
+    }
+
+    /// A destination folder, or the trash, that is a symbolic link out of the vault is refused
+    /// before anything changes: no note is carried out.
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_on_the_way_out_is_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        let (dir, mut index) = vault(&[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")]);
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+        let before = snapshot(dir.path());
+        let refusal = move_note(&mut index, &json!({"from": "Old.md", "to": "out/New.md", "dry_run": false})).unwrap_err();
+        assert_eq!(refusal.code, "invalid_path");
+        assert!(refusal.message.contains("`out`, a symbolic link"), "{}", refusal.message);
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(".trash")).unwrap();
+        let refusal = delete_note(&mut index, &json!({"path": "Old.md", "confirm": true, "force": true})).unwrap_err();
+        assert_eq!(refusal.code, "invalid_path", "{refusal:?}");
+        assert_eq!(snapshot(dir.path()), before);
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0, "nothing reached the folder outside");
+    }
+
+    /// The fault matrix's delete row: the one rename into `.trash` failing leaves the note
+    /// where it was.
+    #[test]
+    fn a_delete_that_fails_leaves_the_note() {
+        for fault in Fault::ALL {
+            for fail_at in 0..2 {
+                let (dir, mut index) = vault(&[("Gone.md", "bye\n"), ("Other.md", "x\n")]);
+                let before = snapshot(dir.path());
+                let disk = FaultyDisk::new(fault, fail_at);
+                let refusal = delete_note_on(&disk, &mut index, &json!({"path": "Gone.md", "confirm": true})).unwrap_err();
+                assert_eq!(refusal.code, "write_failed", "{refusal:?}");
+                assert_eq!(snapshot(dir.path()), before, "{fault:?} at step {fail_at}");
+            }
+        }
     }
 }

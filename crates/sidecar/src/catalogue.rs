@@ -35,16 +35,19 @@ pub enum Rule {
 /// Every error code a tool result may carry in `structuredContent.code`, with when. Stable:
 /// agents act on them. README.md has the same table (a test checks that it does).
 #[cfg_attr(not(test), allow(dead_code))]
-pub const ERROR_CODES: [(&str, &str); 14] = [
+pub const ERROR_CODES: [(&str, &str); 17] = [
     ("invalid_arguments", "The arguments do not fit the tool's input schema or a rule between parameters; the message names the parameter."),
-    ("invalid_path", "A path leaves the vault (absolute, `~`, `..`, a symbolic link out), or names a folder or attachment where a note is needed, or moves a folder into itself."),
-    ("invalid_name", "A new name holds a character Obsidian refuses in names ([ ] # ^ | : %% or a control character) or ends with a space or a dot."),
+    ("invalid_path", "A path leaves the vault (absolute, `~`, `..`, `%2e%2e`, a NUL byte, a symbolic link out), or names a folder or attachment where a note is needed, or moves a folder into itself."),
+    ("invalid_name", "A new name holds a character Obsidian or Windows refuses in names ([ ] # ^ | : \\ * \" < > ? %% or a control character), ends with a space or a dot, or is a name Windows keeps for a device (CON, NUL, COM1…)."),
     ("note_not_found", "No note (or file) has the given path."),
     ("destination_exists", "A move's destination is taken."),
     ("unrepresentable_link", "Some link could not be written so that it keeps its target; nothing changed."),
     ("plan_hash_mismatch", "The vault changed since the preview whose `plan_hash` was approved; nothing changed. Preview again."),
     ("concurrent_modification", "A note changed while a plan was applied; nothing changed. Preview again."),
-    ("write_failed", "Writing to the vault failed (permissions, disk full); every change made was undone."),
+    ("write_failed", "Writing to the vault failed (permissions, disk full); every change made was undone (or, if undoing failed too, the message says what is left and `vaultlink recover` finishes it)."),
+    ("interrupted_change", "An earlier change was interrupted and is not undone yet; nothing changed. Run `vaultlink recover <vault>`."),
+    ("change_in_progress", "Another process is applying a change to the vault; nothing changed. Try again when it is done."),
+    ("recovery_failed", "Undoing an interrupted change failed (the message says which step); its journal is kept for another try."),
     ("too_large", "A note or a request is over a size limit; the message gives the limit."),
     ("vault_unreadable", "The vault folder could not be read (retryable)."),
     ("plugin_unavailable", "The Obsidian plugin is needed but not serving the vault, or went away during the call (retryable; nothing was written by the sidecar)."),

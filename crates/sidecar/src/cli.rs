@@ -134,6 +134,13 @@ pub enum Command {
         #[command(flatten)]
         output: Output,
     },
+    /// Undo a change (a move, a rewrite) that was interrupted part way, from the journal it
+    /// left in <vault>/.vaultlink. The sidecar also does this by itself before it next reads
+    /// the vault.
+    Recover {
+        /// The vault folder.
+        vault: PathBuf,
+    },
     /// Count the vault's notes, attachments and links.
     Summary {
         /// The vault folder.
@@ -283,6 +290,24 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             if answer["ok"] == false {
                 std::process::exit(2);
+            }
+            Ok(())
+        }
+        Command::Recover { vault } => {
+            let vault = canonical_vault(&vault)?;
+            if let Some(journal) = crate::journal::read(&vault).ok().flatten() {
+                if journal.pid != std::process::id() && crate::journal::process_alive(journal.pid) {
+                    bail!(
+                        "process {} is applying a {} to this vault now; wait for it to finish (recovery would undo a live change)",
+                        journal.pid,
+                        journal.tool
+                    );
+                }
+            }
+            match crate::journal::recover(&crate::disk::RealDisk, &vault) {
+                Ok(Some(recovery)) => out!("{}", crate::journal::describe(&vault, &recovery)),
+                Ok(None) => out!("Nothing to recover: no change to {} was interrupted.", vault.display()),
+                Err(error) => bail!("{} ({})\nhint: {}", error.message, error.code, error.hint),
             }
             Ok(())
         }

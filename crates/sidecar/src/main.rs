@@ -7,6 +7,8 @@ mod bridge;
 mod catalogue;
 mod cli;
 mod discovery;
+mod disk;
+mod journal;
 mod mcp;
 mod progress;
 mod standalone;

@@ -73,14 +73,17 @@ impl FolderIndex {
         &self.vault
     }
 
-    /// Brings the index up to date with the folder.
+    /// Brings the index up to date with the folder, first undoing a change that a process
+    /// which has since gone left half made (see `journal`).
     pub fn refresh(&mut self) -> Result<()> {
         self.refresh_with(&crate::progress::Progress::none())
     }
 
     /// Brings the index up to date with the folder, reporting progress while many files are
-    /// read (the first index of a big vault).
+    /// read (the first index of a big vault). A change that a process which has since gone
+    /// left half made is undone first (see `journal`).
     pub fn refresh_with(&mut self, progress: &crate::progress::Progress) -> Result<()> {
+        crate::journal::recover_if_interrupted(&self.root).map_err(|error| anyhow::anyhow!("{} {}", error.message, error.hint))?;
         let mut found = Vec::new();
         walk(&self.root, "", &mut found)?;
         let mut present = std::collections::HashSet::with_capacity(found.len());
@@ -290,5 +293,23 @@ mod tests {
         let refusal = index.read_text("link.md").unwrap_err();
         assert_eq!(refusal.code, "invalid_path");
         assert_eq!(index.read_text("folder/secret.md").unwrap_err().code, "invalid_path");
+    }
+
+    /// Past `MAX_NOTE_BYTES` a note is indexed without its links and `read_note` refuses it
+    /// with `too_large`; neither hangs nor reads it whole.
+    #[test]
+    fn a_note_over_the_size_limit_is_indexed_without_links_and_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = "[[Target]] ".repeat((MAX_NOTE_BYTES as usize) / 11 + 1);
+        assert!(big.len() as u64 > MAX_NOTE_BYTES);
+        std::fs::write(dir.path().join("Big.md"), &big).unwrap();
+        std::fs::write(dir.path().join("Target.md"), "").unwrap();
+        let mut index = FolderIndex::new(std::fs::canonicalize(dir.path()).unwrap());
+        index.refresh().unwrap();
+        assert!(index.vault().contains("Big.md"));
+        assert!(index.vault().backlinks("Target.md").is_empty(), "the big note's links are not indexed");
+        let refusal = index.read_text("Big.md").unwrap_err();
+        assert_eq!(refusal.code, "too_large");
+        assert!(refusal.message.contains("over the 16777216-byte limit"), "{}", refusal.message);
     }
 }

@@ -528,22 +528,36 @@ fn describe(schema: &Value) -> String {
     }
 }
 
-/// Refuses a path that could leave the vault: absolute, with a drive, home-relative, or with
-/// a `..` segment. (A symbolic link leading out is refused where files are read.)
+/// Refuses a path that could leave the vault: absolute, with a drive, home-relative, with a
+/// `..` segment, with a NUL byte, or with a segment that percent-decodes to `.` or `..` (vault
+/// paths are never percent-encoded, so `%2e%2e` can only be an attempt to climb out through a
+/// client that decodes it). A symbolic link leading out is refused where files are read.
 pub fn check_vault_path(parameter: &str, path: &str) -> Result<(), ToolError> {
-    let leaves = path.starts_with('/')
-        || path.starts_with('\\')
-        || path.starts_with('~')
-        || path.contains('\0')
-        || path.as_bytes().get(1) == Some(&b':')
-        || path.split(['/', '\\']).any(|segment| segment == "..");
-    if leaves {
-        return Err(ToolError::new(
+    let refuse = |problem: &str| {
+        Err(ToolError::new(
             "invalid_path",
-            format!("`{parameter}` {path:?} is not a path inside the vault"),
-            "Give paths relative to the vault root, such as `Folder/Note.md`, without a leading `/`, `~` or `..`.",
+            format!("`{parameter}` {path:?} is not a path inside the vault: {problem}"),
+            "Give paths relative to the vault root as they are spelt on disk, such as `Folder/Note.md`, without a leading `/`, `~` or `..`.",
             false,
-        ));
+        ))
+    };
+    if path.contains('\0') {
+        return refuse("it holds a NUL byte");
+    }
+    if path.starts_with('/') || path.starts_with('\\') || path.as_bytes().get(1) == Some(&b':') {
+        return refuse("it is absolute");
+    }
+    if path.starts_with('~') {
+        return refuse("it starts from a home folder");
+    }
+    for segment in path.split(['/', '\\']) {
+        if segment == ".." {
+            return refuse("a `..` segment leads up out of it");
+        }
+        let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
+        if segment.contains('%') && (decoded == "." || decoded == "..") {
+            return refuse("a segment percent-decodes to `.` or `..`");
+        }
     }
     Ok(())
 }
@@ -588,10 +602,29 @@ mod tests {
 
     #[test]
     fn paths_that_leave_the_vault_are_refused() {
-        for path in ["../x.md", "a/../../x.md", "/etc/passwd", "~/x.md", "C:\\x.md", "a\\..\\..\\x.md"] {
-            let refusal = check("read_note", json!({ "path": path })).expect_err(path);
-            assert!(refusal.starts_with("invalid_path"), "{path}: {refusal}");
+        for (path, problem) in [
+            ("../x.md", "a `..` segment"),
+            ("a/../../x.md", "a `..` segment"),
+            ("/etc/passwd", "absolute"),
+            ("~/x.md", "home folder"),
+            ("C:\\x.md", "absolute"),
+            ("\\\\server\\share\\x.md", "absolute"),
+            ("a\\..\\..\\x.md", "a `..` segment"),
+            ("%2e%2e/x.md", "percent-decodes"),
+            ("a/%2E%2e/%2e%2e/x.md", "percent-decodes"),
+            ("a/%2e/x.md", "percent-decodes"),
+            ("a\0.md", "NUL byte"),
+            ("a.md\0/../../etc/passwd", "NUL byte"),
+        ] {
+            for tool in ["read_note", "get_backlinks"] {
+                let refusal = check(tool, json!({ "path": path })).expect_err(path);
+                assert!(refusal.starts_with("invalid_path") && refusal.contains(problem), "{path}: {refusal}");
+            }
+            let refusal = check("move_note", json!({ "from": "A.md", "to": path })).expect_err(path);
+            assert!(refusal.starts_with("invalid_path") && refusal.contains("`to`"), "{path}: {refusal}");
         }
-        assert_eq!(check("read_note", json!({"path": "a/b..c/x.md"})), Ok(()));
+        for fine in ["a/b..c/x.md", "100%.md", "a%2e.md", "...md", ".hidden/x.md"] {
+            assert_eq!(check("read_note", json!({ "path": fine })), Ok(()), "{fine}");
+        }
     }
 }

@@ -193,7 +193,8 @@ export class TFolder extends TAbstractFile implements obsidian.TFolder {
 // Adapter and vault
 
 export class FileSystemAdapter
-	implements Pick<obsidian.FileSystemAdapter, "getName" | "getBasePath" | "getFullPath" | "exists" | "read" | "write">
+	implements
+		Pick<obsidian.FileSystemAdapter, "getName" | "getBasePath" | "getFullPath" | "exists" | "read" | "write" | "remove" | "mkdir" | "rmdir" | "list">
 {
 	private readonly basePath: string;
 
@@ -225,6 +226,29 @@ export class FileSystemAdapter
 		const fullPath = this.getFullPath(normalizedPath);
 		await fs.promises.mkdir(path.dirname(fullPath), { recursive: true });
 		await fs.promises.writeFile(fullPath, data, "utf8");
+	}
+
+	async remove(normalizedPath: string): Promise<void> {
+		await fs.promises.rm(this.getFullPath(normalizedPath));
+	}
+
+	async mkdir(normalizedPath: string): Promise<void> {
+		await fs.promises.mkdir(this.getFullPath(normalizedPath), { recursive: true });
+	}
+
+	/** As Obsidian's: a folder that is not empty is removed only when `recursive`. */
+	async rmdir(normalizedPath: string, recursive: boolean): Promise<void> {
+		if (recursive) await fs.promises.rm(this.getFullPath(normalizedPath), { recursive: true });
+		else await fs.promises.rmdir(this.getFullPath(normalizedPath));
+	}
+
+	async list(normalizedPath: string): Promise<obsidian.ListedFiles> {
+		const entries = await fs.promises.readdir(this.getFullPath(normalizedPath), { withFileTypes: true });
+		const join = (name: string) => (normalizedPath === "/" || normalizedPath === "" ? name : `${normalizedPath}/${name}`);
+		return {
+			files: entries.filter((entry) => !entry.isDirectory()).map((entry) => join(entry.name)),
+			folders: entries.filter((entry) => entry.isDirectory()).map((entry) => join(entry.name)),
+		};
 	}
 }
 

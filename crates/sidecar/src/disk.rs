@@ -1,0 +1,274 @@
+//! The filesystem operations that change a vault, behind one trait, so that the code applying
+//! a plan (`apply`) and the code undoing one (`journal`) can be driven by tests through a disk
+//! that fails, or stops, at any chosen step. The shipped binary only ever uses [`RealDisk`];
+//! nothing a user sets can make it fail on purpose.
+//!
+//! Reads are not here: a read that fails happens before anything is changed, and is refused
+//! like any other surprise (`concurrent_modification`).
+
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Every change the sidecar makes to a vault folder goes through one of these.
+pub trait Disk {
+    /// Creates `path`, which must not exist, writes `bytes` into it and syncs it to storage.
+    fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
+    /// Renames `from` to `to`, replacing a file at `to`.
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
+    fn remove_file(&self, path: &Path) -> io::Result<()>;
+    fn create_dir(&self, path: &Path) -> io::Result<()>;
+    /// Removes an empty folder; fails on one that holds anything.
+    fn remove_dir(&self, path: &Path) -> io::Result<()>;
+    /// Gives `to` the permissions of `from`.
+    fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// Makes the folder's entries (files created, renamed or removed in it) durable.
+    fn sync_dir(&self, path: &Path) -> io::Result<()>;
+}
+
+/// The real filesystem.
+#[derive(Debug, Clone, Copy)]
+pub struct RealDisk;
+
+impl Disk for RealDisk {
+    fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        // Private until it takes the note's own permissions: the journal and temporary files
+        // hold notes' texts.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(path)?;
+        file.write_all(bytes)?;
+        file.sync_all()
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        std::fs::rename(from, to)
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        std::fs::remove_file(path)
+    }
+
+    fn create_dir(&self, path: &Path) -> io::Result<()> {
+        std::fs::create_dir(path)
+    }
+
+    fn remove_dir(&self, path: &Path) -> io::Result<()> {
+        std::fs::remove_dir(path)
+    }
+
+    fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let permissions = std::fs::metadata(from)?.permissions();
+        std::fs::set_permissions(to, permissions)
+    }
+
+    #[cfg(unix)]
+    fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        std::fs::File::open(path)?.sync_all()
+    }
+
+    #[cfg(not(unix))]
+    fn sync_dir(&self, _path: &Path) -> io::Result<()> {
+        // Windows cannot open a folder as a file to sync it; NTFS journals its metadata.
+        Ok(())
+    }
+}
+
+/// Whether `path` exists with exactly this spelling of its last name. On a case-insensitive
+/// filesystem `a.md` "exists" when only `A.md` does; reading the folder tells them apart.
+pub fn exists_exactly(path: &Path) -> bool {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return path.exists();
+    };
+    match std::fs::read_dir(parent) {
+        Ok(entries) => entries.flatten().any(|entry| entry.file_name() == name),
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+pub mod testing {
+    //! Disks for tests: one that fails a chosen step, one that stops at a chosen step so the
+    //! process can be killed there, and one that behaves like a case-insensitive filesystem.
+
+    use std::cell::{Cell, RefCell};
+    use std::io::{self, Write as _};
+    use std::path::{Path, PathBuf};
+
+    use super::{Disk, RealDisk};
+
+    /// How an injected failure looks to the caller.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Fault {
+        /// EIO: the device failed.
+        Io,
+        /// EACCES: a read-only file or folder.
+        ReadOnly,
+        /// ENOSPC: the disk is full. A write fails after writing half its bytes.
+        Full,
+    }
+
+    impl Fault {
+        pub const ALL: [Fault; 3] = [Fault::Io, Fault::ReadOnly, Fault::Full];
+
+        fn error(self) -> io::Error {
+            io::Error::from_raw_os_error(match self {
+                Fault::Io => 5,
+                Fault::ReadOnly => 13,
+                Fault::Full => 28,
+            })
+        }
+    }
+
+    /// The real disk, except that step number `fail_at` (counting every change from 0) fails
+    /// with `fault`, and every later `also_fail` step too.
+    #[derive(Debug)]
+    pub struct FaultyDisk {
+        pub fault: Fault,
+        pub fail_at: usize,
+        /// Steps after `fail_at` that fail as well (the undo failing too).
+        pub also_fail: Vec<usize>,
+        pub steps: Cell<usize>,
+        pub failed: Cell<bool>,
+    }
+
+    impl FaultyDisk {
+        pub fn new(fault: Fault, fail_at: usize) -> FaultyDisk {
+            FaultyDisk { fault, fail_at, also_fail: Vec::new(), steps: Cell::new(0), failed: Cell::new(false) }
+        }
+
+        fn step(&self) -> Option<io::Error> {
+            let step = self.steps.get();
+            self.steps.set(step + 1);
+            if step == self.fail_at || self.also_fail.contains(&step) {
+                self.failed.set(true);
+                return Some(self.fault.error());
+            }
+            None
+        }
+    }
+
+    impl Disk for FaultyDisk {
+        fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+            if let Some(error) = self.step() {
+                if self.fault == Fault::Full {
+                    // A full disk takes part of the write before it refuses the rest.
+                    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+                    file.write_all(&bytes[..bytes.len() / 2])?;
+                }
+                return Err(error);
+            }
+            RealDisk.write_new(path, bytes)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.step().map_or_else(|| RealDisk.rename(from, to), Err)
+        }
+        fn remove_file(&self, path: &Path) -> io::Result<()> {
+            self.step().map_or_else(|| RealDisk.remove_file(path), Err)
+        }
+        fn create_dir(&self, path: &Path) -> io::Result<()> {
+            self.step().map_or_else(|| RealDisk.create_dir(path), Err)
+        }
+        fn remove_dir(&self, path: &Path) -> io::Result<()> {
+            self.step().map_or_else(|| RealDisk.remove_dir(path), Err)
+        }
+        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.step().map_or_else(|| RealDisk.copy_permissions(from, to), Err)
+        }
+        fn sync_dir(&self, path: &Path) -> io::Result<()> {
+            self.step().map_or_else(|| RealDisk.sync_dir(path), Err)
+        }
+    }
+
+    /// The real disk, except that before step `hold_at` it prints `HOLD <step>` on stdout and
+    /// waits forever, for the test that started this process to kill it there.
+    #[derive(Debug)]
+    pub struct HoldingDisk {
+        pub hold_at: usize,
+        pub steps: Cell<usize>,
+    }
+
+    impl HoldingDisk {
+        fn step(&self) {
+            let step = self.steps.get();
+            self.steps.set(step + 1);
+            if step == self.hold_at {
+                let mut out = io::stdout().lock();
+                let _ = writeln!(out, "HOLD {step}");
+                let _ = out.flush();
+                loop {
+                    std::thread::sleep(std::time::Duration::from_secs(60));
+                }
+            }
+        }
+    }
+
+    impl Disk for HoldingDisk {
+        fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+            self.step();
+            RealDisk.write_new(path, bytes)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.step();
+            RealDisk.rename(from, to)
+        }
+        fn remove_file(&self, path: &Path) -> io::Result<()> {
+            self.step();
+            RealDisk.remove_file(path)
+        }
+        fn create_dir(&self, path: &Path) -> io::Result<()> {
+            self.step();
+            RealDisk.create_dir(path)
+        }
+        fn remove_dir(&self, path: &Path) -> io::Result<()> {
+            self.step();
+            RealDisk.remove_dir(path)
+        }
+        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.step();
+            RealDisk.copy_permissions(from, to)
+        }
+        fn sync_dir(&self, path: &Path) -> io::Result<()> {
+            self.step();
+            RealDisk.sync_dir(path)
+        }
+    }
+
+    /// A disk that renames as some case-insensitive filesystems do (FAT, some network shares):
+    /// a rename between two spellings of one name does nothing, and a rename onto a name that
+    /// differs only in case from an existing file replaces that file. It records every rename.
+    #[derive(Debug, Default)]
+    pub struct CaseInsensitiveDisk {
+        pub renames: RefCell<Vec<(PathBuf, PathBuf)>>,
+    }
+
+    impl Disk for CaseInsensitiveDisk {
+        fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+            RealDisk.write_new(path, bytes)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.renames.borrow_mut().push((from.to_owned(), to.to_owned()));
+            let folded = |path: &Path| path.to_string_lossy().to_lowercase();
+            if folded(from) == folded(to) {
+                return Ok(());
+            }
+            RealDisk.rename(from, to)
+        }
+        fn remove_file(&self, path: &Path) -> io::Result<()> {
+            RealDisk.remove_file(path)
+        }
+        fn create_dir(&self, path: &Path) -> io::Result<()> {
+            RealDisk.create_dir(path)
+        }
+        fn remove_dir(&self, path: &Path) -> io::Result<()> {
+            RealDisk.remove_dir(path)
+        }
+        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
+            RealDisk.copy_permissions(from, to)
+        }
+        fn sync_dir(&self, path: &Path) -> io::Result<()> {
+            RealDisk.sync_dir(path)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! The journal of a batch being applied inside Obsidian: the same file, in the same format, as
+//! the sidecar writes before it changes the folder (`crates/sidecar/src/journal.rs`), at
+//! `<vault>/.vaultlink/journal.json`. It holds the pre-image of every note the batch rewrites
+//! and every file it moves, is written before the first change and removed once the batch is
+//! done or undone. If Obsidian stops part way (a crash, a kill, a power cut), the journal is
+//! left, `vaultlink recover <vault>` undoes the batch from it, and until then every move (from
+//! either side) is refused with `interrupted_change`, so nothing builds on a half-made batch.
+
+import type { DataAdapter } from "obsidian";
+import type { ToolError } from "../wasm";
+
+export const JOURNAL_FOLDER = ".vaultlink";
+export const JOURNAL_PATH = `${JOURNAL_FOLDER}/journal.json`;
+
+export interface Journal {
+	version: 1;
+	/** The process applying the batch: Obsidian's, here. */
+	pid: number;
+	tool: string;
+	started_unix_ms: number;
+	/** `temporary` is empty: `vault.process` writes in place. */
+	writes: { path: string; temporary: string; before: string; after_hash: string }[];
+	moves: { from: string; to: string; via: string | null }[];
+	made_folders: string[];
+}
+
+/** The `pid` of a journal whose batch failed and could not be wholly undone: nobody applies it any more. */
+export const ABANDONED = 0;
+
+type JournalAdapter = Pick<DataAdapter, "exists" | "read" | "write" | "remove" | "mkdir" | "rmdir" | "list">;
+
+/** Whether a process with this id runs; one that cannot be asked counts as running. */
+function processAlive(pid: number): boolean {
+	if (pid <= ABANDONED) return false;
+	if (pid === process.pid) return true;
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "EPERM";
+	}
+}
+
+/** Why a batch cannot start while a journal is there. */
+async function refusal(adapter: JournalAdapter): Promise<ToolError> {
+	let journal: Partial<Journal> | null = null;
+	try {
+		journal = JSON.parse(await adapter.read(JOURNAL_PATH)) as Partial<Journal>;
+	} catch {
+		journal = null;
+	}
+	const owner = journal === null ? "an unreadable journal" : `${String(journal.tool)} by process ${String(journal.pid)}`;
+	if (journal !== null && typeof journal.pid === "number" && processAlive(journal.pid)) {
+		return {
+			code: "change_in_progress",
+			message: `another change to this vault is being applied (${owner}); nothing was changed`,
+			hint: "Wait for it to finish, then preview the change again.",
+			retryable: true,
+		};
+	}
+	return {
+		code: "interrupted_change",
+		message: `an earlier change to this vault was interrupted (${owner}) and is not undone yet; nothing was changed`,
+		hint: "Run `vaultlink recover <vault folder>` (the sidecar also does it by itself when it next reads the vault), then preview the change again.",
+		retryable: true,
+	};
+}
+
+/** Writes the journal before the batch's first change; a refusal, changing nothing, when one is there. */
+export async function beginJournal(adapter: JournalAdapter, journal: Journal): Promise<ToolError | null> {
+	if (await adapter.exists(JOURNAL_PATH)) return refusal(adapter);
+	try {
+		if (!(await adapter.exists(JOURNAL_FOLDER))) await adapter.mkdir(JOURNAL_FOLDER);
+		await adapter.write(JOURNAL_PATH, JSON.stringify(journal));
+	} catch (error) {
+		await finishJournal(adapter);
+		return {
+			code: "write_failed",
+			message: `writing the journal ${JOURNAL_PATH} failed (${error instanceof Error ? error.message : String(error)}); nothing was changed`,
+			hint: "Check the vault folder's permissions and free space, then try again.",
+			retryable: true,
+		};
+	}
+	return null;
+}
+
+/** Removes the journal, and its folder when nothing else is in it. */
+export async function finishJournal(adapter: JournalAdapter): Promise<void> {
+	try {
+		if (await adapter.exists(JOURNAL_PATH)) await adapter.remove(JOURNAL_PATH);
+		const left = await adapter.list(JOURNAL_FOLDER);
+		if (left.files.length === 0 && left.folders.length === 0) await adapter.rmdir(JOURNAL_FOLDER, false);
+	} catch {
+		// The folder is gone already, or holds saved pre-images: either way nothing to tidy.
+	}
+}
+
+/** Marks the journal of a batch that could not be wholly undone as abandoned, so `vaultlink recover` may run while Obsidian does. */
+export async function abandonJournal(adapter: JournalAdapter): Promise<void> {
+	try {
+		const journal = JSON.parse(await adapter.read(JOURNAL_PATH)) as Journal;
+		await adapter.write(JOURNAL_PATH, JSON.stringify({ ...journal, pid: ABANDONED }));
+	} catch (error) {
+		console.error("vaultlink: marking the journal of a failed move as abandoned failed", error);
+	}
+}

@@ -1,0 +1,199 @@
+//! The fault matrix inside Obsidian (the test double on a real folder): a full disk and a
+//! read-only note part way through a batch, the journal written before the first change and
+//! gone after the last, and Obsidian killed part way: a real Node process applying a move is
+//! killed (SIGKILL) before each rename or write in turn, and `vaultlink recover`, the real
+//! sidecar binary, restores the vault from the journal the plugin left.
+
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { test, type TestContext } from "node:test";
+import { JOURNAL_PATH } from "../move/journal";
+import { runTool } from "../tools";
+import type { ToolError, ToolOutcome } from "../wasm";
+import type { TFile } from "./obsidian-double";
+import { REPO_ROOT, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+
+useTemporaryRuntimeDirectory();
+
+const BATCH = `
+//- A.md
+[[Old]] and [[Old]]
+//- C.md
+![[Old]]
+//- Old.md
+# Old
+`;
+
+const MOVE = { from: "Old.md", to: "deep/New.md", dry_run: false };
+
+function errorOf(outcome: ToolOutcome): ToolError {
+	assert.ok(!outcome.ok, `expected an error, got ${JSON.stringify(outcome)}`);
+	return outcome.error;
+}
+
+async function open(t: TestContext) {
+	const vaultDir = writeFixtureVault(BATCH);
+	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
+	t.after(() => plugin.unload());
+	const host = plugin.toolHost;
+	assert.ok(host !== null);
+	return { vaultDir, app, host };
+}
+
+test("the journal holds every pre-image while the batch runs, and is gone once it is done", async (t) => {
+	const { vaultDir, app, host } = await open(t);
+	const seen: unknown[] = [];
+	const rename = app.vault.rename.bind(app.vault);
+	t.mock.method(app.vault, "rename", (file: TFile, to: string) => {
+		seen.push(JSON.parse(fs.readFileSync(path.join(vaultDir, JOURNAL_PATH), "utf8")));
+		return rename(file, to);
+	});
+	assert.ok((await runTool(host, "move_note", MOVE)).ok);
+	assert.equal(seen.length, 1);
+	const journal = seen[0] as { pid: number; writes: { path: string; before: string }[]; moves: { from: string; to: string }[]; made_folders: string[] };
+	assert.equal(journal.pid, process.pid);
+	assert.deepEqual(journal.writes.map((write) => [write.path, write.before]), [["A.md", "[[Old]] and [[Old]]"], ["C.md", "![[Old]]"]]);
+	assert.deepEqual(journal.moves, [{ from: "Old.md", to: "deep/New.md", via: null }]);
+	assert.deepEqual(journal.made_folders, ["deep"]);
+	assert.equal(fs.existsSync(path.join(vaultDir, ".vaultlink")), false, "no journal, no folder left");
+});
+
+test("a full disk or a read-only note part way through: the vault is byte-identical and no journal is left", async (t) => {
+	for (const [code, message] of [
+		["ENOSPC", "ENOSPC: no space left on device, write"],
+		["EACCES", "EACCES: permission denied, open 'C.md'"],
+		["EIO", "EIO: i/o error, write"],
+	] as const) {
+		const { vaultDir, app, host } = await open(t);
+		const before = snapshotVault(vaultDir);
+		const processNote = app.vault.process.bind(app.vault);
+		const mocked = t.mock.method(app.vault, "process", (file: TFile, fn: (data: string) => string) => {
+			if (file.path === "C.md") return Promise.reject(Object.assign(new Error(message), { code }));
+			return processNote(file, fn);
+		});
+		const error = errorOf(await runTool(host, "move_note", MOVE));
+		mocked.mock.restore();
+		assert.equal(error.code, "write_failed");
+		assert.equal(error.message, `writing C.md failed: ${message}; every change made so far was undone`);
+		assert.deepEqual(snapshotVault(vaultDir), before, code);
+	}
+});
+
+test("a batch is refused while an interrupted one's journal is in the vault", async (t) => {
+	const { vaultDir, host } = await open(t);
+	fs.mkdirSync(path.join(vaultDir, ".vaultlink"));
+	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), JSON.stringify({ version: 1, pid: 0, tool: "move_note", started_unix_ms: 0, writes: [], moves: [], made_folders: [] }));
+	const before = snapshotVault(vaultDir);
+	const error = errorOf(await runTool(host, "move_note", MOVE));
+	assert.equal(error.code, "interrupted_change");
+	assert.match(error.hint, /vaultlink recover/);
+	assert.deepEqual(snapshotVault(vaultDir), before);
+});
+
+test("an undo that fails too keeps the journal, marked abandoned, and `vaultlink recover` finishes the undo while the plugin runs", async (t) => {
+	const { vaultDir, app, host } = await open(t);
+	const before = snapshotVault(vaultDir);
+	app.vault.failNext("rename", "Old.md");
+	// C.md's write goes through; writing its old text back does not.
+	let writesOfC = 0;
+	const processNote = app.vault.process.bind(app.vault);
+	t.mock.method(app.vault, "process", (file: TFile, fn: (data: string) => string) => {
+		if (file.path === "C.md" && ++writesOfC === 2) return Promise.reject(new Error("EIO: i/o error, write"));
+		return processNote(file, fn);
+	});
+	const error = errorOf(await runTool(host, "move_note", MOVE));
+	assert.equal(error.code, "write_failed");
+	assert.match(error.message, /undoing the changes made so far failed in part: C\.md could not be restored/);
+	assert.match(error.hint, /vaultlink recover/);
+	const journal = JSON.parse(fs.readFileSync(path.join(vaultDir, JOURNAL_PATH), "utf8")) as { pid: number };
+	assert.equal(journal.pid, 0, "abandoned: no process applies it any more");
+	const recovered = spawnSync(sidecarBinary(), ["recover", vaultDir], { encoding: "utf8" });
+	assert.equal(recovered.status, 0, recovered.stderr);
+	assert.deepEqual(snapshotVault(vaultDir), before);
+});
+
+test("a delete whose move to the trash fails leaves the note where it was", async (t) => {
+	const { vaultDir, app, host } = await open(t);
+	const before = snapshotVault(vaultDir);
+	t.mock.method(app.fileManager, "trashFile", () => Promise.reject(Object.assign(new Error("ENOSPC: no space left on device, rename"), { code: "ENOSPC" })));
+	const error = errorOf(await runTool(host, "delete_note", { path: "Old.md", confirm: true, force: true }));
+	assert.equal(error.code, "write_failed");
+	assert.match(error.message, /^moving `Old\.md` to the trash failed \(ENOSPC: no space left on device, rename\); nothing was deleted$/);
+	assert.deepEqual(snapshotVault(vaultDir), before);
+});
+
+function sidecarBinary(): string {
+	const binary = path.join(REPO_ROOT, "target", "debug", process.platform === "win32" ? "vaultlink.exe" : "vaultlink");
+	assert.ok(fs.existsSync(binary), `${binary} is built (scripts/build.sh builds it)`);
+	return binary;
+}
+
+/** Set in the child process: `<step> <vault folder>`. */
+const KILL_CHILD = "VAULTLINK_TEST_KILL_CHILD";
+
+/**
+ * The child: the plugin on the vault applies the move, and stops before its `step`th write or
+ * rename to be killed there.
+ */
+async function child(spec: string): Promise<void> {
+	const [step, vaultDir] = [Number(spec.slice(0, spec.indexOf(" "))), spec.slice(spec.indexOf(" ") + 1)];
+	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
+	let count = 0;
+	const hold = () => {
+		if (count++ === step) {
+			process.stdout.write("HOLD\n");
+			return new Promise<never>(() => setInterval(() => undefined, 60_000));
+		}
+		return null;
+	};
+	const process_ = app.vault.process.bind(app.vault);
+	const rename = app.vault.rename.bind(app.vault);
+	const createFolder = app.vault.createFolder.bind(app.vault);
+	app.vault.process = (file, fn) => hold() ?? process_(file, fn);
+	app.vault.rename = (file, to) => hold() ?? rename(file, to);
+	app.vault.createFolder = (folder) => hold() ?? createFolder(folder);
+	const host = plugin.toolHost;
+	assert.ok(host !== null);
+	const outcome = await runTool(host, "move_note", MOVE);
+	process.stdout.write(`DONE ${JSON.stringify(outcome.ok)}\n`);
+	plugin.unload();
+}
+
+if (process.env[KILL_CHILD] !== undefined) {
+	void child(process.env[KILL_CHILD]);
+} else {
+	test("Obsidian killed before each change of a batch: `vaultlink recover` restores the vault from the plugin's journal", async () => {
+		const binary = sidecarBinary();
+		for (let step = 0; ; step += 1) {
+			const vaultDir = writeFixtureVault(BATCH);
+			const before = snapshotVault(vaultDir);
+			const running = spawn(process.execPath, [__filename], { env: { ...process.env, [KILL_CHILD]: `${step} ${vaultDir}` }, stdio: ["ignore", "pipe", "inherit"] });
+			const said = await new Promise<string>((resolve) => {
+				let output = "";
+				running.stdout.setEncoding("utf8");
+				running.stdout.on("data", (chunk: string) => {
+					output += chunk;
+					if (output.includes("HOLD") || output.includes("DONE")) resolve(output);
+				});
+				running.on("close", () => resolve(output));
+			});
+			if (said.includes("DONE")) {
+				await new Promise((resolve) => running.on("close", resolve));
+				assert.match(said, /DONE true/);
+				assert.ok(step >= 4, `the batch took ${step} changes`);
+				assert.equal(fs.existsSync(path.join(vaultDir, JOURNAL_PATH)), false);
+				break;
+			}
+			assert.match(said, /HOLD/, `the child stopped at change ${step}`);
+			running.kill("SIGKILL");
+			await new Promise((resolve) => running.on("close", resolve));
+			assert.ok(fs.existsSync(path.join(vaultDir, JOURNAL_PATH)), `the journal is left after a kill at change ${step}`);
+			const recovered = spawnSync(binary, ["recover", vaultDir], { encoding: "utf8" });
+			assert.equal(recovered.status, 0, recovered.stderr);
+			assert.match(recovered.stdout, /^undid an interrupted move_note/);
+			assert.deepEqual(snapshotVault(vaultDir), before, `killed at change ${step}, then recovered`);
+		}
+	});
+}
