@@ -27,7 +27,7 @@ export VAULTLINK_BENCH_FIGURES="$PWD/$figures"
 step() { printf '\n== %s\n' "$*" >&2; }
 
 step "setup and release builds"
-scripts/setup.sh build >&2
+scripts/setup.sh test >&2   # the test setup: Chromium and the Python MCP SDK are measured with
 cargo build --release -p vaultlink -p vaultlink-bench >&2
 scripts/build.sh >&2
 npm run --silent build:host >&2

@@ -20,6 +20,7 @@ declare global {
 function run(): unknown {
 	const vault = window.VAULTLINK_BENCH_VAULT;
 	if (vault === undefined) return { error: "the page holds no vault" };
+	delete window.VAULTLINK_BENCH_VAULT;
 	initialiseEngine();
 	const times: number[] = [];
 	let notes = 0;
@@ -34,6 +35,8 @@ function run(): unknown {
 	return { times, notes, userAgent: navigator.userAgent };
 }
 
+// The page's own copy of the vault would come back in `--dump-dom`: drop it once read.
+for (const script of Array.from(document.querySelectorAll("script"))) script.remove();
 const result = document.createElement("pre");
 result.id = "result";
 try {

@@ -65,12 +65,19 @@ for (const vaultDir of process.argv.slice(2)) {
 	// In a <script>, "</" would end it early; JSON allows the escaped form.
 	const json = JSON.stringify(vault).replace(/<\//g, "<\\/");
 	fs.writeFileSync(page, `<!doctype html>\n<html><head><meta charset="utf-8"></head><body><script>window.VAULTLINK_BENCH_VAULT = ${json};</script><script src="bench.js"></script></body></html>\n`);
-	const dom = execFileSync(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--js-flags=--max-old-space-size=4096", "--dump-dom", `file://${page}`], {
-		encoding: "utf8",
-		maxBuffer: 64 * 1024 * 1024,
-		stdio: ["ignore", "pipe", "ignore"],
-		timeout: 600_000,
-	});
+	let dom;
+	try {
+		dom = execFileSync(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--js-flags=--max-old-space-size=4096", "--dump-dom", `file://${page}`], {
+			encoding: "utf8",
+			maxBuffer: 64 * 1024 * 1024,
+			stdio: ["ignore", "pipe", "ignore"],
+			timeout: 600_000,
+		});
+	} catch (error) {
+		console.log(`| ${path.basename(path.resolve(vaultDir))} | | failed: ${String(error?.code ?? error?.message ?? error)} | |`);
+		fs.rmSync(page, { force: true });
+		continue;
+	}
 	const found = /<pre id="result">([^]*?)<\/pre>/.exec(dom);
 	const result = found === null ? { error: "the page wrote no result" } : JSON.parse(found[1].replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&"));
 	const name = path.basename(path.resolve(vaultDir));

@@ -113,7 +113,7 @@ fn main() -> Result<()> {
             println!(
                 "| vault | notes | index in memory | lint without near_duplicate | ratio | near_duplicate pass | sketching every body (in the index) | findings | find_existing_page (median of 9 topics) |"
             );
-            println!("|---|---:|---:|---:|---:|---:|---:|");
+            println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
             for folder in folders {
                 lint(&folder)?;
             }
