@@ -83,7 +83,7 @@ fn plan(count: usize, random: &mut Random) -> Plan {
         let title: Vec<String> = (0..words).map(|_| word(random.below(3000))).collect();
         let mut title = capitalised(&title.join(" "));
         // About one note in five hundred shares its name with a note elsewhere.
-        let shared = random.next() % 500 == 0 && !notes.is_empty();
+        let shared = random.next().is_multiple_of(500) && !notes.is_empty();
         if shared {
             // From the less linked half: a popular page rarely has a namesake.
             let other = notes.len() / 2 + random.below(notes.len() - notes.len() / 2);

@@ -73,12 +73,8 @@ fn main() -> Result<()> {
     }
     if command == "most-linked" {
         let folder = PathBuf::from(args.next().context("usage: vaultlink-bench most-linked <vault folder>")?);
-        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
-        for note in read_vault(&folder)? {
-            vault.upsert(&note.path, &note.text);
-        }
-        let most = vault.note_paths().max_by_key(|path| (vault.backlinks(path).len(), std::cmp::Reverse(*path))).context("no notes")?;
-        println!("{most}");
+        let vault = build(&read_vault(&folder)?);
+        println!("{}", most_linked(&vault).context("the vault has no notes")?);
         return Ok(());
     }
     if command == "generate" {
@@ -176,6 +172,11 @@ fn index_memory(folder: &Path) -> Result<isize> {
         bail!("measuring the index's memory failed: {}", String::from_utf8_lossy(&output.stderr));
     }
     String::from_utf8_lossy(&output.stdout).trim().parse().context("index-memory printed no number")
+}
+
+/// The note with the most links in (the first by path among equals).
+fn most_linked(vault: &Vault) -> Option<&str> {
+    vault.note_paths().max_by_key(|path| (vault.backlinks(path).len(), std::cmp::Reverse(*path)))
 }
 
 /// An index of `notes` built as the sidecar builds one (each note prepared, then all inserted
@@ -316,15 +317,8 @@ fn index(folder: &Path) -> Result<()> {
 fn moves(folder: &Path) -> Result<()> {
     let notes = read_vault(folder)?;
     let texts: std::collections::BTreeMap<String, String> = notes.iter().map(|note| (note.path.clone(), note.text.clone())).collect();
-    let mut vault = Vault::new(IndexConfig::obsidian_defaults());
-    for note in &notes {
-        vault.upsert(&note.path, &note.text);
-    }
-    let most_linked = vault
-        .note_paths()
-        .max_by_key(|path| (vault.backlinks(path).len(), std::cmp::Reverse(*path)))
-        .map(str::to_owned)
-        .context("the vault has no notes")?;
+    let vault = build(&notes);
+    let most_linked = most_linked(&vault).map(str::to_owned).context("the vault has no notes")?;
     let mut folder_sizes: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     // Notes in each folder and below it: moving a folder moves them all.
     for path in vault.note_paths() {
