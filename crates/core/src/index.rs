@@ -691,7 +691,7 @@ fn note_facts(path: &str, text: &str, parsed: &ParsedNote) -> NoteFacts {
             }
         }
     }
-    if fold(resolve::file_name(path)) == "schema.md" {
+    if crate::lint::is_schema_file(path) {
         facts.schema = Some(Box::new(crate::lint::schema::read_schema_file(text)));
     }
     facts

@@ -8,7 +8,6 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::json;
 
 use super::{identities, identity_key, Context, Example, Facet, Findings, Proposal, Rule};
-use crate::resolve::{file_name, fold};
 
 pub const RULE: Rule = Rule {
     kind: "duplicate_identity",
@@ -36,7 +35,7 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
     // Every name, to the notes known by it and how.
     let mut names: HashMap<String, Vec<Holder<'_>>> = HashMap::new();
     for note in context.vault.notes() {
-        if fold(file_name(note.path)) == "schema.md" {
+        if super::is_schema_file(note.path) {
             continue;
         }
         for (facet, name) in identities(&note) {

@@ -289,6 +289,12 @@ pub fn link_target_for(vault: &Vault, path: &str) -> String {
     }
 }
 
+/// True for a note named `SCHEMA.md` (any case): the wiki's schema, never a lint subject of the
+/// page kinds.
+pub fn is_schema_file(path: &str) -> bool {
+    fold(resolve::file_name(path)) == "schema.md"
+}
+
 /// A path or file name without its `.md`.
 pub fn note_stem(text: &str) -> &str {
     if is_note_path(text) {

@@ -15,7 +15,6 @@ use serde_json::json;
 
 use super::{Context, Example, Findings, Proposal, Rule};
 use crate::index::NoteView;
-use crate::resolve::{file_name, fold};
 use crate::sketch::{MIN_WORDS, SHINGLE_WORDS, SKETCH_SIZE};
 
 /// The least estimated similarity reported.
@@ -53,7 +52,7 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
     let notes: Vec<NoteView<'_>> = context
         .vault
         .notes()
-        .filter(|note| note.sketch.is_comparable() && fold(file_name(note.path)) != "schema.md")
+        .filter(|note| note.sketch.is_comparable() && !super::is_schema_file(note.path))
         .collect();
     let mut holders: HashMap<u32, Vec<u32>> = HashMap::new();
     for (index, note) in notes.iter().enumerate() {

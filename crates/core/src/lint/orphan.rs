@@ -3,7 +3,6 @@
 //! it.
 
 use super::{Context, Example, Findings, Proposal, Rule};
-use crate::resolve::{file_name, fold};
 
 pub const RULE: Rule = Rule {
     kind: "orphan",
@@ -19,7 +18,7 @@ pub const RULE: Rule = Rule {
 
 fn check(context: &Context<'_>, findings: &mut Findings) {
     for note in context.subjects() {
-        if context.vault.inbound_count(note.path) > 0 || fold(file_name(note.path)) == "schema.md" {
+        if context.vault.inbound_count(note.path) > 0 || super::is_schema_file(note.path) {
             continue;
         }
         findings.proposals.push(Proposal::new(

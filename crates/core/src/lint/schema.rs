@@ -255,7 +255,7 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
     }
     let mut violations = Vec::new();
     for note in context.subjects() {
-        if fold(file_name(note.path)) == "schema.md" {
+        if super::is_schema_file(note.path) {
             continue;
         }
         let Some((schema_path, file)) = governing(&schemas, note.path) else { continue };
