@@ -40,8 +40,10 @@ impl Random {
     }
 }
 
-const SYLLABLES: [&str; 24] =
-    ["ka", "lo", "mi", "ren", "ta", "vo", "shi", "el", "dor", "an", "qu", "is", "ber", "ul", "na", "ox", "pe", "ri", "sa", "ton", "ga", "me", "li", "zu"];
+const SYLLABLES: [&str; 24] = [
+    "ka", "lo", "mi", "ren", "ta", "vo", "shi", "el", "dor", "an", "qu", "is", "ber", "ul", "na", "ox", "pe", "ri", "sa", "ton", "ga",
+    "me", "li", "zu",
+];
 
 /// A word of two or three syllables; `index` picks it, so the vocabulary is fixed.
 fn word(index: usize) -> String {

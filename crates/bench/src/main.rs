@@ -330,15 +330,26 @@ fn moves(folder: &Path) -> Result<()> {
     let name = vault_name(folder);
     // A rename, so every link to the note must be rewritten.
     let renamed = format!("moved/{} (renamed).md", most_linked.rsplit('/').next().unwrap_or(&most_linked).trim_end_matches(".md"));
-    let mut cases = vec![("move_most_linked_ms", format!("{most_linked} ({} links in), renamed", vault.backlinks(&most_linked).len()), most_linked.clone(), renamed)];
+    let mut cases = vec![(
+        "move_most_linked_ms",
+        format!("{most_linked} ({} links in), renamed", vault.backlinks(&most_linked).len()),
+        most_linked.clone(),
+        renamed,
+    )];
     if let Some((folder_path, count)) = folder_to_move {
         record(&name, "move_folder_notes", count as f64);
-        cases.push(("move_folder_ms", format!("folder {folder_path} ({count} notes)"), folder_path.clone(), format!("moved/{folder_path}")));
+        cases.push((
+            "move_folder_ms",
+            format!("folder {folder_path} ({count} notes)"),
+            folder_path.clone(),
+            format!("moved/{folder_path}"),
+        ));
     }
     for (figure, what, from, to) in cases {
         let plan_once = || {
             let needed = vaultlink_core::rename::notes_to_read(&vault, &from, &to)?;
-            let wanted: std::collections::BTreeMap<String, String> = needed.into_iter().map(|path| (path.clone(), texts[&path].clone())).collect();
+            let wanted: std::collections::BTreeMap<String, String> =
+                needed.into_iter().map(|path| (path.clone(), texts[&path].clone())).collect();
             vaultlink_core::rename::plan_move(&vault, &from, &to, &wanted)
         };
         match plan_once() {
@@ -380,11 +391,8 @@ fn lint(folder: &Path) -> Result<()> {
         response_format: ResponseFormat::Concise,
     };
     let findings = ops::lint_wiki(&vault, &arguments).map(|report| report.total).unwrap_or(0);
-    let others: Vec<String> = vaultlink_core::lint::RULES
-        .iter()
-        .filter(|rule| rule.kind != "near_duplicate")
-        .map(|rule| rule.kind.to_owned())
-        .collect();
+    let others: Vec<String> =
+        vaultlink_core::lint::RULES.iter().filter(|rule| rule.kind != "near_duplicate").map(|rule| rule.kind.to_owned()).collect();
     let without_near = LintArguments { kinds: Some(others), ..arguments.clone() };
     let lint_time = median(|| {
         std::hint::black_box(ops::lint_wiki(&vault, &without_near).ok());
@@ -456,28 +464,78 @@ fn targets(file: &Path) -> Result<()> {
     };
     let yoshixi = "yoshixi-zettelkasten";
     let large = "generated-100000";
-    row("index from disk ≤ 250 ms (the sidecar's whole `summary` run)", yoshixi, get(yoshixi, "sidecar_index_ms").map(|ms| (ms, format!("{ms:.0} ms"))), 250.0);
+    row(
+        "index from disk ≤ 250 ms (the sidecar's whole `summary` run)",
+        yoshixi,
+        get(yoshixi, "sidecar_index_ms").map(|ms| (ms, format!("{ms:.0} ms"))),
+        250.0,
+    );
     let ratio = get(yoshixi, "index_from_disk_ms").zip(get(yoshixi, "parse_floor_ms")).map(|(index, floor)| index / floor);
-    row("index from disk ≤ 1.3 × the pulldown-cmark + YAML floor (one core each)", yoshixi, ratio.map(|ratio| (ratio, format!("{ratio:.2} ×"))), 1.3);
+    row(
+        "index from disk ≤ 1.3 × the pulldown-cmark + YAML floor (one core each)",
+        yoshixi,
+        ratio.map(|ratio| (ratio, format!("{ratio:.2} ×"))),
+        1.3,
+    );
     for vault in &vaults {
         for (figure, runtime) in [("wasm_node_in_memory_ms", "Node"), ("wasm_chromium_in_memory_ms", "headless Chromium")] {
             let ratio = get(vault, figure).zip(get(vault, "in_memory_ms")).map(|(wasm, native)| wasm / native);
             if ratio.is_some() {
-                row(&format!("wasm in-memory index ≤ 1.5 × native ({runtime})"), vault, ratio.map(|ratio| (ratio, format!("{ratio:.2} ×"))), 1.5);
+                row(
+                    &format!("wasm in-memory index ≤ 1.5 × native ({runtime})"),
+                    vault,
+                    ratio.map(|ratio| (ratio, format!("{ratio:.2} ×"))),
+                    1.5,
+                );
             }
         }
     }
     row("one-note update p99 ≤ 1 ms", large, get(large, "update_p99_us").map(|us| (us, format!("{us:.0} µs"))), 1000.0);
     for vault in [yoshixi, large] {
-        row("move plan and proof, most-linked note ≤ 10 ms", vault, get(vault, "move_most_linked_ms").map(|ms| (ms, format!("{ms:.1} ms"))), 10.0);
+        row(
+            "move plan and proof, most-linked note ≤ 10 ms",
+            vault,
+            get(vault, "move_most_linked_ms").map(|ms| (ms, format!("{ms:.1} ms"))),
+            10.0,
+        );
         let folder = get(vault, "move_folder_notes").map_or(String::new(), |notes| format!(" ({notes:.0} notes)"));
-        row("move plan and proof, a folder of about 500 notes ≤ 200 ms", vault, get(vault, "move_folder_ms").map(|ms| (ms, format!("{ms:.1} ms{folder}"))), 200.0);
+        row(
+            "move plan and proof, a folder of about 500 notes ≤ 200 ms",
+            vault,
+            get(vault, "move_folder_ms").map(|ms| (ms, format!("{ms:.1} ms{folder}"))),
+            200.0,
+        );
     }
-    row("100,000 notes: index from disk ≤ 2.5 s (the sidecar's whole `summary` run)", large, get(large, "sidecar_index_ms").map(|ms| (ms, format!("{:.2} s", ms / 1e3))), 2500.0);
-    row("100,000 notes: sidecar resident memory < 400 MB", large, get(large, "sidecar_rss_mb").map(|mb| (mb, format!("{mb:.0} MB"))), 400.0);
-    row("get_backlinks through the bridge ≤ 2 ms median", yoshixi, get(yoshixi, "backlinks_bridge_median_ms").map(|ms| (ms, format!("{ms:.2} ms"))), 2.0);
-    row("parse at 150 MB/s or more (one core; shown as seconds per 150 MB)", yoshixi, get(yoshixi, "parse_mb_per_s").map(|rate| (150.0 / rate, format!("{rate:.0} MB/s"))), 1.0);
-    row("lint without near_duplicate ≤ 2 × the index build", yoshixi, get(yoshixi, "lint_ms").zip(get(yoshixi, "lint_index_ms")).map(|(lint, index)| (lint / index, format!("{:.2} ×", lint / index))), 2.0);
+    row(
+        "100,000 notes: index from disk ≤ 2.5 s (the sidecar's whole `summary` run)",
+        large,
+        get(large, "sidecar_index_ms").map(|ms| (ms, format!("{:.2} s", ms / 1e3))),
+        2500.0,
+    );
+    row(
+        "100,000 notes: sidecar resident memory < 400 MB",
+        large,
+        get(large, "sidecar_rss_mb").map(|mb| (mb, format!("{mb:.0} MB"))),
+        400.0,
+    );
+    row(
+        "get_backlinks through the bridge ≤ 2 ms median",
+        yoshixi,
+        get(yoshixi, "backlinks_bridge_median_ms").map(|ms| (ms, format!("{ms:.2} ms"))),
+        2.0,
+    );
+    row(
+        "parse at 150 MB/s or more (one core; shown as seconds per 150 MB)",
+        yoshixi,
+        get(yoshixi, "parse_mb_per_s").map(|rate| (150.0 / rate, format!("{rate:.0} MB/s"))),
+        1.0,
+    );
+    row(
+        "lint without near_duplicate ≤ 2 × the index build",
+        yoshixi,
+        get(yoshixi, "lint_ms").zip(get(yoshixi, "lint_index_ms")).map(|(lint, index)| (lint / index, format!("{:.2} ×", lint / index))),
+        2.0,
+    );
     row("near_duplicate pass ≤ 1 s", yoshixi, get(yoshixi, "near_duplicate_ms").map(|ms| (ms, format!("{ms:.0} ms"))), 1000.0);
     row("find_existing_page ≤ 5 ms", yoshixi, get(yoshixi, "find_existing_page_ms").map(|ms| (ms, format!("{ms:.2} ms"))), 5.0);
     Ok(())

@@ -41,10 +41,8 @@ pub fn from_app_json(app_json: &str) -> (IndexConfig, Vec<String>) {
             config.excluded_folders.push(folder.to_owned());
         }
     }
-    config.attachment_folder = app
-        .attachment_folder_path
-        .map(|folder| folder.trim().trim_end_matches('/').to_owned())
-        .filter(|folder| !folder.is_empty());
+    config.attachment_folder =
+        app.attachment_folder_path.map(|folder| folder.trim().trim_end_matches('/').to_owned()).filter(|folder| !folder.is_empty());
     config.new_link_format = match app.new_link_format.as_deref() {
         None | Some("shortest") => NewLinkFormat::Shortest,
         Some("relative") => NewLinkFormat::Relative,

@@ -84,14 +84,7 @@ pub fn plan_delete(vault: &Vault, path: &str, text: &str) -> Result<DeletePlan, 
                 LinkSource::Body => ("body".to_owned(), None),
                 LinkSource::Property { key, .. } => ("property".to_owned(), Some(key.clone())),
             };
-            Referrer {
-                note: link.source.to_owned(),
-                line: link.link.line,
-                link: written(link.link),
-                kind: link.link.kind,
-                source,
-                key,
-            }
+            Referrer { note: link.source.to_owned(), line: link.link.line, link: written(link.link), kind: link.link.kind, source, key }
         })
         .collect();
     let content_hash = content_hash(text);

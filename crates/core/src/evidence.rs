@@ -120,7 +120,9 @@ pub fn find_evidence(
         return Err(OpError::InvalidArguments { detail: "`title` is empty; give the name of the concept".to_owned() });
     }
     if title.chars().count() > MAX_TITLE_CHARS {
-        return Err(OpError::InvalidArguments { detail: format!("`title` is longer than {MAX_TITLE_CHARS} characters; give the concept's name, not a passage") });
+        return Err(OpError::InvalidArguments {
+            detail: format!("`title` is longer than {MAX_TITLE_CHARS} characters; give the concept's name, not a passage"),
+        });
     }
     let limit = arguments.limit.unwrap_or(DEFAULT_EVIDENCE_LIMIT);
     if limit == 0 || limit > MAX_LIMIT {
@@ -128,11 +130,8 @@ pub fn find_evidence(
     }
     let key = identity_key(title);
     let words = topic_words(title);
-    let named: HashSet<&str> = vault
-        .notes()
-        .filter(|note| identities(note).any(|(_, name)| same_identity(&key, name)))
-        .map(|note| note.path)
-        .collect();
+    let named: HashSet<&str> =
+        vault.notes().filter(|note| identities(note).any(|(_, name)| same_identity(&key, name))).map(|note| note.path).collect();
     let first_word = key.split(' ').next().unwrap_or(&key).to_owned();
     let mut found: Vec<(EvidenceMatch, usize)> = Vec::new();
     let mut unread = Vec::new();
@@ -166,12 +165,8 @@ pub fn find_evidence(
                 }
             }
         }
-        let in_properties = note
-            .facts
-            .properties
-            .iter()
-            .flat_map(|property| &property.values)
-            .any(|value| find_phrase(&fold(value), &key).is_some());
+        let in_properties =
+            note.facts.properties.iter().flat_map(|property| &property.values).any(|value| find_phrase(&fold(value), &key).is_some());
         if in_properties {
             strength = strongest(strength, Strength::Frontmatter);
         }
@@ -285,7 +280,8 @@ struct Scan {
 /// skipped), counting the paragraphs' mentions of `key`.
 fn scan_prose(text: &str, key: &str, link_line: Option<u32>) -> Scan {
     let body_start = find_block(text).map_or(0, |block| block.span.end);
-    let mut reader = ProseReader { key, link_line, lines: LineCounter::new(text), paragraph: String::new(), span: None, scan: Scan::default() };
+    let mut reader =
+        ProseReader { key, link_line, lines: LineCounter::new(text), paragraph: String::new(), span: None, scan: Scan::default() };
     // Depth inside blocks whose text is not prose.
     let mut skipping = 0u32;
     for (event, range) in Parser::new_ext(&text[body_start..], markdown_options()).into_offset_iter() {
@@ -535,7 +531,13 @@ Drills with spaced repetition.
     }
 
     fn arguments(title: &str) -> EvidenceArguments {
-        EvidenceArguments { title: title.to_owned(), limit: None, cursor: None, nodes_only: false, response_format: ResponseFormat::Detailed }
+        EvidenceArguments {
+            title: title.to_owned(),
+            limit: None,
+            cursor: None,
+            nodes_only: false,
+            response_format: ResponseFormat::Detailed,
+        }
     }
 
     #[test]
@@ -566,7 +568,10 @@ Drills with spaced repetition.
             let found = evidence.matches.iter().find(|found| found.path == path).expect(path);
             (found.line, found.excerpt.clone().unwrap_or_default())
         };
-        assert_eq!(excerpt("concepts/Spaced repetition.md"), (Some(8), "Spaced repetition spaces reviews out over growing intervals.".to_owned()));
+        assert_eq!(
+            excerpt("concepts/Spaced repetition.md"),
+            (Some(8), "Spaced repetition spaces reviews out over growing intervals.".to_owned())
+        );
         assert_eq!(excerpt("Notes/Learning.md"), (Some(5), "We use the method daily, also as [[Spaced repetition|SR]].".to_owned()));
         assert_eq!(excerpt("People/Piotr.md"), (Some(4), "He wrote SuperMemo.".to_owned()));
 

@@ -79,10 +79,7 @@ pub fn find_block(text: &str) -> Option<Block> {
     while at < text.len() {
         let end = line_end(text, at);
         if text[at..end].trim_end() == "---" {
-            return Some(Block {
-                span: Span { start, end: next_line(text, end) },
-                content: Span { start: content_start, end: at },
-            });
+            return Some(Block { span: Span { start, end: next_line(text, end) }, content: Span { start: content_start, end: at } });
         }
         at = next_line(text, end);
     }
@@ -114,8 +111,7 @@ const MAX_DEPTH: usize = 64;
 
 /// Scans the YAML text of `block`.
 pub fn scan(text: &str, block: Block) -> Scan {
-    let mut scanner =
-        Scanner { text, end: block.content.end, lines: Vec::new(), scan: Scan::default(), depth: 0, top_keys: None };
+    let mut scanner = Scanner { text, end: block.content.end, lines: Vec::new(), scan: Scan::default(), depth: 0, top_keys: None };
     let mut at = block.content.start;
     while at < block.content.end {
         let end = line_end(text, at).min(block.content.end);
@@ -193,8 +189,7 @@ impl Scanner<'_> {
     fn key_end(&self, at: usize) -> Option<(String, usize)> {
         let line_end = self.lines[self.line_of(at)].end;
         let colon_follows = |colon: usize| {
-            self.byte(colon) == Some(b':')
-                && matches!(self.byte(colon + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'))
+            self.byte(colon) == Some(b':') && matches!(self.byte(colon + 1), None | Some(b' ' | b'\t' | b'\r' | b'\n'))
                 || (self.byte(colon) == Some(b':') && colon + 1 >= line_end)
         };
         match self.byte(at)? {
@@ -504,11 +499,7 @@ impl Scanner<'_> {
                 if self.byte(at) == Some(b':') {
                     path.push(KeySegment::Key(key));
                     let value_at = self.skip_space(at + 1);
-                    at = if matches!(self.byte(value_at), Some(b',') | Some(b'}')) {
-                        value_at
-                    } else {
-                        self.flow_node(value_at, path)
-                    };
+                    at = if matches!(self.byte(value_at), Some(b',') | Some(b'}')) { value_at } else { self.flow_node(value_at, path) };
                     path.pop();
                 }
             }
@@ -748,9 +739,7 @@ impl Scanner<'_> {
 /// trimmed.
 fn plain_segment_end(line: &str) -> usize {
     let bytes = line.as_bytes();
-    let cut = (1..bytes.len())
-        .find(|&at| bytes[at] == b'#' && matches!(bytes[at - 1], b' ' | b'\t'))
-        .unwrap_or(bytes.len());
+    let cut = (1..bytes.len()).find(|&at| bytes[at] == b'#' && matches!(bytes[at - 1], b' ' | b'\t')).unwrap_or(bytes.len());
     line[..cut].trim_end().len()
 }
 

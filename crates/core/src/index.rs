@@ -459,10 +459,7 @@ impl Vault {
     /// The links filed under a [`watch_key`]: those whose resolution depends on the files of
     /// that name, as `(source, position)`.
     pub fn links_watching(&self, key: &str) -> Vec<(&str, usize)> {
-        self.watchers
-            .get(key)
-            .map(|links| links.iter().map(|(source, index)| (&**source, *index as usize)).collect())
-            .unwrap_or_default()
+        self.watchers.get(key).map(|links| links.iter().map(|(source, index)| (&**source, *index as usize)).collect()).unwrap_or_default()
     }
 
     pub fn contains(&self, path: &str) -> bool {
@@ -510,8 +507,7 @@ impl Vault {
         }
         for wanted in &tries {
             let folded = fold(wanted);
-            if let Some(found) =
-                self.files_named(&fold(resolve::file_name(wanted))).into_iter().find(|candidate| fold(candidate) == folded)
+            if let Some(found) = self.files_named(&fold(resolve::file_name(wanted))).into_iter().find(|candidate| fold(candidate) == folded)
             {
                 return Some(found);
             }
@@ -529,13 +525,7 @@ impl Vault {
     pub fn outgoing_links(&self, path: &str) -> Option<Vec<ResolvedLink<'_>>> {
         let (source, Some(note)) = self.files.get_key_value(path)? else { return None };
         let resolutions = self.resolutions.get(source)?;
-        Some(
-            note.links
-                .iter()
-                .zip(resolutions)
-                .map(|(link, resolution)| ResolvedLink { source, link, resolution })
-                .collect(),
-        )
+        Some(note.links.iter().zip(resolutions).map(|(link, resolution)| ResolvedLink { source, link, resolution }).collect())
     }
 
     /// True when the note at `path` had more links than the parser keeps.
@@ -834,12 +824,8 @@ mod tests {
             ("T.md", "# Intro: part 1\n## Wifi 2.4 vs 5.0\ntext ^Block-1\n"),
             ("A.md", "[[T#intro part 1]] [[T#Intro: part 1#Wifi 2.4 vs 5.0]] [[T#^block-1]] [[T#Nope]] [[T#^nope]] [[T]]"),
         ]);
-        let statuses: Vec<SubpathStatus> = vault
-            .outgoing_links("A.md")
-            .unwrap()
-            .iter()
-            .map(|link| vault.subpath_status(link.link, link.resolution))
-            .collect();
+        let statuses: Vec<SubpathStatus> =
+            vault.outgoing_links("A.md").unwrap().iter().map(|link| vault.subpath_status(link.link, link.resolution)).collect();
         assert_eq!(
             statuses,
             [
@@ -855,16 +841,8 @@ mod tests {
 
     #[test]
     fn summary_counts_each_resolution() {
-        let vault = vault(&[
-            ("a/T.md", ""),
-            ("b/T.md", ""),
-            ("n.md", "[[T]] [[missing]] [[a/T]] ![[pic.png]]"),
-            ("pic.png", ""),
-        ]);
+        let vault = vault(&[("a/T.md", ""), ("b/T.md", ""), ("n.md", "[[T]] [[missing]] [[a/T]] ![[pic.png]]"), ("pic.png", "")]);
         let summary = vault.summary();
-        assert_eq!(
-            summary,
-            Summary { notes: 3, attachments: 1, links: 4, resolved_links: 2, unresolved_links: 1, ambiguous_links: 1 }
-        );
+        assert_eq!(summary, Summary { notes: 3, attachments: 1, links: 4, resolved_links: 2, unresolved_links: 1, ambiguous_links: 1 });
     }
 }

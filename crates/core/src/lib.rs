@@ -10,10 +10,10 @@ pub mod evidence;
 pub mod frontmatter;
 pub mod index;
 pub mod line_index;
+pub mod lint;
 pub mod ops;
 pub mod parse;
 pub mod rename;
-pub mod lint;
 pub mod resolve;
 pub mod sketch;
 

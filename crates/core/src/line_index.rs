@@ -36,10 +36,7 @@ impl<'a> LineIndex<'a> {
 
     /// The position of byte `offset`, which must lie on a character boundary of the text.
     pub fn position(&self, offset: usize) -> Position {
-        assert!(
-            self.text.is_char_boundary(offset),
-            "offset {offset} is not a character boundary"
-        );
+        assert!(self.text.is_char_boundary(offset), "offset {offset} is not a character boundary");
         let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
         let (from, base) = match self.last.get() {
             Some((last, position)) if last <= offset && last >= self.line_starts[line] => {
@@ -47,9 +44,8 @@ impl<'a> LineIndex<'a> {
             }
             _ => (self.line_starts[line], (0, 0)),
         };
-        let (columns, units) = self.text[from..offset]
-            .chars()
-            .fold((0usize, 0usize), |(columns, units), c| (columns + 1, units + c.len_utf16()));
+        let (columns, units) =
+            self.text[from..offset].chars().fold((0usize, 0usize), |(columns, units), c| (columns + 1, units + c.len_utf16()));
         let position = Position {
             line: saturating_u32(line + 1),
             column: saturating_u32(base.0 as usize + columns + 1),

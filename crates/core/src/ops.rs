@@ -613,9 +613,11 @@ pub fn unresolved(vault: &Vault, arguments: &PageArguments) -> Result<Unresolved
             continue;
         }
         let key = fold(found.link.path.trim());
-        let group = groups
-            .entry(key)
-            .or_insert_with(|| MissingTarget { target: found.link.path.trim().to_owned(), referrer_count: 0, referrers: Vec::new() });
+        let group = groups.entry(key).or_insert_with(|| MissingTarget {
+            target: found.link.path.trim().to_owned(),
+            referrer_count: 0,
+            referrers: Vec::new(),
+        });
         group.referrer_count += 1;
         if group.referrers.len() >= MAX_REFERRERS_PER_TARGET {
             continue;
@@ -627,8 +629,7 @@ pub fn unresolved(vault: &Vault, arguments: &PageArguments) -> Result<Unresolved
             kind: detailed.then_some(found.link.kind),
         });
     }
-    let (targets, total_targets, next_cursor) =
-        page(groups.into_values().collect(), arguments.limit, arguments.cursor.as_deref())?;
+    let (targets, total_targets, next_cursor) = page(groups.into_values().collect(), arguments.limit, arguments.cursor.as_deref())?;
     Ok(Unresolved { total_targets, targets, next_cursor })
 }
 
@@ -661,7 +662,10 @@ pub fn resolve_link(vault: &Vault, arguments: &ResolveArguments) -> Result<Resol
     let parsed = parse_note(from, &text, &ParseConfig::OBSIDIAN);
     let Some(link) = parsed.links.first() else {
         return Err(OpError::InvalidArguments {
-            detail: format!("`link` {:?} is not a link; give `[[Note]]`, `[text](Note.md)` or a bare target such as `Note#Heading`", arguments.link),
+            detail: format!(
+                "`link` {:?} is not a link; give `[[Note]]`, `[text](Note.md)` or a bare target such as `Note#Heading`",
+                arguments.link
+            ),
         });
     };
     let resolution = resolve::resolve(vault, from, link);
@@ -715,7 +719,9 @@ pub fn read_note(vault: &Vault, arguments: &ReadArguments) -> Result<NoteText, O
     let start = parse_cursor(arguments.cursor.as_deref())?;
     if start > body.len() || !body.is_char_boundary(start) {
         return Err(OpError::InvalidArguments {
-            detail: format!("`cursor` {start} is not a place in this note's body (the note may have changed); leave it out to read from the start"),
+            detail: format!(
+                "`cursor` {start} is not a place in this note's body (the note may have changed); leave it out to read from the start"
+            ),
         });
     }
     let end = page_end(body, start, max_bytes);
@@ -766,11 +772,8 @@ pub fn lint_wiki(vault: &Vault, arguments: &LintArguments) -> Result<LintReport,
             })
             .collect::<Result<Vec<_>, OpError>>()?,
     };
-    let options = crate::lint::LintOptions {
-        folder: arguments.folder.clone(),
-        excluded_folders: arguments.excluded_folders.clone(),
-        rules,
-    };
+    let options =
+        crate::lint::LintOptions { folder: arguments.folder.clone(), excluded_folders: arguments.excluded_folders.clone(), rules };
     let outcome = crate::lint::lint(vault, &options);
     let mut counts = std::collections::BTreeMap::new();
     for proposal in &outcome.proposals {
@@ -913,7 +916,8 @@ pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Resul
                 match (soft.len(), mentions) {
                     (0, links) => format!("{links} link(s) already point to it unresolved"),
                     (notes, 0) => format!("{notes} note(s) have names sharing its words"),
-                    (notes, links) => format!("{notes} note(s) have names sharing its words and {links} link(s) already point to it unresolved"),
+                    (notes, links) =>
+                        format!("{notes} note(s) have names sharing its words and {links} link(s) already point to it unresolved"),
                 }
             ),
         ),
@@ -957,7 +961,12 @@ mod tests {
         let statuses: Vec<_> = result.links.iter().map(|link| (link.source, link.status, link.resolved_path.as_deref())).collect();
         assert_eq!(
             statuses,
-            [("property", "resolved", Some("B.md")), ("body", "resolved", Some("B.md")), ("body", "unresolved", None), ("body", "unresolved", None)]
+            [
+                ("property", "resolved", Some("B.md")),
+                ("body", "resolved", Some("B.md")),
+                ("body", "unresolved", None),
+                ("body", "unresolved", None)
+            ]
         );
         assert_eq!(result.links[1].subpath.as_deref(), Some("#Top"));
         assert_eq!(result.links[1].subpath_status, Some(SubpathStatus::Found));
@@ -975,12 +984,23 @@ mod tests {
     #[test]
     fn backlinks_page_with_a_cursor() {
         let vault = vault();
-        let first = backlinks(&vault, &PagedNoteArguments { path: "B".into(), limit: Some(1), cursor: None, response_format: ResponseFormat::Concise }).unwrap();
+        let first = backlinks(
+            &vault,
+            &PagedNoteArguments { path: "B".into(), limit: Some(1), cursor: None, response_format: ResponseFormat::Concise },
+        )
+        .unwrap();
         assert_eq!((first.total, first.backlinks.len(), first.next_cursor.as_deref()), (2, 1, Some("1")));
         assert_eq!(first.backlinks[0].link_source, "property");
-        let second = backlinks(&vault, &PagedNoteArguments { path: "B".into(), limit: Some(1), cursor: first.next_cursor, response_format: ResponseFormat::Concise }).unwrap();
+        let second = backlinks(
+            &vault,
+            &PagedNoteArguments { path: "B".into(), limit: Some(1), cursor: first.next_cursor, response_format: ResponseFormat::Concise },
+        )
+        .unwrap();
         assert_eq!((second.backlinks.len(), second.next_cursor), (1, None));
-        let bad = backlinks(&vault, &PagedNoteArguments { path: "B".into(), limit: Some(0), cursor: None, response_format: ResponseFormat::Concise });
+        let bad = backlinks(
+            &vault,
+            &PagedNoteArguments { path: "B".into(), limit: Some(0), cursor: None, response_format: ResponseFormat::Concise },
+        );
         assert_eq!(bad.unwrap_err().code(), "invalid_arguments");
     }
 
@@ -994,7 +1014,9 @@ mod tests {
 
     #[test]
     fn orphans_have_no_inbound_links() {
-        let result = orphans(&vault(), &FolderPageArguments { folder: None, limit: None, cursor: None, response_format: ResponseFormat::Concise }).unwrap();
+        let result =
+            orphans(&vault(), &FolderPageArguments { folder: None, limit: None, cursor: None, response_format: ResponseFormat::Concise })
+                .unwrap();
         assert_eq!(result.orphans, ["A.md", "C.md"]);
     }
 
@@ -1002,10 +1024,18 @@ mod tests {
     fn resolve_link_takes_written_or_bare_links() {
         let vault = vault();
         for link in ["[[b#top]]", "B#Top", "[x](B.md#Top)"] {
-            let result = resolve_link(&vault, &ResolveArguments { from: "C".into(), link: link.into(), response_format: ResponseFormat::Detailed }).unwrap();
-            assert_eq!((result.status, result.resolved_path.as_deref(), result.subpath_status), ("resolved", Some("B.md"), Some(SubpathStatus::Found)), "{link}");
+            let result =
+                resolve_link(&vault, &ResolveArguments { from: "C".into(), link: link.into(), response_format: ResponseFormat::Detailed })
+                    .unwrap();
+            assert_eq!(
+                (result.status, result.resolved_path.as_deref(), result.subpath_status),
+                ("resolved", Some("B.md"), Some(SubpathStatus::Found)),
+                "{link}"
+            );
         }
-        let missing = resolve_link(&vault, &ResolveArguments { from: "C".into(), link: "B#Gone".into(), response_format: ResponseFormat::Concise }).unwrap();
+        let missing =
+            resolve_link(&vault, &ResolveArguments { from: "C".into(), link: "B#Gone".into(), response_format: ResponseFormat::Concise })
+                .unwrap();
         assert_eq!(missing.subpath_status, Some(SubpathStatus::MissingHeading));
     }
 
@@ -1013,7 +1043,17 @@ mod tests {
     fn read_note_splits_frontmatter_and_body() {
         let vault = vault();
         let text = "---\nup: \"[[B]]\"\n---\nHello";
-        let result = read_note(&vault, &ReadArguments { path: "A".into(), response_format: ResponseFormat::Detailed, text: Some(text.into()), max_bytes: None, cursor: None }).unwrap();
+        let result = read_note(
+            &vault,
+            &ReadArguments {
+                path: "A".into(),
+                response_format: ResponseFormat::Detailed,
+                text: Some(text.into()),
+                max_bytes: None,
+                cursor: None,
+            },
+        )
+        .unwrap();
         assert_eq!(result.frontmatter.as_deref(), Some("up: \"[[B]]\"\n"));
         assert_eq!(result.body, "Hello");
         assert_eq!((result.body_bytes, result.next_cursor), (5, None));
@@ -1025,7 +1065,13 @@ mod tests {
         let mut pages = Vec::new();
         let mut cursor = None;
         loop {
-            let arguments = ReadArguments { path: "A".into(), response_format: ResponseFormat::Concise, text: Some(text.into()), max_bytes: Some(max_bytes), cursor };
+            let arguments = ReadArguments {
+                path: "A".into(),
+                response_format: ResponseFormat::Concise,
+                text: Some(text.into()),
+                max_bytes: Some(max_bytes),
+                cursor,
+            };
             let page = read_note(&vault, &arguments).unwrap();
             assert!(page.body.len() <= max_bytes, "{} > {max_bytes}", page.body.len());
             assert_eq!(page.frontmatter.is_some(), pages.is_empty() && text.starts_with("---"));
@@ -1055,7 +1101,13 @@ mod tests {
     fn read_note_refuses_a_cursor_inside_a_character_or_past_the_end() {
         let vault = vault();
         for cursor in ["1", "99", "x"] {
-            let arguments = ReadArguments { path: "A".into(), response_format: ResponseFormat::Concise, text: Some("漢字".into()), max_bytes: None, cursor: Some(cursor.into()) };
+            let arguments = ReadArguments {
+                path: "A".into(),
+                response_format: ResponseFormat::Concise,
+                text: Some("漢字".into()),
+                max_bytes: None,
+                cursor: Some(cursor.into()),
+            };
             assert_eq!(read_note(&vault, &arguments).unwrap_err().code(), "invalid_arguments", "{cursor}");
         }
     }
@@ -1075,7 +1127,8 @@ mod tests {
 
     #[test]
     fn unknown_parameters_are_refused() {
-        let error = serde_json::from_str::<Request>(r#"{"tool": "get_outgoing_links", "arguments": {"path": "A", "paht": 1}}"#).unwrap_err();
+        let error =
+            serde_json::from_str::<Request>(r#"{"tool": "get_outgoing_links", "arguments": {"path": "A", "paht": 1}}"#).unwrap_err();
         assert!(error.to_string().contains("paht"), "{error}");
     }
 }

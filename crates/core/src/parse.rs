@@ -266,8 +266,7 @@ fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote
         if !content.trim().is_empty() {
             note.diagnostics.push(Diagnostic {
                 code: "frontmatter_not_a_mapping".to_owned(),
-                message: "the frontmatter is not a list of `key: value` properties, so Obsidian reads no properties from it"
-                    .to_owned(),
+                message: "the frontmatter is not a list of `key: value` properties, so Obsidian reads no properties from it".to_owned(),
                 span: Some(block.span),
             });
         }
@@ -410,10 +409,9 @@ fn yaml_string_at<'a>(yaml: &'a serde_yaml::Value, path: &[KeySegment]) -> Optio
             // looked for by its text, which only such rare keys pay for.
             (KeySegment::Key(key), serde_yaml::Value::Mapping(map)) => match map.get(key.as_str()) {
                 Some(value) => value,
-                None => map
-                    .iter()
-                    .find(|(candidate, _)| yaml_key_text(candidate).as_deref() == Some(key.as_str()))
-                    .map(|(_, value)| value)?,
+                None => {
+                    map.iter().find(|(candidate, _)| yaml_key_text(candidate).as_deref() == Some(key.as_str())).map(|(_, value)| value)?
+                }
             },
             (KeySegment::Index(index), serde_yaml::Value::Sequence(items)) => items.get(*index)?,
             _ => return None,
@@ -558,8 +556,9 @@ fn inline_link_starts(text: &str) -> Vec<usize> {
     Parser::new_ext(text, markdown_options())
         .into_offset_iter()
         .filter_map(|(event, range)| match event {
-            Event::Start(Tag::Link { link_type: LinkType::Inline, .. })
-            | Event::Start(Tag::Image { link_type: LinkType::Inline, .. }) => Some(range.start),
+            Event::Start(Tag::Link { link_type: LinkType::Inline, .. }) | Event::Start(Tag::Image { link_type: LinkType::Inline, .. }) => {
+                Some(range.start)
+            }
             _ => None,
         })
         .collect()
@@ -580,12 +579,11 @@ fn structure(text: &str, body_start: usize, note: &mut ParsedNote) -> Structure 
     for (event, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
         let range = shift(range);
         match event {
-            Event::Start(Tag::CodeBlock(_)) | Event::Code(_) | Event::InlineMath(_) | Event::DisplayMath(_) => {
-                skipped.push(range)
-            }
+            Event::Start(Tag::CodeBlock(_)) | Event::Code(_) | Event::InlineMath(_) | Event::DisplayMath(_) => skipped.push(range),
             Event::Start(Tag::Table(_)) => tables.push(range),
-            Event::Start(Tag::Link { link_type: LinkType::Inline, .. })
-            | Event::Start(Tag::Image { link_type: LinkType::Inline, .. }) => markdown_link_starts.push(range.start),
+            Event::Start(Tag::Link { link_type: LinkType::Inline, .. }) | Event::Start(Tag::Image { link_type: LinkType::Inline, .. }) => {
+                markdown_link_starts.push(range.start)
+            }
             Event::Start(Tag::Heading { level, .. }) => heading = Some((heading_level(level), range)),
             Event::End(TagEnd::Heading(_)) => {
                 if let Some((level, range)) = heading.take() {
@@ -679,9 +677,8 @@ fn block_ids_and_tags(text: &str, body_start: usize, skipped: &[Range<usize>], n
         search = at + 1;
         // A `#` starts a tag at a line's start or after a space, not inside a markdown link's
         // destination (`[jump](#Heading)`).
-        let preceded_ok = starts_line(at)
-            || matches!(bytes[at - 1], b' ' | b'\t' | b',')
-            || (bytes[at - 1] == b'(' && (at < 2 || bytes[at - 2] != b']'));
+        let preceded_ok =
+            starts_line(at) || matches!(bytes[at - 1], b' ' | b'\t' | b',') || (bytes[at - 1] == b'(' && (at < 2 || bytes[at - 2] != b']'));
         if !preceded_ok {
             continue;
         }
@@ -714,8 +711,33 @@ fn ends_tag(c: char) -> bool {
     c.is_whitespace()
         || matches!(
             c,
-            ',' | '.' | ';' | ':' | '!' | '?' | '"' | '\'' | '(' | ')' | '[' | ']' | '{' | '}' | '#' | '`' | '|' | '*' | '<' | '>' | '='
-                | '+' | '&' | '%' | '^' | '~' | '@' | '$'
+            ',' | '.'
+                | ';'
+                | ':'
+                | '!'
+                | '?'
+                | '"'
+                | '\''
+                | '('
+                | ')'
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | '#'
+                | '`'
+                | '|'
+                | '*'
+                | '<'
+                | '>'
+                | '='
+                | '+'
+                | '&'
+                | '%'
+                | '^'
+                | '~'
+                | '@'
+                | '$'
         )
 }
 

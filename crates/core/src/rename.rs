@@ -102,15 +102,34 @@ pub struct MovePlan {
 /// Why a move was refused. Nothing is planned and nothing changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MoveError {
-    NotFound { path: String },
-    InvalidName { name: String, characters: String },
-    DestinationExists { path: String },
-    IntoItself { from: String, to: String },
-    UnrepresentableLink { note: String, line: u32, link: String, reason: String },
+    NotFound {
+        path: String,
+    },
+    InvalidName {
+        name: String,
+        characters: String,
+    },
+    DestinationExists {
+        path: String,
+    },
+    IntoItself {
+        from: String,
+        to: String,
+    },
+    UnrepresentableLink {
+        note: String,
+        line: u32,
+        link: String,
+        reason: String,
+    },
     /// The edge did not supply the text of a note the plan needs.
-    MissingText { path: String },
+    MissingText {
+        path: String,
+    },
     /// A note's text no longer matches what the index parsed.
-    StaleIndex { path: String },
+    StaleIndex {
+        path: String,
+    },
 }
 
 impl MoveError {
@@ -209,7 +228,10 @@ fn bad_characters(segment: &str) -> Vec<String> {
     // Windows keeps these names for devices, with any extension (`CON.md`, `nul.txt`).
     let base = segment.split('.').next().unwrap_or(segment).trim_end().to_ascii_uppercase();
     let reserved = matches!(base.as_str(), "CON" | "PRN" | "AUX" | "NUL")
-        || ((base.starts_with("COM") || base.starts_with("LPT")) && base.len() == 4 && base.as_bytes()[3].is_ascii_digit() && base.as_bytes()[3] != b'0');
+        || ((base.starts_with("COM") || base.starts_with("LPT"))
+            && base.len() == 4
+            && base.as_bytes()[3].is_ascii_digit()
+            && base.as_bytes()[3] != b'0');
     if reserved {
         found.insert(format!("`{base}`, a name Windows keeps for a device"));
     }
@@ -305,8 +327,7 @@ impl<'a> After<'a> {
 
 impl FileLookup for After<'_> {
     fn files_named(&self, folded_name: &str) -> Vec<&str> {
-        let mut files: Vec<&str> =
-            self.vault.files_named(folded_name).into_iter().filter(|path| !self.removed.contains(path)).collect();
+        let mut files: Vec<&str> = self.vault.files_named(folded_name).into_iter().filter(|path| !self.removed.contains(path)).collect();
         files.extend(self.added.get(folded_name).into_iter().flatten().map(String::as_str));
         files
     }
@@ -450,10 +471,7 @@ fn assemble(
     let mut changes = Vec::new();
     for (path, mut list) in edits {
         list.sort_by_key(|(edit, _)| edit.span.start);
-        assert!(
-            list.windows(2).all(|pair| pair[0].0.span.end <= pair[1].0.span.start),
-            "edits in one note are disjoint"
-        );
+        assert!(list.windows(2).all(|pair| pair[0].0.span.end <= pair[1].0.span.start), "edits in one note are disjoint");
         let content_hash = content_hash(&texts[&path]);
         let (edits, list_changes): (Vec<TextEdit>, Vec<LinkChange>) = list.into_iter().unzip();
         changes.extend(list_changes);
@@ -569,7 +587,11 @@ fn rewrite_target(after: &After<'_>, source: &str, new_source: &str, text: &str,
             .ok_or_else(|| unrepresentable(format!("no form of a link to `{expected}` finds it unambiguously")))?
     };
     let forbidden: &[char] = if link.kind.is_markdown() {
-        if link.destination.is_some_and(|destination| destination.angle) { &['<', '>', '\n', '\r'] } else { &[' ', '\n', '\r'] }
+        if link.destination.is_some_and(|destination| destination.angle) {
+            &['<', '>', '\n', '\r']
+        } else {
+            &[' ', '\n', '\r']
+        }
     } else {
         &['|', '[', ']', '#', '^', '\n', '\r']
     };
@@ -616,7 +638,11 @@ fn markdown_destination(source: &str, expected: &str, link: &Link, written: &str
         format!("/{target}")
     } else {
         let relative = relative_path(folder(source), &target);
-        if path_written.starts_with("./") && !relative.starts_with("../") { format!("./{relative}") } else { relative }
+        if path_written.starts_with("./") && !relative.starts_with("../") {
+            format!("./{relative}")
+        } else {
+            relative
+        }
     };
     let angle = link.destination.is_some_and(|destination| destination.angle);
     let encoded = link.destination.is_some_and(|destination| destination.encoded);
@@ -715,9 +741,7 @@ fn targets_match(link: &Link, target: &str) -> bool {
 pub fn notes_to_read_for_rewrite(vault: &Vault, from_target: &str) -> Vec<String> {
     vault
         .note_paths()
-        .filter(|path| {
-            vault.outgoing_links(path).is_some_and(|links| links.iter().any(|found| targets_match(found.link, from_target)))
-        })
+        .filter(|path| vault.outgoing_links(path).is_some_and(|links| links.iter().any(|found| targets_match(found.link, from_target))))
         .map(str::to_owned)
         .collect()
 }
@@ -776,7 +800,13 @@ pub fn plan_rewrite_link(
             after.push_str(&text[link.target_span.end..link.span.end]);
             edits.entry(source.clone()).or_default().push((
                 TextEdit { span: link.target_span, replacement },
-                LinkChange { note: source.clone(), line: link.line, before: text[link.span.range()].to_owned(), after, reason: ChangeReason::Repointed },
+                LinkChange {
+                    note: source.clone(),
+                    line: link.line,
+                    before: text[link.span.range()].to_owned(),
+                    after,
+                    reason: ChangeReason::Repointed,
+                },
             ));
         }
     }
@@ -790,7 +820,8 @@ pub fn plan_rewrite_link(
         let rewritten: HashSet<usize> = file.edits.iter().map(|edit| edit.span.start).collect();
         let fails = now.len() != before.len()
             || before.iter().zip(&now).any(|(old, new)| {
-                let same_shape = old.kind == new.kind && old.subpath == new.subpath && old.display == new.display && old.source == new.source;
+                let same_shape =
+                    old.kind == new.kind && old.subpath == new.subpath && old.display == new.display && old.source == new.source;
                 let target_ok = if rewritten.contains(&old.target_span.start) {
                     let written = fold(new.path.trim());
                     let wanted = fold(to_target);

@@ -126,11 +126,8 @@ fn resolve_linkpath(files: &dyn FileLookup, source: &str, linkpath: &str, exact_
     let tries: &[[&str; 2]] = if has_extension(linkpath) { &[as_written, with_extension] } else { &[with_extension] };
     for wanted in tries {
         let name = format!("{}{}", file_name(wanted[0]), wanted[1]);
-        let mut candidates: Vec<&str> = files
-            .files_named(&name)
-            .into_iter()
-            .filter(|candidate| path_matches(&fold(candidate), wanted, exact_path))
-            .collect();
+        let mut candidates: Vec<&str> =
+            files.files_named(&name).into_iter().filter(|candidate| path_matches(&fold(candidate), wanted, exact_path)).collect();
         if candidates.is_empty() {
             continue;
         }
@@ -144,10 +141,7 @@ fn resolve_linkpath(files: &dyn FileLookup, source: &str, linkpath: &str, exact_
         return if candidates.len() == 1 {
             Resolution::Resolved { path: chosen.to_owned() }
         } else {
-            Resolution::Ambiguous {
-                path: chosen.to_owned(),
-                candidates: candidates.into_iter().map(str::to_owned).collect(),
-            }
+            Resolution::Ambiguous { path: chosen.to_owned(), candidates: candidates.into_iter().map(str::to_owned).collect() }
         };
     }
     Resolution::Unresolved

@@ -5,7 +5,6 @@
 //! `../shared/corpora` beside the checkout, and says plainly on the terminal when they are
 //! absent (a user's clone has none).
 
-
 use vaultlink_core::parse::{parse_note, LinkSource, ParseConfig};
 
 mod common;

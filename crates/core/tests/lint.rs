@@ -2,7 +2,6 @@
 //! `SCHEMA.md`, the options (folder, excluded folders, kinds, paging, concise), every
 //! find_existing_page verdict, and the lint counts on the real corpora when present.
 
-
 use serde_json::{json, Value};
 use vaultlink_core::index::IndexConfig;
 use vaultlink_core::ops::{self, Request, Response};
@@ -143,7 +142,10 @@ fn the_fixture_wiki_lints_as_expected() {
     let ambiguous = &report["proposals"][3];
     assert!(ambiguous["detail"].as_str().unwrap_or("").contains("it has the shortest path"), "{ambiguous}");
     let misplaced = report["proposals"].as_array().and_then(|all| all.iter().find(|p| p["tool"] == "move_note")).cloned();
-    assert_eq!(misplaced.expect("a move")["tool_args"], json!({"from": "wiki/Evergreen notes.md", "to": "wiki/concepts/Evergreen notes.md"}));
+    assert_eq!(
+        misplaced.expect("a move")["tool_args"],
+        json!({"from": "wiki/Evergreen notes.md", "to": "wiki/concepts/Evergreen notes.md"})
+    );
 }
 
 #[test]
@@ -219,7 +221,11 @@ fn find_existing_page_verdicts() {
         ("SLIP  BOX", "exists", &["wiki/concepts/Zettelkasten.md identity alias"]),
         ("Evergreen Notes", "exists", &["wiki/Evergreen notes.md identity file_name+h1"]),
         ("Q1194880", "exists", &["wiki/concepts/Zettelkasten.md identity wikidata"]),
-        ("zettelkasten", "ambiguous", &["archive/Zettelkasten.md identity file_name+h1", "wiki/concepts/Zettelkasten.md identity file_name+h1"]),
+        (
+            "zettelkasten",
+            "ambiguous",
+            &["archive/Zettelkasten.md identity file_name+h1", "wiki/concepts/Zettelkasten.md identity file_name+h1"],
+        ),
         ("Systems theory", "ambiguous", &[]),
         ("Category theory", "new", &[]),
     ];
@@ -227,7 +233,10 @@ fn find_existing_page_verdicts() {
         assert_eq!(find(&vault, topic), (verdict.to_owned(), candidates.iter().map(|c| (*c).to_owned()).collect()), "{topic}");
     }
     // Soft evidence alone is never `exists`.
-    assert_eq!(find(&vault, "Luhmann biography"), ("ambiguous".to_owned(), vec!["wiki/people/Niklas Luhmann.md soft word_overlap".to_owned()]));
+    assert_eq!(
+        find(&vault, "Luhmann biography"),
+        ("ambiguous".to_owned(), vec!["wiki/people/Niklas Luhmann.md soft word_overlap".to_owned()])
+    );
     let mentioned = call(&vault, "find_existing_page", json!({"topic": "Systems theory"}));
     assert_eq!(mentioned["unresolved_links"], json!({"links": 2, "sources": ["archive/Old.md", "wiki/people/Niklas Luhmann.md"]}));
     // With H1 and `title` only (no file of that name).

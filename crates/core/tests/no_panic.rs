@@ -23,10 +23,46 @@ fn check(text: &str) -> ParsedNote {
 #[test]
 fn unbalanced_brackets() {
     for text in [
-        "[[", "]]", "[[[[[[", "]]]]]]", "![[", "![", "[](", "[a](", "[a](<b", "[[a|", "[[a]", "[a]]]", "[[]]", "[[|]]",
-        "![[]]", "[]()", "![]()", "[[#]]", "[[#^]]", "[a](<>)", "[a](b \"t)", "%%", "%%%", "$$", "$", "\\", "\\[[a]]",
-        "---", "---\n", "---\n---", "---\n:\n---", "---\n- [[\n---", "---\na: \"[[\n---", "---\na: '\n---", "---\n{{{{\n---",
-        "---\na: [[[[[[\n---", "---\n? [[a]]\n: b\n---", "---\na: |\n---", "---\na: \"\\\n---", "---\na: \"\\u12\"\n---",
+        "[[",
+        "]]",
+        "[[[[[[",
+        "]]]]]]",
+        "![[",
+        "![",
+        "[](",
+        "[a](",
+        "[a](<b",
+        "[[a|",
+        "[[a]",
+        "[a]]]",
+        "[[]]",
+        "[[|]]",
+        "![[]]",
+        "[]()",
+        "![]()",
+        "[[#]]",
+        "[[#^]]",
+        "[a](<>)",
+        "[a](b \"t)",
+        "%%",
+        "%%%",
+        "$$",
+        "$",
+        "\\",
+        "\\[[a]]",
+        "---",
+        "---\n",
+        "---\n---",
+        "---\n:\n---",
+        "---\n- [[\n---",
+        "---\na: \"[[\n---",
+        "---\na: '\n---",
+        "---\n{{{{\n---",
+        "---\na: [[[[[[\n---",
+        "---\n? [[a]]\n: b\n---",
+        "---\na: |\n---",
+        "---\na: \"\\\n---",
+        "---\na: \"\\u12\"\n---",
     ] {
         check(text);
     }
@@ -81,9 +117,46 @@ fn multi_byte_characters_at_every_boundary() {
 #[test]
 fn generated_syntax_soup() {
     const PIECES: [&str; 40] = [
-        "[[", "]]", "![[", "|", "\\|", "#", "^", "[", "](", ")", "<", ">", "%%", "`", "```\n", "    ", "\n", "\r\n", "$",
-        "---\n", ": ", "- ", "\"", "'", "\\", "{", "}", ",", "é", "😀", "a", "Note", ".md", "%20", "%F0%9F", "| ", "> ",
-        "key: \"[[x]]\"\n", "* ", "\t",
+        "[[",
+        "]]",
+        "![[",
+        "|",
+        "\\|",
+        "#",
+        "^",
+        "[",
+        "](",
+        ")",
+        "<",
+        ">",
+        "%%",
+        "`",
+        "```\n",
+        "    ",
+        "\n",
+        "\r\n",
+        "$",
+        "---\n",
+        ": ",
+        "- ",
+        "\"",
+        "'",
+        "\\",
+        "{",
+        "}",
+        ",",
+        "é",
+        "😀",
+        "a",
+        "Note",
+        ".md",
+        "%20",
+        "%F0%9F",
+        "| ",
+        "> ",
+        "key: \"[[x]]\"\n",
+        "* ",
+        "\t",
     ];
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = || {
@@ -120,7 +193,13 @@ fn whole_vault_operations(notes: &[String]) {
     // Every check ran, except schema: no note is a SCHEMA.md.
     assert!(outcome.skipped.iter().all(|skipped| skipped.kind == "schema"), "{:?}", outcome.skipped);
     for title in ["Note", "a", "é", "😀 a", "[[x]]", "Note 7", "%20"] {
-        let arguments = EvidenceArguments { title: title.to_owned(), limit: Some(1000), cursor: None, nodes_only: false, response_format: ResponseFormat::Detailed };
+        let arguments = EvidenceArguments {
+            title: title.to_owned(),
+            limit: Some(1000),
+            cursor: None,
+            nodes_only: false,
+            response_format: ResponseFormat::Detailed,
+        };
         let mut read = |path: &str| paths.iter().position(|known| known == path).map(|index| notes[index].clone());
         let evidence = find_evidence(&vault, &arguments, &mut read).expect("a valid title");
         for found in &evidence.matches {

@@ -16,7 +16,8 @@ fn check(fixture: &str, from: &str, to: &str, expected_changes: &str) {
     let plan = plan(&before, from, to).unwrap_or_else(|error| panic!("the move was refused: {error}"));
     let after = apply(&before, &plan);
     check_invariant(&before, &plan, &after);
-    let changed: Files = after.iter().filter(|(path, text)| before.get(*path) != Some(*text)).map(|(p, t)| (p.clone(), t.clone())).collect();
+    let changed: Files =
+        after.iter().filter(|(path, text)| before.get(*path) != Some(*text)).map(|(p, t)| (p.clone(), t.clone())).collect();
     let expected = files(expected_changes);
     assert_eq!(changed, expected, "changed files after moving {from} to {to}");
 }
@@ -180,7 +181,20 @@ fn refusals_say_why() {
     check_refused(vault, "B.md", "a|b.md", "invalid_name");
     check_refused(vault, "B.md", "trailing .md", "invalid_name");
     // Names Windows refuses, which a vault synced to Windows could not hold.
-    for name in ["CON.md", "con.md", "nul", "Com1.md", "LPT9.txt.md", "dir/AUX/B.md", "trailing./B.md", "a?.md", "a*.md", "a<b.md", "a\"b.md", "NUL .md"] {
+    for name in [
+        "CON.md",
+        "con.md",
+        "nul",
+        "Com1.md",
+        "LPT9.txt.md",
+        "dir/AUX/B.md",
+        "trailing./B.md",
+        "a?.md",
+        "a*.md",
+        "a<b.md",
+        "a\"b.md",
+        "NUL .md",
+    ] {
         check_refused(vault, "B.md", name, "invalid_name");
     }
     check_refused(vault, "B.md", "A.md", "destination_exists");

@@ -57,8 +57,7 @@ pub fn rewrite_link(folder: &mut FolderIndex, arguments: &Value) -> Result<Value
     let (from_target, to_target) = (text("from_target"), text("to_target"));
     let needed = rename::notes_to_read_for_rewrite(folder.vault(), &from_target);
     let texts = read_texts(folder, needed)?;
-    let plan = rename::plan_rewrite_link(folder.vault(), &from_target, &to_target, &texts)
-        .map_err(|error| from_move_error(&error))?;
+    let plan = rename::plan_rewrite_link(folder.vault(), &from_target, &to_target, &texts).map_err(|error| from_move_error(&error))?;
     finish(folder, arguments, &plan, None, "rewrite_link")
 }
 
@@ -67,7 +66,13 @@ fn read_texts(folder: &FolderIndex, paths: Vec<String>) -> Result<std::collectio
 }
 
 /// Checks an approved hash, applies the plan when asked, and answers.
-fn finish(folder: &mut FolderIndex, arguments: &Value, plan: &MovePlan, moved_folder: Option<&str>, tool: &str) -> Result<Value, ToolError> {
+fn finish(
+    folder: &mut FolderIndex,
+    arguments: &Value,
+    plan: &MovePlan,
+    moved_folder: Option<&str>,
+    tool: &str,
+) -> Result<Value, ToolError> {
     let dry_run = arguments.get("dry_run").and_then(Value::as_bool);
     let approved = arguments.get("approved_plan_hash").and_then(Value::as_str);
     let detailed = arguments.get("response_format").and_then(Value::as_str) != Some("concise");
@@ -84,7 +89,9 @@ fn finish(folder: &mut FolderIndex, arguments: &Value, plan: &MovePlan, moved_fo
     let apply = dry_run == Some(false) || (dry_run.is_none() && approved.is_some());
     if apply {
         apply_plan_on(&RealDisk, folder.root(), plan, moved_folder, tool)?;
-        folder.refresh().map_err(|error| write_failed(format!("the change was applied but the index could not be refreshed: {error:#}")))?;
+        folder
+            .refresh()
+            .map_err(|error| write_failed(format!("the change was applied but the index could not be refreshed: {error:#}")))?;
     }
     let answer = MoveAnswer::new(plan, !apply, apply, detailed);
     serde_json::to_value(answer).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))
@@ -106,8 +113,8 @@ fn delete_note_on(disk: &dyn Disk, folder: &mut FolderIndex, arguments: &Value) 
         _ => path.to_owned(),
     };
     let text = if folder.vault().is_note(&found) { folder.read_text(&found)? } else { String::new() };
-    let plan = plan_delete(folder.vault(), &found, &text)
-        .map_err(|error| ToolError::new(error.code(), error.message(), error.hint(), false))?;
+    let plan =
+        plan_delete(folder.vault(), &found, &text).map_err(|error| ToolError::new(error.code(), error.message(), error.hint(), false))?;
     let mtime = fs::metadata(folder.root().join(&plan.path))
         .and_then(|meta| meta.modified())
         .ok()
@@ -589,7 +596,15 @@ mod tests {
         let plan = plan_for(&index, "Old.md", "New.md");
         for (pid, code) in [(std::process::id(), "change_in_progress"), (u32::MAX - 1, "interrupted_change")] {
             fs::create_dir_all(dir.path().join(".vaultlink")).unwrap();
-            let journal = Journal { version: 1, pid, tool: "move_note".to_owned(), started_unix_ms: 0, writes: vec![], moves: vec![], made_folders: vec![] };
+            let journal = Journal {
+                version: 1,
+                pid,
+                tool: "move_note".to_owned(),
+                started_unix_ms: 0,
+                writes: vec![],
+                moves: vec![],
+                made_folders: vec![],
+            };
             fs::write(dir.path().join(".vaultlink/journal.json"), serde_json::to_vec(&journal).unwrap()).unwrap();
             let before = snapshot(dir.path());
             let refusal = apply_plan_on(&RealDisk, index.root(), &plan, None, "move_note").unwrap_err();
@@ -695,7 +710,8 @@ mod tests {
         let plan = plan_for(&index, "a.md", "A.md");
         let disk = crate::disk::testing::CaseInsensitiveDisk::default();
         apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap();
-        let names: Vec<String> = fs::read_dir(dir.path()).unwrap().map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> =
+            fs::read_dir(dir.path()).unwrap().map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert!(names.contains(&"A.md".to_owned()) && !names.contains(&"a.md".to_owned()), "{names:?}");
         for (from, to) in disk.renames.borrow().iter() {
             assert_ne!(from.to_string_lossy().to_lowercase(), to.to_string_lossy().to_lowercase(), "a rename the filesystem would skip");

@@ -116,9 +116,9 @@ impl BridgeClient {
                 )))
             }
             Ok(Err(error)) => {
-                let nothing = error.downcast_ref::<std::io::Error>().is_some_and(|io| {
-                    matches!(io.kind(), std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::NotFound)
-                });
+                let nothing = error
+                    .downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| matches!(io.kind(), std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::NotFound));
                 return Err(if nothing { ConnectError::NothingListens(error) } else { ConnectError::Refused(error) });
             }
             Ok(Ok(halves)) => halves,
@@ -207,9 +207,8 @@ impl BridgeClient {
         Ok(match answer {
             Ok(result) => Ok(result),
             Err(error) => Err(match (error.get("code").and_then(Value::as_i64), error.get("data")) {
-                (Some(OPERATION_FAILED), Some(data)) => serde_json::from_value(data.clone()).unwrap_or_else(|_| {
-                    ToolError::bridge("its error data is not {code, message, hint, retryable}")
-                }),
+                (Some(OPERATION_FAILED), Some(data)) => serde_json::from_value(data.clone())
+                    .unwrap_or_else(|_| ToolError::bridge("its error data is not {code, message, hint, retryable}")),
                 _ => ToolError::bridge(error.get("message").and_then(Value::as_str).unwrap_or("the plugin refused the request")),
             }),
         })
@@ -364,7 +363,9 @@ mod tests {
                 }
                 Some(first) => [request, first]
                     .iter()
-                    .map(|call| json!({"jsonrpc": "2.0", "id": call["id"], "result": {"tool": call["params"]["arguments"]["n"]}}).to_string())
+                    .map(|call| {
+                        json!({"jsonrpc": "2.0", "id": call["id"], "result": {"tool": call["params"]["arguments"]["n"]}}).to_string()
+                    })
                     .collect(),
             }
         })

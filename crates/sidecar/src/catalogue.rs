@@ -80,7 +80,17 @@ pub fn find(name: &str) -> Option<ToolSpec> {
 }
 
 fn read_only(name: &'static str, title: &'static str, description: &'static str, input: Value, output: Value) -> ToolSpec {
-    ToolSpec { name, title, description, input_schema: input, output_schema: output, read_only: true, destructive: false, idempotent: true, rules: Vec::new() }
+    ToolSpec {
+        name,
+        title,
+        description,
+        input_schema: input,
+        output_schema: output,
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        rules: Vec::new(),
+    }
 }
 
 fn object(properties: Value, required: &[&str]) -> Value {
@@ -841,7 +851,10 @@ mod tests {
             assert!(!named.is_empty(), "{name} names the codes of its refusals");
             for rule in &tool.rules {
                 let (Rule::Needs { parameter, other, .. } | Rule::Excludes { parameter, other, .. }) = *rule;
-                assert!(description.contains(&format!("`{parameter}`")) && description.contains(&format!("`{other}")), "{name}: the rule on {parameter}");
+                assert!(
+                    description.contains(&format!("`{parameter}`")) && description.contains(&format!("`{other}")),
+                    "{name}: the rule on {parameter}"
+                );
                 let parameter_text = tool.input_schema["properties"][parameter]["description"].as_str().unwrap_or_default();
                 assert!(parameter_text.contains(&format!("`{other}")), "{name}.{parameter} states its rule");
             }

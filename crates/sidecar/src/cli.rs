@@ -228,12 +228,30 @@ pub async fn run(cli: Cli) -> Result<()> {
                 out!("{} {} -> {}", if dry_run { "would move" } else { "moved" }, text(file_move, "from"), text(file_move, "to"));
             }
             let changes = answer["changes"].as_array().cloned().unwrap_or_default();
-            out!("{} links in {} notes {}:", changes.len(), number(&answer, "notes_edited"), if dry_run { "would be rewritten" } else { "rewritten" });
+            out!(
+                "{} links in {} notes {}:",
+                changes.len(),
+                number(&answer, "notes_edited"),
+                if dry_run { "would be rewritten" } else { "rewritten" }
+            );
             for change in &changes {
-                out!("  {}:{}  {}  ->  {}  ({})", text(change, "note"), number(change, "line"), text(change, "before"), text(change, "after"), text(change, "reason").replace('_', " "));
+                out!(
+                    "  {}:{}  {}  ->  {}  ({})",
+                    text(change, "note"),
+                    number(change, "line"),
+                    text(change, "before"),
+                    text(change, "after"),
+                    text(change, "reason").replace('_', " ")
+                );
             }
             for found in answer["newly_resolved"].as_array().into_iter().flatten() {
-                out!("  note: {}:{} {} will now find {}", text(found, "note"), number(found, "line"), text(found, "link"), text(found, "resolves_to"));
+                out!(
+                    "  note: {}:{} {} will now find {}",
+                    text(found, "note"),
+                    number(found, "line"),
+                    text(found, "link"),
+                    text(found, "resolves_to")
+                );
             }
             if dry_run {
                 out!("Nothing was changed (--dry-run).");
@@ -253,7 +271,8 @@ pub async fn run(cli: Cli) -> Result<()> {
             let proposals = call_all(&mut router, "lint_wiki", arguments, "proposals").await?;
             let found = proposals.as_array().map_or(0, Vec::len);
             if json {
-                let report = json!({"total": first["total"], "counts": first["counts"], "skipped": first["skipped"], "proposals": proposals});
+                let report =
+                    json!({"total": first["total"], "counts": first["counts"], "skipped": first["skipped"], "proposals": proposals});
                 out!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print_lint(&first, &proposals);
@@ -454,12 +473,7 @@ fn print_links(outgoing: &Value, incoming: &Value) {
             ("ambiguous", path) => format!("{path} (ambiguous)"),
             _ => "unresolved".to_owned(),
         };
-        out!(
-            "  {:>4}:{:<3} {:<14} {shown}  ->  {destination}",
-            number(link, "line"),
-            number(link, "column"),
-            text(link, "kind")
-        );
+        out!("  {:>4}:{:<3} {:<14} {shown}  ->  {destination}", number(link, "line"), number(link, "column"), text(link, "kind"));
     }
     out!("\nLinks in:");
     print_backlinks(incoming);

@@ -81,8 +81,8 @@ pub fn read_in(runtime: &Path, canonical_vault: &Path) -> Result<Option<Discover
     };
     check_private_dir(runtime)?;
     check_private(&path)?;
-    let discovery: Discovery = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a vaultlink discovery file", path.display()))?;
+    let discovery: Discovery =
+        serde_json::from_str(&text).with_context(|| format!("{} is not a vaultlink discovery file", path.display()))?;
     if discovery.vault_path != canonical_vault {
         bail!(
             "{} names the vault {}, not {}; remove it and reload the plugin",
@@ -102,10 +102,7 @@ pub fn read_in(runtime: &Path, canonical_vault: &Path) -> Result<Option<Discover
     }
     check_socket(&discovery.socket)?;
     if discovery.protocol != PROTOCOL {
-        bail!(
-            "the plugin speaks bridge protocol {}, this sidecar speaks {PROTOCOL}; update the one that is older",
-            discovery.protocol
-        );
+        bail!("the plugin speaks bridge protocol {}, this sidecar speaks {PROTOCOL}; update the one that is older", discovery.protocol);
     }
     Ok(Some(discovery))
 }

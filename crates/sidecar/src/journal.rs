@@ -101,7 +101,8 @@ pub fn now_unix_ms() -> u64 {
 }
 
 fn interrupted(root: &Path, journal: Option<&Journal>) -> ToolError {
-    let owner = journal.map_or_else(|| "an unreadable journal".to_owned(), |journal| format!("{} by process {}", journal.tool, journal.pid));
+    let owner =
+        journal.map_or_else(|| "an unreadable journal".to_owned(), |journal| format!("{} by process {}", journal.tool, journal.pid));
     let alive = journal.is_some_and(|journal| process_alive(journal.pid));
     if alive {
         ToolError::new(
@@ -129,7 +130,8 @@ pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), Tool
     }
     let folder = root.join(JOURNAL_FOLDER);
     let made_folder = !folder.exists();
-    let bytes = serde_json::to_vec(journal).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))?;
+    let bytes =
+        serde_json::to_vec(journal).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))?;
     let result = (|| {
         if made_folder {
             disk.create_dir(&folder)?;
@@ -189,9 +191,14 @@ pub fn read(root: &Path) -> Result<Option<Journal>, String> {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(format!("{} cannot be read: {error}", path.display())),
     };
-    let journal: Journal = serde_json::from_slice(&bytes).map_err(|error| format!("{} is not a vaultlink journal: {error}", path.display()))?;
+    let journal: Journal =
+        serde_json::from_slice(&bytes).map_err(|error| format!("{} is not a vaultlink journal: {error}", path.display()))?;
     if journal.version != JOURNAL_VERSION {
-        return Err(format!("{} is a version {} journal; this vaultlink reads version {JOURNAL_VERSION}: recover with the vaultlink that wrote it", path.display(), journal.version));
+        return Err(format!(
+            "{} is a version {} journal; this vaultlink reads version {JOURNAL_VERSION}: recover with the vaultlink that wrote it",
+            path.display(),
+            journal.version
+        ));
     }
     Ok(Some(journal))
 }
@@ -279,7 +286,10 @@ pub fn recover(disk: &dyn Disk, root: &Path) -> Result<Option<Recovery>, ToolErr
     };
     if serde_json::from_slice::<serde_json::Value>(&bytes).is_err() {
         // Cut short: the journal is synced before the first change, so none was made.
-        tracing::warn!("{} is incomplete: it was being written when its process stopped, before any change, and is removed", path.display());
+        tracing::warn!(
+            "{} is incomplete: it was being written when its process stopped, before any change, and is removed",
+            path.display()
+        );
         finish(disk, root).map_err(|error| failed(format!("removing {}", path.display()), error))?;
         return Ok(Some(Recovery::default()));
     }

@@ -21,8 +21,7 @@ fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("VAULTLINK_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_env("VAULTLINK_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .with_ansi(false)
         .init();

@@ -10,9 +10,8 @@ use anyhow::{bail, Context, Result};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -87,16 +86,9 @@ impl ServerHandler for VaultlinkServer {
         Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
+    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, McpError> {
         if !self.tools.iter().any(|tool| tool.name == request.name) {
-            return Err(McpError::invalid_params(
-                format!("there is no tool `{}`; call tools/list to see the tools", request.name),
-                None,
-            ));
+            return Err(McpError::invalid_params(format!("there is no tool `{}`; call tools/list to see the tools", request.name), None));
         }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         // Progress goes out as notifications while the call runs, and all of it before the
@@ -107,8 +99,7 @@ impl ServerHandler for VaultlinkServer {
                 let peer = context.peer.clone();
                 let forwarder = tokio::spawn(async move {
                     while let Some(step) = steps.recv().await {
-                        let mut notification =
-                            ProgressNotificationParam::new(token.clone(), step.progress).with_message(step.message);
+                        let mut notification = ProgressNotificationParam::new(token.clone(), step.progress).with_message(step.message);
                         if let Some(total) = step.total {
                             notification = notification.with_total(total);
                         }
@@ -138,9 +129,7 @@ impl ServerHandler for VaultlinkServer {
             Ok(value) => CallToolResult::structured(value),
             Err(error) => {
                 let sentence = format!("{} ({}). {}", error.message, error.code, error.hint);
-                let mut result = CallToolResult::structured_error(
-                    serde_json::to_value(&error).unwrap_or(Value::Null),
-                );
+                let mut result = CallToolResult::structured_error(serde_json::to_value(&error).unwrap_or(Value::Null));
                 result.content = vec![ContentBlock::text(sentence)];
                 result
             }
@@ -200,11 +189,7 @@ pub fn http_token(vault: &Path) -> Result<(String, Option<PathBuf>)> {
 fn create_private_dir(dir: &Path) -> Result<()> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     if !dir.exists() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let meta = std::fs::symlink_metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
     if !meta.is_dir() || meta.mode() & 0o077 != 0 {
@@ -252,9 +237,7 @@ type HttpBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 fn plain(status: hyper::StatusCode, text: &str) -> hyper::Response<HttpBody> {
     let mut response = hyper::Response::new(Full::new(Bytes::from(text.to_owned())).boxed());
     *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"));
+    response.headers_mut().insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"));
     if status == hyper::StatusCode::UNAUTHORIZED {
         response
             .headers_mut()
@@ -266,9 +249,7 @@ fn plain(status: hyper::StatusCode, text: &str) -> hyper::Response<HttpBody> {
 /// Serves MCP over Streamable HTTP at `http://<address>/mcp` until the process is stopped.
 pub async fn serve_http(router: Router, address: SocketAddr) -> Result<()> {
     let (token, token_file) = http_token(router.vault())?;
-    let listener = tokio::net::TcpListener::bind(address)
-        .await
-        .with_context(|| format!("listening on {address} (is the port taken?)"))?;
+    let listener = tokio::net::TcpListener::bind(address).await.with_context(|| format!("listening on {address} (is the port taken?)"))?;
     let bound = listener.local_addr()?;
     match token_file {
         Some(file) => eprintln!(
@@ -310,9 +291,8 @@ pub async fn serve_http(router: Router, address: SocketAddr) -> Result<()> {
                     Ok(service.handle(request).await)
                 }
             });
-            if let Err(error) = hyper::server::conn::http1::Builder::new()
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
-                .await
+            if let Err(error) =
+                hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(stream), handler).await
             {
                 tracing::debug!("the HTTP connection from {peer} ended: {error}");
             }

@@ -31,8 +31,7 @@ const PROGRESS_EVERY_FILES: usize = 500;
 /// Resolves the vault folder to its canonical absolute path, with a clear error when it is
 /// not a folder.
 pub fn canonical_vault(path: &Path) -> Result<PathBuf> {
-    let canonical = std::fs::canonicalize(path)
-        .with_context(|| format!("the vault folder {} cannot be opened", path.display()))?;
+    let canonical = std::fs::canonicalize(path).with_context(|| format!("the vault folder {} cannot be opened", path.display()))?;
     if !canonical.is_dir() {
         bail!("{} is not a folder; give the vault's folder", path.display());
     }
@@ -122,7 +121,12 @@ impl FolderIndex {
     pub fn read_text(&self, path: &str) -> Result<String, crate::tools::ToolError> {
         let full = self.root.join(path);
         let canonical = std::fs::canonicalize(&full).map_err(|error| {
-            crate::tools::ToolError::new("note_not_found", format!("`{path}` cannot be opened: {error}"), "Call list_notes to see the paths.", true)
+            crate::tools::ToolError::new(
+                "note_not_found",
+                format!("`{path}` cannot be opened: {error}"),
+                "Call list_notes to see the paths.",
+                true,
+            )
         })?;
         if !canonical.starts_with(&self.root) {
             return Err(crate::tools::ToolError::new(
@@ -142,7 +146,12 @@ impl FolderIndex {
             ));
         }
         std::fs::read(&canonical).map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).map_err(|error| {
-            crate::tools::ToolError::new("vault_unreadable", format!("`{path}` could not be read: {error}"), "Check the file's permissions, then call again.", true)
+            crate::tools::ToolError::new(
+                "vault_unreadable",
+                format!("`{path}` could not be read: {error}"),
+                "Check the file's permissions, then call again.",
+                true,
+            )
         })
     }
 

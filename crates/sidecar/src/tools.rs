@@ -71,12 +71,7 @@ impl ToolError {
     }
 
     fn io(message: String) -> ToolError {
-        ToolError::new(
-            "vault_unreadable",
-            message,
-            "Check that the vault folder exists and is readable, then call again.",
-            true,
-        )
+        ToolError::new("vault_unreadable", message, "Check that the vault folder exists and is readable, then call again.", true)
     }
 }
 
@@ -189,7 +184,10 @@ impl Router {
     pub async fn call_with(&self, tool: &str, arguments: Value, progress: &Progress) -> (Served, Result<Value, ToolError>) {
         let default_served = if self.mode == Mode::Standalone { Served::Standalone } else { Served::Plugin };
         let Some(spec) = crate::catalogue::find(tool) else {
-            return (default_served, Err(ToolError::new("unknown_tool", format!("there is no tool `{tool}`"), "Call tools/list to see the tools.", false)));
+            return (
+                default_served,
+                Err(ToolError::new("unknown_tool", format!("there is no tool `{tool}`"), "Call tools/list to see the tools.", false)),
+            );
         };
         if let Err(error) = validate(&spec, &arguments) {
             return (default_served, Err(error));
@@ -197,15 +195,18 @@ impl Router {
         if tool == "server_health" {
             let (served, answer) = self.health(progress).await;
             let concise = arguments.get("response_format").and_then(Value::as_str) == Some("concise");
-            return (served, answer.map(|mut answer| {
-                if concise {
-                    if let Some(fields) = answer.as_object_mut() {
-                        fields.remove("index");
+            return (
+                served,
+                answer.map(|mut answer| {
+                    if concise {
+                        if let Some(fields) = answer.as_object_mut() {
+                            fields.remove("index");
+                        }
+                        answer["plugin"] = json!({"connected": answer["plugin"]["connected"]});
                     }
-                    answer["plugin"] = json!({"connected": answer["plugin"]["connected"]});
-                }
-                answer
-            }));
+                    answer
+                }),
+            );
         }
         let writes = !spec.read_only;
         // One write at a time, whichever path runs it: a plan is made and applied against
@@ -235,9 +236,7 @@ impl Router {
 
     fn record(&self, reason: &str) {
         tracing::warn!("the bridge failed: {reason}");
-        let at_unix_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.as_millis() as u64);
+        let at_unix_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_millis() as u64);
         if let Ok(mut last) = self.last_bridge_error.lock() {
             *last = Some(BridgeFailure { message: reason.to_owned(), at_unix_ms });
         }
@@ -266,9 +265,9 @@ impl Router {
                 *slot = Some(Arc::clone(&client));
                 Ok(client)
             }
-            Err(ConnectError::NothingListens(error)) => {
-                Err(NoPlugin::Absent(format!("the discovery file names a socket nothing listens on ({error:#}); the plugin is not running")))
-            }
+            Err(ConnectError::NothingListens(error)) => Err(NoPlugin::Absent(format!(
+                "the discovery file names a socket nothing listens on ({error:#}); the plugin is not running"
+            ))),
             Err(ConnectError::Refused(error)) => {
                 let reason = format!("{error:#}");
                 self.record(&reason);
@@ -424,9 +423,8 @@ const EVIDENCE_PROGRESS_EVERY_NOTES: usize = 500;
 /// `find_evidence` on the folder: core ranks, the notes' texts come from disk.
 fn find_evidence(folder: &FolderIndex, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
     let arguments = if arguments.is_null() { json!({}) } else { arguments };
-    let arguments: vaultlink_core::evidence::EvidenceArguments = serde_json::from_value(arguments).map_err(|error| {
-        ToolError::from_op(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() })
-    })?;
+    let arguments: vaultlink_core::evidence::EvidenceArguments = serde_json::from_value(arguments)
+        .map_err(|error| ToolError::from_op(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() }))?;
     let notes = folder.vault().note_count();
     let mut read_so_far = 0;
     let mut read = |path: &str| {
@@ -436,16 +434,16 @@ fn find_evidence(folder: &FolderIndex, arguments: Value, progress: &Progress) ->
         }
         folder.read_text(path).ok()
     };
-    let evidence = vaultlink_core::evidence::find_evidence(folder.vault(), &arguments, &mut read).map_err(|error| ToolError::from_op(&error))?;
+    let evidence =
+        vaultlink_core::evidence::find_evidence(folder.vault(), &arguments, &mut read).map_err(|error| ToolError::from_op(&error))?;
     serde_json::to_value(evidence).map_err(|error| ToolError::internal(&error.to_string()))
 }
 
 /// Runs a named operation of the core on an index.
 pub fn run_on(vault: &vaultlink_core::Vault, tool: &str, arguments: Value) -> Result<Value, ToolError> {
     let arguments = if arguments.is_null() { json!({}) } else { arguments };
-    let request = serde_json::from_value(json!({ "tool": tool, "arguments": arguments })).map_err(|error| {
-        ToolError::from_op(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() })
-    })?;
+    let request = serde_json::from_value(json!({ "tool": tool, "arguments": arguments }))
+        .map_err(|error| ToolError::from_op(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() }))?;
     let response = vaultlink_core::ops::run(vault, &request).map_err(|error| ToolError::from_op(&error))?;
     serde_json::to_value(response).map_err(|error| ToolError::internal(&error.to_string()))
 }
@@ -511,7 +509,9 @@ pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolError> {
             }
             Rule::Excludes { parameter, other, value } => {
                 if given.contains_key(parameter) && given.get(other).and_then(Value::as_bool) == Some(value) {
-                    return Err(invalid(format!("parameter `{parameter}` cannot be combined with `{other}: {value}`; leave one of them out")));
+                    return Err(invalid(format!(
+                        "parameter `{parameter}` cannot be combined with `{other}: {value}`; leave one of them out"
+                    )));
                 }
             }
         }

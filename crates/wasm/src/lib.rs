@@ -2,8 +2,8 @@
 //! decision is made in `vaultlink-core`.
 
 use serde::Serialize;
-use vaultlink_core::line_index::{Utf16Index, Utf16Position};
 use std::collections::BTreeMap;
+use vaultlink_core::line_index::{Utf16Index, Utf16Position};
 
 use vaultlink_core::ops::{self, OpError, Request};
 use vaultlink_core::{evidence, rename};
@@ -169,10 +169,8 @@ struct LintRuleForJs {
 /// summary}]`, so a caller offers exactly the kinds `lint_wiki` takes.
 #[wasm_bindgen(js_name = lintRules)]
 pub fn lint_rules() -> Result<JsValue, JsError> {
-    let rules: Vec<LintRuleForJs> = vaultlink_core::lint::RULES
-        .iter()
-        .map(|rule| LintRuleForJs { kind: rule.kind, code: rule.code, summary: rule.summary })
-        .collect();
+    let rules: Vec<LintRuleForJs> =
+        vaultlink_core::lint::RULES.iter().map(|rule| LintRuleForJs { kind: rule.kind, code: rule.code, summary: rule.summary }).collect();
     to_js(&rules)
 }
 
@@ -181,11 +179,8 @@ pub fn lint_rules() -> Result<JsValue, JsError> {
 pub fn parse_note(path: &str, text: &str) -> Result<JsValue, JsError> {
     let note = vaultlink_core::parse_note(path, text, &vaultlink_core::ParseConfig::OBSIDIAN);
     let index = Utf16Index::new(text);
-    let link_positions = note
-        .links
-        .iter()
-        .map(|link| Loc { start: index.position(link.span.start), end: index.position(link.span.end) })
-        .collect();
+    let link_positions =
+        note.links.iter().map(|link| Loc { start: index.position(link.span.start), end: index.position(link.span.end) }).collect();
     to_js(&ParsedForJs { note, link_positions })
 }
 
@@ -213,7 +208,11 @@ impl Vault {
     #[wasm_bindgen(js_name = upsertMany)]
     pub fn upsert_many(&mut self, paths: Vec<String>, texts: Vec<String>) -> Result<(), JsError> {
         if paths.len() != texts.len() {
-            return Err(JsError::new(&format!("upsertMany takes as many texts as paths, not {} texts for {} paths", texts.len(), paths.len())));
+            return Err(JsError::new(&format!(
+                "upsertMany takes as many texts as paths, not {} texts for {} paths",
+                texts.len(),
+                paths.len()
+            )));
         }
         let parse = self.inner.config().parse;
         let prepared = paths.into_iter().zip(&texts).map(|(path, text)| {
@@ -265,8 +264,8 @@ impl Vault {
     /// `{ok: true, plan}` or `{ok: false, error}`.
     #[wasm_bindgen(js_name = planMove)]
     pub fn plan_move(&self, from: &str, to: &str, texts: JsValue) -> Result<JsValue, JsError> {
-        let texts: BTreeMap<String, String> = serde_wasm_bindgen::from_value(texts)
-            .map_err(|error| JsError::new(&format!("texts must map paths to strings: {error}")))?;
+        let texts: BTreeMap<String, String> =
+            serde_wasm_bindgen::from_value(texts).map_err(|error| JsError::new(&format!("texts must map paths to strings: {error}")))?;
         match rename::plan_move(&self.inner, from, to, &texts) {
             Ok(plan) => to_js(&PlanOutcome { ok: true, plan }),
             Err(error) => to_js(&failure(&error)),
@@ -282,8 +281,8 @@ impl Vault {
     /// Step two of `rewrite_link`: `{ok: true, plan}` or `{ok: false, error}`.
     #[wasm_bindgen(js_name = planRewriteLink)]
     pub fn plan_rewrite_link(&self, from_target: &str, to_target: &str, texts: JsValue) -> Result<JsValue, JsError> {
-        let texts: BTreeMap<String, String> = serde_wasm_bindgen::from_value(texts)
-            .map_err(|error| JsError::new(&format!("texts must map paths to strings: {error}")))?;
+        let texts: BTreeMap<String, String> =
+            serde_wasm_bindgen::from_value(texts).map_err(|error| JsError::new(&format!("texts must map paths to strings: {error}")))?;
         match rename::plan_rewrite_link(&self.inner, from_target, to_target, &texts) {
             Ok(plan) => to_js(&PlanOutcome { ok: true, plan }),
             Err(error) => to_js(&failure(&error)),
@@ -344,7 +343,8 @@ impl Vault {
         let found = serde_wasm_bindgen::from_value::<evidence::EvidenceArguments>(arguments)
             .map_err(|error| OpError::InvalidArguments { detail: error.to_string() })
             .and_then(|arguments| {
-                let mut read_text = |path: &str| read.call1(&JsValue::NULL, &JsValue::from_str(path)).ok().and_then(|text| text.as_string());
+                let mut read_text =
+                    |path: &str| read.call1(&JsValue::NULL, &JsValue::from_str(path)).ok().and_then(|text| text.as_string());
                 evidence::find_evidence(&self.inner, &arguments, &mut read_text)
             });
         let outcome = match found {
@@ -359,11 +359,7 @@ impl Vault {
 /// or unknown parameters get serde's precise message.
 fn request(tool: &str, arguments: JsValue) -> Result<Request, OpError> {
     let call = js_sys::Object::new();
-    let arguments = if arguments.is_undefined() || arguments.is_null() {
-        js_sys::Object::new().into()
-    } else {
-        arguments
-    };
+    let arguments = if arguments.is_undefined() || arguments.is_null() { js_sys::Object::new().into() } else { arguments };
     let invalid = |detail: String| OpError::InvalidArguments { detail };
     js_sys::Reflect::set(&call, &"tool".into(), &tool.into())
         .and_then(|_| js_sys::Reflect::set(&call, &"arguments".into(), &arguments))

@@ -149,7 +149,9 @@ fn upsert_many_gives_the_index_upsert_gives() {
     let paths: Vec<String> = files.iter().map(|(path, _)| (*path).to_owned()).collect();
     let texts: Vec<String> = files.iter().map(|(_, text)| (*text).to_owned()).collect();
     many.upsert_many(paths.clone(), texts).expect("as many texts as paths");
-    let json = |vault: &Vault, path: &str| js_sys::JSON::stringify(&vault.outgoing_links(path).expect("a note")).ok().and_then(|text| text.as_string());
+    let json = |vault: &Vault, path: &str| {
+        js_sys::JSON::stringify(&vault.outgoing_links(path).expect("a note")).ok().and_then(|text| text.as_string())
+    };
     for path in ["Home.md", "Alpha.md"] {
         assert_eq!(json(&many, path), json(&one_by_one, path), "{path}");
     }

@@ -21,11 +21,7 @@ pub const RULE: Rule = Rule {
             vault: "//- A.md\n[[T]]\n//- x/T.md\n//- y/deeper/T.md\n",
             expected: &["ambiguous_link T -> x/T.md, y/deeper/T.md (rewrite_link)"],
         },
-        Example {
-            name: "a path that picks one is not ambiguous",
-            vault: "//- A.md\n[[x/T]]\n//- x/T.md\n//- y/T.md\n",
-            expected: &[],
-        },
+        Example { name: "a path that picks one is not ambiguous", vault: "//- A.md\n[[x/T]]\n//- x/T.md\n//- y/T.md\n", expected: &[] },
     ],
     check,
 };
@@ -76,8 +72,9 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
         );
         if let [only] = chosen.as_slice() {
             let to_target = link_target_for(context.vault, only);
-            proposal.suggested_action =
-                format!("Make the links name `{only}` (the file they reach now) explicitly with rewrite_link, or point them at another candidate.");
+            proposal.suggested_action = format!(
+                "Make the links name `{only}` (the file they reach now) explicitly with rewrite_link, or point them at another candidate."
+            );
             proposal.tool = Some("rewrite_link");
             proposal.tool_args = Some(json!({"from_target": group.written, "to_target": to_target}));
         }

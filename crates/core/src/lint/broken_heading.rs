@@ -14,7 +14,11 @@ pub const RULE: Rule = Rule {
             vault: "//- A.md\nsee [[T#Setup]]\nand [[T#intro: part 1]]\n//- T.md\n# Intro, part 1\n",
             expected: &["broken_heading A.md:1 -> T.md"],
         },
-        Example { name: "a heading of the note itself", vault: "//- A.md\n[[#Nope]]\n# Yes\n", expected: &["broken_heading A.md:1 -> A.md"] },
+        Example {
+            name: "a heading of the note itself",
+            vault: "//- A.md\n[[#Nope]]\n# Yes\n",
+            expected: &["broken_heading A.md:1 -> A.md"],
+        },
     ],
     check,
 };

@@ -264,11 +264,7 @@ pub fn identities<'a>(note: &NoteView<'a>) -> impl Iterator<Item = (Facet, &'a s
     let aliases = note.aliases.iter().map(|alias| (Facet::Alias, alias.as_str()));
     let title = note.facts.property_text("title").map(|title| (Facet::TitleProperty, title));
     let h1 = note.facts.h1.as_deref().map(|h1| (Facet::H1, h1));
-    std::iter::once((Facet::FileName, note.title()))
-        .chain(aliases)
-        .chain(title)
-        .chain(h1)
-        .filter(|(_, name)| !name.trim().is_empty())
+    std::iter::once((Facet::FileName, note.title())).chain(aliases).chain(title).chain(h1).filter(|(_, name)| !name.trim().is_empty())
 }
 
 /// How a new link to the note at `path` would find it and only it: its title when no other

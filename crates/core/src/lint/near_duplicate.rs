@@ -49,11 +49,8 @@ pub const RULE: Rule = Rule {
 };
 
 fn check(context: &Context<'_>, findings: &mut Findings) {
-    let notes: Vec<NoteView<'_>> = context
-        .vault
-        .notes()
-        .filter(|note| note.sketch.is_comparable() && !super::is_schema_file(note.path))
-        .collect();
+    let notes: Vec<NoteView<'_>> =
+        context.vault.notes().filter(|note| note.sketch.is_comparable() && !super::is_schema_file(note.path)).collect();
     let mut holders: HashMap<u32, Vec<u32>> = HashMap::new();
     for (index, note) in notes.iter().enumerate() {
         for hash in note.sketch.hashes() {
@@ -116,4 +113,3 @@ then delete the leftover (delete_note); if not, make each say what sets it apart
     }));
     proposal
 }
-

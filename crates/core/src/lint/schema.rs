@@ -125,7 +125,9 @@ pub fn read_schema_file(text: &str) -> SchemaFile {
         return file;
     }
     let Some(block) = crate::frontmatter::find_block(text) else {
-        file.problems.push("SCHEMA.md has no frontmatter (a `---` block at the top declaring `types` and `properties`), so there is no schema".to_owned());
+        file.problems.push(
+            "SCHEMA.md has no frontmatter (a `---` block at the top declaring `types` and `properties`), so there is no schema".to_owned(),
+        );
         return file;
     };
     let yaml = match serde_yaml::from_str::<serde_yaml::Value>(&text[block.content.range()]) {
@@ -160,7 +162,10 @@ fn name(value: &serde_yaml::Value, problems: &mut Vec<String>) -> Option<String>
     let text = yaml_scalar_text(value)?;
     let text = text.trim();
     if text.chars().count() > MAX_NAME_CHARS {
-        problems.push(format!("`{}…` is longer than {MAX_NAME_CHARS} characters and was cut", cut_chars(text).chars().take(40).collect::<String>()));
+        problems.push(format!(
+            "`{}…` is longer than {MAX_NAME_CHARS} characters and was cut",
+            cut_chars(text).chars().take(40).collect::<String>()
+        ));
     }
     Some(cut_chars(text)).filter(|text| !text.is_empty())
 }
@@ -179,7 +184,9 @@ fn names(value: &serde_yaml::Value, limit: usize, what: &str, problems: &mut Vec
 
 fn read_types(value: &serde_yaml::Value, schema: &mut Schema, problems: &mut Vec<String>) {
     let serde_yaml::Value::Mapping(types) = value else {
-        problems.push("`types` is not a map of type names to their rules (`concept: {required: [...], folder: ...}`); it is ignored".to_owned());
+        problems.push(
+            "`types` is not a map of type names to their rules (`concept: {required: [...], folder: ...}`); it is ignored".to_owned(),
+        );
         return;
     };
     if types.len() > MAX_TYPES {
@@ -267,7 +274,9 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
     if used.is_empty() {
         findings.skipped.push(Skipped {
             kind: RULE.kind,
-            reason: "no SCHEMA.md governs the notes linted: put one, with `types` and `properties` in its frontmatter, in the wiki's folder".to_owned(),
+            reason:
+                "no SCHEMA.md governs the notes linted: put one, with `types` and `properties` in its frontmatter, in the wiki's folder"
+                    .to_owned(),
         });
         return;
     }
@@ -335,7 +344,12 @@ fn check_note(note: &NoteView<'_>, schema_path: &str, schema: &Schema, out: &mut
                     .collect();
                 if !missing.is_empty() {
                     out.push(violation(
-                        format!("a `{}` page needs {}, and it lacks or leaves empty: {}", page_type.name, page_type.required.join(", "), missing.join(", ")),
+                        format!(
+                            "a `{}` page needs {}, and it lacks or leaves empty: {}",
+                            page_type.name,
+                            page_type.required.join(", "),
+                            missing.join(", ")
+                        ),
                         format!("Fill in {} in the note's properties.", missing.join(", ")),
                         json!({"type": page_type.name, "missing": missing}),
                     ));
@@ -344,7 +358,8 @@ fn check_note(note: &NoteView<'_>, schema_path: &str, schema: &Schema, out: &mut
                     let expected = if schema_folder.is_empty() { type_folder.to_owned() } else { format!("{schema_folder}/{type_folder}") };
                     let folded_expected = fold(&expected);
                     let folded_path = fold(note.path);
-                    let inside = folded_path.starts_with(&folded_expected) && folded_path.as_bytes().get(folded_expected.len()) == Some(&b'/');
+                    let inside =
+                        folded_path.starts_with(&folded_expected) && folded_path.as_bytes().get(folded_expected.len()) == Some(&b'/');
                     if !inside {
                         let to = format!("{expected}/{}", file_name(note.path));
                         let mut proposal = violation(
@@ -394,7 +409,12 @@ fn check_note(note: &NoteView<'_>, schema_path: &str, schema: &Schema, out: &mut
     }
     if !unknown.is_empty() {
         out.push(violation(
-            format!("propert{} {} {} not in {schema_path}'s vocabulary", if unknown.len() == 1 { "y" } else { "ies" }, unknown.join(", "), if unknown.len() == 1 { "is" } else { "are" }),
+            format!(
+                "propert{} {} {} not in {schema_path}'s vocabulary",
+                if unknown.len() == 1 { "y" } else { "ies" },
+                unknown.join(", "),
+                if unknown.len() == 1 { "is" } else { "are" }
+            ),
             "Rename the property to one the schema allows, remove it, or add it to `properties` in SCHEMA.md.".to_owned(),
             json!({"properties": unknown}),
         ));

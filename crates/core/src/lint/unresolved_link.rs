@@ -46,9 +46,8 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
             continue;
         }
         let written = found.link.path.trim();
-        let group = groups
-            .entry(crate::resolve::fold(written))
-            .or_insert_with(|| Group { written: written.to_owned(), referrers: Vec::new() });
+        let group =
+            groups.entry(crate::resolve::fold(written)).or_insert_with(|| Group { written: written.to_owned(), referrers: Vec::new() });
         group.referrers.push((found.source.to_owned(), found.link.line));
     }
     if groups.is_empty() {
@@ -87,11 +86,8 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
             proposal.tool = Some("rewrite_link");
             proposal.tool_args = Some(json!({"from_target": group.written, "to_target": to_target}));
         } else if paths.len() > 1 {
-            proposal.detail = Some(format!(
-                "{}; several notes go by this name ({}): choose one",
-                proposal.detail.unwrap_or_default(),
-                paths.join(", ")
-            ));
+            proposal.detail =
+                Some(format!("{}; several notes go by this name ({}): choose one", proposal.detail.unwrap_or_default(), paths.join(", ")));
             proposal.suggested_action =
                 "Choose which of the notes known by this name the links mean, and point them at it with rewrite_link.".to_owned();
         }

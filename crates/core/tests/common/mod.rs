@@ -94,17 +94,14 @@ pub fn check_invariant_with(old_vault: &Vault, before: &Files, plan: &MovePlan, 
         for (old, new) in old_links.iter().zip(&new_links) {
             let expected = old.resolution.path().map(moved);
             let now = new.resolution.path().map(str::to_owned);
-            let newly = expected.is_none()
-                && plan.newly_resolved.iter().any(|found| found.note == source && found.line == old.link.line);
-            assert!(
-                expected == now || newly,
-                "{source}: {:?} pointed to {expected:?}, now to {now:?}",
-                old.link.target
-            );
+            let newly = expected.is_none() && plan.newly_resolved.iter().any(|found| found.note == source && found.line == old.link.line);
+            assert!(expected == now || newly, "{source}: {:?} pointed to {expected:?}, now to {now:?}", old.link.target);
             // A link whose text holds another link that the move rewrites (`[see [[Old]]](x.md)`)
             // shows that link's new text; every other link keeps its text as written.
             let holds_a_rewritten_link = plan.edits.iter().filter(|file| file.path == source).flat_map(|file| &file.edits).any(|edit| {
-                old.link.span.start < edit.span.start && edit.span.end < old.link.span.end && !(old.link.target_span.start <= edit.span.start && edit.span.end <= old.link.target_span.end)
+                old.link.span.start < edit.span.start
+                    && edit.span.end < old.link.span.end
+                    && !(old.link.target_span.start <= edit.span.start && edit.span.end <= old.link.target_span.end)
             });
             if holds_a_rewritten_link {
                 assert_eq!((old.link.kind, &old.link.subpath), (new.link.kind, &new.link.subpath));
@@ -127,7 +124,6 @@ pub fn check_invariant_with(old_vault: &Vault, before: &Files, plan: &MovePlan, 
     }
 }
 
-
 /// A small deterministic generator (xorshift), so a failure can be replayed from its seed.
 pub struct Random(pub u64);
 
@@ -143,7 +139,6 @@ impl Random {
         items[(self.next() % items.len() as u64) as usize]
     }
 }
-
 
 /// Where the real vaults are: `$VAULTLINK_CORPORA`, else `../shared/corpora` beside the
 /// checkout. A user's clone has none; the tests that need them say so.

@@ -67,13 +67,26 @@ pub fn frontmatter_target(data: &[u8]) {
 
 /// The paths a fuzzed vault's files take: names that collide by case, by name in different
 /// folders, attachments, a folder with a sub-folder.
-const PATHS: [&str; 10] =
-    ["A.md", "a.md", "dir/A.md", "dir/B.md", "B.md", "Old.md", "sub/Old.md", "img.png", "dir/sub/C.md", "Ü ö.md"];
+const PATHS: [&str; 10] = ["A.md", "a.md", "dir/A.md", "dir/B.md", "B.md", "Old.md", "sub/Old.md", "img.png", "dir/sub/C.md", "Ü ö.md"];
 /// Where a fuzzed move goes: free names, taken names, case-only renames, folders, names core
 /// must refuse.
 const DESTINATIONS: [&str; 16] = [
-    "New.md", "dir/New.md", "A.md", "new/deep/X.md", "dir", "sub2", "b.md", "old.md", "dir/sub", "archive/dir", "img2.png",
-    "x|y.md", "CON.md", "dir/a.md", "New", "Ü Ö.md",
+    "New.md",
+    "dir/New.md",
+    "A.md",
+    "new/deep/X.md",
+    "dir",
+    "sub2",
+    "b.md",
+    "old.md",
+    "dir/sub",
+    "archive/dir",
+    "img2.png",
+    "x|y.md",
+    "CON.md",
+    "dir/a.md",
+    "New",
+    "Ü Ö.md",
 ];
 
 /// Move planning on a fuzzed vault: the plan is refused with a code and a reason, or, applied,
