@@ -10,7 +10,9 @@ import {
 	initSync,
 	lintRules as lintRulesInWasm,
 	moveAnswer as moveAnswerInWasm,
+	openJournal as openJournalInWasm,
 	parseNote as parseNoteInWasm,
+	sealJournal as sealJournalInWasm,
 	Vault,
 	type InitOutput,
 } from "./wasm/vaultlink_wasm";
@@ -258,6 +260,18 @@ export function moveAnswer(plan: MovePlan, dryRun: boolean, applied: boolean, de
 export function applyEdits(text: string, edits: TextEdit[]): string {
 	initialiseEngine();
 	return applyEditsInWasm(text, edits);
+}
+
+/** The journal file's text for `journal`, sealed with the user's journal key by core. */
+export function sealJournal(key: Uint8Array, journal: unknown): string {
+	initialiseEngine();
+	return sealJournalInWasm(key, journal);
+}
+
+/** A journal file's text opened with the user's journal key: `journal` when it may be acted on, else `refusal`, why not. */
+export function openJournal(key: Uint8Array, text: string): { journal?: unknown; refusal?: string | null } {
+	initialiseEngine();
+	return openJournalInWasm(key, text) as { journal?: unknown; refusal?: string | null };
 }
 
 /** SHA-256 of `text` as lowercase hex, as a plan's `content_hash`. */

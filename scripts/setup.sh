@@ -46,6 +46,11 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 
 if [ "$want" = test ]; then
+  if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+    log "installing rustfmt and clippy, which the tests run"
+    command -v rustup >/dev/null && timeout 120 rustup component add rustfmt clippy >&2 \
+      || die "rustfmt and clippy are missing and could not be installed: add them to your Rust toolchain (rustup component add rustfmt clippy), then run this again"
+  fi
   if ! command -v chromedriver >/dev/null || ! { command -v chromium >/dev/null || command -v google-chrome >/dev/null; }; then
     log "installing Chromium and ChromeDriver for the wasm tests"
     apt_install chromium chromium-driver

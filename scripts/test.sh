@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's second command: sets up what is missing and runs every test suite:
-# native Rust, wasm in headless Chromium (cargo test and wasm-pack test), the plugin's lint,
+# formatting and clippy, native Rust, wasm in headless Chromium (cargo test and wasm-pack test), the plugin's lint,
 # the plugin in Node against the obsidian test double (with its views' DOM snapshots), and end
 # to end with the official MCP Python SDK.
 set -euo pipefail
@@ -10,6 +10,10 @@ scripts/setup.sh test
 . target/setup.env
 wasm_cargo=(cargo ${VAULTLINK_WASM_TOOLCHAIN:++$VAULTLINK_WASM_TOOLCHAIN})
 section() { printf '\n== %s\n' "$*"; }
+
+section "style: cargo fmt --check and cargo clippy (warnings are errors)"
+cargo fmt --all --check
+cargo clippy -q --workspace --all-targets -- -D warnings
 
 section "native: cargo test"
 cargo test --workspace --exclude vaultlink-wasm

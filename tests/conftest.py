@@ -72,3 +72,33 @@ def snapshot(folder):
     """Every file of the vault (but `.obsidian`) and its bytes."""
     return {str(path.relative_to(folder)): path.read_bytes()
             for path in sorted(Path(folder).rglob("*")) if path.is_file() and ".obsidian" not in path.parts}
+
+
+def journal_key():
+    """This user's journal key on this machine, where the sidecar and the plugin keep it (made
+    here if neither has yet, as they make it): a test that plays the part of an interrupted
+    vaultlink seals its journal with it, as vaultlink does."""
+    import secrets
+    folder = Path.home() / ".local" / "state" / "vaultlink"
+    key_file = folder / "journal.key"
+    if not key_file.exists():
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temporary = folder / f"journal.key.{secrets.token_hex(8)}.tmp"
+        temporary.write_text(secrets.token_hex(32) + "\n")
+        temporary.chmod(0o600)
+        try:
+            os.link(temporary, key_file)
+        except FileExistsError:
+            pass
+        finally:
+            temporary.unlink()
+    return bytes.fromhex(key_file.read_text().strip())
+
+
+def seal_journal(journal, key=None):
+    """A journal file's text as vaultlink writes it: the journal's JSON under an HMAC-SHA256 seal."""
+    import hashlib
+    import hmac
+    body = json.dumps(journal, separators=(",", ":"))
+    seal = hmac.new(journal_key() if key is None else key, body.encode(), hashlib.sha256).hexdigest()
+    return '{"seal":"' + seal + '","journal":' + body + "}"

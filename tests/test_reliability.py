@@ -22,7 +22,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from conftest import PLUGIN_HOST, SIDECAR
+from conftest import PLUGIN_HOST, SIDECAR, seal_journal
 
 # The corpus run takes minutes, so it runs only when asked for, with the corpus's folder.
 CORPUS = os.environ.get("VAULTLINK_LOAD_CORPUS")
@@ -226,21 +226,21 @@ def test_a_symbolic_link_out_of_the_vault_is_refused_standalone(vault, runtime_d
 
 def test_an_interrupted_move_is_undone_before_the_next_call(vault, runtime_dir):
     """The state a killed process leaves (the journal, a note rewritten, a temporary file, the
-    file not yet moved), written in the journal's documented format; the sidecar's first call
-    undoes it."""
+    file not yet moved), written in the journal's documented format and sealed with this user's
+    key, as vaultlink seals it; the sidecar's first call undoes it."""
     before = snapshot(vault)
     home = (vault / "Home.md").read_text()
     rewritten = home.replace("[[Projects/Alpha", "[[Archive/Alpha")
     assert rewritten != home
     journal = {
-        "version": 1, "pid": 0, "tool": "move_note", "started_unix_ms": 0,
+        "version": 2, "pid": 0, "tool": "move_note", "started_unix_ms": 0, "machine": "",
         "writes": [{"path": "Home.md", "temporary": ".Home.md.vaultlink-1.tmp", "before": home,
                     "after_hash": hashlib.sha256(rewritten.encode()).hexdigest()}],
         "moves": [{"from": "Projects/Alpha.md", "to": "Archive/Alpha.md", "via": None}],
         "made_folders": [],
     }
     (vault / ".vaultlink").mkdir()
-    (vault / ".vaultlink" / "journal.json").write_text(json.dumps(journal))
+    (vault / ".vaultlink" / "journal.json").write_text(seal_journal(journal))
     (vault / "Home.md").write_text(rewritten)
     (vault / ".Home.md.vaultlink-1.tmp").write_text("half a wri")
     (notes,) = asyncio.run(calls_on(vault, runtime_dir, "standalone", [("list_notes", {"limit": 1000})]))
@@ -251,6 +251,45 @@ def test_an_interrupted_move_is_undone_before_the_next_call(vault, runtime_dir):
     # `vaultlink recover` says when there is nothing to do.
     done = subprocess.run([str(SIDECAR), "recover", str(vault)], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("Nothing to recover"), done
+
+
+@pytest.mark.parametrize("origin", ["unsealed", "another machine"])
+def test_a_crafted_journal_never_writes_outside_the_vault(vault, runtime_dir, tmp_path, origin):
+    """A vault that arrives with a crafted `.vaultlink/journal.json` (through git, a sync
+    service, a zip): overwrite a file outside, move a private key into the vault, make a folder
+    outside. Neither the first call nor `vaultlink recover` acts on it; reads go on, writes are
+    refused while it is there, and the journal is left for the user."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY")
+    (home / "notes.txt").write_text("mine")
+    outside_before = {str(path): path.read_bytes() for path in home.rglob("*") if path.is_file()}
+    up = os.path.relpath(home, vault)
+    journal = {
+        "version": 2, "pid": 0, "tool": "move_note", "started_unix_ms": 0, "machine": "elsewhere",
+        "writes": [{"path": f"{up}/notes.txt", "temporary": "", "before": "overwritten",
+                    "after_hash": hashlib.sha256(b"mine").hexdigest()}],
+        "moves": [{"from": f"{up}/.ssh/id_ed25519", "to": "stolen.md", "via": None}],
+        "made_folders": [f"{up}/planted"],
+    }
+    text = json.dumps({**journal, "version": 1}) if origin == "unsealed" else seal_journal(journal, key=os.urandom(32))
+    (vault / ".vaultlink").mkdir()
+    (vault / ".vaultlink" / "journal.json").write_text(text)
+    before = snapshot(vault)
+    notes, move = asyncio.run(calls_on(vault, runtime_dir, "standalone", [
+        ("list_notes", {"limit": 1000}),
+        ("move_note", {"from": "Home.md", "to": "Home 2.md", "dry_run": False}),
+    ]))
+    assert notes.is_error is False, notes
+    assert move.is_error and move.structured_content["code"] == "interrupted_change", move
+    assert "left alone" in move.structured_content["message"], move.structured_content
+    done = subprocess.run([str(SIDECAR), "recover", str(vault)], capture_output=True, text=True)
+    assert done.returncode == 2, done
+    expected = "not a sealed vaultlink journal" if origin == "unsealed" else "seal does not verify"
+    assert expected in done.stderr and "delete it" in done.stderr, done.stderr
+    assert {str(path): path.read_bytes() for path in home.rglob("*") if path.is_file()} == outside_before
+    assert not (home / "planted").exists()
+    assert snapshot(vault) == before, "the vault, journal included, is as it came"
 
 
 # The bridge's files, as the sidecar finds them ------------------------------------------------

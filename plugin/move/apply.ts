@@ -9,7 +9,7 @@
 
 import { TFile, TFolder, type TAbstractFile, type Vault } from "obsidian";
 import type { ToolHost } from "../tools";
-import { abandonJournal, beginJournal, finishJournal, type Journal } from "./journal";
+import { abandonJournal, beginJournal, finishJournal, machineName, type Journal } from "./journal";
 import {
 	applyEdits,
 	contentHash,
@@ -266,7 +266,7 @@ function concurrent(path: string): ToolError {
 export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: string | null): Promise<StepOutcome> {
 	// Check everything before the first write.
 	const staged: { file: TFile; edit: FileEdit }[] = [];
-	const journal: Journal = { version: 1, pid: process.pid, tool: "move_note", started_unix_ms: Date.now(), writes: [], moves: [], made_folders: [] };
+	const journal: Journal = { version: 2, pid: process.pid, tool: "move_note", started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [] };
 	for (const edit of plan.edits) {
 		const file = vault.getAbstractFileByPath(edit.path);
 		if (!(file instanceof TFile)) return { ok: false, error: concurrent(edit.path) };

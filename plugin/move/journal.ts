@@ -5,19 +5,27 @@
 //! done or undone. If Obsidian stops part way (a crash, a kill, a power cut), the journal is
 //! left, `vaultlink recover <vault>` undoes the batch from it, and until then every move (from
 //! either side) is refused with `interrupted_change`, so nothing builds on a half-made batch.
+//!
+//! The file is sealed with this user's journal key on this machine (`../state.ts`), by core
+//! (`crates/core/src/journal.rs`), so that a journal that arrives with a vault from anywhere
+//! else is never acted on: recovery refuses any journal whose seal does not verify.
 
+import * as os from "os";
 import type { DataAdapter } from "obsidian";
-import type { ToolError } from "../wasm";
+import { journalKey } from "../state";
+import { openJournal, sealJournal, type ToolError } from "../wasm";
 
 export const JOURNAL_FOLDER = ".vaultlink";
 export const JOURNAL_PATH = `${JOURNAL_FOLDER}/journal.json`;
 
 export interface Journal {
-	version: 1;
+	version: 2;
 	/** The process applying the batch: Obsidian's, here. */
 	pid: number;
 	tool: string;
 	started_unix_ms: number;
+	/** The machine's host name, for messages about a journal that is not this machine's. */
+	machine: string;
 	/** `temporary` is empty: `vault.process` writes in place. */
 	writes: { path: string; temporary: string; before: string; after_hash: string }[];
 	moves: { from: string; to: string; via: string | null }[];
@@ -41,16 +49,41 @@ function processAlive(pid: number): boolean {
 	}
 }
 
+/** The machine's name, as the journal records it. */
+export function machineName(): string {
+	return os.hostname();
+}
+
+/** The journal in the vault, opened with this user's key: the journal, or why it may not be acted on. */
+async function openInVault(adapter: JournalAdapter): Promise<{ journal: Journal } | { refusal: string }> {
+	let text: string;
+	try {
+		text = await adapter.read(JOURNAL_PATH);
+	} catch (error) {
+		return { refusal: `it cannot be read (${error instanceof Error ? error.message : String(error)})` };
+	}
+	try {
+		const opened = openJournal(journalKey(), text);
+		return opened.journal !== undefined && opened.journal !== null ? { journal: opened.journal as Journal } : { refusal: opened.refusal ?? "it cannot be opened" };
+	} catch (error) {
+		return { refusal: `it cannot be checked: ${error instanceof Error ? error.message : String(error)}` };
+	}
+}
+
 /** Why a batch cannot start while a journal is there. */
 async function refusal(adapter: JournalAdapter): Promise<ToolError> {
-	let journal: Partial<Journal> | null = null;
-	try {
-		journal = JSON.parse(await adapter.read(JOURNAL_PATH)) as Partial<Journal>;
-	} catch {
-		journal = null;
+	const opened = await openInVault(adapter);
+	if ("refusal" in opened) {
+		return {
+			code: "interrupted_change",
+			message: `${JOURNAL_PATH} was left alone: ${opened.refusal}; while it is there no change is made, and nothing was changed`,
+			hint: "vaultlink undoes only a journal it wrote itself, for this user on this machine. If a change was interrupted on another machine, run `vaultlink recover` there and let the vault sync; otherwise look at the file and delete it. Then try again.",
+			retryable: false,
+		};
 	}
-	const owner = journal === null ? "an unreadable journal" : `${String(journal.tool)} by process ${String(journal.pid)}`;
-	if (journal !== null && typeof journal.pid === "number" && processAlive(journal.pid)) {
+	const { journal } = opened;
+	const owner = `${journal.tool} by process ${journal.pid}`;
+	if (processAlive(journal.pid)) {
 		return {
 			code: "change_in_progress",
 			message: `another change to this vault is being applied (${owner}); nothing was changed`,
@@ -70,8 +103,9 @@ async function refusal(adapter: JournalAdapter): Promise<ToolError> {
 export async function beginJournal(adapter: JournalAdapter, journal: Journal): Promise<ToolError | null> {
 	if (await adapter.exists(JOURNAL_PATH)) return refusal(adapter);
 	try {
+		const sealed = sealJournal(journalKey(), journal);
 		if (!(await adapter.exists(JOURNAL_FOLDER))) await adapter.mkdir(JOURNAL_FOLDER);
-		await adapter.write(JOURNAL_PATH, JSON.stringify(journal));
+		await adapter.write(JOURNAL_PATH, sealed);
 	} catch (error) {
 		await finishJournal(adapter);
 		return {
@@ -98,8 +132,9 @@ export async function finishJournal(adapter: JournalAdapter): Promise<void> {
 /** Marks the journal of a batch that could not be wholly undone as abandoned, so `vaultlink recover` may run while Obsidian does. */
 export async function abandonJournal(adapter: JournalAdapter): Promise<void> {
 	try {
-		const journal = JSON.parse(await adapter.read(JOURNAL_PATH)) as Journal;
-		await adapter.write(JOURNAL_PATH, JSON.stringify({ ...journal, pid: ABANDONED }));
+		const opened = await openInVault(adapter);
+		if ("refusal" in opened) throw new Error(opened.refusal);
+		await adapter.write(JOURNAL_PATH, sealJournal(journalKey(), { ...opened.journal, pid: ABANDONED }));
 	} catch (error) {
 		console.error("vaultlink: marking the journal of a failed move as abandoned failed", error);
 	}

@@ -7,11 +7,13 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
-import { JOURNAL_PATH } from "../move/journal";
+import { JOURNAL_PATH, machineName } from "../move/journal";
+import { journalKey } from "../state";
 import { runTool } from "../tools";
-import type { ToolError, ToolOutcome } from "../wasm";
+import { contentHash, sealJournal, type ToolError, type ToolOutcome } from "../wasm";
 import type { TFile } from "./obsidian-double";
 import { REPO_ROOT, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
@@ -47,7 +49,7 @@ test("the journal holds every pre-image while the batch runs, and is gone once i
 	const seen: unknown[] = [];
 	const rename = app.vault.rename.bind(app.vault);
 	t.mock.method(app.vault, "rename", (file: TFile, to: string) => {
-		seen.push(JSON.parse(fs.readFileSync(path.join(vaultDir, JOURNAL_PATH), "utf8")));
+		seen.push((JSON.parse(fs.readFileSync(path.join(vaultDir, JOURNAL_PATH), "utf8")) as { journal: unknown }).journal);
 		return rename(file, to);
 	});
 	assert.ok((await runTool(host, "move_note", MOVE)).ok);
@@ -84,12 +86,35 @@ test("a full disk or a read-only note part way through: the vault is byte-identi
 test("a batch is refused while an interrupted one's journal is in the vault", async (t) => {
 	const { vaultDir, host } = await open(t);
 	fs.mkdirSync(path.join(vaultDir, ".vaultlink"));
-	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), JSON.stringify({ version: 1, pid: 0, tool: "move_note", started_unix_ms: 0, writes: [], moves: [], made_folders: [] }));
+	const journal = { version: 2, pid: 0, tool: "move_note", started_unix_ms: 0, machine: machineName(), writes: [], moves: [], made_folders: [] };
+	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealJournal(journalKey(), journal));
 	const before = snapshotVault(vaultDir);
 	const error = errorOf(await runTool(host, "move_note", MOVE));
 	assert.equal(error.code, "interrupted_change");
-	assert.match(error.hint, /vaultlink recover/);
+	assert.match(error.hint, /Run `vaultlink recover/);
 	assert.deepEqual(snapshotVault(vaultDir), before);
+});
+
+test("a journal that came with the vault (not sealed with this user's key) is never acted on, by the plugin or by `vaultlink recover`", async (t) => {
+	const { vaultDir, host } = await open(t);
+	const outside = fs.mkdtempSync(path.join(os.tmpdir(), "vaultlink-outside-"));
+	t.after(() => fs.rmSync(outside, { recursive: true, force: true }));
+	fs.writeFileSync(path.join(outside, "secret.txt"), "mine");
+	const relative = path.relative(vaultDir, path.join(outside, "secret.txt")).split(path.sep).join("/");
+	fs.mkdirSync(path.join(vaultDir, ".vaultlink"));
+	const crafted = { version: 1, pid: 0, tool: "move_note", started_unix_ms: 0, writes: [{ path: relative, temporary: "", before: "overwritten", after_hash: contentHash("mine") }], moves: [], made_folders: [] };
+	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), JSON.stringify(crafted));
+	const before = snapshotVault(vaultDir);
+	const error = errorOf(await runTool(host, "move_note", MOVE));
+	assert.equal(error.code, "interrupted_change");
+	assert.match(error.message, /not a sealed vaultlink journal/);
+	assert.match(error.hint, /delete it/);
+	const recovered = spawnSync(sidecarBinary(), ["recover", vaultDir], { encoding: "utf8" });
+	assert.equal(recovered.status, 2, recovered.stdout + recovered.stderr);
+	assert.match(recovered.stderr, /left alone: it is not a sealed vaultlink journal/);
+	assert.equal(fs.readFileSync(path.join(outside, "secret.txt"), "utf8"), "mine", "nothing outside the vault was touched");
+	assert.deepEqual(snapshotVault(vaultDir), before);
+	assert.ok(fs.existsSync(path.join(vaultDir, JOURNAL_PATH)), "the journal is left for the user");
 });
 
 test("an undo that fails too keeps the journal, marked abandoned, and `vaultlink recover` finishes the undo while the plugin runs", async (t) => {
@@ -107,7 +132,7 @@ test("an undo that fails too keeps the journal, marked abandoned, and `vaultlink
 	assert.equal(error.code, "write_failed");
 	assert.match(error.message, /undoing the changes made so far failed in part: C\.md could not be restored/);
 	assert.match(error.hint, /vaultlink recover/);
-	const journal = JSON.parse(fs.readFileSync(path.join(vaultDir, JOURNAL_PATH), "utf8")) as { pid: number };
+	const { journal } = JSON.parse(fs.readFileSync(path.join(vaultDir, JOURNAL_PATH), "utf8")) as { journal: { pid: number } };
 	assert.equal(journal.pid, 0, "abandoned: no process applies it any more");
 	const recovered = spawnSync(sidecarBinary(), ["recover", vaultDir], { encoding: "utf8" });
 	assert.equal(recovered.status, 0, recovered.stderr);

@@ -18,7 +18,7 @@ const ATTACHMENTS: [&str; 2] = ["img.png", "Note.png"];
 
 fn random_path(random: &mut Random) -> String {
     let folder = random.pick(&FOLDERS);
-    if random.next() % 5 == 0 {
+    if random.next().is_multiple_of(5) {
         format!("{folder}{}", random.pick(&ATTACHMENTS))
     } else {
         format!("{folder}{}.md", random.pick(&NAMES))

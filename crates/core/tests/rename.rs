@@ -229,7 +229,7 @@ fn random_vault(random: &mut Random) -> Files {
     for _ in 0..8 {
         let path = format!("{}{}.md", random.pick(&FOLDERS), random.pick(&NAMES));
         let mut text = String::new();
-        if random.next() % 3 == 0 {
+        if random.next().is_multiple_of(3) {
             text.push_str(&format!("---\nrelated: [\"[[{}]]\"]\nnote: \"see [[{}|it]]\"\n---\n", random.pick(&NAMES), random.pick(&NAMES)));
         }
         for _ in 0..random.next() % 5 {

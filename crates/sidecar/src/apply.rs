@@ -211,6 +211,7 @@ pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder
         pid: std::process::id(),
         tool: tool.to_owned(),
         started_unix_ms: journal::now_unix_ms(),
+        machine: journal::machine(),
         writes,
         moves,
         made_folders,
@@ -438,7 +439,9 @@ mod tests {
 
     /// A batch of each shape: notes rewritten and a file moved into folders that do not exist
     /// yet; a rename that changes only the case of a name; a whole folder moved.
-    const BATCHES: [(&[(&str, &str)], &str, &str, Option<&str>); 3] = [
+    /// The vault's files, the move's `from` and `to`, and the folder a folder move empties.
+    type Batch = (&'static [(&'static str, &'static str)], &'static str, &'static str, Option<&'static str>);
+    const BATCHES: [Batch; 3] = [
         (&[("A.md", "[[Old]] and [[Old]]\n"), ("C.md", "![[Old]]\n"), ("Old.md", "# Old\n")], "Old.md", "deep/er/New.md", None),
         (&[("a.md", "# a\n"), ("B.md", "[[a]] and [b](a.md)\n")], "a.md", "A.md", None),
         (
@@ -506,7 +509,10 @@ mod tests {
                     if error.message.contains("failed too") {
                         assert_eq!(error.code, "write_failed");
                         assert!(error.hint.contains("vaultlink recover"), "{}", error.hint);
-                        let kept = journal::read(index.root()).unwrap().expect("the journal is kept");
+                        let kept = match journal::find(index.root()) {
+                            journal::Found::Ours(journal) => journal,
+                            other => panic!("the journal is kept: {other:?}"),
+                        };
                         assert_eq!(kept.pid, journal::ABANDONED, "marked abandoned, so this very process recovers it");
                         let recovery = journal::recover_if_interrupted(index.root()).unwrap().expect("a journal to recover");
                         assert!(recovery.kept.is_empty(), "{recovery:?}");
@@ -537,7 +543,7 @@ mod tests {
         assert_eq!(fs::read_to_string(dir.path().join(".vaultlink/recovered/A.md")).unwrap(), "[[Old]] and [[Old]]\n");
         assert_eq!(fs::read_to_string(dir.path().join("C.md")).unwrap(), "![[Old]]\n");
         assert!(dir.path().join("Old.md").exists() && !dir.path().join("deep").exists());
-        assert!(journal::read(index.root()).unwrap().is_none());
+        assert!(matches!(journal::find(index.root()), journal::Found::Nothing));
         assert!(journal::recover(&RealDisk, index.root()).unwrap().is_none(), "a second recovery has nothing to do");
     }
 
@@ -597,30 +603,35 @@ mod tests {
         for (pid, code) in [(std::process::id(), "change_in_progress"), (u32::MAX - 1, "interrupted_change")] {
             fs::create_dir_all(dir.path().join(".vaultlink")).unwrap();
             let journal = Journal {
-                version: 1,
+                version: journal::JOURNAL_VERSION,
                 pid,
                 tool: "move_note".to_owned(),
                 started_unix_ms: 0,
+                machine: journal::machine(),
                 writes: vec![],
                 moves: vec![],
                 made_folders: vec![],
             };
-            fs::write(dir.path().join(".vaultlink/journal.json"), serde_json::to_vec(&journal).unwrap()).unwrap();
+            let key = crate::state::journal_key().unwrap();
+            fs::write(dir.path().join(".vaultlink/journal.json"), vaultlink_core::journal::seal(&key, &journal)).unwrap();
             let before = snapshot(dir.path());
             let refusal = apply_plan_on(&RealDisk, index.root(), &plan, None, "move_note").unwrap_err();
             assert_eq!(refusal.code, code, "{refusal:?}");
             assert_eq!(snapshot(dir.path()), before);
             fs::remove_dir_all(dir.path().join(".vaultlink")).unwrap();
         }
-        // A journal cut short (its process died while writing it) is removed: no change had begun.
+        // A journal cut short cannot be told from one made by anyone: while young it may be
+        // another process's being written (a change in progress); either way it is never acted
+        // on, and `vaultlink recover` refuses it and says what to do.
         fs::create_dir_all(dir.path().join(".vaultlink")).unwrap();
-        fs::write(dir.path().join(".vaultlink/journal.json"), "{\"version\":1,\"pid\":4,\"wri").unwrap();
-        // While young it may be another process's, still being written: reading the folder
-        // leaves it alone. `vaultlink recover` removes it.
+        fs::write(dir.path().join(".vaultlink/journal.json"), "{\"seal\":\"00").unwrap();
         assert!(journal::recover_if_interrupted(index.root()).unwrap().is_none());
+        assert_eq!(apply_plan_on(&RealDisk, index.root(), &plan, None, "move_note").unwrap_err().code, "change_in_progress");
         assert!(dir.path().join(".vaultlink/journal.json").exists());
-        assert!(journal::recover(&RealDisk, index.root()).unwrap().is_some());
-        assert!(!dir.path().join(".vaultlink").exists());
+        let refusal = journal::recover(&RealDisk, index.root()).unwrap_err();
+        assert_eq!(refusal.code, "recovery_failed");
+        assert!(refusal.message.contains("not a sealed vaultlink journal") && refusal.hint.contains("delete it"), "{refusal:?}");
+        assert_eq!(fs::read_to_string(dir.path().join(".vaultlink/journal.json")).unwrap(), "{\"seal\":\"00");
     }
 
     /// Set in the child process of the kill test: `<batch> <step> <vault>`.
@@ -686,7 +697,7 @@ mod tests {
                     None => panic!("the child applying {from} -> {to} (hold at {hold_at}) ended without holding: {status}"),
                     Some(true) => {}
                 }
-                let had_journal = journal::read(index.root()).unwrap().is_some();
+                let had_journal = matches!(journal::find(index.root()), journal::Found::Ours(_));
                 // As the next start does: the journal's process is gone, so the folder is recovered.
                 let mut next_start = FolderIndex::new(index.root().to_owned());
                 next_start.refresh().unwrap();

@@ -314,6 +314,7 @@ mod tests {
     use super::*;
 
     /// A fake plugin on a socket pair: answers hello, then runs `serve` on every later line.
+    #[allow(clippy::unwrap_used)]
     async fn fake_plugin<F>(serve: F) -> (tempfile::TempDir, Discovery)
     where
         F: Fn(Value) -> Vec<String> + Send + 'static,

@@ -314,7 +314,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         }
         Command::Recover { vault } => {
             let vault = canonical_vault(&vault)?;
-            if let Some(journal) = crate::journal::read(&vault).ok().flatten() {
+            if let crate::journal::Found::Ours(journal) = crate::journal::find(&vault) {
                 if journal.pid != std::process::id() && crate::journal::process_alive(journal.pid) {
                     bail!(
                         "process {} is applying a {} to this vault now; wait for it to finish (recovery would undo a live change)",

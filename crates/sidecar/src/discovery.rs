@@ -39,7 +39,7 @@ pub fn runtime_dir() -> PathBuf {
 }
 
 #[cfg(unix)]
-fn user_id() -> u32 {
+pub(crate) fn user_id() -> u32 {
     use std::os::unix::fs::MetadataExt;
     // Without `unsafe` there is no getuid(); the owner of `/proc/self` is the process's user
     // on Linux, and elsewhere the owner of a file we have just created is.
@@ -52,7 +52,7 @@ fn user_id() -> u32 {
 }
 
 #[cfg(not(unix))]
-fn user_id() -> u32 {
+pub(crate) fn user_id() -> u32 {
     0
 }
 
@@ -142,7 +142,9 @@ fn check_private_dir(dir: &Path) -> Result<()> {
 #[cfg(unix)]
 fn check_socket(socket: &Path) -> Result<()> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let Ok(meta) = std::fs::symlink_metadata(socket) else { return Ok(()) };
+    let Ok(meta) = std::fs::symlink_metadata(socket) else {
+        return Ok(());
+    };
     if !meta.file_type().is_socket() || meta.mode() & 0o077 != 0 || meta.uid() != user_id() {
         bail!(
             "{} must be a socket of yours with mode 0600 (it is {:o}, {}); refusing to connect. Reload the plugin to make it again",

@@ -14,10 +14,18 @@
 //! `.vaultlink/recovered/` instead of being lost. Recovery can itself be interrupted and run
 //! again. It runs by itself before the sidecar next reads the folder (when the process that
 //! wrote the journal is gone), and on demand with `vaultlink recover <vault>`.
+//!
+//! A journal found in a vault is untrusted input: it may have come with the vault from
+//! anywhere. Its format and seal are core's (`vaultlink_core::journal`): recovery acts only on a
+//! journal sealed with this user's key on this machine (`state`), naming only paths the engine
+//! writes, none of them reached through a symbolic link. Any other journal is refused with the
+//! reason and left where it is, for the user; reading the vault goes on, and writing waits.
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use vaultlink_core::journal::{self as format, Refusal};
+pub use vaultlink_core::journal::{Journal, JournalMove, JournalWrite, ABANDONED, VERSION as JOURNAL_VERSION};
 use vaultlink_core::rename::content_hash;
 
 use crate::disk::{exists_exactly, Disk, RealDisk};
@@ -29,50 +37,6 @@ pub const JOURNAL_FOLDER: &str = ".vaultlink";
 const JOURNAL_FILE: &str = "journal.json";
 /// Where recovery saves the pre-image of a note that was edited after the interruption.
 const RECOVERED_FOLDER: &str = "recovered";
-pub const JOURNAL_VERSION: u32 = 1;
-
-/// The `pid` of a journal whose batch failed and could not be wholly undone: no process is
-/// applying it any more, so recovery may run at once.
-pub const ABANDONED: u32 = 0;
-
-/// What a batch is about to change, written before its first change.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Journal {
-    pub version: u32,
-    /// The process applying the batch; recovery leaves a live one alone.
-    pub pid: u32,
-    /// The tool that made the batch (`move_note`, `rewrite_link`).
-    pub tool: String,
-    pub started_unix_ms: u64,
-    pub writes: Vec<JournalWrite>,
-    pub moves: Vec<JournalMove>,
-    /// Folders the batch creates, top first.
-    pub made_folders: Vec<String>,
-}
-
-/// A note the batch rewrites. Paths are relative to the vault, with `/`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct JournalWrite {
-    pub path: String,
-    /// The temporary file the new text is written to before it is renamed over the note;
-    /// empty when the note is written in place (the plugin's `vault.process`).
-    #[serde(default)]
-    pub temporary: String,
-    /// The note's text before the batch.
-    pub before: String,
-    /// The SHA-256 of the text the batch writes.
-    pub after_hash: String,
-}
-
-/// A file the batch moves. `via` is the intermediate name of a move that changes only the
-/// case of a name, made in two renames so a case-insensitive filesystem cannot skip it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct JournalMove {
-    pub from: String,
-    pub to: String,
-    pub via: Option<String>,
-}
-
 /// What recovery did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Recovery {
@@ -100,57 +64,196 @@ pub fn now_unix_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_millis() as u64)
 }
 
-fn interrupted(root: &Path, journal: Option<&Journal>) -> ToolError {
-    let owner =
-        journal.map_or_else(|| "an unreadable journal".to_owned(), |journal| format!("{} by process {}", journal.tool, journal.pid));
-    let alive = journal.is_some_and(|journal| process_alive(journal.pid));
-    if alive {
-        ToolError::new(
+/// The name of this machine, as the journal records it.
+pub fn machine() -> String {
+    gethostname::gethostname().to_string_lossy().into_owned()
+}
+
+/// What the vault's journal file holds, as far as this process may act on it.
+#[derive(Debug)]
+pub enum Found {
+    /// No journal: no batch is being applied, none was interrupted.
+    Nothing,
+    /// A journal this user wrote on this machine, naming only paths inside the vault.
+    Ours(Journal),
+    /// A journal that is not acted on, and why, as a sentence naming the file.
+    Refused { reason: String, young: bool },
+}
+
+/// Reads the vault's journal and decides whether it may be acted on: sealed with this user's
+/// key on this machine ([`crate::state`]), of this version, every path by the engine's rules
+/// and none reached through a symbolic link. Reading it changes nothing.
+pub fn find(root: &Path) -> Found {
+    let path = journal_path(root);
+    let shown = format!("{JOURNAL_FOLDER}/{JOURNAL_FILE}");
+    let refused =
+        |reason: String| Found::Refused { reason: format!("{shown} in {} was left alone: {reason}", root.display()), young: false };
+    match std::fs::symlink_metadata(root.join(JOURNAL_FOLDER)) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Found::Nothing,
+        Ok(meta) if meta.file_type().is_symlink() || !meta.is_dir() => {
+            return refused(format!(
+                "`{JOURNAL_FOLDER}` is not a folder of the vault (a symbolic link, or a file), so nothing in it is trusted"
+            ))
+        }
+        _ => {}
+    }
+    let meta = match std::fs::symlink_metadata(&path) {
+        Ok(meta) => meta,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Found::Nothing,
+        Err(error) => return refused(format!("it cannot be read ({error})")),
+    };
+    if !meta.is_file() {
+        return refused("it is not a plain file".to_owned());
+    }
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Found::Nothing,
+        Err(error) => return refused(format!("it cannot be read ({error})")),
+    };
+    let key = match crate::state::journal_key() {
+        Ok(key) => key,
+        Err(error) => return refused(format!("it cannot be checked: {error}")),
+    };
+    let journal = match format::open(&key, &bytes) {
+        Ok(journal) => journal,
+        Err(refusal) => {
+            let owner = format::describe_unverified(&bytes).map_or_else(String::new, |(tool, pid, machine)| {
+                let host = if machine.is_empty() { String::new() } else { format!(" on {machine}") };
+                format!(" (it says: {tool} by process {pid}{host})")
+            });
+            // Being written by another process this moment: created, not yet filled (no whole
+            // JSON value yet), and young.
+            let young = refusal == Refusal::NotSealed
+                && serde_json::from_slice::<serde_json::Value>(&bytes).is_err()
+                && journal_age(root).is_some_and(|age| age < YOUNG_JOURNAL);
+            return Found::Refused { reason: format!("{shown} in {} was left alone: {}{owner}", root.display(), refusal.message()), young };
+        }
+    };
+    let named = journal
+        .writes
+        .iter()
+        .flat_map(|write| [write.path.as_str(), write.temporary.as_str()])
+        .chain(journal.moves.iter().flat_map(|file_move| {
+            [Some(file_move.from.as_str()), Some(file_move.to.as_str()), file_move.via.as_deref()].into_iter().flatten()
+        }))
+        .chain(journal.made_folders.iter().map(String::as_str))
+        .map(str::to_owned)
+        // Where recovery saves the text of a note edited since.
+        .chain(journal.writes.iter().map(|write| saved_path(&write.path)));
+    for named in named.filter(|named| !named.is_empty()) {
+        let named = named.as_str();
+        if let Some(link) = symbolic_link_on_the_way(root, named) {
+            return refused(format!("it names {named:?}, reached through the symbolic link `{link}`, which may lead out of the vault"));
+        }
+    }
+    Found::Ours(journal)
+}
+
+/// The first segment of `path` under `root` that is a symbolic link, if any.
+fn symbolic_link_on_the_way(root: &Path, path: &str) -> Option<String> {
+    let mut current = root.to_owned();
+    let mut shown = String::new();
+    for segment in path.split('/') {
+        current.push(segment);
+        shown = if shown.is_empty() { segment.to_owned() } else { format!("{shown}/{segment}") };
+        if std::fs::symlink_metadata(&current).is_ok_and(|meta| meta.file_type().is_symlink()) {
+            return Some(shown);
+        }
+    }
+    None
+}
+
+fn interrupted(root: &Path, found: &Found) -> ToolError {
+    match found {
+        Found::Ours(journal) if process_alive(journal.pid) => ToolError::new(
             "change_in_progress",
-            format!("another change to this vault is being applied ({owner}); nothing was changed"),
+            format!("another change to this vault is being applied ({} by process {}); nothing was changed", journal.tool, journal.pid),
             "Wait for it to finish, then preview the change again.",
             true,
-        )
-    } else {
-        ToolError::new(
+        ),
+        Found::Refused { young: true, .. } => ToolError::new(
+            "change_in_progress",
+            "another change to this vault is starting (its journal is being written); nothing was changed",
+            "Wait for it to finish, then preview the change again.",
+            true,
+        ),
+        Found::Ours(journal) => ToolError::new(
             "interrupted_change",
-            format!("an earlier change to this vault was interrupted ({owner}) and is not undone yet; nothing was changed"),
+            format!("an earlier change to this vault was interrupted ({} by process {}) and is not undone yet; nothing was changed", journal.tool, journal.pid),
             format!("Run `vaultlink recover {}` (the sidecar also does it by itself before it next reads the vault), then preview the change again.", root.display()),
             true,
-        )
+        ),
+        Found::Refused { reason, .. } => ToolError::new(
+            "interrupted_change",
+            format!("{reason}; while it is there no change is made, and nothing was changed"),
+            untrusted_hint(root),
+            false,
+        ),
+        Found::Nothing => ToolError::new("change_in_progress", "another change to this vault was just applied; nothing was changed", "Preview the change again.", true),
     }
 }
 
-/// Writes the journal before a batch's first change. Fails, changing nothing, when another
-/// journal is there.
+/// What to do about a journal that is not acted on.
+fn untrusted_hint(root: &Path) -> String {
+    format!(
+        "vaultlink undoes only a journal it wrote itself, for this user on this machine. If a change was interrupted on another machine, run `vaultlink recover` there and let the vault sync; otherwise look at {} and delete it. Then try again.",
+        journal_path(root).display()
+    )
+}
+
+/// Writes the journal, sealed, before a batch's first change. Fails, changing nothing, when
+/// another journal is there.
 pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), ToolError> {
     let path = journal_path(root);
-    if path.exists() {
-        return Err(interrupted(root, read(root).ok().flatten().as_ref()));
-    }
     let folder = root.join(JOURNAL_FOLDER);
-    let made_folder = !folder.exists();
-    let bytes =
-        serde_json::to_vec(journal).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))?;
-    let result = (|| {
-        if made_folder {
-            disk.create_dir(&folder)?;
-        }
-        disk.write_new(&path, &bytes)?;
-        disk.sync_dir(&folder)
-    })();
-    if let Err(error) = result {
-        // Nothing of the vault has changed yet: take the journal back and refuse.
-        let _ = disk.remove_file(&path);
-        if made_folder {
-            let _ = disk.remove_dir(&folder);
-        }
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Err(interrupted(root, &find(root)));
+    }
+    if std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.file_type().is_symlink() || !meta.is_dir()) {
         return Err(ToolError::new(
+            "invalid_path",
+            format!("`{JOURNAL_FOLDER}` in {} is not a folder (a symbolic link, or a file), so no journal can be kept there; nothing was changed", root.display()),
+            format!("Remove {} (vaultlink makes the folder itself), then try again.", folder.display()),
+            false,
+        ));
+    }
+    let key = crate::state::journal_key().map_err(|error| {
+        ToolError::new("write_failed", format!("{error}; nothing was changed"), "Fix what the message names, then try again.", true)
+    })?;
+    let bytes = format::seal(&key, journal);
+    let write_failed = |error: std::io::Error| {
+        ToolError::new(
             "write_failed",
             format!("writing the journal {} failed ({error}); nothing was changed", path.display()),
             "Check the vault folder's permissions and free space, then try again.",
             true,
-        ));
+        )
+    };
+    // Only what this call made is taken back on a failure: another batch may have made the
+    // folder, or the journal, a moment before.
+    let made_folder = match disk.create_dir(&folder) {
+        Ok(()) => true,
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => false,
+        Err(error) => return Err(write_failed(error)),
+    };
+    match disk.write_new(&path, bytes.as_bytes()) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => return Err(interrupted(root, &find(root))),
+        Err(error) => {
+            // write_new made the file before it failed part way: it is ours to take back.
+            let _ = disk.remove_file(&path);
+            if made_folder {
+                let _ = disk.remove_dir(&folder);
+            }
+            return Err(write_failed(error));
+        }
+    }
+    if let Err(error) = disk.sync_dir(&folder) {
+        let _ = disk.remove_file(&path);
+        if made_folder {
+            let _ = disk.remove_dir(&folder);
+        }
+        return Err(write_failed(error));
     }
     Ok(())
 }
@@ -174,33 +277,17 @@ pub fn finish(disk: &dyn Disk, root: &Path) -> std::io::Result<()> {
 /// read of the vault (by this process too) recovers it. Best effort: if even this fails, the
 /// journal still names this process, and `vaultlink recover` after it ends recovers it.
 pub fn abandon(disk: &dyn Disk, root: &Path) {
-    let Ok(Some(mut journal)) = read(root) else { return };
+    let Found::Ours(mut journal) = find(root) else {
+        return;
+    };
+    let Ok(key) = crate::state::journal_key() else {
+        return;
+    };
     journal.pid = ABANDONED;
-    let Ok(bytes) = serde_json::to_vec(&journal) else { return };
     let temporary = root.join(JOURNAL_FOLDER).join(format!("{JOURNAL_FILE}.tmp"));
-    if let Err(error) = write_atomically(disk, &journal_path(root), &temporary, &bytes) {
+    if let Err(error) = write_atomically(disk, &journal_path(root), &temporary, format::seal(&key, &journal).as_bytes()) {
         tracing::warn!("marking the journal of a failed change as abandoned failed: {error}");
     }
-}
-
-/// The journal in the vault, if any. An unreadable one is an error.
-pub fn read(root: &Path) -> Result<Option<Journal>, String> {
-    let path = journal_path(root);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(format!("{} cannot be read: {error}", path.display())),
-    };
-    let journal: Journal =
-        serde_json::from_slice(&bytes).map_err(|error| format!("{} is not a vaultlink journal: {error}", path.display()))?;
-    if journal.version != JOURNAL_VERSION {
-        return Err(format!(
-            "{} is a version {} journal; this vaultlink reads version {JOURNAL_VERSION}: recover with the vaultlink that wrote it",
-            path.display(),
-            journal.version
-        ));
-    }
-    Ok(Some(journal))
 }
 
 /// Whether a process with this id is running. When it cannot be told, it counts as running:
@@ -231,26 +318,26 @@ pub fn process_alive(pid: u32) -> bool {
     true
 }
 
-/// Recovers an interrupted batch if the vault has a journal whose process is gone. Called
-/// before the sidecar reads the folder; logs what it did.
+/// Recovers an interrupted batch if the vault has a journal of ours whose process is gone.
+/// Called before the sidecar reads the folder; logs what it did. A journal that is not ours is
+/// never acted on here: it is logged, and reading goes on (writing refuses while it is there).
 pub fn recover_if_interrupted(root: &Path) -> Result<Option<Recovery>, ToolError> {
-    if !journal_path(root).exists() {
-        return Ok(None);
-    }
-    match read(root) {
-        Ok(Some(journal)) if process_alive(journal.pid) => return Ok(None),
-        // Cut short, or being written by another process right now: left alone while young.
-        Err(_) if journal_age(root).is_some_and(|age| age < YOUNG_JOURNAL) => return Ok(None),
-        _ => {}
-    }
-    let recovery = recover(&RealDisk, root)?;
-    if let Some(recovery) = &recovery {
-        tracing::warn!("{}", describe(root, recovery));
-    }
-    Ok(recovery)
+    let journal = match find(root) {
+        Found::Nothing => return Ok(None),
+        Found::Ours(journal) if process_alive(journal.pid) => return Ok(None),
+        Found::Ours(journal) => journal,
+        Found::Refused { young: true, .. } => return Ok(None),
+        Found::Refused { reason, .. } => {
+            tracing::warn!("{reason}. {}", untrusted_hint(root));
+            return Ok(None);
+        }
+    };
+    let recovery = undo(&RealDisk, root, &journal)?;
+    tracing::warn!("{}", describe(root, &recovery));
+    Ok(Some(recovery))
 }
 
-/// How long an unreadable journal is taken for one another process is still writing.
+/// How long a journal that is not yet sealed is taken for one another process is writing.
 const YOUNG_JOURNAL: std::time::Duration = std::time::Duration::from_secs(60);
 
 fn journal_age(root: &Path) -> Option<std::time::Duration> {
@@ -274,38 +361,15 @@ pub fn describe(root: &Path, recovery: &Recovery) -> String {
 }
 
 /// Undoes the batch the journal describes and removes the journal. `Ok(None)` when there is
-/// no journal. A journal that cannot be parsed was being written when the process stopped,
-/// before any change to the vault, and is removed.
+/// no journal; a journal that is not ours to act on is refused with the reason, and left.
 pub fn recover(disk: &dyn Disk, root: &Path) -> Result<Option<Recovery>, ToolError> {
-    let failed = |what: String, error: std::io::Error| recovery_failed(root, what, error);
-    let path = journal_path(root);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(failed(format!("reading {}", path.display()), error)),
-    };
-    if serde_json::from_slice::<serde_json::Value>(&bytes).is_err() {
-        // Cut short: the journal is synced before the first change, so none was made.
-        tracing::warn!(
-            "{} is incomplete: it was being written when its process stopped, before any change, and is removed",
-            path.display()
-        );
-        finish(disk, root).map_err(|error| failed(format!("removing {}", path.display()), error))?;
-        return Ok(Some(Recovery::default()));
-    }
-    let journal = match read(root) {
-        Ok(Some(journal)) => journal,
-        Ok(None) => return Ok(None),
-        Err(reason) => {
-            return Err(ToolError::new(
-                "recovery_failed",
-                format!("{reason}; nothing was changed"),
-                "Recover with the vaultlink version that wrote the journal.",
-                false,
-            ))
+    match find(root) {
+        Found::Nothing => Ok(None),
+        Found::Ours(journal) => undo(disk, root, &journal).map(Some),
+        Found::Refused { reason, .. } => {
+            Err(ToolError::new("recovery_failed", format!("{reason}; nothing was changed"), untrusted_hint(root), false))
         }
-    };
-    undo(disk, root, &journal).map(Some)
+    }
 }
 
 fn recovery_failed(root: &Path, what: String, error: std::io::Error) -> ToolError {
@@ -362,7 +426,7 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
             }
             _ => {
                 // Edited, or removed, by someone since: theirs stays; ours is kept beside it.
-                let saved = format!("{JOURNAL_FOLDER}/{RECOVERED_FOLDER}/{}", write.path);
+                let saved = saved_path(&write.path);
                 let saved_full = full(root, &saved);
                 if std::fs::read(&saved_full).ok().as_deref() != Some(write.before.as_bytes()) {
                     make_parents(disk, root, &saved_full).map_err(|error| failed(format!("saving the text of {}", write.path), error))?;
@@ -384,6 +448,11 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
     Ok(recovery)
 }
 
+/// Where recovery saves the text from before the batch of a note edited since.
+fn saved_path(path: &str) -> String {
+    format!("{JOURNAL_FOLDER}/{RECOVERED_FOLDER}/{path}")
+}
+
 /// The temporary file for restoring a note: the batch's own, or one beside the note.
 fn temporary_of(write: &JournalWrite) -> String {
     if !write.temporary.is_empty() {
@@ -397,7 +466,9 @@ fn temporary_of(write: &JournalWrite) -> String {
 
 /// Creates the missing folders above `path`, up to the vault's root.
 fn make_parents(disk: &dyn Disk, root: &Path, path: &Path) -> std::io::Result<()> {
-    let Some(parent) = path.parent() else { return Ok(()) };
+    let Some(parent) = path.parent() else {
+        return Ok(());
+    };
     if parent.is_dir() || parent == root {
         return Ok(());
     }
@@ -422,4 +493,162 @@ pub fn write_atomically(disk: &dyn Disk, path: &Path, temporary: &Path, bytes: &
         let _ = disk.remove_file(temporary);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    //! A journal is untrusted input: one that arrives with a vault (git, a sync service, a zip)
+    //! must never make recovery touch anything outside the vault, or anything at all unless this
+    //! user wrote it on this machine.
+
+    use super::*;
+    use std::fs;
+
+    /// Every file under `root`, symbolic links as where they point.
+    fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut files = Vec::new();
+        let mut stack = vec![root.to_owned()];
+        while let Some(dir) = stack.pop() {
+            for entry in fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                let meta = fs::symlink_metadata(&path).unwrap();
+                let shown = path.strip_prefix(root).unwrap().display().to_string();
+                if meta.file_type().is_symlink() {
+                    files.push((shown, fs::read_link(&path).unwrap().display().to_string().into_bytes()));
+                } else if meta.is_dir() {
+                    stack.push(path);
+                } else {
+                    files.push((shown, fs::read(&path).unwrap()));
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+
+    /// A home with a private key and a document beside a vault with one note.
+    fn victim() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("home/.ssh")).unwrap();
+        fs::write(dir.path().join("home/.ssh/id_ed25519"), "PRIVATE KEY").unwrap();
+        fs::write(dir.path().join("home/notes.txt"), "mine").unwrap();
+        fs::create_dir_all(dir.path().join("vault/.vaultlink")).unwrap();
+        fs::write(dir.path().join("vault/A.md"), "[[B]]").unwrap();
+        let root = fs::canonicalize(dir.path().join("vault")).unwrap();
+        (dir, root)
+    }
+
+    /// What the red team planted: overwrite a file outside, move a private key into the vault,
+    /// delete a file outside through a temporary name, make a folder outside.
+    fn crafted() -> Journal {
+        Journal {
+            version: JOURNAL_VERSION,
+            pid: ABANDONED,
+            tool: "move_note".to_owned(),
+            started_unix_ms: 0,
+            machine: String::new(),
+            writes: vec![JournalWrite {
+                path: "../home/notes.txt".to_owned(),
+                temporary: "../home/.notes.txt.vaultlink-1.tmp".to_owned(),
+                before: "overwritten".to_owned(),
+                after_hash: content_hash("mine"),
+            }],
+            moves: vec![JournalMove { from: "../home/.ssh/id_ed25519".to_owned(), to: "stolen.md".to_owned(), via: None }],
+            made_folders: vec!["../home/planted".to_owned()],
+        }
+    }
+
+    fn assert_left_alone(dir: &Path, root: &Path, journal_text: &[u8], expected: &str) {
+        let before = snapshot(dir);
+        assert!(recover_if_interrupted(root).unwrap().is_none(), "the next read acts on nothing");
+        let refusal = recover(&RealDisk, root).expect_err("`vaultlink recover` refuses it");
+        assert_eq!(refusal.code, "recovery_failed");
+        assert!(refusal.message.contains(expected) && refusal.message.contains("left alone"), "{expected}: {}", refusal.message);
+        assert!(refusal.hint.contains("delete it") && refusal.hint.contains("another machine"), "{}", refusal.hint);
+        assert_eq!(snapshot(dir), before, "nothing inside or outside the vault changed");
+        assert_eq!(fs::read(journal_path(root)).unwrap(), journal_text, "the journal is left for the user");
+    }
+
+    #[test]
+    fn a_crafted_unsealed_journal_is_never_acted_on() {
+        let (dir, root) = victim();
+        // The documented format of the version before seals, as anyone could write it.
+        let text = serde_json::to_vec(&Journal { version: 1, ..crafted() }).unwrap();
+        fs::write(journal_path(&root), &text).unwrap();
+        assert_left_alone(dir.path(), &root, &text, "not a sealed vaultlink journal");
+    }
+
+    #[test]
+    fn a_journal_sealed_with_another_key_is_never_acted_on() {
+        let (dir, root) = victim();
+        let mut journal = crafted();
+        journal.writes[0].path = "A.md".to_owned();
+        journal.writes[0].temporary = String::new();
+        journal.moves.clear();
+        journal.made_folders.clear();
+        // Written by vaultlink, but on another machine (or by another user): another key.
+        let text = format::seal(&[9; format::KEY_BYTES], &journal);
+        fs::write(journal_path(&root), &text).unwrap();
+        assert_left_alone(dir.path(), &root, text.as_bytes(), "seal does not verify");
+    }
+
+    #[test]
+    fn a_journal_sealed_with_our_key_but_naming_paths_outside_is_never_acted_on() {
+        let (dir, root) = victim();
+        let text = format::seal(&crate::state::journal_key().unwrap(), &crafted());
+        fs::write(journal_path(&root), &text).unwrap();
+        assert_left_alone(dir.path(), &root, text.as_bytes(), "../home/notes.txt");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_journal_reaching_out_through_a_symbolic_link_is_never_acted_on() {
+        let (dir, root) = victim();
+        std::os::unix::fs::symlink(dir.path().join("home"), root.join("linked")).unwrap();
+        let mut journal = crafted();
+        journal.writes[0].path = "linked/notes.txt".to_owned();
+        journal.writes[0].temporary = String::new();
+        journal.moves.clear();
+        journal.made_folders.clear();
+        let text = format::seal(&crate::state::journal_key().unwrap(), &journal);
+        fs::write(journal_path(&root), &text).unwrap();
+        assert_left_alone(dir.path(), &root, text.as_bytes(), "symbolic link `linked`");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_journal_folder_that_is_a_symbolic_link_is_never_acted_on() {
+        let (dir, root) = victim();
+        fs::remove_dir(root.join(JOURNAL_FOLDER)).unwrap();
+        fs::create_dir(dir.path().join("home/elsewhere")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("home/elsewhere"), root.join(JOURNAL_FOLDER)).unwrap();
+        let mut journal = crafted();
+        journal.writes.clear();
+        journal.moves = vec![JournalMove { from: "A.md".to_owned(), to: "B.md".to_owned(), via: None }];
+        journal.made_folders.clear();
+        let text = format::seal(&crate::state::journal_key().unwrap(), &journal);
+        fs::write(journal_path(&root), &text).unwrap();
+        assert_left_alone(dir.path(), &root, text.as_bytes(), "not a folder of the vault");
+        // And no batch keeps its journal there.
+        let refusal = begin(&RealDisk, &root, &journal).expect_err("refused");
+        assert_eq!(refusal.code, "interrupted_change");
+    }
+
+    #[test]
+    fn our_own_journal_is_still_recovered() {
+        let (dir, root) = victim();
+        fs::write(root.join("B.md"), "moved").unwrap();
+        let journal = Journal {
+            writes: vec![],
+            moves: vec![JournalMove { from: "Old.md".to_owned(), to: "B.md".to_owned(), via: None }],
+            made_folders: vec![],
+            ..crafted()
+        };
+        fs::write(journal_path(&root), format::seal(&crate::state::journal_key().unwrap(), &journal)).unwrap();
+        let recovery = recover_if_interrupted(&root).unwrap().expect("recovered");
+        assert_eq!(recovery.moved_back, vec!["Old.md".to_owned()]);
+        assert_eq!(fs::read_to_string(root.join("Old.md")).unwrap(), "moved");
+        assert!(!root.join(JOURNAL_FOLDER).exists());
+        assert!(dir.path().join("home/.ssh/id_ed25519").exists());
+    }
 }

@@ -12,6 +12,7 @@ mod journal;
 mod mcp;
 mod progress;
 mod standalone;
+mod state;
 mod tools;
 
 use clap::Parser;

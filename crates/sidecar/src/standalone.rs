@@ -167,7 +167,7 @@ impl FolderIndex {
             let prepared = Vault::prepare(&parse, path, &text);
             if let Some(progress) = progress {
                 let done = prepared_so_far.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                if done % PROGRESS_EVERY_FILES == 0 {
+                if done.is_multiple_of(PROGRESS_EVERY_FILES) {
                     progress.report(done as f64, Some(total as f64), format!("indexing the vault folder: {done} of {total} files"));
                 }
             }

@@ -521,7 +521,9 @@ pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolError> {
 
 fn describe(schema: &Value) -> String {
     match (schema["type"].as_str(), schema["minimum"].as_u64(), schema["maximum"].as_u64()) {
-        (Some("integer"), Some(minimum), Some(maximum)) => format!("a whole number from {minimum} to {maximum}"),
+        (Some("integer"), Some(minimum), Some(maximum)) => {
+            format!("a whole number from {minimum} to {maximum}")
+        }
         (Some("integer"), _, _) => "a whole number".to_owned(),
         (Some(kind), _, _) => format!("a {kind}"),
         _ => "of the advertised type".to_owned(),
@@ -541,25 +543,10 @@ pub fn check_vault_path(parameter: &str, path: &str) -> Result<(), ToolError> {
             false,
         ))
     };
-    if path.contains('\0') {
-        return refuse("it holds a NUL byte");
+    match vaultlink_core::paths::vault_path_problem(path) {
+        Some(problem) => refuse(problem),
+        None => Ok(()),
     }
-    if path.starts_with('/') || path.starts_with('\\') || path.as_bytes().get(1) == Some(&b':') {
-        return refuse("it is absolute");
-    }
-    if path.starts_with('~') {
-        return refuse("it starts from a home folder");
-    }
-    for segment in path.split(['/', '\\']) {
-        if segment == ".." {
-            return refuse("a `..` segment leads up out of it");
-        }
-        let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
-        if segment.contains('%') && (decoded == "." || decoded == "..") {
-            return refuse("a segment percent-decodes to `.` or `..`");
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -150,6 +150,32 @@ pub fn apply_edits(text: &str, edits: JsValue) -> Result<String, JsError> {
     Ok(rename::apply_edits(text, &edits))
 }
 
+/// The journal file's text for `journal` (`{version, pid, tool, started_unix_ms, machine,
+/// writes, moves, made_folders}`), sealed with this user's journal key (core's `journal`).
+#[wasm_bindgen(js_name = sealJournal)]
+pub fn seal_journal(key: &[u8], journal: JsValue) -> Result<String, JsError> {
+    let journal: vaultlink_core::journal::Journal =
+        serde_wasm_bindgen::from_value(journal).map_err(|error| JsError::new(&format!("not a journal: {error}")))?;
+    Ok(vaultlink_core::journal::seal(key, &journal))
+}
+
+#[derive(Serialize)]
+struct OpenedJournal {
+    journal: Option<vaultlink_core::journal::Journal>,
+    /// Why the journal may not be acted on, as the end of a sentence.
+    refusal: Option<String>,
+}
+
+/// Opens a journal file's text with this user's journal key: `{journal}` when it may be acted
+/// on, `{refusal}` (the reason) when it may not.
+#[wasm_bindgen(js_name = openJournal)]
+pub fn open_journal(key: &[u8], text: &str) -> Result<JsValue, JsError> {
+    match vaultlink_core::journal::open(key, text.as_bytes()) {
+        Ok(journal) => to_js(&OpenedJournal { journal: Some(journal), refusal: None }),
+        Err(refusal) => to_js(&OpenedJournal { journal: None, refusal: Some(refusal.message()) }),
+    }
+}
+
 /// SHA-256 of a text as lowercase hex, as a plan's `content_hash`.
 #[wasm_bindgen(js_name = contentHash)]
 pub fn content_hash(text: &str) -> String {

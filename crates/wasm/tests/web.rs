@@ -102,7 +102,7 @@ fn find_evidence_reads_texts_through_a_javascript_callback() {
         texts.set(&path.into(), &text.into());
     }
     // `read(path)` as the plugin passes it: the texts it read, `undefined` for any other.
-    let read = js_sys::Function::new_with_args("path", "return this.get(path);").bind(&texts);
+    let read = js_sys::Function::new_with_args("path", "return this.get(path);").bind0(&texts);
     let arguments = js_sys::JSON::parse(r#"{"title": "ALPHA", "limit": 1}"#).expect("JSON");
     let answer = vault.find_evidence(arguments, &read).expect("an answer");
     assert_eq!(get(&answer, "ok").as_bool(), Some(true));
