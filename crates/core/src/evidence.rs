@@ -21,11 +21,13 @@ use std::collections::HashSet;
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use serde::{Deserialize, Serialize};
 
+use crate::answer::{OpError, ResponseFormat, MAX_LIMIT};
 use crate::frontmatter::find_block;
+use crate::line_index::LineCounter;
 use crate::lint::{identities, identity_key, note_stem, same_identity};
-use crate::ops::{shared_words, topic_words, OpError, ResponseFormat, MAX_LIMIT};
 use crate::parse::{markdown_options, LinkKind, LinkSource};
 use crate::resolve::{file_name, fold, Resolution};
+use crate::words::{shared_words, topic_words};
 use crate::Vault;
 
 /// Matches returned when the caller gives no `limit`.
@@ -392,32 +394,6 @@ fn excerpt(prose: &str, at: usize, length: usize) -> String {
         text.push('…');
     }
     text
-}
-
-/// Line numbers of byte offsets, for offsets given in increasing order.
-struct LineCounter<'a> {
-    text: &'a str,
-    offset: usize,
-    line: u32,
-}
-
-impl<'a> LineCounter<'a> {
-    fn new(text: &'a str) -> LineCounter<'a> {
-        LineCounter { text, offset: 0, line: 1 }
-    }
-
-    /// The 1-based line of `offset`.
-    fn line(&mut self, offset: usize) -> u32 {
-        let offset = offset.min(self.text.len());
-        if offset < self.offset {
-            self.offset = 0;
-            self.line = 1;
-        }
-        let newlines = self.text.as_bytes()[self.offset..offset].iter().filter(|byte| **byte == b'\n').count();
-        self.line += newlines as u32;
-        self.offset = offset;
-        self.line
-    }
 }
 
 /// The hint when no note matched: notes with near titles, if any.

@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::parse::Span;
+use crate::span::Span;
 
 /// One step of a key path: a mapping key or a sequence index.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -691,8 +691,7 @@ fn push_problem(facts: &mut NoteFacts, text: &str, code: &str, message: String, 
     if facts.frontmatter_problems.len() >= MAX_FRONTMATTER_PROBLEMS {
         return;
     }
-    let offset = offset.min(text.len());
-    let line = u32::try_from(text.as_bytes()[..offset].iter().filter(|byte| **byte == b'\n').count() + 1).unwrap_or(u32::MAX);
+    let line = crate::line_index::line_of(text, offset);
     facts.frontmatter_problems.push(FrontmatterProblem { code: code.to_owned(), message, line });
 }
 

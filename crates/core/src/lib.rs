@@ -4,6 +4,7 @@
 //! crate reads a file, opens a socket, looks at a clock or knows about JavaScript, so every
 //! function can be tested with inline strings and runs the same natively and in wasm.
 
+pub mod answer;
 pub mod config;
 pub mod delete;
 pub mod evidence;
@@ -18,6 +19,8 @@ pub mod paths;
 pub mod rename;
 pub mod resolve;
 pub mod sketch;
+pub mod span;
+pub mod words;
 
 pub use index::Vault;
 pub use line_index::LineIndex;

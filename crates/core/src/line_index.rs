@@ -103,6 +103,40 @@ fn saturating_u32(value: usize) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
 
+/// Line numbers of byte offsets without building a [`LineIndex`], for callers that ask for a
+/// few lines in increasing order (counting on from the last one asked; an earlier offset starts
+/// again from the top). Offsets past the end count as the end.
+#[derive(Debug, Clone)]
+pub struct LineCounter<'a> {
+    text: &'a str,
+    offset: usize,
+    line: u32,
+}
+
+impl<'a> LineCounter<'a> {
+    pub fn new(text: &'a str) -> LineCounter<'a> {
+        LineCounter { text, offset: 0, line: 1 }
+    }
+
+    /// The 1-based line of `offset`.
+    pub fn line(&mut self, offset: usize) -> u32 {
+        let offset = offset.min(self.text.len());
+        if offset < self.offset {
+            self.offset = 0;
+            self.line = 1;
+        }
+        let newlines = self.text.as_bytes()[self.offset..offset].iter().filter(|byte| **byte == b'\n').count();
+        self.line = self.line.saturating_add(u32::try_from(newlines).unwrap_or(u32::MAX));
+        self.offset = offset;
+        self.line
+    }
+}
+
+/// The 1-based line of one byte offset of `text`.
+pub fn line_of(text: &str, offset: usize) -> u32 {
+    LineCounter::new(text).line(offset)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

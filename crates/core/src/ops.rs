@@ -8,26 +8,12 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::answer::*;
 use crate::index::{ResolvedLink, SubpathStatus, Summary, Vault};
 use crate::lint::{Proposal, Skipped};
 use crate::parse::{parse_note, LinkKind, LinkSource, ParseConfig, Span};
 use crate::resolve::{self, fold, Resolution};
-
-/// The most items one call returns; `limit` is capped here.
-pub const MAX_LIMIT: usize = 1_000;
-/// Items returned when the caller gives no `limit`.
-pub const DEFAULT_LIMIT: usize = 100;
-/// When the caller gives no `limit`, a page also ends before its items' JSON passes this many
-/// bytes (the first item is always kept), so that a default answer stays under 20 KB with its
-/// envelope and an agent's context is not flooded. An explicit `limit` is obeyed as given.
-pub const DEFAULT_PAGE_BYTES: usize = 16_000;
-/// The most bytes of a note's body one `read_note` call returns when no `max_bytes` is given.
-pub const DEFAULT_READ_BYTES: usize = 16_000;
-/// The bounds of `read_note`'s `max_bytes`.
-pub const MIN_READ_BYTES: usize = 1_000;
-pub const MAX_READ_BYTES: usize = 1_000_000;
-/// Referrers listed per missing target by `find_unresolved_links`; `referrer_count` counts all.
-pub const MAX_REFERRERS_PER_TARGET: usize = 50;
+use crate::words::{shared_words, topic_words};
 
 /// One call: the operation's name and its arguments, as
 /// `{"tool": "get_outgoing_links", "arguments": {"path": "A.md"}}`.
@@ -62,17 +48,6 @@ impl Request {
             Request::FindExistingPage(_) => "find_existing_page",
         }
     }
-}
-
-/// How much of each item an answer carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ResponseFormat {
-    /// Only what is needed to act: fewer tokens for an agent.
-    Concise,
-    /// Everything, positions and spans included.
-    #[default]
-    Detailed,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -401,57 +376,6 @@ pub struct UnresolvedMentions {
     /// The notes holding them (at most 20).
     pub sources: Vec<String>,
 }
-
-/// Why an operation failed, with a stable code an agent can act on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OpError {
-    /// No note at the given path.
-    NoteNotFound { path: String },
-    /// The arguments do not fit the operation.
-    InvalidArguments { detail: String },
-}
-
-impl OpError {
-    /// A stable, machine-readable code.
-    pub fn code(&self) -> &'static str {
-        match self {
-            OpError::NoteNotFound { .. } => "note_not_found",
-            OpError::InvalidArguments { .. } => "invalid_arguments",
-        }
-    }
-
-    pub fn message(&self) -> String {
-        match self {
-            OpError::NoteNotFound { path } => format!("there is no note at `{path}` in this vault"),
-            OpError::InvalidArguments { detail } => format!("the arguments do not fit: {detail}"),
-        }
-    }
-
-    /// What to do next.
-    pub fn hint(&self) -> &'static str {
-        match self {
-            OpError::NoteNotFound { .. } => {
-                "Give the note's path relative to the vault root, such as `Folder/Note.md` (the `.md` may be left out; case does not matter). Call list_notes to see the paths."
-            }
-            OpError::InvalidArguments { .. } => {
-                "Check the tool's input schema: every required parameter present, no unknown ones, and a cursor only as a previous answer gave it."
-            }
-        }
-    }
-
-    /// True when the same call may succeed later without any change.
-    pub fn retryable(&self) -> bool {
-        false
-    }
-}
-
-impl std::fmt::Display for OpError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message())
-    }
-}
-
-impl std::error::Error for OpError {}
 
 /// Runs one operation on the index.
 pub fn run(vault: &Vault, request: &Request) -> Result<Response, OpError> {
@@ -790,40 +714,10 @@ pub fn lint_wiki(vault: &Vault, arguments: &LintArguments) -> Result<LintReport,
     Ok(LintReport { total, counts, proposals, skipped: outcome.skipped, truncated: outcome.truncated, next_cursor })
 }
 
-/// Topic words that say nothing about a topic.
-const STOP_WORDS: [&str; 12] = ["the", "and", "for", "with", "from", "into", "a", "an", "of", "in", "on", "to"];
 /// Unresolved-link sources listed by `find_existing_page`.
 const MAX_MENTION_SOURCES: usize = 20;
 /// Candidates `find_existing_page` returns when no `limit` is given.
 const DEFAULT_CANDIDATES: usize = 10;
-
-/// The words of a name, folded, without stop words.
-pub(crate) fn topic_words(name: &str) -> Vec<String> {
-    let mut words: Vec<String> = fold(name)
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty() && !STOP_WORDS.contains(word))
-        .map(str::to_owned)
-        .collect();
-    words.sort_unstable();
-    words.dedup();
-    words
-}
-
-/// How many of `words` (a [`topic_words`] list) are words of `name`. Allocation-free for an
-/// ASCII name, since it runs on every name of the vault.
-pub(crate) fn shared_words(words: &[String], name: &str) -> usize {
-    if !name.is_ascii() || words.len() > 64 {
-        let theirs = topic_words(name);
-        return words.iter().filter(|word| theirs.binary_search(word).is_ok()).count();
-    }
-    let mut found = 0u64;
-    for token in name.split(|c: char| !c.is_ascii_alphanumeric()).filter(|token| !token.is_empty()) {
-        if let Some(index) = words.iter().position(|word| word.eq_ignore_ascii_case(token)) {
-            found |= 1 << index;
-        }
-    }
-    found.count_ones() as usize
-}
 
 /// The Wikidata item a text names: `Q42`, or a Wikidata address ending in it.
 fn wikidata_qid(text: &str) -> Option<String> {

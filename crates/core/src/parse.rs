@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::frontmatter::{self, KeySegment, StringScalar};
 use crate::line_index::LineIndex;
+pub use crate::span::Span;
 
 /// The most links kept for one note under [`ParseConfig::OBSIDIAN`]. Past it the rest are
 /// dropped and [`ParsedNote::truncated`] says so; 50,000 is far above any real note (the
@@ -53,25 +54,6 @@ pub enum LinkKind {
 impl LinkKind {
     pub fn is_markdown(self) -> bool {
         matches!(self, LinkKind::Markdown | LinkKind::MarkdownEmbed)
-    }
-}
-
-/// A half-open byte range into the text that was parsed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Span {
-    pub start: usize,
-    pub end: usize,
-}
-
-impl From<Range<usize>> for Span {
-    fn from(range: Range<usize>) -> Span {
-        Span { start: range.start, end: range.end }
-    }
-}
-
-impl Span {
-    pub fn range(self) -> Range<usize> {
-        self.start..self.end
     }
 }
 
