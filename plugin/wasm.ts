@@ -7,6 +7,7 @@ import {
 	conciseDeleteAnswer as conciseDeleteAnswerInWasm,
 	contentHash as contentHashInWasm,
 	decideDelete as decideDeleteInWasm,
+	decidePlan as decidePlanInWasm,
 	initSync,
 	lintRules as lintRulesInWasm,
 	moveAnswer as moveAnswerInWasm,
@@ -260,6 +261,14 @@ export function moveAnswer(plan: MovePlan, dryRun: boolean, applied: boolean, de
 export function applyEdits(text: string, edits: TextEdit[]): string {
 	initialiseEngine();
 	return applyEditsInWasm(text, edits);
+}
+
+/** Whether to apply a plan, given the caller's approval: core's one decision (`crates/core/src/approval.rs`). */
+export function decidePlan(planHash: string, approval: { dry_run?: boolean; approved_plan_hash?: string }): { ok: true; apply: boolean } | { ok: false; error: ToolError } {
+	initialiseEngine();
+	const decided = decidePlanInWasm(planHash, approval) as { apply?: boolean | null; error?: ToolError | null };
+	if (decided.error !== undefined && decided.error !== null) return { ok: false, error: decided.error };
+	return { ok: true, apply: decided.apply === true };
 }
 
 /** The journal file's text for `journal`, sealed with the user's journal key by core. */

@@ -13,6 +13,7 @@ import { abandonJournal, beginJournal, finishJournal, machineName, type Journal 
 import {
 	applyEdits,
 	contentHash,
+	decidePlan,
 	moveAnswer,
 	notesToRead,
 	notesToReadForRewrite,
@@ -47,7 +48,7 @@ const RESPONSE_FORMATS = ["concise", "detailed"];
 export async function moveNote(host: ToolHost, args: unknown): Promise<ToolOutcome> {
 	const parsed = readMoveArguments(args);
 	if ("code" in parsed) return { ok: false, error: parsed };
-	return oneAtATime(host.index, () => planAndApply(host, parsed, () => planFromVault(host, parsed.from, parsed.to)));
+	return oneAtATime(host.index, () => planAndApply(host, "move_note", parsed, () => planFromVault(host, parsed.from, parsed.to)));
 }
 
 const REWRITE_PARAMETERS = ["from_target", "to_target", "dry_run", "approved_plan_hash", "response_format"];
@@ -64,11 +65,12 @@ export async function rewriteLink(host: ToolHost, args: unknown): Promise<ToolOu
 		if (!read.ok) return read;
 		return planRewriteLink(host.index, parsed.from, parsed.to, read.texts);
 	};
-	return oneAtATime(host.index, () => planAndApply(host, parsed, plan));
+	return oneAtATime(host.index, () => planAndApply(host, "rewrite_link", parsed, plan));
 }
 
 async function planAndApply(
 	host: ToolHost,
+	tool: "move_note" | "rewrite_link",
 	args: MoveArguments,
 	makePlan: () => Promise<{ ok: true; plan: MovePlan } | { ok: false; error: ToolError }>,
 ): Promise<ToolOutcome> {
@@ -78,20 +80,12 @@ async function planAndApply(
 	const planned = await makePlan();
 	if (!planned.ok) return planned;
 	const plan = planned.plan;
-	if (args.approvedPlanHash !== undefined && args.approvedPlanHash !== plan.plan_hash) {
-		return {
-			ok: false,
-			error: {
-				code: "plan_hash_mismatch",
-				message: "the vault changed since the preview, so the plan is no longer the one approved; nothing was changed",
-				hint: "Preview the move again (dry run), check it, and approve its new plan_hash.",
-				retryable: false,
-			},
-		};
-	}
-	const apply = args.dryRun === false || (args.dryRun === undefined && args.approvedPlanHash !== undefined);
+	// The one approval decision, core's, as the sidecar makes it.
+	const decided = decidePlan(plan.plan_hash, { dry_run: args.dryRun, approved_plan_hash: args.approvedPlanHash });
+	if (!decided.ok) return decided;
+	const apply = decided.apply;
 	if (apply) {
-		const applied = await applyPlan(host.app.vault, plan, movedFolderOf(args.from, plan));
+		const applied = await applyPlan(host.app.vault, plan, movedFolderOf(args.from, plan), tool);
 		// The writes and renames reach the index through the indexer, from the vault's events;
 		// waiting for it means the answer, and every call after it, sees the vault as it is now.
 		await host.settle();
@@ -263,10 +257,10 @@ function concurrent(path: string): ToolError {
  * Applies `plan` to the vault, all or nothing. `movedFolder` is the folder a folder move
  * empties, removed at the end if nothing is left in it.
  */
-export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: string | null): Promise<StepOutcome> {
+export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: string | null, tool = "move_note"): Promise<StepOutcome> {
 	// Check everything before the first write.
 	const staged: { file: TFile; edit: FileEdit }[] = [];
-	const journal: Journal = { version: 2, pid: process.pid, tool: "move_note", started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [] };
+	const journal: Journal = { version: 2, pid: process.pid, tool, started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [] };
 	for (const edit of plan.edits) {
 		const file = vault.getAbstractFileByPath(edit.path);
 		if (!(file instanceof TFile)) return { ok: false, error: concurrent(edit.path) };

@@ -62,6 +62,19 @@ test("the journal holds every pre-image while the batch runs, and is gone once i
 	assert.equal(fs.existsSync(path.join(vaultDir, ".vaultlink")), false, "no journal, no folder left");
 });
 
+test("a rewrite's journal names rewrite_link, the tool that made it", async (t) => {
+	const { vaultDir, app, host } = await open(t);
+	const tools: unknown[] = [];
+	const processNote = app.vault.process.bind(app.vault);
+	t.mock.method(app.vault, "process", (file: TFile, fn: (data: string) => string) => {
+		tools.push((JSON.parse(fs.readFileSync(path.join(vaultDir, JOURNAL_PATH), "utf8")) as { journal: { tool: string } }).journal.tool);
+		return processNote(file, fn);
+	});
+	assert.ok((await runTool(host, "rewrite_link", { from_target: "Old", to_target: "Elsewhere", dry_run: false })).ok);
+	assert.ok(tools.length > 0, "the rewrite wrote notes under its journal");
+	assert.deepEqual([...new Set(tools)], ["rewrite_link"]);
+});
+
 test("a full disk or a read-only note part way through: the vault is byte-identical and no journal is left", async (t) => {
 	for (const [code, message] of [
 		["ENOSPC", "ENOSPC: no space left on device, write"],

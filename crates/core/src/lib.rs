@@ -5,6 +5,7 @@
 //! function can be tested with inline strings and runs the same natively and in wasm.
 
 pub mod answer;
+pub mod approval;
 pub mod config;
 pub mod delete;
 pub mod evidence;

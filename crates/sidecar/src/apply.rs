@@ -73,20 +73,14 @@ fn finish(
     moved_folder: Option<&str>,
     tool: &str,
 ) -> Result<Value, ToolError> {
-    let dry_run = arguments.get("dry_run").and_then(Value::as_bool);
-    let approved = arguments.get("approved_plan_hash").and_then(Value::as_str);
+    use vaultlink_core::approval::{decide_plan, PlanApproval};
+    let approval = PlanApproval {
+        dry_run: arguments.get("dry_run").and_then(Value::as_bool),
+        approved_plan_hash: arguments.get("approved_plan_hash").and_then(Value::as_str).map(str::to_owned),
+    };
     let detailed = arguments.get("response_format").and_then(Value::as_str) != Some("concise");
-    if let Some(approved) = approved {
-        if approved != plan.plan_hash {
-            return Err(ToolError::new(
-                "plan_hash_mismatch",
-                "the vault changed since the preview, so the plan is no longer the one approved; nothing was changed",
-                "Preview the move again (dry run), check it, and approve its new plan_hash.",
-                false,
-            ));
-        }
-    }
-    let apply = dry_run == Some(false) || (dry_run.is_none() && approved.is_some());
+    let apply = decide_plan(&plan.plan_hash, &approval)
+        .map_err(|error| ToolError::new(error.code(), error.message(), error.hint(), error.retryable()))?;
     if apply {
         apply_plan_on(&RealDisk, folder.root(), plan, moved_folder, tool)?;
         folder

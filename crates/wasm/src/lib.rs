@@ -150,6 +150,34 @@ pub fn apply_edits(text: &str, edits: JsValue) -> Result<String, JsError> {
     Ok(rename::apply_edits(text, &edits))
 }
 
+/// Whether to apply the plan whose hash is `plan_hash`, given the caller's `{dry_run,
+/// approved_plan_hash}`: `{apply}`, or `{error: {code, message, hint, retryable}}` (core's
+/// `approval`, the one decision both edges make).
+#[wasm_bindgen(js_name = decidePlan)]
+pub fn decide_plan(plan_hash: &str, approval: JsValue) -> Result<JsValue, JsError> {
+    let approval: vaultlink_core::approval::PlanApproval =
+        serde_wasm_bindgen::from_value(approval).map_err(|error| JsError::new(&format!("not an approval: {error}")))?;
+    #[derive(Serialize)]
+    struct Decided {
+        apply: Option<bool>,
+        error: Option<ToolErrorOut>,
+    }
+    #[derive(Serialize)]
+    struct ToolErrorOut {
+        code: &'static str,
+        message: String,
+        hint: &'static str,
+        retryable: bool,
+    }
+    match vaultlink_core::approval::decide_plan(plan_hash, &approval) {
+        Ok(apply) => to_js(&Decided { apply: Some(apply), error: None }),
+        Err(error) => to_js(&Decided {
+            apply: None,
+            error: Some(ToolErrorOut { code: error.code(), message: error.message(), hint: error.hint(), retryable: error.retryable() }),
+        }),
+    }
+}
+
 /// The journal file's text for `journal` (`{version, pid, tool, started_unix_ms, machine,
 /// writes, moves, made_folders}`), sealed with this user's journal key (core's `journal`).
 #[wasm_bindgen(js_name = sealJournal)]
