@@ -11,6 +11,7 @@ import {
 	initSync,
 	lintRules as lintRulesInWasm,
 	moveAnswer as moveAnswerInWasm,
+	movedFolder as movedFolderInWasm,
 	openJournal as openJournalInWasm,
 	parseNote as parseNoteInWasm,
 	sealJournal as sealJournalInWasm,
@@ -261,6 +262,12 @@ export function moveAnswer(plan: MovePlan, dryRun: boolean, applied: boolean, de
 export function applyEdits(text: string, edits: TextEdit[]): string {
 	initialiseEngine();
 	return applyEditsInWasm(text, edits);
+}
+
+/** The folder a folder move empties, spelt as in the vault (core's `rename::moved_folder`); undefined for one file. */
+export function movedFolder(from: string, plan: MovePlan): string | undefined {
+	initialiseEngine();
+	return movedFolderInWasm(from, plan);
 }
 
 /** Whether to apply a plan, given the caller's approval: core's one decision (`crates/core/src/approval.rs`). */

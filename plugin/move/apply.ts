@@ -15,6 +15,7 @@ import {
 	contentHash,
 	decidePlan,
 	moveAnswer,
+	movedFolder,
 	notesToRead,
 	notesToReadForRewrite,
 	planMove,
@@ -213,12 +214,7 @@ async function readNote(vault: Vault, path: string): Promise<{ path: string; tex
  * it is spelled as the vault spells it even when `from` differs in case.
  */
 export function movedFolderOf(from: string, plan: MovePlan): string | null {
-	const named = from.trim().replace(/^\/+|\/+$/g, "");
-	const first = plan.moves[0];
-	if (first === undefined) return null;
-	const depth = named.split("/").length;
-	const segments = first.from.split("/");
-	return segments.length > depth ? segments.slice(0, depth).join("/") : null;
+	return movedFolder(from, plan) ?? null;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -250,6 +250,17 @@ fn check_name(path: &str) -> Result<(), MoveError> {
     Ok(())
 }
 
+/// The folder a folder move empties, spelt as it is in the vault (the caller may have typed it
+/// in another case): `None` for the move of one file. Both edges remove what the move left
+/// empty under it, and only that.
+pub fn moved_folder(from: &str, plan: &MovePlan) -> Option<String> {
+    let named = from.trim().trim_matches('/');
+    let first = plan.moves.first()?;
+    let depth = named.split('/').count();
+    let segments: Vec<&str> = first.from.split('/').collect();
+    (segments.len() > depth && fold(&segments[..depth].join("/")) == fold(named)).then(|| segments[..depth].join("/"))
+}
+
 /// Which files move: `(from, to)` pairs, for a file or every file of a folder.
 fn moves(vault: &Vault, from: &str, to: &str) -> Result<Vec<(String, String)>, MoveError> {
     let from = from.trim().trim_matches('/');

@@ -47,7 +47,7 @@ pub fn move_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, T
     let texts = read_texts(folder, needed)?;
     let plan = rename::plan_move(folder.vault(), &from, &to, &texts).map_err(|error| from_move_error(&error))?;
     // Moving a whole folder removes it once empty; moving files out of one leaves it.
-    let moved_folder = folder.vault().find_file(&from).is_none().then(|| from.trim_matches('/').to_owned());
+    let moved_folder = rename::moved_folder(&from, &plan);
     finish(folder, arguments, &plan, moved_folder.as_deref(), "move_note")
 }
 
@@ -354,6 +354,19 @@ mod tests {
         }
         files.sort();
         files
+    }
+
+    /// The folder is typed in another case than it has on disk: the move still removes the
+    /// folder it emptied, spelt as the vault spells it, as the plugin does.
+    #[test]
+    fn a_folder_move_typed_in_another_case_removes_the_emptied_folder() {
+        let (dir, mut index) =
+            vault(&[("Projects/Alpha.md", "[[Beta]]\n"), ("Projects/deep/Beta.md", "# Beta\n"), ("Home.md", "[[Projects/Alpha]]\n")]);
+        let applied = move_note(&mut index, &json!({"from": "projects", "to": "Archive", "dry_run": false})).unwrap();
+        assert_eq!(applied["applied"], true);
+        assert!(dir.path().join("Archive/Alpha.md").exists() && dir.path().join("Archive/deep/Beta.md").exists());
+        assert!(!dir.path().join("Projects").exists(), "the emptied folder is gone");
+        assert_eq!(fs::read_to_string(dir.path().join("Home.md")).unwrap(), "[[Archive/Alpha]]\n");
     }
 
     #[test]

@@ -150,6 +150,14 @@ pub fn apply_edits(text: &str, edits: JsValue) -> Result<String, JsError> {
     Ok(rename::apply_edits(text, &edits))
 }
 
+/// The folder a folder move empties, spelt as in the vault; null for the move of one file.
+#[wasm_bindgen(js_name = movedFolder)]
+pub fn moved_folder(from: &str, plan: JsValue) -> Result<Option<String>, JsError> {
+    let plan: rename::MovePlan =
+        serde_wasm_bindgen::from_value(plan).map_err(|error| JsError::new(&format!("not a move plan: {error}")))?;
+    Ok(rename::moved_folder(from, &plan))
+}
+
 /// Whether to apply the plan whose hash is `plan_hash`, given the caller's `{dry_run,
 /// approved_plan_hash}`: `{apply}`, or `{error: {code, message, hint, retryable}}` (core's
 /// `approval`, the one decision both edges make).
