@@ -13,9 +13,9 @@ use serde_json::Value;
 use vaultlink_core::rename::{self, content_hash, MoveAnswer, MovePlan};
 
 use crate::disk::{exists_exactly, Disk, RealDisk};
+use crate::error::ToolError;
 use crate::journal::{self, Journal, JournalMove, JournalWrite};
 use crate::standalone::FolderIndex;
-use crate::tools::ToolError;
 
 fn from_move_error(error: &rename::MoveError) -> ToolError {
     ToolError::new(error.code(), error.message(), error.hint(), error.retryable())

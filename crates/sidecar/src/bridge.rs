@@ -16,7 +16,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::oneshot;
 
 use crate::discovery::{Discovery, PROTOCOL};
-use crate::tools::ToolError;
+use crate::error::ToolError;
 
 /// How long connecting and saying hello may take before the bridge counts as absent.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);

@@ -29,7 +29,7 @@ pub use vaultlink_core::journal::{Journal, JournalMove, JournalWrite, ABANDONED,
 use vaultlink_core::rename::content_hash;
 
 use crate::disk::{exists_exactly, Disk, RealDisk};
-use crate::tools::ToolError;
+use crate::error::ToolError;
 
 /// The folder, inside the vault, that holds the journal. Its name starts with a dot, so
 /// Obsidian and the sidecar's own walk leave it out of the vault's files.

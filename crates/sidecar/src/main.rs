@@ -8,6 +8,7 @@ mod catalogue;
 mod cli;
 mod discovery;
 mod disk;
+mod error;
 mod journal;
 mod mcp;
 mod progress;

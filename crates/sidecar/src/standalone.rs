@@ -118,10 +118,10 @@ impl FolderIndex {
 
     /// Reads a note's text for a tool, refusing a file that a symbolic link leads out of the
     /// vault.
-    pub fn read_text(&self, path: &str) -> Result<String, crate::tools::ToolError> {
+    pub fn read_text(&self, path: &str) -> Result<String, crate::error::ToolError> {
         let full = self.root.join(path);
         let canonical = std::fs::canonicalize(&full).map_err(|error| {
-            crate::tools::ToolError::new(
+            crate::error::ToolError::new(
                 "note_not_found",
                 format!("`{path}` cannot be opened: {error}"),
                 "Call list_notes to see the paths.",
@@ -129,7 +129,7 @@ impl FolderIndex {
             )
         })?;
         if !canonical.starts_with(&self.root) {
-            return Err(crate::tools::ToolError::new(
+            return Err(crate::error::ToolError::new(
                 "invalid_path",
                 format!("`{path}` leads outside the vault"),
                 "Only files inside the vault folder can be read.",
@@ -138,7 +138,7 @@ impl FolderIndex {
         }
         let size = std::fs::metadata(&canonical).map(|meta| meta.len()).unwrap_or(0);
         if size > MAX_NOTE_BYTES {
-            return Err(crate::tools::ToolError::new(
+            return Err(crate::error::ToolError::new(
                 "too_large",
                 format!("`{path}` is {size} bytes, over the {MAX_NOTE_BYTES}-byte limit"),
                 "Open the note in Obsidian or another editor; it is too large to return whole.",
@@ -146,7 +146,7 @@ impl FolderIndex {
             ));
         }
         std::fs::read(&canonical).map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).map_err(|error| {
-            crate::tools::ToolError::new(
+            crate::error::ToolError::new(
                 "vault_unreadable",
                 format!("`{path}` could not be read: {error}"),
                 "Check the file's permissions, then call again.",

@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use std::sync::Arc;
@@ -14,34 +13,10 @@ use crate::discovery;
 use crate::progress::Progress;
 use crate::standalone::FolderIndex;
 
-/// A failed call, as an agent sees it: a stable code, a sentence, and what to do next.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolError {
-    pub code: String,
-    pub message: String,
-    pub hint: String,
-    pub retryable: bool,
-}
+pub use crate::error::ToolError;
 
+/// The router's own errors: the plugin unreachable or gone.
 impl ToolError {
-    pub fn new(code: &str, message: impl Into<String>, hint: impl Into<String>, retryable: bool) -> ToolError {
-        ToolError { code: code.to_owned(), message: message.into(), hint: hint.into(), retryable }
-    }
-
-    pub fn from_op(error: &vaultlink_core::ops::OpError) -> ToolError {
-        ToolError::new(error.code(), error.message(), error.hint(), error.retryable())
-    }
-
-    /// The plugin refused a request for a reason of the bridge's own (not an operation's).
-    pub fn bridge(message: &str) -> ToolError {
-        ToolError::new(
-            "plugin_unavailable",
-            format!("the plugin refused the request: {message}"),
-            "Reload the vaultlink plugin in Obsidian, or run the sidecar with --mode standalone.",
-            true,
-        )
-    }
-
     /// The plugin went away (or stopped answering) after a call reached it.
     fn plugin_lost(reason: &str, writes: bool) -> ToolError {
         let message = if writes {
