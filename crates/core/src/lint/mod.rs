@@ -22,6 +22,7 @@ pub mod unresolved_link;
 
 use serde::Serialize;
 
+pub use crate::facts::is_schema_file;
 use crate::index::{is_note_path, NoteView, SubpathStatus, Vault};
 use crate::resolve::{self, fold};
 
@@ -283,12 +284,6 @@ pub fn link_target_for(vault: &Vault, path: &str) -> String {
     } else {
         note_stem(path).to_owned()
     }
-}
-
-/// True for a note named `SCHEMA.md` (any case): the wiki's schema, never a lint subject of the
-/// page kinds.
-pub fn is_schema_file(path: &str) -> bool {
-    fold(resolve::file_name(path)) == "schema.md"
 }
 
 /// A path or file name without its `.md`.

@@ -1,0 +1,189 @@
+//! What lint and `find_existing_page` need of each note, read when the index reads it: the H1,
+//! the top-level properties as YAML reads them, the frontmatter's problems, and for a
+//! `SCHEMA.md` its schema. Short texts only, never the note's text.
+
+use serde::{Deserialize, Serialize};
+
+use crate::parse::ParsedNote;
+use crate::resolve::{self, fold};
+use crate::schema_file::{read_schema_file, SchemaFile};
+use crate::yaml_text::{cut_chars, yaml_scalar_text, MAX_VALUE_CHARS};
+
+/// The most top-level properties kept per note for lint checks; the rest are dropped with
+/// [`NoteFacts::properties_cut`] set. Real notes have a handful.
+pub const MAX_PROPERTIES_KEPT: usize = 64;
+/// The most values kept per property (list items); the rest are dropped with
+/// [`Property::cut`] set.
+pub const MAX_VALUES_KEPT: usize = 64;
+/// The most frontmatter problems kept per note.
+pub const MAX_FRONTMATTER_PROBLEMS: usize = 20;
+
+/// What the index keeps of a note's identity and properties, for lint and
+/// `find_existing_page`: short texts only, never the note's text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NoteFacts {
+    /// The text of the first level-1 heading.
+    pub h1: Option<String>,
+    /// Top-level properties as YAML reads them, in order; empty when the YAML cannot be read
+    /// (Obsidian then reads no properties either).
+    pub properties: Vec<Property>,
+    /// True when the note had more than [`MAX_PROPERTIES_KEPT`] properties.
+    pub properties_cut: bool,
+    /// Problems of the frontmatter block: `malformed_frontmatter`,
+    /// `frontmatter_not_a_mapping`, `unquoted_property_link`.
+    pub frontmatter_problems: Vec<FrontmatterProblem>,
+    /// For a note named `SCHEMA.md`: what was read from its frontmatter.
+    pub schema: Option<Box<SchemaFile>>,
+}
+
+impl NoteFacts {
+    /// The property `key` (compared without regard to case).
+    pub fn property(&self, key: &str) -> Option<&Property> {
+        self.properties.iter().find(|property| property.key.eq_ignore_ascii_case(key))
+    }
+
+    /// The first value of the property `key`, when it has one.
+    pub fn property_text(&self, key: &str) -> Option<&str> {
+        self.property(key).and_then(|property| property.values.first()).map(String::as_str)
+    }
+}
+
+/// One top-level property of a note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Property {
+    pub key: String,
+    /// The scalar, or the scalar items of a list, as text (numbers and booleans as written by
+    /// YAML); nested mappings give none.
+    pub values: Vec<String>,
+    pub shape: ValueShape,
+    /// True when a value or the list was cut at a limit.
+    pub cut: bool,
+}
+
+/// What a property holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueShape {
+    /// `key:` with nothing, or `null`.
+    Empty,
+    Scalar,
+    List,
+    Mapping,
+}
+
+impl Property {
+    /// True when the property holds nothing: no value, an empty string or an empty list.
+    pub fn is_empty(&self) -> bool {
+        match self.shape {
+            ValueShape::Empty => true,
+            ValueShape::Scalar | ValueShape::List => self.values.iter().all(|value| value.trim().is_empty()),
+            ValueShape::Mapping => false,
+        }
+    }
+}
+
+/// A problem of a note's frontmatter, kept from its parse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrontmatterProblem {
+    /// `malformed_frontmatter`, `frontmatter_not_a_mapping` or `unquoted_property_link`.
+    pub code: String,
+    pub message: String,
+    /// 1-based line of the problem in the note.
+    pub line: u32,
+}
+
+/// The codes of parse diagnostics that lint reports as frontmatter problems.
+const FRONTMATTER_CODES: [&str; 3] = ["malformed_frontmatter", "frontmatter_not_a_mapping", "unquoted_property_link"];
+
+/// Reads what lint needs from a parsed note and its text: the H1, the top-level properties,
+/// the frontmatter's problems, and for `SCHEMA.md` its schema.
+pub fn note_facts(path: &str, text: &str, parsed: &ParsedNote) -> NoteFacts {
+    let mut facts = NoteFacts { h1: parsed.h1.as_deref().map(cut_chars), ..NoteFacts::default() };
+    for diagnostic in parsed.diagnostics.iter().filter(|diagnostic| FRONTMATTER_CODES.contains(&diagnostic.code.as_str())) {
+        push_problem(&mut facts, text, &diagnostic.code, diagnostic.message.clone(), diagnostic.span.map_or(0, |span| span.start));
+    }
+    if let Some(block) = crate::frontmatter::find_block(text) {
+        let already_unreadable = facts
+            .frontmatter_problems
+            .iter()
+            .any(|problem| problem.code == "malformed_frontmatter" || problem.code == "frontmatter_not_a_mapping");
+        let content = &text[block.content.range()];
+        // The parser runs the YAML library only on blocks that may hold a link, for speed;
+        // lint needs every block read, as Obsidian reads it, for its properties and to find
+        // malformed YAML anywhere.
+        if !already_unreadable && !content.trim().is_empty() {
+            match serde_yaml::from_str::<serde_yaml::Value>(content) {
+                Ok(serde_yaml::Value::Mapping(map)) => read_properties(&map, &mut facts),
+                Ok(_) => {}
+                Err(error) => push_problem(
+                    &mut facts,
+                    text,
+                    "malformed_frontmatter",
+                    format!("the frontmatter is not valid YAML ({error}), so Obsidian reads no properties from it"),
+                    block.span.start,
+                ),
+            }
+        }
+    }
+    if is_schema_file(path) {
+        facts.schema = Some(Box::new(read_schema_file(text)));
+    }
+    facts
+}
+
+fn push_problem(facts: &mut NoteFacts, text: &str, code: &str, message: String, offset: usize) {
+    if facts.frontmatter_problems.len() >= MAX_FRONTMATTER_PROBLEMS {
+        return;
+    }
+    let line = crate::line_index::line_of(text, offset);
+    facts.frontmatter_problems.push(FrontmatterProblem { code: code.to_owned(), message, line });
+}
+
+fn read_properties(map: &serde_yaml::Mapping, facts: &mut NoteFacts) {
+    for (key, value) in map {
+        if facts.properties.len() >= MAX_PROPERTIES_KEPT {
+            facts.properties_cut = true;
+            return;
+        }
+        let Some(key) = yaml_scalar_text(key) else { continue };
+        let mut property = Property { key: cut_chars(&key), values: Vec::new(), shape: ValueShape::Empty, cut: false };
+        match untag(value) {
+            serde_yaml::Value::Null => {}
+            serde_yaml::Value::Sequence(items) => {
+                property.shape = ValueShape::List;
+                for item in items {
+                    if property.values.len() >= MAX_VALUES_KEPT {
+                        property.cut = true;
+                        break;
+                    }
+                    if let Some(text) = yaml_scalar_text(untag(item)) {
+                        property.cut |= text.chars().count() > MAX_VALUE_CHARS;
+                        property.values.push(cut_chars(&text));
+                    }
+                }
+            }
+            serde_yaml::Value::Mapping(_) => property.shape = ValueShape::Mapping,
+            scalar => {
+                property.shape = ValueShape::Scalar;
+                if let Some(text) = yaml_scalar_text(scalar) {
+                    property.cut = text.chars().count() > MAX_VALUE_CHARS;
+                    property.values.push(cut_chars(&text));
+                }
+            }
+        }
+        facts.properties.push(property);
+    }
+}
+
+fn untag(value: &serde_yaml::Value) -> &serde_yaml::Value {
+    match value {
+        serde_yaml::Value::Tagged(tagged) => &tagged.value,
+        value => value,
+    }
+}
+
+/// True for a note named `SCHEMA.md` (any case): the wiki's schema, never a lint subject of the
+/// page kinds.
+pub fn is_schema_file(path: &str) -> bool {
+    fold(resolve::file_name(path)) == "schema.md"
+}
