@@ -6,6 +6,7 @@
 
 pub mod answer;
 pub mod approval;
+pub mod batch;
 pub mod config;
 pub mod delete;
 pub mod evidence;

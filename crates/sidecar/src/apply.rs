@@ -7,14 +7,15 @@
 //! a process killed part way leaves the journal, from which the next start undoes it.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
-use vaultlink_core::rename::{self, content_hash, MoveAnswer, MovePlan};
+use vaultlink_core::batch::Batch;
+use vaultlink_core::rename::{self, MoveAnswer, MovePlan};
 
 use crate::disk::{exists_exactly, Disk, RealDisk};
 use crate::error::ToolError;
-use crate::journal::{self, Journal, JournalMove, JournalWrite};
+use crate::journal::{self, Journal};
 use crate::standalone::FolderIndex;
 
 fn from_move_error(error: &rename::MoveError) -> ToolError {
@@ -148,74 +149,57 @@ fn delete_note_on(disk: &dyn Disk, folder: &mut FolderIndex, arguments: &Value) 
     serde_json::to_value(answer).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))
 }
 
-/// Applies `plan` under `root` on `disk`, all or nothing. `moved_folder` is the folder a
-/// folder move empties, removed at the end. Every note is checked before the first change; the journal
-/// (`journal`) is written before it; any failed step undoes the batch from the journal, the
-/// way recovery after a crash does, so one path is tested by both.
+/// Applies `plan` under `root` on `disk`, all or nothing: the notes' texts are read from the
+/// folder now, and core turns the plan into a batch ([`apply_batch_on`] carries it out).
+/// `moved_folder` is the folder a folder move empties.
 pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder: Option<&str>, tool: &str) -> Result<(), ToolError> {
-    // Check everything before the first write.
-    let mut writes = Vec::new();
-    let mut afters = Vec::new();
+    let mut texts = std::collections::BTreeMap::new();
     for file in &plan.edits {
-        let path = root.join(&file.path);
-        let before = fs::read(&path).map_err(|_| concurrent(&file.path))?;
-        let text = String::from_utf8(before).map_err(|_| concurrent(&file.path))?;
-        if content_hash(&text) != file.content_hash {
-            return Err(concurrent(&file.path));
-        }
-        let after = rename::apply_edits(&text, &file.edits);
-        writes.push(JournalWrite {
-            path: file.path.clone(),
-            temporary: temporary_name(&file.path, "tmp"),
-            before: text,
-            after_hash: content_hash(&after),
-        });
-        afters.push(after);
+        let bytes = fs::read(root.join(&file.path)).map_err(|_| concurrent(&file.path))?;
+        texts.insert(file.path.clone(), String::from_utf8(bytes).map_err(|_| concurrent(&file.path))?);
     }
-    let mut moves = Vec::new();
-    let mut made_folders: Vec<String> = Vec::new();
-    for file_move in &plan.moves {
+    let batch = vaultlink_core::batch::batch(plan, &texts, tool, moved_folder, std::process::id())
+        .map_err(|error| ToolError::new(error.code(), error.message(), error.hint(), error.retryable()))?;
+    apply_batch_on(disk, root, &batch)
+}
+
+/// Carries out core's `batch` under `root` on `disk`, all or nothing. What the folder holds is
+/// checked before the first change (each note still has its planned text, each move's source is
+/// there and its destination free, no symbolic link on the way); the journal is written before
+/// the first change; any failed step undoes the batch from the journal, the way recovery after a
+/// crash does, so one path is tested by both.
+pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(), ToolError> {
+    for write in &batch.writes {
+        if fs::read(root.join(&write.path)).ok().as_deref() != Some(write.before.as_bytes()) {
+            return Err(concurrent(&write.path));
+        }
+    }
+    for file_move in &batch.moves {
         let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
-        let case_only = file_move.from != file_move.to && file_move.from.to_lowercase() == file_move.to.to_lowercase();
         // On a case-insensitive filesystem `to` "exists" as `from` in a case-only move; only a
         // file spelt exactly `to`, or any other file there, is in the way.
-        if !exists_exactly(&from) || exists_exactly(&to) || (to.exists() && !case_only) {
+        if !exists_exactly(&from) || exists_exactly(&to) || (to.exists() && file_move.via.is_none()) {
             return Err(concurrent(&file_move.from));
         }
         refuse_links_on_the_way(root, &file_move.to)?;
-        let mut folder = String::new();
-        for segment in file_move.to.split('/').rev().skip(1).collect::<Vec<_>>().into_iter().rev() {
-            folder = if folder.is_empty() { segment.to_owned() } else { format!("{folder}/{segment}") };
-            let full = root.join(&folder);
-            if full.exists() && !full.is_dir() {
-                return Err(write_failed(format!("creating {folder} failed: a file is there")));
-            }
-            if !full.exists() && !made_folders.contains(&folder) {
-                made_folders.push(folder.clone());
-            }
-        }
-        moves.push(JournalMove {
-            from: file_move.from.clone(),
-            to: file_move.to.clone(),
-            via: case_only.then(|| temporary_name(&file_move.from, "case")),
-        });
     }
-    let journal = Journal {
-        version: journal::JOURNAL_VERSION,
-        pid: std::process::id(),
-        tool: tool.to_owned(),
-        started_unix_ms: journal::now_unix_ms(),
-        machine: journal::machine(),
-        writes,
-        moves,
-        made_folders,
-    };
+    let mut made_folders = Vec::new();
+    for folder in &batch.folders {
+        let full = root.join(folder);
+        if full.exists() && !full.is_dir() {
+            return Err(write_failed(format!("creating {folder} failed: a file is there")));
+        }
+        if !full.exists() {
+            made_folders.push(folder.clone());
+        }
+    }
+    let journal = batch.journal(made_folders, std::process::id(), journal::now_unix_ms(), &journal::machine());
     journal::begin(disk, root, &journal)?;
     // The notes written so far, and the one found edited under the batch, if any.
     let mut written = 0;
     let mut edited_meanwhile = None;
     let result = (|| {
-        for (write, after) in journal.writes.iter().zip(&afters) {
+        for write in &batch.writes {
             let path = root.join(&write.path);
             // Read once more just before it is replaced: an editor's save since the check is
             // kept, and the batch is undone, rather than written over.
@@ -223,14 +207,14 @@ pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder
                 edited_meanwhile = Some(write.path.clone());
                 return Err(format!("`{}` changed while the batch was being written", write.path));
             }
-            journal::write_atomically(disk, &path, &root.join(&write.temporary), after.as_bytes())
+            journal::write_atomically(disk, &path, &root.join(&write.temporary), write.text.as_bytes())
                 .map_err(|error| format!("writing {} failed: {error}", write.path))?;
             written += 1;
         }
         for folder in &journal.made_folders {
             disk.create_dir(&root.join(folder)).map_err(|error| format!("creating {folder} failed: {error}"))?;
         }
-        for file_move in &journal.moves {
+        for file_move in &batch.moves {
             let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
             let moved = match &file_move.via {
                 // Two renames: a case-insensitive filesystem may treat `a.md` -> `A.md` as
@@ -262,8 +246,9 @@ pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder
             }
         });
     }
-    if let Some(folder) = moved_folder {
-        remove_emptied_folders(disk, root, plan, &root.join(folder));
+    // Tidying: a folder that is not empty (something else was put in it) stays.
+    for folder in &batch.emptied_folders {
+        let _ = disk.remove_dir(&root.join(folder));
     }
     Ok(())
 }
@@ -287,45 +272,12 @@ fn refuse_links_on_the_way(root: &Path, path: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// A hidden name beside `path` for a temporary file of this process.
-fn temporary_name(path: &str, kind: &str) -> String {
-    let (folder, name) = match path.rsplit_once('/') {
-        Some((folder, name)) => (format!("{folder}/"), name),
-        None => (String::new(), path),
-    };
-    format!("{folder}.{name}.vaultlink-{}.{kind}", std::process::id())
-}
-
-/// After a folder move, removes the folders under `moved_folder` (and it) that the move left
-/// empty.
-fn remove_emptied_folders(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder: &Path) {
-    let mut folders: Vec<PathBuf> = plan
-        .moves
-        .iter()
-        .filter_map(|file_move| root.join(&file_move.from).parent().map(Path::to_path_buf))
-        .filter(|folder| folder != root)
-        .collect();
-    folders.sort_by_key(|folder| std::cmp::Reverse(folder.components().count()));
-    folders.dedup();
-    for folder in folders {
-        let mut current = folder.as_path();
-        while current != root && current.starts_with(moved_folder) {
-            if disk.remove_dir(current).is_err() {
-                break;
-            }
-            match current.parent() {
-                Some(parent) => current = parent,
-                None => break,
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::disk::testing::{Fault, FaultyDisk};
     use serde_json::json;
+    use std::path::PathBuf;
 
     fn vault(files: &[(&str, &str)]) -> (tempfile::TempDir, FolderIndex) {
         let dir = tempfile::tempdir().unwrap();
@@ -610,7 +562,7 @@ mod tests {
         for (pid, code) in [(std::process::id(), "change_in_progress"), (u32::MAX - 1, "interrupted_change")] {
             fs::create_dir_all(dir.path().join(".vaultlink")).unwrap();
             let journal = Journal {
-                version: journal::JOURNAL_VERSION,
+                version: vaultlink_core::journal::VERSION,
                 pid,
                 tool: "move_note".to_owned(),
                 started_unix_ms: 0,

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use vaultlink_core::journal::{self as format, Refusal};
-pub use vaultlink_core::journal::{Journal, JournalMove, JournalWrite, ABANDONED, VERSION as JOURNAL_VERSION};
+pub use vaultlink_core::journal::{Journal, JournalWrite, ABANDONED};
 use vaultlink_core::rename::content_hash;
 
 use crate::disk::{exists_exactly, Disk, RealDisk};
@@ -503,6 +503,7 @@ mod tests {
 
     use super::*;
     use std::fs;
+    use vaultlink_core::journal::{JournalMove, VERSION as JOURNAL_VERSION};
 
     /// Every file under `root`, symbolic links as where they point.
     fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {

@@ -1,0 +1,258 @@
+//! An approved plan turned into the steps both edges carry out as they are: the text each note
+//! must still have and the new text it gets (computed here, once), the file moves (a case-only
+//! one through a temporary name), the folders the moves need, the folders they leave empty, and
+//! the journal entry that goes to disk before the first change (its format is `journal`'s).
+//!
+//! The edges only execute and undo: the sidecar through its `Disk`, the plugin through
+//! Obsidian's Vault API. What they observe while executing (a folder already there, a note
+//! edited since) they report; what to change, and in what order, is decided here.
+
+use std::collections::BTreeMap;
+
+use crate::journal::{Journal, JournalMove, JournalWrite, VERSION};
+use crate::rename::{apply_edits, content_hash, MovePlan};
+
+/// One note the batch rewrites.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BatchWrite {
+    pub path: String,
+    /// The note's text when the plan was made: the batch is refused if the note no longer
+    /// holds it, and it is the journal's pre-image.
+    pub before: String,
+    /// The SHA-256 of `before`, as the plan's `content_hash`.
+    pub before_hash: String,
+    /// The note's new text.
+    pub text: String,
+    /// The SHA-256 of `text`.
+    pub after_hash: String,
+    /// The temporary file beside the note that an edge writing through files puts the new text
+    /// in before renaming it over the note (an edge writing in place leaves it unused).
+    pub temporary: String,
+}
+
+/// One file the batch moves.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BatchMove {
+    pub from: String,
+    pub to: String,
+    /// For a move that changes only the case of a name: the temporary name it passes through,
+    /// so that a case-insensitive filesystem cannot take it for nothing to do.
+    pub via: Option<String>,
+}
+
+/// What an edge carries out, in this order: check every write's `before`, write the journal,
+/// write the notes, make the folders, move the files, remove the journal, remove the emptied
+/// folders.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Batch {
+    /// The tool that made the batch, as the journal names it.
+    pub tool: String,
+    pub writes: Vec<BatchWrite>,
+    pub moves: Vec<BatchMove>,
+    /// The folders the moves need, top first. An edge makes each that is not there yet, and
+    /// only those go into the journal as made by the batch.
+    pub folders: Vec<String>,
+    /// Folders a folder move may leave empty, deepest first: each is removed if it is empty
+    /// once the batch is done; one that is not empty stays.
+    pub emptied_folders: Vec<String>,
+}
+
+/// Why a plan cannot become a batch: the text a note has now is not the one it was planned on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BatchError {
+    Changed { path: String },
+}
+
+impl BatchError {
+    pub fn code(&self) -> &'static str {
+        "concurrent_modification"
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            BatchError::Changed { path } => format!("`{path}` changed after the plan was made; nothing was changed"),
+        }
+    }
+
+    pub fn hint(&self) -> &'static str {
+        "Preview the change again (dry run) and approve the new plan."
+    }
+
+    pub fn retryable(&self) -> bool {
+        true
+    }
+}
+
+/// A hidden name beside `path` for a temporary file: `<folder>/.<name>.vaultlink-<tag>.<kind>`.
+/// `tag` is the edge's process id, so two processes never share a temporary name.
+pub fn temporary_name(path: &str, tag: u32, kind: &str) -> String {
+    let (folder, name) = match path.rsplit_once('/') {
+        Some((folder, name)) => (format!("{folder}/"), name),
+        None => (String::new(), path),
+    };
+    format!("{folder}.{name}.vaultlink-{tag}.{kind}")
+}
+
+/// The batch that carries out `plan`, from the texts its notes have now (`texts`, by path).
+/// `moved_folder` is the folder a folder move empties (`rename::moved_folder`); `tag` names the
+/// temporary files (the edge's process id).
+pub fn batch(
+    plan: &MovePlan,
+    texts: &BTreeMap<String, String>,
+    tool: &str,
+    moved_folder: Option<&str>,
+    tag: u32,
+) -> Result<Batch, BatchError> {
+    let mut writes = Vec::with_capacity(plan.edits.len());
+    for file in &plan.edits {
+        let changed = || BatchError::Changed { path: file.path.clone() };
+        let before = texts.get(&file.path).ok_or_else(changed)?;
+        if content_hash(before) != file.content_hash {
+            return Err(changed());
+        }
+        let text = apply_edits(before, &file.edits);
+        writes.push(BatchWrite {
+            path: file.path.clone(),
+            before: before.clone(),
+            before_hash: file.content_hash.clone(),
+            after_hash: content_hash(&text),
+            text,
+            temporary: temporary_name(&file.path, tag, "tmp"),
+        });
+    }
+    let mut folders: Vec<String> = Vec::new();
+    let mut moves = Vec::with_capacity(plan.moves.len());
+    for file_move in &plan.moves {
+        let segments: Vec<&str> = file_move.to.split('/').collect();
+        for depth in 1..segments.len() {
+            let folder = segments[..depth].join("/");
+            if !folders.contains(&folder) {
+                folders.push(folder);
+            }
+        }
+        let case_only = file_move.from != file_move.to && file_move.from.to_lowercase() == file_move.to.to_lowercase();
+        moves.push(BatchMove {
+            from: file_move.from.clone(),
+            to: file_move.to.clone(),
+            via: case_only.then(|| temporary_name(&file_move.from, tag, "case")),
+        });
+    }
+    folders.sort_by_key(|folder| folder.matches('/').count());
+    let mut emptied_folders = Vec::new();
+    if let Some(moved) = moved_folder {
+        let inside = format!("{moved}/");
+        for file_move in &plan.moves {
+            let mut folder = file_move.from.rsplit_once('/').map(|(folder, _)| folder.to_owned());
+            while let Some(current) = folder {
+                if current != moved && !current.starts_with(&inside) {
+                    break;
+                }
+                if !emptied_folders.contains(&current) {
+                    emptied_folders.push(current.clone());
+                }
+                folder = current.rsplit_once('/').map(|(parent, _)| parent.to_owned());
+            }
+        }
+        emptied_folders.sort_by_key(|folder| std::cmp::Reverse(folder.matches('/').count()));
+    }
+    Ok(Batch { tool: tool.to_owned(), writes, moves, folders, emptied_folders })
+}
+
+impl Batch {
+    /// The journal entry to write before the first change. `made_folders` are the batch's
+    /// `folders` the edge found missing (and will make); `pid`, `started_unix_ms` and `machine`
+    /// say who applies it.
+    pub fn journal(&self, made_folders: Vec<String>, pid: u32, started_unix_ms: u64, machine: &str) -> Journal {
+        Journal {
+            version: VERSION,
+            pid,
+            tool: self.tool.clone(),
+            started_unix_ms,
+            machine: machine.to_owned(),
+            writes: self
+                .writes
+                .iter()
+                .map(|write| JournalWrite {
+                    path: write.path.clone(),
+                    temporary: write.temporary.clone(),
+                    before: write.before.clone(),
+                    after_hash: write.after_hash.clone(),
+                })
+                .collect(),
+            moves: self
+                .moves
+                .iter()
+                .map(|step| JournalMove { from: step.from.clone(), to: step.to.clone(), via: step.via.clone() })
+                .collect(),
+            made_folders,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{IndexConfig, Vault};
+    use crate::rename::{moved_folder, notes_to_read, plan_move};
+
+    fn vault(files: &[(&str, &str)]) -> (Vault, BTreeMap<String, String>) {
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        let mut texts = BTreeMap::new();
+        for (path, text) in files {
+            vault.upsert(path, text);
+            texts.insert((*path).to_owned(), (*text).to_owned());
+        }
+        (vault, texts)
+    }
+
+    fn batch_for(files: &[(&str, &str)], from: &str, to: &str) -> Batch {
+        let (vault, texts) = vault(files);
+        let needed: BTreeMap<String, String> = notes_to_read(&vault, from, to)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|path| texts.get(&path).map(|text| (path, text.clone())))
+            .collect();
+        let plan = plan_move(&vault, from, to, &needed).unwrap_or_else(|error| panic!("{}", error.message()));
+        batch(&plan, &texts, "move_note", moved_folder(from, &plan).as_deref(), 7).unwrap_or_else(|error| panic!("{}", error.message()))
+    }
+
+    #[test]
+    fn a_move_batch_carries_the_new_texts_the_moves_and_the_folders_it_needs() {
+        let batch = batch_for(&[("A.md", "[[Old]] and [[Old]]"), ("Old.md", "# Old")], "Old.md", "deep/er/New.md");
+        assert_eq!(batch.writes.len(), 1);
+        assert_eq!(batch.writes[0].text, "[[New]] and [[New]]");
+        assert_eq!(batch.writes[0].after_hash, content_hash("[[New]] and [[New]]"));
+        assert_eq!(batch.writes[0].temporary, ".A.md.vaultlink-7.tmp");
+        assert_eq!(batch.moves, vec![BatchMove { from: "Old.md".to_owned(), to: "deep/er/New.md".to_owned(), via: None }]);
+        assert_eq!(batch.folders, vec!["deep".to_owned(), "deep/er".to_owned()]);
+        assert!(batch.emptied_folders.is_empty());
+        let journal = batch.journal(vec!["deep".to_owned()], 7, 1, "here");
+        assert_eq!(journal.tool, "move_note");
+        assert_eq!(journal.writes[0].before, "[[Old]] and [[Old]]");
+        assert!(crate::journal::check_paths(&journal).is_ok(), "a batch's journal passes the journal's own path rules");
+    }
+
+    #[test]
+    fn a_case_only_rename_passes_through_a_temporary_name() {
+        let batch = batch_for(&[("a.md", "# a"), ("B.md", "[[a]]")], "a.md", "A.md");
+        assert_eq!(batch.moves[0].via.as_deref(), Some(".a.md.vaultlink-7.case"));
+        assert!(crate::journal::check_paths(&batch.journal(vec![], 7, 1, "")).is_ok());
+    }
+
+    #[test]
+    fn a_folder_move_empties_its_folders_deepest_first() {
+        let batch = batch_for(&[("P/a.md", ""), ("P/q/b.md", ""), ("P/q/r/c.md", ""), ("Home.md", "[[P/a]]")], "p", "Archive");
+        assert_eq!(batch.emptied_folders, vec!["P/q/r".to_owned(), "P/q".to_owned(), "P".to_owned()]);
+        assert_eq!(batch.folders, vec!["Archive".to_owned(), "Archive/q".to_owned(), "Archive/q/r".to_owned()]);
+    }
+
+    #[test]
+    fn a_note_that_changed_since_the_plan_refuses_the_batch() {
+        let (vault, mut texts) = vault(&[("A.md", "[[Old]]"), ("Old.md", "")]);
+        let plan = plan_move(&vault, "Old.md", "New.md", &texts).unwrap_or_else(|error| panic!("{}", error.message()));
+        texts.insert("A.md".to_owned(), "[[Old]] edited".to_owned());
+        assert_eq!(batch(&plan, &texts, "move_note", None, 1), Err(BatchError::Changed { path: "A.md".to_owned() }));
+        texts.remove("A.md");
+        assert_eq!(batch(&plan, &texts, "move_note", None, 1), Err(BatchError::Changed { path: "A.md".to_owned() }));
+    }
+}
