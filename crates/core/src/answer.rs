@@ -2,6 +2,7 @@
 //! the typed error an operation fails with. `ops` and `evidence` both speak these, so neither
 //! imports the other for them.
 
+use crate::error::ErrorCode;
 use serde::{Deserialize, Serialize};
 
 /// The most items one call returns; `limit` is capped here.
@@ -42,10 +43,10 @@ pub enum OpError {
 
 impl OpError {
     /// A stable, machine-readable code.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            OpError::NoteNotFound { .. } => "note_not_found",
-            OpError::InvalidArguments { .. } => "invalid_arguments",
+            OpError::NoteNotFound { .. } => ErrorCode::NoteNotFound,
+            OpError::InvalidArguments { .. } => ErrorCode::InvalidArguments,
         }
     }
 

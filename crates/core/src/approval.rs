@@ -4,6 +4,7 @@
 //! approved hash that is not the plan's refuses the call. `delete::decide` is the same decision
 //! for `delete_note`, with its own rules (`confirm`, `force`, the note's hash and time).
 
+use crate::error::ErrorCode;
 use serde::Deserialize;
 
 /// What the caller said about applying.
@@ -23,9 +24,9 @@ pub enum ApprovalError {
 }
 
 impl ApprovalError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            ApprovalError::PlanHashMismatch => "plan_hash_mismatch",
+            ApprovalError::PlanHashMismatch => ErrorCode::PlanHashMismatch,
         }
     }
 

@@ -7,6 +7,7 @@
 //! Obsidian's Vault API. What they observe while executing (a folder already there, a note
 //! edited since) they report; what to change, and in what order, is decided here.
 
+use crate::error::ErrorCode;
 use std::collections::BTreeMap;
 
 use crate::journal::{Journal, JournalMove, JournalWrite, VERSION};
@@ -64,8 +65,8 @@ pub enum BatchError {
 }
 
 impl BatchError {
-    pub fn code(&self) -> &'static str {
-        "concurrent_modification"
+    pub fn code(&self) -> ErrorCode {
+        ErrorCode::ConcurrentModification
     }
 
     pub fn message(&self) -> String {

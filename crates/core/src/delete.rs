@@ -5,6 +5,7 @@
 //! Deleting never edits another note: links to a deleted note dangle, so a delete with
 //! backlinks is refused unless forced, and a forced one lists the links it leaves dangling.
 
+use crate::error::ErrorCode;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -47,10 +48,10 @@ pub enum DeleteError {
 }
 
 impl DeleteError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            DeleteError::NotFound { .. } => "note_not_found",
-            DeleteError::NotANote { .. } => "invalid_path",
+            DeleteError::NotFound { .. } => ErrorCode::NoteNotFound,
+            DeleteError::NotANote { .. } => ErrorCode::InvalidPath,
         }
     }
 

@@ -9,6 +9,7 @@ pub mod approval;
 pub mod batch;
 pub mod config;
 pub mod delete;
+pub mod error;
 pub mod evidence;
 pub mod facts;
 pub mod frontmatter;

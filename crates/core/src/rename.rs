@@ -17,6 +17,7 @@
 //! unresolved, except a link that was unresolved because the moved file did not yet have its
 //! new name: it now finds that file, and the plan lists it under `newly_resolved`.
 
+use crate::error::ErrorCode;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
@@ -133,15 +134,15 @@ pub enum MoveError {
 }
 
 impl MoveError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            MoveError::NotFound { .. } => "note_not_found",
-            MoveError::InvalidName { .. } => "invalid_name",
-            MoveError::DestinationExists { .. } => "destination_exists",
-            MoveError::IntoItself { .. } => "invalid_path",
-            MoveError::UnrepresentableLink { .. } => "unrepresentable_link",
-            MoveError::MissingText { .. } => "invalid_arguments",
-            MoveError::StaleIndex { .. } => "concurrent_modification",
+            MoveError::NotFound { .. } => ErrorCode::NoteNotFound,
+            MoveError::InvalidName { .. } => ErrorCode::InvalidName,
+            MoveError::DestinationExists { .. } => ErrorCode::DestinationExists,
+            MoveError::IntoItself { .. } => ErrorCode::InvalidPath,
+            MoveError::UnrepresentableLink { .. } => ErrorCode::UnrepresentableLink,
+            MoveError::MissingText { .. } => ErrorCode::InvalidArguments,
+            MoveError::StaleIndex { .. } => ErrorCode::ConcurrentModification,
         }
     }
 

@@ -8,6 +8,7 @@
 
 use std::fs;
 use std::path::Path;
+use vaultlink_core::error::ErrorCode;
 
 use serde_json::Value;
 use vaultlink_core::batch::Batch;
@@ -24,7 +25,7 @@ fn from_move_error(error: &rename::MoveError) -> ToolError {
 
 fn concurrent(path: &str) -> ToolError {
     ToolError::new(
-        "concurrent_modification",
+        ErrorCode::ConcurrentModification,
         format!("`{path}` changed after the plan was made; nothing was changed"),
         "Preview the move again (dry run) and approve the new plan.",
         true,
@@ -33,7 +34,7 @@ fn concurrent(path: &str) -> ToolError {
 
 fn write_failed(what: String) -> ToolError {
     ToolError::new(
-        "write_failed",
+        ErrorCode::WriteFailed,
         format!("{what}; every change made so far was undone"),
         "Check the vault folder's permissions and free space, then try again.",
         true,
@@ -89,7 +90,7 @@ fn finish(
             .map_err(|error| write_failed(format!("the change was applied but the index could not be refreshed: {error:#}")))?;
     }
     let answer = MoveAnswer::new(plan, !apply, apply, detailed);
-    serde_json::to_value(answer).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))
+    serde_json::to_value(answer).map_err(|error| ToolError::new(ErrorCode::Internal, error.to_string(), "Report this as a bug.", false))
 }
 
 /// The `delete_note` tool on the folder: previews, and with `confirm` moves the note to the
@@ -146,7 +147,7 @@ fn delete_note_on(disk: &dyn Disk, folder: &mut FolderIndex, arguments: &Value) 
     if arguments.get("response_format").and_then(Value::as_str) == Some("concise") {
         answer = answer.concise();
     }
-    serde_json::to_value(answer).map_err(|error| ToolError::new("internal", error.to_string(), "Report this as a bug.", false))
+    serde_json::to_value(answer).map_err(|error| ToolError::new(ErrorCode::Internal, error.to_string(), "Report this as a bug.", false))
 }
 
 /// Applies `plan` under `root` on `disk`, all or nothing: the notes' texts are read from the
@@ -238,7 +239,7 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
             Err(undo) => {
                 journal::abandon(disk, root);
                 ToolError::new(
-                    "write_failed",
+                    ErrorCode::WriteFailed,
                     format!("{what}; undoing the changes made so far failed too: {}", undo.message),
                     undo.hint,
                     false,
@@ -262,7 +263,7 @@ fn refuse_links_on_the_way(root: &Path, path: &str) -> Result<(), ToolError> {
         if fs::symlink_metadata(&current).is_ok_and(|meta| meta.file_type().is_symlink()) {
             let shown = current.strip_prefix(root).unwrap_or(&current).display().to_string();
             return Err(ToolError::new(
-                "invalid_path",
+                ErrorCode::InvalidPath,
                 format!("`{path}` goes through `{shown}`, a symbolic link, which may lead out of the vault; nothing was changed"),
                 "Choose a destination in a real folder of the vault.",
                 false,

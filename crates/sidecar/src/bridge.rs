@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use vaultlink_core::error::ErrorCode;
 
 use anyhow::{anyhow, Context, Result};
 use serde_json::{json, Value};
@@ -171,7 +172,7 @@ impl BridgeClient {
             .map_err(|error| Lost { delivered: false, reason: format!("the request could not be written as JSON: {error}") })?;
         if line.len() > MAX_REQUEST_BYTES {
             return Ok(Err(ToolError::new(
-                "too_large",
+                ErrorCode::TooLarge,
                 format!("the call is {} bytes, over the bridge's {MAX_REQUEST_BYTES}-byte limit for one request", line.len()),
                 "Send shorter arguments.",
                 false,

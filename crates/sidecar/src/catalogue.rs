@@ -32,29 +32,6 @@ pub enum Rule {
     Excludes { parameter: &'static str, other: &'static str, value: bool },
 }
 
-/// Every error code a tool result may carry in `structuredContent.code`, with when. Stable:
-/// agents act on them. README.md has the same table (a test checks that it does).
-#[cfg_attr(not(test), allow(dead_code))]
-pub const ERROR_CODES: [(&str, &str); 17] = [
-    ("invalid_arguments", "The arguments do not fit the tool's input schema or a rule between parameters; the message names the parameter."),
-    ("invalid_path", "A path leaves the vault (absolute, `~`, `..`, `%2e%2e`, a NUL byte, a symbolic link out), or names a folder or attachment where a note is needed, or moves a folder into itself."),
-    ("invalid_name", "A new name holds a character Obsidian or Windows refuses in names ([ ] # ^ | : \\ * \" < > ? %% or a control character), ends with a space or a dot, or is a name Windows keeps for a device (CON, NUL, COM1…)."),
-    ("note_not_found", "No note (or file) has the given path."),
-    ("destination_exists", "A move's destination is taken."),
-    ("unrepresentable_link", "Some link could not be written so that it keeps its target; nothing changed."),
-    ("plan_hash_mismatch", "The vault changed since the preview whose `plan_hash` was approved; nothing changed. Preview again."),
-    ("concurrent_modification", "A note changed while a plan was applied; nothing changed. Preview again."),
-    ("write_failed", "Writing to the vault failed (permissions, disk full); every change made was undone (or, if undoing failed too, the message says what is left and `vaultlink recover` finishes it)."),
-    ("interrupted_change", "An earlier change was interrupted and is not undone yet; nothing changed. Run `vaultlink recover <vault>`."),
-    ("change_in_progress", "Another process is applying a change to the vault; nothing changed. Try again when it is done."),
-    ("recovery_failed", "Undoing an interrupted change failed (the message says which step); its journal is kept for another try."),
-    ("too_large", "A note or a request is over a size limit; the message gives the limit."),
-    ("vault_unreadable", "The vault folder could not be read (retryable)."),
-    ("plugin_unavailable", "The Obsidian plugin is needed but not serving the vault, or went away during the call (retryable; nothing was written by the sidecar)."),
-    ("unknown_tool", "No tool has that name (only from the command line: over MCP it is a protocol error)."),
-    ("internal", "A bug in vaultlink; report it."),
-];
-
 pub fn catalogue() -> Vec<ToolSpec> {
     vec![
         get_outgoing_links(),
@@ -804,6 +781,7 @@ folder (with progress). It fails with `vault_unreadable` when the vault folder c
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vaultlink_core::error::ErrorCode;
 
     /// Keywords outside the portable subset of JSON Schema that some MCP clients reject.
     const NOT_PORTABLE: [&str; 5] = ["$ref", "oneOf", "allOf", "anyOf", "const"];
@@ -827,7 +805,7 @@ mod tests {
     #[test]
     fn descriptions_say_what_when_effects_and_refusals() {
         let names: Vec<&str> = catalogue().iter().map(|tool| tool.name).collect();
-        let codes: Vec<&str> = ERROR_CODES.iter().map(|(code, _)| *code).collect();
+        let codes: Vec<&str> = ErrorCode::ALL.iter().map(|code| code.as_str()).collect();
         for tool in catalogue() {
             let (name, description) = (tool.name, tool.description);
             assert!(!tool.title.is_empty(), "{name} has a title");
@@ -874,7 +852,7 @@ mod tests {
     #[test]
     fn the_readme_documents_every_error_code() {
         let readme = include_str!("../../../README.md");
-        for (code, _) in ERROR_CODES {
+        for code in ErrorCode::ALL {
             assert!(readme.contains(&format!("| `{code}` |")), "README.md's table of error codes lacks `{code}`");
         }
     }

@@ -1,9 +1,10 @@
 //! The error every call can end with, as an agent sees it: a stable code (the README's table,
-//! `catalogue::ERROR_CODES`), a sentence, what to do next, and whether trying again may help.
+//! `vaultlink_core::error::ErrorCode`, the one closed list), a sentence, what to do next, and whether trying again may help.
 //! Its own module, below everything that fails, so that `apply`, `journal`, `bridge` and
 //! `standalone` need not import the router.
 
 use serde::{Deserialize, Serialize};
+use vaultlink_core::error::ErrorCode;
 
 /// A failed call, as an agent sees it: a stable code, a sentence, and what to do next.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -15,8 +16,8 @@ pub struct ToolError {
 }
 
 impl ToolError {
-    pub fn new(code: &str, message: impl Into<String>, hint: impl Into<String>, retryable: bool) -> ToolError {
-        ToolError { code: code.to_owned(), message: message.into(), hint: hint.into(), retryable }
+    pub fn new(code: ErrorCode, message: impl Into<String>, hint: impl Into<String>, retryable: bool) -> ToolError {
+        ToolError { code: code.as_str().to_owned(), message: message.into(), hint: hint.into(), retryable }
     }
 
     pub fn from_op(error: &vaultlink_core::ops::OpError) -> ToolError {
@@ -26,7 +27,7 @@ impl ToolError {
     /// The plugin refused a request for a reason of the bridge's own (not an operation's).
     pub fn bridge(message: &str) -> ToolError {
         ToolError::new(
-            "plugin_unavailable",
+            ErrorCode::PluginUnavailable,
             format!("the plugin refused the request: {message}"),
             "Reload the vaultlink plugin in Obsidian, or run the sidecar with --mode standalone.",
             true,

@@ -22,6 +22,7 @@
 //! reason and left where it is, for the user; reading the vault goes on, and writing waits.
 
 use std::path::{Path, PathBuf};
+use vaultlink_core::error::ErrorCode;
 
 use serde::Serialize;
 use vaultlink_core::journal::{self as format, Refusal};
@@ -166,30 +167,30 @@ fn symbolic_link_on_the_way(root: &Path, path: &str) -> Option<String> {
 fn interrupted(root: &Path, found: &Found) -> ToolError {
     match found {
         Found::Ours(journal) if process_alive(journal.pid) => ToolError::new(
-            "change_in_progress",
+            ErrorCode::ChangeInProgress,
             format!("another change to this vault is being applied ({} by process {}); nothing was changed", journal.tool, journal.pid),
             "Wait for it to finish, then preview the change again.",
             true,
         ),
         Found::Refused { young: true, .. } => ToolError::new(
-            "change_in_progress",
+            ErrorCode::ChangeInProgress,
             "another change to this vault is starting (its journal is being written); nothing was changed",
             "Wait for it to finish, then preview the change again.",
             true,
         ),
         Found::Ours(journal) => ToolError::new(
-            "interrupted_change",
+            ErrorCode::InterruptedChange,
             format!("an earlier change to this vault was interrupted ({} by process {}) and is not undone yet; nothing was changed", journal.tool, journal.pid),
             format!("Run `vaultlink recover {}` (the sidecar also does it by itself before it next reads the vault), then preview the change again.", root.display()),
             true,
         ),
         Found::Refused { reason, .. } => ToolError::new(
-            "interrupted_change",
+            ErrorCode::InterruptedChange,
             format!("{reason}; while it is there no change is made, and nothing was changed"),
             untrusted_hint(root),
             false,
         ),
-        Found::Nothing => ToolError::new("change_in_progress", "another change to this vault was just applied; nothing was changed", "Preview the change again.", true),
+        Found::Nothing => ToolError::new(ErrorCode::ChangeInProgress, "another change to this vault was just applied; nothing was changed", "Preview the change again.", true),
     }
 }
 
@@ -211,19 +212,19 @@ pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), Tool
     }
     if std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.file_type().is_symlink() || !meta.is_dir()) {
         return Err(ToolError::new(
-            "invalid_path",
+            ErrorCode::InvalidPath,
             format!("`{JOURNAL_FOLDER}` in {} is not a folder (a symbolic link, or a file), so no journal can be kept there; nothing was changed", root.display()),
             format!("Remove {} (vaultlink makes the folder itself), then try again.", folder.display()),
             false,
         ));
     }
     let key = crate::state::journal_key().map_err(|error| {
-        ToolError::new("write_failed", format!("{error}; nothing was changed"), "Fix what the message names, then try again.", true)
+        ToolError::new(ErrorCode::WriteFailed, format!("{error}; nothing was changed"), "Fix what the message names, then try again.", true)
     })?;
     let bytes = format::seal(&key, journal);
     let write_failed = |error: std::io::Error| {
         ToolError::new(
-            "write_failed",
+            ErrorCode::WriteFailed,
             format!("writing the journal {} failed ({error}); nothing was changed", path.display()),
             "Check the vault folder's permissions and free space, then try again.",
             true,
@@ -367,14 +368,14 @@ pub fn recover(disk: &dyn Disk, root: &Path) -> Result<Option<Recovery>, ToolErr
         Found::Nothing => Ok(None),
         Found::Ours(journal) => undo(disk, root, &journal).map(Some),
         Found::Refused { reason, .. } => {
-            Err(ToolError::new("recovery_failed", format!("{reason}; nothing was changed"), untrusted_hint(root), false))
+            Err(ToolError::new(ErrorCode::RecoveryFailed, format!("{reason}; nothing was changed"), untrusted_hint(root), false))
         }
     }
 }
 
 fn recovery_failed(root: &Path, what: String, error: std::io::Error) -> ToolError {
     ToolError::new(
-        "recovery_failed",
+        ErrorCode::RecoveryFailed,
         format!("{what} failed ({error}); the journal is kept, so recovery can run again"),
         format!("Fix what the error names (permissions, free space), then run `vaultlink recover {}`.", root.display()),
         true,

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
+use vaultlink_core::error::ErrorCode;
 
 use anyhow::{bail, Context, Result};
 use vaultlink_core::index::is_note_path;
@@ -122,7 +123,7 @@ impl FolderIndex {
         let full = self.root.join(path);
         let canonical = std::fs::canonicalize(&full).map_err(|error| {
             crate::error::ToolError::new(
-                "note_not_found",
+                ErrorCode::NoteNotFound,
                 format!("`{path}` cannot be opened: {error}"),
                 "Call list_notes to see the paths.",
                 true,
@@ -130,7 +131,7 @@ impl FolderIndex {
         })?;
         if !canonical.starts_with(&self.root) {
             return Err(crate::error::ToolError::new(
-                "invalid_path",
+                ErrorCode::InvalidPath,
                 format!("`{path}` leads outside the vault"),
                 "Only files inside the vault folder can be read.",
                 false,
@@ -139,7 +140,7 @@ impl FolderIndex {
         let size = std::fs::metadata(&canonical).map(|meta| meta.len()).unwrap_or(0);
         if size > MAX_NOTE_BYTES {
             return Err(crate::error::ToolError::new(
-                "too_large",
+                ErrorCode::TooLarge,
                 format!("`{path}` is {size} bytes, over the {MAX_NOTE_BYTES}-byte limit"),
                 "Open the note in Obsidian or another editor; it is too large to return whole.",
                 false,
@@ -147,7 +148,7 @@ impl FolderIndex {
         }
         std::fs::read(&canonical).map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).map_err(|error| {
             crate::error::ToolError::new(
-                "vault_unreadable",
+                ErrorCode::VaultUnreadable,
                 format!("`{path}` could not be read: {error}"),
                 "Check the file's permissions, then call again.",
                 true,

@@ -2,6 +2,7 @@
 //! folder. Both paths take the same name and arguments and give the same JSON.
 
 use std::path::{Path, PathBuf};
+use vaultlink_core::error::ErrorCode;
 
 use serde_json::{json, Value};
 
@@ -25,7 +26,7 @@ impl ToolError {
             format!("the vaultlink plugin stopped answering during the call ({reason})")
         };
         ToolError::new(
-            "plugin_unavailable",
+            ErrorCode::PluginUnavailable,
             message,
             "Call again once Obsidian is running with the vaultlink plugin; the sidecar reconnects by itself. For a move, rewrite or delete, preview it again first (dry run): the plugin may have applied part of it before it went away.",
             true,
@@ -33,12 +34,12 @@ impl ToolError {
     }
 
     pub fn internal(message: &str) -> ToolError {
-        ToolError::new("internal", message, "This is a bug in vaultlink; report it with the call that caused it.", false)
+        ToolError::new(ErrorCode::Internal, message, "This is a bug in vaultlink; report it with the call that caused it.", false)
     }
 
     fn plugin_unavailable(reason: &str) -> ToolError {
         ToolError::new(
-            "plugin_unavailable",
+            ErrorCode::PluginUnavailable,
             format!("the vaultlink plugin is not serving this vault: {reason}"),
             "Open the vault in Obsidian with the vaultlink plugin enabled (reload the plugin if it is), then call again. With --mode auto (the default) the sidecar works on the folder itself only while no plugin serves the vault.",
             true,
@@ -46,7 +47,7 @@ impl ToolError {
     }
 
     fn io(message: String) -> ToolError {
-        ToolError::new("vault_unreadable", message, "Check that the vault folder exists and is readable, then call again.", true)
+        ToolError::new(ErrorCode::VaultUnreadable, message, "Check that the vault folder exists and is readable, then call again.", true)
     }
 }
 
@@ -161,7 +162,12 @@ impl Router {
         let Some(spec) = crate::catalogue::find(tool) else {
             return (
                 default_served,
-                Err(ToolError::new("unknown_tool", format!("there is no tool `{tool}`"), "Call tools/list to see the tools.", false)),
+                Err(ToolError::new(
+                    ErrorCode::UnknownTool,
+                    format!("there is no tool `{tool}`"),
+                    "Call tools/list to see the tools.",
+                    false,
+                )),
             );
         };
         if let Err(error) = validate(&spec, &arguments) {
@@ -431,7 +437,7 @@ const PATH_PARAMETERS: [&str; 4] = ["path", "from", "to", "folder"];
 /// paths that stay inside the vault. The error names the parameter.
 pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolError> {
     let invalid = |message: String| {
-        ToolError::new("invalid_arguments", message, format!("See the input schema of `{}` in tools/list.", spec.name), false)
+        ToolError::new(ErrorCode::InvalidArguments, message, format!("See the input schema of `{}` in tools/list.", spec.name), false)
     };
     let empty = serde_json::Map::new();
     let given = match arguments {
@@ -512,7 +518,7 @@ fn describe(schema: &Value) -> String {
 pub fn check_vault_path(parameter: &str, path: &str) -> Result<(), ToolError> {
     let refuse = |problem: &str| {
         Err(ToolError::new(
-            "invalid_path",
+            ErrorCode::InvalidPath,
             format!("`{parameter}` {path:?} is not a path inside the vault: {problem}"),
             "Give paths relative to the vault root as they are spelt on disk, such as `Folder/Note.md`, without a leading `/`, `~` or `..`.",
             false,

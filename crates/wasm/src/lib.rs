@@ -37,7 +37,7 @@ struct ErrorBody {
 
 impl From<&OpError> for ErrorBody {
     fn from(error: &OpError) -> ErrorBody {
-        ErrorBody { code: error.code(), message: error.message(), hint: error.hint(), retryable: error.retryable() }
+        ErrorBody { code: error.code().as_str(), message: error.message(), hint: error.hint(), retryable: error.retryable() }
     }
 }
 
@@ -84,7 +84,7 @@ struct Failure {
 fn failure(error: &rename::MoveError) -> Failure {
     Failure {
         ok: false,
-        error: ErrorBody { code: error.code(), message: error.message(), hint: error.hint(), retryable: error.retryable() },
+        error: ErrorBody { code: error.code().as_str(), message: error.message(), hint: error.hint(), retryable: error.retryable() },
     }
 }
 
@@ -150,6 +150,46 @@ pub fn apply_edits(text: &str, edits: JsValue) -> Result<String, JsError> {
     Ok(rename::apply_edits(text, &edits))
 }
 
+/// The batch that carries out an approved `plan` (core's `batch`): `{batch}` with the steps the
+/// plugin executes (`{tool, writes: [{path, before, before_hash, text, after_hash, temporary}],
+/// moves: [{from, to, via}], folders, emptied_folders}`), or `{error}` when a note's text
+/// (`texts`, by path) is no longer the one planned on.
+#[wasm_bindgen(js_name = batchOf)]
+pub fn batch_of(plan: JsValue, texts: JsValue, tool: &str, moved_folder: Option<String>, tag: u32) -> Result<JsValue, JsError> {
+    let plan: rename::MovePlan =
+        serde_wasm_bindgen::from_value(plan).map_err(|error| JsError::new(&format!("not a move plan: {error}")))?;
+    let texts: BTreeMap<String, String> =
+        serde_wasm_bindgen::from_value(texts).map_err(|error| JsError::new(&format!("texts must map paths to strings: {error}")))?;
+    #[derive(Serialize)]
+    struct Batched {
+        batch: Option<vaultlink_core::batch::Batch>,
+        error: Option<ErrorBody>,
+    }
+    match vaultlink_core::batch::batch(&plan, &texts, tool, moved_folder.as_deref(), tag) {
+        Ok(batch) => to_js(&Batched { batch: Some(batch), error: None }),
+        Err(error) => to_js(&Batched {
+            batch: None,
+            error: Some(ErrorBody {
+                code: error.code().as_str(),
+                message: error.message(),
+                hint: error.hint(),
+                retryable: error.retryable(),
+            }),
+        }),
+    }
+}
+
+/// The journal entry for a batch, to write before its first change: `made_folders` are the
+/// batch's folders the plugin found missing.
+#[wasm_bindgen(js_name = batchJournal)]
+pub fn batch_journal(batch: JsValue, made_folders: JsValue, pid: u32, started_unix_ms: f64, machine: &str) -> Result<JsValue, JsError> {
+    let batch: vaultlink_core::batch::Batch =
+        serde_wasm_bindgen::from_value(batch).map_err(|error| JsError::new(&format!("not a batch: {error}")))?;
+    let made: Vec<String> =
+        serde_wasm_bindgen::from_value(made_folders).map_err(|error| JsError::new(&format!("not a list of folders: {error}")))?;
+    to_js(&batch.journal(made, pid, started_unix_ms as u64, machine))
+}
+
 /// The folder a folder move empties, spelt as in the vault; null for the move of one file.
 #[wasm_bindgen(js_name = movedFolder)]
 pub fn moved_folder(from: &str, plan: JsValue) -> Result<Option<String>, JsError> {
@@ -181,7 +221,12 @@ pub fn decide_plan(plan_hash: &str, approval: JsValue) -> Result<JsValue, JsErro
         Ok(apply) => to_js(&Decided { apply: Some(apply), error: None }),
         Err(error) => to_js(&Decided {
             apply: None,
-            error: Some(ToolErrorOut { code: error.code(), message: error.message(), hint: error.hint(), retryable: error.retryable() }),
+            error: Some(ToolErrorOut {
+                code: error.code().as_str(),
+                message: error.message(),
+                hint: error.hint(),
+                retryable: error.retryable(),
+            }),
         }),
     }
 }
@@ -359,7 +404,7 @@ impl Vault {
             Ok(plan) => to_js(&DeletePlanOutcome { ok: true, plan }),
             Err(error) => to_js(&Failure {
                 ok: false,
-                error: ErrorBody { code: error.code(), message: error.message(), hint: error.hint(), retryable: false },
+                error: ErrorBody { code: error.code().as_str(), message: error.message(), hint: error.hint(), retryable: false },
             }),
         }
     }

@@ -1,0 +1,102 @@
+//! Every error code a call can end with, one closed list for the whole engine: core's errors,
+//! the sidecar's and the plugin's name their code from here (the plugin through the generated
+//! `plugin/error-codes.ts`), and the README's table and the MCP catalogue describe these and no
+//! others.
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! codes {
+    ($($variant:ident = $code:literal: $meaning:literal,)*) => {
+        /// A stable, machine-readable reason a call failed; agents act on it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum ErrorCode {
+            $(#[doc = $meaning] $variant,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in the order of the README's table.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $code,)*
+                }
+            }
+
+            /// When a call ends with this code, as the README's table says it.
+            pub const fn meaning(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $meaning,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    InvalidArguments = "invalid_arguments": "The arguments do not fit the tool's input schema or a rule between parameters; the message names the parameter.",
+    InvalidPath = "invalid_path": "A path leaves the vault (absolute, `~`, `..`, `%2e%2e`, a NUL byte, a symbolic link out), or names a folder or attachment where a note is needed, or moves a folder into itself.",
+    InvalidName = "invalid_name": "A new name holds a character Obsidian or Windows refuses in names ([ ] # ^ | : \\ * \" < > ? %% or a control character), ends with a space or a dot, or is a name Windows keeps for a device (CON, NUL, COM1…).",
+    NoteNotFound = "note_not_found": "No note (or file) has the given path.",
+    DestinationExists = "destination_exists": "A move's destination is taken.",
+    UnrepresentableLink = "unrepresentable_link": "Some link could not be written so that it keeps its target; nothing changed.",
+    PlanHashMismatch = "plan_hash_mismatch": "The vault changed since the preview whose `plan_hash` was approved; nothing changed. Preview again.",
+    ConcurrentModification = "concurrent_modification": "A note changed while a plan was applied; nothing changed. Preview again.",
+    WriteFailed = "write_failed": "Writing to the vault failed (permissions, disk full); every change made was undone (or, if undoing failed too, the message says what is left and `vaultlink recover` finishes it).",
+    InterruptedChange = "interrupted_change": "An earlier change was interrupted and is not undone yet; nothing changed. Run `vaultlink recover <vault>`.",
+    ChangeInProgress = "change_in_progress": "Another process is applying a change to the vault; nothing changed. Try again when it is done.",
+    RecoveryFailed = "recovery_failed": "Undoing an interrupted change failed (the message says which step); its journal is kept for another try.",
+    TooLarge = "too_large": "A note or a request is over a size limit; the message gives the limit.",
+    VaultUnreadable = "vault_unreadable": "The vault folder could not be read (retryable).",
+    PluginUnavailable = "plugin_unavailable": "The Obsidian plugin is needed but not serving the vault, or went away during the call (retryable; nothing was written by the sidecar).",
+    UnknownTool = "unknown_tool": "No tool has that name (only from the command line: over MCP it is a protocol error).",
+    Internal = "internal": "A bug in vaultlink; report it.",
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl AsRef<str> for ErrorCode {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+/// The TypeScript module the plugin takes the codes from (`plugin/error-codes.ts`), generated
+/// from this list; a test keeps the file equal to it.
+pub fn typescript_module() -> String {
+    let mut out = String::from(
+        "// Generated from crates/core/src/error.rs by its test `the_plugin_has_the_codes_of_core`\n// (VAULTLINK_UPDATE_SNAPSHOTS=1 cargo test -p vaultlink-core rewrites it). Do not edit.\n\n/** Every error code a call can end with, as core defines them. */\nexport const ErrorCode = {\n",
+    );
+    for code in ErrorCode::ALL {
+        let name: String = code.as_str().split('_').map(|word| word[..1].to_uppercase() + &word[1..]).collect();
+        out.push_str(&format!("\t{name}: \"{}\",\n", code.as_str()));
+    }
+    out.push_str("} as const;\n\nexport type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_snake_case_and_distinct() {
+        let mut seen = std::collections::BTreeSet::new();
+        for code in ErrorCode::ALL {
+            assert!(code.as_str().bytes().all(|byte| byte.is_ascii_lowercase() || byte == b'_'), "{code}");
+            assert!(seen.insert(code.as_str()), "{code} twice");
+            assert_eq!(serde_json::to_value(code).ok(), Some(serde_json::Value::String(code.as_str().to_owned())));
+        }
+    }
+}
