@@ -166,6 +166,15 @@ REFUSED = [
     ("move_note", {"from": "Home.md", "to": "com1/Home.md", "dry_run": False}, "invalid_name", "Windows keeps for a device"),
     ("move_note", {"from": "Home.md", "to": "Home..md.", "dry_run": False}, "invalid_name", "trailing space or dot"),
     ("move_note", {"from": "Home.md", "to": "What?.md", "dry_run": False}, "invalid_name", "`?`"),
+    # Folders Obsidian does not index: a note moved there loses every link to it.
+    ("move_note", {"from": "Home.md", "to": ".trash/Home.md"}, "invalid_path", "use delete_note"),
+    ("move_note", {"from": "Home.md", "to": ".obsidian/Home.md"}, "invalid_path", "not a place for a file of the vault"),
+    ("move_note", {"from": "Home.md", "to": ".vaultlink/journal.json", "dry_run": False}, "invalid_path", "vaultlink's own journal"),
+    ("move_note", {"from": "Home.md", "to": ""}, "invalid_path", "the destination `to`"),
+    ("move_note", {"from": "Home.md", "to": "Home.md"}, "invalid_arguments", "nothing to move"),
+    ("move_note", {"from": "Home.md", "to": "LPT0.md"}, "invalid_name", "Windows keeps for a device"),
+    ("move_note", {"from": "Home.md", "to": "COM\u00b9.md"}, "invalid_name", "Windows keeps for a device"),
+    ("move_note", {"from": "Home.md", "to": "x" * 256 + ".md"}, "invalid_name", "255 bytes"),
 ]
 
 

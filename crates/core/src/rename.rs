@@ -131,6 +131,16 @@ pub enum MoveError {
     StaleIndex {
         path: String,
     },
+    /// The destination is no place for a file of the vault: empty, or in a folder Obsidian
+    /// does not index (the trash, the config folder, vaultlink's own, any hidden folder).
+    InvalidDestination {
+        to: String,
+        reason: String,
+    },
+    /// `from` and `to` name the same file: there is nothing to move.
+    SamePath {
+        path: String,
+    },
 }
 
 impl MoveError {
@@ -143,6 +153,8 @@ impl MoveError {
             MoveError::UnrepresentableLink { .. } => ErrorCode::UnrepresentableLink,
             MoveError::MissingText { .. } => ErrorCode::InvalidArguments,
             MoveError::StaleIndex { .. } => ErrorCode::ConcurrentModification,
+            MoveError::InvalidDestination { .. } => ErrorCode::InvalidPath,
+            MoveError::SamePath { .. } => ErrorCode::InvalidArguments,
         }
     }
 
@@ -159,6 +171,10 @@ impl MoveError {
             }
             MoveError::MissingText { path } => format!("the plan needs the text of `{path}`"),
             MoveError::StaleIndex { path } => format!("`{path}` changed since it was indexed"),
+            MoveError::InvalidDestination { to, reason } => {
+                format!("the destination `to` {to:?} is not a place for a file of the vault: {reason}; nothing was changed")
+            }
+            MoveError::SamePath { path } => format!("`from` and `to` both name `{path}`: there is nothing to move"),
         }
     }
 
@@ -175,6 +191,10 @@ impl MoveError {
             }
             MoveError::MissingText { .. } => "Read every note that notes_to_read names and pass its text.",
             MoveError::StaleIndex { .. } => "Nothing was changed. Let the index catch up with the edit, then plan again.",
+            MoveError::InvalidDestination { .. } => {
+                "Choose a destination in a visible folder of the vault. To delete a note, use delete_note: it moves the note to the trash after showing what links to it."
+            }
+            MoveError::SamePath { .. } => "Give a `to` that differs from `from` (a change of case alone is a rename).",
         }
     }
 
@@ -201,6 +221,9 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
+/// The most bytes of one segment of a path, as filesystems allow (ext4, APFS, NTFS in UTF-16).
+pub const MAX_NAME_BYTES: usize = 255;
+
 /// Characters a path segment cannot hold and still be linked to.
 fn bad_characters(segment: &str) -> Vec<String> {
     let mut found: BTreeSet<String> = BTreeSet::new();
@@ -226,13 +249,16 @@ fn bad_characters(segment: &str) -> Vec<String> {
     if segment.is_empty() || segment == "." || segment == ".." {
         found.insert("an empty or dot-only segment".to_owned());
     }
+    if segment.len() > MAX_NAME_BYTES {
+        found.insert(format!("more than {MAX_NAME_BYTES} bytes in one name, more than filesystems take"));
+    }
     // Windows keeps these names for devices, with any extension (`CON.md`, `nul.txt`).
     let base = segment.split('.').next().unwrap_or(segment).trim_end().to_ascii_uppercase();
-    let reserved = matches!(base.as_str(), "CON" | "PRN" | "AUX" | "NUL")
-        || ((base.starts_with("COM") || base.starts_with("LPT"))
-            && base.len() == 4
-            && base.as_bytes()[3].is_ascii_digit()
-            && base.as_bytes()[3] != b'0');
+    // COM and LPT with any digit, 0 and the superscripts ¹ ² ³ included, as Windows refuses.
+    let device_digit =
+        |rest: &str| matches!(rest, "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" | "\u{b9}" | "\u{b2}" | "\u{b3}");
+    let reserved = matches!(base.as_str(), "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$")
+        || base.strip_prefix("COM").or_else(|| base.strip_prefix("LPT")).is_some_and(device_digit);
     if reserved {
         found.insert(format!("`{base}`, a name Windows keeps for a device"));
     }
@@ -266,8 +292,21 @@ pub fn moved_folder(from: &str, plan: &MovePlan) -> Option<String> {
 fn moves(vault: &Vault, from: &str, to: &str) -> Result<Vec<(String, String)>, MoveError> {
     let from = from.trim().trim_matches('/');
     let to = to.trim().trim_matches('/');
-    if from.is_empty() || to.is_empty() {
+    if from.is_empty() {
         return Err(MoveError::NotFound { path: from.to_owned() });
+    }
+    if to.is_empty() {
+        return Err(MoveError::InvalidDestination { to: to.to_owned(), reason: "it is empty".to_owned() });
+    }
+    if let Some(hidden) = to.split('/').find(|segment| segment.starts_with('.')) {
+        let reason = match hidden {
+            ".trash" => "`.trash` is the vault's trash, which Obsidian does not index: every link to the note would break (to delete a note, use delete_note)".to_owned(),
+            ".vaultlink" => "`.vaultlink` holds vaultlink's own journal".to_owned(),
+            _ => format!(
+                "`{hidden}` is a hidden folder or file (the config folder is one), which Obsidian does not index: every link to it would break"
+            ),
+        };
+        return Err(MoveError::InvalidDestination { to: to.to_owned(), reason });
     }
     let moves: Vec<(String, String)> = match vault.find_file(from) {
         Some(file) => {
@@ -310,7 +349,7 @@ fn moves(vault: &Vault, from: &str, to: &str) -> Result<Vec<(String, String)>, M
         // A file already there is refused, unless it is one that moves away (a rename that
         // changes only case, or files changing places inside a moving folder).
         if from == to {
-            return Err(MoveError::DestinationExists { path: to.clone() });
+            return Err(MoveError::SamePath { path: to.clone() });
         }
         if vault.find_file(to).is_some_and(|existing| !leaving.contains(&fold(existing))) {
             return Err(MoveError::DestinationExists { path: to.clone() });

@@ -207,6 +207,56 @@ fn refusals_say_why() {
     check_refused(vault, "dir", "dir/sub", "invalid_path");
 }
 
+fn refusal(fixture: &str, from: &str, to: &str) -> String {
+    plan(&files(fixture), from, to).expect_err("the move is refused")
+}
+
+#[test]
+fn a_move_into_the_trash_the_config_folder_or_vaultlinks_folder_is_refused_at_the_preview() {
+    let vault = "//- A.md\n[[B]]\n//- B.md\n";
+    for to in [".trash/B.md", ".obsidian/B.md", ".vaultlink/journal.json", ".vaultlink/B.md", "dir/.hidden/B.md", ".B.md", ".config/B"] {
+        let error = refusal(vault, "B.md", to);
+        assert!(error.starts_with("invalid_path") && error.contains("not a place for a file of the vault"), "{to}: {error}");
+    }
+    assert!(refusal(vault, "B.md", ".trash/B.md").contains("use delete_note"), "the trash is delete_note's");
+}
+
+#[test]
+fn a_move_to_nothing_blames_the_destination() {
+    let error = refusal("//- B.md\n", "B.md", "");
+    assert!(error.starts_with("invalid_path") && error.contains("`to`") && error.contains("empty"), "{error}");
+    let error = refusal("//- B.md\n", "B.md", "/");
+    assert!(error.contains("`to`"), "{error}");
+}
+
+#[test]
+fn a_move_onto_itself_says_there_is_nothing_to_move() {
+    for to in ["B.md", "B"] {
+        let error = refusal("//- A.md\n[[B]]\n//- B.md\n", "B.md", to);
+        assert!(error.starts_with("invalid_arguments") && error.contains("nothing to move"), "{to}: {error}");
+    }
+}
+
+#[test]
+fn device_names_are_refused_as_windows_refuses_them() {
+    let vault = "//- B.md\n";
+    for name in ["COM0.md", "LPT0.md", "COM\u{b9}.md", "lpt\u{b2}.md", "COM\u{b3}.txt.md", "CONIN$.md", "conout$.md"] {
+        check_refused(vault, "B.md", name, "invalid_name");
+    }
+    for fine in ["COM10.md", "COMA.md", "CONSOLE.md", "LPT.md"] {
+        assert!(plan(&files(vault), "B.md", fine).is_ok(), "{fine}");
+    }
+}
+
+#[test]
+fn a_name_over_255_bytes_is_refused_before_planning() {
+    let vault = "//- B.md\n";
+    let long = format!("{}.md", "é".repeat(127));
+    let error = refusal(vault, "B.md", &long);
+    assert!(error.starts_with("invalid_name") && error.contains("255 bytes"), "{error}");
+    assert!(plan(&files(vault), "B.md", &format!("{}.md", "a".repeat(250))).is_ok());
+}
+
 #[test]
 fn a_case_only_rename_is_a_move() {
     check("//- A.md\n[[note]]\n//- Note.md", "Note.md", "note.md", "//- note.md");
