@@ -141,6 +141,11 @@ pub enum MoveError {
     SamePath {
         path: String,
     },
+    /// The arguments of a rewrite cannot make one: an empty target, the same target twice, or
+    /// a target too long to be a path.
+    InvalidRewrite {
+        detail: String,
+    },
 }
 
 impl MoveError {
@@ -155,6 +160,7 @@ impl MoveError {
             MoveError::StaleIndex { .. } => ErrorCode::ConcurrentModification,
             MoveError::InvalidDestination { .. } => ErrorCode::InvalidPath,
             MoveError::SamePath { .. } => ErrorCode::InvalidArguments,
+            MoveError::InvalidRewrite { .. } => ErrorCode::InvalidArguments,
         }
     }
 
@@ -175,6 +181,7 @@ impl MoveError {
                 format!("the destination `to` {to:?} is not a place for a file of the vault: {reason}; nothing was changed")
             }
             MoveError::SamePath { path } => format!("`from` and `to` both name `{path}`: there is nothing to move"),
+            MoveError::InvalidRewrite { detail } => format!("{detail}; nothing was planned"),
         }
     }
 
@@ -195,6 +202,9 @@ impl MoveError {
                 "Choose a destination in a visible folder of the vault. To delete a note, use delete_note: it moves the note to the trash after showing what links to it."
             }
             MoveError::SamePath { .. } => "Give a `to` that differs from `from` (a change of case alone is a rename).",
+            MoveError::InvalidRewrite { .. } => {
+                "Give `from_target` as the links write it (find_unresolved_links lists them) and a different, non-empty `to_target`."
+            }
         }
     }
 
@@ -223,6 +233,8 @@ fn hex(bytes: &[u8]) -> String {
 
 /// The most bytes of one segment of a path, as filesystems allow (ext4, APFS, NTFS in UTF-16).
 pub const MAX_NAME_BYTES: usize = 255;
+/// The most bytes of a link target `rewrite_link` writes (a path of many names).
+pub const MAX_TARGET_BYTES: usize = 4096;
 
 /// Characters a path segment cannot hold and still be linked to.
 fn bad_characters(segment: &str) -> Vec<String> {
@@ -808,6 +820,22 @@ pub fn plan_rewrite_link(
     texts: &BTreeMap<String, String>,
 ) -> Result<MovePlan, MoveError> {
     let to_target = to_target.trim();
+    let invalid = |detail: String| Err(MoveError::InvalidRewrite { detail });
+    if from_target.trim().is_empty() {
+        return invalid("`from_target` is empty, and no link has an empty target".to_owned());
+    }
+    if to_target.is_empty() {
+        return invalid("`to_target` is empty: a link needs a target".to_owned());
+    }
+    if from_target.trim() == to_target {
+        return invalid(format!("`from_target` and `to_target` are both {to_target:?}: there is nothing to rewrite"));
+    }
+    if to_target.len() > MAX_TARGET_BYTES {
+        return invalid(format!("`to_target` is {} bytes, over the {MAX_TARGET_BYTES} a link's target may have", to_target.len()));
+    }
+    if to_target.split('/').any(|segment| segment.len() > MAX_NAME_BYTES) {
+        return invalid(format!("`to_target` has a name of more than {MAX_NAME_BYTES} bytes, more than filesystems take"));
+    }
     let config = vault.config().parse;
     let mut edits: BTreeMap<String, Vec<(TextEdit, LinkChange)>> = BTreeMap::new();
     for source in notes_to_read_for_rewrite(vault, from_target) {

@@ -365,3 +365,28 @@ fn rewrite_link_refuses_targets_that_cannot_be_written() {
         assert!(refusal.starts_with("unrepresentable_link"), "{bad:?}: {refusal}");
     }
 }
+
+#[test]
+fn a_rewrite_to_the_same_target_or_from_nothing_is_refused_before_planning() {
+    let vault = files("//- A.md\n[[Old]] [[Old]]\n//- B.md\n[[Old]]\n");
+    for (from_target, to_target, expected) in [
+        ("Old", "Old", "nothing to rewrite"),
+        ("Old", " Old ", "nothing to rewrite"),
+        ("", "New", "`from_target` is empty"),
+        ("  ", "New", "`from_target` is empty"),
+        ("Old", "", "`to_target` is empty"),
+    ] {
+        let error = rewrite(&vault, from_target, to_target).expect_err("refused");
+        assert!(error.starts_with("invalid_arguments") && error.contains(expected), "{from_target:?} -> {to_target:?}: {error}");
+    }
+    assert!(rewrite(&vault, "Old", "old").is_ok(), "a change of case is a rewrite");
+}
+
+#[test]
+fn a_rewrite_target_too_long_to_be_a_path_is_refused_before_planning() {
+    let vault = files("//- A.md\n[[Old]]\n");
+    let error = rewrite(&vault, "Old", &"x".repeat(10 * 1024 * 1024)).expect_err("refused");
+    assert!(error.starts_with("invalid_arguments") && error.contains("over the 4096"), "{}", &error[..200.min(error.len())]);
+    let error = rewrite(&vault, "Old", &format!("a/{}", "y".repeat(300))).expect_err("refused");
+    assert!(error.contains("255 bytes"), "{error}");
+}

@@ -32,8 +32,12 @@ pub enum Rule {
     Excludes { parameter: &'static str, other: &'static str, value: bool },
 }
 
+/// The most characters of any string argument: paths, targets, topics and cursors are short,
+/// and a plan's memory grows with what it is given, so more is refused before anything runs.
+pub const MAX_STRING_CHARS: u64 = 4096;
+
 pub fn catalogue() -> Vec<ToolSpec> {
-    vec![
+    let mut tools = vec![
         get_outgoing_links(),
         get_backlinks(),
         find_unresolved_links(),
@@ -48,7 +52,15 @@ pub fn catalogue() -> Vec<ToolSpec> {
         find_evidence(),
         delete_note(),
         server_health(),
-    ]
+    ];
+    for tool in &mut tools {
+        if let Some(properties) = tool.input_schema.get_mut("properties").and_then(Value::as_object_mut) {
+            for schema in properties.values_mut().filter(|schema| schema["type"] == "string" && schema.get("maxLength").is_none()) {
+                schema["maxLength"] = json!(MAX_STRING_CHARS);
+            }
+        }
+    }
+    tools
 }
 
 /// The spec of the tool called `name`.

@@ -471,6 +471,12 @@ pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolError> {
         if !fits {
             return Err(invalid(format!("parameter `{key}` must be {}", describe(schema))));
         }
+        let length = value.as_str().map(|text| text.chars().count() as u64);
+        if let (Some(length), Some(maximum)) = (length, schema["maxLength"].as_u64()) {
+            if length > maximum {
+                return Err(invalid(format!("parameter `{key}` is {length} characters, over the {maximum} it may have")));
+            }
+        }
         if let Some(allowed) = schema["enum"].as_array() {
             if !allowed.contains(value) {
                 return Err(invalid(format!("parameter `{key}` must be one of {}", Value::Array(allowed.clone()))));
@@ -549,6 +555,7 @@ mod tests {
             (json!({"path": "A", "limit": 0}), "from 1 to 1000"),
             (json!({"path": "A", "limit": 1001}), "from 1 to 1000"),
             (json!({"path": "A", "response_format": "short"}), "must be one of"),
+            (json!({"path": "x".repeat(4097)}), "4097 characters, over the 4096"),
             (json!(["A"]), "must be a JSON object"),
         ];
         for (arguments, expected) in refusals {
