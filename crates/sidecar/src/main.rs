@@ -10,6 +10,7 @@ mod discovery;
 mod disk;
 mod journal;
 mod mcp;
+mod obsidian;
 mod progress;
 mod standalone;
 mod state;
