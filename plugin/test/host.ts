@@ -11,6 +11,10 @@
 //! `VAULTLINK_HOST_STALL_READ=<vault path>` makes every read of that file after the ready line
 //! wait forever, and print `{"stalled":"<path>"}` on stdout when the first one starts, so that a
 //! test can kill the plugin in the middle of a call that reads the file.
+//!
+//! `VAULTLINK_HOST_HOLD_INDEX=1` makes every read of a note wait forever from the start, so the
+//! first index never completes: the host prints `{"ready":false,"announced":true,"discovery":…,
+//! "socket":…}` once the bridge has announced the plugin (`"state": "starting"`), and stays so.
 
 import * as fs from "fs";
 import Module from "module";
@@ -64,6 +68,19 @@ async function main(): Promise<void> {
 	process.on("SIGTERM", () => stop("SIGTERM"));
 	process.on("SIGINT", () => stop("SIGINT"));
 
+	if (process.env["VAULTLINK_HOST_HOLD_INDEX"] === "1") {
+		app.vault.cachedRead = () => new Promise<string>(() => undefined);
+		app.vault.read = () => new Promise<string>(() => undefined);
+		plugin.load();
+		for (;;) {
+			const announced = plugin.bridgeInfo;
+			if (announced !== null) {
+				process.stdout.write(`${JSON.stringify({ ready: false, announced: true, discovery: announced.discoveryPath, socket: announced.socketPath })}\n`);
+				return;
+			}
+			await new Promise((resolve) => setTimeout(resolve, 10));
+		}
+	}
 	plugin.load();
 	await plugin.ready;
 	const bridge = plugin.bridgeInfo;
