@@ -208,6 +208,42 @@ def test_with_obsidian_open_and_a_plugin_still_indexing_auto_waits_then_refuses(
         stop(host)
 
 
+def test_a_write_waits_for_a_plugin_still_indexing_and_goes_through_it_once_ready(home, home_vault, desktop_runtime):
+    host, announced = start_desktop_plugin(home_vault, home, desktop_runtime, hold_index=True)
+    try:
+        discovery = Path(announced["discovery"])
+        obsidian_has_the_vault_open(home, home_vault, host.pid)
+        steps = []
+
+        async def write():
+            params = StdioServerParameters(command=str(SIDECAR), args=["mcp", "--vault", str(home_vault)])
+            async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write_stream):
+                async with ClientSession(read, write_stream) as session:
+                    await session.initialize()
+
+                    async def progress(done, total, message):
+                        steps.append(message)
+                    call = asyncio.create_task(session.call_tool(
+                        "move_note", {**MOVE, "dry_run": False}, progress_callback=progress))
+                    await asyncio.sleep(1.5)
+                    assert not call.done(), "the write waits for the index"
+                    assert json.loads(discovery.read_text())["state"] == "starting"
+                    host.send_signal(signal.SIGUSR2)
+                    applied = await asyncio.wait_for(call, timeout=30)
+                    health = await session.call_tool("server_health", {})
+                    return applied, health
+
+        applied, health = asyncio.run(write())
+        assert applied.is_error is False, applied.content
+        assert applied.structured_content["applied"] is True
+        assert any("has not finished its first index" in (step or "") and "waiting" in (step or "") for step in steps), steps
+        assert json.loads(discovery.read_text())["state"] == "ready"
+        assert health.structured_content["mode"] == "plugin"
+        assert (home_vault / "People" / "Ada Lovelace.md").exists()
+    finally:
+        stop(host)
+
+
 def test_with_obsidian_open_and_a_dead_plugins_socket_auto_refuses_writes(home, home_vault, desktop_runtime):
     # The plugin crashed: its discovery file names a socket nothing listens on. Obsidian still
     # runs (this process holds its lock) with the vault open.
