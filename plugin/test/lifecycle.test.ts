@@ -61,6 +61,7 @@ test("the plugin announces itself at load, before its first index: the discovery
 	assert.equal(plugin.index?.noteCount(), 0);
 	const discoveryState = () => (JSON.parse(fs.readFileSync(bridge.discoveryPath, "utf8")) as { state: string }).state;
 	assert.equal(discoveryState(), "starting");
+	assert.equal(plugin.bridgeStatus().state, "starting", "the settings tab says the index is being built");
 	const client = await BridgeClient.connect(bridge.socketPath);
 	assert.ok((await client.request("hello", { token: bridge.token, protocol: 1, client: "test" }))?.result !== undefined);
 	const early = await client.request("call", { tool: "vault_summary", arguments: {} });
@@ -71,6 +72,7 @@ test("the plugin announces itself at load, before its first index: the discovery
 	release();
 	await plugin.ready;
 	assert.equal(discoveryState(), "ready");
+	assert.equal(plugin.bridgeStatus().state, "listening");
 	const late = await client.request("call", { tool: "vault_summary", arguments: {} });
 	assert.equal((late?.result as { notes: number }).notes, 5);
 	client.close();
