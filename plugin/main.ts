@@ -18,7 +18,7 @@ import { applyObsidianConfig, describeObsidianSettings, readAppJson } from "./ob
 import { readSettings, settingsData, type VaultlinkSettings } from "./settings/settings";
 import { VaultlinkSettingTab, type BridgeStatus } from "./settings/tab";
 import { runTool, type ToolHost } from "./tools";
-import { createLinkIndex, lintRules, type Vault as LinkIndex } from "./wasm";
+import { createLinkIndex, lintRules, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
 
 /** Where the bridge is, once it is up. */
 export interface BridgeInfo {
@@ -50,6 +50,10 @@ export default class VaultlinkPlugin extends Plugin {
 	ready: Promise<void> = Promise.resolve();
 	/** Resolves once the first index is complete (or was stopped by unloading). Set by `onload`. */
 	private firstIndex: Promise<void> = Promise.resolve();
+	/** Resolves once the bridge has announced the plugin (discovery file `starting`), or is off. Set by `onload`. */
+	private announced: Promise<void> = Promise.resolve();
+	/** Whether the first index is complete, so the bridge may serve calls. */
+	private indexed = false;
 	/** Resolves once the settings are read. Set by `onload`. */
 	private settingsRead: Promise<VaultlinkSettings> = Promise.resolve(readSettings(null).settings);
 
@@ -73,6 +77,7 @@ export default class VaultlinkPlugin extends Plugin {
 
 	override onload(): void {
 		this.unloaded = false;
+		this.indexed = false;
 		const linkIndex = createLinkIndex();
 		const indexer = new Indexer(this.app, linkIndex, this.indexerOptions);
 		this.linkIndex = linkIndex;
@@ -124,12 +129,19 @@ export default class VaultlinkPlugin extends Plugin {
 			indexer.registerEvents(this);
 			await indexer.indexAll();
 		});
-		this.ready = Promise.all([this.firstIndex, this.settingsRead]).then(async ([, settings]) => {
+		// The bridge opens at once, before the first index, and its discovery file says
+		// `starting`: a sidecar then knows Obsidian has the vault open, and waits for the index
+		// (or answers reads from the folder) rather than write behind Obsidian's back. Calls are
+		// refused until the index is complete, so no answer is ever half-built.
+		this.announced = this.settingsRead.then(async (settings) => {
 			if (this.unloaded) return;
-			// The bridge opens only on a complete index: until then the sidecar answers from
-			// the files on disk, which is slower but never gives a half-built answer.
 			if (settings.bridgeEnabled) await this.changeBridge(true);
 			else this.bridgeState = "off";
+		});
+		this.ready = Promise.all([this.firstIndex, this.announced]).then(() => {
+			if (this.unloaded) return;
+			this.indexed = true;
+			this.markBridgeReady();
 		});
 		this.ready.catch((error: unknown) => {
 			console.error("vaultlink: could not start", error);
@@ -197,7 +209,7 @@ export default class VaultlinkPlugin extends Plugin {
 	bridgeStatus(): BridgeStatus {
 		const bridge = this.bridge;
 		const lastConnection = bridge?.lastConnection ?? this.lastConnection;
-		if (bridge !== null) return { state: "listening", socketPath: bridge.paths.socketPath, lastConnection };
+		if (bridge !== null) return { state: bridge.state === "starting" ? "starting" : "listening", socketPath: bridge.paths.socketPath, lastConnection };
 		// Turned off in the settings: off, even while the first index that would precede it runs.
 		if (this.loadedSettings?.bridgeEnabled === false) return { state: "off", lastConnection };
 		return { state: this.bridgeState, error: this.bridgeError, lastConnection };
@@ -227,7 +239,6 @@ export default class VaultlinkPlugin extends Plugin {
 		await this.saveSettings((settings) => {
 			settings.bridgeEnabled = enabled;
 		});
-		if (enabled) await this.firstIndex;
 		if (this.unloaded) return;
 		try {
 			await this.changeBridge(enabled);
@@ -378,7 +389,8 @@ export default class VaultlinkPlugin extends Plugin {
 			bridge = await BridgeServer.start({
 				vaultPath: adapter.getBasePath(),
 				pluginVersion: this.manifest.version,
-				call: (tool, args) => runTool(this.hostFor(linkIndex), tool, args),
+				call: (tool, args) => (this.indexed ? runTool(this.hostFor(linkIndex), tool, args) : stillIndexing()),
+				state: this.indexed ? "ready" : "starting",
 			});
 		} catch (error) {
 			this.bridgeState = "failed";
@@ -393,7 +405,32 @@ export default class VaultlinkPlugin extends Plugin {
 		this.bridge = bridge;
 		this.bridgeState = "listening";
 		this.bridgeError = undefined;
+		// The index may have completed while the bridge started.
+		if (this.indexed) this.markBridgeReady();
 	}
+
+	/** Tells sidecars, through the discovery file, that the first index is complete. */
+	private markBridgeReady(): void {
+		try {
+			this.bridge?.markReady();
+		} catch (error) {
+			console.error("vaultlink: could not rewrite the discovery file", error);
+			new Notice(`vaultlink: agents cannot be told the index is ready (${messageOf(error)}); turn "Let agents connect" off and on again in the settings.`, ERROR_NOTICE_MS);
+		}
+	}
+}
+
+/** The answer to a call before the first index is complete: refused, to be retried. */
+function stillIndexing(): ToolOutcome {
+	return {
+		ok: false,
+		error: {
+			code: "plugin_unavailable",
+			message: "the vaultlink plugin is still indexing the vault",
+			hint: "Wait for the plugin to finish indexing, then call again.",
+			retryable: true,
+		},
+	};
 }
 
 function messageOf(error: unknown): string {

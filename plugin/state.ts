@@ -19,7 +19,17 @@ export interface StateEnvironment {
 }
 
 export function currentStateEnvironment(): StateEnvironment {
-	return { platform: process.platform, home: os.homedir(), env: process.env };
+	return { platform: process.platform, home: userHome(process.env), env: process.env };
+}
+
+/**
+ * The user's real home folder: the one the sidecar, started by an MCP client outside any
+ * sandbox, finds from `HOME`. A Snap may give Obsidian a home of its own (`~/snap/obsidian/…`)
+ * and says where the real one is in `SNAP_REAL_HOME`.
+ */
+export function userHome(env: Record<string, string | undefined>, home: string = os.homedir()): string {
+	const real = env["SNAP_REAL_HOME"];
+	return real !== undefined && real !== "" ? real : home;
 }
 
 const KEY_FILE = "journal.key";

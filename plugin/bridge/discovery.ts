@@ -1,11 +1,16 @@
 //! The discovery file: how the sidecar finds the plugin's socket and proves it may use it.
-//! Written atomically with mode 0600 once the server listens, removed when it stops.
+//! Written atomically with mode 0600 as soon as the server listens, at the plugin's load and
+//! before its first index (`"state": "starting"`), again once the index is built (`"ready"`), and
+//! removed when it stops.
 
 import * as crypto from "crypto";
 import * as fs from "fs";
 
 /** The bridge protocol's version, in the discovery file and in `hello`'s answer. */
 export const PROTOCOL_VERSION = 1;
+
+/** Whether the plugin's first index is built: until then the bridge refuses calls, and the sidecar waits or answers reads from the folder. */
+export type PluginState = "starting" | "ready";
 
 /** The discovery file's fields, named as ARCHITECTURE.md names them. */
 export interface Discovery {
@@ -15,6 +20,7 @@ export interface Discovery {
 	vault_path: string;
 	protocol: number;
 	plugin_version: string;
+	state: PluginState;
 }
 
 /** 256 random bits as 64 hex digits; a new one on every load. */

@@ -1,11 +1,18 @@
-//! Where the bridge lives: the per-user runtime directory, the vault's key, and the socket and
+//! Where the bridge lives: the folder of discovery files, the vault's key, and the socket and
 //! discovery-file paths derived from them. ARCHITECTURE.md ("The bridge") is the contract; the
-//! sidecar derives the same paths independently, so any change here is a protocol change.
+//! sidecar derives the same paths independently (`crates/sidecar/src/discovery.rs`), so any
+//! change here is a protocol change.
+//!
+//! The discovery file is found from the home folder alone, `<state>/bridge/<key>.json` beside the
+//! journal key (`../state.ts`), because the sidecar is started by MCP clients that pass it
+//! hardly any environment (no `XDG_RUNTIME_DIR`). The socket goes beside it when that path fits
+//! a Unix socket, else in the private runtime directory; the discovery file names it.
 
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { stateDirectory, userHome } from "../state";
 
 /** The environment variables and platform facts the paths depend on, passed in for testing. */
 export interface PathEnvironment {
@@ -13,6 +20,7 @@ export interface PathEnvironment {
 	platform: NodeJS.Platform;
 	uid: number | null;
 	tmpdir: string;
+	home: string;
 }
 
 export function currentEnvironment(): PathEnvironment {
@@ -21,14 +29,18 @@ export function currentEnvironment(): PathEnvironment {
 		platform: process.platform,
 		uid: typeof process.getuid === "function" ? process.getuid() : null,
 		tmpdir: os.tmpdir(),
+		home: userHome(process.env),
 	};
 }
 
 export interface BridgePaths {
-	/** The vault's canonical absolute path, the one the key is derived from. */
+	/** The vault's canonical form, the one the key is derived from. */
 	vaultPath: string;
 	key: string;
-	runtimeDir: string;
+	/** The folder of discovery files: `$VAULTLINK_RUNTIME_DIR`, else `<state>/bridge`. */
+	discoveryDir: string;
+	/** The folder the socket is in (the discovery folder, or the runtime directory); unused on Windows. */
+	socketDir: string;
 	/** A Unix socket path, or a named pipe's path on Windows. */
 	socketPath: string;
 	discoveryPath: string;
@@ -37,38 +49,96 @@ export interface BridgePaths {
 /** Hex digits of the SHA-256 that make up a vault's key. */
 const KEY_LENGTH = 16;
 
-/** `$VAULTLINK_RUNTIME_DIR`, else `$XDG_RUNTIME_DIR/vaultlink`, else `<tmpdir>/vaultlink-<uid>`; on Windows `%LOCALAPPDATA%\vaultlink`. */
+/**
+ * The longest Unix socket path, in bytes, that every platform takes (macOS's sun_path holds 104
+ * with its terminating NUL, Linux's 108); libuv would otherwise fail or silently truncate.
+ */
+export const MAX_SOCKET_PATH_BYTES = 103;
+
+function nonEmpty(value: string | undefined): string | undefined {
+	return value !== undefined && value !== "" ? value : undefined;
+}
+
+/** The folder of discovery files: `$VAULTLINK_RUNTIME_DIR` (an override both sides honour), else `<state>/bridge`. */
+export function discoveryDirectory(environment: PathEnvironment = currentEnvironment()): string {
+	const explicit = nonEmpty(environment.env["VAULTLINK_RUNTIME_DIR"]);
+	if (explicit !== undefined) return explicit;
+	const state = stateDirectory({ platform: environment.platform, home: environment.home, env: environment.env });
+	return environment.platform === "win32" ? path.win32.join(state, "bridge") : path.posix.join(state, "bridge");
+}
+
+/** Where a socket goes when its path beside the discovery file is too long: `$XDG_RUNTIME_DIR/vaultlink`, else `<tmpdir>/vaultlink-<uid>`. */
 export function runtimeDirectory(environment: PathEnvironment = currentEnvironment()): string {
-	const { env, platform } = environment;
-	const explicit = env["VAULTLINK_RUNTIME_DIR"];
-	if (explicit !== undefined && explicit !== "") return explicit;
-	if (platform === "win32") {
-		// Without %LOCALAPPDATA%, the temporary directory, as the sidecar does.
-		const localAppData = env["LOCALAPPDATA"];
-		const base = localAppData !== undefined && localAppData !== "" ? localAppData : environment.tmpdir;
-		return path.win32.join(base, "vaultlink");
-	}
-	const xdg = env["XDG_RUNTIME_DIR"];
-	if (xdg !== undefined && xdg !== "") return path.posix.join(xdg, "vaultlink");
+	const xdg = nonEmpty(environment.env["XDG_RUNTIME_DIR"]);
+	if (xdg !== undefined) return path.posix.join(xdg, "vaultlink");
 	return path.posix.join(environment.tmpdir, `vaultlink-${environment.uid ?? "user"}`);
 }
 
-/** The first 16 hex digits of the SHA-256 of the canonical path's UTF-8 bytes. */
+function isDrive(text: string): boolean {
+	return /^[A-Za-z]:(?:$|[\\/])/.test(text);
+}
+
+/**
+ * The one spelling of a vault's absolute path that both sides hash: on Windows the verbatim
+ * prefixes go (`\\?\C:\…` is `C:\…`, `\\?\UNC\server\share` is `\\server\share`), `/` is `\`,
+ * the drive letter is upper case; on both, repeated separators are one and a trailing one goes
+ * (but for a root). Pure; `tests/vectors/vault_keys.json` holds the cases the sidecar checks too.
+ */
+export function canonicalForm(input: string, platform: NodeJS.Platform): string {
+	if (platform !== "win32") {
+		let out = input.replace(/\/{2,}/g, "/");
+		while (out.length > 1 && out.endsWith("/")) out = out.slice(0, -1);
+		return out;
+	}
+	const slashed = input.replace(/\//g, "\\");
+	let unc = false;
+	let rest = slashed;
+	if (slashed.startsWith("\\\\?\\UNC\\")) {
+		unc = true;
+		rest = slashed.slice(8);
+	} else if ((slashed.startsWith("\\\\?\\") || slashed.startsWith("\\\\.\\")) && isDrive(slashed.slice(4))) {
+		rest = slashed.slice(4);
+	} else if (slashed.startsWith("\\\\")) {
+		unc = true;
+		rest = slashed.slice(2);
+	}
+	let out = unc ? "\\\\" : "";
+	for (const c of rest) if (!(c === "\\" && out.endsWith("\\"))) out += c;
+	if (isDrive(out)) {
+		out = out[0]!.toUpperCase() + out.slice(1);
+		if (out.length === 2) out += "\\";
+	}
+	const root = isDrive(out) ? 3 : unc ? 2 : 1;
+	while (out.length > root && out.endsWith("\\")) out = out.slice(0, -1);
+	return out;
+}
+
+/** The first 16 hex digits of the SHA-256 of the canonical form's UTF-8 bytes. */
 export function keyOfCanonicalPath(canonicalPath: string): string {
 	return crypto.createHash("sha256").update(canonicalPath, "utf8").digest("hex").slice(0, KEY_LENGTH);
 }
 
+/** The vault's canonical form on this system: symbolic links and relative segments resolved by the OS, then {@link canonicalForm}. */
+export function canonicalVaultPath(vaultPath: string, platform: NodeJS.Platform = process.platform): string {
+	// The native call on Windows gives the folder's real case and drive, as the sidecar's does.
+	const real = platform === "win32" ? fs.realpathSync.native(vaultPath) : fs.realpathSync(vaultPath);
+	return canonicalForm(real, platform);
+}
+
 export function bridgePaths(vaultPath: string, environment: PathEnvironment = currentEnvironment()): BridgePaths {
-	// Symlinks and relative segments resolved, so every way of naming the vault gives one key.
-	const canonicalPath = fs.realpathSync(vaultPath);
+	const canonicalPath = canonicalVaultPath(vaultPath, environment.platform);
 	const key = keyOfCanonicalPath(canonicalPath);
-	const runtimeDir = runtimeDirectory(environment);
-	const join = (...parts: string[]) => (environment.platform === "win32" ? path.win32.join(...parts) : path.posix.join(...parts));
+	const discoveryDir = discoveryDirectory(environment);
+	const isWindows = environment.platform === "win32";
+	const join = (...parts: string[]) => (isWindows ? path.win32.join(...parts) : path.posix.join(...parts));
+	let socketDir = discoveryDir;
+	if (!isWindows && Buffer.byteLength(join(discoveryDir, `${key}.sock`)) > MAX_SOCKET_PATH_BYTES) socketDir = runtimeDirectory(environment);
 	return {
 		vaultPath: canonicalPath,
 		key,
-		runtimeDir,
-		socketPath: environment.platform === "win32" ? `\\\\.\\pipe\\vaultlink-${key}` : join(runtimeDir, `${key}.sock`),
-		discoveryPath: join(runtimeDir, `${key}.json`),
+		discoveryDir,
+		socketDir,
+		socketPath: isWindows ? `\\\\.\\pipe\\vaultlink-${key}` : join(socketDir, `${key}.sock`),
+		discoveryPath: join(discoveryDir, `${key}.json`),
 	};
 }

@@ -1,22 +1,16 @@
-//! The bridge's server: a Unix socket (a named pipe on Windows) in a private runtime directory,
-//! plus the discovery file that tells the sidecar where it is and which token to present.
-//! Nothing here listens on TCP.
+//! The bridge's server: a Unix socket (a named pipe on Windows) in a private folder, plus the
+//! discovery file that tells the sidecar where it is, which token to present and whether the
+//! plugin's index is ready. Nothing here listens on TCP.
 
 import * as fs from "fs";
 import * as net from "net";
 import type { ToolOutcome } from "../wasm";
-import { PROTOCOL_VERSION, newToken, removeDiscovery, writeDiscovery, type Discovery } from "./discovery";
-import { bridgePaths, currentEnvironment, type BridgePaths, type PathEnvironment } from "./paths";
+import { PROTOCOL_VERSION, newToken, removeDiscovery, writeDiscovery, type Discovery, type PluginState } from "./discovery";
+import { MAX_SOCKET_PATH_BYTES, bridgePaths, currentEnvironment, type BridgePaths, type PathEnvironment } from "./paths";
 import { serveConnection } from "./protocol";
 
 /** Connections served at once; the sidecar needs one, a few spare cover restarts and probes. */
 const MAX_CONNECTIONS = 16;
-
-/**
- * The longest Unix socket path, in bytes, that every platform takes (macOS's sun_path holds 104
- * with its terminating NUL, Linux's 108); libuv would otherwise fail or silently truncate.
- */
-const MAX_SOCKET_PATH_BYTES = 103;
 
 /** How long a socket file may take to answer before it is taken for a live server. */
 const PROBE_TIMEOUT_MS = 2_000;
@@ -42,6 +36,8 @@ export interface BridgeServerOptions {
 	call(tool: string, args: unknown): ToolOutcome | Promise<ToolOutcome>;
 	environment?: PathEnvironment;
 	helloTimeoutMs?: number;
+	/** What the discovery file says at first: `starting` while the first index is built (then {@link BridgeServer.markReady}), `ready` by default. */
+	state?: PluginState;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -69,19 +65,19 @@ export function ensureRuntimeDirectory(directory: string, environment: PathEnvir
 	if (!stat.isDirectory()) {
 		throw new BridgeStartError(
 			"runtime-dir",
-			`The runtime directory ${directory} is not a directory (a symbolic link or a file); remove it, or set VAULTLINK_RUNTIME_DIR to a private directory.`,
+			`The bridge's folder ${directory} is not a directory (a symbolic link or a file); remove it, or set VAULTLINK_RUNTIME_DIR to a private directory.`,
 		);
 	}
 	if (environment.uid !== null && stat.uid !== environment.uid) {
 		throw new BridgeStartError(
 			"runtime-dir",
-			`The runtime directory ${directory} belongs to uid ${stat.uid}, not to you (uid ${environment.uid}); remove it, or set VAULTLINK_RUNTIME_DIR to a directory of yours.`,
+			`The bridge's folder ${directory} belongs to uid ${stat.uid}, not to you (uid ${environment.uid}); remove it, or set VAULTLINK_RUNTIME_DIR to a directory of yours.`,
 		);
 	}
 	if ((stat.mode & 0o077) !== 0) {
 		throw new BridgeStartError(
 			"runtime-dir",
-			`The runtime directory ${directory} has mode ${formatMode(stat.mode)}, which lets other users in; run \`chmod 700 ${directory}\` or remove it.`,
+			`The bridge's folder ${directory} has mode ${formatMode(stat.mode)}, which lets other users in; run \`chmod 700 ${directory}\` or remove it.`,
 		);
 	}
 }
@@ -169,10 +165,11 @@ export class BridgeServer {
 		if (!isWindows && Buffer.byteLength(paths.socketPath) > MAX_SOCKET_PATH_BYTES) {
 			throw new BridgeStartError(
 				"runtime-dir",
-				`The socket path ${paths.socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes, which Unix sockets cannot take; set VAULTLINK_RUNTIME_DIR to a shorter directory.`,
+				`The socket path ${paths.socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes, which Unix sockets cannot take; set VAULTLINK_RUNTIME_DIR to a shorter directory (for the plugin and the sidecar alike).`,
 			);
 		}
-		ensureRuntimeDirectory(paths.runtimeDir, environment);
+		ensureRuntimeDirectory(paths.discoveryDir, environment);
+		if (!isWindows && paths.socketDir !== paths.discoveryDir) ensureRuntimeDirectory(paths.socketDir, environment);
 		if (!isWindows) await clearStaleSocket(paths);
 
 		const token = newToken();
@@ -183,6 +180,7 @@ export class BridgeServer {
 			vault_path: paths.vaultPath,
 			protocol: PROTOCOL_VERSION,
 			plugin_version: options.pluginVersion,
+			state: options.state ?? "ready",
 		};
 		// Each connection is served with the token of the moment it arrived.
 		const server = net.createServer({ allowHalfOpen: false }, (socket) =>
@@ -238,6 +236,18 @@ export class BridgeServer {
 		this.token = token;
 		this.discovery.token = token;
 		for (const socket of this.connections) socket.destroy();
+	}
+
+	/** What the discovery file says of the plugin's index. */
+	get state(): PluginState {
+		return this.discovery.state;
+	}
+
+	/** Rewrites the discovery file with `"state": "ready"`: the first index is built. */
+	markReady(): void {
+		if (this.closed !== null || this.discovery.state === "ready") return;
+		this.discovery.state = "ready";
+		writeDiscovery(this.paths.discoveryPath, this.discovery);
 	}
 
 	/** The listening address: a socket path, never a TCP port. */

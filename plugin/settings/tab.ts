@@ -180,8 +180,8 @@ const NEW_LINK_FORMATS: Record<string, string> = {
 export function describeBridge(status: BridgeStatus): string {
 	const state = {
 		listening: `Listening on ${status.socketPath ?? "its socket"}.`,
-		off: "Off: agents read the vault's files.",
-		starting: "Starting: the first index is being built.",
+		off: "Off: agents read the vault's files. Their writes are refused while Obsidian has the vault open.",
+		starting: `Starting: the first index is being built; agents' writes wait for it${status.socketPath === undefined ? "" : ` (announced on ${status.socketPath})`}.`,
 		unavailable: "Not available on this device: agents need Obsidian on a desktop.",
 		failed: `Could not start: ${status.error ?? "unknown error"}`,
 	}[status.state];

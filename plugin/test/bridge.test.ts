@@ -179,6 +179,7 @@ test("the socket, runtime directory and discovery file are private, and the disc
 			vault_path: fs.realpathSync(vaultDir),
 			protocol: 1,
 			plugin_version: "0.1.0",
+			state: "ready",
 		});
 		assert.match(info.token, /^[0-9a-f]{64}$/);
 		assert.deepEqual(

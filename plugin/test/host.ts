@@ -11,6 +11,11 @@
 //! `VAULTLINK_HOST_STALL_READ=<vault path>` makes every read of that file after the ready line
 //! wait forever, and print `{"stalled":"<path>"}` on stdout when the first one starts, so that a
 //! test can kill the plugin in the middle of a call that reads the file.
+//!
+//! `VAULTLINK_HOST_HOLD_INDEX=1` makes every read of a note wait from the start until the host
+//! gets SIGUSR2, so the first index does not complete before then: the host prints
+//! `{"ready":false,"announced":true,"discovery":…,"socket":…}` once the bridge has announced the
+//! plugin (`"state": "starting"`).
 
 import * as fs from "fs";
 import Module from "module";
@@ -64,6 +69,27 @@ async function main(): Promise<void> {
 	process.on("SIGTERM", () => stop("SIGTERM"));
 	process.on("SIGINT", () => stop("SIGINT"));
 
+	if (process.env["VAULTLINK_HOST_HOLD_INDEX"] === "1") {
+		// Every read waits for SIGUSR2, which lets the first index finish.
+		let release: () => void = () => undefined;
+		const held = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		process.on("SIGUSR2", () => release());
+		const cachedRead = app.vault.cachedRead.bind(app.vault);
+		const read = app.vault.read.bind(app.vault);
+		app.vault.cachedRead = (file) => held.then(() => cachedRead(file));
+		app.vault.read = (file) => held.then(() => read(file));
+		plugin.load();
+		for (;;) {
+			const announced = plugin.bridgeInfo;
+			if (announced !== null) {
+				process.stdout.write(`${JSON.stringify({ ready: false, announced: true, discovery: announced.discoveryPath, socket: announced.socketPath })}\n`);
+				return;
+			}
+			await new Promise((resolve) => setTimeout(resolve, 10));
+		}
+	}
 	plugin.load();
 	await plugin.ready;
 	const bridge = plugin.bridgeInfo;

@@ -39,6 +39,46 @@ test("onload returns before any note is read; the index and the bridge follow in
 	plugin.unload();
 });
 
+test("the plugin announces itself at load, before its first index: the discovery file says starting and calls wait for the index", async () => {
+	const app = new App(generatedVault(5));
+	let release: () => void = () => undefined;
+	const gate = new Promise<void>((resolve) => {
+		release = resolve;
+	});
+	const read = app.vault.cachedRead.bind(app.vault);
+	app.vault.cachedRead = async (file) => {
+		await gate;
+		return read(file);
+	};
+	const plugin = new VaultlinkPlugin(asObsidianApp(app), { ...manifest });
+	plugin.load();
+	let bridge = plugin.bridgeInfo;
+	for (let turn = 0; bridge === null && turn < 500; turn += 1) {
+		await new Promise((resolve) => setTimeout(resolve, 10));
+		bridge = plugin.bridgeInfo;
+	}
+	assert.ok(bridge !== null, "the bridge is up while no note has been read");
+	assert.equal(plugin.index?.noteCount(), 0);
+	const discoveryState = () => (JSON.parse(fs.readFileSync(bridge.discoveryPath, "utf8")) as { state: string }).state;
+	assert.equal(discoveryState(), "starting");
+	assert.equal(plugin.bridgeStatus().state, "starting", "the settings tab says the index is being built");
+	const client = await BridgeClient.connect(bridge.socketPath);
+	assert.ok((await client.request("hello", { token: bridge.token, protocol: 1, client: "test" }))?.result !== undefined);
+	const early = await client.request("call", { tool: "vault_summary", arguments: {} });
+	const refusal = early?.error?.data as { code: string; message: string; retryable: boolean };
+	assert.equal(refusal.code, "plugin_unavailable");
+	assert.match(refusal.message, /still indexing/);
+	assert.equal(refusal.retryable, true);
+	release();
+	await plugin.ready;
+	assert.equal(discoveryState(), "ready");
+	assert.equal(plugin.bridgeStatus().state, "listening");
+	const late = await client.request("call", { tool: "vault_summary", arguments: {} });
+	assert.equal((late?.result as { notes: number }).notes, 5);
+	client.close();
+	plugin.unload();
+});
+
 /** How many times a timer of zero delay gets to run while `indexAll` works on `vaultDir` in batches of `batchSize`. */
 async function turnsDuringIndex(vaultDir: string, batchSize: number): Promise<number> {
 	const app = new App(vaultDir);

@@ -1,4 +1,4 @@
-//! The bridge's paths: runtime directory, key, socket and discovery file, as ARCHITECTURE.md
+//! The bridge's paths: discovery folder, key, socket and discovery file, as ARCHITECTURE.md
 //! states them (the sidecar derives the same ones on its side).
 
 import assert from "node:assert/strict";
@@ -6,26 +6,69 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { bridgePaths, keyOfCanonicalPath, runtimeDirectory, type PathEnvironment } from "../bridge/paths";
+import { MAX_SOCKET_PATH_BYTES, bridgePaths, canonicalForm, discoveryDirectory, keyOfCanonicalPath, runtimeDirectory, type PathEnvironment } from "../bridge/paths";
+import { userHome } from "../state";
 import { temporaryDirectory } from "./support";
 
-function environment(env: Record<string, string>, platform: NodeJS.Platform = "linux"): PathEnvironment {
-	return { env, platform, uid: 1000, tmpdir: platform === "win32" ? "C:\\Temp" : "/tmp" };
+function environment(env: Record<string, string>, platform: NodeJS.Platform = "linux", home = "/home/ada"): PathEnvironment {
+	return { env, platform, uid: 1000, tmpdir: platform === "win32" ? "C:\\Temp" : "/tmp", home };
 }
 
-function checkRuntimeDirectory(env: Record<string, string>, platform: NodeJS.Platform, expected: string): void {
-	assert.equal(runtimeDirectory(environment(env, platform)), expected, `${platform} ${JSON.stringify(env)}`);
+function checkDiscoveryDirectory(env: Record<string, string>, platform: NodeJS.Platform, home: string, expected: string): void {
+	assert.equal(discoveryDirectory(environment(env, platform, home)), expected, `${platform} ${JSON.stringify(env)}`);
 }
 
-test("the runtime directory follows VAULTLINK_RUNTIME_DIR, then XDG_RUNTIME_DIR, then the temporary directory", () => {
-	checkRuntimeDirectory({ VAULTLINK_RUNTIME_DIR: "/custom", XDG_RUNTIME_DIR: "/run/user/1000" }, "linux", "/custom");
-	checkRuntimeDirectory({ XDG_RUNTIME_DIR: "/run/user/1000" }, "linux", "/run/user/1000/vaultlink");
-	checkRuntimeDirectory({ VAULTLINK_RUNTIME_DIR: "", XDG_RUNTIME_DIR: "/run/user/1000" }, "linux", "/run/user/1000/vaultlink");
-	checkRuntimeDirectory({}, "linux", "/tmp/vaultlink-1000");
-	checkRuntimeDirectory({ XDG_RUNTIME_DIR: "" }, "darwin", "/tmp/vaultlink-1000");
-	checkRuntimeDirectory({ LOCALAPPDATA: "C:\\Users\\ada\\AppData\\Local" }, "win32", "C:\\Users\\ada\\AppData\\Local\\vaultlink");
-	checkRuntimeDirectory({}, "win32", "C:\\Temp\\vaultlink");
-	checkRuntimeDirectory({ VAULTLINK_RUNTIME_DIR: "D:\\rt", LOCALAPPDATA: "C:\\x" }, "win32", "D:\\rt");
+test("the discovery folder is found from the home folder alone, beside the journal key; VAULTLINK_RUNTIME_DIR overrides it", () => {
+	// A desktop session's XDG_RUNTIME_DIR, which an MCP client's sidecar does not get, changes nothing.
+	checkDiscoveryDirectory({ XDG_RUNTIME_DIR: "/run/user/1000" }, "linux", "/home/ada", "/home/ada/.local/state/vaultlink/bridge");
+	checkDiscoveryDirectory({}, "linux", "/home/ada", "/home/ada/.local/state/vaultlink/bridge");
+	checkDiscoveryDirectory({ VAULTLINK_RUNTIME_DIR: "" }, "freebsd", "/home/ada", "/home/ada/.local/state/vaultlink/bridge");
+	checkDiscoveryDirectory({ XDG_RUNTIME_DIR: "/run/user/501" }, "darwin", "/Users/ada", "/Users/ada/Library/Application Support/vaultlink/bridge");
+	checkDiscoveryDirectory({ LOCALAPPDATA: "C:\\Users\\ada\\AppData\\Local" }, "win32", "C:\\Users\\ada", "C:\\Users\\ada\\AppData\\Local\\vaultlink\\bridge");
+	checkDiscoveryDirectory({ USERPROFILE: "C:\\Users\\ada" }, "win32", "C:\\Users\\ada", "C:\\Users\\ada\\AppData\\Local\\vaultlink\\bridge");
+	checkDiscoveryDirectory({ VAULTLINK_RUNTIME_DIR: "/custom", XDG_RUNTIME_DIR: "/run/user/1000" }, "linux", "/home/ada", "/custom");
+	checkDiscoveryDirectory({ VAULTLINK_RUNTIME_DIR: "D:\\rt", LOCALAPPDATA: "C:\\x" }, "win32", "C:\\Users\\ada", "D:\\rt");
+});
+
+test("a socket too long for its path beside the discovery file goes to the private runtime directory", () => {
+	assert.equal(runtimeDirectory(environment({ XDG_RUNTIME_DIR: "/run/user/1000" })), "/run/user/1000/vaultlink");
+	assert.equal(runtimeDirectory(environment({})), "/tmp/vaultlink-1000");
+	const vault = temporaryDirectory("paths");
+	const short = bridgePaths(vault, environment({ XDG_RUNTIME_DIR: "/run/user/1000" }, "linux", "/home/ada"));
+	assert.equal(short.socketPath, `/home/ada/.local/state/vaultlink/bridge/${short.key}.sock`);
+	assert.equal(short.socketDir, short.discoveryDir);
+	const deep = `/home/${"a".repeat(60)}`;
+	const long = bridgePaths(vault, environment({ XDG_RUNTIME_DIR: "/run/user/1000" }, "linux", deep));
+	assert.equal(long.discoveryPath, `${deep}/.local/state/vaultlink/bridge/${long.key}.json`);
+	assert.equal(long.socketPath, `/run/user/1000/vaultlink/${long.key}.sock`);
+	assert.ok(Buffer.byteLength(long.socketPath) <= MAX_SOCKET_PATH_BYTES);
+});
+
+test("a Snap's home of its own gives way to the real home the sidecar sees", () => {
+	assert.equal(userHome({ SNAP_REAL_HOME: "/home/ada" }, "/home/ada/snap/obsidian/42"), "/home/ada");
+	assert.equal(userHome({ SNAP_REAL_HOME: "" }, "/home/ada"), "/home/ada");
+	assert.equal(userHome({}, "/home/ada"), "/home/ada");
+});
+
+/** The cases the sidecar's `discovery::tests` reads too. */
+interface VaultKeyCase {
+	style: "posix" | "windows";
+	input: string;
+	canonical: string;
+	key: string;
+}
+
+test("the shared vectors give the sidecar's canonical forms and keys, Windows paths included", () => {
+	const file = path.join(__dirname, "..", "..", "tests", "vectors", "vault_keys.json");
+	const { cases } = JSON.parse(fs.readFileSync(file, "utf8")) as { cases: VaultKeyCase[] };
+	assert.ok(cases.length >= 20);
+	for (const { style, input, canonical, key } of cases) {
+		const platform = style === "windows" ? "win32" : "linux";
+		const form = canonicalForm(input, platform);
+		assert.equal(form, canonical, input);
+		assert.equal(keyOfCanonicalPath(form), key, input);
+		assert.equal(canonicalForm(form, platform), form, `a canonical form is its own: ${input}`);
+	}
 });
 
 test("the key is the first 16 hex digits of the SHA-256 of the canonical path", () => {
@@ -45,7 +88,8 @@ test("every name of a vault, through symbolic links or relative segments, gives 
 	const expected = {
 		vaultPath: canonical,
 		key: keyOfCanonicalPath(canonical),
-		runtimeDir: "/rt",
+		discoveryDir: "/rt",
+		socketDir: "/rt",
 		socketPath: `/rt/${keyOfCanonicalPath(canonical)}.sock`,
 		discoveryPath: `/rt/${keyOfCanonicalPath(canonical)}.json`,
 	};
@@ -58,5 +102,5 @@ test("on Windows the socket is a named pipe named by the key", () => {
 	const vault = temporaryDirectory("paths");
 	const paths = bridgePaths(vault, environment({ LOCALAPPDATA: "C:\\Local" }, "win32"));
 	assert.equal(paths.socketPath, `\\\\.\\pipe\\vaultlink-${paths.key}`);
-	assert.equal(paths.discoveryPath, `C:\\Local\\vaultlink\\${paths.key}.json`);
+	assert.equal(paths.discoveryPath, `C:\\Local\\vaultlink\\bridge\\${paths.key}.json`);
 });

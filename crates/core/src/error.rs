@@ -49,7 +49,7 @@ codes! {
     RecoveryFailed = "recovery_failed": "Undoing an interrupted change failed (the message says which step); its journal is kept for another try.",
     TooLarge = "too_large": "A note or a request is over a size limit; the message gives the limit.",
     VaultUnreadable = "vault_unreadable": "The vault folder could not be read (retryable).",
-    PluginUnavailable = "plugin_unavailable": "The Obsidian plugin is needed but not serving the vault, or went away during the call (retryable; nothing was written by the sidecar).",
+    PluginUnavailable = "plugin_unavailable": "The Obsidian plugin is needed but not serving the vault (still indexing, or off while Obsidian has the vault open: the hint says what to do), or went away during the call (retryable; nothing was written by the sidecar).",
     UnknownTool = "unknown_tool": "No tool has that name (only from the command line: over MCP it is a protocol error).",
     Internal = "internal": "A bug in vaultlink; report it.",
 }

@@ -348,6 +348,7 @@ mod tests {
             vault_path: dir.path().to_owned(),
             protocol: PROTOCOL,
             plugin_version: Some("0.0.1".into()),
+            state: crate::discovery::PluginState::Ready,
         };
         (dir, discovery)
     }
@@ -419,6 +420,7 @@ mod tests {
             vault_path: dir.path().to_owned(),
             protocol: PROTOCOL,
             plugin_version: None,
+            state: crate::discovery::PluginState::Ready,
         };
         assert!(matches!(BridgeClient::connect(&discovery).await, Err(ConnectError::NothingListens(_))));
     }

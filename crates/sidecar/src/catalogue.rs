@@ -742,7 +742,8 @@ fn server_health() -> ToolSpec {
 `standalone` when the sidecar works on the vault folder itself, `unavailable` when `--mode plugin` was asked and \
 no plugin answers), the vault's path, the sidecar's and the plugin's versions, the index's counts (notes, \
 attachments, links resolved, unresolved and ambiguous), and the last bridge error with its time. Use it first when \
-answers look stale or calls fail with `plugin_unavailable`, or to learn whether writes go through Obsidian; use \
+answers look stale or calls fail with `plugin_unavailable`, or to learn whether writes go through Obsidian (`writes`: \
+where a write would go now and the evidence for it); use \
 list_notes or lint_wiki for the vault's content. It reads only; in standalone mode the first call indexes the \
 folder (with progress). It fails with `vault_unreadable` when the vault folder cannot be read.",
         object(
@@ -763,9 +764,19 @@ folder (with progress). It fails with `vault_unreadable` when the vault folder c
                         "connected": {"type": "boolean"},
                         "server": {"type": "string", "description": "What the plugin calls itself, such as `vaultlink-plugin 0.1.0`."},
                         "version": {"type": "string"},
+                        "state": {"type": "string", "enum": ["starting", "ready"], "description": "`starting` while the plugin builds its first index, when it has announced itself."},
                         "reason": {"type": "string", "description": "Why no plugin answers, when none does."}
                     },
                     "required": ["connected"]
+                },
+                "writes": {
+                    "type": "object",
+                    "description": "Where a write (move_note, rewrite_link, delete_note) would go now: `plugin` (inside Obsidian), `folder` (the sidecar writes the files itself: no Obsidian has the vault open), or `refused` (Obsidian may have the vault open and its plugin does not answer).",
+                    "properties": {
+                        "go_to": {"type": "string", "enum": ["plugin", "folder", "refused"]},
+                        "evidence": {"type": "array", "items": {"type": "string"}, "description": "What the decision rests on, one finding an item (the discovery file, Obsidian's obsidian.json and single-instance lock); left out when concise."}
+                    },
+                    "required": ["go_to"]
                 },
                 "index": {
                     "type": "object",
@@ -785,7 +796,7 @@ folder (with progress). It fails with `vault_unreadable` when the vault folder c
                     "required": ["message", "at_unix_ms"]
                 }
             },
-            "required": ["mode", "requested_mode", "vault", "sidecar_version", "plugin"]
+            "required": ["mode", "requested_mode", "vault", "sidecar_version", "plugin", "writes"]
         }),
     )
 }

@@ -58,6 +58,10 @@ pub enum Command {
         /// from VAULTLINK_HTTP_TOKEN or, when that is unset, the one printed on stderr.
         #[arg(long, value_name = "ADDRESS")]
         http: Option<String>,
+        /// How long a write (or, with --mode plugin, any call) waits for a plugin that is still
+        /// building its first index before it is refused.
+        #[arg(long, value_name = "SECONDS", default_value_t = crate::tools::DEFAULT_STARTUP_WAIT.as_secs())]
+        wait_for_plugin: u64,
     },
     /// Show a note's links and the links that point to it.
     Links {
@@ -153,13 +157,13 @@ pub enum Command {
 
 pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Mcp { vault, mode, http } => {
+        Command::Mcp { vault, mode, http, wait_for_plugin } => {
             let address = http.as_deref().map(crate::mcp::loopback_address).transpose()?;
             let vault = canonical_vault(&vault)?;
             tracing::info!("serving MCP for {} (mode {mode:?})", vault.display());
             match address {
-                Some(address) => crate::mcp::serve_http(Router::new(vault, mode), address).await,
-                None => crate::mcp::serve_stdio(Router::new(vault, mode)).await,
+                Some(address) => crate::mcp::serve_http(router(vault, mode, wait_for_plugin), address).await,
+                None => crate::mcp::serve_stdio(router(vault, mode, wait_for_plugin)).await,
             }
         }
         Command::Links { vault, note, output: Output { json, mode } } => {
@@ -487,4 +491,9 @@ fn print_summary(vault: &std::path::Path, summary: &Value) {
     out!("    resolved        {}", number(summary, "resolved_links"));
     out!("    ambiguous       {}", number(summary, "ambiguous_links"));
     out!("    unresolved      {}", number(summary, "unresolved_links"));
+}
+
+/// The server's router, waiting `wait_for_plugin` seconds for a plugin still indexing.
+fn router(vault: PathBuf, mode: Mode, wait_for_plugin: u64) -> Router {
+    Router::new(vault, mode).with_startup_wait(std::time::Duration::from_secs(wait_for_plugin))
 }

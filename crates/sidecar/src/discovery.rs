@@ -1,6 +1,12 @@
-//! Where a vault's bridge lives: the per-user runtime directory, the vault's key, and the
+//! Where a vault's bridge lives: the folder of discovery files, the vault's key, and the
 //! discovery file the plugin writes there. The plugin computes the same paths
-//! (`plugin/bridge/paths.ts`); ARCHITECTURE.md states the rule both follow.
+//! (`plugin/bridge/paths.ts`); ARCHITECTURE.md ("The bridge") states the rule both follow.
+//!
+//! The folder is found from the home folder alone (`<state>/bridge`, beside the journal key:
+//! see [`crate::state::state_dir`]), never from a variable a desktop session sets and an MCP
+//! client's filtered environment drops, so a sidecar started by any client finds the file the
+//! plugin wrote. `VAULTLINK_RUNTIME_DIR`, when set, overrides it on both sides. The socket is
+//! wherever the discovery file says, in a private folder of the user's.
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +17,18 @@ use sha2::{Digest, Sha256};
 /// The bridge protocol version this sidecar speaks.
 pub const PROTOCOL: u32 = 1;
 
-/// What the plugin writes into `<runtime>/<key>.json`.
+/// Whether the plugin has built its first index. A plugin writes its discovery file as soon as
+/// it loads, `starting`, and again `ready` once its index holds the vault; a file without the
+/// field (an older plugin, which wrote it only when ready) is ready.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PluginState {
+    Starting,
+    #[default]
+    Ready,
+}
+
+/// What the plugin writes into `<bridge>/<key>.json`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Discovery {
     pub socket: PathBuf,
@@ -21,21 +38,35 @@ pub struct Discovery {
     pub protocol: u32,
     #[serde(default)]
     pub plugin_version: Option<String>,
+    #[serde(default)]
+    pub state: PluginState,
 }
 
-/// The per-user runtime directory that holds sockets and discovery files.
-pub fn runtime_dir() -> PathBuf {
+/// How an operating system spells paths, for [`canonical_form`]. A parameter rather than the
+/// build's own, so that the Windows rules are tested everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathStyle {
+    Posix,
+    Windows,
+}
+
+impl PathStyle {
+    pub fn native() -> PathStyle {
+        if cfg!(windows) {
+            PathStyle::Windows
+        } else {
+            PathStyle::Posix
+        }
+    }
+}
+
+/// The folder that holds the discovery files (and the HTTP token files): `VAULTLINK_RUNTIME_DIR`
+/// when set, else `<state>/bridge`. `None` when the home folder cannot be told.
+pub fn bridge_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("VAULTLINK_RUNTIME_DIR").filter(|dir| !dir.is_empty()) {
-        return PathBuf::from(dir);
+        return Some(PathBuf::from(dir));
     }
-    if cfg!(windows) {
-        let base = std::env::var_os("LOCALAPPDATA").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
-        return base.join("vaultlink");
-    }
-    if let Some(dir) = std::env::var_os("XDG_RUNTIME_DIR").filter(|dir| !dir.is_empty()) {
-        return PathBuf::from(dir).join("vaultlink");
-    }
-    std::env::temp_dir().join(format!("vaultlink-{}", user_id()))
+    crate::state::state_dir().map(|state| state.join("bridge"))
 }
 
 #[cfg(unix)]
@@ -56,34 +87,117 @@ pub(crate) fn user_id() -> u32 {
     0
 }
 
-/// The vault's key: the first 16 hex digits of the SHA-256 of its canonical path.
-pub fn vault_key(canonical_vault: &Path) -> String {
-    let digest = Sha256::digest(canonical_vault.to_string_lossy().as_bytes());
+/// The one spelling of a vault's absolute path that both sides hash: on Windows the verbatim
+/// prefixes go (`\\?\C:\…` is `C:\…`, `\\?\UNC\server\share` is `\\server\share`), `/` is `\`,
+/// the drive letter is upper case; on both, repeated separators are one and a trailing one goes
+/// (but for a root). Pure: the operating system's canonical path (symbolic links resolved) is
+/// its input. `tests/vectors/vault_keys.json` holds the cases the plugin's test checks too.
+pub fn canonical_form(path: &str, style: PathStyle) -> String {
+    match style {
+        PathStyle::Posix => {
+            let mut out = String::with_capacity(path.len());
+            for c in path.chars() {
+                if !(c == '/' && out.ends_with('/')) {
+                    out.push(c);
+                }
+            }
+            while out.len() > 1 && out.ends_with('/') {
+                out.pop();
+            }
+            out
+        }
+        PathStyle::Windows => {
+            let slashed = path.replace('/', "\\");
+            let (unc, rest) = if let Some(rest) = slashed.strip_prefix("\\\\?\\UNC\\") {
+                (true, rest)
+            } else if let Some(rest) =
+                slashed.strip_prefix("\\\\?\\").or_else(|| slashed.strip_prefix("\\\\.\\")).filter(|rest| is_drive(rest))
+            {
+                (false, rest)
+            } else if let Some(rest) = slashed.strip_prefix("\\\\") {
+                (true, rest)
+            } else {
+                (false, slashed.as_str())
+            };
+            let mut out = String::with_capacity(path.len());
+            if unc {
+                out.push_str("\\\\");
+            }
+            for c in rest.chars() {
+                if !(c == '\\' && out.ends_with('\\')) {
+                    out.push(c);
+                }
+            }
+            if is_drive(&out) {
+                let letter = out[..1].to_ascii_uppercase();
+                out.replace_range(..1, &letter);
+                if out.len() == 2 {
+                    out.push('\\');
+                }
+            }
+            let root = if is_drive(&out) {
+                3
+            } else if unc {
+                2
+            } else {
+                1
+            };
+            while out.len() > root && out.ends_with('\\') {
+                out.pop();
+            }
+            out
+        }
+    }
+}
+
+/// Whether a Windows path starts with a drive, `C:`.
+fn is_drive(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && (bytes.len() == 2 || bytes[2] == b'\\' || bytes[2] == b'/')
+}
+
+/// The first 16 hex digits of the SHA-256 of a canonical form's UTF-8 bytes.
+pub fn key_of_form(form: &str) -> String {
+    let digest = Sha256::digest(form.as_bytes());
     digest.iter().take(8).map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// Reads the vault's discovery file. `Ok(None)` when there is none, which means no plugin is
-/// serving this vault. A file that others could read or write, or that names another vault,
-/// is an error: its token cannot be trusted.
-pub fn read(canonical_vault: &Path) -> Result<Option<Discovery>> {
-    read_in(&runtime_dir(), canonical_vault)
+/// The vault's canonical form on this system (see [`canonical_form`]).
+pub fn vault_form(canonical_vault: &Path) -> String {
+    canonical_form(&canonical_vault.to_string_lossy(), PathStyle::native())
 }
 
-/// [`read`] in a given runtime directory. The directory, the discovery file and the socket it
-/// names must all be the user's own and closed to others (a directory of 0700, files of
-/// 0600), or the token is refused: someone else could have read it, or planted it.
-pub fn read_in(runtime: &Path, canonical_vault: &Path) -> Result<Option<Discovery>> {
-    let path = runtime.join(format!("{}.json", vault_key(canonical_vault)));
+/// The vault's key: the first 16 hex digits of the SHA-256 of its canonical form.
+pub fn vault_key(canonical_vault: &Path) -> String {
+    key_of_form(&vault_form(canonical_vault))
+}
+
+/// Reads the vault's discovery file. `Ok(None)` when there is none, which means no plugin has
+/// announced itself for this vault. A file that others could read or write, or that names
+/// another vault, is an error: its token cannot be trusted.
+pub fn read(canonical_vault: &Path) -> Result<Option<Discovery>> {
+    let Some(dir) = bridge_dir() else {
+        bail!("the home folder is not known (HOME is not set), so the plugin's discovery file cannot be found; set HOME for the sidecar")
+    };
+    read_in(&dir, canonical_vault)
+}
+
+/// [`read`] in a given folder. The folder, the discovery file, the socket it names and the
+/// socket's folder must all be the user's own and closed to others (folders of 0700, files of
+/// 0600, none a symbolic link), or the token is refused: someone else could have read it, or
+/// planted it.
+pub fn read_in(dir: &Path, canonical_vault: &Path) -> Result<Option<Discovery>> {
+    let path = dir.join(format!("{}.json", vault_key(canonical_vault)));
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error).with_context(|| format!("reading {}", path.display())),
     };
-    check_private_dir(runtime)?;
+    check_private_dir(dir)?;
     check_private(&path)?;
-    let discovery: Discovery =
-        serde_json::from_str(&text).with_context(|| format!("{} is not a vaultlink discovery file", path.display()))?;
-    if discovery.vault_path != canonical_vault {
+    let discovery: Discovery = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a vaultlink discovery file; remove it and reload the plugin", path.display()))?;
+    if vault_form(&discovery.vault_path) != vault_form(canonical_vault) {
         bail!(
             "{} names the vault {}, not {}; remove it and reload the plugin",
             path.display(),
@@ -91,20 +205,40 @@ pub fn read_in(runtime: &Path, canonical_vault: &Path) -> Result<Option<Discover
             canonical_vault.display()
         );
     }
-    // A named pipe on Windows lives in no directory.
-    if cfg!(unix) && discovery.socket.parent() != Some(runtime) {
-        bail!(
-            "{} names the socket {}, outside the runtime directory {}; refusing it. Reload the plugin to rewrite the file",
-            path.display(),
-            discovery.socket.display(),
-            runtime.display()
-        );
-    }
+    check_socket_place(&path, &discovery.socket)?;
     check_socket(&discovery.socket)?;
     if discovery.protocol != PROTOCOL {
         bail!("the plugin speaks bridge protocol {}, this sidecar speaks {PROTOCOL}; update the one that is older", discovery.protocol);
     }
     Ok(Some(discovery))
+}
+
+/// The socket must be an absolute path in a real folder of the user's that nobody else can
+/// enter (beside the discovery file, or a private runtime directory when that path is too
+/// long for a Unix socket); on Windows, one of vaultlink's named pipes.
+#[cfg(unix)]
+fn check_socket_place(file: &Path, socket: &Path) -> Result<()> {
+    let parent = socket.parent().filter(|parent| socket.is_absolute() && !parent.as_os_str().is_empty());
+    let Some(parent) = parent else {
+        bail!(
+            "{} names the socket {}, which is not an absolute path; refusing it. Reload the plugin to rewrite the file",
+            file.display(),
+            socket.display()
+        );
+    };
+    check_private_dir(parent).with_context(|| format!("{} names the socket {}", file.display(), socket.display()))
+}
+
+#[cfg(not(unix))]
+fn check_socket_place(file: &Path, socket: &Path) -> Result<()> {
+    if !socket.to_string_lossy().starts_with(r"\\.\pipe\vaultlink-") {
+        bail!(
+            "{} names {}, which is not one of vaultlink's named pipes; refusing it. Reload the plugin to rewrite the file",
+            file.display(),
+            socket.display()
+        );
+    }
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -121,14 +255,14 @@ fn check_private(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The runtime directory must be the user's, a real directory, open to no one else.
+/// A folder of the bridge's must be the user's, a real folder (not a symbolic link), open to no one else.
 #[cfg(unix)]
 fn check_private_dir(dir: &Path) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
     if !meta.is_dir() || meta.mode() & 0o077 != 0 || meta.uid() != user_id() {
         bail!(
-            "the runtime directory {} must be a directory of yours with mode 0700 (it is {:o}); refusing the token in it. Run `chmod 700 {}`, or remove it and reload the plugin",
+            "the folder {} must be a directory of yours with mode 0700 (it is {:o}); refusing the token in it. Run `chmod 700 {}`, or remove it and reload the plugin",
             dir.display(),
             meta.mode() & 0o777,
             dir.display()
@@ -180,6 +314,33 @@ mod tests {
         // `printf /vault | sha256sum` starts 27d33c883a0ee639; the plugin's test checks the
         // same pair, so both sides find the same files.
         assert_eq!(vault_key(Path::new("/vault")), "27d33c883a0ee639");
+    }
+
+    /// The cases the plugin's `paths.test.ts` reads too: both sides give every one the same
+    /// canonical form and key, the Windows ones included, whatever system runs the test.
+    #[test]
+    fn the_shared_vectors_give_the_same_forms_and_keys() {
+        let vectors: serde_json::Value = serde_json::from_str(include_str!("../../../tests/vectors/vault_keys.json")).unwrap();
+        let cases = vectors["cases"].as_array().unwrap();
+        assert!(cases.len() >= 20);
+        for case in cases {
+            let style = if case["style"] == "windows" { PathStyle::Windows } else { PathStyle::Posix };
+            let input = case["input"].as_str().unwrap();
+            let form = canonical_form(input, style);
+            assert_eq!(form, case["canonical"].as_str().unwrap(), "{input}");
+            assert_eq!(key_of_form(&form), case["key"].as_str().unwrap(), "{input}");
+            assert_eq!(canonical_form(&form, style), form, "a canonical form is its own: {input}");
+        }
+    }
+
+    #[test]
+    fn odd_paths_do_not_panic() {
+        for input in ["", r"\\", r"\\?\", r"\\?\UNC\", "C", ":", "é:", r"\\.\", "////", r"\\?\é:\x", "ß:/", r"\\?\C:", r"\\\server"] {
+            for style in [PathStyle::Posix, PathStyle::Windows] {
+                let form = canonical_form(input, style);
+                assert_eq!(canonical_form(&form, style), form, "{input:?}");
+            }
+        }
     }
 
     #[cfg(unix)]
@@ -281,10 +442,50 @@ mod tests {
         }
 
         #[test]
-        fn a_socket_outside_the_runtime_directory_is_refused() {
+        fn a_socket_in_a_folder_others_can_enter_is_refused() {
             let (runtime, vault, file, _listener) = setup();
-            write(&file, Path::new("/tmp/somewhere-else.sock"), &vault);
-            assert!(refusal(runtime.path(), &vault).contains("outside the runtime directory"));
+            let open = tempfile::tempdir().unwrap();
+            std::fs::set_permissions(open.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+            write(&file, &open.path().join("x.sock"), &vault);
+            let refused = refusal(runtime.path(), &vault);
+            assert!(refused.contains("names the socket") && refused.contains("mode 0700 (it is 777)"), "{refused}");
+            write(&file, Path::new("relative.sock"), &vault);
+            assert!(refusal(runtime.path(), &vault).contains("not an absolute path"));
+        }
+
+        /// A socket whose path beside the discovery file would be too long for a Unix socket
+        /// lives in a private runtime directory; the discovery file names it, and it is used.
+        #[test]
+        fn a_socket_in_another_private_folder_is_used() {
+            let (runtime, vault, file, _listener) = setup();
+            let elsewhere = tempfile::tempdir().unwrap();
+            std::fs::set_permissions(elsewhere.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+            let socket = elsewhere.path().join("k.sock");
+            let _other = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+            std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600)).unwrap();
+            write(&file, &socket, &vault);
+            assert_eq!(read_in(runtime.path(), &vault).unwrap().unwrap().socket, socket);
+        }
+
+        #[test]
+        fn a_socket_folder_that_is_a_symbolic_link_is_refused() {
+            let (runtime, vault, file, _listener) = setup();
+            let real = tempfile::tempdir().unwrap();
+            std::fs::set_permissions(real.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+            let link = runtime.path().join("link");
+            std::os::unix::fs::symlink(real.path(), &link).unwrap();
+            write(&file, &link.join("k.sock"), &vault);
+            assert!(refusal(runtime.path(), &vault).contains("must be a directory of yours"));
+        }
+
+        #[test]
+        fn the_plugins_state_is_read_and_an_older_file_is_ready() {
+            let (runtime, vault, file, _listener) = setup();
+            assert_eq!(read_in(runtime.path(), &vault).unwrap().unwrap().state, PluginState::Ready);
+            let socket = runtime.path().join(format!("{}.sock", vault_key(&vault)));
+            let text = serde_json::json!({"socket": socket, "token": "a".repeat(64), "pid": 1, "vault_path": vault, "protocol": 1, "state": "starting"});
+            std::fs::write(&file, text.to_string()).unwrap();
+            assert_eq!(read_in(runtime.path(), &vault).unwrap().unwrap().state, PluginState::Starting);
         }
 
         /// A socket file left by a crash (nothing listens): the discovery file is still read,

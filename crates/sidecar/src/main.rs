@@ -11,6 +11,7 @@ mod disk;
 mod error;
 mod journal;
 mod mcp;
+mod obsidian;
 mod progress;
 mod standalone;
 mod state;

@@ -34,7 +34,8 @@ More: lint_wiki reviews the whole wiki (broken, ambiguous and orphaned links, du
 call that fixes each finding. server_health says whether calls run inside Obsidian (through the vaultlink plugin) \
 or on the folder, and what the index holds. Long calls report progress when the client sends a progress token. \
 Errors with `retryable: true` may succeed when called again unchanged; `plugin_unavailable` means Obsidian's plugin \
-went away: nothing was written by the sidecar, so preview again before applying.";
+is not serving the vault (still indexing, off while Obsidian has the vault open, or gone): nothing was written by \
+the sidecar; follow the hint, and preview again before applying.";
 
 #[derive(Debug, Clone)]
 pub struct VaultlinkServer {
@@ -178,7 +179,8 @@ pub fn http_token(vault: &Path) -> Result<(String, Option<PathBuf>)> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|error| anyhow::anyhow!("no random token could be made: {error}"))?;
     let token: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-    let dir = crate::discovery::runtime_dir();
+    let dir = crate::discovery::bridge_dir()
+        .ok_or_else(|| anyhow::anyhow!("the home folder is not known (HOME is not set), so there is no private folder for the token file; set HOME or VAULTLINK_HTTP_TOKEN"))?;
     create_private_dir(&dir)?;
     let file = dir.join(format!("{}.http-token", crate::discovery::vault_key(vault)));
     write_private(&file, &token).with_context(|| format!("writing the token to {}", file.display()))?;

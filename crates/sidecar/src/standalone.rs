@@ -32,7 +32,9 @@ const PROGRESS_EVERY_FILES: usize = 500;
 /// Resolves the vault folder to its canonical absolute path, with a clear error when it is
 /// not a folder.
 pub fn canonical_vault(path: &Path) -> Result<PathBuf> {
-    let canonical = std::fs::canonicalize(path).with_context(|| format!("the vault folder {} cannot be opened", path.display()))?;
+    // `dunce` gives `C:\…` rather than `\\?\C:\…` on Windows where that names the same folder,
+    // as the plugin's path does.
+    let canonical = dunce::canonicalize(path).with_context(|| format!("the vault folder {} cannot be opened", path.display()))?;
     if !canonical.is_dir() {
         bail!("{} is not a folder; give the vault's folder", path.display());
     }

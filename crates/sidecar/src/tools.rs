@@ -46,6 +46,28 @@ impl ToolError {
         )
     }
 
+    /// The plugin has announced itself but not yet built its first index.
+    fn plugin_starting(reason: &str, waited: std::time::Duration, writes: bool) -> ToolError {
+        let wrote = if writes { "; the sidecar wrote nothing" } else { "" };
+        ToolError::new(
+            ErrorCode::PluginUnavailable,
+            format!("the vaultlink plugin is still indexing the vault ({reason}), after {} s of waiting for it{wrote}", waited.as_secs()),
+            "Wait for the plugin to finish indexing (Obsidian shows a notice with its progress on a big vault), then call again. A read made with --mode auto (the default) answers from the folder meanwhile.",
+            true,
+        )
+    }
+
+    /// No plugin serves the vault, and Obsidian has it open: a write on the folder now could be
+    /// lost under Obsidian's own saves, or half seen by it.
+    fn obsidian_open(reason: &str, evidence: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::PluginUnavailable,
+            format!("Obsidian has this vault open ({evidence}), but the vaultlink plugin does not serve it ({reason}); the sidecar wrote nothing, so that Obsidian and the sidecar never write the vault at once"),
+            "Enable the vaultlink plugin in Obsidian (Settings → Community plugins, and \"Let agents connect\" in its settings) and wait for it to finish indexing, or close Obsidian, then call again. To write on the folder anyway, run the sidecar with --mode standalone.",
+            true,
+        )
+    }
+
     fn io(message: String) -> ToolError {
         ToolError::new(ErrorCode::VaultUnreadable, message, "Check that the vault folder exists and is readable, then call again.", true)
     }
@@ -85,11 +107,20 @@ pub const LONG_TOOLS: [&str; 5] = ["lint_wiki", "find_evidence", "move_note", "d
 /// While a call waits for the plugin, a progress notification this often.
 const PLUGIN_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// How long a call that needs the plugin waits, by default, for one still indexing.
+pub const DEFAULT_STARTUP_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// While a call waits for the plugin to finish indexing, the discovery file is read this often.
+const STARTUP_POLL: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// Why no plugin answered a call.
 enum NoPlugin {
     /// No plugin serves the vault: no discovery file, or nothing listens on its socket (a
-    /// crash left the file). The folder may be used, for writes too.
+    /// crash left the file). Reads may use the folder; a write only when Obsidian itself does
+    /// not have the vault open (see [`Router::call_with`]).
     Absent(String),
+    /// The plugin has announced itself and listens, but its first index is not built yet.
+    Starting(String),
     /// Something claims the vault (a discovery file we cannot use, a socket that would not
     /// serve us): a plugin may be live, so the sidecar must not write behind its back.
     Unusable(String),
@@ -114,6 +145,8 @@ pub struct Router {
     folder: Arc<std::sync::Mutex<Option<FolderIndex>>>,
     writes: tokio::sync::Mutex<()>,
     last_bridge_error: std::sync::Mutex<Option<BridgeFailure>>,
+    /// How long a call that needs the plugin waits for one still indexing.
+    startup_wait: std::time::Duration,
     /// Whether the folder is walked again before every call (a server, which lives while
     /// others edit the vault) or only before the first (one command, which may page through
     /// many calls in a moment).
@@ -137,8 +170,14 @@ impl Router {
             folder: Arc::new(std::sync::Mutex::new(None)),
             writes: tokio::sync::Mutex::new(()),
             last_bridge_error: std::sync::Mutex::new(None),
+            startup_wait: DEFAULT_STARTUP_WAIT,
             fresh: Freshness::EveryCall,
         }
+    }
+
+    /// How long a call that needs the plugin waits for one still building its first index.
+    pub fn with_startup_wait(self, startup_wait: std::time::Duration) -> Router {
+        Router { startup_wait, ..self }
     }
 
     /// A router for one command of the command line: the folder is read once, however many
@@ -184,6 +223,9 @@ impl Router {
                             fields.remove("index");
                         }
                         answer["plugin"] = json!({"connected": answer["plugin"]["connected"]});
+                        if let Some(writes) = answer.get_mut("writes").and_then(Value::as_object_mut) {
+                            writes.remove("evidence");
+                        }
                     }
                     answer
                 }),
@@ -193,26 +235,83 @@ impl Router {
         // One write at a time, whichever path runs it: a plan is made and applied against
         // the vault as it is, not as another write is leaving it.
         let _write_turn = if writes { Some(self.writes.lock().await) } else { None };
+        // Where the call runs, decided here and nowhere else. A write reaches the folder only
+        // with `--mode standalone`, or in `--mode auto` with positive evidence that no Obsidian
+        // has the vault open: no plugin has announced itself (or the one that did is gone), and
+        // Obsidian's own records say the vault is not open in a running Obsidian.
         if self.mode != Mode::Standalone {
-            match self.forward(tool, &arguments, progress).await {
+            let waits = self.mode == Mode::Plugin || writes;
+            match self.forward_when_ready(tool, &arguments, progress, waits).await {
                 Ok(answer) => return (Served::Plugin, answer),
                 Err(NoPlugin::Lost(reason)) => {
                     self.record(&reason);
                     return (Served::Plugin, Err(ToolError::plugin_lost(&reason, writes)));
                 }
+                Err(NoPlugin::Starting(reason)) if waits => {
+                    return (Served::Plugin, Err(ToolError::plugin_starting(&reason, self.startup_wait, writes)));
+                }
                 // `connection` has recorded why the plugin could not be used.
-                Err(NoPlugin::Unusable(reason)) if self.mode == Mode::Plugin || writes => {
+                Err(NoPlugin::Unusable(reason)) if waits => {
                     return (Served::Plugin, Err(ToolError::plugin_unavailable(&reason)));
                 }
                 Err(NoPlugin::Absent(reason)) if self.mode == Mode::Plugin => {
                     return (Served::Plugin, Err(ToolError::plugin_unavailable(&reason)));
                 }
-                Err(NoPlugin::Absent(reason) | NoPlugin::Unusable(reason)) => {
+                Err(NoPlugin::Absent(reason)) if writes => {
+                    let evidence = self.obsidian_evidence().await;
+                    if let Some(open) = evidence.open {
+                        self.record(&format!("refused a write on the folder: {open}"));
+                        return (Served::Plugin, Err(ToolError::obsidian_open(&reason, &open)));
+                    }
+                    tracing::info!(
+                        "no plugin ({reason}) and no Obsidian with the vault open ({}); writing on the folder",
+                        evidence.seen.join("; ")
+                    );
+                }
+                Err(NoPlugin::Absent(reason) | NoPlugin::Unusable(reason) | NoPlugin::Starting(reason)) => {
                     tracing::debug!("no bridge ({reason}); answering from the folder");
                 }
             }
         }
         (Served::Standalone, self.call_folder(tool, arguments, progress).await)
+    }
+
+    /// What Obsidian's own configuration says about the vault (see [`crate::obsidian`]).
+    async fn obsidian_evidence(&self) -> crate::obsidian::Evidence {
+        let vault = self.vault.clone();
+        tokio::task::spawn_blocking(move || crate::obsidian::look(&vault)).await.unwrap_or_else(|error| crate::obsidian::Evidence {
+            open: Some(format!("Obsidian's records could not be read ({error})")),
+            seen: Vec::new(),
+        })
+    }
+
+    /// [`Router::forward`], waiting (when `waits`) up to the startup wait for a plugin that is
+    /// still building its first index, with a progress step every heartbeat.
+    async fn forward_when_ready(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        progress: &Progress,
+        waits: bool,
+    ) -> Result<Result<Value, ToolError>, NoPlugin> {
+        let started = std::time::Instant::now();
+        let mut said = None::<std::time::Instant>;
+        loop {
+            match self.forward(tool, arguments, progress).await {
+                Err(NoPlugin::Starting(reason)) if waits && started.elapsed() < self.startup_wait => {
+                    if said.is_none_or(|at| at.elapsed() >= PLUGIN_HEARTBEAT) {
+                        said = Some(std::time::Instant::now());
+                        progress.step(format!(
+                            "{reason}; waiting for it ({} of at most {} s)",
+                            started.elapsed().as_secs(),
+                            self.startup_wait.as_secs()
+                        ));
+                    }
+                    tokio::time::sleep(STARTUP_POLL).await;
+                }
+                outcome => return outcome,
+            }
+        }
     }
 
     fn record(&self, reason: &str) {
@@ -239,7 +338,11 @@ impl Router {
                 return Err(NoPlugin::Unusable(reason));
             }
         };
+        let starting = discovery.state == discovery::PluginState::Starting;
         match BridgeClient::connect(&discovery).await {
+            // It listens, so it is alive; the connection is not kept, so that the next call
+            // reads the file again and sees when the index is ready.
+            Ok(_) if starting => Err(NoPlugin::Starting(format!("the plugin (pid {}) has not finished its first index", discovery.pid))),
             Ok(client) => {
                 tracing::info!("connected to {} (pid {})", client.server, discovery.pid);
                 let client = Arc::new(client);
@@ -311,28 +414,56 @@ impl Router {
         work.await.unwrap_or_else(|error| Err(ToolError::internal(&format!("the call stopped unexpectedly: {error}"))))
     }
 
-    /// `server_health`: where calls run now, what the index holds, and the last bridge error.
+    /// `server_health`: where calls run now, where a write would go and on what evidence, what
+    /// the index holds, and the last bridge error.
     async fn health(&self, progress: &Progress) -> (Served, Result<Value, ToolError>) {
         let mut plugin = json!({"connected": false});
         let mut served = Served::Standalone;
         let mut index = None;
+        let mut writes = json!({"go_to": "folder", "evidence": ["--mode standalone: every call runs on the folder"]});
         if self.mode != Mode::Standalone {
             match self.forward("vault_summary", &json!({}), progress).await {
                 Ok(Ok(summary)) => {
                     served = Served::Plugin;
                     index = Some(summary);
+                    plugin["state"] = json!("ready");
                     if let Some(client) = self.bridge.lock().await.as_ref() {
-                        plugin = json!({"connected": true, "server": client.server});
+                        plugin = json!({"connected": true, "state": "ready", "server": client.server});
                         if let Some(version) = &client.plugin_version {
                             plugin["version"] = json!(version);
                         }
                     }
+                    writes =
+                        json!({"go_to": "plugin", "evidence": ["the plugin's discovery file says it is ready, and its bridge answers"]});
                 }
-                Ok(Err(error)) => self.record(&format!("the plugin could not count its index: {}", error.message)),
-                Err(NoPlugin::Absent(reason)) => plugin["reason"] = json!(reason),
-                Err(NoPlugin::Unusable(reason)) => plugin["reason"] = json!(reason),
+                Ok(Err(error)) => {
+                    self.record(&format!("the plugin could not count its index: {}", error.message));
+                    writes = json!({"go_to": "plugin", "evidence": ["the plugin's bridge answers, but could not count its index"]});
+                }
+                Err(NoPlugin::Starting(reason)) => {
+                    plugin["state"] = json!("starting");
+                    writes = json!({"go_to": "plugin", "evidence": [format!("{reason}: a write waits up to {} s for it, then is refused", self.startup_wait.as_secs())]});
+                    plugin["reason"] = json!(reason);
+                }
+                Err(NoPlugin::Absent(reason)) => {
+                    writes = if self.mode == Mode::Plugin {
+                        json!({"go_to": "refused", "evidence": [format!("--mode plugin, and no plugin: {reason}")]})
+                    } else {
+                        let evidence = self.obsidian_evidence().await;
+                        let mut seen = vec![reason.clone()];
+                        seen.extend(evidence.seen);
+                        json!({"go_to": if evidence.open.is_some() { "refused" } else { "folder" }, "evidence": seen})
+                    };
+                    plugin["reason"] = json!(reason);
+                }
+                Err(NoPlugin::Unusable(reason)) => {
+                    writes =
+                        json!({"go_to": "refused", "evidence": [format!("a plugin may serve the vault but cannot be used: {reason}")]});
+                    plugin["reason"] = json!(reason);
+                }
                 Err(NoPlugin::Lost(reason)) => {
                     self.record(&reason);
+                    writes = json!({"go_to": "refused", "evidence": [format!("the plugin went away: {reason}")]});
                     plugin["reason"] = json!(reason);
                 }
             }
@@ -357,6 +488,7 @@ impl Router {
             "vault": self.vault.to_string_lossy(),
             "sidecar_version": env!("CARGO_PKG_VERSION"),
             "plugin": plugin,
+            "writes": writes,
         });
         if let Some(index) = index {
             answer["index"] = index;
