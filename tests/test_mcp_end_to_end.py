@@ -284,7 +284,9 @@ def move_then_apply(vault, runtime_dir, mode):
     assert snapshot(vault) == before, "a dry run writes nothing"
     listed = {tool.name: tool for tool in tools.tools}
     assert listed["move_note"].annotations.read_only_hint is False
-    assert listed["move_note"].annotations.destructive_hint is False
+    # It rewrites other notes, so it is not additive only (issue: annotations true to what it does).
+    assert listed["move_note"].annotations.destructive_hint is True
+    assert listed["rewrite_link"].annotations.destructive_hint is True
     assert preview.is_error is False, preview.content
     plan = preview.structured_content
     assert plan["dry_run"] is True and plan["applied"] is False

@@ -72,7 +72,14 @@ impl DeleteError {
 
 /// The note a person means by `path`, with the links to it, given its current `text`.
 pub fn plan_delete(vault: &Vault, path: &str, text: &str) -> Result<DeletePlan, DeleteError> {
-    let Some(found) = vault.find_file(path) else { return Err(DeleteError::NotFound { path: path.to_owned() }) };
+    let Some(found) = vault.find_file(path) else {
+        // A folder is no note: delete_note deletes one note at a time.
+        let folder = format!("{}/", crate::resolve::fold(path.trim().trim_matches('/')));
+        if !path.trim().trim_matches('/').is_empty() && vault.paths().any(|file| crate::resolve::fold(file).starts_with(&folder)) {
+            return Err(DeleteError::NotANote { path: path.trim().trim_matches('/').to_owned() });
+        }
+        return Err(DeleteError::NotFound { path: path.to_owned() });
+    };
     if !vault.is_note(found) {
         return Err(DeleteError::NotANote { path: found.to_owned() });
     }
@@ -187,11 +194,14 @@ pub fn decide(plan: &DeletePlan, request: &DeleteRequest, current_mtime: Option<
         blocked.push("plan_hash_mismatch".to_owned());
     }
     let allowed = blocked.is_empty();
-    let delete = request.confirm && allowed;
+    // An approved plan hash applies, as it does for move_note and rewrite_link: asking with the
+    // hash and no `confirm` must never answer a dry run that looks like a deletion.
+    let confirm = request.confirm || request.approved_plan_hash.is_some();
+    let delete = confirm && allowed;
     let answer = DeleteAnswer {
-        ok: !request.confirm || allowed,
+        ok: !confirm || allowed,
         path: plan.path.clone(),
-        dry_run: !request.confirm,
+        dry_run: !confirm,
         would_change: allowed,
         can_confirm: allowed,
         preview_ready: true,
@@ -270,6 +280,30 @@ mod tests {
         vault.upsert("img.png", "");
         assert_eq!(plan_delete(&vault, "img.png", "").unwrap_err().code(), "invalid_path");
         assert_eq!(plan_delete(&vault, "Nope", "").unwrap_err().code(), "note_not_found");
+    }
+
+    #[test]
+    fn deleting_a_folder_is_invalid_path_not_note_not_found() {
+        let mut vault = vault();
+        vault.upsert("Projects/Alpha.md", "");
+        for folder in ["Projects", "projects/", "Projects/"] {
+            let error = plan_delete(&vault, folder, "").unwrap_err();
+            assert_eq!(error.code(), "invalid_path", "{folder}");
+            assert!(error.message().contains("is not a note"), "{}", error.message());
+        }
+    }
+
+    #[test]
+    fn delete_with_an_approved_plan_hash_but_no_confirm_deletes_as_the_hash_approves() {
+        let plan = plan_delete(&vault(), "Lonely.md", "").unwrap();
+        let approved = DeleteRequest { approved_plan_hash: Some(plan.plan_hash.clone()), ..DeleteRequest::default() };
+        let (answer, delete) = decide(&plan, &approved, None);
+        assert!(delete && answer.ok && !answer.dry_run, "the hash applies, as for move_note: {answer:?}");
+        // A stale hash is a refusal, never a dry run that looks like success.
+        let stale = DeleteRequest { approved_plan_hash: Some("0".repeat(64)), ..DeleteRequest::default() };
+        let (answer, delete) = decide(&plan, &stale, None);
+        assert!(!delete && !answer.ok && !answer.dry_run, "{answer:?}");
+        assert_eq!(answer.blocked_reasons, ["plan_hash_mismatch"]);
     }
 
     #[test]

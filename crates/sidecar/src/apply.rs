@@ -138,6 +138,16 @@ fn delete_note_on(disk: &dyn Disk, folder: &mut FolderIndex, arguments: &Value) 
             target = trash.join(format!("{stem} {number}.{extension}"));
             number += 1;
         }
+        // The text may have changed since it was read; never trash what was not seen (the
+        // plugin checks the same before trashFile).
+        if fs::read(folder.root().join(&plan.path)).ok().as_deref() != Some(text.as_bytes()) {
+            return Err(ToolError::new(
+                ErrorCode::ConcurrentModification,
+                format!("`{}` changed while it was being deleted; nothing was deleted", plan.path),
+                "Preview the delete again, then confirm.",
+                true,
+            ));
+        }
         disk.rename(&folder.root().join(&plan.path), &target)
             .map_err(|error| write_failed(format!("moving {} to the trash failed: {error}", plan.path)))?;
         answer.captured = Some(capture(&text));

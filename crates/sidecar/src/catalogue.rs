@@ -446,7 +446,8 @@ edited while applying: nothing changed), `note_not_found`.",
             "required": ["dry_run", "applied", "plan_hash", "moves", "notes_edited", "links_changed", "newly_resolved"]
         }),
         read_only: false,
-        destructive: false,
+        // It rewrites other notes: in MCP, `false` would promise only additions.
+        destructive: true,
         idempotent: false,
         rules: vec![Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
     }
