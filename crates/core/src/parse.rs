@@ -551,8 +551,36 @@ pub(crate) fn markdown_options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_MATH
 }
 
+/// `body` with the tabs of every table delimiter row read as spaces (the same number of bytes,
+/// so every offset stays): Obsidian shows a table whose delimiter row has tabs around its dashes
+/// (`|---\t|---\t|`), which pulldown-cmark does not take for one. Borrowed when there is none.
+fn tabs_in_delimiter_rows_as_spaces(body: &str) -> std::borrow::Cow<'_, str> {
+    let is_delimiter_row = |line: &str| {
+        line.contains('\t')
+            && line.contains('|')
+            && line.contains('-')
+            && line.bytes().all(|byte| matches!(byte, b'|' | b'-' | b':' | b' ' | b'\t' | b'\r'))
+    };
+    if !body.contains('\t') || !body.split('\n').any(is_delimiter_row) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let mut out = String::with_capacity(body.len());
+    for (index, line) in body.split('\n').enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        if is_delimiter_row(line) {
+            out.extend(line.chars().map(|c| if c == '\t' { ' ' } else { c }));
+        } else {
+            out.push_str(line);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 fn structure(text: &str, body_start: usize, note: &mut ParsedNote) -> Structure {
-    let body = &text[body_start..];
+    let read = tabs_in_delimiter_rows_as_spaces(&text[body_start..]);
+    let body: &str = &read;
     let mut skipped = Vec::new();
     let mut tables = Vec::new();
     let mut markdown_link_starts = Vec::new();

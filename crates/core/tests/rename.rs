@@ -390,3 +390,13 @@ fn a_rewrite_target_too_long_to_be_a_path_is_refused_before_planning() {
     let error = rewrite(&vault, "Old", &format!("a/{}", "y".repeat(300))).expect_err("refused");
     assert!(error.contains("255 bytes"), "{error}");
 }
+
+#[test]
+fn a_table_whose_delimiter_row_holds_tabs_keeps_its_escaped_alias_in_a_move() {
+    check(
+        "//- A.md\n| Link\t| Notes\t|\n|---\t|---\t|\n| [[Note\\|Alias]] | x |\n//- Note.md\n",
+        "Note.md",
+        "dir/Renamed.md",
+        "//- A.md\n| Link\t| Notes\t|\n|---\t|---\t|\n| [[Renamed\\|Alias]] | x |\n//- dir/Renamed.md\n",
+    );
+}
