@@ -644,7 +644,7 @@ fn rewrite_target(after: &After<'_>, source: &str, new_source: &str, text: &str,
         reason,
     };
     let new_path = if link.kind.is_markdown() {
-        markdown_destination(new_source, expected, link, written)
+        markdown_destination(after.vault, source, new_source, expected, link, written)
     } else {
         wikilink_path(after, new_source, link, expected)
             .ok_or_else(|| unrepresentable(format!("no form of a link to `{expected}` finds it unambiguously")))?
@@ -690,15 +690,23 @@ fn wikilink_path(after: &After<'_>, source: &str, link: &Link, expected: &str) -
     })
 }
 
-/// A markdown destination to `expected` from `source`, written in the original's style:
-/// vault-absolute when it started with `/`, else relative; encoded when it was encoded or must
-/// be; the `.md` kept or left out as written.
-fn markdown_destination(source: &str, expected: &str, link: &Link, written: &str) -> String {
+/// A markdown destination to `expected` from `source` (which was at `old_source`), written in
+/// the original's form: vault-absolute with a `/` when it started with one; vault-absolute
+/// without it when that is how it found its file (`[x](Folder/Note.md)` from a note elsewhere,
+/// which Obsidian reads from the vault's root once the note's own folder has no such path);
+/// else relative to the note's folder. Encoded when it was encoded or must be; the `.md` kept or
+/// left out as written.
+fn markdown_destination(vault: &Vault, old_source: &str, source: &str, expected: &str, link: &Link, written: &str) -> String {
     let path_written = written.split('#').next().unwrap_or("");
-    let keep_extension = percent_decode_lossy(path_written).to_lowercase().ends_with(".md") || !is_note_path(expected);
+    let decoded = percent_decode_lossy(path_written);
+    let keep_extension = decoded.to_lowercase().ends_with(".md") || !is_note_path(expected);
     let target = if keep_extension { expected.to_owned() } else { expected[..expected.len() - 3].to_owned() };
+    let found_relative = join_relative(folder(old_source), &decoded).is_some_and(|joined| vault.find_file(&joined).is_some());
+    let found_from_root = !decoded.starts_with("./") && !decoded.starts_with("../") && vault.find_file(&decoded).is_some();
     let path = if path_written.starts_with('/') {
         format!("/{target}")
+    } else if found_from_root && !found_relative && decoded.contains('/') {
+        target
     } else {
         let relative = relative_path(folder(source), &target);
         if path_written.starts_with("./") && !relative.starts_with("../") {
@@ -718,6 +726,22 @@ fn markdown_destination(source: &str, expected: &str, link: &Link, written: &str
 
 fn percent_decode_lossy(text: &str) -> String {
     crate::parse::percent_decode(text)
+}
+
+/// `path` read from folder `from`, its `.` and `..` segments taken; `None` when it climbs out
+/// of the vault.
+fn join_relative(from: &str, path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = from.split('/').filter(|part| !part.is_empty()).collect();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            segment => parts.push(segment),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 /// The path from folder `from` to `to`, with `../` as needed.

@@ -400,3 +400,41 @@ fn a_table_whose_delimiter_row_holds_tabs_keeps_its_escaped_alias_in_a_move() {
         "//- A.md\n| Link\t| Notes\t|\n|---\t|---\t|\n| [[Renamed\\|Alias]] | x |\n//- dir/Renamed.md\n",
     );
 }
+
+#[test]
+fn a_markdown_link_keeps_its_form_in_a_move_vault_absolute_relative_or_rooted() {
+    // Vault-absolute without a `/`: how it found its file from a note in another folder.
+    check(
+        "//- Notes/Index.md\n[Class](Compendium/Rules/Class.md)\n//- Compendium/Rules/Class.md\n",
+        "Compendium/Rules/Class.md",
+        "Compendium/Rules/Classes/Class.md",
+        "//- Notes/Index.md\n[Class](Compendium/Rules/Classes/Class.md)\n//- Compendium/Rules/Classes/Class.md\n",
+    );
+    // Relative to the note's folder, as written.
+    check(
+        "//- Compendium/Index.md\n[Class](Rules/Class.md)\n//- Compendium/Rules/Class.md\n",
+        "Compendium/Rules/Class.md",
+        "Compendium/Rules/Classes/Class.md",
+        "//- Compendium/Index.md\n[Class](Rules/Classes/Class.md)\n//- Compendium/Rules/Classes/Class.md\n",
+    );
+    check(
+        "//- Notes/Index.md\n[Class](../Compendium/Class.md)\n//- Compendium/Class.md\n",
+        "Compendium/Class.md",
+        "Compendium/Rules/Class.md",
+        "//- Notes/Index.md\n[Class](../Compendium/Rules/Class.md)\n//- Compendium/Rules/Class.md\n",
+    );
+    // Rooted with a `/`.
+    check(
+        "//- Notes/Index.md\n[Class](/Compendium/Class.md)\n//- Compendium/Class.md\n",
+        "Compendium/Class.md",
+        "Compendium/Rules/Class.md",
+        "//- Notes/Index.md\n[Class](/Compendium/Rules/Class.md)\n//- Compendium/Rules/Class.md\n",
+    );
+    // The linking note moves: a vault-absolute link stays as it is written.
+    check(
+        "//- Notes/Index.md\n[Class](Compendium/Class.md)\n//- Compendium/Class.md\n",
+        "Notes/Index.md",
+        "Elsewhere/Deep/Index.md",
+        "//- Elsewhere/Deep/Index.md\n[Class](Compendium/Class.md)\n",
+    );
+}
