@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::answer::{OpError, ResponseFormat, MAX_LIMIT};
 use crate::frontmatter::find_block;
 use crate::line_index::LineCounter;
-use crate::lint::{identities, identity_key, note_stem, same_identity};
+use crate::lint::{identities, identity_key, note_stem, page_key, same_identity};
 use crate::parse::{markdown_options, LinkKind, LinkSource};
 use crate::resolve::{file_name, fold, Resolution};
 use crate::words::{shared_words, topic_words};
@@ -401,7 +401,7 @@ fn growth_hint(vault: &Vault, title: &str, key: &str, words: &[String]) -> Growt
     let mut near: Vec<(u32, &str)> = Vec::new();
     for note in vault.notes().filter(|note| !vault.is_excluded(note.path)) {
         let overlap = best_overlap(words, identities(&note));
-        let spelling = identities(&note).map(|(_, name)| spelling_closeness(key, &identity_key(name))).max().unwrap_or(0);
+        let spelling = identities(&note).map(|(_, name)| spelling_closeness(&page_key(key), &page_key(name))).max().unwrap_or(0);
         let score = if overlap * 2 >= 100 && !words.is_empty() { overlap } else { 0 }.max(spelling);
         if score > 0 {
             near.push((score, note.path));
@@ -421,9 +421,10 @@ name (find_existing_page) before writing a new page, or search again with that n
     GrowthHint { message, near_titles }
 }
 
-/// How alike two names are spelt, from 0 to 100: 100 minus the edit distance in percent of the
-/// longer name, and 0 below 75 (a typo or two, not another word). Names over 64 characters
-/// are not compared.
+/// How alike two names are spelt, from 0 to 100: 100 minus the edit distance (a swap of two
+/// neighbouring letters counts as one edit, as a typist makes it) in percent of the longer
+/// name, and 0 below 75 (a typo or two, not another word); a name of up to 5 characters is near
+/// at one edit. Names over 64 characters are not compared.
 fn spelling_closeness(left: &str, right: &str) -> u32 {
     let left: Vec<char> = left.chars().collect();
     let right: Vec<char> = right.chars().collect();
@@ -431,19 +432,26 @@ fn spelling_closeness(left: &str, right: &str) -> u32 {
     if longest == 0 || longest > 64 || left == right {
         return 0;
     }
+    // Optimal string alignment distance, three rows.
+    let mut before: Vec<usize> = vec![0; right.len() + 1];
     let mut previous: Vec<usize> = (0..=right.len()).collect();
     let mut current = vec![0; right.len() + 1];
-    for (i, a) in left.iter().enumerate() {
+    for i in 0..left.len() {
         current[0] = i + 1;
-        for (j, b) in right.iter().enumerate() {
-            let substitution = previous[j] + usize::from(a != b);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        for j in 0..right.len() {
+            let substitution = previous[j] + usize::from(left[i] != right[j]);
+            let mut best = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+            if i > 0 && j > 0 && left[i] == right[j - 1] && left[i - 1] == right[j] {
+                best = best.min(before[j - 1] + 1);
+            }
+            current[j + 1] = best;
         }
+        std::mem::swap(&mut before, &mut previous);
         std::mem::swap(&mut previous, &mut current);
     }
     let distance = previous[right.len()];
     let closeness = 100 - (distance * 100 / longest) as u32;
-    if closeness >= 75 {
+    if closeness >= 75 || (distance == 1 && longest <= 5) {
         closeness
     } else {
         0
@@ -611,6 +619,20 @@ Drills with spaced repetition.
         assert!(hint.message.contains("find_existing_page"), "{}", hint.message);
         let new = find(WIKI, arguments("Quantum chromodynamics")).growth_hint.expect("a hint");
         assert!(new.near_titles.is_empty() && new.message.contains("new to this vault"), "{}", new.message);
+    }
+
+    #[test]
+    fn a_misspelling_of_an_existing_title_is_never_new_to_this_vault() {
+        let wiki = "//- monsters/ogre.md\nBig.\n//- spells/prismatic-spray.md\nRays.\n//- Magic Missile.md\nDarts.\n";
+        // A swap of two letters, a hyphenated file name, a letter missing.
+        for (title, near) in
+            [("Orge", "monsters/ogre.md"), ("Prismatic Spary", "spells/prismatic-spray.md"), ("Magic Misile", "Magic Missile.md")]
+        {
+            let hint = find(wiki, arguments(title)).growth_hint.expect("a hint");
+            assert_eq!(hint.near_titles.first().map(String::as_str), Some(near), "{title}: {}", hint.message);
+            assert!(!hint.message.contains("new to this vault"), "{title}: {}", hint.message);
+        }
+        assert!(find(wiki, arguments("Fireball")).growth_hint.expect("a hint").message.contains("new to this vault"));
     }
 
     #[test]

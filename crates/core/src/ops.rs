@@ -730,7 +730,7 @@ fn wikidata_qid(text: &str) -> Option<String> {
 }
 
 pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Result<ExistingPage, OpError> {
-    use crate::lint::{identities, identity_key, note_stem, same_identity, Facet};
+    use crate::lint::{identities, identity_key, note_stem, page_key, same_identity, same_page_name, Facet};
     let topic = arguments.topic.trim();
     if topic.is_empty() {
         return Err(OpError::InvalidArguments { detail: "`topic` is empty; give the name of the page you mean to write".to_owned() });
@@ -743,6 +743,7 @@ pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Resul
     let by_path = vault.find_note(topic).filter(|_| topic.contains('/') || topic.to_ascii_lowercase().ends_with(".md"));
     let name = note_stem(resolve::file_name(topic));
     let key = identity_key(name);
+    let page = page_key(name);
     let words = topic_words(name);
     let mut identity: Vec<PageCandidate> = Vec::new();
     // Soft matches stay borrowed until the few that are returned are known: a common word can
@@ -755,7 +756,7 @@ pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Resul
         }
         let names = identities(&note);
         for (facet, written) in names.clone() {
-            if same_identity(&key, written) {
+            if same_page_name(&page, written) {
                 let kind = match facet {
                     Facet::FileName => "file_name",
                     Facet::Alias => "alias",

@@ -247,6 +247,24 @@ fn find_existing_page_verdicts() {
     assert_eq!(find(&titled, "the great gatsby"), ("exists".to_owned(), vec!["n/5678.md identity h1".to_owned()]));
 }
 
+#[test]
+fn find_existing_page_counts_hyphens_and_underscores_as_word_breaks() {
+    // A vault of kebab-case file names, as a real SRD wiki has them: the page for the topic is
+    // the one named so, not one candidate among the notes sharing a word.
+    let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+    vault.upsert("spells/prismatic-spray.md", "Eight rays of light.\n");
+    vault.upsert("spells/prismatic-wall.md", "A wall of light.\n");
+    vault.upsert("spells/cone_of_cold.md", "Cold.\n");
+    let (verdict, candidates) = find(&vault, "Prismatic Spray");
+    assert_eq!(verdict, "exists", "{candidates:?}");
+    assert_eq!(candidates[0], "spells/prismatic-spray.md identity file_name");
+    assert_eq!(find(&vault, "cone of cold").0, "exists");
+    assert_eq!(find(&vault, "Prismatic_Wall").0, "exists");
+    // Link resolution stays Obsidian's: `[[Prismatic Spray]]` finds no `prismatic-spray.md`.
+    vault.upsert("Index.md", "[[Prismatic Spray]]\n");
+    assert_eq!(vault.outgoing_links("Index.md").map(|links| links[0].resolution.path().is_none()), Some(true));
+}
+
 // ---------------------------------------------------------------------------------------------
 // The corpora
 

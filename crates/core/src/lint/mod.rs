@@ -243,6 +243,29 @@ pub fn identity_key(name: &str) -> String {
     }
 }
 
+/// A name as `find_existing_page` compares names: as [`identity_key`], with hyphens and
+/// underscores counted as the same word break as a space (`prismatic-spray` and `Prismatic
+/// Spray` name one page). Only for that verdict: link resolution stays Obsidian's, exact.
+pub fn page_key(name: &str) -> String {
+    identity_key(&name.replace(['-', '_'], " "))
+}
+
+/// True when `name` compares equal to `key` (a [`page_key`]).
+pub fn same_page_name(key: &str, name: &str) -> bool {
+    if name.is_ascii() && key.is_ascii() {
+        let mut words = name.split(|c: char| c.is_ascii_whitespace() || c == '-' || c == '_').filter(|word| !word.is_empty());
+        let mut wanted = key.split(' ');
+        loop {
+            match (words.next(), wanted.next()) {
+                (None, None) => return true,
+                (Some(word), Some(expected)) if word.eq_ignore_ascii_case(expected) => {}
+                _ => return false,
+            }
+        }
+    }
+    page_key(name) == key
+}
+
 /// True when `name` compares equal to `key` (an [`identity_key`]); allocation-free for ASCII.
 pub fn same_identity(key: &str, name: &str) -> bool {
     if name.is_ascii() && key.is_ascii() {
