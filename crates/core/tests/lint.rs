@@ -248,6 +248,27 @@ fn find_existing_page_verdicts() {
 }
 
 #[test]
+fn an_h1_that_is_only_code_or_a_template_is_no_name_and_one_finding_lists_a_bounded_number_of_notes() {
+    let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+    for index in 0..30 {
+        // Dataview's inline expression, a template's placeholder: what Obsidian shows differs
+        // in every note, so no two notes share a name by it.
+        vault.upsert(&format!("notes/n{index}.md"), "# `=this.name`\n\n[[hub]]\n");
+        vault.upsert(&format!("tpl/t{index}.md"), "# {{title}}\n\n[[hub]]\n");
+        vault.upsert(&format!("shared/s{index}.md"), "---\naliases: [Shared name]\n---\n[[hub]]\n");
+    }
+    vault.upsert("hub.md", "# Hub\n");
+    let report = call(&vault, "lint_wiki", json!({"kinds": ["duplicate_identity"], "limit": 1000}));
+    let proposals = report["proposals"].as_array().expect("proposals");
+    assert_eq!(proposals.len(), 1, "only the alias is a shared name: {proposals:?}");
+    let finding = &proposals[0];
+    assert_eq!(finding["evidence"]["note_count"], 30);
+    assert!(finding["related"].as_array().expect("related").len() <= 20);
+    assert!(finding["detail"].as_str().expect("detail").contains("and 10 more"), "{}", finding["detail"]);
+    assert!(serde_json::to_string(finding).expect("json").len() < 8_000, "one finding stays small");
+}
+
+#[test]
 fn find_existing_page_counts_hyphens_and_underscores_as_word_breaks() {
     // A vault of kebab-case file names, as a real SRD wiki has them: the page for the topic is
     // the one named so, not one candidate among the notes sharing a word.

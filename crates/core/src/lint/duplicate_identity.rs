@@ -28,6 +28,11 @@ pub const RULE: Rule = Rule {
     check,
 };
 
+/// The most notes one finding lists (in its message, `related` and each shared name's notes);
+/// `note_count` in its evidence counts them all. A name shared by hundreds of notes is one
+/// finding of bounded size.
+pub const MAX_NOTES_LISTED: usize = 20;
+
 /// A note known by a name: its path, the facet, the name as written.
 type Holder<'a> = (&'a str, Facet, &'a str);
 
@@ -61,8 +66,14 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
         let how: Vec<String> = shared
             .iter()
             .map(|(_, holders)| {
-                let each: Vec<String> =
-                    holders.iter().map(|(path, facet, name)| format!("`{path}` by its {} `{name}`", facet.describe())).collect();
+                let mut each: Vec<String> = holders
+                    .iter()
+                    .take(MAX_NOTES_LISTED)
+                    .map(|(path, facet, name)| format!("`{path}` by its {} `{name}`", facet.describe()))
+                    .collect();
+                if holders.len() > MAX_NOTES_LISTED {
+                    each.push(format!("and {} more", holders.len() - MAX_NOTES_LISTED));
+                }
                 each.join(", ")
             })
             .collect();
@@ -73,13 +84,16 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
             "If they are one topic, merge them into one note; otherwise rename one (move_note) or drop the shared alias or title, so that the name finds one page."
                 .to_owned(),
         );
-        proposal.related = paths.iter().filter(|path| **path != subject).map(|path| (*path).to_owned()).collect();
-        // Evidence is always an object, as the tool's output schema says.
-        proposal.evidence = Some(json!({"shared_names": shared
+        proposal.related = paths.iter().filter(|path| **path != subject).take(MAX_NOTES_LISTED).map(|path| (*path).to_owned()).collect();
+        // Evidence is always an object, as the tool's output schema says; the notes are listed
+        // up to the bound, and counted in full.
+        proposal.evidence = Some(json!({"note_count": paths.len(), "shared_names": shared
             .iter()
+            .take(MAX_NOTES_LISTED)
             .map(|(key, holders)| json!({
                 "name": key,
-                "notes": holders.iter().map(|(path, facet, name)| json!({"path": path, "facet": facet, "as_written": name})).collect::<Vec<_>>(),
+                "note_count": holders.len(),
+                "notes": holders.iter().take(MAX_NOTES_LISTED).map(|(path, facet, name)| json!({"path": path, "facet": facet, "as_written": name})).collect::<Vec<_>>(),
             }))
             .collect::<Vec<_>>()}));
         findings.proposals.push(proposal);

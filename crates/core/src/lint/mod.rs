@@ -287,8 +287,22 @@ pub fn same_identity(key: &str, name: &str) -> bool {
 pub fn identities<'a>(note: &NoteView<'a>) -> impl Iterator<Item = (Facet, &'a str)> + Clone + 'a {
     let aliases = note.aliases.iter().map(|alias| (Facet::Alias, alias.as_str()));
     let title = note.facts.property_text("title").map(|title| (Facet::TitleProperty, title));
-    let h1 = note.facts.h1.as_deref().map(|h1| (Facet::H1, h1));
+    let h1 = note.facts.h1.as_deref().filter(|h1| says_a_name(h1)).map(|h1| (Facet::H1, h1));
     std::iter::once((Facet::FileName, note.title())).chain(aliases).chain(title).chain(h1).filter(|(_, name)| !name.trim().is_empty())
+}
+
+/// Whether a heading's text names something: not when all it holds is code or a template
+/// expression (`` `=this.name` `` for Dataview, `{{title}}`, `<% tp.file.title %>`), which
+/// Obsidian shows as whatever it computes, different in every note.
+pub fn says_a_name(text: &str) -> bool {
+    let mut rest = text.to_owned();
+    for (open, close) in [("`", "`"), ("{{", "}}"), ("<%", "%>")] {
+        while let Some(start) = rest.find(open) {
+            let Some(length) = rest[start + open.len()..].find(close) else { break };
+            rest.replace_range(start..start + open.len() + length + close.len(), " ");
+        }
+    }
+    rest.chars().any(char::is_alphanumeric)
 }
 
 /// How a new link to the note at `path` would find it and only it: its title when no other
