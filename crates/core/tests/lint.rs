@@ -269,6 +269,24 @@ fn an_h1_that_is_only_code_or_a_template_is_no_name_and_one_finding_lists_a_boun
 }
 
 #[test]
+fn a_proposal_by_file_name_alone_says_so_and_ranks_below_one_with_more_evidence() {
+    let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+    vault.upsert("Races/Elf.md", "[[traits/Darkvision]] and [[AA]]\n");
+    vault.upsert("spells/Darkvision.md", "# Darkvision (spell)\n");
+    vault.upsert("Zz/Aardvark.md", "---\naliases: [AA]\n---\n");
+    let report = call(&vault, "lint_wiki", json!({"kinds": ["unresolved_link"]}));
+    let proposals = report["proposals"].as_array().expect("proposals");
+    let subjects: Vec<&str> = proposals.iter().filter_map(|proposal| proposal["subject"].as_str()).collect();
+    assert_eq!(subjects, ["AA", "traits/Darkvision"], "the alias match first, the file-name-only one after");
+    let weak = &proposals[1];
+    assert_eq!(weak["evidence"]["basis"], "file_name_only");
+    let detail = weak["detail"].as_str().expect("detail");
+    assert!(detail.contains("same file name in another folder") && !detail.contains("finds notes by file name only"), "{detail}");
+    assert!(weak["suggested_action"].as_str().expect("action").starts_with("Check that"), "{}", weak["suggested_action"]);
+    assert_eq!(proposals[0]["evidence"]["basis"], "other_name");
+}
+
+#[test]
 fn find_existing_page_counts_hyphens_and_underscores_as_word_breaks() {
     // A vault of kebab-case file names, as a real SRD wiki has them: the page for the topic is
     // the one named so, not one candidate among the notes sharing a word.

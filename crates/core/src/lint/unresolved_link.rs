@@ -54,6 +54,7 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
         return;
     }
     let known = known_names(context);
+    let mut weaker = Vec::new();
     for group in groups.into_values() {
         let name = identity_key(super::note_stem(file_name(&group.written)));
         let matches = known.get(&name).map(Vec::as_slice).unwrap_or_default();
@@ -74,15 +75,31 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
             ),
             format!("Write the note `{}`, or remove or correct the links.", group.written),
         );
+        let mut basis = "none";
         if let [only] = paths.as_slice() {
             let facets: Vec<&str> = matches.iter().map(|(_, facet)| facet.describe()).collect();
             let to_target = link_target_for(context.vault, only);
-            proposal.detail = Some(format!(
-                "{}; `{only}` has this name as its {}, but Obsidian finds notes by file name only",
-                proposal.detail.unwrap_or_default(),
-                facets.join(" and ")
-            ));
-            proposal.suggested_action = format!("Point these links at `{only}` with rewrite_link.");
+            let by_file_name_alone = matches.iter().all(|(_, facet)| *facet == Facet::FileName);
+            if by_file_name_alone {
+                // The link names a folder the note is not in: a shared file name is all that
+                // ties them, and in a wiki of many topics it is often another topic's page.
+                basis = "file_name_only";
+                proposal.detail = Some(format!(
+                    "{}; `{only}` has the same file name in another folder, and nothing else (alias, title, H1) ties it to these links",
+                    proposal.detail.unwrap_or_default()
+                ));
+                proposal.suggested_action = format!(
+                    "Check that `{only}` is the note these links mean (its file name is all they share); if it is, point them at it with rewrite_link, otherwise write the missing note."
+                );
+            } else {
+                basis = "other_name";
+                proposal.detail = Some(format!(
+                    "{}; `{only}` has this name as its {}, but Obsidian finds notes by file name or path only",
+                    proposal.detail.unwrap_or_default(),
+                    facets.join(" and ")
+                ));
+                proposal.suggested_action = format!("Point these links at `{only}` with rewrite_link.");
+            }
             proposal.tool = Some("rewrite_link");
             proposal.tool_args = Some(json!({"from_target": group.written, "to_target": to_target}));
         } else if paths.len() > 1 {
@@ -94,10 +111,17 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
         proposal.evidence = Some(json!({
             "referrers": group.referrers.iter().map(|(source, line)| json!({"source": source, "line": line})).collect::<Vec<_>>(),
             "known_as": matches.iter().map(|(path, facet)| json!({"path": path, "facet": facet})).collect::<Vec<_>>(),
+            "basis": basis,
         }));
         proposal.related = related;
-        findings.proposals.push(proposal);
+        if basis == "file_name_only" {
+            weaker.push(proposal);
+        } else {
+            findings.proposals.push(proposal);
+        }
     }
+    // Proposals whose target shares only a file name rank below those with more evidence.
+    findings.proposals.extend(weaker);
 }
 
 /// Every note's names other than the one Obsidian resolves by, by [`identity_key`]. File
