@@ -18,13 +18,25 @@ import { applyObsidianConfig, describeObsidianSettings, readAppJson } from "./ob
 import { readSettings, settingsData, type VaultlinkSettings } from "./settings/settings";
 import { VaultlinkSettingTab, type BridgeStatus } from "./settings/tab";
 import { runTool, type ToolHost } from "./tools";
-import { createLinkIndex, lintRules, type Vault as LinkIndex } from "./wasm";
+import { createLinkIndex, lintRules, loadEngine, type Vault as LinkIndex } from "./wasm";
 
 /** Where the bridge is, once it is up. */
 export interface BridgeInfo {
 	socketPath: string;
 	discoveryPath: string;
 	token: string;
+}
+
+/** When each step of the plugin's start happened, in milliseconds after `onload` began. */
+export interface StartupTimings {
+	/** How long `onload` itself ran before it returned. */
+	onloadMs: number;
+	/** When the wasm link engine was compiled and instantiated. */
+	engineLoadedMs: number | null;
+	/** When the first index began reading notes. */
+	firstIndexStartedMs: number | null;
+	/** When the first index was complete. */
+	firstIndexDoneMs: number | null;
 }
 
 /** Stable: users bind hotkeys to it. */
@@ -70,13 +82,22 @@ export default class VaultlinkPlugin extends Plugin {
 	private settingTab: VaultlinkSettingTab | null = null;
 	private checkLinks: { running: Promise<void> | null } | null = null;
 	private unloaded = false;
+	/**
+	 * When each step of the start happened, in milliseconds after `onload` began (null until it
+	 * has); logged with console.debug once the first index is done. For tests and the startup bench.
+	 */
+	startup: StartupTimings = { engineLoadedMs: null, firstIndexStartedMs: null, firstIndexDoneMs: null, onloadMs: 0 };
 
 	override onload(): void {
+		const started = performance.now();
 		this.unloaded = false;
-		const linkIndex = createLinkIndex();
-		const indexer = new Indexer(this.app, linkIndex, this.indexerOptions);
-		this.linkIndex = linkIndex;
-		this.indexer = indexer;
+		this.startup = { engineLoadedMs: null, firstIndexStartedMs: null, firstIndexDoneMs: null, onloadMs: 0 };
+		const startup = this.startup;
+		// The link engine compiles asynchronously (wasm.ts says why); the index, the indexer and
+		// everything that uses them wait for it, through `firstIndex`.
+		const engineReady = loadEngine().then(() => {
+			startup.engineLoadedMs = performance.now() - started;
+		});
 		this.settingsRead = this.readSettings();
 
 		registerLinkParityCommand(this, () => this.settledIndex());
@@ -109,7 +130,10 @@ export default class VaultlinkPlugin extends Plugin {
 			regenerateToken: () => this.regenerateToken(),
 			bridgeStatus: () => this.bridgeStatus(),
 			copyMcpConfiguration: (client) => this.copyMcpConfiguration(client),
-			lintRules: () => lintRules(),
+			lintRules: async () => {
+				await engineReady;
+				return lintRules();
+			},
 			obsidianSettings: async () => describeObsidianSettings(await readAppJson(this.app)),
 		});
 		this.addSettingTab(this.settingTab);
@@ -118,11 +142,20 @@ export default class VaultlinkPlugin extends Plugin {
 		// layout is ready skips those, and the first index covers the files instead. Nothing here
 		// waits: `onload` returns at once and the index is built in the background.
 		const layoutReady = new Promise<void>((resolve) => this.app.workspace.onLayoutReady(resolve));
-		this.firstIndex = layoutReady.then(async () => {
+		this.firstIndex = Promise.all([layoutReady, engineReady]).then(async () => {
 			if (this.unloaded) return;
+			const linkIndex = createLinkIndex();
+			const indexer = new Indexer(this.app, linkIndex, this.indexerOptions);
+			this.linkIndex = linkIndex;
+			this.indexer = indexer;
 			await applyObsidianConfig(this.app, linkIndex);
 			indexer.registerEvents(this);
+			startup.firstIndexStartedMs = performance.now() - started;
 			await indexer.indexAll();
+			startup.firstIndexDoneMs = performance.now() - started;
+			console.debug(
+				`vaultlink: the link engine loaded ${formatMs(startup.engineLoadedMs)} after onload began, the first index started at ${formatMs(startup.firstIndexStartedMs)} and was done at ${formatMs(startup.firstIndexDoneMs)}; onload itself took ${formatMs(startup.onloadMs)}`,
+			);
 		});
 		this.ready = Promise.all([this.firstIndex, this.settingsRead]).then(async ([, settings]) => {
 			if (this.unloaded) return;
@@ -135,6 +168,7 @@ export default class VaultlinkPlugin extends Plugin {
 			console.error("vaultlink: could not start", error);
 			new Notice(`vaultlink: ${messageOf(error)}`, ERROR_NOTICE_MS);
 		});
+		startup.onloadMs = performance.now() - started;
 	}
 
 	override onunload(): void {
@@ -394,6 +428,10 @@ export default class VaultlinkPlugin extends Plugin {
 		this.bridgeState = "listening";
 		this.bridgeError = undefined;
 	}
+}
+
+function formatMs(ms: number | null): string {
+	return ms === null ? "(not reached)" : `${ms.toFixed(1)} ms`;
 }
 
 function messageOf(error: unknown): string {

@@ -42,7 +42,7 @@ export async function compareVaultLinks(app: App, index: LinkIndex | null): Prom
 	const resolutionSkipped: SkippedNote[] = [];
 	const files = [...app.vault.getMarkdownFiles()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 	for (const [position, file] of files.entries()) {
-		if (position > 0 && position % NOTES_PER_TURN === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+		if (position > 0 && position % NOTES_PER_TURN === 0) await new Promise((resolve) => window.setTimeout(resolve, 0));
 		const cache = app.metadataCache.getFileCache(file);
 		if (cache === null) {
 			const reason = "Obsidian has not cached its metadata yet";

@@ -1,9 +1,14 @@
 //! A host for the built plugin outside Obsidian, for end-to-end tests: loads the root `main.js`
 //! with `require("obsidian")` answered by the test double, loads the plugin on a vault folder,
-//! prints one line of JSON once it is ready, and unloads it on SIGTERM or SIGINT.
+//! prints one line of JSON once it is ready, and unloads it on SIGTERM or SIGINT. The host runs
+//! under the rules of Obsidian's renderer window (`renderer.ts`, installed by the bundle's first
+//! line): main.js gets Blink's timers and `window`, may not compile its wasm synchronously, and
+//! an uncaught error is logged on stderr ("Uncaught …") while the host goes on.
 //!
 //!     node build/plugin-host.cjs <vault-dir>
-//!     -> {"ready":true,"discovery":"<discovery file>","socket":"<socket path>"}
+//!     -> {"ready":true,"discovery":"<discovery file>","socket":"<socket path>","startup":{…}}
+//!
+//! `startup` is the plugin's `StartupTimings` (milliseconds after onload began).
 //!
 //! stdout carries that line only; logs go to stderr. `VAULTLINK_PLUGIN_MAIN` overrides which
 //! main.js is loaded.
@@ -69,7 +74,7 @@ async function main(): Promise<void> {
 	const bridge = plugin.bridgeInfo;
 	if (bridge === null) fail("the plugin is ready but its bridge is not up");
 	stallReads(app, process.env["VAULTLINK_HOST_STALL_READ"]);
-	process.stdout.write(`${JSON.stringify({ ready: true, discovery: bridge.discoveryPath, socket: bridge.socketPath })}\n`);
+	process.stdout.write(`${JSON.stringify({ ready: true, discovery: bridge.discoveryPath, socket: bridge.socketPath, startup: plugin.startup })}\n`);
 	// The bridge's server keeps the process alive until a signal arrives.
 }
 
