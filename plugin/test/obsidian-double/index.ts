@@ -259,8 +259,15 @@ export class FileSystemAdapter
 		await fs.promises.writeFile(fullPath, data, "utf8");
 	}
 
+	/**
+	 * Obsidian watches the vault's folder, so a file or folder removed through the adapter leaves
+	 * the vault's tree too (with `delete`); the double's vault sets this to hear of it.
+	 */
+	onRemoved: ((normalizedPath: string) => void) | null = null;
+
 	async remove(normalizedPath: string): Promise<void> {
 		await fs.promises.rm(this.getFullPath(normalizedPath));
+		this.onRemoved?.(normalizedPath);
 	}
 
 	async mkdir(normalizedPath: string): Promise<void> {
@@ -271,6 +278,7 @@ export class FileSystemAdapter
 	async rmdir(normalizedPath: string, recursive: boolean): Promise<void> {
 		if (recursive) await fs.promises.rm(this.getFullPath(normalizedPath), { recursive: true });
 		else await fs.promises.rmdir(this.getFullPath(normalizedPath));
+		this.onRemoved?.(normalizedPath);
 	}
 
 	async list(normalizedPath: string): Promise<obsidian.ListedFiles> {
@@ -358,6 +366,10 @@ export class Vault
 		this.root = new TFolder(this, "/", null);
 		this.byPath.set("/", this.root);
 		this.scan(this.root);
+		this.adapter.onRemoved = (removed) => {
+			const file = this.byPath.get(normalizePath(removed));
+			if (file !== undefined && file !== this.root) this.forget(file);
+		};
 	}
 
 	private scan(folder: TFolder): void {
