@@ -4,7 +4,7 @@
 //! `check-links/`, `parity/`, `move/`, `delete/`, `audit/` and `lint/`.
 
 import { FileSystemAdapter, Notice, Plugin } from "obsidian";
-import { registerRenameAuditCommand } from "./audit/command";
+import { RENAME_SETTLE_MS, registerRenameAuditCommand } from "./audit/command";
 import type { RenameLog } from "./audit/renames";
 import { BridgeServer } from "./bridge/server";
 import { registerCheckLinksCommand } from "./check-links/command";
@@ -13,7 +13,7 @@ import { DEFAULT_INDEXER_OPTIONS, Indexer, type IndexerOptions } from "./indexer
 import { VaultLint } from "./lint/command";
 import { registerMoveNoteCommand } from "./move/command";
 import { allClientConfigurations, clientConfiguration, type McpClient, type McpServerCommand } from "./onboarding/mcp-config";
-import { registerLinkParityCommand } from "./parity/command";
+import { METADATA_RESOLVE_WAIT_MS, registerLinkParityCommand } from "./parity/command";
 import { applyObsidianConfig, describeObsidianSettings, readAppJson } from "./obsidian-config";
 import { readSettings, settingsData, type VaultlinkSettings } from "./settings/settings";
 import { VaultlinkSettingTab, type BridgeStatus } from "./settings/tab";
@@ -53,6 +53,13 @@ const ERROR_NOTICE_MS = 10_000;
 export default class VaultlinkPlugin extends Plugin {
 	/** Indexer settings; a host or test may change them before `load()`. */
 	indexerOptions: IndexerOptions = { ...DEFAULT_INDEXER_OPTIONS };
+	/**
+	 * How long commands that look at Obsidian's metadata cache wait for it to resolve (the link
+	 * parity) before they say Obsidian is still indexing; a test may shorten it.
+	 */
+	metadataWaitMs = METADATA_RESOLVE_WAIT_MS;
+	/** How old the latest rename must be before the rename audit looks (`RENAME_SETTLE_MS`); a test may shorten it. */
+	renameSettleMs = RENAME_SETTLE_MS;
 	/** Where "Copy MCP client configuration" writes; a test may replace it before using it. */
 	clipboard: ClipboardWriter = { writeText: (text) => navigator.clipboard.writeText(text) };
 	/**
@@ -100,14 +107,14 @@ export default class VaultlinkPlugin extends Plugin {
 		});
 		this.settingsRead = this.readSettings();
 
-		registerLinkParityCommand(this, () => this.settledIndex());
+		registerLinkParityCommand(this, () => this.settledIndex(), () => this.metadataWaitMs);
 		const settledHost = async () => {
 			const index = await this.settledIndex();
 			return index === null ? null : this.hostFor(index);
 		};
 		registerMoveNoteCommand(this, settledHost);
 		registerDeleteNoteCommand(this, settledHost);
-		this.renameLog = registerRenameAuditCommand(this, settledHost);
+		this.renameLog = registerRenameAuditCommand(this, settledHost, () => this.renameSettleMs);
 		this.vaultLint = new VaultLint(this, {
 			settledIndex: () => this.settledIndex(),
 			idleIndex: () => this.idleIndex(),

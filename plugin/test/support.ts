@@ -18,7 +18,7 @@ import assert from "node:assert/strict";
 import { afterEach, before } from "node:test";
 import { loadEngine } from "../wasm";
 import { clearRendererFaults, describeRendererFaults, rendererFaults } from "./renderer";
-import { App, asObsidianApp, fakeElementOf, openedModals, type FakeElement, type Modal } from "./obsidian-double";
+import { App, asObsidianApp, type AppOptions, fakeElementOf, openedModals, type FakeElement, type Modal } from "./obsidian-double";
 
 export const REPO_ROOT = VAULTLINK_REPO_ROOT;
 
@@ -135,8 +135,8 @@ export interface LoadedPlugin {
 }
 
 /** Loads the plugin on the double's app for `vaultDir` and waits until it is ready. */
-export async function loadPlugin(vaultDir: string, options: Partial<IndexerOptions> = {}): Promise<LoadedPlugin> {
-	const app = new App(vaultDir);
+export async function loadPlugin(vaultDir: string, options: Partial<IndexerOptions> = {}, appOptions: AppOptions = {}): Promise<LoadedPlugin> {
+	const app = new App(vaultDir, appOptions);
 	const plugin = new VaultlinkPlugin(asObsidianApp(app), { ...manifest });
 	plugin.indexerOptions = { ...plugin.indexerOptions, debounceMs: 10, ...options };
 	plugin.load();
