@@ -357,3 +357,21 @@ test("move_note over the bridge previews, then applies the approved plan", async
 		"the next call sees the move",
 	);
 });
+
+test("on a case-insensitive folder a move onto another note's name in another case is refused, and a move that changes only case applies", async (t) => {
+	const vaultDir = writeFixtureVault("//- Notes/Alpha.md\nalpha\n//- Beta.md\nBeta links to [[Alpha]].\n//- Gamma.md\nGamma links to [[Beta]].\n");
+	const { app, plugin } = await loadPlugin(vaultDir, {}, { caseInsensitive: true });
+	t.after(() => plugin.unload());
+	const host = plugin.toolHost;
+	assert.ok(host !== null);
+	const before = snapshotVault(vaultDir);
+	const refused = await move(host, { from: "Beta.md", to: "notes/alpha.md", dry_run: false });
+	assert.equal(errorOf(refused).code, "destination_exists");
+	assert.deepEqual(snapshotVault(vaultDir), before, "nothing changed");
+
+	const answer = answerOf(await move(host, { from: "Beta.md", to: "BETA.md", dry_run: false }));
+	assert.deepEqual(answer.moves, [{ from: "Beta.md", to: "BETA.md" }]);
+	assert.ok(app.vault.getFileByPath("BETA.md") !== null);
+	assert.equal(app.vault.getFileByPath("Beta.md"), null, "the vault's lookup is exact: the old spelling is gone");
+	assert.deepEqual(fs.readdirSync(vaultDir).sort(), ["BETA.md", "Gamma.md", "Notes"]);
+});
