@@ -8,7 +8,9 @@
 //!     node build/plugin-host.cjs <vault-dir>
 //!     -> {"ready":true,"discovery":"<discovery file>","socket":"<socket path>","startup":{…}}
 //!
-//! `startup` is the plugin's `StartupTimings` (milliseconds after onload began).
+//! `startup` is the plugin's `StartupTimings` (milliseconds after onload began). On SIGTERM or
+//! SIGINT the host exits 0, or 3 when anything was thrown uncaught or rejected unhandled while
+//! the plugin ran (each is on stderr).
 //!
 //! stdout carries that line only; logs go to stderr. `VAULTLINK_PLUGIN_MAIN` overrides which
 //! main.js is loaded.
@@ -23,6 +25,7 @@ import * as path from "path";
 import manifest from "../../manifest.json";
 import type VaultlinkPlugin from "../main";
 import * as double from "./obsidian-double";
+import { describeRendererFaults, rendererFaults } from "./renderer";
 
 type ModuleLoad = (request: string, parent: unknown, isMain: boolean) => unknown;
 
@@ -64,6 +67,13 @@ async function main(): Promise<void> {
 		stopping = true;
 		console.error(`plugin-host: ${signal}, unloading`);
 		plugin.unload();
+		// The renderer only logged what was thrown uncaught or rejected unhandled; the exit code
+		// tells the end-to-end tests (which expect 0) that it happened.
+		const faults = rendererFaults().length;
+		if (faults > 0) {
+			console.error(`plugin-host: ${faults} uncaught error(s) while the plugin ran:\n${describeRendererFaults()}`);
+			process.exit(3);
+		}
 		process.exit(0);
 	};
 	process.on("SIGTERM", () => stop("SIGTERM"));
