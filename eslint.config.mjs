@@ -4,7 +4,7 @@
 //
 // It lints what ships in main.js. The tests, the test double of `obsidian` and the benchmark run
 // in Node, not in Obsidian: the double implements Obsidian's own internals (its vault trashes
-// files, its debounce uses Node's timers) and node:test's `test()` returns a promise on purpose,
+// files, its debounce keeps its own timers) and node:test's `test()` returns a promise on purpose,
 // so the review's rules do not apply to them; `tsc` (strict) checks them.
 import obsidianmd from "eslint-plugin-obsidianmd";
 import { defineConfig, globalIgnores } from "eslint/config";
