@@ -66,8 +66,8 @@ async function compiles() {
 		async.push(performance.now() - start);
 	}
 	console.log(`wasm module: ${(bytes.length / 1024).toFixed(0)} KiB`);
-	console.log(`  synchronous compile (what onload blocked on with initSync):  median ${ms(median(sync))} of ${RUNS}`);
-	console.log(`  asynchronous compile (WebAssembly.compile, off onload):       median ${ms(median(async))} of ${RUNS}`);
+	console.log(`  synchronous compile (what onload blocked on with initSync): median ${ms(median(sync))} of ${RUNS}`);
+	console.log(`  asynchronous compile (WebAssembly.compile), to its promise:  median ${ms(median(async))} of ${RUNS}`);
 }
 
 const vaults = process.argv.slice(2);
@@ -79,10 +79,13 @@ await compiles();
 for (const vault of vaults) {
 	const runs = [];
 	for (let run = 0; run < RUNS; run += 1) runs.push(await startOnce(path.resolve(vault)));
-	const pick = (key) => median(runs.map((timings) => timings[key]));
-	console.log(`vault ${path.basename(path.resolve(vault))}: median of ${RUNS} fresh processes, in ms after onload began`);
-	console.log(`  onload returned:           ${ms(pick("onloadMs"))}`);
-	console.log(`  link engine loaded:        ${ms(pick("engineLoadedMs"))}`);
-	console.log(`  first index started:       ${ms(pick("firstIndexStartedMs"))}`);
-	console.log(`  first index done:          ${ms(pick("firstIndexDoneMs"))}`);
+	const pick = (key) => {
+		const values = runs.map((timings) => timings[key]);
+		return `${ms(median(values))} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`;
+	};
+	console.log(`vault ${path.basename(path.resolve(vault))}: median (and range) of ${RUNS} fresh processes, in ms after onload began`);
+	console.log(`  onload returned:           ${pick("onloadMs")}`);
+	console.log(`  link engine loaded:        ${pick("engineLoadedMs")}`);
+	console.log(`  first index started:       ${pick("firstIndexStartedMs")}`);
+	console.log(`  first index done:          ${pick("firstIndexDoneMs")}`);
 }
