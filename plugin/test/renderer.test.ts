@@ -12,9 +12,10 @@ import * as path from "node:path";
 import { test } from "node:test";
 import manifest from "../../manifest.json";
 import VaultlinkPlugin from "../main";
-import { engineLoaded } from "../wasm";
+import { kindTitle } from "../lint/report";
+import { engineLoaded, lintRules } from "../wasm";
 import inlinedWasm from "../wasm/vaultlink_wasm_bg.wasm";
-import { App, asObsidianApp } from "./obsidian-double";
+import { App, asObsidianApp, fakeElementOf } from "./obsidian-double";
 import {
 	MAIN_THREAD_COMPILE_ERROR,
 	MAIN_THREAD_INSTANCE_ERROR,
@@ -87,6 +88,14 @@ test("the plugin's onload compiles nothing synchronously: it returns, then the e
 		assert.equal(engineLoaded(), false, "the engine is still loading when onload returns");
 		assert.equal(indexOf(plugin), null);
 		assert.equal(plugin.startup.engineLoadedMs, null);
+		// The settings tab opened at once waits for the engine, whose rules it lists.
+		const tab = plugin.settingsTab;
+		assert.ok(tab !== null);
+		tab.display();
+		await tab.drawing;
+		assert.ok(engineLoaded(), "the tab drew once the engine was loaded");
+		const drawn = fakeElementOf(tab.containerEl).getText();
+		for (const rule of lintRules()) assert.ok(drawn.includes(kindTitle(rule.kind)), `the tab lists the ${rule.kind} check`);
 		await plugin.ready;
 		assert.ok(engineLoaded());
 		assert.equal(indexOf(plugin)?.noteCount(), 2);
