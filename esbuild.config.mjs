@@ -33,8 +33,9 @@ const context = await esbuild.context({
 	// ES2020 rather than the sample's ES2018: wasm-bindgen's glue may use BigInt literals.
 	target: "es2020",
 	loader: { ".wasm": "binary" },
-	// The glue's default `init()` builds a URL from import.meta.url; the plugin never calls it
-	// (it passes the inlined bytes to `initSync`), so the empty import.meta in CommonJS is fine.
+	// The glue's default `init()` builds a URL from import.meta.url only when it is given no
+	// module; the plugin passes it the inlined bytes (plugin/wasm.ts), so the empty import.meta in
+	// CommonJS is fine.
 	logOverride: { "empty-import-meta": "silent" },
 	logLevel: "info",
 	sourcemap: production ? false : "inline",

@@ -35,7 +35,7 @@ function isMarkdown(file: TFile): boolean {
 }
 
 function yieldToEventLoop(): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, 0));
+	return new Promise((resolve) => window.setTimeout(resolve, 0));
 }
 
 export class Indexer {

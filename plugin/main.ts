@@ -4,7 +4,7 @@
 //! `check-links/`, `parity/`, `move/`, `delete/`, `audit/` and `lint/`.
 
 import { FileSystemAdapter, Notice, Plugin } from "obsidian";
-import { registerRenameAuditCommand } from "./audit/command";
+import { RENAME_SETTLE_MS, registerRenameAuditCommand } from "./audit/command";
 import type { RenameLog } from "./audit/renames";
 import { BridgeServer } from "./bridge/server";
 import { registerCheckLinksCommand } from "./check-links/command";
@@ -13,18 +13,30 @@ import { DEFAULT_INDEXER_OPTIONS, Indexer, type IndexerOptions } from "./indexer
 import { VaultLint } from "./lint/command";
 import { registerMoveNoteCommand } from "./move/command";
 import { allClientConfigurations, clientConfiguration, type McpClient, type McpServerCommand } from "./onboarding/mcp-config";
-import { registerLinkParityCommand } from "./parity/command";
+import { METADATA_RESOLVE_WAIT_MS, registerLinkParityCommand } from "./parity/command";
 import { applyObsidianConfig, describeObsidianSettings, readAppJson } from "./obsidian-config";
 import { readSettings, settingsData, type VaultlinkSettings } from "./settings/settings";
 import { VaultlinkSettingTab, type BridgeStatus } from "./settings/tab";
 import { runTool, type ToolHost } from "./tools";
-import { createLinkIndex, lintRules, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
+import { createLinkIndex, lintRules, loadEngine, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
 
 /** Where the bridge is, once it is up. */
 export interface BridgeInfo {
 	socketPath: string;
 	discoveryPath: string;
 	token: string;
+}
+
+/** When each step of the plugin's start happened, in milliseconds after `onload` began. */
+export interface StartupTimings {
+	/** How long `onload` itself ran before it returned. */
+	onloadMs: number;
+	/** When the wasm link engine was compiled and instantiated. */
+	engineLoadedMs: number | null;
+	/** When the first index began reading notes. */
+	firstIndexStartedMs: number | null;
+	/** When the first index was complete. */
+	firstIndexDoneMs: number | null;
 }
 
 /** Stable: users bind hotkeys to it. */
@@ -41,6 +53,13 @@ const ERROR_NOTICE_MS = 10_000;
 export default class VaultlinkPlugin extends Plugin {
 	/** Indexer settings; a host or test may change them before `load()`. */
 	indexerOptions: IndexerOptions = { ...DEFAULT_INDEXER_OPTIONS };
+	/**
+	 * How long commands that look at Obsidian's metadata cache wait for it to resolve (the link
+	 * parity) before they say Obsidian is still indexing; a test may shorten it.
+	 */
+	metadataWaitMs = METADATA_RESOLVE_WAIT_MS;
+	/** How old the latest rename must be before the rename audit looks (`RENAME_SETTLE_MS`); a test may shorten it. */
+	renameSettleMs = RENAME_SETTLE_MS;
 	/** Where "Copy MCP client configuration" writes; a test may replace it before using it. */
 	clipboard: ClipboardWriter = { writeText: (text) => navigator.clipboard.writeText(text) };
 	/**
@@ -74,24 +93,38 @@ export default class VaultlinkPlugin extends Plugin {
 	private settingTab: VaultlinkSettingTab | null = null;
 	private checkLinks: { running: Promise<void> | null } | null = null;
 	private unloaded = false;
+	/**
+	 * When each step of the start happened, in milliseconds after `onload` began (null until it
+	 * has); logged with console.debug once the first index is done. For tests and the startup bench.
+	 */
+	startup: StartupTimings = { engineLoadedMs: null, firstIndexStartedMs: null, firstIndexDoneMs: null, onloadMs: 0 };
 
 	override onload(): void {
+		const started = performance.now();
 		this.unloaded = false;
 		this.indexed = false;
-		const linkIndex = createLinkIndex();
-		const indexer = new Indexer(this.app, linkIndex, this.indexerOptions);
-		this.linkIndex = linkIndex;
-		this.indexer = indexer;
+		this.startup = { engineLoadedMs: null, firstIndexStartedMs: null, firstIndexDoneMs: null, onloadMs: 0 };
+		const startup = this.startup;
+		// The link engine compiles asynchronously (wasm.ts says why); the index, the indexer and
+		// everything that uses them wait for it, through `firstIndex`. Even an asynchronous compile
+		// spends some milliseconds before it returns (V8 takes in the 1.6 MB of bytes), so it
+		// starts just after onload returns (a microtask), and still before anything else the app
+		// has queued, so that the compile runs in the background while the vault loads.
+		const engineReady = Promise.resolve()
+			.then(() => loadEngine())
+			.then(() => {
+				startup.engineLoadedMs = performance.now() - started;
+			});
 		this.settingsRead = this.readSettings();
 
-		registerLinkParityCommand(this, () => this.settledIndex());
+		registerLinkParityCommand(this, () => this.settledIndex(), () => this.metadataWaitMs);
 		const settledHost = async () => {
 			const index = await this.settledIndex();
 			return index === null ? null : this.hostFor(index);
 		};
 		registerMoveNoteCommand(this, settledHost);
 		registerDeleteNoteCommand(this, settledHost);
-		this.renameLog = registerRenameAuditCommand(this, settledHost);
+		this.renameLog = registerRenameAuditCommand(this, settledHost, () => this.renameSettleMs);
 		this.vaultLint = new VaultLint(this, {
 			settledIndex: () => this.settledIndex(),
 			idleIndex: () => this.idleIndex(),
@@ -114,7 +147,10 @@ export default class VaultlinkPlugin extends Plugin {
 			regenerateToken: () => this.regenerateToken(),
 			bridgeStatus: () => this.bridgeStatus(),
 			copyMcpConfiguration: (client) => this.copyMcpConfiguration(client),
-			lintRules: () => lintRules(),
+			lintRules: async () => {
+				await engineReady;
+				return lintRules();
+			},
 			obsidianSettings: async () => describeObsidianSettings(await readAppJson(this.app)),
 		});
 		this.addSettingTab(this.settingTab);
@@ -123,11 +159,20 @@ export default class VaultlinkPlugin extends Plugin {
 		// layout is ready skips those, and the first index covers the files instead. Nothing here
 		// waits: `onload` returns at once and the index is built in the background.
 		const layoutReady = new Promise<void>((resolve) => this.app.workspace.onLayoutReady(resolve));
-		this.firstIndex = layoutReady.then(async () => {
+		this.firstIndex = Promise.all([layoutReady, engineReady]).then(async () => {
 			if (this.unloaded) return;
+			const linkIndex = createLinkIndex();
+			const indexer = new Indexer(this.app, linkIndex, this.indexerOptions);
+			this.linkIndex = linkIndex;
+			this.indexer = indexer;
 			await applyObsidianConfig(this.app, linkIndex);
 			indexer.registerEvents(this);
+			startup.firstIndexStartedMs = performance.now() - started;
 			await indexer.indexAll();
+			startup.firstIndexDoneMs = performance.now() - started;
+			console.debug(
+				`vaultlink: the link engine loaded ${formatMs(startup.engineLoadedMs)} after onload began, the first index started at ${formatMs(startup.firstIndexStartedMs)} and was done at ${formatMs(startup.firstIndexDoneMs)}; onload itself took ${formatMs(startup.onloadMs)}`,
+			);
 		});
 		// The bridge opens at once, before the first index, and its discovery file says
 		// `starting`: a sidecar then knows Obsidian has the vault open, and waits for the index
@@ -147,6 +192,7 @@ export default class VaultlinkPlugin extends Plugin {
 			console.error("vaultlink: could not start", error);
 			new Notice(`vaultlink: ${messageOf(error)}`, ERROR_NOTICE_MS);
 		});
+		startup.onloadMs = performance.now() - started;
 	}
 
 	override onunload(): void {
@@ -376,8 +422,9 @@ export default class VaultlinkPlugin extends Plugin {
 	}
 
 	private async startBridge(): Promise<void> {
-		const linkIndex = this.linkIndex;
-		if (this.bridge !== null || linkIndex === null || this.unloaded) return;
+		// The bridge opens before the link engine and the index exist (it announces Obsidian at
+		// once); calls reach the index only once it is complete.
+		if (this.bridge !== null || this.unloaded) return;
 		const adapter = this.app.vault.adapter;
 		if (!(adapter instanceof FileSystemAdapter)) {
 			// Mobile: no sockets and no sidecar to serve.
@@ -389,7 +436,10 @@ export default class VaultlinkPlugin extends Plugin {
 			bridge = await BridgeServer.start({
 				vaultPath: adapter.getBasePath(),
 				pluginVersion: this.manifest.version,
-				call: (tool, args) => (this.indexed ? runTool(this.hostFor(linkIndex), tool, args) : stillIndexing()),
+				call: (tool, args) => {
+					const linkIndex = this.linkIndex;
+					return this.indexed && linkIndex !== null ? runTool(this.hostFor(linkIndex), tool, args) : stillIndexing();
+				},
 				state: this.indexed ? "ready" : "starting",
 			});
 		} catch (error) {
@@ -431,6 +481,10 @@ function stillIndexing(): ToolOutcome {
 			retryable: true,
 		},
 	};
+}
+
+function formatMs(ms: number | null): string {
+	return ms === null ? "(not reached)" : `${ms.toFixed(1)} ms`;
 }
 
 function messageOf(error: unknown): string {

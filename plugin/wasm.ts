@@ -1,14 +1,16 @@
 //! Loads the link engine: the wasm module built from `crates/wasm` is inlined into main.js as
-//! bytes (esbuild's binary loader) and instantiated synchronously, once per process.
+//! bytes (esbuild's binary loader) and compiled and instantiated asynchronously, once per
+//! process, by `loadEngine`. Never synchronously: Obsidian's window refuses to compile a module of
+//! more than 4 KB on its main thread (and the 1.6 MB module would hold up the app's start).
+//! Everything else here needs the engine loaded, and throws `EngineLoadingError` before.
 
-import {
+import initialiseWasm, {
 	applyEdits as applyEditsInWasm,
 	captureNote as captureNoteInWasm,
 	conciseDeleteAnswer as conciseDeleteAnswerInWasm,
 	contentHash as contentHashInWasm,
 	decideDelete as decideDeleteInWasm,
 	decidePlan as decidePlanInWasm,
-	initSync,
 	lintRules as lintRulesInWasm,
 	moveAnswer as moveAnswerInWasm,
 	movedFolder as movedFolderInWasm,
@@ -33,12 +35,46 @@ export interface ToolError {
 /** What `Vault.call` returns: the operation's result object, or its typed error. */
 export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: ToolError };
 
-/** The instantiated module's exports, once `initialiseEngine` has run. */
+/** The instantiated module's exports, once `loadEngine` has finished. */
 let engine: InitOutput | null = null;
+/** The load under way, if one is. */
+let loading: Promise<InitOutput> | null = null;
 
-/** Instantiates the wasm module if this process has not yet; cheap after the first call. */
-export function initialiseEngine(): InitOutput {
-	engine ??= initSync({ module: wasmBytes });
+/** What the engine's functions throw before `loadEngine` has finished. */
+export class EngineLoadingError extends Error {
+	constructor() {
+		super("the link engine is still loading");
+	}
+}
+
+/**
+ * Compiles and instantiates the wasm module, asynchronously (`WebAssembly.instantiate`, through
+ * wasm-bindgen's default init), if this process has not yet. Resolves at once after the first
+ * load; a failed load may be tried again.
+ */
+export function loadEngine(): Promise<InitOutput> {
+	if (engine !== null) return Promise.resolve(engine);
+	loading ??= initialiseWasm({ module_or_path: wasmBytes }).then(
+		(output) => {
+			engine = output;
+			return output;
+		},
+		(error: unknown) => {
+			loading = null;
+			throw error;
+		},
+	);
+	return loading;
+}
+
+/** Whether `loadEngine` has finished. */
+export function engineLoaded(): boolean {
+	return engine !== null;
+}
+
+/** The loaded module's exports; throws `EngineLoadingError` before `loadEngine` has finished. */
+function loadedEngine(): InitOutput {
+	if (engine === null) throw new EngineLoadingError();
 	return engine;
 }
 
@@ -47,12 +83,12 @@ export function initialiseEngine(): InitOutput {
  * what the allocator holds. Wasm memory grows and never shrinks, so this is a high-water mark.
  */
 export function engineMemoryBytes(): number {
-	return initialiseEngine().memory.buffer.byteLength;
+	return loadedEngine().memory.buffer.byteLength;
 }
 
 /** A new, empty link index. */
 export function createLinkIndex(): Vault {
-	initialiseEngine();
+	loadedEngine();
 	return new Vault();
 }
 
@@ -95,7 +131,7 @@ export interface ParsedNote {
 
 /** Parses one note's text as the index does; the wasm glue types the result as `any`. */
 export function parseNote(path: string, text: string): ParsedNote {
-	initialiseEngine();
+	loadedEngine();
 	return parseNoteInWasm(path, text) as ParsedNote;
 }
 
@@ -146,7 +182,7 @@ export interface LintRule {
 
 /** Every lint rule of core, in the order their findings are reported. */
 export function lintRules(): LintRule[] {
-	initialiseEngine();
+	loadedEngine();
 	return lintRulesInWasm() as LintRule[];
 }
 
@@ -254,25 +290,25 @@ export function planMove(index: Vault, from: string, to: string, texts: Record<s
 
 /** The tool's answer for `plan`. */
 export function moveAnswer(plan: MovePlan, dryRun: boolean, applied: boolean, detailed: boolean): MoveAnswer {
-	initialiseEngine();
+	loadedEngine();
 	return moveAnswerInWasm(plan, dryRun, applied, detailed) as MoveAnswer;
 }
 
 /** `text` with a note's edits applied; throws when they no longer fit it. */
 export function applyEdits(text: string, edits: TextEdit[]): string {
-	initialiseEngine();
+	loadedEngine();
 	return applyEditsInWasm(text, edits);
 }
 
 /** The folder a folder move empties, spelt as in the vault (core's `rename::moved_folder`); undefined for one file. */
 export function movedFolder(from: string, plan: MovePlan): string | undefined {
-	initialiseEngine();
+	loadedEngine();
 	return movedFolderInWasm(from, plan);
 }
 
 /** Whether to apply a plan, given the caller's approval: core's one decision (`crates/core/src/approval.rs`). */
 export function decidePlan(planHash: string, approval: { dry_run?: boolean; approved_plan_hash?: string }): { ok: true; apply: boolean } | { ok: false; error: ToolError } {
-	initialiseEngine();
+	loadedEngine();
 	const decided = decidePlanInWasm(planHash, approval) as { apply?: boolean | null; error?: ToolError | null };
 	if (decided.error !== undefined && decided.error !== null) return { ok: false, error: decided.error };
 	return { ok: true, apply: decided.apply === true };
@@ -280,19 +316,19 @@ export function decidePlan(planHash: string, approval: { dry_run?: boolean; appr
 
 /** The journal file's text for `journal`, sealed with the user's journal key by core. */
 export function sealJournal(key: Uint8Array, journal: unknown): string {
-	initialiseEngine();
+	loadedEngine();
 	return sealJournalInWasm(key, journal);
 }
 
 /** A journal file's text opened with the user's journal key: `journal` when it may be acted on, else `refusal`, why not. */
 export function openJournal(key: Uint8Array, text: string): { journal?: unknown; refusal?: string | null } {
-	initialiseEngine();
+	loadedEngine();
 	return openJournalInWasm(key, text) as { journal?: unknown; refusal?: string | null };
 }
 
 /** SHA-256 of `text` as lowercase hex, as a plan's `content_hash`. */
 export function contentHash(text: string): string {
-	initialiseEngine();
+	loadedEngine();
 	return contentHashInWasm(text);
 }
 

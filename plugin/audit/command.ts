@@ -5,6 +5,7 @@
 //! preview (`fix.ts`, `modal.ts`).
 
 import { App, Notice, Plugin } from "obsidian";
+import { whenMetadataResolved } from "../metadata";
 import type { HostProvider } from "../move/command";
 import type { ToolHost } from "../tools";
 import type { ToolError } from "../wasm";
@@ -19,29 +20,48 @@ export const AUDIT_RENAMES_COMMAND_ID = "audit-renames";
 /** How long an error stays on screen: long enough to read its hint. */
 const ERROR_NOTICE_MS = 10_000;
 
+/**
+ * How long after a rename the audit waits before it looks. Obsidian's own link updater rewrites
+ * the links to a file renamed in its interface just after the rename, one note after another,
+ * and the metadata cache reads those notes a moment later; audited before then, links it is about
+ * to fix would be reported stale, and a fix would race its writes.
+ */
+export const RENAME_SETTLE_MS = 2_000;
+
+/** How long the audit then waits for the metadata cache to resolve those notes, at most. */
+const METADATA_WAIT_MS = 5_000;
+
+/** The settle time, read when the command runs, so a test may shorten it. */
+export type SettleTime = () => number;
+
 /** Records renames from now until `plugin` unloads, and adds the command; returns the log. */
-export function registerRenameAuditCommand(plugin: Plugin, host: HostProvider): RenameLog {
+export function registerRenameAuditCommand(plugin: Plugin, host: HostProvider, settleMs: SettleTime = () => RENAME_SETTLE_MS): RenameLog {
 	const log = new RenameLog();
 	log.registerEvents(plugin, plugin.app.vault);
 	plugin.addCommand({
 		id: AUDIT_RENAMES_COMMAND_ID,
 		name: "Audit recent renames",
 		// Returns the run's promise, which Obsidian ignores; tests await it.
-		callback: () => runRenameAudit(plugin.app, host, log),
+		callback: () => runRenameAudit(plugin.app, host, log, settleMs()),
 	});
 	return log;
 }
 
 /**
- * Audits the recorded renames. Stale links open the audit modal; otherwise a Notice says so.
- * Returns the findings (null when the index is not loaded).
+ * Audits the recorded renames, once the latest is `settleMs` old and Obsidian's metadata cache
+ * has resolved (see `RENAME_SETTLE_MS`). Stale links open the audit modal; otherwise a Notice
+ * says so. Returns the findings (null when the index is not loaded).
  */
-export async function runRenameAudit(app: App, host: HostProvider, log: RenameLog): Promise<RenameFindings[] | null> {
-	const renames = log.entries();
-	if (renames.length === 0) {
+export async function runRenameAudit(app: App, host: HostProvider, log: RenameLog, settleMs = RENAME_SETTLE_MS): Promise<RenameFindings[] | null> {
+	if (log.size === 0) {
 		new Notice("vaultlink: no file has been renamed since vaultlink loaded, so there is nothing to audit.");
 		return [];
 	}
+	const sinceLast = log.lastRecordedAt === null ? Infinity : Date.now() - log.lastRecordedAt;
+	if (sinceLast < settleMs) await new Promise((resolve) => window.setTimeout(resolve, settleMs - sinceLast));
+	await whenMetadataResolved(app, METADATA_WAIT_MS);
+	// Read after the wait: a rename made meanwhile is audited too.
+	const renames = log.entries();
 	const ready = await host();
 	if (ready === null) {
 		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);

@@ -22,6 +22,8 @@ export interface RecordedRename {
 export class RenameLog {
 	private renames: RecordedRename[] = [];
 	private readonly limit: number;
+	/** When the last rename was recorded (`Date.now()`), or null before the first. */
+	lastRecordedAt: number | null = null;
 
 	constructor(limit = MAX_RECORDED_RENAMES) {
 		if (limit < 1) throw new Error(`a rename log keeps at least one rename, not ${limit}`);
@@ -49,6 +51,7 @@ export class RenameLog {
 	/** Records that the file at `from` is now at `to`. */
 	record(from: string, to: string): void {
 		if (from === to) return;
+		this.lastRecordedAt = Date.now();
 		// A file renamed again: the earlier renames now end where this one ends. One that ends
 		// where it began (renamed back) is no rename at all.
 		this.renames = this.renames

@@ -19,7 +19,7 @@ import * as path from "path";
 import { performance } from "perf_hooks";
 import { DEFAULT_INDEXER_OPTIONS, Indexer } from "../indexer";
 import { applyObsidianConfig } from "../obsidian-config";
-import { createLinkIndex, engineMemoryBytes, type Vault as LinkIndex } from "../wasm";
+import { createLinkIndex, engineMemoryBytes, loadEngine, type Vault as LinkIndex } from "../wasm";
 import { App, asObsidianApp } from "../test/obsidian-double";
 
 /** Runs per figure; the median is reported. */
@@ -172,6 +172,7 @@ async function main(): Promise<void> {
 	console.log = console.error;
 	console.warn = console.error;
 
+	await loadEngine();
 	const vault = readVault(vaultDir);
 	const others = vault.files.length - vault.notes;
 	const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -138,23 +138,23 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 	const closeWith = (id: RequestId, error: ErrorObject): void => {
 		if (closing) return;
 		closing = true;
-		clearTimeout(helloTimer);
+		window.clearTimeout(helloTimer);
 		if (socket.destroyed) return;
 		// Half-close after the last error and drop what still arrives, until the peer closes
 		// its side or the grace period ends. Destroying at once would make the kernel answer the
 		// peer's unread bytes (the rest of an oversized line) with a reset, which can discard
 		// the error line before the peer reads it.
 		socket.end(`${JSON.stringify({ jsonrpc: "2.0", id, error })}\n`);
-		setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+		// Obsidian's window timers are Blink's: a number, with no `unref` (nor a need for one).
+		window.setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
 	};
 	const unauthorized = (id: RequestId, why: string): void =>
 		closeWith(id, { code: ErrorCode.unauthorized, message: `unauthorized: ${why}` });
 
-	const helloTimer = setTimeout(
+	const helloTimer = window.setTimeout(
 		() => unauthorized(null, "no `hello` within the time allowed; connect again and send it first"),
 		context.helloTimeoutMs ?? HELLO_TIMEOUT_MS,
 	);
-	helloTimer.unref();
 
 	const helloResult = () => ({ protocol: PROTOCOL_VERSION, vault_path: context.vaultPath, server: context.serverName });
 
@@ -193,7 +193,7 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 				unauthorized(id, "wrong token; read it again from the discovery file (it changes every time the plugin loads)");
 			} else {
 				authenticated = true;
-				clearTimeout(helloTimer);
+				window.clearTimeout(helloTimer);
 				context.onAuthenticated?.(typeof params["client"] === "string" ? params["client"] : null);
 				if (!isNotification) sendResult(id, helloResult());
 			}
@@ -270,7 +270,7 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 			});
 		}
 	});
-	socket.on("close", () => clearTimeout(helloTimer));
+	socket.on("close", () => window.clearTimeout(helloTimer));
 	// A peer that vanishes mid-write is normal; there is nobody left to tell.
 	socket.on("error", () => undefined);
 }

@@ -86,17 +86,17 @@ export function ensureRuntimeDirectory(directory: string, environment: PathEnvir
 function socketAnswers(socketPath: string): Promise<boolean> {
 	return new Promise((resolve, reject) => {
 		const probe = net.connect(socketPath);
-		const timer = setTimeout(() => {
+		const timer = window.setTimeout(() => {
 			probe.destroy();
 			resolve(true);
 		}, PROBE_TIMEOUT_MS);
 		probe.once("connect", () => {
-			clearTimeout(timer);
+			window.clearTimeout(timer);
 			probe.destroy();
 			resolve(true);
 		});
 		probe.once("error", (error) => {
-			clearTimeout(timer);
+			window.clearTimeout(timer);
 			const code = errorCode(error);
 			if (code === "ECONNREFUSED" || code === "ENOENT") resolve(false);
 			else reject(error);

@@ -4,6 +4,7 @@
 //! follows the user's "Deleted files" setting) and hands back what was deleted.
 
 import { TFile } from "obsidian";
+import { saveOpenEditors } from "../editors";
 import type { ToolHost } from "../tools";
 import {
 	captureNote,
@@ -59,6 +60,14 @@ export async function deleteNote(host: ToolHost, args: unknown): Promise<ToolOut
 	if ("ok" in parsed) return parsed;
 	await host.settle();
 	const vault = host.app.vault;
+	// A note open with unsaved text is saved first: the plan, the captured text and the trash get
+	// what the user sees, and no editor saves into a note that was just deleted.
+	const editing = host.index.findNote(parsed.path);
+	if (editing !== undefined) {
+		const saved = await saveOpenEditors(host.app, [editing]);
+		if (!saved.ok) return saved;
+		if (saved.saved.length > 0) await host.settle();
+	}
 	const found = host.index.findNote(parsed.path);
 	const file = found === undefined ? null : vault.getAbstractFileByPath(found);
 	const text = file instanceof TFile ? await vault.read(file) : "";

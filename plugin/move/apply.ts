@@ -7,7 +7,8 @@
 //! `vault.rename`, never `fileManager.renameFile`, whose link updater would rewrite links a
 //! second time over the plan's edits. Any failure undoes every step made so far, newest first.
 
-import { TFile, TFolder, type TAbstractFile, type Vault } from "obsidian";
+import { TFile, TFolder, type App, type TAbstractFile, type Vault } from "obsidian";
+import { saveOpenEditors } from "../editors";
 import type { ToolHost } from "../tools";
 import { abandonJournal, beginJournal, finishJournal, machineName, type Journal } from "./journal";
 import {
@@ -62,7 +63,9 @@ export async function rewriteLink(host: ToolHost, args: unknown): Promise<ToolOu
 	const parsed = readArguments(args, "rewrite_link", REWRITE_PARAMETERS, ["from_target", "to_target"], false);
 	if ("code" in parsed) return { ok: false, error: parsed };
 	const plan = async (): Promise<{ ok: true; plan: MovePlan } | { ok: false; error: ToolError }> => {
-		const read = await readTexts(host.app.vault, notesToReadForRewrite(host.index, parsed.from));
+		const needed = await notesWithEditorsSaved(host, () => ({ ok: true, notes: notesToReadForRewrite(host.index, parsed.from) }));
+		if (!needed.ok) return needed;
+		const read = await readTexts(host.app.vault, needed.notes);
 		if (!read.ok) return read;
 		return planRewriteLink(host.index, parsed.from, parsed.to, read.texts);
 	};
@@ -86,7 +89,7 @@ async function planAndApply(
 	if (!decided.ok) return decided;
 	const apply = decided.apply;
 	if (apply) {
-		const applied = await applyPlan(host.app.vault, plan, movedFolderOf(args.from, plan), tool);
+		const applied = await applyPlan(host.app, plan, movedFolderOf(args.from, plan), tool);
 		// The writes and renames reach the index through the indexer, from the vault's events;
 		// waiting for it means the answer, and every call after it, sees the vault as it is now.
 		await host.settle();
@@ -172,12 +175,38 @@ export async function planFromVault(
 	from: string,
 	to: string,
 ): Promise<{ ok: true; plan: MovePlan } | { ok: false; error: ToolError }> {
-	const needed = notesToRead(host.index, from, to);
+	const needed = await notesWithEditorsSaved(host, () => notesToRead(host.index, from, to));
 	if (!needed.ok) return needed;
 	const read = await readTexts(host.app.vault, needed.notes);
 	if (!read.ok) return read;
 	return planMove(host.index, from, to, read.texts);
 }
+
+/**
+ * The notes `which` names, once the open editors of every one of them are saved and the index
+ * has caught up with what they saved (which may change the list: a saved note may hold new
+ * links, so it is asked again). Without this, a note open in an editor would be planned from the
+ * text on disk and then overwritten by the editor's own save a moment later.
+ */
+async function notesWithEditorsSaved(
+	host: ToolHost,
+	which: () => { ok: true; notes: string[] } | { ok: false; error: ToolError },
+): Promise<{ ok: true; notes: string[] } | { ok: false; error: ToolError }> {
+	for (let pass = 1; ; pass += 1) {
+		const needed = which();
+		if (!needed.ok) return needed;
+		const saved = await saveOpenEditors(host.app, needed.notes);
+		if (!saved.ok) return saved;
+		if (saved.saved.length === 0) return needed;
+		await host.settle();
+		// Each pass saves at least one editor that held unsaved text; a user typing into them all
+		// the while cannot keep the tool waiting for ever.
+		if (pass >= MAX_EDITOR_SAVE_PASSES) return which();
+	}
+}
+
+/** How many times the editors are saved before a plan is made from what the files then hold. */
+const MAX_EDITOR_SAVE_PASSES = 3;
 
 /** The current text of each note, by path, or the first read's error. */
 async function readTexts(
@@ -253,7 +282,8 @@ function concurrent(path: string): ToolError {
  * Applies `plan` to the vault, all or nothing. `movedFolder` is the folder a folder move
  * empties, removed at the end if nothing is left in it.
  */
-export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: string | null, tool = "move_note"): Promise<StepOutcome> {
+export async function applyPlan(app: App, plan: MovePlan, movedFolder: string | null, tool = "move_note"): Promise<StepOutcome> {
+	const vault = app.vault;
 	// Check everything before the first write.
 	const staged: { file: TFile; edit: FileEdit }[] = [];
 	const journal: Journal = { version: 2, pid: process.pid, tool, started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [] };
@@ -305,7 +335,7 @@ export async function applyPlan(vault: Vault, plan: MovePlan, movedFolder: strin
 		return { ok: false, error: failureAfterUndo(error, leftOver) };
 	}
 	await finishJournal(vault.adapter);
-	if (movedFolder !== null) await removeEmptiedFolders(vault, plan, movedFolder);
+	if (movedFolder !== null) await removeEmptiedFolders(app, plan, movedFolder);
 	return { ok: true };
 }
 
@@ -369,10 +399,16 @@ async function undo(vault: Vault, done: Done[]): Promise<string[]> {
 					return change.before;
 				});
 			} else {
-				const folder = vault.getAbstractFileByPath(change.path);
-				if (!(folder instanceof TFolder)) continue;
-				if (folder.children.length > 0) throw new Error("something else was put in it");
-				await vault.delete(folder, false);
+				// The batch's own folder, made a moment ago: removed from the disk itself (the
+				// vault's tree follows through Obsidian's watcher), and never to the trash, so the
+				// undone batch leaves the vault as it was rather than a new folder in the trash.
+				// Read from the disk, not the tree, which may not have caught up with the undo's
+				// renames; a folder holding anything, hidden files included, is left and named.
+				const adapter = vault.adapter;
+				if (!(await adapter.exists(change.path, true))) continue;
+				const listed = await adapter.list(change.path);
+				if (listed.files.length > 0 || listed.folders.length > 0) throw new Error("something else was put in it");
+				await adapter.rmdir(change.path, false);
 			}
 		} catch (error) {
 			leftOver.push(`${describeUndone(change)} (${messageOf(error)})`);
@@ -421,10 +457,13 @@ function failureAfterUndo(error: unknown, leftOver: string[]): ToolError {
 }
 
 /**
- * After a folder move, removes the folders under `movedFolder` (and it) that the move left
- * empty. A folder still holding anything, hidden files included, stays.
+ * After a folder move, moves the folders under `movedFolder` (and it) that the move left empty
+ * to the trash with `fileManager.trashFile`, which follows the user's "Deleted files" setting, as
+ * Obsidian does with what it removes. A folder still holding anything, hidden files included,
+ * stays.
  */
-async function removeEmptiedFolders(vault: Vault, plan: MovePlan, movedFolder: string): Promise<void> {
+async function removeEmptiedFolders(app: App, plan: MovePlan, movedFolder: string): Promise<void> {
+	const vault = app.vault;
 	const folders = [...new Set(plan.moves.map((move) => parentOf(move.from)).filter((folder) => folder !== ""))];
 	folders.sort((a, b) => b.split("/").length - a.split("/").length);
 	for (const folder of folders) {
@@ -433,8 +472,11 @@ async function removeEmptiedFolders(vault: Vault, plan: MovePlan, movedFolder: s
 			const node = vault.getAbstractFileByPath(current);
 			if (!(node instanceof TFolder) || node.children.length > 0) break;
 			try {
-				// Not forced: a folder with hidden files is left, as the sidecar's `remove_dir` leaves it.
-				await vault.delete(node, false);
+				// A folder with hidden files (which the vault does not list) is left, as the
+				// sidecar's `remove_dir` leaves it.
+				const listed = await vault.adapter.list(node.path);
+				if (listed.files.length > 0 || listed.folders.length > 0) break;
+				await app.fileManager.trashFile(node);
 			} catch {
 				break;
 			}

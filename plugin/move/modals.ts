@@ -153,6 +153,8 @@ export class PreviewConfirmModal extends Modal {
 		this.options.render(this.contentEl);
 		const buttons = this.contentEl.createDiv({ cls: "modal-button-container" });
 		const confirm = new ButtonComponent(buttons).setButtonText(this.options.confirmText).onClick(() => this.confirm());
+		// Deprecated for `setDestructive`, which arrived in Obsidian 1.13.0; the manifest's
+		// minAppVersion (1.7.2) has only this one, which still works (eslint.config.mjs).
 		if (this.options.style === "warning") confirm.setWarning();
 		else confirm.setCta();
 		new ButtonComponent(buttons).setButtonText("Cancel").onClick(() => this.close());

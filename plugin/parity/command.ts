@@ -4,6 +4,7 @@
 //! report to the console and shows it in a modal (`modal.ts`).
 
 import { App, Notice, Plugin, type TFile } from "obsidian";
+import { whenMetadataResolved } from "../metadata";
 import { outgoingLinks, parseNote, type ParsedNote, type Vault as LinkIndex } from "../wasm";
 import { compareNote, type NoteComparison } from "./compare";
 import { LinkParityModal } from "./modal";
@@ -22,12 +23,21 @@ const NOTES_PER_TURN = 200;
  */
 export type SettledIndex = () => Promise<LinkIndex | null>;
 
-export function registerLinkParityCommand(plugin: Plugin, settledIndex: SettledIndex): void {
+/**
+ * How long the command waits for Obsidian's metadata cache to resolve before it says Obsidian is
+ * still indexing; read when the command runs, so a test may shorten it.
+ */
+export type ResolveWait = () => number;
+
+/** Obsidian's metadata cache resolves a changed note within a second or two; a first index of a large vault may take longer. */
+export const METADATA_RESOLVE_WAIT_MS = 10_000;
+
+export function registerLinkParityCommand(plugin: Plugin, settledIndex: SettledIndex, resolveWaitMs: ResolveWait = () => METADATA_RESOLVE_WAIT_MS): void {
 	plugin.addCommand({
 		id: COMPARE_LINK_PARSING_COMMAND_ID,
 		name: "Compare link parsing with Obsidian",
 		// Returns the run's promise, which Obsidian ignores; tests await it.
-		callback: () => runLinkParity(plugin.app, settledIndex),
+		callback: () => runLinkParity(plugin.app, settledIndex, resolveWaitMs()),
 	});
 }
 
@@ -42,7 +52,7 @@ export async function compareVaultLinks(app: App, index: LinkIndex | null): Prom
 	const resolutionSkipped: SkippedNote[] = [];
 	const files = [...app.vault.getMarkdownFiles()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 	for (const [position, file] of files.entries()) {
-		if (position > 0 && position % NOTES_PER_TURN === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+		if (position > 0 && position % NOTES_PER_TURN === 0) await new Promise((resolve) => window.setTimeout(resolve, 0));
 		const cache = app.metadataCache.getFileCache(file);
 		if (cache === null) {
 			const reason = "Obsidian has not cached its metadata yet";
@@ -97,9 +107,16 @@ function messageOf(error: unknown): string {
 	return error instanceof Error ? error.message : String(error);
 }
 
-async function runLinkParity(app: App, settledIndex: SettledIndex): Promise<void> {
+async function runLinkParity(app: App, settledIndex: SettledIndex, resolveWaitMs: number): Promise<void> {
 	try {
-		const report = await compareVaultLinks(app, await settledIndex());
+		// Obsidian reads a changed note a moment later: compared before then, its lag would show
+		// as disagreement. Wait for its cache to resolve, or say that it has not.
+		const [index, resolved] = await Promise.all([settledIndex(), whenMetadataResolved(app, resolveWaitMs)]);
+		if (!resolved) {
+			new Notice("vaultlink: Obsidian is still indexing the vault, so its links cannot be compared yet; run the comparison again once it is done.");
+			return;
+		}
+		const report = await compareVaultLinks(app, index);
 		// Obsidian's guidelines keep plugins to console.debug for what is not a warning or an error;
 		// the developer console shows it at its "Verbose" level.
 		console.debug(formatReport(report));

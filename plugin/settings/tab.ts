@@ -29,7 +29,8 @@ export interface SettingsHost {
 	regenerateToken(): Promise<void>;
 	bridgeStatus(): BridgeStatus;
 	copyMcpConfiguration(client?: McpClient): Promise<void>;
-	lintRules(): LintRule[];
+	/** Core's lint rules, once the link engine has loaded. */
+	lintRules(): Promise<LintRule[]>;
 	obsidianSettings(): Promise<ObsidianSettings>;
 }
 
@@ -52,7 +53,8 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 	}
 
 	private async draw(): Promise<void> {
-		const obsidian = await this.host.obsidianSettings();
+		// The lint rules come from the link engine, which may still be loading just after onload.
+		const [obsidian, rules] = await Promise.all([this.host.obsidianSettings(), this.host.lintRules()]);
 		const container = this.containerEl;
 		container.empty();
 		const settings = this.host.currentSettings();
@@ -61,7 +63,7 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 			return;
 		}
 		this.drawAgents(container, settings);
-		this.drawLint(container, settings, obsidian);
+		this.drawLint(container, settings, obsidian, rules);
 		this.drawLinks(container, obsidian);
 	}
 
@@ -122,7 +124,7 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 		}
 	}
 
-	private drawLint(container: HTMLElement, settings: VaultlinkSettings, obsidian: ObsidianSettings): void {
+	private drawLint(container: HTMLElement, settings: VaultlinkSettings, obsidian: ObsidianSettings, rules: LintRule[]): void {
 		new Setting(container).setName("Lint").setHeading();
 		const excludedByObsidian =
 			obsidian.excludedFolders.length === 0 ? "none" : obsidian.excludedFolders.join(", ");
@@ -143,7 +145,7 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 						});
 					}),
 			);
-		for (const rule of this.host.lintRules()) {
+		for (const rule of rules) {
 			new Setting(container)
 				.setName(kindTitle(rule.kind))
 				.setDesc(rule.summary)

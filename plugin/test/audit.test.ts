@@ -295,3 +295,31 @@ test("cancelling the preview changes nothing; a vault changed since the preview 
 	assert.deepEqual(snapshotVault(opened.vaultDir), changed, "nothing was written");
 	assert.match(shownNotices.at(-1)?.message ?? "", /^vaultlink: the links to Notes\/New\.md were not fixed: the vault changed since the preview.*nothing was changed/);
 });
+
+test("an audit right after a rename waits for Obsidian's link updater, and does not report the links it is still rewriting", async (t) => {
+	const opened = await open(t, "//- A.md\nBody [[Old]].\n//- B.md\nAlso [[Old]].\n//- Old.md\nold\n");
+	const file = opened.app.vault.getFileByPath("Old.md");
+	assert.ok(file !== null);
+	await opened.app.vault.rename(file, "New.md");
+	// Obsidian's updater rewrites the linking notes one after another, shortly after the rename;
+	// the audit is started before it has touched either.
+	const updater = (async () => {
+		for (const note of ["A.md", "B.md"]) {
+			await new Promise((resolve) => setTimeout(resolve, 200));
+			const noteFile = opened.app.vault.getFileByPath(note);
+			assert.ok(noteFile !== null);
+			await opened.app.vault.process(noteFile, (text) => text.replaceAll("[[Old]]", "[[New]]"));
+		}
+	})();
+	const noticesBefore = shownNotices.length;
+	const started = Date.now();
+	const findings = await opened.audit();
+	await updater;
+	assert.ok(Date.now() - started >= 400, "the audit waited for the updater's rewrites");
+	assert.deepEqual(findings?.flatMap((found) => found.stale), [], "no link the updater fixed is reported stale");
+	assert.deepEqual(
+		shownNotices.slice(noticesBefore).map((notice) => notice.message),
+		["vaultlink: checked 1 recent rename; no link still names an old path."],
+	);
+	assert.equal(readText(opened.vaultDir, "A.md"), "Body [[New]].");
+});

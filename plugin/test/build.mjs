@@ -14,6 +14,10 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const testDir = path.join(root, "plugin", "test");
 
+// Every test bundle, the host and the bench run under the rules of Obsidian's renderer window
+// (plugin/test/renderer.ts) from their first line.
+const inRenderer = { inject: [path.join(testDir, "renderer-install.ts")] };
+
 const common = {
 	absWorkingDir: root,
 	bundle: true,
@@ -38,6 +42,7 @@ async function buildTests() {
 	rmSync(outdir, { recursive: true, force: true });
 	await esbuild.build({
 		...common,
+		...inRenderer,
 		entryPoints,
 		outbase: testDir,
 		outdir,
@@ -68,14 +73,14 @@ async function buildViewsPage() {
 
 async function buildHost() {
 	const outfile = path.join(root, "build", "plugin-host.cjs");
-	await esbuild.build({ ...common, entryPoints: [path.join(testDir, "host.ts")], outfile });
+	await esbuild.build({ ...common, ...inRenderer, entryPoints: [path.join(testDir, "host.ts")], outfile });
 	console.error(`built ${path.relative(root, outfile)}`);
 }
 
 async function buildBench() {
 	const outfile = path.join(root, "build", "plugin-bench.cjs");
 	// No inline source map: the bench is measured, and a smaller bundle loads faster.
-	await esbuild.build({ ...common, sourcemap: false, entryPoints: [path.join(root, "plugin", "bench", "index-bench.ts")], outfile });
+	await esbuild.build({ ...common, ...inRenderer, sourcemap: false, entryPoints: [path.join(root, "plugin", "bench", "index-bench.ts")], outfile });
 	console.error(`built ${path.relative(root, outfile)}`);
 }
 

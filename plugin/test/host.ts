@@ -1,9 +1,16 @@
 //! A host for the built plugin outside Obsidian, for end-to-end tests: loads the root `main.js`
 //! with `require("obsidian")` answered by the test double, loads the plugin on a vault folder,
-//! prints one line of JSON once it is ready, and unloads it on SIGTERM or SIGINT.
+//! prints one line of JSON once it is ready, and unloads it on SIGTERM or SIGINT. The host runs
+//! under the rules of Obsidian's renderer window (`renderer.ts`, installed by the bundle's first
+//! line): main.js gets Blink's timers and `window`, may not compile its wasm synchronously, and
+//! an uncaught error is logged on stderr ("Uncaught …") while the host goes on.
 //!
 //!     node build/plugin-host.cjs <vault-dir>
-//!     -> {"ready":true,"discovery":"<discovery file>","socket":"<socket path>"}
+//!     -> {"ready":true,"discovery":"<discovery file>","socket":"<socket path>","startup":{…}}
+//!
+//! `startup` is the plugin's `StartupTimings` (milliseconds after onload began). On SIGTERM or
+//! SIGINT the host exits 0, or 3 when anything was thrown uncaught or rejected unhandled while
+//! the plugin ran (each is on stderr).
 //!
 //! stdout carries that line only; logs go to stderr. `VAULTLINK_PLUGIN_MAIN` overrides which
 //! main.js is loaded.
@@ -23,6 +30,7 @@ import * as path from "path";
 import manifest from "../../manifest.json";
 import type VaultlinkPlugin from "../main";
 import * as double from "./obsidian-double";
+import { describeRendererFaults, rendererFaults } from "./renderer";
 
 type ModuleLoad = (request: string, parent: unknown, isMain: boolean) => unknown;
 
@@ -64,6 +72,13 @@ async function main(): Promise<void> {
 		stopping = true;
 		console.error(`plugin-host: ${signal}, unloading`);
 		plugin.unload();
+		// The renderer only logged what was thrown uncaught or rejected unhandled; the exit code
+		// tells the end-to-end tests (which expect 0) that it happened.
+		const faults = rendererFaults().length;
+		if (faults > 0) {
+			console.error(`plugin-host: ${faults} uncaught error(s) while the plugin ran:\n${describeRendererFaults()}`);
+			process.exit(3);
+		}
 		process.exit(0);
 	};
 	process.on("SIGTERM", () => stop("SIGTERM"));
@@ -95,7 +110,7 @@ async function main(): Promise<void> {
 	const bridge = plugin.bridgeInfo;
 	if (bridge === null) fail("the plugin is ready but its bridge is not up");
 	stallReads(app, process.env["VAULTLINK_HOST_STALL_READ"]);
-	process.stdout.write(`${JSON.stringify({ ready: true, discovery: bridge.discoveryPath, socket: bridge.socketPath })}\n`);
+	process.stdout.write(`${JSON.stringify({ ready: true, discovery: bridge.discoveryPath, socket: bridge.socketPath, startup: plugin.startup })}\n`);
 	// The bridge's server keeps the process alive until a signal arrives.
 }
 

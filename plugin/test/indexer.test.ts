@@ -6,7 +6,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { callTool, createLinkIndex } from "../wasm";
-import { TFile, TFolder, shownNotices } from "./obsidian-double";
+import manifest from "../../manifest.json";
+import VaultlinkPlugin from "../main";
+import { App, TFile, TFolder, asObsidianApp, shownNotices } from "./obsidian-double";
 import {
 	REPO_ROOT,
 	copyVault,
@@ -282,4 +284,29 @@ test("the index of the example vault equals one built straight from its files", 
 		notes.some((note) => linkTargets(loaded, note).some((target) => target !== "?")),
 		"some example note links to another file of the vault",
 	);
+});
+
+test("the startup storm (a create for every file before the layout is ready) does not index the vault once per event", async () => {
+	const vaultDir = writeFixtureVault(FIXTURE);
+	const app = new App(vaultDir);
+	let creates = 0;
+	app.vault.on("create", () => (creates += 1));
+	const reads = new Map<string, number>();
+	const cachedRead = app.vault.cachedRead.bind(app.vault);
+	app.vault.cachedRead = (file) => {
+		reads.set(file.path, (reads.get(file.path) ?? 0) + 1);
+		return cachedRead(file);
+	};
+	// Loaded with the app, as at Obsidian's start: before the storm and the layout.
+	const plugin = new VaultlinkPlugin(asObsidianApp(app), { ...manifest });
+	plugin.indexerOptions = { ...plugin.indexerOptions, debounceMs: 10 };
+	plugin.load();
+	await plugin.ready;
+	// Whatever an event would have scheduled has had its debounce several times over.
+	await new Promise((resolve) => setTimeout(resolve, 100));
+	await plugin.vaultIndexer?.whenIdle();
+	assert.equal(creates, 5, "a create for each of the four files and the folder");
+	assert.deepEqual(Object.fromEntries(reads), { "Alpha.md": 1, "Beta.md": 1, "Notes/Gamma.md": 1 }, "each note is read once, by the first index");
+	assert.equal(plugin.index?.noteCount(), 3);
+	plugin.unload();
 });

@@ -176,7 +176,7 @@ test("a note edited between planning and applying refuses the whole batch", asyn
 			fs.writeFileSync(path.join(vaultDir, "B.md"), "[[Old]] edited meanwhile\n");
 		}
 		const before = snapshotVault(vaultDir);
-		const refusal = await applyPlan(asObsidianApp(app).vault, plan, null);
+		const refusal = await applyPlan(asObsidianApp(app), plan, null);
 		assert.ok(!refusal.ok);
 		assert.deepEqual(refusal.error, {
 			code: "concurrent_modification",
@@ -198,7 +198,7 @@ test("a note edited while the batch is written: the earlier writes are undone an
 		if (file.path === "B.md") fs.writeFileSync(path.join(vaultDir, "B.md"), "[[Old]] saved meanwhile\n");
 		return process(file, fn);
 	});
-	const refusal = await applyPlan(asObsidianApp(app).vault, plan, null);
+	const refusal = await applyPlan(asObsidianApp(app), plan, null);
 	assert.ok(!refusal.ok);
 	assert.equal(refusal.error.code, "concurrent_modification");
 	assert.equal(refusal.error.message, "`B.md` changed after the plan was made; nothing was changed");
@@ -269,6 +269,7 @@ test("a folder move takes its files and leaves no empty folder", async (t) => {
 	]);
 	assert.ok(!fs.existsSync(path.join(vaultDir, "proj")));
 	assert.equal(app.vault.getAbstractFileByPath("proj"), null);
+	assert.ok(fs.statSync(path.join(vaultDir, ".trash", "proj")).isDirectory(), "the emptied folder went through fileManager.trashFile, into the trash");
 	// `[[proj/One]]` still finds archive/proj/One.md by its path's end: left as written.
 	assert.equal(readText(vaultDir, "Home.md"), "[[proj/One]]\n");
 	assert.equal(readText(vaultDir, "archive/proj/One.md"), "[two](Two.md)");
@@ -355,4 +356,22 @@ test("move_note over the bridge previews, then applies the approved plan", async
 		["A.md"],
 		"the next call sees the move",
 	);
+});
+
+test("on a case-insensitive folder a move onto another note's name in another case is refused, and a move that changes only case applies", async (t) => {
+	const vaultDir = writeFixtureVault("//- Notes/Alpha.md\nalpha\n//- Beta.md\nBeta links to [[Alpha]].\n//- Gamma.md\nGamma links to [[Beta]].\n");
+	const { app, plugin } = await loadPlugin(vaultDir, {}, { caseInsensitive: true });
+	t.after(() => plugin.unload());
+	const host = plugin.toolHost;
+	assert.ok(host !== null);
+	const before = snapshotVault(vaultDir);
+	const refused = await move(host, { from: "Beta.md", to: "notes/alpha.md", dry_run: false });
+	assert.equal(errorOf(refused).code, "destination_exists");
+	assert.deepEqual(snapshotVault(vaultDir), before, "nothing changed");
+
+	const answer = answerOf(await move(host, { from: "Beta.md", to: "BETA.md", dry_run: false }));
+	assert.deepEqual(answer.moves, [{ from: "Beta.md", to: "BETA.md" }]);
+	assert.ok(app.vault.getFileByPath("BETA.md") !== null);
+	assert.equal(app.vault.getFileByPath("Beta.md"), null, "the vault's lookup is exact: the old spelling is gone");
+	assert.deepEqual(fs.readdirSync(vaultDir).sort(), ["BETA.md", "Gamma.md", "Notes"]);
 });

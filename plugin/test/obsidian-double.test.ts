@@ -9,6 +9,7 @@ import {
 	App,
 	ButtonComponent,
 	Component,
+	EDITOR_SAVE_DELAY_MS,
 	FakeElement,
 	ItemView,
 	Plugin,
@@ -59,6 +60,8 @@ b
 test("mutations write the files and trigger Obsidian's events", async () => {
 	const dir = writeFixtureVault("//- A.md\na\n");
 	const app = new App(dir);
+	// After the startup storm, which the tests below look at on their own.
+	await app.started;
 	const seen = recordEvents(app);
 	const vault = app.vault;
 
@@ -217,6 +220,8 @@ test("a modal opens once, closes on Escape and calls back on close", () => {
 test("process writes what its callback returns; a callback that throws writes nothing", async () => {
 	const dir = writeFixtureVault("//- A.md\nold");
 	const app = new App(dir);
+	// After the startup storm, which the tests below look at on their own.
+	await app.started;
 	const seen = recordEvents(app);
 	const file = app.vault.getAbstractFileByPath("A.md");
 	assert.ok(file instanceof TFile);
@@ -357,4 +362,107 @@ test("a registered view opens in a leaf, loaded then opened, and closes with its
 	assert.equal(app.workspace.getLeavesOfType("counter").length, 0);
 	assert.equal(owner.statusBarItems.length, 0);
 	await assert.rejects(leaf.setViewState({ type: "counter" }), /no view type/);
+});
+
+// ---------------------------------------------------------------------------------------------
+// The double as strict as Obsidian: the startup storm, a metadata cache that lags, a
+// case-insensitive folder, an editor that saves later.
+
+test("the app starts as Obsidian does: a create for every file and folder, then the layout is ready, then the metadata cache resolves", async () => {
+	const dir = writeFixtureVault("//- A.md\na\n//- Sub/B.md\nb\n//- Sub/pic.png\n");
+	const app = new App(dir, { metadataDelayMs: 20 });
+	const order: string[] = [];
+	for (const name of ["create", "modify", "rename", "delete"]) app.vault.on(name, (file: unknown) => order.push(`${name} ${(file as TFile).path}`));
+	assert.equal(app.workspace.layoutReady, false, "a plugin loaded with the app loads before the layout is ready");
+	app.workspace.onLayoutReady(() => order.push(`layout ready, metadata resolved: ${String(app.metadataCache.resolved)}`));
+	app.metadataCache.on("resolved", () => order.push("resolved"));
+	await app.started;
+	assert.deepEqual(order.slice(0, 5).sort(), ["create A.md", "create Sub", "create Sub/B.md", "create Sub/pic.png", "layout ready, metadata resolved: false"].sort());
+	assert.equal(order[4], "layout ready, metadata resolved: false", "every create comes before the layout is ready");
+	await app.metadataCache.whenResolved();
+	assert.equal(order.at(-1), "resolved");
+	let calledAtOnce = false;
+	app.workspace.onLayoutReady(() => (calledAtOnce = true));
+	assert.ok(calledAtOnce, "once the layout is ready, onLayoutReady calls back at once");
+});
+
+test("the metadata cache updates a note a while after its modify, and a rename moves its entry without reading it again", async () => {
+	const dir = writeFixtureVault("//- A.md\nfirst\n");
+	const app = new App(dir, { metadataDelayMs: 30 });
+	const cache = app.metadataCache;
+	const reads: string[] = [];
+	cache.computeCache = (file, text) => {
+		reads.push(file.path);
+		return { headings: [{ heading: text.trim(), level: 1, position: { start: { line: 0, col: 0, offset: 0 }, end: { line: 0, col: 0, offset: 0 } } }] };
+	};
+	await app.started;
+	await cache.whenResolved();
+	const file = app.vault.getFileByPath("A.md");
+	assert.ok(file !== null);
+	assert.equal(cache.getFileCache(file)?.headings?.[0]?.heading, "first");
+	const changed: string[] = [];
+	cache.on("changed", (changedFile: unknown, data: unknown) => changed.push(`${(changedFile as TFile).path}: ${String(data).trim()}`));
+
+	await app.vault.modify(file, "second\n");
+	assert.equal(cache.resolved, false, "a modified note is not resolved at once");
+	assert.equal(cache.getFileCache(file)?.headings?.[0]?.heading, "first", "the cache still holds what it read before");
+	await cache.whenResolved();
+	assert.equal(cache.getFileCache(file)?.headings?.[0]?.heading, "second");
+	assert.deepEqual(changed, ["A.md: second"]);
+
+	reads.length = 0;
+	await app.vault.rename(file, "Moved.md");
+	assert.equal(cache.resolved, true, "a rename leaves the cache resolved");
+	assert.equal(cache.getCache("Moved.md")?.headings?.[0]?.heading, "second", "the entry moved with the note");
+	assert.equal(cache.getCache("A.md"), null);
+	await new Promise((resolve) => setTimeout(resolve, 60));
+	assert.deepEqual(reads, [], "a rename does not read the note again");
+	assert.deepEqual(changed, ["A.md: second"], "nor does it fire changed");
+});
+
+test("a case-insensitive adapter finds names in any case, but getAbstractFileByPath stays exact", async () => {
+	const dir = writeFixtureVault("//- Notes/Alpha.md\na\n//- Beta.md\nb\n");
+	const app = new App(dir, { caseInsensitive: true });
+	const vault = app.vault;
+	assert.equal(await vault.adapter.exists("notes/alpha.md"), true);
+	assert.equal(await vault.adapter.exists("notes/alpha.md", true), false, "sensitive asks for the exact case");
+	assert.equal(vault.adapter.spelledOnDisk("NOTES/ALPHA.MD"), "Notes/Alpha.md");
+	assert.equal(vault.getAbstractFileByPath("notes/alpha.md"), null, "the vault's lookup is case-sensitive, as documented");
+	const beta = vault.getFileByPath("Beta.md");
+	assert.ok(beta !== null);
+	await assert.rejects(vault.rename(beta, "Notes/ALPHA.md"), /already exists/, "another file's name in another case is taken");
+	await assert.rejects(vault.create("beta.md", "again"), /already exists/);
+	await vault.rename(beta, "BETA.md");
+	assert.equal(beta.path, "BETA.md", "a rename that changes only case is allowed");
+	assert.deepEqual(fs.readdirSync(dir).sort(), ["BETA.md", "Notes"]);
+	const sensitive = new App(dir);
+	assert.equal(await sensitive.vault.adapter.exists("beta.md"), false, "a case-sensitive adapter is exact");
+});
+
+test("an open editor keeps typed text unsaved until it saves, 2 s later or when asked", async () => {
+	const dir = writeFixtureVault("//- A.md\nsaved\n");
+	const app = new App(dir);
+	await app.started;
+	const file = app.vault.getFileByPath("A.md");
+	assert.ok(file !== null);
+	const view = await app.workspace.openEditor(file);
+	assert.equal(app.workspace.getLeavesOfType("markdown").length, 1);
+	assert.equal(view.editor.getValue(), "saved\n");
+	view.editor.setValue("typed\n");
+	assert.ok(view.dirty);
+	assert.equal(fs.readFileSync(path.join(dir, "A.md"), "utf8"), "saved\n", "typed text is not on disk yet");
+	await view.save();
+	assert.equal(fs.readFileSync(path.join(dir, "A.md"), "utf8"), "typed\n");
+	assert.ok(!view.dirty);
+
+	// A change on disk is shown while nothing is unsaved...
+	await app.vault.modify(file, "from disk\n");
+	await new Promise((resolve) => setTimeout(resolve, 10));
+	assert.equal(view.editor.getValue(), "from disk\n");
+	// ...but unsaved text stays, and its save, when it comes, writes over the disk.
+	view.editor.setValue("typed again\n");
+	await app.vault.modify(file, "behind the editor\n");
+	assert.equal(view.editor.getValue(), "typed again\n");
+	await new Promise((resolve) => setTimeout(resolve, EDITOR_SAVE_DELAY_MS + 100));
+	assert.equal(fs.readFileSync(path.join(dir, "A.md"), "utf8"), "typed again\n", "the editor's own save, 2 s later, wins");
 });

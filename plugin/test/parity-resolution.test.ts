@@ -22,13 +22,26 @@ interface FixtureVault {
 	text(notePath: string): string;
 }
 
-/** Writes the fixture and indexes it as the indexer does: notes with their text, other files with "". */
+/**
+ * Writes the fixture and indexes it as the indexer does: notes with their text, other files with
+ * "". The index is built when first used, since the link engine loads (asynchronously) only
+ * before the first test, after fixtures at the top of this file are written.
+ */
 function indexFixture(fixture: string): FixtureVault {
 	const vaultDir = writeFixtureVault(fixture);
-	const index = createLinkIndex();
 	const text = (notePath: string) => fs.readFileSync(path.join(vaultDir, ...notePath.split("/")), "utf8");
-	for (const filePath of listVaultFiles(vaultDir)) index.upsert(filePath, filePath.endsWith(".md") ? text(filePath) : "");
-	return { vaultDir, index, text };
+	let index: LinkIndex | null = null;
+	return {
+		vaultDir,
+		text,
+		get index(): LinkIndex {
+			if (index === null) {
+				index = createLinkIndex();
+				for (const filePath of listVaultFiles(vaultDir)) index.upsert(filePath, filePath.endsWith(".md") ? text(filePath) : "");
+			}
+			return index;
+		},
+	};
 }
 
 /** What "Obsidian" answers for one note. */

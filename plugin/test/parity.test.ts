@@ -9,7 +9,7 @@ import { summarise } from "../parity/report";
 import { COMPARE_LINK_PARSING_COMMAND_ID, compareVaultLinks } from "../parity/command";
 import { LinkParityModal, renderReport } from "../parity/modal";
 import { parseNote } from "../wasm";
-import { App, FakeElement, asHTMLElement, asObsidianApp, doublePluginOf, fakeElementOf, openedModals } from "./obsidian-double";
+import { App, FakeElement, asHTMLElement, asObsidianApp, doublePluginOf, fakeElementOf, openedModals, shownNotices } from "./obsidian-double";
 import { loadPlugin, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -441,4 +441,41 @@ test("an empty vault gives an empty report that says so", () => {
 		"h3 Ambiguous links",
 		"p None: no link matches more than one file.",
 	]);
+});
+
+test("the command waits for Obsidian's metadata cache to resolve a change before it compares", async (t) => {
+	const loaded = await loadPlugin(writeFixtureVault(VAULT), {}, { metadataDelayMs: 150 });
+	t.after(() => loaded.plugin.unload());
+	cacheVault(loaded.app);
+	await loaded.app.metadataCache.whenResolved();
+	const command = doublePluginOf(loaded.plugin).commands.get(COMPARE_LINK_PARSING_COMMAND_ID);
+	assert.ok(command?.callback !== undefined);
+	t.mock.method(console, "debug", () => undefined);
+	// A change Obsidian has not read yet: its cache is still the old one.
+	const uncached = loaded.app.vault.getFileByPath("Notes/Uncached.md");
+	assert.ok(uncached !== null);
+	await loaded.app.vault.modify(uncached, "changed");
+	assert.equal(loaded.app.metadataCache.resolved, false);
+	const modalsBefore = openedModals.length;
+	await command.callback();
+	assert.equal(loaded.app.metadataCache.resolved, true, "the comparison ran once the cache had resolved");
+	assert.equal(openedModals.length, modalsBefore + 1, "and its report opened");
+});
+
+test("while Obsidian is still indexing, the command says so rather than report its lag as disagreement", async (t) => {
+	const loaded = await loadPlugin(writeFixtureVault(VAULT), {}, { metadataDelayMs: 60_000 });
+	t.after(() => loaded.plugin.unload());
+	loaded.plugin.metadataWaitMs = 50;
+	cacheVault(loaded.app);
+	assert.equal(loaded.app.metadataCache.resolved, false, "the cache's first index is far from done");
+	const command = doublePluginOf(loaded.plugin).commands.get(COMPARE_LINK_PARSING_COMMAND_ID);
+	assert.ok(command?.callback !== undefined);
+	const modalsBefore = openedModals.length;
+	const noticesBefore = shownNotices.length;
+	await command.callback();
+	assert.equal(openedModals.length, modalsBefore, "no report");
+	assert.deepEqual(
+		shownNotices.slice(noticesBefore).map((notice) => notice.message),
+		["vaultlink: Obsidian is still indexing the vault, so its links cannot be compared yet; run the comparison again once it is done."],
+	);
 });

@@ -1,5 +1,11 @@
 //! Shared helpers for the plugin's tests: fixture vaults written from inline text, loading the
 //! plugin on the test double, and a small client for the bridge protocol.
+//!
+//! Every test bundle runs under the rules of Obsidian's renderer window (`renderer.ts`). Importing
+//! this file also loads the link engine (asynchronously, as the plugin does) before the file's
+//! first test, for tests that use it without loading the plugin, and checks after each test that
+//! nothing threw uncaught and no promise was rejected unhandled: the renderer would only have
+//! logged it, and the test would pass over a broken plugin.
 
 import * as fs from "fs";
 import * as net from "net";
@@ -9,9 +15,23 @@ import manifest from "../../manifest.json";
 import VaultlinkPlugin from "../main";
 import type { IndexerOptions } from "../indexer";
 import assert from "node:assert/strict";
-import { App, asObsidianApp, fakeElementOf, openedModals, type FakeElement, type Modal } from "./obsidian-double";
+import { afterEach, before } from "node:test";
+import { loadEngine } from "../wasm";
+import { clearRendererFaults, describeRendererFaults, rendererFaults } from "./renderer";
+import { App, asObsidianApp, type AppOptions, fakeElementOf, openedModals, type FakeElement, type Modal } from "./obsidian-double";
 
 export const REPO_ROOT = VAULTLINK_REPO_ROOT;
+
+before(async () => {
+	await loadEngine();
+});
+
+afterEach(() => {
+	const faults = describeRendererFaults();
+	const count = rendererFaults().length;
+	clearRendererFaults();
+	assert.equal(count, 0, `nothing is thrown uncaught or rejected unhandled during a test; the renderer logged:\n${faults}`);
+});
 
 const temporaryDirectories: string[] = [];
 process.on("exit", () => {
@@ -115,8 +135,8 @@ export interface LoadedPlugin {
 }
 
 /** Loads the plugin on the double's app for `vaultDir` and waits until it is ready. */
-export async function loadPlugin(vaultDir: string, options: Partial<IndexerOptions> = {}): Promise<LoadedPlugin> {
-	const app = new App(vaultDir);
+export async function loadPlugin(vaultDir: string, options: Partial<IndexerOptions> = {}, appOptions: AppOptions = {}): Promise<LoadedPlugin> {
+	const app = new App(vaultDir, appOptions);
 	const plugin = new VaultlinkPlugin(asObsidianApp(app), { ...manifest });
 	plugin.indexerOptions = { ...plugin.indexerOptions, debounceMs: 10, ...options };
 	plugin.load();

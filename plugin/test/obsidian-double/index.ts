@@ -197,9 +197,17 @@ export class FileSystemAdapter
 		Pick<obsidian.FileSystemAdapter, "getName" | "getBasePath" | "getFullPath" | "exists" | "read" | "write" | "remove" | "mkdir" | "rmdir" | "list">
 {
 	private readonly basePath: string;
+	/**
+	 * As on macOS and Windows: the folder's filesystem ignores case, so `exists` finds `Note.md`
+	 * when asked for `note.md` (unless `sensitive`, as Obsidian's parameter says), and the vault
+	 * refuses to create or rename onto a name another file has but for case. The double emulates
+	 * it on any filesystem.
+	 */
+	readonly caseInsensitive: boolean;
 
-	constructor(basePath: string) {
+	constructor(basePath: string, caseInsensitive = false) {
 		this.basePath = path.resolve(basePath);
+		this.caseInsensitive = caseInsensitive;
 	}
 
 	getName(): string {
@@ -214,8 +222,31 @@ export class FileSystemAdapter
 		return normalizedPath === "/" ? this.basePath : path.join(this.basePath, ...normalizedPath.split("/"));
 	}
 
-	async exists(normalizedPath: string): Promise<boolean> {
+	async exists(normalizedPath: string, sensitive = false): Promise<boolean> {
+		if (this.caseInsensitive && !sensitive) return this.spelledOnDisk(normalizedPath) !== null;
 		return fs.existsSync(this.getFullPath(normalizedPath));
+	}
+
+	/**
+	 * How the entry at `normalizedPath` is spelt on disk when case is ignored (each segment
+	 * matched without regard to case, an exact match first), or null when there is none.
+	 */
+	spelledOnDisk(normalizedPath: string): string | null {
+		if (normalizedPath === "/" || normalizedPath === "") return "/";
+		let spelled = "";
+		for (const segment of normalizedPath.split("/")) {
+			const folder = spelled === "" ? this.basePath : this.getFullPath(spelled);
+			let names: string[];
+			try {
+				names = fs.readdirSync(folder);
+			} catch {
+				return null;
+			}
+			const match = names.includes(segment) ? segment : names.find((name) => name.toLowerCase() === segment.toLowerCase());
+			if (match === undefined) return null;
+			spelled = spelled === "" ? match : `${spelled}/${match}`;
+		}
+		return spelled;
 	}
 
 	async read(normalizedPath: string): Promise<string> {
@@ -228,8 +259,15 @@ export class FileSystemAdapter
 		await fs.promises.writeFile(fullPath, data, "utf8");
 	}
 
+	/**
+	 * Obsidian watches the vault's folder, so a file or folder removed through the adapter leaves
+	 * the vault's tree too (with `delete`); the double's vault sets this to hear of it.
+	 */
+	onRemoved: ((normalizedPath: string) => void) | null = null;
+
 	async remove(normalizedPath: string): Promise<void> {
 		await fs.promises.rm(this.getFullPath(normalizedPath));
+		this.onRemoved?.(normalizedPath);
 	}
 
 	async mkdir(normalizedPath: string): Promise<void> {
@@ -240,6 +278,7 @@ export class FileSystemAdapter
 	async rmdir(normalizedPath: string, recursive: boolean): Promise<void> {
 		if (recursive) await fs.promises.rm(this.getFullPath(normalizedPath), { recursive: true });
 		else await fs.promises.rmdir(this.getFullPath(normalizedPath));
+		this.onRemoved?.(normalizedPath);
 	}
 
 	async list(normalizedPath: string): Promise<obsidian.ListedFiles> {
@@ -314,13 +353,23 @@ export class Vault
 	private readonly root: TFolder;
 	private readonly byPath = new Map<string, TAbstractFile>();
 	private readonly injectedFailures: InjectedFailure[] = [];
+	/**
+	 * Obsidian's own parts that follow the vault (the metadata cache, open editors). Told of every
+	 * event before the listeners are, and not listeners themselves, so that tests counting a
+	 * plugin's listeners count only the plugin's.
+	 */
+	private readonly observers: ((name: string, data: unknown[]) => void)[] = [];
 
-	constructor(basePath: string) {
+	constructor(basePath: string, caseInsensitive = false) {
 		super();
-		this.adapter = new FileSystemAdapter(basePath);
+		this.adapter = new FileSystemAdapter(basePath, caseInsensitive);
 		this.root = new TFolder(this, "/", null);
 		this.byPath.set("/", this.root);
 		this.scan(this.root);
+		this.adapter.onRemoved = (removed) => {
+			const file = this.byPath.get(normalizePath(removed));
+			if (file !== undefined && file !== this.root) this.forget(file);
+		};
 	}
 
 	private scan(folder: TFolder): void {
@@ -355,6 +404,27 @@ export class Vault
 	override on(name: string, callback: (...data: never[]) => unknown, ctx?: unknown): obsidian.EventRef {
 		// The vault's events pass what the overloads above say; Events stores callbacks untyped.
 		return super.on(name, callback as (...data: unknown[]) => unknown, ctx);
+	}
+
+	override trigger(name: string, ...data: unknown[]): void {
+		for (const observer of [...this.observers]) observer(name, data);
+		super.trigger(name, ...data);
+	}
+
+	/** Tells `observer` of every event of the vault from now on (see `observers`). */
+	observe(observer: (name: string, data: unknown[]) => void): () => void {
+		this.observers.push(observer);
+		return () => this.observers.splice(this.observers.indexOf(observer), 1);
+	}
+
+	/** Another file or folder spelt like `normalized` but for case, on a case-insensitive adapter. */
+	private caseVariantOf(normalized: string, except?: TAbstractFile): TAbstractFile | null {
+		if (!this.adapter.caseInsensitive) return null;
+		const lower = normalized.toLowerCase();
+		for (const [filePath, file] of this.byPath) {
+			if (file !== except && filePath.toLowerCase() === lower) return file;
+		}
+		return null;
 	}
 
 	getName(): string {
@@ -418,7 +488,7 @@ export class Vault
 
 	async create(filePath: string, data: string): Promise<TFile> {
 		const normalized = normalizePath(filePath);
-		if (this.byPath.has(normalized)) throw new Error(`File already exists: ${normalized}`);
+		if (this.byPath.has(normalized) || this.caseVariantOf(normalized) !== null) throw new Error(`File already exists: ${normalized}`);
 		const parent = await this.ensureFolder(parentPathOf(normalized));
 		await this.adapter.write(normalized, data);
 		const file = new TFile(this, normalized, parent, statOf(this.adapter.getFullPath(normalized)));
@@ -522,7 +592,9 @@ export class Vault
 	async rename(file: TAbstractFile, newPath: string): Promise<void> {
 		this.assertKnown(file);
 		const normalized = normalizePath(newPath);
-		if (this.byPath.has(normalized)) throw new Error(`Destination file already exists: ${normalized}`);
+		// On a case-insensitive adapter a name another file has but for case is taken too; the
+		// file's own name in another case is not (a rename that changes only case).
+		if (this.byPath.has(normalized) || this.caseVariantOf(normalized, file) !== null) throw new Error(`Destination file already exists: ${normalized}`);
 		this.throwIfInjected("rename", file.path);
 		const parent = await this.ensureFolder(parentPathOf(normalized));
 		await fs.promises.rename(this.adapter.getFullPath(file.path), this.adapter.getFullPath(normalized));
@@ -552,6 +624,15 @@ export class Vault
 // ---------------------------------------------------------------------------------------------
 // App, workspace, metadata
 
+/** How long the double's metadata cache takes to read a changed note again, unless told otherwise. */
+export const DEFAULT_METADATA_DELAY_MS = 30;
+
+/** How long an open editor waits before it saves what was typed (`requestSave`: "in 2 seconds"). */
+export const EDITOR_SAVE_DELAY_MS = 2000;
+
+/** What the metadata cache makes of a note's text, when a test gives it a way (`MetadataCache.computeCache`). */
+export type CacheComputer = (file: TFile, text: string) => obsidian.CachedMetadata | null;
+
 /**
  * The metadata cache answers from fixtures a test sets: the double does not parse Markdown or
  * resolve links, so what "Obsidian" read is whatever the test says it read.
@@ -561,6 +642,14 @@ export class Vault
  * - `resolvedLinks` and `unresolvedLinks` are plain fields, as in Obsidian; a test assigns them.
  * - `setFirstLinkpathDest` sets which file `getFirstLinkpathDest` gives for a linkpath written in
  *   one note. A linkpath without a fixture gives null, as Obsidian does for one that names no file.
+ *
+ * It lags as Obsidian's does: until the app's start has resolved every note, and from a note's
+ * `create` or `modify` until `delayMs` later, `resolved` is false and the cache still holds what
+ * it held before. Then the note is read again (through `computeCache`, when a test set one; the
+ * fixture stays otherwise), and `changed`, `resolve` and, once nothing waits, `resolved` fire. A
+ * rename moves the note's entries to its new path without reading it again and fires none of
+ * them ("not called when a file is renamed for performance reasons", as the typings say); a
+ * delete drops them and fires `deleted`.
  */
 export class MetadataCache
 	extends Events
@@ -568,14 +657,126 @@ export class MetadataCache
 {
 	resolvedLinks: Record<string, Record<string, number>> = {};
 	unresolvedLinks: Record<string, Record<string, number>> = {};
+	/**
+	 * Not in Obsidian's typings but there at run time (plugins read it): whether every note's
+	 * links are resolved. False from the start until the first resolution, and after each change
+	 * until it is resolved.
+	 */
+	resolved = false;
+	/** How long after a note's change its cache is updated. */
+	delayMs: number;
+	/** How a note's cache is made from its text on a change; null keeps the fixtures as they are. */
+	computeCache: CacheComputer | null = null;
 	private readonly vault: Vault;
 	private readonly caches = new Map<string, obsidian.CachedMetadata>();
 	/** Destination paths by source path, then by linkpath. */
 	private readonly destinations = new Map<string, Map<string, string | null>>();
+	/** The notes waiting to be read again, with their timers. */
+	private readonly waiting = new Map<TFile, ReturnType<typeof setTimeout>>();
+	private started = false;
 
-	constructor(vault: Vault) {
+	constructor(vault: Vault, delayMs = DEFAULT_METADATA_DELAY_MS) {
 		super();
 		this.vault = vault;
+		this.delayMs = delayMs;
+		vault.observe((name, data) => this.follow(name, data));
+	}
+
+	/** The app's start: every note is read once, `delayMs` after the layout is ready. */
+	startResolving(): void {
+		for (const file of this.vault.getMarkdownFiles()) this.schedule(file);
+		this.started = true;
+		this.resolveIfIdle();
+	}
+
+	/** Resolves once `resolved` is true. */
+	whenResolved(): Promise<void> {
+		if (this.resolved) return Promise.resolve();
+		return new Promise((resolve) => {
+			const ref = this.on("resolved", () => {
+				this.offref(ref);
+				resolve();
+			});
+		});
+	}
+
+	private follow(name: string, data: unknown[]): void {
+		const [file, oldPath] = data;
+		if (!(file instanceof TFile) || file.extension !== "md") return;
+		if (name === "create" || name === "modify") {
+			if (this.started) this.schedule(file);
+		} else if (name === "rename" && typeof oldPath === "string") {
+			this.moveEntries(oldPath, file.path);
+		} else if (name === "delete") {
+			const timer = this.waiting.get(file);
+			if (timer !== undefined) clearTimeout(timer);
+			this.waiting.delete(file);
+			const previous = this.caches.get(file.path) ?? null;
+			this.caches.delete(file.path);
+			delete this.resolvedLinks[file.path];
+			delete this.unresolvedLinks[file.path];
+			this.trigger("deleted", file, previous === null ? null : structuredClone(previous));
+			this.resolveIfIdle();
+		}
+	}
+
+	private schedule(file: TFile): void {
+		this.resolved = false;
+		const existing = this.waiting.get(file);
+		if (existing !== undefined) clearTimeout(existing);
+		this.waiting.set(
+			file,
+			setTimeout(() => void this.reread(file), this.delayMs),
+		);
+	}
+
+	private async reread(file: TFile): Promise<void> {
+		let text: string | null = null;
+		try {
+			// Obsidian's cache reads the file itself, not through the plugin-visible `vault.read`
+			// (which a test may patch to watch or stall the plugin's own reads).
+			text = this.vault.getFileByPath(file.path) === file ? await this.vault.adapter.read(file.path) : null;
+		} catch {
+			text = null;
+		}
+		this.waiting.delete(file);
+		if (text !== null) {
+			if (this.computeCache !== null) {
+				const computed = this.computeCache(file, text);
+				if (computed === null) this.caches.delete(file.path);
+				else this.caches.set(file.path, structuredClone(computed));
+			}
+			const cache = this.caches.get(file.path);
+			if (cache !== undefined) this.trigger("changed", file, text, structuredClone(cache));
+			this.trigger("resolve", file);
+		}
+		this.resolveIfIdle();
+	}
+
+	private resolveIfIdle(): void {
+		if (!this.started || this.waiting.size > 0 || this.resolved) return;
+		this.resolved = true;
+		this.trigger("resolved");
+	}
+
+	private moveEntries(from: string, to: string): void {
+		const cache = this.caches.get(from);
+		if (cache !== undefined) {
+			this.caches.delete(from);
+			this.caches.set(to, cache);
+		}
+		for (const links of [this.resolvedLinks, this.unresolvedLinks]) {
+			const entry = links[from];
+			if (entry !== undefined) {
+				delete links[from];
+				links[to] = entry;
+			}
+		}
+		const destinations = this.destinations.get(from);
+		if (destinations !== undefined) {
+			this.destinations.delete(from);
+			this.destinations.set(to, destinations);
+		}
 	}
 
 	/** Sets (or with null, clears) the cached metadata of the file at `filePath`. */
@@ -625,9 +826,10 @@ export interface OpenedLink {
 }
 
 /**
- * The workspace: its layout is ready at once; views registered by type open in leaves the
- * double keeps in a flat list (there are no splits to arrange); `openLinkText` records what it
- * was asked to open, since the double has no editor to open it in.
+ * The workspace: its layout becomes ready once the app has started (`App`), and `onLayoutReady`
+ * calls back then, or at once after; views registered by type open in leaves the double keeps in
+ * a flat list (there are no splits to arrange); `openEditor` opens a note in a Markdown editor
+ * (`MarkdownView`); `openLinkText` records what it was asked to open.
  */
 export class Workspace
 	extends Events
@@ -638,13 +840,15 @@ export class Workspace
 			| "onLayoutReady"
 			| "getActiveFile"
 			| "getLeavesOfType"
+			| "iterateAllLeaves"
 			| "getRightLeaf"
 			| "revealLeaf"
 			| "detachLeavesOfType"
 			| "openLinkText"
 		>
 {
-	layoutReady = true;
+	layoutReady = false;
+	private readonly layoutCallbacks: (() => unknown)[] = [];
 	/** The file in the active editor, which a test sets; null when none is open. */
 	activeFile: TFile | null = null;
 	/** Every link opened, oldest first, for tests. */
@@ -659,8 +863,36 @@ export class Workspace
 	}
 
 	onLayoutReady(callback: () => unknown): void {
-		// The double's layout is ready as soon as the app exists; Obsidian calls back at once then too.
-		callback();
+		// As Obsidian: at once when the layout is ready, else queued until it is.
+		if (this.layoutReady) callback();
+		else this.layoutCallbacks.push(callback);
+	}
+
+	/** The app's start is done: the queued callbacks run, then `layout-ready` fires. */
+	setLayoutReady(): void {
+		if (this.layoutReady) return;
+		this.layoutReady = true;
+		for (const callback of this.layoutCallbacks.splice(0)) callback();
+		this.trigger("layout-ready");
+	}
+
+	iterateAllLeaves(callback: (leaf: obsidian.WorkspaceLeaf) => unknown): void {
+		for (const leaf of [...this.leaves]) callback(asObsidianLeaf(leaf));
+	}
+
+	/**
+	 * Opens `file` in a new leaf's Markdown editor, as clicking it in Obsidian does, and returns the
+	 * editor's view; for tests of what the plugin does with notes open in an editor.
+	 */
+	async openEditor(file: TFile): Promise<MarkdownView> {
+		const leaf = new WorkspaceLeaf(this, this.app);
+		this.leaves.push(leaf);
+		const view = new MarkdownView(asObsidianLeaf(leaf));
+		leaf.view = asObsidianView(view);
+		await view.open();
+		await view.loadFile(file);
+		this.activeFile = file;
+		return view;
 	}
 
 	getActiveFile(): TFile | null {
@@ -793,17 +1025,47 @@ export class FileManager implements Pick<obsidian.FileManager, "trashFile"> {
 	}
 }
 
+/** How the double's app is made. */
+export interface AppOptions {
+	/** The vault's folder ignores case, as on macOS and Windows (`FileSystemAdapter.caseInsensitive`). */
+	caseInsensitive?: boolean;
+	/** How long the metadata cache takes to read a changed note again (`DEFAULT_METADATA_DELAY_MS`). */
+	metadataDelayMs?: number;
+}
+
+/**
+ * The app. It starts as Obsidian does, a moment after it is made (so that a plugin loaded at
+ * once loads before the layout is ready, as plugins enabled at startup do): the vault sends a
+ * `create` for every file and folder (the startup storm), then the layout is ready
+ * (`onLayoutReady` callbacks, `layout-ready`), then the metadata cache reads every note and
+ * resolves (`resolved`) after its delay. `started` resolves once the layout is ready.
+ */
 export class App implements Pick<obsidian.App, "isDarkMode"> {
 	readonly vault: Vault;
 	readonly workspace: Workspace;
 	readonly metadataCache: MetadataCache;
 	readonly fileManager: FileManager;
+	readonly started: Promise<void>;
 
-	constructor(vaultPath: string) {
-		this.vault = new Vault(vaultPath);
+	constructor(vaultPath: string, options: AppOptions = {}) {
+		this.vault = new Vault(vaultPath, options.caseInsensitive ?? false);
 		this.workspace = new Workspace(asObsidianApp(this));
-		this.metadataCache = new MetadataCache(this.vault);
+		this.metadataCache = new MetadataCache(this.vault, options.metadataDelayMs);
 		this.fileManager = new FileManager(this.vault);
+		this.started = new Promise((resolve) =>
+			setTimeout(() => {
+				this.startUp();
+				resolve();
+			}, 0),
+		);
+	}
+
+	private startUp(): void {
+		for (const file of this.vault.getAllLoadedFiles()) {
+			if (file !== this.vault.getRoot()) this.vault.trigger("create", file);
+		}
+		this.workspace.setLayoutReady();
+		this.metadataCache.startResolving();
 	}
 
 	isDarkMode(): boolean {
@@ -1021,6 +1283,116 @@ export abstract class ItemView extends View implements Pick<obsidian.ItemView, "
 		this.containerEl.createDiv({ cls: "view-header" });
 		this.contentEl = this.containerEl.createDiv({ cls: "view-content" });
 	}
+}
+
+/**
+ * The editor of a `MarkdownView`: its text, which the test types into. What is typed stays in
+ * the view until it is saved: `requestSave` saves it `EDITOR_SAVE_DELAY_MS` after the last
+ * change, as Obsidian's editor does, and `view.save()` saves it at once.
+ */
+export class Editor implements Pick<obsidian.Editor, "getValue" | "setValue"> {
+	constructor(private readonly view: MarkdownView) {}
+
+	getValue(): string {
+		return this.view.getViewData();
+	}
+
+	/** Replaces the text, as typing does: unsaved until the view saves it. */
+	setValue(content: string): void {
+		this.view.data = content;
+		this.view.requestSave();
+	}
+}
+
+/**
+ * A note open in a Markdown editor (Obsidian's `MarkdownView`, a `TextFileView`). It keeps the
+ * text in memory (`data`); a save writes it with `vault.modify`. A change to the file on disk
+ * while nothing is unsaved is shown in the editor; with unsaved text, the editor keeps its own,
+ * and its save, when it comes, writes over what is on disk, as in Obsidian.
+ */
+export class MarkdownView
+	extends ItemView
+	implements Pick<obsidian.MarkdownView, "file" | "data" | "requestSave" | "save" | "getViewData" | "setViewData" | "clear" | "getViewType" | "getDisplayText">
+{
+	file: TFile | null = null;
+	data = "";
+	readonly editor: Editor = new Editor(this);
+	/** The text last read from or written to the file. */
+	private savedData = "";
+	private readonly saveLater: obsidian.Debouncer<[], Promise<void>> = debounce(() => this.save(), EDITOR_SAVE_DELAY_MS, true);
+	private stopFollowing: (() => void) | null = null;
+
+	/** Saves `EDITOR_SAVE_DELAY_MS` after the last call. */
+	requestSave = (): void => {
+		this.saveLater();
+	};
+
+	getViewType(): string {
+		return "markdown";
+	}
+
+	getDisplayText(): string {
+		return this.file?.basename ?? "No file";
+	}
+
+	getViewData(): string {
+		return this.data;
+	}
+
+	setViewData(data: string, clear: boolean): void {
+		void clear;
+		this.data = data;
+	}
+
+	clear(): void {
+		this.data = "";
+	}
+
+	/** Whether the editor holds text not yet saved to the file. */
+	get dirty(): boolean {
+		return this.data !== this.savedData;
+	}
+
+	/** Opens `file` in the editor. */
+	async loadFile(file: TFile): Promise<void> {
+		const vault = doubleVaultOf(file);
+		this.file = file;
+		this.savedData = await vault.read(file);
+		this.setViewData(this.savedData, true);
+		this.stopFollowing?.();
+		this.stopFollowing = vault.observe((name, data) => {
+			if (name !== "modify" || data[0] !== this.file || this.dirty) return;
+			void vault.read(file).then((text) => {
+				if (this.dirty) return;
+				this.savedData = text;
+				this.setViewData(text, false);
+			});
+		});
+	}
+
+	/** Writes the editor's text to the file when it differs from what was saved. */
+	async save(clear?: boolean): Promise<void> {
+		void clear;
+		this.saveLater.cancel();
+		const file = this.file;
+		if (file === null || !this.dirty) return;
+		const data = this.data;
+		await doubleVaultOf(file).modify(file, data);
+		this.savedData = data;
+	}
+
+	override async onClose(): Promise<void> {
+		// Obsidian saves an editor as it closes.
+		await this.save();
+		this.stopFollowing?.();
+		this.stopFollowing = null;
+	}
+}
+
+function doubleVaultOf(file: TFile): Vault {
+	const candidate: unknown = file.vault;
+	if (!(candidate instanceof Vault)) throw new Error("Not a file of the obsidian test double");
+	return candidate;
 }
 
 /** A view of the double as Obsidian's type, for a test's own view creator to return. */
