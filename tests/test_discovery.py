@@ -71,10 +71,12 @@ def desktop_environment(home, runtime):
     }
 
 
-def start_desktop_plugin(vault, home, runtime, hold_index=False):
+def start_desktop_plugin(vault, home, runtime, hold_index=False, case_insensitive=False):
     env = desktop_environment(home, runtime)
     if hold_index:
         env["VAULTLINK_HOST_HOLD_INDEX"] = "1"
+    if case_insensitive:
+        env["VAULTLINK_HOST_CASE_INSENSITIVE"] = "1"
     host = subprocess.Popen(["node", str(PLUGIN_HOST), str(vault)], stdout=subprocess.PIPE, env=env, text=True)
     line = json.loads(host.stdout.readline())
     assert line.get("ready") is True or (hold_index and line.get("announced") is True), line
@@ -82,9 +84,12 @@ def start_desktop_plugin(vault, home, runtime, hold_index=False):
 
 
 def stop(host):
+    """Stops the host; it exits 3 when anything was thrown uncaught or rejected unhandled while
+    the plugin ran, as a renderer would log it and go on."""
     if host.poll() is None:
         host.terminate()
         host.wait(timeout=10)
+    return host.returncode
 
 
 def obsidian_has_the_vault_open(home, vault, pid):
@@ -129,8 +134,9 @@ def test_the_sdk_default_environment_carries_nothing_of_the_desktop_session(home
     assert not [name for name in passed if name.startswith(("VAULTLINK_", "XDG_"))], passed
 
 
+@pytest.mark.parametrize("case_insensitive", [False, True], ids=["case-sensitive-folder", "case-insensitive-folder"])
 @pytest.mark.parametrize("deep_home", [False, True], ids=["socket-beside-discovery", "socket-in-runtime-dir"])
-def test_a_client_started_sidecar_finds_the_plugin_and_writes_through_it(home, desktop_runtime, monkeypatch, deep_home):
+def test_a_client_started_sidecar_finds_the_plugin_and_writes_through_it(home, desktop_runtime, monkeypatch, deep_home, case_insensitive):
     if deep_home:
         # A home whose bridge folder is too deep for a Unix socket: the socket goes to the
         # session's runtime directory and the discovery file, found from the home, names it.
@@ -141,7 +147,7 @@ def test_a_client_started_sidecar_finds_the_plugin_and_writes_through_it(home, d
     vault = home / "Vault"
     shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "vault", vault)
     vault = vault.resolve()
-    host, ready = start_desktop_plugin(vault, home, desktop_runtime)
+    host, ready = start_desktop_plugin(vault, home, desktop_runtime, case_insensitive=case_insensitive)
     try:
         discovery = Path(ready["discovery"])
         assert discovery.parent == home / ".local" / "state" / "vaultlink" / "bridge"
@@ -163,8 +169,17 @@ def test_a_client_started_sidecar_finds_the_plugin_and_writes_through_it(home, d
         assert after.structured_content["mode"] == "plugin"
         assert "last_bridge_error" not in after.structured_content
         assert (vault / "People" / "Ada Lovelace.md").exists() and not (vault / "People" / "Ada.md").exists()
+        # A rename that changes only case, through the plugin, on either kind of folder.
+        case_move = {"from": "People/Ada Lovelace.md", "to": "People/ADA LOVELACE.md"}
+        case_preview, case_applied = run(vault, [
+            ("move_note", case_move),
+            ("move_note", lambda results: {**case_move, "approved_plan_hash": results[-1].structured_content["plan_hash"]}),
+        ])
+        assert case_applied.is_error is False and case_applied.structured_content["applied"] is True, case_applied.content
+        assert "ADA LOVELACE.md" in os.listdir(vault / "People") and "Ada Lovelace.md" not in os.listdir(vault / "People")
     finally:
-        stop(host)
+        code = stop(host)
+    assert code == 0, "the plugin threw nothing uncaught while it ran"
 
 
 def refused_write(vault, args=()):

@@ -19,6 +19,9 @@
 //! wait forever, and print `{"stalled":"<path>"}` on stdout when the first one starts, so that a
 //! test can kill the plugin in the middle of a call that reads the file.
 //!
+//! `VAULTLINK_HOST_CASE_INSENSITIVE=1` gives the vault a folder that ignores case, as on macOS
+//! and Windows (the double's `caseInsensitive` adapter).
+//!
 //! `VAULTLINK_HOST_HOLD_INDEX=1` makes every read of a note wait from the start until the host
 //! gets SIGUSR2, so the first index does not complete before then: the host prints
 //! `{"ready":false,"announced":true,"discovery":…,"socket":…}` once the bridge has announced the
@@ -64,7 +67,8 @@ async function main(): Promise<void> {
 	const exported = require(mainPath) as { default?: typeof VaultlinkPlugin } & typeof VaultlinkPlugin;
 	const PluginClass = exported.default ?? exported;
 
-	const app = new double.App(vaultDir);
+	// A folder that ignores case, as on macOS and Windows, when asked.
+	const app = new double.App(vaultDir, { caseInsensitive: process.env["VAULTLINK_HOST_CASE_INSENSITIVE"] === "1" });
 	const plugin = new PluginClass(double.asObsidianApp(app), { ...manifest });
 	let stopping = false;
 	const stop = (signal: string) => {
