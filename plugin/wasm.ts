@@ -8,6 +8,8 @@ import initialiseWasm, {
 	applyEdits as applyEditsInWasm,
 	captureNote as captureNoteInWasm,
 	conciseDeleteAnswer as conciseDeleteAnswerInWasm,
+	batchJournal as batchJournalInWasm,
+	batchOf as batchOfInWasm,
 	contentHash as contentHashInWasm,
 	decideDelete as decideDeleteInWasm,
 	decidePlan as decidePlanInWasm,
@@ -23,6 +25,18 @@ import initialiseWasm, {
 import wasmBytes from "./wasm/vaultlink_wasm_bg.wasm";
 
 export { Vault };
+
+/** The journal written before a batch's first change, as core defines it (`crates/core/src/journal.rs`). */
+export interface Journal {
+	version: number;
+	pid: number;
+	tool: string;
+	started_unix_ms: number;
+	machine: string;
+	writes: { path: string; temporary: string; before: string; after_hash: string }[];
+	moves: { from: string; to: string; via: string | null }[];
+	made_folders: string[];
+}
 
 /** A typed error from one of core's operations, as it crosses to the agent. */
 export interface ToolError {
@@ -298,6 +312,47 @@ export function moveAnswer(plan: MovePlan, dryRun: boolean, applied: boolean, de
 export function applyEdits(text: string, edits: TextEdit[]): string {
 	loadedEngine();
 	return applyEditsInWasm(text, edits);
+}
+
+/** One note a batch rewrites (core's `batch::BatchWrite`): the planned text and the new one. */
+export interface BatchWrite {
+	path: string;
+	before: string;
+	before_hash: string;
+	text: string;
+	after_hash: string;
+	temporary: string;
+}
+
+/** One file a batch moves; `via` is the temporary name of a move that changes only case. */
+export interface BatchMove {
+	from: string;
+	to: string;
+	via: string | null;
+}
+
+/** The steps that carry out an approved plan, decided by core (`crates/core/src/batch.rs`). */
+export interface Batch {
+	tool: string;
+	writes: BatchWrite[];
+	moves: BatchMove[];
+	folders: string[];
+	emptied_folders: string[];
+}
+
+/** The batch that carries out `plan` from the notes' `texts` now, or the typed error when one is not the planned text. */
+export function batchOf(plan: MovePlan, texts: Record<string, string>, tool: string, movedFolder: string | null, tag: number): { ok: true; batch: Batch } | { ok: false; error: ToolError } {
+	loadedEngine();
+	const batched = batchOfInWasm(plan, texts, tool, movedFolder ?? undefined, tag) as { batch?: Batch | null; error?: ToolError | null };
+	if (batched.error !== undefined && batched.error !== null) return { ok: false, error: batched.error };
+	if (batched.batch === undefined || batched.batch === null) throw new Error("core answered no batch and no error");
+	return { ok: true, batch: batched.batch };
+}
+
+/** The journal entry for `batch`, to write before its first change; `made` are its folders found missing. */
+export function batchJournal(batch: Batch, made: string[], pid: number, startedUnixMs: number, machine: string): Journal {
+	loadedEngine();
+	return batchJournalInWasm(batch, made, pid, startedUnixMs, machine) as Journal;
 }
 
 /** The folder a folder move empties, spelt as in the vault (core's `rename::moved_folder`); undefined for one file. */

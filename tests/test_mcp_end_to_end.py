@@ -437,3 +437,61 @@ def test_delete_note_through_the_plugin_equals_standalone(vault, runtime_dir, tm
         return result.is_error, content
 
     assert [comparable(result) for result in through_plugin] == [comparable(result) for result in standalone]
+
+
+BATCHES = {
+    "move of a note": [("move_note", {"from": "People/Ada.md", "to": "People/Ada Lovelace.md"})],
+    "move of a folder": [("move_note", {"from": "Projects", "to": "Archive/Projects"})],
+    "rename that changes only case": [("move_note", {"from": "People/Ada.md", "to": "People/ADA.md"})],
+    "rewrite": [("rewrite_link", {"from_target": "Zettelkasten", "to_target": "Ideas/Sync"})],
+    "delete": [("delete_note", {"path": "Archive/Orphan.md"})],
+}
+
+
+def preview_then_apply(vault, runtime, mode, batch):
+    """Each call previewed, then applied with its plan_hash, in one session."""
+    params = StdioServerParameters(
+        command=str(SIDECAR),
+        args=["mcp", "--vault", str(vault), "--mode", mode],
+        env={"VAULTLINK_RUNTIME_DIR": str(runtime), "VAULTLINK_LOG": "info"},
+    )
+
+    async def run():
+        async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                answers = []
+                for tool, arguments in batch:
+                    preview = await session.call_tool(tool, arguments)
+                    assert preview.is_error is False, preview.content
+                    applied = await session.call_tool(tool, {**arguments, "approved_plan_hash": preview.structured_content["plan_hash"]})
+                    assert applied.is_error is False, applied.content
+                    answers.append((preview.structured_content, applied.structured_content))
+                return answers
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("name", list(BATCHES))
+def test_every_writing_tool_leaves_the_same_vault_through_the_plugin_as_standalone(vault, runtime_dir, tmp_path, name):
+    """One change engine: core makes the batch, each edge only carries it out, so the same
+    batch through the plugin and on the folder leaves byte-identical vaults."""
+    twin = tmp_path / "twin"
+    shutil.copytree(vault, twin)
+    twin_runtime = Path(tempfile.mkdtemp(prefix="vl-", dir="/tmp"))
+    twin_runtime.chmod(0o700)
+    before = snapshot(vault)
+    host = start_plugin(vault, runtime_dir)
+    try:
+        through_plugin = preview_then_apply(vault, runtime_dir, "plugin", BATCHES[name])
+    finally:
+        host.terminate()
+        host.wait(timeout=10)
+    on_folder = preview_then_apply(twin, twin_runtime, "standalone", BATCHES[name])
+    shutil.rmtree(twin_runtime, ignore_errors=True)
+    assert snapshot(vault) != before, "the batch changed the vault"
+    # Where a deleted note went is each edge's own (Obsidian's trash setting, the folder's
+    # .trash); everything else is byte for byte the same.
+    outside_trash = lambda files: {path: data for path, data in files.items() if not path.startswith(".trash")}
+    assert outside_trash(snapshot(vault)) == outside_trash(snapshot(twin))
+    assert [plan["plan_hash"] for plan, _ in through_plugin] == [plan["plan_hash"] for plan, _ in on_folder]
+    assert not (vault / ".vaultlink").exists() and not (twin / ".vaultlink").exists()

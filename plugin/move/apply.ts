@@ -10,10 +10,10 @@
 import { TFile, TFolder, type App, type TAbstractFile, type Vault } from "obsidian";
 import { saveOpenEditors } from "../editors";
 import type { ToolHost } from "../tools";
-import { abandonJournal, beginJournal, finishJournal, machineName, type Journal } from "./journal";
+import { abandonJournal, beginJournal, finishJournal, machineName } from "./journal";
 import {
-	applyEdits,
-	contentHash,
+	batchJournal,
+	batchOf,
 	decidePlan,
 	moveAnswer,
 	movedFolder,
@@ -21,8 +21,8 @@ import {
 	notesToReadForRewrite,
 	planMove,
 	planRewriteLink,
-	type FileEdit,
-	type FileMove,
+	type BatchMove,
+	type BatchWrite,
 	type MovePlan,
 	type ToolError,
 	type ToolOutcome,
@@ -279,51 +279,62 @@ function concurrent(path: string): ToolError {
 }
 
 /**
- * Applies `plan` to the vault, all or nothing. `movedFolder` is the folder a folder move
- * empties, removed at the end if nothing is left in it.
+ * Applies `plan` to the vault, all or nothing. Core turns the plan into a batch (`batchOf`: each
+ * note's planned and new text, the moves, the folders needed and those a folder move empties,
+ * and the journal entry); this only checks the vault against it, carries it out through the
+ * Vault API and undoes it on failure, as the sidecar's `apply` does on the folder.
  */
 export async function applyPlan(app: App, plan: MovePlan, movedFolder: string | null, tool = "move_note"): Promise<StepOutcome> {
 	const vault = app.vault;
-	// Check everything before the first write.
-	const staged: { file: TFile; edit: FileEdit }[] = [];
-	const journal: Journal = { version: 2, pid: process.pid, tool, started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [] };
+	// The texts the notes have now; core refuses the batch when one is not the planned one.
+	const texts: Record<string, string> = {};
+	const files = new Map<string, TFile>();
 	for (const edit of plan.edits) {
 		const file = vault.getAbstractFileByPath(edit.path);
 		if (!(file instanceof TFile)) return { ok: false, error: concurrent(edit.path) };
-		let text: string;
 		try {
-			text = await vault.read(file);
+			texts[edit.path] = await vault.read(file);
 		} catch {
 			return { ok: false, error: concurrent(edit.path) };
 		}
-		if (contentHash(text) !== edit.content_hash) return { ok: false, error: concurrent(edit.path) };
-		staged.push({ file, edit });
-		journal.writes.push({ path: edit.path, temporary: "", before: text, after_hash: contentHash(applyEdits(text, edit.edits)) });
+		files.set(edit.path, file);
 	}
-	const moving: { file: TFile; move: FileMove }[] = [];
-	for (const move of plan.moves) {
+	const batched = batchOf(plan, texts, tool, movedFolder, process.pid);
+	if (!batched.ok) return batched;
+	const batch = batched.batch;
+	const moving: { file: TFile; move: BatchMove }[] = [];
+	for (const move of batch.moves) {
 		const file = vault.getAbstractFileByPath(move.from);
-		const caseOnly = move.from.toLowerCase() === move.to.toLowerCase();
-		const taken = !caseOnly && (vault.getAbstractFileByPath(move.to) !== null || (await vault.adapter.exists(move.to)));
+		const taken = move.via === null && (vault.getAbstractFileByPath(move.to) !== null || (await vault.adapter.exists(move.to)));
 		if (!(file instanceof TFile) || taken) return { ok: false, error: concurrent(move.from) };
 		moving.push({ file, move });
-		journal.moves.push({ from: move.from, to: move.to, via: null });
-		const segments = move.to.split("/").slice(0, -1);
-		for (let count = 1; count <= segments.length; count += 1) {
-			const folder = segments.slice(0, count).join("/");
-			if (vault.getAbstractFileByPath(folder) === null && !journal.made_folders.includes(folder)) journal.made_folders.push(folder);
-		}
+	}
+	const made: string[] = [];
+	for (const folder of batch.folders) {
+		const existing = vault.getAbstractFileByPath(folder);
+		if (existing !== null && !(existing instanceof TFolder)) return { ok: false, error: writeFailed(`creating ${folder} failed: a file is there`) };
+		if (existing === null) made.push(folder);
 	}
 
 	// The pre-images go to disk before the first change, so a batch cut short by Obsidian
 	// stopping can be undone (`vaultlink recover`); see journal.ts.
+	const journal = batchJournal(batch, made, process.pid, Date.now(), machineName());
 	const refused = await beginJournal(vault.adapter, journal);
 	if (refused !== null) return { ok: false, error: refused };
 	const done: Done[] = [];
 	try {
-		for (const { file, edit } of staged) await writeEdits(vault, file, edit, done);
+		for (const write of batch.writes) {
+			const file = files.get(write.path);
+			if (file === undefined) throw new ChangedWhileWriting(write.path);
+			await writeNote(vault, file, write, done);
+		}
+		for (const folder of made) {
+			await step(`creating ${folder} failed`, () => vault.createFolder(folder));
+			done.push({ kind: "madeFolder", path: folder });
+		}
 		for (const { file, move } of moving) {
-			await makeParentFolders(vault, move.to, done);
+			// Obsidian makes a rename that changes only case itself; the journal's `via` is for
+			// recovery, which renames through it.
 			await step(`moving ${move.from} failed`, () => vault.rename(file, move.to));
 			done.push({ kind: "moved", file, from: move.from, to: move.to });
 		}
@@ -335,41 +346,30 @@ export async function applyPlan(app: App, plan: MovePlan, movedFolder: string | 
 		return { ok: false, error: failureAfterUndo(error, leftOver) };
 	}
 	await finishJournal(vault.adapter);
-	if (movedFolder !== null) await removeEmptiedFolders(app, plan, movedFolder);
+	await trashEmptiedFolders(app, batch.emptied_folders);
 	return { ok: true };
 }
 
-/** Writes one note's edits, checking its hash again as it is read for the write. */
-async function writeEdits(vault: Vault, file: TFile, edit: FileEdit, done: Done[]): Promise<void> {
-	const seen: { before?: string; after?: string } = {};
+/** Writes one note's new text, checking as it is read for the write that it still holds the planned text. */
+async function writeNote(vault: Vault, file: TFile, write: BatchWrite, done: Done[]): Promise<void> {
+	let read = false;
 	try {
-		await step(`writing ${edit.path} failed`, () =>
+		await step(`writing ${write.path} failed`, () =>
 			vault.process(file, (current) => {
-				if (contentHash(current) !== edit.content_hash) throw new ChangedWhileWriting(edit.path);
-				seen.before = current;
-				seen.after = applyEdits(current, edit.edits);
-				return seen.after;
+				if (current !== write.before) throw new ChangedWhileWriting(write.path);
+				read = true;
+				return write.text;
 			}),
 		);
 	} finally {
 		// Recorded even when the write failed after reading: the undo then finds which text is there.
-		if (seen.before !== undefined && seen.after !== undefined) {
-			done.push({ kind: "wrote", file, path: edit.path, before: seen.before, after: seen.after });
-		}
+		if (read) done.push({ kind: "wrote", file, path: write.path, before: write.before, after: write.text });
 	}
 }
 
-/** Creates the folders above `path` that are missing, top first, recording each. */
-async function makeParentFolders(vault: Vault, path: string, done: Done[]): Promise<void> {
-	const segments = path.split("/").slice(0, -1);
-	for (let count = 1; count <= segments.length; count += 1) {
-		const folder = segments.slice(0, count).join("/");
-		const existing = vault.getAbstractFileByPath(folder);
-		if (existing instanceof TFolder) continue;
-		if (existing !== null) throw new StepFailed(`creating ${folder} failed: a file is there`);
-		await step(`creating ${folder} failed`, () => vault.createFolder(folder));
-		done.push({ kind: "madeFolder", path: folder });
-	}
+function writeFailed(what: string): ToolError {
+	// Worded as the sidecar's `write_failed` words it, for the same refusal.
+	return { code: "write_failed", message: `${what}; every change made so far was undone`, hint: "Check the vault folder's permissions and free space, then try again.", retryable: true };
 }
 
 /** Runs one step; a failure is rethrown as `StepFailed` naming the step, unless it is a concurrent edit. */
@@ -457,37 +457,26 @@ function failureAfterUndo(error: unknown, leftOver: string[]): ToolError {
 }
 
 /**
- * After a folder move, moves the folders under `movedFolder` (and it) that the move left empty
+ * After a folder move, moves the folders it left empty (core's `emptied_folders`, deepest first)
  * to the trash with `fileManager.trashFile`, which follows the user's "Deleted files" setting, as
  * Obsidian does with what it removes. A folder still holding anything, hidden files included,
  * stays.
  */
-async function removeEmptiedFolders(app: App, plan: MovePlan, movedFolder: string): Promise<void> {
+async function trashEmptiedFolders(app: App, folders: string[]): Promise<void> {
 	const vault = app.vault;
-	const folders = [...new Set(plan.moves.map((move) => parentOf(move.from)).filter((folder) => folder !== ""))];
-	folders.sort((a, b) => b.split("/").length - a.split("/").length);
 	for (const folder of folders) {
-		let current = folder;
-		while (current !== "" && (current === movedFolder || current.startsWith(`${movedFolder}/`))) {
-			const node = vault.getAbstractFileByPath(current);
-			if (!(node instanceof TFolder) || node.children.length > 0) break;
-			try {
-				// A folder with hidden files (which the vault does not list) is left, as the
-				// sidecar's `remove_dir` leaves it.
-				const listed = await vault.adapter.list(node.path);
-				if (listed.files.length > 0 || listed.folders.length > 0) break;
-				await app.fileManager.trashFile(node);
-			} catch {
-				break;
-			}
-			current = parentOf(current);
+		const node = vault.getAbstractFileByPath(folder);
+		if (!(node instanceof TFolder) || node.children.length > 0) continue;
+		try {
+			// A folder with hidden files (which the vault does not list) is left, as the
+			// sidecar's `remove_dir` leaves it.
+			const listed = await vault.adapter.list(node.path);
+			if (listed.files.length > 0 || listed.folders.length > 0) continue;
+			await app.fileManager.trashFile(node);
+		} catch {
+			// Left as it is: tidying, after the batch is applied.
 		}
 	}
-}
-
-function parentOf(path: string): string {
-	const slash = path.lastIndexOf("/");
-	return slash < 0 ? "" : path.slice(0, slash);
 }
 
 function messageOf(error: unknown): string {

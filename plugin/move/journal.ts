@@ -13,24 +13,13 @@
 import * as os from "os";
 import type { DataAdapter } from "obsidian";
 import { journalKey } from "../state";
-import { openJournal, sealJournal, type ToolError } from "../wasm";
+import { openJournal, sealJournal, type Journal, type ToolError } from "../wasm";
 
 export const JOURNAL_FOLDER = ".vaultlink";
 export const JOURNAL_PATH = `${JOURNAL_FOLDER}/journal.json`;
 
-export interface Journal {
-	version: 2;
-	/** The process applying the batch: Obsidian's, here. */
-	pid: number;
-	tool: string;
-	started_unix_ms: number;
-	/** The machine's host name, for messages about a journal that is not this machine's. */
-	machine: string;
-	/** `temporary` is empty: `vault.process` writes in place. */
-	writes: { path: string; temporary: string; before: string; after_hash: string }[];
-	moves: { from: string; to: string; via: string | null }[];
-	made_folders: string[];
-}
+/** The journal's format is core's (`crates/core/src/journal.rs`), as `batchJournal` makes it. */
+export type { Journal };
 
 /** The `pid` of a journal whose batch failed and could not be wholly undone: nobody applies it any more. */
 export const ABANDONED = 0;

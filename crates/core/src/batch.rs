@@ -76,7 +76,7 @@ impl BatchError {
     }
 
     pub fn hint(&self) -> &'static str {
-        "Preview the change again (dry run) and approve the new plan."
+        "Preview the move again (dry run) and approve the new plan."
     }
 
     pub fn retryable(&self) -> bool {
