@@ -3,22 +3,13 @@
 //! because core never reads files; `move_note` plans in core and applies the plan here
 //! (`move/apply.ts`).
 
-import { TFile, type App } from "obsidian";
+import { TFile } from "obsidian";
 import { deleteNote } from "./delete/apply";
 import { moveNote, rewriteLink } from "./move/apply";
-import { callTool, findEvidence, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
+import type { ToolHost } from "./host";
+import { callTool, findEvidence, type ToolOutcome } from "./wasm";
 
-/** What a tool runs against. */
-export interface ToolHost {
-	app: App;
-	/** The plugin's link index. */
-	index: LinkIndex;
-	/**
-	 * Resolves once the index reflects every vault event so far (the indexer's waiting updates
-	 * run, none still reading). Tools that write call it before planning and after writing.
-	 */
-	settle(): Promise<void>;
-}
+export type { ToolHost };
 
 /** Tools whose core operation takes the note's text in a `text` argument. */
 const NEEDS_TEXT = new Set(["read_note"]);

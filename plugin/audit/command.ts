@@ -7,7 +7,7 @@
 import { App, Notice, Plugin } from "obsidian";
 import { whenMetadataResolved } from "../metadata";
 import type { HostProvider } from "../move/command";
-import type { ToolHost } from "../tools";
+import type { ToolHost } from "../host";
 import type { ToolError } from "../wasm";
 import { auditRenames, type RenameFindings } from "./audit";
 import { applyFixes, previewFixes, type PreviewedRewrite } from "./fix";

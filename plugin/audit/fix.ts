@@ -2,7 +2,7 @@
 //! agent uses: a dry run for each way the old target is written, shown as a preview, then each
 //! applied with the `plan_hash` it was previewed with.
 
-import type { ToolHost } from "../tools";
+import type { ToolHost } from "../host";
 import { rewriteLink } from "../move/apply";
 import type { LinkChange, MoveAnswer, ToolError } from "../wasm";
 import type { RewriteFix } from "./audit";

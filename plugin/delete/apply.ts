@@ -5,7 +5,7 @@
 
 import { TFile } from "obsidian";
 import { saveOpenEditors } from "../editors";
-import type { ToolHost } from "../tools";
+import type { ToolHost } from "../host";
 import {
 	captureNote,
 	conciseDeleteAnswer,

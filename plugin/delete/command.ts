@@ -6,7 +6,7 @@
 import { App, Notice, Plugin, type TFile } from "obsidian";
 import { NotePickerModal } from "../move/modals";
 import type { HostProvider } from "../move/command";
-import type { ToolHost } from "../tools";
+import type { ToolHost } from "../host";
 import type { DeleteAnswer, ToolError } from "../wasm";
 import { deleteNote } from "./apply";
 import { DeletePreviewModal, describeBlockedReasons } from "./modals";

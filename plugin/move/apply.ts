@@ -9,7 +9,7 @@
 
 import { TFile, TFolder, type App, type TAbstractFile, type Vault } from "obsidian";
 import { saveOpenEditors } from "../editors";
-import type { ToolHost } from "../tools";
+import type { ToolHost } from "../host";
 import { abandonJournal, beginJournal, finishJournal, machineName } from "./journal";
 import {
 	batchJournal,

@@ -3,7 +3,7 @@
 //! is passed back as `approved_plan_hash`, so a vault that changed in between is refused).
 
 import { App, Notice, Plugin, normalizePath, type TFile } from "obsidian";
-import type { ToolHost } from "../tools";
+import type { ToolHost } from "../host";
 import type { MoveAnswer, ToolError } from "../wasm";
 import { moveNote } from "./apply";
 import { DestinationModal, MovePreviewModal, NotePickerModal, describeMove } from "./modals";

@@ -14,6 +14,8 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use crate::state::user_id;
+
 /// The bridge protocol version this sidecar speaks.
 pub const PROTOCOL: u32 = 1;
 
@@ -67,24 +69,6 @@ pub fn bridge_dir() -> Option<PathBuf> {
         return Some(PathBuf::from(dir));
     }
     crate::state::state_dir().map(|state| state.join("bridge"))
-}
-
-#[cfg(unix)]
-pub(crate) fn user_id() -> u32 {
-    use std::os::unix::fs::MetadataExt;
-    // Without `unsafe` there is no getuid(); the owner of `/proc/self` is the process's user
-    // on Linux, and elsewhere the owner of a file we have just created is.
-    std::fs::metadata("/proc/self").map(|meta| meta.uid()).unwrap_or_else(|_| {
-        let probe = std::env::temp_dir().join(format!("vaultlink-uid-{}", std::process::id()));
-        let uid = std::fs::File::create(&probe).and_then(|file| file.metadata()).map(|meta| meta.uid());
-        let _ = std::fs::remove_file(&probe);
-        uid.unwrap_or(0)
-    })
-}
-
-#[cfg(not(unix))]
-pub(crate) fn user_id() -> u32 {
-    0
 }
 
 /// The one spelling of a vault's absolute path that both sides hash: on Windows the verbatim

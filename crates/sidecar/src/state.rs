@@ -17,6 +17,25 @@ use vaultlink_core::journal::KEY_BYTES;
 
 const KEY_FILE: &str = "journal.key";
 
+/// The id of the user this process runs as.
+#[cfg(unix)]
+pub(crate) fn user_id() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    // Without `unsafe` there is no getuid(); the owner of `/proc/self` is the process's user
+    // on Linux, and elsewhere the owner of a file we have just created is.
+    std::fs::metadata("/proc/self").map(|meta| meta.uid()).unwrap_or_else(|_| {
+        let probe = std::env::temp_dir().join(format!("vaultlink-uid-{}", std::process::id()));
+        let uid = std::fs::File::create(&probe).and_then(|file| file.metadata()).map(|meta| meta.uid());
+        let _ = std::fs::remove_file(&probe);
+        uid.unwrap_or(0)
+    })
+}
+
+#[cfg(not(unix))]
+pub(crate) fn user_id() -> u32 {
+    0
+}
+
 /// The user's vaultlink folder, or `None` when the home folder cannot be told.
 pub fn state_dir() -> Option<PathBuf> {
     if cfg!(windows) {
@@ -101,7 +120,7 @@ fn make_private_dir(dir: &Path) -> Result<(), String> {
             .map_err(|error| format!("creating {} failed: {error}", dir.display()))?;
     }
     let meta = std::fs::symlink_metadata(dir).map_err(|error| format!("reading {} failed: {error}", dir.display()))?;
-    if !meta.is_dir() || meta.uid() != crate::discovery::user_id() {
+    if !meta.is_dir() || meta.uid() != user_id() {
         return Err(format!("{} must be a folder of yours; refusing to keep the journal key in it", dir.display()));
     }
     if meta.mode() & 0o077 != 0 {
@@ -120,7 +139,7 @@ fn make_private_dir(dir: &Path) -> Result<(), String> {
 fn check_private_file(path: &Path) -> Result<(), String> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(path).map_err(|error| format!("reading {} failed: {error}", path.display()))?;
-    if !meta.is_file() || meta.mode() & 0o077 != 0 || meta.uid() != crate::discovery::user_id() {
+    if !meta.is_file() || meta.mode() & 0o077 != 0 || meta.uid() != user_id() {
         return Err(format!(
             "the journal key {} must be a file of yours with mode 0600 (it is {:o}); someone else may have read it. Remove it (a new one is made) after checking no change of yours was interrupted",
             path.display(),
