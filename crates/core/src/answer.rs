@@ -4,6 +4,7 @@
 
 use crate::error::ErrorCode;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 /// The most items one call returns; `limit` is capped here.
 pub const MAX_LIMIT: usize = 1_000;
@@ -82,3 +83,77 @@ impl std::fmt::Display for OpError {
 }
 
 impl std::error::Error for OpError {}
+
+/// The tag that binds a cursor to what it pages: the list (`scope`: the operation and what it
+/// was asked about) and its size when the cursor was given. A cursor from another list, or from
+/// before the list changed, carries another tag.
+fn cursor_tag(scope: &str, total: usize) -> String {
+    let digest = Sha256::digest(format!("{scope}\0{total}").as_bytes());
+    digest.iter().take(6).map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// A cursor for the item at `offset` of the list `scope` of `total` items: `<offset>.<tag>`.
+pub fn cursor_for(scope: &str, total: usize, offset: usize) -> String {
+    format!("{offset}.{}", cursor_tag(scope, total))
+}
+
+/// The offset a cursor points at, when this server gave it for this list as it is now.
+pub fn parse_cursor(cursor: Option<&str>, scope: &str, total: usize) -> Result<usize, OpError> {
+    let Some(cursor) = cursor else { return Ok(0) };
+    let foreign = || OpError::InvalidArguments {
+        detail: format!("`cursor` {cursor:?} is not one this server gave; leave it out to start at the beginning"),
+    };
+    let (offset, tag) = cursor.split_once('.').ok_or_else(foreign)?;
+    let offset: usize = offset.parse().map_err(|_| foreign())?;
+    if tag != cursor_tag(scope, total) || offset > total {
+        return Err(OpError::InvalidArguments {
+            detail: format!(
+                "`cursor` {cursor:?} was given for another list or note, or this one changed since; leave it out to start again"
+            ),
+        });
+    }
+    Ok(offset)
+}
+
+/// One page of `items`, the list `scope` names: `(page, total, next_cursor)`. A cursor is bound
+/// to its list ([`cursor_for`]). Without a `limit`, `default_limit` items at most, and the page
+/// also ends before its items pass `DEFAULT_PAGE_BYTES` of JSON.
+pub fn page_with_default<T: Serialize>(
+    items: Vec<T>,
+    limit: Option<usize>,
+    cursor: Option<&str>,
+    default_limit: usize,
+    scope: &str,
+) -> Result<(Vec<T>, usize, Option<String>), OpError> {
+    let budget = if limit.is_none() { DEFAULT_PAGE_BYTES } else { usize::MAX };
+    let limit = limit.unwrap_or(default_limit);
+    if limit == 0 || limit > MAX_LIMIT {
+        return Err(OpError::InvalidArguments { detail: format!("`limit` must be from 1 to {MAX_LIMIT}, not {limit}") });
+    }
+    let total = items.len();
+    let start = parse_cursor(cursor, scope, total)?;
+    let mut page = Vec::new();
+    let mut bytes = 0;
+    for item in items.into_iter().skip(start).take(limit) {
+        if budget != usize::MAX {
+            // Each item's JSON plus its separating comma.
+            bytes += serde_json::to_string(&item).map_or(0, |json| json.len()) + 1;
+            if bytes > budget && !page.is_empty() {
+                break;
+            }
+        }
+        page.push(item);
+    }
+    let next = (start + page.len() < total).then(|| cursor_for(scope, total, start + page.len()));
+    Ok((page, total, next))
+}
+
+/// [`page_with_default`] with [`DEFAULT_LIMIT`].
+pub fn page<T: Serialize>(
+    items: Vec<T>,
+    limit: Option<usize>,
+    cursor: Option<&str>,
+    scope: &str,
+) -> Result<(Vec<T>, usize, Option<String>), OpError> {
+    page_with_default(items, limit, cursor, DEFAULT_LIMIT, scope)
+}

@@ -21,7 +21,7 @@ use std::collections::HashSet;
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use serde::{Deserialize, Serialize};
 
-use crate::answer::{OpError, ResponseFormat, MAX_LIMIT};
+use crate::answer::{page_with_default, OpError, ResponseFormat, MAX_LIMIT};
 use crate::frontmatter::find_block;
 use crate::line_index::LineCounter;
 use crate::lint::{identities, identity_key, note_stem, page_key, same_identity};
@@ -215,8 +215,13 @@ pub fn find_evidence(
             found.word_overlap_percent = None;
         }
     }
-    let (matches, total, next_cursor) =
-        crate::ops::page_with_default(ranked, arguments.limit, arguments.cursor.as_deref(), DEFAULT_EVIDENCE_LIMIT)?;
+    let (matches, total, next_cursor) = page_with_default(
+        ranked,
+        arguments.limit,
+        arguments.cursor.as_deref(),
+        DEFAULT_EVIDENCE_LIMIT,
+        &format!("find_evidence\0{title}\0{}", arguments.nodes_only),
+    )?;
     let growth_hint = (total == 0).then(|| growth_hint(vault, title, &key, &words));
     unread.truncate(MAX_LISTED);
     Ok(Evidence { title: title.to_owned(), total, limited: next_cursor.is_some(), matches, next_cursor, growth_hint, unread })

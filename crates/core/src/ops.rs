@@ -110,7 +110,8 @@ pub struct ReadArguments {
     /// The most bytes of the body to return (a page); `DEFAULT_READ_BYTES` when left out.
     #[serde(default)]
     pub max_bytes: Option<usize>,
-    /// Where to continue: the `next_cursor` of the previous page (a byte offset in the body).
+    /// Where to continue: the `next_cursor` of the previous page (an offset in the body, bound
+    /// to the note and its text).
     #[serde(default)]
     pub cursor: Option<String>,
     /// The note's text, supplied by the edge that read it; never by the caller.
@@ -399,52 +400,6 @@ fn find<'a>(vault: &'a Vault, path: &str) -> Result<&'a str, OpError> {
     vault.find_note(path).ok_or_else(|| OpError::NoteNotFound { path: path.to_owned() })
 }
 
-/// One page of `items`: `(page, total, next_cursor)`. A cursor is the offset of the page's
-/// first item, as a previous answer gave it. Without a `limit`, the page also ends before its
-/// items pass `DEFAULT_PAGE_BYTES` of JSON.
-fn page<T: Serialize>(items: Vec<T>, limit: Option<usize>, cursor: Option<&str>) -> Result<(Vec<T>, usize, Option<String>), OpError> {
-    page_with_default(items, limit, cursor, DEFAULT_LIMIT)
-}
-
-/// [`page`] with another number of items when the caller gives no `limit`.
-pub(crate) fn page_with_default<T: Serialize>(
-    items: Vec<T>,
-    limit: Option<usize>,
-    cursor: Option<&str>,
-    default_limit: usize,
-) -> Result<(Vec<T>, usize, Option<String>), OpError> {
-    let budget = if limit.is_none() { DEFAULT_PAGE_BYTES } else { usize::MAX };
-    let limit = limit.unwrap_or(default_limit);
-    if limit == 0 || limit > MAX_LIMIT {
-        return Err(OpError::InvalidArguments { detail: format!("`limit` must be from 1 to {MAX_LIMIT}, not {limit}") });
-    }
-    let start = parse_cursor(cursor)?;
-    let total = items.len();
-    let mut page = Vec::new();
-    let mut bytes = 0;
-    for item in items.into_iter().skip(start).take(limit) {
-        if budget != usize::MAX {
-            // Each item's JSON plus its separating comma.
-            bytes += serde_json::to_string(&item).map_or(0, |json| json.len()) + 1;
-            if bytes > budget && !page.is_empty() {
-                break;
-            }
-        }
-        page.push(item);
-    }
-    let next = (start + page.len() < total).then(|| (start + page.len()).to_string());
-    Ok((page, total, next))
-}
-
-fn parse_cursor(cursor: Option<&str>) -> Result<usize, OpError> {
-    match cursor {
-        None => Ok(0),
-        Some(cursor) => cursor.parse::<usize>().map_err(|_| OpError::InvalidArguments {
-            detail: format!("`cursor` {cursor:?} is not one this server gave; leave it out to start at the beginning"),
-        }),
-    }
-}
-
 fn status(resolution: &Resolution) -> &'static str {
     match resolution {
         Resolution::Resolved { .. } => "resolved",
@@ -524,7 +479,7 @@ pub fn backlinks(vault: &Vault, arguments: &PagedNoteArguments) -> Result<Backli
             }
         })
         .collect();
-    let (backlinks, total, next_cursor) = page(all, arguments.limit, arguments.cursor.as_deref())?;
+    let (backlinks, total, next_cursor) = page(all, arguments.limit, arguments.cursor.as_deref(), &format!("get_backlinks\0{path}"))?;
     Ok(Backlinks { path: path.to_owned(), total, backlinks, next_cursor })
 }
 
@@ -553,7 +508,8 @@ pub fn unresolved(vault: &Vault, arguments: &PageArguments) -> Result<Unresolved
             kind: detailed.then_some(found.link.kind),
         });
     }
-    let (targets, total_targets, next_cursor) = page(groups.into_values().collect(), arguments.limit, arguments.cursor.as_deref())?;
+    let (targets, total_targets, next_cursor) =
+        page(groups.into_values().collect(), arguments.limit, arguments.cursor.as_deref(), "find_unresolved_links")?;
     Ok(Unresolved { total_targets, targets, next_cursor })
 }
 
@@ -575,7 +531,8 @@ pub fn orphans(vault: &Vault, arguments: &FolderPageArguments) -> Result<Orphans
         .filter(|path| vault.inbound_count(path) == 0)
         .map(str::to_owned)
         .collect();
-    let (orphans, total, next_cursor) = page(all, arguments.limit, arguments.cursor.as_deref())?;
+    let scope = format!("find_orphans\0{:?}", arguments.folder);
+    let (orphans, total, next_cursor) = page(all, arguments.limit, arguments.cursor.as_deref(), &scope)?;
     Ok(Orphans { total, orphans, next_cursor })
 }
 
@@ -619,7 +576,8 @@ pub fn list_notes(vault: &Vault, arguments: &FolderPageArguments) -> Result<Note
             links_in: detailed.then(|| vault.inbound_count(path)),
         })
         .collect();
-    let (notes, total, next_cursor) = page(all, arguments.limit, arguments.cursor.as_deref())?;
+    let scope = format!("list_notes\0{:?}", arguments.folder);
+    let (notes, total, next_cursor) = page(all, arguments.limit, arguments.cursor.as_deref(), &scope)?;
     Ok(NoteList { total, notes, next_cursor })
 }
 
@@ -640,8 +598,11 @@ pub fn read_note(vault: &Vault, arguments: &ReadArguments) -> Result<NoteText, O
             detail: format!("`max_bytes` must be from {MIN_READ_BYTES} to {MAX_READ_BYTES}, not {max_bytes}"),
         });
     }
-    let start = parse_cursor(arguments.cursor.as_deref())?;
-    if start > body.len() || !body.is_char_boundary(start) {
+    // The cursor is bound to this note as it is now: an edit between pages, or another
+    // note's cursor, is refused rather than read from a shifted place.
+    let scope = format!("read_note\0{path}\0{}", crate::rename::content_hash(text));
+    let start = parse_cursor(arguments.cursor.as_deref(), &scope, body.len())?;
+    if !body.is_char_boundary(start) {
         return Err(OpError::InvalidArguments {
             detail: format!(
                 "`cursor` {start} is not a place in this note's body (the note may have changed); leave it out to read from the start"
@@ -655,7 +616,7 @@ pub fn read_note(vault: &Vault, arguments: &ReadArguments) -> Result<NoteText, O
         frontmatter: if first { frontmatter.map(str::to_owned) } else { None },
         body: body[start..end].to_owned(),
         body_bytes: body.len(),
-        next_cursor: (end < body.len()).then(|| end.to_string()),
+        next_cursor: (end < body.len()).then(|| cursor_for(&scope, body.len(), end)),
         aliases: (detailed && first).then(|| parsed.aliases.clone()),
         tags: (detailed && first).then(|| parsed.tags.clone()),
         headings: (detailed && first).then(|| parsed.headings.iter().map(|heading| heading.text.clone()).collect()),
@@ -703,7 +664,8 @@ pub fn lint_wiki(vault: &Vault, arguments: &LintArguments) -> Result<LintReport,
     for proposal in &outcome.proposals {
         *counts.entry(proposal.kind).or_insert(0) += 1;
     }
-    let (mut proposals, total, next_cursor) = page(outcome.proposals, arguments.limit, arguments.cursor.as_deref())?;
+    let scope = format!("lint_wiki\0{:?}\0{:?}\0{:?}", arguments.folder, arguments.kinds, arguments.excluded_folders);
+    let (mut proposals, total, next_cursor) = page(outcome.proposals, arguments.limit, arguments.cursor.as_deref(), &scope)?;
     if arguments.response_format == ResponseFormat::Concise {
         for proposal in &mut proposals {
             proposal.detail = None;
@@ -884,7 +846,8 @@ mod tests {
             &PagedNoteArguments { path: "B".into(), limit: Some(1), cursor: None, response_format: ResponseFormat::Concise },
         )
         .unwrap();
-        assert_eq!((first.total, first.backlinks.len(), first.next_cursor.as_deref()), (2, 1, Some("1")));
+        assert_eq!((first.total, first.backlinks.len()), (2, 1));
+        assert!(first.next_cursor.as_deref().is_some_and(|cursor| cursor.starts_with("1.")), "{:?}", first.next_cursor);
         assert_eq!(first.backlinks[0].link_source, "property");
         let second = backlinks(
             &vault,
@@ -1010,14 +973,60 @@ mod tests {
     #[test]
     fn a_default_page_stays_within_its_byte_budget_and_an_explicit_limit_is_obeyed() {
         let items: Vec<String> = (0..1_000).map(|number| format!("{number:0>200}")).collect();
-        let (first, total, next) = page(items.clone(), None, None).unwrap();
+        let (first, total, next) = page(items.clone(), None, None, "list").unwrap();
         assert_eq!(total, 1_000);
         assert!(first.len() < DEFAULT_LIMIT && serde_json::to_string(&first).unwrap().len() <= DEFAULT_PAGE_BYTES + 2);
-        assert_eq!(next, Some(first.len().to_string()));
-        let (explicit, _, _) = page(items, Some(500), None).unwrap();
+        assert_eq!(next, Some(cursor_for("list", 1_000, first.len())));
+        let (explicit, _, _) = page(items, Some(500), None, "list").unwrap();
         assert_eq!(explicit.len(), 500);
-        let (huge, _, _) = page(vec!["x".repeat(100_000)], None, None).unwrap();
+        let (huge, _, _) = page(vec!["x".repeat(100_000)], None, None, "list").unwrap();
         assert_eq!(huge.len(), 1, "the first item is always kept");
+    }
+
+    #[test]
+    fn a_cursor_is_bound_to_its_list_and_refused_when_foreign_or_stale() {
+        let items: Vec<u32> = (0..10).collect();
+        let (_, _, next) = page(items.clone(), Some(3), None, "list_notes\0None").unwrap();
+        let next = next.expect("a next page");
+        let (second, _, _) = page(items.clone(), Some(3), Some(&next), "list_notes\0None").unwrap();
+        assert_eq!(second, [3, 4, 5]);
+        for (cursor, scope, items, expected) in [
+            ("3", "list_notes\0None", items.clone(), "not one this server gave"),
+            ("x.y", "list_notes\0None", items.clone(), "not one this server gave"),
+            (next.as_str(), "get_backlinks\0A.md", items.clone(), "another list or note, or this one changed"),
+            (next.as_str(), "list_notes\0None", (0..11).collect::<Vec<u32>>(), "another list or note, or this one changed"),
+        ] {
+            let error = page(items, Some(3), Some(cursor), scope).unwrap_err();
+            assert!(error.message().contains(expected), "{cursor} {scope:?}: {}", error.message());
+        }
+    }
+
+    #[test]
+    fn read_notes_cursor_is_refused_after_an_edit_between_pages_or_for_another_note() {
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        let text = format!("{}\n", "line of prose\n".repeat(200));
+        vault.upsert("A.md", &text);
+        vault.upsert("B.md", &text);
+        let read = |path: &str, text: &str, cursor: Option<String>| {
+            read_note(
+                &vault,
+                &ReadArguments {
+                    path: path.into(),
+                    response_format: ResponseFormat::Concise,
+                    max_bytes: Some(1_000),
+                    cursor,
+                    text: Some(text.into()),
+                },
+            )
+        };
+        let first = read("A.md", &text, None).unwrap();
+        let next = first.next_cursor.clone().expect("a second page");
+        assert!(read("A.md", &text, Some(next.clone())).is_ok());
+        let edited = format!("inserted\n{text}");
+        let stale = read("A.md", &edited, Some(next.clone())).unwrap_err();
+        assert!(stale.message().contains("changed since") && stale.hint().contains("cursor"), "{}", stale.message());
+        assert!(read("B.md", &text, Some(next)).unwrap_err().message().contains("another list"), "another note's cursor");
+        assert!(read("A.md", &text, Some("1000".into())).unwrap_err().message().contains("not one this server gave"));
     }
 
     #[test]

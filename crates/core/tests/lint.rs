@@ -167,12 +167,18 @@ fn folder_kinds_paging_and_concise() {
     assert_eq!(people, ["schema wiki/people/Niklas Luhmann.md -> wiki/SCHEMA.md"]);
 
     let first = call(&vault, "lint_wiki", json!({"limit": 5, "response_format": "concise"}));
-    assert_eq!((first["total"].as_u64(), first["next_cursor"].as_str()), (Some(18), Some("5")));
+    assert_eq!(first["total"].as_u64(), Some(18));
+    assert!(first["next_cursor"].as_str().is_some_and(|cursor| cursor.starts_with("5.")), "{}", first["next_cursor"]);
     for proposal in first["proposals"].as_array().expect("proposals") {
         assert!(proposal.get("detail").is_none() && proposal.get("tool_args").is_none() && proposal.get("evidence").is_none());
         assert!(proposal["suggested_action"].is_string());
     }
-    let last = call(&vault, "lint_wiki", json!({"limit": 5, "cursor": "15"}));
+    // The page after the third: cursors come from answers, bound to the list they page.
+    let mut cursor = first["next_cursor"].clone();
+    for _ in 0..2 {
+        cursor = call(&vault, "lint_wiki", json!({"limit": 5, "cursor": cursor}))["next_cursor"].clone();
+    }
+    let last = call(&vault, "lint_wiki", json!({"limit": 5, "cursor": cursor}));
     assert_eq!((last["proposals"].as_array().map(Vec::len), last.get("next_cursor")), (Some(3), None));
 
     let request: Request = serde_json::from_value(json!({"tool": "lint_wiki", "arguments": {"kinds": ["spelling"]}})).expect("parses");

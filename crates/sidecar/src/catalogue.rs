@@ -101,7 +101,7 @@ fn limit() -> Value {
 }
 
 fn cursor() -> Value {
-    json!({"type": "string", "description": "Where to continue: the `next_cursor` of the previous answer. Leave it out to start at the beginning."})
+    json!({"type": "string", "description": "Where to continue: the `next_cursor` of the previous answer, which holds only for the same list as it was. Leave it out to start at the beginning."})
 }
 
 fn folder() -> Value {
