@@ -526,3 +526,34 @@ def test_the_plugin_refuses_an_oversized_or_malformed_line_cleanly(plugin):
     assert closed and answers[-1]["error"]["code"] == -32600 and "longer than" in answers[-1]["error"]["message"]
     answers, closed = raw_lines(discovery["socket"], f"{hello}\n{ping}\n".encode(), 2)
     assert answers[1]["result"] == {} and not closed
+
+
+def test_stdio_answers_a_line_that_is_not_json_and_non_object_arguments_as_json_rpc_asks(vault):
+    """A raw client on stdio: a line that is not JSON gets -32700 (not silence), `tools/call`
+    arguments that are not an object get -32602 (not "method not found"), and the session goes on."""
+    import select
+    server = subprocess.Popen([str(SIDECAR), "mcp", "--vault", str(vault), "--mode", "standalone"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def exchange(line):
+        server.stdin.write(line + b"\n")
+        server.stdin.flush()
+        ready, _, _ = select.select([server.stdout], [], [], 10)
+        assert ready, f"no answer to {line[:40]!r}"
+        return json.loads(server.stdout.readline())
+
+    try:
+        init = exchange(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).encode())
+        assert init["result"]["serverInfo"]["name"] == "vaultlink"
+        server.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        for line in [b"{not json", b"\xff\xfe", b"[" * 300 + b"]" * 300]:
+            answer = exchange(line)
+            assert answer["error"]["code"] == -32700 and answer["id"] is None, answer
+        answer = exchange(b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"list_notes","arguments":[1]}}')
+        assert answer["id"] == 5 and answer["error"]["code"] == -32602 and "must be a JSON object" in answer["error"]["message"]
+        answer = exchange(b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"list_notes","arguments":{"limit":1}}}')
+        assert answer["id"] == 6 and answer["result"]["isError"] is False
+    finally:
+        server.kill()
+        server.wait(timeout=10)

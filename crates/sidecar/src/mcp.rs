@@ -139,11 +139,112 @@ impl ServerHandler for VaultlinkServer {
     }
 }
 
-/// Serves MCP on stdin and stdout until the client closes the stream.
+/// Serves MCP on stdin and stdout until the client closes the stream. Every line from the client
+/// passes [`screen`] first: one rmcp would answer wrongly (a line that is not JSON, `tools/call`
+/// arguments that are not an object) is answered here with the JSON-RPC error it calls for,
+/// and the rest go to rmcp as they came. Answers of both kinds reach stdout as whole lines.
 pub async fn serve_stdio(router: Router) -> Result<()> {
-    let service = VaultlinkServer::new(router).serve(rmcp::transport::stdio()).await?;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (server_in, mut to_server) = tokio::io::duplex(1 << 16);
+    let (server_out, from_server) = tokio::io::duplex(1 << 16);
+    let (refusals, mut refused) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let reader = tokio::spawn(async move {
+        let mut stdin = BufReader::new(tokio::io::stdin());
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match stdin.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            match screen(&line) {
+                Screened::Pass => {
+                    if !line.ends_with(b"\n") {
+                        line.push(b'\n');
+                    }
+                    if to_server.write_all(&line).await.is_err() {
+                        break;
+                    }
+                }
+                Screened::Skip => {}
+                Screened::Answer(answer) => {
+                    let _ = refusals.send(answer);
+                }
+            }
+        }
+        // Dropping the pipe ends rmcp's input: the session closes as when stdin closes.
+    });
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        let mut lines = BufReader::new(from_server).lines();
+        let mut refusals_open = true;
+        loop {
+            let line = tokio::select! {
+                line = lines.next_line() => match line {
+                    Ok(Some(line)) => line,
+                    _ => break,
+                },
+                answer = refused.recv(), if refusals_open => match answer {
+                    Some(answer) => answer,
+                    None => {
+                        refusals_open = false;
+                        continue;
+                    }
+                },
+            };
+            if stdout.write_all(format!("{line}\n").as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let service = VaultlinkServer::new(router).serve((server_in, server_out)).await?;
     service.waiting().await?;
+    reader.abort();
+    let _ = writer.await;
     Ok(())
+}
+
+/// What to do with one line from the client.
+#[derive(Debug, PartialEq)]
+enum Screened {
+    /// To rmcp, as it came.
+    Pass,
+    /// Blank: nothing to answer.
+    Skip,
+    /// Answered here, with this JSON-RPC error line.
+    Answer(String),
+}
+
+/// Decides what a client's line needs before rmcp sees it: JSON-RPC asks for `-32700` on a line
+/// that is not JSON (rmcp answers `-32600`, or nothing), and for `-32602` on `tools/call`
+/// arguments that are not an object (rmcp answers `-32601`, "method not found").
+fn screen(line: &[u8]) -> Screened {
+    let error = |id: &Value, code: i64, message: String| {
+        Screened::Answer(serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string())
+    };
+    let Ok(text) = std::str::from_utf8(line) else {
+        return error(
+            &Value::Null,
+            -32700,
+            "Parse error: the line is not UTF-8; send one JSON-RPC message per line, as UTF-8 JSON".to_owned(),
+        );
+    };
+    if text.trim().is_empty() {
+        return Screened::Skip;
+    }
+    let message: Value = match serde_json::from_str(text) {
+        Ok(message) => message,
+        Err(problem) => return error(&Value::Null, -32700, format!("Parse error: {problem}; send one JSON-RPC message per line")),
+    };
+    let arguments = &message["params"]["arguments"];
+    if message["method"] == "tools/call" && !arguments.is_null() && !arguments.is_object() {
+        return error(
+            &message["id"],
+            -32602,
+            "Invalid params: `arguments` must be a JSON object of the tool's parameters (see its inputSchema in tools/list)".to_owned(),
+        );
+    }
+    Screened::Pass
 }
 
 /// Where `--http` listens: a loopback address only. `localhost:PORT` means 127.0.0.1.
@@ -304,6 +405,38 @@ pub async fn serve_http(router: Router, address: SocketAddr) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+
+    fn code_of(screened: Screened) -> (Value, i64) {
+        let Screened::Answer(line) = screened else { panic!("answered here: {screened:?}") };
+        let answer: Value = serde_json::from_str(&line).expect("an answer is JSON");
+        (answer["id"].clone(), answer["error"]["code"].as_i64().unwrap_or(0))
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_gets_parse_error_32700() {
+        let deep = format!("{}{}", "[".repeat(500), "]".repeat(500));
+        for line in [&b"{not json"[..], b"\xff\xfe{}", b"\"\\ud800", deep.as_bytes(), b"{\"jsonrpc\": \"2.0\""] {
+            assert_eq!(code_of(screen(line)), (Value::Null, -32700), "{}", String::from_utf8_lossy(line));
+        }
+        assert_eq!(screen(b"  \n"), Screened::Skip);
+    }
+
+    #[test]
+    fn tools_call_arguments_that_are_not_an_object_get_invalid_params_32602() {
+        for arguments in ["[1]", "\"x\"", "3", "true"] {
+            let line =
+                format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"list_notes","arguments":{arguments}}}}}"#);
+            assert_eq!(code_of(screen(line.as_bytes())), (serde_json::json!(7), -32602), "{arguments}");
+        }
+        for passes in [
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_notes","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_notes"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+        ] {
+            assert_eq!(screen(passes.as_bytes()), Screened::Pass, "{passes}");
+        }
+    }
+
     use super::*;
 
     #[test]
