@@ -361,10 +361,23 @@ export function movedFolder(from: string, plan: MovePlan): string | undefined {
 	return movedFolderInWasm(from, plan);
 }
 
+/** The plan hashes the plugin's previews gave and those it applied (core's `approval::PlanHistory`), newest last. */
+export interface PlanHistory {
+	issued: string[];
+	applied: string[];
+}
+
+/** How many of each kind a history keeps, as core's does. */
+export const PLAN_HISTORY_KEPT = 256;
+
 /** Whether to apply a plan, given the caller's approval: core's one decision (`crates/core/src/approval.rs`). */
-export function decidePlan(planHash: string, approval: { dry_run?: boolean; approved_plan_hash?: string }): { ok: true; apply: boolean } | { ok: false; error: ToolError } {
+export function decidePlan(
+	planHash: string,
+	approval: { dry_run?: boolean; approved_plan_hash?: string },
+	history: PlanHistory,
+): { ok: true; apply: boolean } | { ok: false; error: ToolError } {
 	loadedEngine();
-	const decided = decidePlanInWasm(planHash, approval) as { apply?: boolean | null; error?: ToolError | null };
+	const decided = decidePlanInWasm(planHash, approval, history) as { apply?: boolean | null; error?: ToolError | null };
 	if (decided.error !== undefined && decided.error !== null) return { ok: false, error: decided.error };
 	return { ok: true, apply: decided.apply === true };
 }

@@ -357,3 +357,26 @@ def test_delete_note_with_an_approved_plan_hash_but_no_confirm_deletes_or_refuse
     answer = approved.structured_content
     assert answer["ok"] is True and answer["dry_run"] is False and answer["trashed_to"], answer
     assert not (vault / "Archive" / "Orphan.md").exists()
+
+
+@pytest.mark.parametrize("mode", ["standalone", "plugin"])
+def test_plan_hash_mismatch_says_whether_the_hash_is_unknown_or_already_applied(vault, runtime_dir, plugin, mode):
+    rewrite = {"from_target": "Zettelkasten", "to_target": "Ideas/Sync"}
+
+    async def run():
+        async with stdio_client(params(vault, runtime_dir, mode), errlog=open(os.devnull, "w")) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                preview = await session.call_tool("rewrite_link", rewrite)
+                unknown = await session.call_tool("rewrite_link", {**rewrite, "approved_plan_hash": "0" * 64})
+                approved = {**rewrite, "approved_plan_hash": preview.structured_content["plan_hash"]}
+                applied = await session.call_tool("rewrite_link", approved)
+                again = await session.call_tool("rewrite_link", approved)
+                return unknown, applied, again
+
+    unknown, applied, again = asyncio.run(run())
+    assert unknown.is_error and unknown.structured_content["code"] == "plan_hash_mismatch"
+    assert "not given by a preview" in unknown.structured_content["message"], unknown.structured_content
+    assert applied.is_error is False and applied.structured_content["applied"] is True
+    assert again.is_error and again.structured_content["code"] == "plan_hash_mismatch"
+    assert "applied already" in again.structured_content["message"], again.structured_content

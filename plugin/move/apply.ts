@@ -15,6 +15,7 @@ import {
 	batchJournal,
 	batchOf,
 	decidePlan,
+	PLAN_HISTORY_KEPT,
 	moveAnswer,
 	movedFolder,
 	notesToRead,
@@ -24,6 +25,7 @@ import {
 	type BatchMove,
 	type BatchWrite,
 	type MovePlan,
+	type PlanHistory,
 	type ToolError,
 	type ToolOutcome,
 	type Vault as LinkIndex,
@@ -85,15 +87,18 @@ async function planAndApply(
 	if (!planned.ok) return planned;
 	const plan = planned.plan;
 	// The one approval decision, core's, as the sidecar makes it.
-	const decided = decidePlan(plan.plan_hash, { dry_run: args.dryRun, approved_plan_hash: args.approvedPlanHash });
+	const history = historyOf(host.index);
+	const decided = decidePlan(plan.plan_hash, { dry_run: args.dryRun, approved_plan_hash: args.approvedPlanHash }, history);
 	if (!decided.ok) return decided;
 	const apply = decided.apply;
+	if (!apply) remember(history.issued, plan.plan_hash);
 	if (apply) {
 		const applied = await applyPlan(host.app, plan, movedFolderOf(args.from, plan), tool);
 		// The writes and renames reach the index through the indexer, from the vault's events;
 		// waiting for it means the answer, and every call after it, sees the vault as it is now.
 		await host.settle();
 		if (!applied.ok) return applied;
+		remember(history.applied, plan.plan_hash);
 	}
 	return { ok: true, result: moveAnswer(plan, !apply, apply, args.detailed) };
 }
@@ -481,6 +486,26 @@ async function trashEmptiedFolders(app: App, folders: string[]): Promise<void> {
 
 function messageOf(error: unknown): string {
 	return error instanceof Error ? error.message : String(error);
+}
+
+/** The plan hashes answered for each index, which core's approval tells apart. */
+const histories = new WeakMap<LinkIndex, PlanHistory>();
+
+function historyOf(index: LinkIndex): PlanHistory {
+	let history = histories.get(index);
+	if (history === undefined) {
+		history = { issued: [], applied: [] };
+		histories.set(index, history);
+	}
+	return history;
+}
+
+/** Keeps `hash` as the newest of `list`, at most PLAN_HISTORY_KEPT of them. */
+function remember(list: string[], hash: string): void {
+	const at = list.indexOf(hash);
+	if (at >= 0) list.splice(at, 1);
+	list.push(hash);
+	if (list.length > PLAN_HISTORY_KEPT) list.shift();
 }
 
 /** The moves running on each index; a move starts once the one before it has finished. */

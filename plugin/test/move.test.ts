@@ -137,8 +137,9 @@ test("a wrong plan hash is plan_hash_mismatch, and nothing changes", async (t) =
 	const error = errorOf(await move(host, { from: "Old.md", to: "sub/New.md", approved_plan_hash: "0".repeat(64) }));
 	assert.deepEqual(error, {
 		code: "plan_hash_mismatch",
-		message: "the vault changed since the preview, so the plan is no longer the one approved; nothing was changed",
-		hint: "Preview the move again (dry run), check it, and approve its new plan_hash.",
+		// A hash no preview gave is said to be one (it used to be blamed on a change to the vault).
+		message: "the approved plan_hash was not given by a preview of this server (it is from another session, or mistyped); nothing was changed",
+		hint: "Preview the change (dry run), check it, and approve the plan_hash that preview answers.",
 		retryable: false,
 	});
 	assert.deepEqual(snapshotVault(vaultDir), before);

@@ -16,23 +16,61 @@ pub struct PlanApproval {
     pub approved_plan_hash: Option<String>,
 }
 
-/// Why an approval does not hold.
+/// The plan hashes an edge has answered lately: those its previews gave, and those it applied.
+/// The edge keeps it (per session, or per plugin) and hands it in; core decides with it what a
+/// hash that is not the plan's means.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+pub struct PlanHistory {
+    #[serde(default)]
+    pub issued: Vec<String>,
+    #[serde(default)]
+    pub applied: Vec<String>,
+}
+
+impl PlanHistory {
+    /// How many hashes of each kind are kept; the oldest go first.
+    pub const KEPT: usize = 256;
+
+    pub fn record_preview(&mut self, plan_hash: &str) {
+        Self::keep(&mut self.issued, plan_hash);
+    }
+
+    pub fn record_applied(&mut self, plan_hash: &str) {
+        Self::keep(&mut self.applied, plan_hash);
+    }
+
+    fn keep(list: &mut Vec<String>, plan_hash: &str) {
+        list.retain(|kept| kept != plan_hash);
+        list.push(plan_hash.to_owned());
+        if list.len() > Self::KEPT {
+            list.remove(0);
+        }
+    }
+}
+
+/// Why an approval does not hold. Each is `plan_hash_mismatch`, saying which it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApprovalError {
-    /// The approved hash is not the hash of the plan made now.
-    PlanHashMismatch,
+    /// No preview of this server gave the approved hash: another session's, or mistyped.
+    UnknownHash,
+    /// The approved plan was applied already.
+    AlreadyApplied,
+    /// A preview gave it, and the vault has changed since, so the plan made now is another.
+    Changed,
 }
 
 impl ApprovalError {
     pub fn code(&self) -> ErrorCode {
-        match self {
-            ApprovalError::PlanHashMismatch => ErrorCode::PlanHashMismatch,
-        }
+        ErrorCode::PlanHashMismatch
     }
 
     pub fn message(&self) -> String {
         match self {
-            ApprovalError::PlanHashMismatch => {
+            ApprovalError::UnknownHash => {
+                "the approved plan_hash was not given by a preview of this server (it is from another session, or mistyped); nothing was changed".to_owned()
+            }
+            ApprovalError::AlreadyApplied => "the approved plan was applied already; nothing was changed".to_owned(),
+            ApprovalError::Changed => {
                 "the vault changed since the preview, so the plan is no longer the one approved; nothing was changed".to_owned()
             }
         }
@@ -40,7 +78,9 @@ impl ApprovalError {
 
     pub fn hint(&self) -> &'static str {
         match self {
-            ApprovalError::PlanHashMismatch => "Preview the move again (dry run), check it, and approve its new plan_hash.",
+            ApprovalError::UnknownHash => "Preview the change (dry run), check it, and approve the plan_hash that preview answers.",
+            ApprovalError::AlreadyApplied => "Nothing is left to do for that plan; preview again if another change is wanted.",
+            ApprovalError::Changed => "Preview the move again (dry run), check it, and approve its new plan_hash.",
         }
     }
 
@@ -49,10 +89,17 @@ impl ApprovalError {
     }
 }
 
-/// Whether to apply the plan whose hash is `plan_hash`: `Ok(false)` answers the preview.
-pub fn decide_plan(plan_hash: &str, approval: &PlanApproval) -> Result<bool, ApprovalError> {
-    if approval.approved_plan_hash.as_deref().is_some_and(|approved| approved != plan_hash) {
-        return Err(ApprovalError::PlanHashMismatch);
+/// Whether to apply the plan whose hash is `plan_hash`: `Ok(false)` answers the preview. An
+/// approved hash that is not the plan's is refused, saying which of the three it is.
+pub fn decide_plan(plan_hash: &str, approval: &PlanApproval, history: &PlanHistory) -> Result<bool, ApprovalError> {
+    if let Some(approved) = approval.approved_plan_hash.as_deref().filter(|approved| *approved != plan_hash) {
+        return Err(if history.applied.iter().any(|hash| hash == approved) {
+            ApprovalError::AlreadyApplied
+        } else if history.issued.iter().any(|hash| hash == approved) {
+            ApprovalError::Changed
+        } else {
+            ApprovalError::UnknownHash
+        });
     }
     Ok(approval.dry_run == Some(false) || (approval.dry_run.is_none() && approval.approved_plan_hash.is_some()))
 }
@@ -62,7 +109,8 @@ mod tests {
     use super::*;
 
     fn decide(dry_run: Option<bool>, approved: Option<&str>) -> Result<bool, ApprovalError> {
-        decide_plan("h", &PlanApproval { dry_run, approved_plan_hash: approved.map(str::to_owned) })
+        let history = PlanHistory { issued: vec!["issued".to_owned()], applied: vec!["applied".to_owned()] };
+        decide_plan("h", &PlanApproval { dry_run, approved_plan_hash: approved.map(str::to_owned) }, &history)
     }
 
     #[test]
@@ -72,7 +120,24 @@ mod tests {
         assert_eq!(decide(Some(false), None), Ok(true));
         assert_eq!(decide(None, Some("h")), Ok(true), "the approved hash applies");
         assert_eq!(decide(Some(false), Some("h")), Ok(true));
-        assert_eq!(decide(None, Some("other")), Err(ApprovalError::PlanHashMismatch));
-        assert_eq!(decide(Some(false), Some("other")), Err(ApprovalError::PlanHashMismatch));
+        assert_eq!(decide(None, Some("other")), Err(ApprovalError::UnknownHash));
+        assert_eq!(decide(Some(false), Some("issued")), Err(ApprovalError::Changed));
+        assert_eq!(decide(None, Some("applied")), Err(ApprovalError::AlreadyApplied));
+        for error in [ApprovalError::UnknownHash, ApprovalError::Changed, ApprovalError::AlreadyApplied] {
+            assert_eq!(error.code(), "plan_hash_mismatch");
+        }
+        assert!(ApprovalError::UnknownHash.message().contains("not given by a preview"));
+        assert!(!ApprovalError::UnknownHash.message().contains("vault changed"));
+    }
+    #[test]
+    fn the_history_keeps_a_bounded_number_of_hashes() {
+        let mut history = PlanHistory::default();
+        for index in 0..PlanHistory::KEPT + 10 {
+            history.record_preview(&index.to_string());
+        }
+        history.record_preview("5");
+        assert_eq!(history.issued.len(), PlanHistory::KEPT);
+        assert_eq!(history.issued.last().map(String::as_str), Some("5"));
+        assert!(!history.issued.contains(&"0".to_owned()));
     }
 }

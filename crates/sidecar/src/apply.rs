@@ -81,10 +81,14 @@ fn finish(
         approved_plan_hash: arguments.get("approved_plan_hash").and_then(Value::as_str).map(str::to_owned),
     };
     let detailed = arguments.get("response_format").and_then(Value::as_str) != Some("concise");
-    let apply = decide_plan(&plan.plan_hash, &approval)
+    let apply = decide_plan(&plan.plan_hash, &approval, &folder.plans)
         .map_err(|error| ToolError::new(error.code(), error.message(), error.hint(), error.retryable()))?;
+    if !apply {
+        folder.plans.record_preview(&plan.plan_hash);
+    }
     if apply {
         apply_plan_on(&RealDisk, folder.root(), plan, moved_folder, tool)?;
+        folder.plans.record_applied(&plan.plan_hash);
         folder
             .refresh()
             .map_err(|error| write_failed(format!("the change was applied but the index could not be refreshed: {error:#}")))?;

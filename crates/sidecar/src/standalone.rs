@@ -48,6 +48,8 @@ pub struct FolderIndex {
     vault: Vault,
     /// What each indexed file looked like when it was read.
     seen: HashMap<String, Stamp>,
+    /// The plan hashes this server's previews gave and those it applied, for core's approval.
+    pub plans: vaultlink_core::approval::PlanHistory,
 }
 
 impl FolderIndex {
@@ -64,7 +66,7 @@ impl FolderIndex {
             }
             Err(_) => IndexConfig::obsidian_defaults(),
         };
-        FolderIndex { root, vault: Vault::new(config), seen: HashMap::new() }
+        FolderIndex { root, vault: Vault::new(config), seen: HashMap::new(), plans: Default::default() }
     }
 
     pub fn root(&self) -> &Path {

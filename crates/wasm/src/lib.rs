@@ -199,12 +199,14 @@ pub fn moved_folder(from: &str, plan: JsValue) -> Result<Option<String>, JsError
 }
 
 /// Whether to apply the plan whose hash is `plan_hash`, given the caller's `{dry_run,
-/// approved_plan_hash}`: `{apply}`, or `{error: {code, message, hint, retryable}}` (core's
+/// approved_plan_hash}` and the plugin's `{issued, applied}` plan hashes: `{apply}`, or `{error: {code, message, hint, retryable}}` (core's
 /// `approval`, the one decision both edges make).
 #[wasm_bindgen(js_name = decidePlan)]
-pub fn decide_plan(plan_hash: &str, approval: JsValue) -> Result<JsValue, JsError> {
+pub fn decide_plan(plan_hash: &str, approval: JsValue, history: JsValue) -> Result<JsValue, JsError> {
     let approval: vaultlink_core::approval::PlanApproval =
         serde_wasm_bindgen::from_value(approval).map_err(|error| JsError::new(&format!("not an approval: {error}")))?;
+    let history: vaultlink_core::approval::PlanHistory =
+        serde_wasm_bindgen::from_value(history).map_err(|error| JsError::new(&format!("not a plan history: {error}")))?;
     #[derive(Serialize)]
     struct Decided {
         apply: Option<bool>,
@@ -217,7 +219,7 @@ pub fn decide_plan(plan_hash: &str, approval: JsValue) -> Result<JsValue, JsErro
         hint: &'static str,
         retryable: bool,
     }
-    match vaultlink_core::approval::decide_plan(plan_hash, &approval) {
+    match vaultlink_core::approval::decide_plan(plan_hash, &approval, &history) {
         Ok(apply) => to_js(&Decided { apply: Some(apply), error: None }),
         Err(error) => to_js(&Decided {
             apply: None,
