@@ -636,6 +636,35 @@ mod tests {
         assert_eq!(refusal.code, "interrupted_change");
     }
 
+    /// Two batches starting at once, .vaultlink not there yet: one takes the lock, the other
+    /// gets change_in_progress (retryable) and removes nothing of the winner's.
+    #[test]
+    fn two_batches_starting_at_once_get_one_lock_and_one_change_in_progress() {
+        for _ in 0..50 {
+            let (_dir, root) = victim();
+            fs::remove_dir(root.join(JOURNAL_FOLDER)).unwrap();
+            let journal = Journal { writes: vec![], moves: vec![], made_folders: vec![], pid: std::process::id(), ..crafted() };
+            let barrier = std::sync::Barrier::new(2);
+            let results: Vec<Result<(), ToolError>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..2)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            barrier.wait();
+                            begin(&RealDisk, &root, &journal)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|handle| handle.join().unwrap()).collect()
+            });
+            let won = results.iter().filter(|result| result.is_ok()).count();
+            assert_eq!(won, 1, "{results:?}");
+            let lost = results.iter().find_map(|result| result.as_ref().err()).unwrap();
+            assert_eq!(lost.code, "change_in_progress", "{lost:?}");
+            assert!(lost.retryable);
+            assert!(matches!(find(&root), Found::Ours(_)), "the winner's journal is whole and in place");
+        }
+    }
+
     #[test]
     fn our_own_journal_is_still_recovered() {
         let (dir, root) = victim();
