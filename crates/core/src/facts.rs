@@ -93,7 +93,8 @@ pub struct FrontmatterProblem {
 }
 
 /// The codes of parse diagnostics that lint reports as frontmatter problems.
-const FRONTMATTER_CODES: [&str; 3] = ["malformed_frontmatter", "frontmatter_not_a_mapping", "unquoted_property_link"];
+const FRONTMATTER_CODES: [&str; 4] =
+    ["malformed_frontmatter", "frontmatter_not_a_mapping", "unquoted_property_link", "frontmatter_too_deep"];
 
 /// Reads what lint needs from a parsed note and its text: the H1, the top-level properties,
 /// the frontmatter's problems, and for `SCHEMA.md` its schema.
@@ -106,7 +107,7 @@ pub fn note_facts(path: &str, text: &str, parsed: &ParsedNote) -> NoteFacts {
         let already_unreadable = facts
             .frontmatter_problems
             .iter()
-            .any(|problem| problem.code == "malformed_frontmatter" || problem.code == "frontmatter_not_a_mapping");
+            .any(|problem| matches!(problem.code.as_str(), "malformed_frontmatter" | "frontmatter_not_a_mapping" | "frontmatter_too_deep"));
         let content = &text[block.content.range()];
         // The parser runs the YAML library only on blocks that may hold a link, for speed;
         // lint needs every block read, as Obsidian reads it, for its properties and to find

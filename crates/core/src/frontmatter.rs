@@ -66,6 +66,53 @@ pub struct Scan {
     pub not_a_mapping: bool,
 }
 
+/// How deep a frontmatter block may nest (flow collections, or indentation in columns) and still
+/// be read. Real properties nest a level or two; past this the YAML library's scanner takes time
+/// that grows with the square of the depth, so such a block is not read
+/// (`frontmatter_too_deep`), and every note indexes in time linear in its length.
+pub const MAX_NESTING: usize = 64;
+
+/// Whether `content` nests deeper than [`MAX_NESTING`]: flow brackets outside quotes, or a line
+/// indented past `4 × MAX_NESTING` columns. One pass over the bytes.
+pub fn nests_too_deep(content: &str) -> bool {
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    let mut line_start = true;
+    let mut indent = 0usize;
+    for &byte in content.as_bytes() {
+        if byte == b'\n' {
+            line_start = true;
+            indent = 0;
+            // Quoted scalars may go on over lines; flow collections too.
+            continue;
+        }
+        if line_start {
+            if byte == b' ' {
+                indent += 1;
+                if indent > 4 * MAX_NESTING {
+                    return true;
+                }
+                continue;
+            }
+            line_start = false;
+        }
+        match (quote, byte) {
+            (Some(open), _) if byte == open => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => quote = Some(byte),
+            (None, b'[' | b'{') => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return true;
+                }
+            }
+            (None, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Finds the frontmatter block: `---` on the first line (after an optional byte-order mark),
 /// up to the next line that is `---`. An unclosed block is not frontmatter, as in Obsidian.
 pub fn find_block(text: &str) -> Option<Block> {
@@ -459,9 +506,13 @@ impl Scanner<'_> {
     fn flow(&mut self, at: usize, path: &mut Vec<KeySegment>) -> usize {
         let open = self.byte(at);
         if open == Some(b'[') && self.byte(at + 1) == Some(b'[') {
+            // A link holds no `[`, so the search for its `]]` stops at the next `[` (or the line's
+            // end): linear in the block, however deeply `[[[[…` nests.
             let line_end = self.lines[self.line_of(at)].end;
-            if let Some(close) = self.text[at..line_end].find("]]") {
-                self.scan.unquoted_links.push(UnquotedLink { path: path.clone(), span: Span { start: at, end: at + close + 2 } });
+            let inner = &self.text.as_bytes()[at + 2..line_end];
+            let stop = inner.iter().position(|byte| *byte == b'[').unwrap_or(inner.len());
+            if let Some(close) = inner[..stop].windows(2).position(|pair| pair == b"]]") {
+                self.scan.unquoted_links.push(UnquotedLink { path: path.clone(), span: Span { start: at, end: at + 2 + close + 2 } });
             }
         }
         if self.depth >= MAX_DEPTH {

@@ -127,7 +127,7 @@ pub struct BlockId {
 pub struct Diagnostic {
     /// A stable code: `unquoted_property_link`, `malformed_frontmatter`,
     /// `frontmatter_not_a_mapping`, `property_scan_mismatch`, `links_truncated`,
-    /// `frontmatter_too_large`.
+    /// `frontmatter_too_large`, `frontmatter_too_deep`.
     pub code: String,
     pub message: String,
     pub span: Option<Span>,
@@ -237,6 +237,17 @@ fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote
             message: format!(
                 "the frontmatter is {} bytes, over the {MAX_FRONTMATTER_BYTES}-byte limit, so its properties and their links are not read",
                 block.content.range().len()
+            ),
+            span: Some(block.span),
+        });
+        return;
+    }
+    if frontmatter::nests_too_deep(&text[block.content.range()]) {
+        note.diagnostics.push(Diagnostic {
+            code: "frontmatter_too_deep".to_owned(),
+            message: format!(
+                "the frontmatter nests deeper than {} levels, so its properties and their links are not read",
+                frontmatter::MAX_NESTING
             ),
             span: Some(block.span),
         });

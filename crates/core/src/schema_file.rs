@@ -68,6 +68,11 @@ pub fn read_schema_file(text: &str) -> SchemaFile {
         );
         return file;
     };
+    if crate::frontmatter::nests_too_deep(&text[block.content.range()]) {
+        file.problems
+            .push(format!("SCHEMA.md's frontmatter nests deeper than {} levels, so it was not read", crate::frontmatter::MAX_NESTING));
+        return file;
+    }
     let yaml = match serde_yaml::from_str::<serde_yaml::Value>(&text[block.content.range()]) {
         Ok(serde_yaml::Value::Mapping(map)) => map,
         Ok(_) => {

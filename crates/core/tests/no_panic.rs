@@ -230,3 +230,25 @@ fn a_frontmatter_over_its_limit_is_skipped_with_a_diagnostic() {
     assert!(under.diagnostics.iter().all(|diagnostic| diagnostic.code != "frontmatter_too_large"));
     assert!(under.links.len() > 100 && under.links.last().is_some_and(|link| link.target == "Body"));
 }
+
+/// Frontmatter nested past the bound is not read (the YAML library's scanner is quadratic in
+/// the depth: a 200 KB note of nested flow collections took over a minute), so every note
+/// indexes in time linear in its length; shallower nesting is read as before.
+#[test]
+fn deeply_nested_frontmatter_is_skipped_with_a_diagnostic_and_the_body_is_read() {
+    use vaultlink_core::frontmatter::MAX_NESTING;
+    for (open, close) in [("[", "]"), ("{a: ", "}"), ("[[", "]]")] {
+        let deep = format!("---\nkey: {}x{}\n---\n[[Body]]\n", open.repeat(50_000), close.repeat(50_000));
+        let parsed = check(&deep);
+        assert!(parsed.diagnostics.iter().any(|diagnostic| diagnostic.code == "frontmatter_too_deep"), "{open}");
+        assert_eq!(parsed.links.iter().map(|link| link.target.as_str()).collect::<Vec<_>>(), ["Body"], "{open}");
+    }
+    let indented: String = (0..300).map(|level| format!("{}k{level}:\n", " ".repeat(level * 2))).collect();
+    assert!(check(&format!("---\n{indented}---\n")).diagnostics.iter().any(|diagnostic| diagnostic.code == "frontmatter_too_deep"));
+    let shallow = format!("---\nkey: {}\"[[Deep]]\"{}\n---\n", "[".repeat(MAX_NESTING - 1), "]".repeat(MAX_NESTING - 1));
+    let parsed = check(&shallow);
+    assert!(parsed.diagnostics.iter().all(|diagnostic| diagnostic.code != "frontmatter_too_deep"));
+    // Brackets inside quotes do not nest.
+    let quoted = format!("---\nkey: \"{}\"\n---\n", "[".repeat(1_000));
+    assert!(check(&quoted).diagnostics.iter().all(|diagnostic| diagnostic.code != "frontmatter_too_deep"));
+}
