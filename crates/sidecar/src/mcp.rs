@@ -335,6 +335,20 @@ fn authorized<B>(request: &hyper::Request<B>, token: &str) -> bool {
     given.len() == expected.len() && given.iter().zip(expected).fold(0u8, |diff, (a, b)| diff | (a ^ b)) == 0
 }
 
+/// True unless the request carries an `Origin` that is not this machine's: a web page elsewhere
+/// (or one a rebinding DNS name points here) may not drive the server, as the MCP specification
+/// asks. Clients that are not browsers send no `Origin`.
+fn origin_allowed<B>(request: &hyper::Request<B>) -> bool {
+    let Some(origin) = request.headers().get(hyper::header::ORIGIN) else { return true };
+    let Ok(origin) = origin.to_str() else { return false };
+    let Some(rest) = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")) else { return false };
+    let host = match rest.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+        None => rest.split(':').next().unwrap_or_default(),
+    };
+    matches!(host, "localhost" | "127.0.0.1" | "::1") && !rest.contains('/')
+}
+
 type HttpBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
 fn plain(status: hyper::StatusCode, text: &str) -> hyper::Response<HttpBody> {
@@ -388,6 +402,12 @@ pub async fn serve_http(router: Router, address: SocketAddr) -> Result<()> {
                             "vaultlink: send `Authorization: Bearer <token>` with the token the server printed when it started",
                         ));
                     }
+                    if !origin_allowed(&request) {
+                        return Ok(plain(
+                            hyper::StatusCode::FORBIDDEN,
+                            "vaultlink serves clients on this machine only: the request's Origin is not localhost",
+                        ));
+                    }
                     if request.uri().path() != "/mcp" {
                         return Ok(plain(hyper::StatusCode::NOT_FOUND, "vaultlink serves MCP at /mcp only"));
                     }
@@ -410,6 +430,31 @@ mod tests {
         let Screened::Answer(line) = screened else { panic!("answered here: {screened:?}") };
         let answer: Value = serde_json::from_str(&line).expect("an answer is JSON");
         (answer["id"].clone(), answer["error"]["code"].as_i64().unwrap_or(0))
+    }
+
+    #[test]
+    fn only_this_machines_origins_may_call_over_http() {
+        let with = |origin: Option<&str>| {
+            let mut builder = hyper::Request::builder();
+            if let Some(origin) = origin {
+                builder = builder.header("origin", origin);
+            }
+            origin_allowed(&builder.body(()).unwrap())
+        };
+        for allowed in [None, Some("http://localhost:6274"), Some("http://127.0.0.1"), Some("https://[::1]:8080"), Some("http://localhost")]
+        {
+            assert!(with(allowed), "{allowed:?}");
+        }
+        for refused in [
+            "http://evil.example",
+            "http://localhost.evil.example",
+            "null",
+            "http://127.0.0.1.nip.io:80",
+            "file://",
+            "http://localhost:1/x",
+        ] {
+            assert!(!with(Some(refused)), "{refused}");
+        }
     }
 
     #[test]
