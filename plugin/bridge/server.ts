@@ -10,7 +10,12 @@ import { MAX_SOCKET_PATH_BYTES, bridgePaths, currentEnvironment, type BridgePath
 import { serveConnection } from "./protocol";
 
 /** Connections served at once; the sidecar needs one, a few spare cover restarts and probes. */
-const MAX_CONNECTIONS = 16;
+/**
+ * Connections that have not yet shown the token: past this many, the oldest is closed to make
+ * room, so no number of tokenless clients can keep the sidecar (which holds the token) out.
+ * Connections that did show it are the user's own sidecars and are never refused.
+ */
+const MAX_UNAUTHENTICATED = 8;
 
 /** How long a socket file may take to answer before it is taken for a live server. */
 const PROBE_TIMEOUT_MS = 2_000;
@@ -141,6 +146,8 @@ export class BridgeServer {
 	lastConnection: BridgeConnection | null = null;
 	private readonly server: net.Server;
 	private readonly connections = new Set<net.Socket>();
+	/** Connections yet to show the token, oldest first. */
+	private readonly unauthenticated: net.Socket[] = [];
 	private readonly platform: NodeJS.Platform;
 	private readonly discovery: Discovery;
 	private closed: Promise<void> | null = null;
@@ -155,6 +162,23 @@ export class BridgeServer {
 			this.connections.add(socket);
 			socket.on("close", () => this.connections.delete(socket));
 		});
+	}
+
+	/** Counts a new connection as tokenless until it says hello; closes the oldest such past the budget. */
+	private admit(socket: net.Socket): void {
+		this.unauthenticated.push(socket);
+		socket.on("close", () => this.forget(socket));
+		while (this.unauthenticated.length > MAX_UNAUTHENTICATED) this.unauthenticated.shift()?.destroy();
+	}
+
+	/** The connection showed the token: out of the tokenless budget. */
+	private authenticated(socket: net.Socket): void {
+		this.forget(socket);
+	}
+
+	private forget(socket: net.Socket): void {
+		const at = this.unauthenticated.indexOf(socket);
+		if (at >= 0) this.unauthenticated.splice(at, 1);
 	}
 
 	/** Listens on the vault's socket and writes the discovery file; rejects with a `BridgeStartError` saying what to do. */
@@ -183,7 +207,8 @@ export class BridgeServer {
 			state: options.state ?? "ready",
 		};
 		// Each connection is served with the token of the moment it arrived.
-		const server = net.createServer({ allowHalfOpen: false }, (socket) =>
+		const server = net.createServer({ allowHalfOpen: false }, (socket) => {
+			bridge.admit(socket);
 			serveConnection(socket, {
 				token: bridge.token,
 				vaultPath: paths.vaultPath,
@@ -191,11 +216,11 @@ export class BridgeServer {
 				call: (tool, args) => options.call(tool, args),
 				helloTimeoutMs: options.helloTimeoutMs,
 				onAuthenticated: (client) => {
+					bridge.authenticated(socket);
 					bridge.lastConnection = { at: new Date(), client };
 				},
-			}),
-		);
-		server.maxConnections = MAX_CONNECTIONS;
+			});
+		});
 		const bridge: BridgeServer = new BridgeServer(paths, token, server, environment.platform, discovery);
 
 		await new Promise<void>((resolve, reject) => {

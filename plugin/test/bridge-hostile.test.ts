@@ -140,6 +140,32 @@ test("more idle connections than the server takes: none is answered, each is clo
 	}
 });
 
+test("tokenless connections cannot lock the sidecar out: with 40 held open, the token holder still gets in at once", async () => {
+	const vaultDir = writeFixtureVault(FIXTURE);
+	const server = await BridgeServer.start({
+		vaultPath: vaultDir,
+		pluginVersion: "0.1.0",
+		call: () => ({ ok: true, result: { answered: true } }),
+		// Long enough that none of the idle ones times out during the test.
+		helloTimeoutMs: 60_000,
+	});
+	try {
+		const idle = await Promise.all(Array.from({ length: 40 }, () => connect(server.paths.socketPath).then((socket) => ({ socket, ...collect(socket) }))));
+		const client = await BridgeClient.connect(server.paths.socketPath);
+		const hello = await client.request("hello", { token: server.token, protocol: 1 });
+		assert.ok(hello?.result !== undefined, JSON.stringify(hello));
+		assert.deepEqual((await client.request("call", { tool: "anything", arguments: {} }))?.result, { answered: true });
+		// The oldest tokenless ones were closed to keep the budget; none was ever answered.
+		const closed = await Promise.all(idle.map((connection) => Promise.race([connection.closed.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 200))])));
+		assert.ok(closed.filter(Boolean).length >= 32, `closed: ${closed.filter(Boolean).length}`);
+		for (const connection of idle) assert.ok(!connection.lines().some((line) => "result" in (JSON.parse(line) as object)));
+		client.close();
+		for (const connection of idle) connection.socket.destroy();
+	} finally {
+		await server.stop();
+	}
+});
+
 test("a slow client sending one byte at a time is served once its hello is whole; one that sends nothing is closed", async () => {
 	const { plugin } = await loadPlugin(writeFixtureVault(FIXTURE));
 	try {
