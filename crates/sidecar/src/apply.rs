@@ -152,8 +152,18 @@ fn delete_note_on(disk: &dyn Disk, folder: &mut FolderIndex, arguments: &Value) 
                 true,
             ));
         }
-        disk.rename(&folder.root().join(&plan.path), &target)
-            .map_err(|error| write_failed(format!("moving {} to the trash failed: {error}", plan.path)))?;
+        // Into a free name of the trash, never over a file that appeared there since the look
+        // (a second delete of the same name at once): the next number is tried instead.
+        loop {
+            match disk.rename_new(&folder.root().join(&plan.path), &target) {
+                Ok(()) => break,
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && number < 10_000 => {
+                    target = trash.join(format!("{stem} {number}.{extension}"));
+                    number += 1;
+                }
+                Err(error) => return Err(write_failed(format!("moving {} to the trash failed: {error}", plan.path))),
+            }
+        }
         answer.captured = Some(capture(&text));
         answer.trashed_to = Some(format!(".trash/{}", target.file_name().map(|name| name.to_string_lossy()).unwrap_or_default()));
         folder.refresh().map_err(|error| write_failed(format!("the note was deleted but the index could not be refreshed: {error:#}")))?;
@@ -234,8 +244,10 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
             let moved = match &file_move.via {
                 // Two renames: a case-insensitive filesystem may treat `a.md` -> `A.md` as
                 // nothing to do, or refuse it.
-                Some(via) => disk.rename(&from, &root.join(via)).and_then(|()| disk.rename(&root.join(via), &to)),
-                None => disk.rename(&from, &to),
+                // Neither rename replaces anything: a file that appeared at the destination
+                // since the check fails the step, and the batch is undone, the file kept.
+                Some(via) => disk.rename_new(&from, &root.join(via)).and_then(|()| disk.rename_new(&root.join(via), &to)),
+                None => disk.rename_new(&from, &to),
             };
             moved.map_err(|error| format!("moving {} failed: {error}", file_move.from))?;
         }
@@ -521,6 +533,52 @@ mod tests {
         assert!(journal::recover(&RealDisk, index.root()).unwrap().is_none(), "a second recovery has nothing to do");
     }
 
+    /// A file that appears at the destination after the checks, just before the rename (another
+    /// program saving there): the move does not replace it; the batch is undone and it is kept.
+    #[test]
+    fn a_file_that_appears_at_the_destination_after_the_check_is_never_replaced() {
+        #[derive(Debug)]
+        struct Appears(PathBuf);
+        impl Disk for Appears {
+            fn write_new(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+                RealDisk.write_new(path, bytes)
+            }
+            fn rename(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+                RealDisk.rename(from, to)
+            }
+            fn rename_new(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+                if to == self.0 {
+                    fs::write(to, "someone else's\n")?;
+                }
+                RealDisk.rename_new(from, to)
+            }
+            fn remove_file(&self, path: &Path) -> std::io::Result<()> {
+                RealDisk.remove_file(path)
+            }
+            fn create_dir(&self, path: &Path) -> std::io::Result<()> {
+                RealDisk.create_dir(path)
+            }
+            fn remove_dir(&self, path: &Path) -> std::io::Result<()> {
+                RealDisk.remove_dir(path)
+            }
+            fn copy_permissions(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+                RealDisk.copy_permissions(from, to)
+            }
+            fn sync_dir(&self, path: &Path) -> std::io::Result<()> {
+                RealDisk.sync_dir(path)
+            }
+        }
+        let (dir, index) = vault(&[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")]);
+        let plan = plan_for(&index, "Old.md", "New.md");
+        let disk = Appears(dir.path().join("New.md"));
+        let refusal = apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap_err();
+        assert_eq!(refusal.code, "write_failed", "{refusal:?}");
+        assert_eq!(fs::read_to_string(dir.path().join("New.md")).unwrap(), "someone else's\n", "kept");
+        assert_eq!(fs::read_to_string(dir.path().join("Old.md")).unwrap(), "# Old\n");
+        assert_eq!(fs::read_to_string(dir.path().join("A.md")).unwrap(), "[[Old]]\n", "the batch was undone");
+        assert!(!dir.path().join(".vaultlink").exists());
+    }
+
     /// An editor saving a note after the check, just before the batch replaces it: the save
     /// is kept, the notes written before it are restored, and the answer is
     /// `concurrent_modification`.
@@ -537,6 +595,9 @@ mod tests {
             }
             fn rename(&self, from: &Path, to: &Path) -> std::io::Result<()> {
                 RealDisk.rename(from, to)
+            }
+            fn rename_new(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+                RealDisk.rename_new(from, to)
             }
             fn remove_file(&self, path: &Path) -> std::io::Result<()> {
                 RealDisk.remove_file(path)

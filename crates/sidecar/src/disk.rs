@@ -15,6 +15,9 @@ pub trait Disk {
     fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()>;
     /// Renames `from` to `to`, replacing a file at `to`.
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// Renames `from` to `to`, failing with `AlreadyExists` when anything is at `to`, even a
+    /// file that appeared a moment ago: a move never replaces what it did not plan to.
+    fn rename_new(&self, from: &Path, to: &Path) -> io::Result<()>;
     fn remove_file(&self, path: &Path) -> io::Result<()>;
     fn create_dir(&self, path: &Path) -> io::Result<()>;
     /// Removes an empty folder; fails on one that holds anything.
@@ -46,6 +49,24 @@ impl Disk for RealDisk {
         std::fs::rename(from, to)
     }
 
+    #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+    fn rename_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+        use rustix::fs::{renameat_with, RenameFlags, CWD};
+        match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
+            Ok(()) => Ok(()),
+            // A filesystem that cannot (some network and FUSE ones): checked, then renamed.
+            Err(error) if error == rustix::io::Errno::INVAL || error == rustix::io::Errno::NOSYS || error == rustix::io::Errno::NOTSUP => {
+                rename_if_free(from, to)
+            }
+            Err(error) => Err(io::Error::from_raw_os_error(error.raw_os_error())),
+        }
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
+    fn rename_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+        rename_if_free(from, to)
+    }
+
     fn remove_file(&self, path: &Path) -> io::Result<()> {
         std::fs::remove_file(path)
     }
@@ -73,6 +94,21 @@ impl Disk for RealDisk {
         // Windows cannot open a folder as a file to sync it; NTFS journals its metadata.
         Ok(())
     }
+}
+
+/// The rename where the system has no rename that refuses to replace: refused when something is
+/// at `to` now (a small window remains between the check and the rename).
+fn rename_if_free(from: &Path, to: &Path) -> io::Result<()> {
+    if std::fs::symlink_metadata(to).is_ok() && !same_file_but_for_case(from, to) {
+        return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", to.display())));
+    }
+    std::fs::rename(from, to)
+}
+
+/// On a filesystem that ignores case, `a.md` and `A.md` are one file: renaming one to the other
+/// replaces nothing.
+fn same_file_but_for_case(from: &Path, to: &Path) -> bool {
+    from.to_string_lossy().to_lowercase() == to.to_string_lossy().to_lowercase()
 }
 
 /// Whether `path` exists with exactly this spelling of its last name. On a case-insensitive
@@ -164,6 +200,9 @@ pub mod testing {
         fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
             self.step().map_or_else(|| RealDisk.rename(from, to), Err)
         }
+        fn rename_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.step().map_or_else(|| RealDisk.rename_new(from, to), Err)
+        }
         fn remove_file(&self, path: &Path) -> io::Result<()> {
             self.step().map_or_else(|| RealDisk.remove_file(path), Err)
         }
@@ -213,6 +252,10 @@ pub mod testing {
             self.step();
             RealDisk.rename(from, to)
         }
+        fn rename_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.step();
+            RealDisk.rename_new(from, to)
+        }
         fn remove_file(&self, path: &Path) -> io::Result<()> {
             self.step();
             RealDisk.remove_file(path)
@@ -254,6 +297,17 @@ pub mod testing {
                 return Ok(());
             }
             RealDisk.rename(from, to)
+        }
+        fn rename_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+            // As this filesystem sees it: a name spelt like `to` but for case is `to`.
+            let folded = |path: &Path| path.to_string_lossy().to_lowercase();
+            let taken = to.parent().and_then(|parent| std::fs::read_dir(parent).ok()).is_some_and(|entries| {
+                entries.flatten().any(|entry| folded(&entry.path()) == folded(to) && folded(&entry.path()) != folded(from))
+            });
+            if taken {
+                return Err(io::Error::new(io::ErrorKind::AlreadyExists, "taken"));
+            }
+            self.rename(from, to)
         }
         fn remove_file(&self, path: &Path) -> io::Result<()> {
             RealDisk.remove_file(path)
