@@ -431,7 +431,9 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
                 let saved_full = full(root, &saved);
                 if std::fs::read(&saved_full).ok().as_deref() != Some(write.before.as_bytes()) {
                     make_parents(disk, root, &saved_full).map_err(|error| failed(format!("saving the text of {}", write.path), error))?;
-                    let _ = std::fs::remove_file(&saved_full);
+                    if saved_full.exists() {
+                        let _ = disk.remove_file(&saved_full);
+                    }
                     disk.write_new(&saved_full, write.before.as_bytes())
                         .map_err(|error| failed(format!("saving the text of {}", write.path), error))?;
                 }
