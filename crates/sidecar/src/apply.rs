@@ -302,7 +302,7 @@ fn refuse_links_on_the_way(root: &Path, path: &str) -> Result<(), ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::disk::testing::{Fault, FaultyDisk};
+    use crate::disk::testing::{snapshot, Fault, FaultyDisk, Hooked};
     use serde_json::json;
     use std::path::PathBuf;
 
@@ -316,23 +316,6 @@ mod tests {
         let mut index = FolderIndex::new(fs::canonicalize(dir.path()).unwrap());
         index.refresh().unwrap();
         (dir, index)
-    }
-
-    fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
-        let mut files = Vec::new();
-        let mut stack = vec![root.to_owned()];
-        while let Some(dir) = stack.pop() {
-            for entry in fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else {
-                    files.push((path.strip_prefix(root).unwrap().display().to_string(), fs::read(&path).unwrap()));
-                }
-            }
-        }
-        files.sort();
-        files
     }
 
     /// The folder is typed in another case than it has on disk: the move still removes the
@@ -537,40 +520,14 @@ mod tests {
     /// program saving there): the move does not replace it; the batch is undone and it is kept.
     #[test]
     fn a_file_that_appears_at_the_destination_after_the_check_is_never_replaced() {
-        #[derive(Debug)]
-        struct Appears(PathBuf);
-        impl Disk for Appears {
-            fn write_new(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-                RealDisk.write_new(path, bytes)
-            }
-            fn rename(&self, from: &Path, to: &Path) -> std::io::Result<()> {
-                RealDisk.rename(from, to)
-            }
-            fn rename_new(&self, from: &Path, to: &Path) -> std::io::Result<()> {
-                if to == self.0 {
-                    fs::write(to, "someone else's\n")?;
-                }
-                RealDisk.rename_new(from, to)
-            }
-            fn remove_file(&self, path: &Path) -> std::io::Result<()> {
-                RealDisk.remove_file(path)
-            }
-            fn create_dir(&self, path: &Path) -> std::io::Result<()> {
-                RealDisk.create_dir(path)
-            }
-            fn remove_dir(&self, path: &Path) -> std::io::Result<()> {
-                RealDisk.remove_dir(path)
-            }
-            fn copy_permissions(&self, from: &Path, to: &Path) -> std::io::Result<()> {
-                RealDisk.copy_permissions(from, to)
-            }
-            fn sync_dir(&self, path: &Path) -> std::io::Result<()> {
-                RealDisk.sync_dir(path)
-            }
-        }
         let (dir, index) = vault(&[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")]);
         let plan = plan_for(&index, "Old.md", "New.md");
-        let disk = Appears(dir.path().join("New.md"));
+        let destination = dir.path().join("New.md");
+        let disk = Hooked(|operation: &str, path: &Path| {
+            if operation == "rename_new" && path == destination {
+                fs::write(path, "someone else's\n").unwrap();
+            }
+        });
         let refusal = apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap_err();
         assert_eq!(refusal.code, "write_failed", "{refusal:?}");
         assert_eq!(fs::read_to_string(dir.path().join("New.md")).unwrap(), "someone else's\n", "kept");
@@ -584,41 +541,15 @@ mod tests {
     /// `concurrent_modification`.
     #[test]
     fn a_note_saved_while_the_batch_is_written_keeps_the_save_and_the_batch_is_undone() {
-        #[derive(Debug)]
-        struct EditorSaves(PathBuf);
-        impl Disk for EditorSaves {
-            fn write_new(&self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-                if path.file_name().is_some_and(|name| name.to_string_lossy().starts_with(".A.md.")) {
-                    fs::write(&self.0, "![[Old]] saved meanwhile\n")?;
-                }
-                RealDisk.write_new(path, bytes)
-            }
-            fn rename(&self, from: &Path, to: &Path) -> std::io::Result<()> {
-                RealDisk.rename(from, to)
-            }
-            fn rename_new(&self, from: &Path, to: &Path) -> std::io::Result<()> {
-                RealDisk.rename_new(from, to)
-            }
-            fn remove_file(&self, path: &Path) -> std::io::Result<()> {
-                RealDisk.remove_file(path)
-            }
-            fn create_dir(&self, path: &Path) -> std::io::Result<()> {
-                RealDisk.create_dir(path)
-            }
-            fn remove_dir(&self, path: &Path) -> std::io::Result<()> {
-                RealDisk.remove_dir(path)
-            }
-            fn copy_permissions(&self, from: &Path, to: &Path) -> std::io::Result<()> {
-                RealDisk.copy_permissions(from, to)
-            }
-            fn sync_dir(&self, path: &Path) -> std::io::Result<()> {
-                RealDisk.sync_dir(path)
-            }
-        }
         let (dir, index) = vault(BATCHES[0].0);
         let plan = plan_for(&index, "Old.md", "deep/er/New.md");
         let before = snapshot(dir.path());
-        let disk = EditorSaves(dir.path().join("C.md"));
+        let saved = dir.path().join("C.md");
+        let disk = Hooked(|operation: &str, path: &Path| {
+            if operation == "write_new" && path.file_name().is_some_and(|name| name.to_string_lossy().starts_with(".A.md.")) {
+                fs::write(&saved, "![[Old]] saved meanwhile\n").unwrap();
+            }
+        });
         let refusal = apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap_err();
         assert_eq!(refusal.code, "concurrent_modification", "{refusal:?}");
         assert_eq!(refusal.message, "`C.md` changed after the plan was made; nothing was changed");
@@ -791,7 +722,9 @@ mod tests {
         let refusal = move_note(&mut index, &json!({"from": "Old.md", "to": "out/New.md", "dry_run": false})).unwrap_err();
         assert_eq!(refusal.code, "invalid_path");
         assert!(refusal.message.contains("`out`, a symbolic link"), "{}", refusal.message);
+        assert_eq!(snapshot(dir.path()), before);
         std::os::unix::fs::symlink(outside.path(), dir.path().join(".trash")).unwrap();
+        let before = snapshot(dir.path());
         let refusal = delete_note(&mut index, &json!({"path": "Old.md", "confirm": true, "force": true})).unwrap_err();
         assert_eq!(refusal.code, "invalid_path", "{refusal:?}");
         assert_eq!(snapshot(dir.path()), before);

@@ -325,4 +325,72 @@ pub mod testing {
             RealDisk.sync_dir(path)
         }
     }
+
+    /// The real disk, calling `hook(operation, path)` before each operation: a test plays
+    /// another program acting at that moment (an editor's save, a file appearing).
+    pub struct Hooked<F: Fn(&str, &Path)>(pub F);
+
+    impl<F: Fn(&str, &Path)> std::fmt::Debug for Hooked<F> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("Hooked")
+        }
+    }
+
+    impl<F: Fn(&str, &Path)> Disk for Hooked<F> {
+        fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+            (self.0)("write_new", path);
+            RealDisk.write_new(path, bytes)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            (self.0)("rename", to);
+            RealDisk.rename(from, to)
+        }
+        fn rename_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+            (self.0)("rename_new", to);
+            RealDisk.rename_new(from, to)
+        }
+        fn remove_file(&self, path: &Path) -> io::Result<()> {
+            (self.0)("remove_file", path);
+            RealDisk.remove_file(path)
+        }
+        fn create_dir(&self, path: &Path) -> io::Result<()> {
+            (self.0)("create_dir", path);
+            RealDisk.create_dir(path)
+        }
+        fn remove_dir(&self, path: &Path) -> io::Result<()> {
+            (self.0)("remove_dir", path);
+            RealDisk.remove_dir(path)
+        }
+        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
+            (self.0)("copy_permissions", to);
+            RealDisk.copy_permissions(from, to)
+        }
+        fn sync_dir(&self, path: &Path) -> io::Result<()> {
+            (self.0)("sync_dir", path);
+            RealDisk.sync_dir(path)
+        }
+    }
+
+    /// Every file under `root` with its bytes, sorted; a symbolic link as where it points.
+    #[allow(clippy::unwrap_used)]
+    pub fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut files = Vec::new();
+        let mut stack = vec![root.to_owned()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                let meta = std::fs::symlink_metadata(&path).unwrap();
+                let shown = path.strip_prefix(root).unwrap().display().to_string();
+                if meta.file_type().is_symlink() {
+                    files.push((shown, std::fs::read_link(&path).unwrap().display().to_string().into_bytes()));
+                } else if meta.is_dir() {
+                    stack.push(path);
+                } else {
+                    files.push((shown, std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        files.sort();
+        files
+    }
 }

@@ -505,30 +505,9 @@ mod tests {
     //! user wrote it on this machine.
 
     use super::*;
+    use crate::disk::testing::snapshot;
     use std::fs;
     use vaultlink_core::journal::{JournalMove, VERSION as JOURNAL_VERSION};
-
-    /// Every file under `root`, symbolic links as where they point.
-    fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
-        let mut files = Vec::new();
-        let mut stack = vec![root.to_owned()];
-        while let Some(dir) = stack.pop() {
-            for entry in fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                let meta = fs::symlink_metadata(&path).unwrap();
-                let shown = path.strip_prefix(root).unwrap().display().to_string();
-                if meta.file_type().is_symlink() {
-                    files.push((shown, fs::read_link(&path).unwrap().display().to_string().into_bytes()));
-                } else if meta.is_dir() {
-                    stack.push(path);
-                } else {
-                    files.push((shown, fs::read(&path).unwrap()));
-                }
-            }
-        }
-        files.sort();
-        files
-    }
 
     /// A home with a private key and a document beside a vault with one note.
     fn victim() -> (tempfile::TempDir, PathBuf) {

@@ -253,15 +253,7 @@ pub fn page_key(name: &str) -> String {
 /// True when `name` compares equal to `key` (a [`page_key`]).
 pub fn same_page_name(key: &str, name: &str) -> bool {
     if name.is_ascii() && key.is_ascii() {
-        let mut words = name.split(|c: char| c.is_ascii_whitespace() || c == '-' || c == '_').filter(|word| !word.is_empty());
-        let mut wanted = key.split(' ');
-        loop {
-            match (words.next(), wanted.next()) {
-                (None, None) => return true,
-                (Some(word), Some(expected)) if word.eq_ignore_ascii_case(expected) => {}
-                _ => return false,
-            }
-        }
+        return same_ascii_words(key, name.split(|c: char| c.is_ascii_whitespace() || c == '-' || c == '_'));
     }
     page_key(name) == key
 }
@@ -269,17 +261,22 @@ pub fn same_page_name(key: &str, name: &str) -> bool {
 /// True when `name` compares equal to `key` (an [`identity_key`]); allocation-free for ASCII.
 pub fn same_identity(key: &str, name: &str) -> bool {
     if name.is_ascii() && key.is_ascii() {
-        let mut words = name.split_ascii_whitespace();
-        let mut wanted = key.split(' ');
-        loop {
-            match (words.next(), wanted.next()) {
-                (None, None) => return true,
-                (Some(word), Some(expected)) if word.eq_ignore_ascii_case(expected) => {}
-                _ => return false,
-            }
-        }
+        return same_ascii_words(key, name.split_ascii_whitespace());
     }
     identity_key(name) == key
+}
+
+/// Whether `words` (empty ones skipped) are the space-separated words of `key`, ignoring ASCII case.
+fn same_ascii_words<'a>(key: &str, words: impl Iterator<Item = &'a str>) -> bool {
+    let mut words = words.filter(|word| !word.is_empty());
+    let mut wanted = key.split(' ');
+    loop {
+        match (words.next(), wanted.next()) {
+            (None, None) => return true,
+            (Some(word), Some(expected)) if word.eq_ignore_ascii_case(expected) => {}
+            _ => return false,
+        }
+    }
 }
 
 /// Every name of a note with the facet it comes from: file name, aliases, `title`, H1. Blank
