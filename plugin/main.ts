@@ -269,13 +269,23 @@ export default class VaultlinkPlugin extends Plugin {
 	async saveSettings(change: (settings: VaultlinkSettings) => void): Promise<void> {
 		const settings = await this.settingsRead;
 		change(settings);
-		try {
-			await this.saveData(settingsData(settings, this.unknownSettings));
-		} catch (error) {
-			console.error("vaultlink: could not save its settings", error);
-			new Notice(`vaultlink: the settings could not be saved (${messageOf(error)}); the change holds until Obsidian restarts. Check that the vault's folder is writable.`, ERROR_NOTICE_MS);
-		}
+		// One save at a time: two writes of data.json under way at once can interleave and leave
+		// it unreadable (Node's writeFile, which Obsidian's adapter uses, is not safe to overlap
+		// on one file). Each save writes the settings as they are when its turn comes.
+		const save = this.settingsSaving.then(async () => {
+			try {
+				await this.saveData(settingsData(settings, this.unknownSettings));
+			} catch (error) {
+				console.error("vaultlink: could not save its settings", error);
+				new Notice(`vaultlink: the settings could not be saved (${messageOf(error)}); the change holds until Obsidian restarts. Check that the vault's folder is writable.`, ERROR_NOTICE_MS);
+			}
+		});
+		this.settingsSaving = save;
+		await save;
 	}
+
+	/** The settings save under way, if any; the next waits for it. */
+	private settingsSaving: Promise<void> = Promise.resolve();
 
 	/**
 	 * Turns the bridge on (once the first index is complete) or off, and remembers the choice. A

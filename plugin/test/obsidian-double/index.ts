@@ -255,9 +255,21 @@ export class FileSystemAdapter
 
 	async write(normalizedPath: string, data: string): Promise<void> {
 		const fullPath = this.getFullPath(normalizedPath);
-		await fs.promises.mkdir(path.dirname(fullPath), { recursive: true });
-		await fs.promises.writeFile(fullPath, data, "utf8");
+		// Obsidian's adapter writes with Node's writeFile, which may interleave two writes of one
+		// file under way at once and leave it garbled; the double refuses the overlap outright,
+		// so a caller that does not wait for its last write is found every time, not by chance.
+		if (this.writing.has(fullPath)) throw new Error(`${normalizedPath} is being written already: two writes of one file at once can interleave`);
+		this.writing.add(fullPath);
+		try {
+			await fs.promises.mkdir(path.dirname(fullPath), { recursive: true });
+			await fs.promises.writeFile(fullPath, data, "utf8");
+		} finally {
+			this.writing.delete(fullPath);
+		}
 	}
+
+	/** Files with a write under way. */
+	private readonly writing = new Set<string>();
 
 	/**
 	 * Obsidian watches the vault's folder, so a file or folder removed through the adapter leaves
