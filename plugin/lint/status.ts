@@ -26,14 +26,23 @@ export class UnresolvedLinksStatus {
 		plugin.registerEvent(vault.on("modify", () => this.scheduled()));
 		plugin.registerEvent(vault.on("delete", () => this.scheduled()));
 		plugin.registerEvent(vault.on("rename", () => this.scheduled()));
-		plugin.register(() => this.scheduled.cancel());
+		plugin.register(() => {
+			this.unloaded = true;
+			this.scheduled.cancel();
+		});
 	}
+
+	/** Set once the plugin unloads: its index is freed, so a count still under way means nothing. */
+	private unloaded = false;
 
 	/** Counts again now (after the refresh under way, if any). */
 	refresh(): Promise<void> {
 		this.refreshing = this.refreshing
 			.then(() => this.update())
-			.catch((error: unknown) => console.error("vaultlink: could not count the unresolved links", error));
+			.catch((error: unknown) => {
+				// A count cut short by the plugin unloading (its index freed under it) is no failure.
+				if (!this.unloaded) console.error("vaultlink: could not count the unresolved links", error);
+			});
 		return this.refreshing;
 	}
 
@@ -44,8 +53,9 @@ export class UnresolvedLinksStatus {
 	}
 
 	private async update(): Promise<void> {
+		if (this.unloaded) return;
 		const total = await this.count();
-		if (total === null) return;
+		if (total === null || this.unloaded) return;
 		this.item.setText(`${total} unresolved ${total === 1 ? "link" : "links"}`);
 	}
 }
