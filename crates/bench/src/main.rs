@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use vaultlink_core::error::Failure;
 
 use anyhow::{bail, Context, Result};
 use pulldown_cmark::{Options, Parser};

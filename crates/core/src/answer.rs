@@ -2,7 +2,7 @@
 //! the typed error an operation fails with. `ops` and `evidence` both speak these, so neither
 //! imports the other for them.
 
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, Failure};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -42,16 +42,16 @@ pub enum OpError {
     InvalidArguments { detail: String },
 }
 
-impl OpError {
+impl Failure for OpError {
     /// A stable, machine-readable code.
-    pub fn code(&self) -> ErrorCode {
+    fn code(&self) -> ErrorCode {
         match self {
             OpError::NoteNotFound { .. } => ErrorCode::NoteNotFound,
             OpError::InvalidArguments { .. } => ErrorCode::InvalidArguments,
         }
     }
 
-    pub fn message(&self) -> String {
+    fn message(&self) -> String {
         match self {
             OpError::NoteNotFound { path } => format!("there is no note at `{path}` in this vault"),
             OpError::InvalidArguments { detail } => format!("the arguments do not fit: {detail}"),
@@ -59,7 +59,7 @@ impl OpError {
     }
 
     /// What to do next.
-    pub fn hint(&self) -> &'static str {
+    fn hint(&self) -> &'static str {
         match self {
             OpError::NoteNotFound { .. } => {
                 "Give the note's path relative to the vault root, such as `Folder/Note.md` (the `.md` may be left out; case does not matter). Call list_notes to see the paths."
@@ -71,7 +71,7 @@ impl OpError {
     }
 
     /// True when the same call may succeed later without any change.
-    pub fn retryable(&self) -> bool {
+    fn retryable(&self) -> bool {
         false
     }
 }

@@ -4,7 +4,7 @@
 //! approved hash that is not the plan's refuses the call. `delete::decide` is the same decision
 //! for `delete_note`, with its own rules (`confirm`, `force`, the note's hash and time).
 
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, Failure};
 use serde::Deserialize;
 
 /// What the caller said about applying.
@@ -59,12 +59,12 @@ pub enum ApprovalError {
     Changed,
 }
 
-impl ApprovalError {
-    pub fn code(&self) -> ErrorCode {
+impl Failure for ApprovalError {
+    fn code(&self) -> ErrorCode {
         ErrorCode::PlanHashMismatch
     }
 
-    pub fn message(&self) -> String {
+    fn message(&self) -> String {
         match self {
             ApprovalError::UnknownHash => {
                 "the approved plan_hash was not given by a preview of this server (it is from another session, or mistyped); nothing was changed".to_owned()
@@ -76,7 +76,7 @@ impl ApprovalError {
         }
     }
 
-    pub fn hint(&self) -> &'static str {
+    fn hint(&self) -> &'static str {
         match self {
             ApprovalError::UnknownHash => "Preview the change (dry run), check it, and approve the plan_hash that preview answers.",
             ApprovalError::AlreadyApplied => "Nothing is left to do for that plan; preview again if another change is wanted.",
@@ -84,7 +84,7 @@ impl ApprovalError {
         }
     }
 
-    pub fn retryable(&self) -> bool {
+    fn retryable(&self) -> bool {
         false
     }
 }

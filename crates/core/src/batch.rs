@@ -7,7 +7,7 @@
 //! Obsidian's Vault API. What they observe while executing (a folder already there, a note
 //! edited since) they report; what to change, and in what order, is decided here.
 
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, Failure};
 use std::collections::BTreeMap;
 
 use crate::journal::{Journal, JournalMove, JournalWrite, VERSION};
@@ -64,22 +64,22 @@ pub enum BatchError {
     Changed { path: String },
 }
 
-impl BatchError {
-    pub fn code(&self) -> ErrorCode {
+impl Failure for BatchError {
+    fn code(&self) -> ErrorCode {
         ErrorCode::ConcurrentModification
     }
 
-    pub fn message(&self) -> String {
+    fn message(&self) -> String {
         match self {
             BatchError::Changed { path } => format!("`{path}` changed after the plan was made; nothing was changed"),
         }
     }
 
-    pub fn hint(&self) -> &'static str {
+    fn hint(&self) -> &'static str {
         "Preview the move again (dry run) and approve the new plan."
     }
 
-    pub fn retryable(&self) -> bool {
+    fn retryable(&self) -> bool {
         true
     }
 }

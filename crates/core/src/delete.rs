@@ -5,7 +5,7 @@
 //! Deleting never edits another note: links to a deleted note dangle, so a delete with
 //! backlinks is refused unless forced, and a forced one lists the links it leaves dangling.
 
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, Failure};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -47,22 +47,22 @@ pub enum DeleteError {
     NotANote { path: String },
 }
 
-impl DeleteError {
-    pub fn code(&self) -> ErrorCode {
+impl Failure for DeleteError {
+    fn code(&self) -> ErrorCode {
         match self {
             DeleteError::NotFound { .. } => ErrorCode::NoteNotFound,
             DeleteError::NotANote { .. } => ErrorCode::InvalidPath,
         }
     }
 
-    pub fn message(&self) -> String {
+    fn message(&self) -> String {
         match self {
             DeleteError::NotFound { path } => format!("there is no note at `{path}` in this vault"),
             DeleteError::NotANote { path } => format!("`{path}` is not a note; delete_note deletes one note, never a folder or attachment"),
         }
     }
 
-    pub fn hint(&self) -> &'static str {
+    fn hint(&self) -> &'static str {
         match self {
             DeleteError::NotFound { .. } => "Give the note's path relative to the vault root; call list_notes to see the paths.",
             DeleteError::NotANote { .. } => "Give the path of one Markdown note.",

@@ -54,6 +54,19 @@ codes! {
     Internal = "internal": "A bug in vaultlink; report it.",
 }
 
+/// What every error of core's operations answers with: a stable code from the closed list, a
+/// sentence, what to do next, and whether the same call may succeed later without any change.
+/// The edges turn any of them into their own error in one place each (the sidecar's
+/// `ToolError::of`, the wasm crate's `ErrorBody::of`).
+pub trait Failure {
+    fn code(&self) -> ErrorCode;
+    fn message(&self) -> String;
+    fn hint(&self) -> &'static str;
+    fn retryable(&self) -> bool {
+        false
+    }
+}
+
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -466,6 +466,7 @@ fn spelling_closeness(left: &str, right: &str) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Failure;
     use crate::lint::tests::fixture;
 
     const WIKI: &str = "//- concepts/Spaced repetition.md

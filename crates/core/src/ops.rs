@@ -797,6 +797,7 @@ pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Failure;
     use crate::index::IndexConfig;
 
     fn vault() -> Vault {

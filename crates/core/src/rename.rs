@@ -17,7 +17,7 @@
 //! unresolved, except a link that was unresolved because the moved file did not yet have its
 //! new name: it now finds that file, and the plan lists it under `newly_resolved`.
 
-use crate::error::ErrorCode;
+use crate::error::{ErrorCode, Failure};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
@@ -148,8 +148,8 @@ pub enum MoveError {
     },
 }
 
-impl MoveError {
-    pub fn code(&self) -> ErrorCode {
+impl Failure for MoveError {
+    fn code(&self) -> ErrorCode {
         match self {
             MoveError::NotFound { .. } => ErrorCode::NoteNotFound,
             MoveError::InvalidName { .. } => ErrorCode::InvalidName,
@@ -164,7 +164,7 @@ impl MoveError {
         }
     }
 
-    pub fn message(&self) -> String {
+    fn message(&self) -> String {
         match self {
             MoveError::NotFound { path } => format!("there is no file or folder at `{path}` in this vault"),
             MoveError::InvalidName { name, characters } => {
@@ -185,7 +185,7 @@ impl MoveError {
         }
     }
 
-    pub fn hint(&self) -> &'static str {
+    fn hint(&self) -> &'static str {
         match self {
             MoveError::NotFound { .. } => "Give the path relative to the vault root; call list_notes to see the paths.",
             MoveError::InvalidName { .. } => {
@@ -209,7 +209,7 @@ impl MoveError {
     }
 
     /// True when the same call may succeed later without any change.
-    pub fn retryable(&self) -> bool {
+    fn retryable(&self) -> bool {
         matches!(self, MoveError::StaleIndex { .. })
     }
 }

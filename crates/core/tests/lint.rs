@@ -3,6 +3,7 @@
 //! find_existing_page verdict, and the lint counts on the real corpora when present.
 
 use serde_json::{json, Value};
+use vaultlink_core::error::Failure;
 use vaultlink_core::index::IndexConfig;
 use vaultlink_core::ops::{self, Request, Response};
 use vaultlink_core::Vault;

@@ -6,6 +6,7 @@
 mod common;
 
 use std::collections::BTreeMap;
+use vaultlink_core::error::Failure;
 
 use common::{apply, check_invariant, files, plan, Files, Random};
 use vaultlink_core::rename::MovePlan;

@@ -19,10 +19,6 @@ use crate::error::ToolError;
 use crate::journal::{self, Journal};
 use crate::standalone::FolderIndex;
 
-fn from_move_error(error: &rename::MoveError) -> ToolError {
-    ToolError::new(error.code(), error.message(), error.hint(), error.retryable())
-}
-
 fn concurrent(path: &str) -> ToolError {
     ToolError::new(
         ErrorCode::ConcurrentModification,
@@ -45,9 +41,9 @@ fn write_failed(what: String) -> ToolError {
 pub fn move_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
     let text = |key: &str| arguments.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
     let (from, to) = (text("from"), text("to"));
-    let needed = rename::notes_to_read(folder.vault(), &from, &to).map_err(|error| from_move_error(&error))?;
+    let needed = rename::notes_to_read(folder.vault(), &from, &to).map_err(|error| ToolError::of(&error))?;
     let texts = read_texts(folder, needed)?;
-    let plan = rename::plan_move(folder.vault(), &from, &to, &texts).map_err(|error| from_move_error(&error))?;
+    let plan = rename::plan_move(folder.vault(), &from, &to, &texts).map_err(|error| ToolError::of(&error))?;
     // Moving a whole folder removes it once empty; moving files out of one leaves it.
     let moved_folder = rename::moved_folder(&from, &plan);
     finish(folder, arguments, &plan, moved_folder.as_deref(), "move_note")
@@ -59,7 +55,7 @@ pub fn rewrite_link(folder: &mut FolderIndex, arguments: &Value) -> Result<Value
     let (from_target, to_target) = (text("from_target"), text("to_target"));
     let needed = rename::notes_to_read_for_rewrite(folder.vault(), &from_target);
     let texts = read_texts(folder, needed)?;
-    let plan = rename::plan_rewrite_link(folder.vault(), &from_target, &to_target, &texts).map_err(|error| from_move_error(&error))?;
+    let plan = rename::plan_rewrite_link(folder.vault(), &from_target, &to_target, &texts).map_err(|error| ToolError::of(&error))?;
     finish(folder, arguments, &plan, None, "rewrite_link")
 }
 
@@ -81,8 +77,7 @@ fn finish(
         approved_plan_hash: arguments.get("approved_plan_hash").and_then(Value::as_str).map(str::to_owned),
     };
     let detailed = arguments.get("response_format").and_then(Value::as_str) != Some("concise");
-    let apply = decide_plan(&plan.plan_hash, &approval, &folder.plans)
-        .map_err(|error| ToolError::new(error.code(), error.message(), error.hint(), error.retryable()))?;
+    let apply = decide_plan(&plan.plan_hash, &approval, &folder.plans).map_err(|error| ToolError::of(&error))?;
     if !apply {
         folder.plans.record_preview(&plan.plan_hash);
     }
@@ -113,8 +108,7 @@ fn delete_note_on(disk: &dyn Disk, folder: &mut FolderIndex, arguments: &Value) 
         _ => path.to_owned(),
     };
     let text = if folder.vault().is_note(&found) { folder.read_text(&found)? } else { String::new() };
-    let plan =
-        plan_delete(folder.vault(), &found, &text).map_err(|error| ToolError::new(error.code(), error.message(), error.hint(), false))?;
+    let plan = plan_delete(folder.vault(), &found, &text).map_err(|error| ToolError::of(&error))?;
     let mtime = fs::metadata(folder.root().join(&plan.path))
         .and_then(|meta| meta.modified())
         .ok()
@@ -183,8 +177,8 @@ pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder
         let bytes = fs::read(root.join(&file.path)).map_err(|_| concurrent(&file.path))?;
         texts.insert(file.path.clone(), String::from_utf8(bytes).map_err(|_| concurrent(&file.path))?);
     }
-    let batch = vaultlink_core::batch::batch(plan, &texts, tool, moved_folder, std::process::id())
-        .map_err(|error| ToolError::new(error.code(), error.message(), error.hint(), error.retryable()))?;
+    let batch =
+        vaultlink_core::batch::batch(plan, &texts, tool, moved_folder, std::process::id()).map_err(|error| ToolError::of(&error))?;
     apply_batch_on(disk, root, &batch)
 }
 

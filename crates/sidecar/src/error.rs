@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use vaultlink_core::error::ErrorCode;
+use vaultlink_core::error::Failure;
 
 /// A failed call, as an agent sees it: a stable code, a sentence, and what to do next.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,7 +21,8 @@ impl ToolError {
         ToolError { code: code.as_str().to_owned(), message: message.into(), hint: hint.into(), retryable }
     }
 
-    pub fn from_op(error: &vaultlink_core::ops::OpError) -> ToolError {
+    /// Any of core's errors, as it crosses to the agent: the one place they become a call's error.
+    pub fn of(error: &impl Failure) -> ToolError {
         ToolError::new(error.code(), error.message(), error.hint(), error.retryable())
     }
 

@@ -537,7 +537,7 @@ const EVIDENCE_PROGRESS_EVERY_NOTES: usize = 500;
 fn find_evidence(folder: &FolderIndex, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
     let arguments = if arguments.is_null() { json!({}) } else { arguments };
     let arguments: vaultlink_core::evidence::EvidenceArguments = serde_json::from_value(arguments)
-        .map_err(|error| ToolError::from_op(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() }))?;
+        .map_err(|error| ToolError::of(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() }))?;
     let notes = folder.vault().note_count();
     let mut read_so_far = 0;
     let mut read = |path: &str| {
@@ -547,8 +547,7 @@ fn find_evidence(folder: &FolderIndex, arguments: Value, progress: &Progress) ->
         }
         folder.read_text(path).ok()
     };
-    let evidence =
-        vaultlink_core::evidence::find_evidence(folder.vault(), &arguments, &mut read).map_err(|error| ToolError::from_op(&error))?;
+    let evidence = vaultlink_core::evidence::find_evidence(folder.vault(), &arguments, &mut read).map_err(|error| ToolError::of(&error))?;
     serde_json::to_value(evidence).map_err(|error| ToolError::internal(&error.to_string()))
 }
 
@@ -556,8 +555,8 @@ fn find_evidence(folder: &FolderIndex, arguments: Value, progress: &Progress) ->
 pub fn run_on(vault: &vaultlink_core::Vault, tool: &str, arguments: Value) -> Result<Value, ToolError> {
     let arguments = if arguments.is_null() { json!({}) } else { arguments };
     let request = serde_json::from_value(json!({ "tool": tool, "arguments": arguments }))
-        .map_err(|error| ToolError::from_op(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() }))?;
-    let response = vaultlink_core::ops::run(vault, &request).map_err(|error| ToolError::from_op(&error))?;
+        .map_err(|error| ToolError::of(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() }))?;
+    let response = vaultlink_core::ops::run(vault, &request).map_err(|error| ToolError::of(&error))?;
     serde_json::to_value(response).map_err(|error| ToolError::internal(&error.to_string()))
 }
 

@@ -5,6 +5,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use vaultlink_core::line_index::{Utf16Index, Utf16Position};
 
+use vaultlink_core::error::Failure as CoreError;
 use vaultlink_core::ops::{self, OpError, Request};
 use vaultlink_core::{evidence, rename};
 use wasm_bindgen::prelude::*;
@@ -35,8 +36,9 @@ struct ErrorBody {
     retryable: bool,
 }
 
-impl From<&OpError> for ErrorBody {
-    fn from(error: &OpError) -> ErrorBody {
+impl ErrorBody {
+    /// Any of core's errors, as it crosses to JavaScript: the one place they become an error body.
+    fn of(error: &impl CoreError) -> ErrorBody {
         ErrorBody { code: error.code().as_str(), message: error.message(), hint: error.hint(), retryable: error.retryable() }
     }
 }
@@ -81,11 +83,8 @@ struct Failure {
     error: ErrorBody,
 }
 
-fn failure(error: &rename::MoveError) -> Failure {
-    Failure {
-        ok: false,
-        error: ErrorBody { code: error.code().as_str(), message: error.message(), hint: error.hint(), retryable: error.retryable() },
-    }
+fn failure(error: &impl CoreError) -> Failure {
+    Failure { ok: false, error: ErrorBody::of(error) }
 }
 
 /// What `move_note` answers for `plan`: `{dry_run, applied, plan_hash, moves, notes_edited,
@@ -167,15 +166,7 @@ pub fn batch_of(plan: JsValue, texts: JsValue, tool: &str, moved_folder: Option<
     }
     match vaultlink_core::batch::batch(&plan, &texts, tool, moved_folder.as_deref(), tag) {
         Ok(batch) => to_js(&Batched { batch: Some(batch), error: None }),
-        Err(error) => to_js(&Batched {
-            batch: None,
-            error: Some(ErrorBody {
-                code: error.code().as_str(),
-                message: error.message(),
-                hint: error.hint(),
-                retryable: error.retryable(),
-            }),
-        }),
+        Err(error) => to_js(&Batched { batch: None, error: Some(ErrorBody::of(&error)) }),
     }
 }
 
@@ -210,26 +201,11 @@ pub fn decide_plan(plan_hash: &str, approval: JsValue, history: JsValue) -> Resu
     #[derive(Serialize)]
     struct Decided {
         apply: Option<bool>,
-        error: Option<ToolErrorOut>,
-    }
-    #[derive(Serialize)]
-    struct ToolErrorOut {
-        code: &'static str,
-        message: String,
-        hint: &'static str,
-        retryable: bool,
+        error: Option<ErrorBody>,
     }
     match vaultlink_core::approval::decide_plan(plan_hash, &approval, &history) {
         Ok(apply) => to_js(&Decided { apply: Some(apply), error: None }),
-        Err(error) => to_js(&Decided {
-            apply: None,
-            error: Some(ToolErrorOut {
-                code: error.code().as_str(),
-                message: error.message(),
-                hint: error.hint(),
-                retryable: error.retryable(),
-            }),
-        }),
+        Err(error) => to_js(&Decided { apply: None, error: Some(ErrorBody::of(&error)) }),
     }
 }
 
@@ -404,10 +380,7 @@ impl Vault {
     pub fn plan_delete(&self, path: &str, text: &str) -> Result<JsValue, JsError> {
         match vaultlink_core::delete::plan_delete(&self.inner, path, text) {
             Ok(plan) => to_js(&DeletePlanOutcome { ok: true, plan }),
-            Err(error) => to_js(&Failure {
-                ok: false,
-                error: ErrorBody { code: error.code().as_str(), message: error.message(), hint: error.hint(), retryable: false },
-            }),
+            Err(error) => to_js(&failure(&error)),
         }
     }
 
@@ -438,7 +411,7 @@ impl Vault {
     pub fn call(&self, tool: &str, arguments: JsValue) -> Result<JsValue, JsError> {
         let outcome = match request(tool, arguments).and_then(|request| ops::run(&self.inner, &request)) {
             Ok(result) => CallOutcome::Done { ok: true, result },
-            Err(error) => CallOutcome::Failed { ok: false, error: ErrorBody::from(&error) },
+            Err(error) => CallOutcome::Failed { ok: false, error: ErrorBody::of(&error) },
         };
         to_js(&outcome)
     }
@@ -458,7 +431,7 @@ impl Vault {
             });
         let outcome = match found {
             Ok(result) => CallOutcome::Done { ok: true, result },
-            Err(error) => CallOutcome::Failed { ok: false, error: ErrorBody::from(&error) },
+            Err(error) => CallOutcome::Failed { ok: false, error: ErrorBody::of(&error) },
         };
         to_js(&outcome)
     }

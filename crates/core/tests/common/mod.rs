@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
+use vaultlink_core::error::Failure;
 
 use vaultlink_core::index::IndexConfig;
 use vaultlink_core::rename::{apply_edits, notes_to_read, plan_move, MovePlan};
