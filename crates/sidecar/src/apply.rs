@@ -14,7 +14,7 @@ use serde_json::Value;
 use vaultlink_core::batch::Batch;
 use vaultlink_core::rename::{self, MoveAnswer, MovePlan};
 
-use crate::disk::{exists_exactly, Disk, RealDisk};
+use crate::disk::{exists_exactly, symbolic_link_on_the_way, Disk, RealDisk};
 use crate::error::ToolError;
 use crate::journal::{self, Journal};
 use crate::standalone::FolderIndex;
@@ -277,20 +277,15 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
 /// Refuses a destination reached through a symbolic link: a folder in the vault that is a
 /// link may lead out of it, and a move must not carry a note out.
 fn refuse_links_on_the_way(root: &Path, path: &str) -> Result<(), ToolError> {
-    let mut current = root.to_owned();
-    for segment in path.split('/') {
-        current.push(segment);
-        if fs::symlink_metadata(&current).is_ok_and(|meta| meta.file_type().is_symlink()) {
-            let shown = current.strip_prefix(root).unwrap_or(&current).display().to_string();
-            return Err(ToolError::new(
-                ErrorCode::InvalidPath,
-                format!("`{path}` goes through `{shown}`, a symbolic link, which may lead out of the vault; nothing was changed"),
-                "Choose a destination in a real folder of the vault.",
-                false,
-            ));
-        }
+    match symbolic_link_on_the_way(root, path) {
+        Some(shown) => Err(ToolError::new(
+            ErrorCode::InvalidPath,
+            format!("`{path}` goes through `{shown}`, a symbolic link, which may lead out of the vault; nothing was changed"),
+            "Choose a destination in a real folder of the vault.",
+            false,
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -111,6 +111,20 @@ fn same_file_but_for_case(from: &Path, to: &Path) -> bool {
     from.to_string_lossy().to_lowercase() == to.to_string_lossy().to_lowercase()
 }
 
+/// The first segment of `path` under `root` that is a symbolic link, if any.
+pub fn symbolic_link_on_the_way(root: &Path, path: &str) -> Option<String> {
+    let mut current = root.to_owned();
+    let mut shown = String::new();
+    for segment in path.split('/') {
+        current.push(segment);
+        shown = if shown.is_empty() { segment.to_owned() } else { format!("{shown}/{segment}") };
+        if std::fs::symlink_metadata(&current).is_ok_and(|meta| meta.file_type().is_symlink()) {
+            return Some(shown);
+        }
+    }
+    None
+}
+
 /// Whether `path` exists with exactly this spelling of its last name. On a case-insensitive
 /// filesystem `a.md` "exists" when only `A.md` does; reading the folder tells them apart.
 pub fn exists_exactly(path: &Path) -> bool {

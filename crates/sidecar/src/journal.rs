@@ -29,7 +29,7 @@ use vaultlink_core::journal::{self as format, Refusal};
 pub use vaultlink_core::journal::{Journal, JournalWrite, ABANDONED};
 use vaultlink_core::rename::content_hash;
 
-use crate::disk::{exists_exactly, Disk, RealDisk};
+use crate::disk::{exists_exactly, symbolic_link_on_the_way, Disk, RealDisk};
 use crate::error::ToolError;
 
 /// The folder, inside the vault, that holds the journal. Its name starts with a dot, so
@@ -148,20 +148,6 @@ pub fn find(root: &Path) -> Found {
         }
     }
     Found::Ours(journal)
-}
-
-/// The first segment of `path` under `root` that is a symbolic link, if any.
-fn symbolic_link_on_the_way(root: &Path, path: &str) -> Option<String> {
-    let mut current = root.to_owned();
-    let mut shown = String::new();
-    for segment in path.split('/') {
-        current.push(segment);
-        shown = if shown.is_empty() { segment.to_owned() } else { format!("{shown}/{segment}") };
-        if std::fs::symlink_metadata(&current).is_ok_and(|meta| meta.file_type().is_symlink()) {
-            return Some(shown);
-        }
-    }
-    None
 }
 
 fn interrupted(root: &Path, found: &Found) -> ToolError {
