@@ -19,6 +19,7 @@ import initialiseWasm, {
 	openJournal as openJournalInWasm,
 	parseNote as parseNoteInWasm,
 	sealJournal as sealJournalInWasm,
+	vaultPathProblem as vaultPathProblemInWasm,
 	Vault,
 	type InitOutput,
 } from "./wasm/vaultlink_wasm";
@@ -353,6 +354,12 @@ export function batchOf(plan: MovePlan, texts: Record<string, string>, tool: str
 export function batchJournal(batch: Batch, made: string[], pid: number, startedUnixMs: number, machine: string): Journal {
 	loadedEngine();
 	return batchJournalInWasm(batch, made, pid, startedUnixMs, machine) as Journal;
+}
+
+/** Why `path` is not a path inside the vault (core's rule for a tool's path), or null when it is one. */
+export function vaultPathProblem(path: string): string | null {
+	loadedEngine();
+	return vaultPathProblemInWasm(path) ?? null;
 }
 
 /** The folder a folder move empties, spelt as in the vault (core's `rename::moved_folder`); undefined for one file. */

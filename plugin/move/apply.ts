@@ -29,6 +29,7 @@ import {
 	type ToolError,
 	type ToolOutcome,
 	type Vault as LinkIndex,
+	vaultPathProblem,
 } from "../wasm";
 
 /** The arguments of `move_note`, read and checked. */
@@ -140,7 +141,7 @@ function readArguments(args: unknown, tool: string, parameters: string[], names:
 	const from = record[names[0]] as string;
 	const to = record[names[1]] as string;
 	for (const [key, value] of paths ? ([[names[0], from], [names[1], to]] as const) : []) {
-		const problem = leavesVault(value);
+		const problem = vaultPathProblem(value);
 		if (problem !== null) {
 			return {
 				code: "invalid_path",
@@ -154,24 +155,6 @@ function readArguments(args: unknown, tool: string, parameters: string[], names:
 	if (typeof record["dry_run"] === "boolean") parsed.dryRun = record["dry_run"];
 	if (typeof record["approved_plan_hash"] === "string") parsed.approvedPlanHash = record["approved_plan_hash"];
 	return parsed;
-}
-
-/**
- * Why a path could leave the vault, or null when it stays inside: absolute, with a drive,
- * home-relative, with `..`, with a NUL byte, or with a segment that percent-decodes to `.` or
- * `..`; as the sidecar refuses, in the same words (`check_vault_path` in
- * crates/sidecar/src/tools.rs).
- */
-function leavesVault(path: string): string | null {
-	if (path.includes("\0")) return "it holds a NUL byte";
-	if (path.startsWith("/") || path.startsWith("\\") || path.charAt(1) === ":") return "it is absolute";
-	if (path.startsWith("~")) return "it starts from a home folder";
-	for (const segment of path.split(/[/\\]/)) {
-		if (segment === "..") return "a `..` segment leads up out of it";
-		const decoded = segment.toLowerCase().replaceAll("%2e", ".");
-		if (segment.includes("%") && (decoded === "." || decoded === "..")) return "a segment percent-decodes to `.` or `..`";
-	}
-	return null;
 }
 
 /** Plans a move from the current text of every note core asks for, read with `vault.read`. */

@@ -181,6 +181,13 @@ pub fn batch_journal(batch: JsValue, made_folders: JsValue, pid: u32, started_un
     to_js(&batch.journal(made, pid, started_unix_ms as u64, machine))
 }
 
+/// Why `path` is not a path inside the vault (core's `paths::vault_path_problem`, the rule a
+/// tool's path must pass), as the end of a sentence; null when it is one.
+#[wasm_bindgen(js_name = vaultPathProblem)]
+pub fn vault_path_problem(path: &str) -> Option<String> {
+    vaultlink_core::paths::vault_path_problem(path).map(str::to_owned)
+}
+
 /// The folder a folder move empties, spelt as in the vault; null for the move of one file.
 #[wasm_bindgen(js_name = movedFolder)]
 pub fn moved_folder(from: &str, plan: JsValue) -> Result<Option<String>, JsError> {
