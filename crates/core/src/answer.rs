@@ -89,7 +89,7 @@ impl std::error::Error for OpError {}
 /// before the list changed, carries another tag.
 fn cursor_tag(scope: &str, total: usize) -> String {
     let digest = Sha256::digest(format!("{scope}\0{total}").as_bytes());
-    digest.iter().take(6).map(|byte| format!("{byte:02x}")).collect()
+    crate::hex::hex(&digest[..6])
 }
 
 /// A cursor for the item at `offset` of the list `scope` of `total` items: `<offset>.<tag>`.

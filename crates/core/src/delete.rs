@@ -101,7 +101,7 @@ pub fn plan_delete(vault: &Vault, path: &str, text: &str) -> Result<DeletePlan, 
     for referrer in &backlinks {
         hasher.update(format!("{}\0{}\0{}\n", referrer.note, referrer.line, referrer.link));
     }
-    let plan_hash = hasher.finalize().iter().map(|byte| format!("{byte:02x}")).collect();
+    let plan_hash = crate::hex::hex(&hasher.finalize());
     Ok(DeletePlan { path: found.to_owned(), content_hash, backlinks, plan_hash })
 }
 

@@ -21,6 +21,7 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::hex::{hex, parse_hex};
 use crate::paths::{engine_path_problem, is_temporary_beside};
 
 /// The version of the journal this engine writes and reads.
@@ -125,10 +126,6 @@ fn mac(key: &[u8], body: &[u8]) -> Hmac<Sha256> {
     mac
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
-}
-
 /// A short, public name for a key, so a message can say whether two journals share one.
 pub fn key_id(key: &[u8]) -> String {
     hex(&Sha256::digest(key)[..8])
@@ -172,11 +169,6 @@ fn split(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
     let (seal, rest) = (rest.get(..SEAL_HEX)?, rest.get(SEAL_HEX..)?);
     let body = rest.strip_prefix(MIDDLE.as_bytes())?.strip_suffix(SUFFIX.as_bytes())?;
     Some((seal, body))
-}
-
-fn parse_hex(text: &[u8]) -> Option<Vec<u8>> {
-    let digit = |byte: u8| (byte as char).to_digit(16).filter(|_| !byte.is_ascii_uppercase()).map(|digit| digit as u8);
-    text.chunks(2).map(|pair| Some(digit(pair[0])? << 4 | digit(*pair.get(1)?)?)).collect()
 }
 
 /// Every path the journal names passes the rules for a path the engine writes: notes, moves and

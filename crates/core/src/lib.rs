@@ -13,6 +13,7 @@ pub mod error;
 pub mod evidence;
 pub mod facts;
 pub mod frontmatter;
+pub mod hex;
 pub mod index;
 pub mod journal;
 pub mod line_index;

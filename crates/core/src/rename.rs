@@ -18,6 +18,7 @@
 //! new name: it now finds that file, and the plan lists it under `newly_resolved`.
 
 use crate::error::{ErrorCode, Failure};
+use crate::hex::hex;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
@@ -225,10 +226,6 @@ impl std::error::Error for MoveError {}
 /// SHA-256 of a text as lowercase hex: the hash a plan's edits assume.
 pub fn content_hash(text: &str) -> String {
     hex(&Sha256::digest(text.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// The most bytes of one segment of a path, as filesystems allow (ext4, APFS, NTFS in UTF-16).

@@ -143,7 +143,7 @@ fn is_drive(path: &str) -> bool {
 /// The first 16 hex digits of the SHA-256 of a canonical form's UTF-8 bytes.
 pub fn key_of_form(form: &str) -> String {
     let digest = Sha256::digest(form.as_bytes());
-    digest.iter().take(8).map(|byte| format!("{byte:02x}")).collect()
+    vaultlink_core::hex::hex(&digest[..8])
 }
 
 /// The vault's canonical form on this system (see [`canonical_form`]).

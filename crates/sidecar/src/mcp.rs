@@ -279,7 +279,7 @@ pub fn http_token(vault: &Path) -> Result<(String, Option<PathBuf>)> {
     }
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|error| anyhow::anyhow!("no random token could be made: {error}"))?;
-    let token: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+    let token = vaultlink_core::hex::hex(&bytes);
     let dir = crate::discovery::bridge_dir()
         .ok_or_else(|| anyhow::anyhow!("the home folder is not known (HOME is not set), so there is no private folder for the token file; set HOME or VAULTLINK_HTTP_TOKEN"))?;
     create_private_dir(&dir)?;

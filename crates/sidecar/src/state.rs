@@ -68,7 +68,7 @@ pub fn journal_key_in(dir: &Path) -> Result<Vec<u8>, String> {
     make_private_dir(dir)?;
     let mut key = [0u8; KEY_BYTES];
     getrandom::fill(&mut key).map_err(|error| format!("making a journal key failed: {error}"))?;
-    let text: String = key.iter().map(|byte| format!("{byte:02x}")).collect();
+    let text = vaultlink_core::hex::hex(&key);
     // Written whole under a name of its own, then linked into place, so that a second process
     // making a key at the same moment reads one whole key, the one that won.
     // Named by the key itself, so no two makers (processes or threads) share a temporary file.
@@ -102,9 +102,7 @@ fn read_key(path: &Path) -> Result<Option<Vec<u8>>, String> {
     };
     check_private_file(path)?;
     let text = text.trim();
-    let key: Option<Vec<u8>> = (text.len() == KEY_BYTES * 2)
-        .then(|| (0..KEY_BYTES).map(|at| u8::from_str_radix(&text[at * 2..at * 2 + 2], 16).ok()).collect())
-        .flatten();
+    let key = vaultlink_core::hex::parse_hex(text.as_bytes()).filter(|key| key.len() == KEY_BYTES);
     key.map(Some)
         .ok_or_else(|| format!("{} is not a vaultlink journal key (64 hex digits); remove it and it is made again", path.display()))
 }
@@ -194,7 +192,10 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         }
-        std::fs::write(&path, "short").unwrap();
-        assert!(journal_key_in(dir.path()).unwrap_err().contains("remove it and it is made again"));
+        // Short, upper case, or 64 bytes of characters that are not digits (no panic on any).
+        for damaged in ["short".to_owned(), "A".repeat(64), format!("{}a", "€".repeat(21))] {
+            std::fs::write(&path, damaged).unwrap();
+            assert!(journal_key_in(dir.path()).unwrap_err().contains("remove it and it is made again"));
+        }
     }
 }
