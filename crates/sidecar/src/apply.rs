@@ -182,17 +182,14 @@ pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder
     apply_batch_on(disk, root, &batch)
 }
 
-/// Carries out core's `batch` under `root` on `disk`, all or nothing. What the folder holds is
-/// checked before the first change (each note still has its planned text, each move's source is
-/// there and its destination free, no symbolic link on the way); the journal is written before
-/// the first change; any failed step undoes the batch from the journal, the way recovery after a
-/// crash does, so one path is tested by both.
-pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(), ToolError> {
-    for write in &batch.writes {
-        if fs::read(root.join(&write.path)).ok().as_deref() != Some(write.before.as_bytes()) {
-            return Err(concurrent(&write.path));
-        }
-    }
+/// Carries out core's `batch` under `root` on `disk`, all or nothing. The batch was made from
+/// the notes' texts as [`apply_plan_on`] read them a moment ago (core refuses one that is not the
+/// planned text), and each note is read once more just before it is replaced. What else the
+/// folder holds is checked before the first change (each move's source is there and its
+/// destination free, no symbolic link on the way); the journal is written before the first
+/// change; any failed step undoes the batch from the journal, the way recovery after a crash
+/// does, so one path is tested by both.
+fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(), ToolError> {
     for file_move in &batch.moves {
         let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
         // On a case-insensitive filesystem `to` "exists" as `from` in a case-only move; only a
