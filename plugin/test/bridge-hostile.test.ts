@@ -111,14 +111,18 @@ test("a 100 MB line streamed without a newline is cut off after 1 MiB, without b
 	}
 });
 
-test("more idle connections than the server takes: none is answered, each is closed, and the sidecar gets in after", async () => {
-	const vaultDir = writeFixtureVault(FIXTURE);
-	const server = await BridgeServer.start({
-		vaultPath: vaultDir,
+/** A bridge on the fixture vault whose every call answers `{answered: true}`. */
+function answeringServer(helloTimeoutMs: number): Promise<BridgeServer> {
+	return BridgeServer.start({
+		vaultPath: writeFixtureVault(FIXTURE),
 		pluginVersion: "0.1.0",
 		call: () => ({ ok: true, result: { answered: true } }),
-		helloTimeoutMs: 500,
+		helloTimeoutMs,
 	});
+}
+
+test("more idle connections than the server takes: none is answered, each is closed, and the sidecar gets in after", async () => {
+	const server = await answeringServer(500);
 	try {
 		const idle = await Promise.all(Array.from({ length: 40 }, () => connect(server.paths.socketPath).then((socket) => ({ socket, ...collect(socket) }))));
 		// Every one of them is closed: past the limit at once, the rest when their hello is late.
@@ -141,14 +145,8 @@ test("more idle connections than the server takes: none is answered, each is clo
 });
 
 test("tokenless connections cannot lock the sidecar out: with 40 held open, the token holder still gets in at once", async () => {
-	const vaultDir = writeFixtureVault(FIXTURE);
-	const server = await BridgeServer.start({
-		vaultPath: vaultDir,
-		pluginVersion: "0.1.0",
-		call: () => ({ ok: true, result: { answered: true } }),
-		// Long enough that none of the idle ones times out during the test.
-		helloTimeoutMs: 60_000,
-	});
+	// Long enough that none of the idle ones times out during the test.
+	const server = await answeringServer(60_000);
 	try {
 		const idle = await Promise.all(Array.from({ length: 40 }, () => connect(server.paths.socketPath).then((socket) => ({ socket, ...collect(socket) }))));
 		const client = await BridgeClient.connect(server.paths.socketPath);
