@@ -5,21 +5,12 @@
 //! Everything else here needs the engine loaded, and throws `EngineLoadingError` before.
 
 import initialiseWasm, {
-	applyEdits as applyEditsInWasm,
-	captureNote as captureNoteInWasm,
-	conciseDeleteAnswer as conciseDeleteAnswerInWasm,
 	batchJournal as batchJournalInWasm,
-	batchOf as batchOfInWasm,
 	contentHash as contentHashInWasm,
-	decideDelete as decideDeleteInWasm,
-	decidePlan as decidePlanInWasm,
 	lintRules as lintRulesInWasm,
-	moveAnswer as moveAnswerInWasm,
-	movedFolder as movedFolderInWasm,
 	openJournal as openJournalInWasm,
 	parseNote as parseNoteInWasm,
 	sealJournal as sealJournalInWasm,
-	vaultPathProblem as vaultPathProblemInWasm,
 	Vault,
 	type InitOutput,
 } from "./wasm/vaultlink_wasm";
@@ -47,8 +38,21 @@ export interface ToolError {
 	retryable: boolean;
 }
 
-/** What `Vault.call` returns: the operation's result object, or its typed error. */
+/** What a tool answers: the operation's result object, or its typed error. */
 export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: ToolError };
+
+/** The steps of an approved change, decided by core (`ops::Change`), for the plugin to carry out before it answers. */
+export type Change = { kind: "batch"; batch: Batch; plan_hash: string } | { kind: "trash"; path: string; before: string };
+
+/** What core's `call` answers: a tool's outcome, and for an approved change its steps. */
+export type CallOutcome = { ok: true; result: unknown; change?: Change } | { ok: false; error: ToolError };
+
+/** What only the plugin can see, handed to a call: notes' texts as they are now, modification times, the process id. */
+export interface CallEdge {
+	read?: (path: string) => string | undefined;
+	modified?: (path: string) => number | undefined;
+	tag?: number;
+}
 
 /** The instantiated module's exports, once `loadEngine` has finished. */
 let engine: InitOutput | null = null;
@@ -201,17 +205,22 @@ export function lintRules(): LintRule[] {
 	return lintRulesInWasm() as LintRule[];
 }
 
-/** Runs one of core's named operations on `index`; the wasm glue types the outcome as `any`. */
-export function callTool(index: Vault, tool: string, args: unknown): ToolOutcome {
-	return index.call(tool, args) as ToolOutcome;
+/**
+ * Runs one of core's named operations on `index` (core's `ops::call`, the single entry of every
+ * tool); `edge` supplies what only the plugin can see. The wasm glue types the outcome as `any`.
+ */
+export function callTool(index: Vault, tool: string, args: unknown, edge: CallEdge = {}): CallOutcome {
+	return index.call(tool, args, edge.read, edge.modified, edge.tag) as CallOutcome;
 }
 
-/**
- * Runs `find_evidence` on the index. Core reads each note's text through `read`, which
- * answers from texts already read (`undefined` for a note that could not be read).
- */
-export function findEvidence(index: Vault, args: unknown, read: (path: string) => string | undefined): ToolOutcome {
-	return index.findEvidence(args, read) as ToolOutcome;
+/** The notes whose texts a call of `tool` with `args` will ask for (core's `ops::notes_needed`). */
+export function notesNeeded(index: Vault, tool: string, args: unknown): string[] {
+	return index.notesNeeded(tool, args);
+}
+
+/** Records that the batch of `planHash` was carried out, for the approval of later calls. */
+export function planApplied(index: Vault, planHash: string): void {
+	index.planApplied(planHash);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -288,33 +297,6 @@ export function notesToReadForRewrite(index: Vault, fromTarget: string): string[
 	return index.notesToReadForRewrite(fromTarget);
 }
 
-/** Step two of `rewrite_link`: the plan, proven as a move is, or the reason it was refused. */
-export function planRewriteLink(index: Vault, fromTarget: string, toTarget: string, texts: Record<string, string>): { ok: true; plan: MovePlan } | { ok: false; error: ToolError } {
-	return index.planRewriteLink(fromTarget, toTarget, texts) as { ok: true; plan: MovePlan } | { ok: false; error: ToolError };
-}
-
-/** Step one of a move: the notes whose current text `planMove` needs. */
-export function notesToRead(index: Vault, from: string, to: string): { ok: true; notes: string[] } | { ok: false; error: ToolError } {
-	return index.notesToRead(from, to) as { ok: true; notes: string[] } | { ok: false; error: ToolError };
-}
-
-/** Step two: core plans and proves the move from the texts step one asked for, by path. */
-export function planMove(index: Vault, from: string, to: string, texts: Record<string, string>): { ok: true; plan: MovePlan } | { ok: false; error: ToolError } {
-	return index.planMove(from, to, texts) as { ok: true; plan: MovePlan } | { ok: false; error: ToolError };
-}
-
-/** The tool's answer for `plan`. */
-export function moveAnswer(plan: MovePlan, dryRun: boolean, applied: boolean, detailed: boolean): MoveAnswer {
-	loadedEngine();
-	return moveAnswerInWasm(plan, dryRun, applied, detailed) as MoveAnswer;
-}
-
-/** `text` with a note's edits applied; throws when they no longer fit it. */
-export function applyEdits(text: string, edits: TextEdit[]): string {
-	loadedEngine();
-	return applyEditsInWasm(text, edits);
-}
-
 /** One note a batch rewrites (core's `batch::BatchWrite`): the planned text and the new one. */
 export interface BatchWrite {
 	path: string;
@@ -341,52 +323,16 @@ export interface Batch {
 	emptied_folders: string[];
 }
 
-/** The batch that carries out `plan` from the notes' `texts` now, or the typed error when one is not the planned text. */
-export function batchOf(plan: MovePlan, texts: Record<string, string>, tool: string, movedFolder: string | null, tag: number): { ok: true; batch: Batch } | { ok: false; error: ToolError } {
-	loadedEngine();
-	const batched = batchOfInWasm(plan, texts, tool, movedFolder ?? undefined, tag) as { batch?: Batch | null; error?: ToolError | null };
-	if (batched.error !== undefined && batched.error !== null) return { ok: false, error: batched.error };
-	if (batched.batch === undefined || batched.batch === null) throw new Error("core answered no batch and no error");
-	return { ok: true, batch: batched.batch };
-}
-
 /** The journal entry for `batch`, to write before its first change; `made` are its folders found missing. */
 export function batchJournal(batch: Batch, made: string[], pid: number, startedUnixMs: number, machine: string): Journal {
 	loadedEngine();
 	return batchJournalInWasm(batch, made, pid, startedUnixMs, machine) as Journal;
 }
 
-/** Why `path` is not a path inside the vault (core's rule for a tool's path), or null when it is one. */
-export function vaultPathProblem(path: string): string | null {
-	loadedEngine();
-	return vaultPathProblemInWasm(path) ?? null;
-}
-
-/** The folder a folder move empties, spelt as in the vault (core's `rename::moved_folder`); undefined for one file. */
-export function movedFolder(from: string, plan: MovePlan): string | undefined {
-	loadedEngine();
-	return movedFolderInWasm(from, plan);
-}
-
 /** The plan hashes the plugin's previews gave and those it applied (core's `approval::PlanHistory`), newest last. */
 export interface PlanHistory {
 	issued: string[];
 	applied: string[];
-}
-
-/** How many of each kind a history keeps, as core's does. */
-export const PLAN_HISTORY_KEPT = 256;
-
-/** Whether to apply a plan, given the caller's approval: core's one decision (`crates/core/src/approval.rs`). */
-export function decidePlan(
-	planHash: string,
-	approval: { dry_run?: boolean; approved_plan_hash?: string },
-	history: PlanHistory,
-): { ok: true; apply: boolean } | { ok: false; error: ToolError } {
-	loadedEngine();
-	const decided = decidePlanInWasm(planHash, approval, history) as { apply?: boolean | null; error?: ToolError | null };
-	if (decided.error !== undefined && decided.error !== null) return { ok: false, error: decided.error };
-	return { ok: true, apply: decided.apply === true };
 }
 
 /** The journal file's text for `journal`, sealed with the user's journal key by core. */
@@ -450,22 +396,3 @@ export interface DeleteRequest {
 	approved_plan_hash?: string;
 }
 
-/** Plans a safe delete from the note's current text, or says why not. */
-export function planDelete(index: Vault, path: string, text: string): { ok: true; plan: DeletePlan } | { ok: false; error: ToolError } {
-	return index.planDelete(path, text) as { ok: true; plan: DeletePlan } | { ok: false; error: ToolError };
-}
-
-/** Core's decision on a request: the answer, and whether to delete. */
-export function decideDelete(plan: DeletePlan, request: DeleteRequest, mtime: number | undefined): { answer: DeleteAnswer; delete: boolean } {
-	return decideDeleteInWasm(plan, request, mtime) as { answer: DeleteAnswer; delete: boolean };
-}
-
-/** The deleted note's text as `delete_note` hands it back. */
-export function captureNote(text: string): NonNullable<DeleteAnswer["captured"]> {
-	return captureNoteInWasm(text) as NonNullable<DeleteAnswer["captured"]>;
-}
-
-/** The `concise` form of a `delete_note` answer. */
-export function conciseDeleteAnswer(answer: DeleteAnswer): DeleteAnswer {
-	return conciseDeleteAnswerInWasm(answer) as DeleteAnswer;
-}

@@ -3,7 +3,7 @@
 //! applied with the `plan_hash` it was previewed with.
 
 import type { ToolHost } from "../host";
-import { rewriteLink } from "../move/apply";
+import { rewriteLink } from "../change";
 import type { LinkChange, MoveAnswer, ToolError } from "../wasm";
 import type { RewriteFix } from "./audit";
 

@@ -8,7 +8,7 @@ import { NotePickerModal } from "../move/modals";
 import type { HostProvider } from "../move/command";
 import type { ToolHost } from "../host";
 import type { DeleteAnswer, ToolError } from "../wasm";
-import { deleteNote } from "./apply";
+import { deleteNote } from "../change";
 import { DeletePreviewModal, describeBlockedReasons } from "./modals";
 
 /** Stable: users bind hotkeys to it. */

@@ -1,241 +1,18 @@
-//! The `move_note` tool inside Obsidian: core plans and proves the move from the notes' current
-//! texts, and this module applies the plan through the Vault API, all or nothing, the way the
-//! sidecar applies it to the folder (`crates/sidecar/src/apply.rs`), so both paths answer alike.
+//! Carries out core's batch of an approved move or rewrite through the Vault API, all or
+//! nothing, as the sidecar carries it out on the folder (`crates/sidecar/src/apply.rs`); what to
+//! change was decided in core (`ops::call`, `batch`), and nothing here decides it again.
 //!
-//! Every note the plan edits is checked against the hash the plan was made from before the
-//! first write, and again inside `vault.process` as it is written. Files move with
-//! `vault.rename`, never `fileManager.renameFile`, whose link updater would rewrite links a
-//! second time over the plan's edits. Any failure undoes every step made so far, newest first.
+//! Each note is checked inside `vault.process`, as it is written, to still hold the text the plan
+//! was proven on. Files move with `vault.rename`, never `fileManager.renameFile`, whose link
+//! updater would rewrite links a second time over the batch's edits. Any failure undoes every
+//! step made so far, newest first.
 
 import { TFile, TFolder, type App, type TAbstractFile, type Vault } from "obsidian";
-import { saveOpenEditors } from "../editors";
-import type { ToolHost } from "../host";
 import { abandonJournal, beginJournal, finishJournal, machineName } from "./journal";
-import {
-	batchJournal,
-	batchOf,
-	decidePlan,
-	PLAN_HISTORY_KEPT,
-	moveAnswer,
-	movedFolder,
-	notesToRead,
-	notesToReadForRewrite,
-	planMove,
-	planRewriteLink,
-	type BatchMove,
-	type BatchWrite,
-	type MovePlan,
-	type PlanHistory,
-	type ToolError,
-	type ToolOutcome,
-	type Vault as LinkIndex,
-	vaultPathProblem,
-} from "../wasm";
-
-/** The arguments of `move_note`, read and checked. */
-export interface MoveArguments {
-	from: string;
-	to: string;
-	/** Absent unless given: then the call applies only when `approvedPlanHash` is given. */
-	dryRun?: boolean;
-	approvedPlanHash?: string;
-	/** False for `response_format: "concise"`, which leaves the list of changes out. */
-	detailed: boolean;
-}
+import { batchJournal, type Batch, type BatchMove, type BatchWrite, type ToolError } from "../wasm";
 
 /** A step that either happened or was refused with a typed error. */
-export type StepOutcome = { ok: true } | { ok: false; error: ToolError };
-
-const PARAMETERS = ["from", "to", "dry_run", "approved_plan_hash", "response_format"];
-const RESPONSE_FORMATS = ["concise", "detailed"];
-
-/** The `move_note` tool: plans, and applies when asked. Moves on one index run one at a time. */
-export async function moveNote(host: ToolHost, args: unknown): Promise<ToolOutcome> {
-	const parsed = readMoveArguments(args);
-	if ("code" in parsed) return { ok: false, error: parsed };
-	return oneAtATime(host.index, () => planAndApply(host, "move_note", parsed, () => planFromVault(host, parsed.from, parsed.to)));
-}
-
-const REWRITE_PARAMETERS = ["from_target", "to_target", "dry_run", "approved_plan_hash", "response_format"];
-
-/**
- * The `rewrite_link` tool: repoints every link whose target is `from_target` to `to_target`,
- * planned and proven in core from the notes' current texts, applied like a move.
- */
-export async function rewriteLink(host: ToolHost, args: unknown): Promise<ToolOutcome> {
-	const parsed = readArguments(args, "rewrite_link", REWRITE_PARAMETERS, ["from_target", "to_target"], false);
-	if ("code" in parsed) return { ok: false, error: parsed };
-	const plan = async (): Promise<{ ok: true; plan: MovePlan } | { ok: false; error: ToolError }> => {
-		const needed = await notesWithEditorsSaved(host, () => ({ ok: true, notes: notesToReadForRewrite(host.index, parsed.from) }));
-		if (!needed.ok) return needed;
-		const read = await readTexts(host.app.vault, needed.notes);
-		if (!read.ok) return read;
-		return planRewriteLink(host.index, parsed.from, parsed.to, read.texts);
-	};
-	return oneAtATime(host.index, () => planAndApply(host, "rewrite_link", parsed, plan));
-}
-
-async function planAndApply(
-	host: ToolHost,
-	tool: "move_note" | "rewrite_link",
-	args: MoveArguments,
-	makePlan: () => Promise<{ ok: true; plan: MovePlan } | { ok: false; error: ToolError }>,
-): Promise<ToolOutcome> {
-	// The plan is checked against the index, so the index must first hold what the vault holds,
-	// as the sidecar refreshes its folder index before every call.
-	await host.settle();
-	const planned = await makePlan();
-	if (!planned.ok) return planned;
-	const plan = planned.plan;
-	// The one approval decision, core's, as the sidecar makes it.
-	const history = historyOf(host.index);
-	const decided = decidePlan(plan.plan_hash, { dry_run: args.dryRun, approved_plan_hash: args.approvedPlanHash }, history);
-	if (!decided.ok) return decided;
-	const apply = decided.apply;
-	if (!apply) remember(history.issued, plan.plan_hash);
-	if (apply) {
-		const applied = await applyPlan(host.app, plan, movedFolderOf(args.from, plan), tool);
-		// The writes and renames reach the index through the indexer, from the vault's events;
-		// waiting for it means the answer, and every call after it, sees the vault as it is now.
-		await host.settle();
-		if (!applied.ok) return applied;
-		remember(history.applied, plan.plan_hash);
-	}
-	return { ok: true, result: moveAnswer(plan, !apply, apply, args.detailed) };
-}
-
-/** Checks `move_note`'s arguments as the sidecar's schema does. */
-export function readMoveArguments(args: unknown): MoveArguments | ToolError {
-	return readArguments(args, "move_note", PARAMETERS, ["from", "to"], true);
-}
-
-/**
- * Checks a planning tool's arguments as the sidecar's schema does: an object, known
- * parameters, their types, and (for paths) that they stay inside the vault. `names` are the
- * two required strings, read as `from` and `to`.
- */
-function readArguments(args: unknown, tool: string, parameters: string[], names: [string, string], paths: boolean): MoveArguments | ToolError {
-	const invalid = (message: string): ToolError => ({
-		code: "invalid_arguments",
-		message,
-		hint: `See the input schema of \`${tool}\` in tools/list.`,
-		retryable: false,
-	});
-	const given: unknown = args ?? {};
-	if (typeof given !== "object" || given === null || Array.isArray(given)) return invalid("the arguments must be a JSON object");
-	const record = given as Record<string, unknown>;
-	for (const key of Object.keys(record)) {
-		if (!parameters.includes(key)) return invalid(`unknown parameter \`${key}\`; \`${tool}\` takes: ${parameters.join(", ")}`);
-	}
-	for (const key of names) {
-		if (!(key in record)) return invalid(`missing parameter \`${key}\``);
-	}
-	for (const key of [...names, "approved_plan_hash", "response_format"]) {
-		if (key in record && typeof record[key] !== "string") return invalid(`parameter \`${key}\` must be a string`);
-	}
-	if ("dry_run" in record && typeof record["dry_run"] !== "boolean") return invalid("parameter `dry_run` must be a boolean");
-	const responseFormat = record["response_format"];
-	if (typeof responseFormat === "string" && !RESPONSE_FORMATS.includes(responseFormat)) {
-		return invalid(`parameter \`response_format\` must be one of ${JSON.stringify(RESPONSE_FORMATS)}`);
-	}
-	const from = record[names[0]] as string;
-	const to = record[names[1]] as string;
-	for (const [key, value] of paths ? ([[names[0], from], [names[1], to]] as const) : []) {
-		const problem = vaultPathProblem(value);
-		if (problem !== null) {
-			return {
-				code: "invalid_path",
-				message: `\`${key}\` ${JSON.stringify(value)} is not a path inside the vault: ${problem}`,
-				hint: "Give paths relative to the vault root as they are spelt on disk, such as `Folder/Note.md`, without a leading `/`, `~` or `..`.",
-				retryable: false,
-			};
-		}
-	}
-	const parsed: MoveArguments = { from, to, detailed: responseFormat !== "concise" };
-	if (typeof record["dry_run"] === "boolean") parsed.dryRun = record["dry_run"];
-	if (typeof record["approved_plan_hash"] === "string") parsed.approvedPlanHash = record["approved_plan_hash"];
-	return parsed;
-}
-
-/** Plans a move from the current text of every note core asks for, read with `vault.read`. */
-export async function planFromVault(
-	host: ToolHost,
-	from: string,
-	to: string,
-): Promise<{ ok: true; plan: MovePlan } | { ok: false; error: ToolError }> {
-	const needed = await notesWithEditorsSaved(host, () => notesToRead(host.index, from, to));
-	if (!needed.ok) return needed;
-	const read = await readTexts(host.app.vault, needed.notes);
-	if (!read.ok) return read;
-	return planMove(host.index, from, to, read.texts);
-}
-
-/**
- * The notes `which` names, once the open editors of every one of them are saved and the index
- * has caught up with what they saved (which may change the list: a saved note may hold new
- * links, so it is asked again). Without this, a note open in an editor would be planned from the
- * text on disk and then overwritten by the editor's own save a moment later.
- */
-async function notesWithEditorsSaved(
-	host: ToolHost,
-	which: () => { ok: true; notes: string[] } | { ok: false; error: ToolError },
-): Promise<{ ok: true; notes: string[] } | { ok: false; error: ToolError }> {
-	for (let pass = 1; ; pass += 1) {
-		const needed = which();
-		if (!needed.ok) return needed;
-		const saved = await saveOpenEditors(host.app, needed.notes);
-		if (!saved.ok) return saved;
-		if (saved.saved.length === 0) return needed;
-		await host.settle();
-		// Each pass saves at least one editor that held unsaved text; a user typing into them all
-		// the while cannot keep the tool waiting for ever.
-		if (pass >= MAX_EDITOR_SAVE_PASSES) return which();
-	}
-}
-
-/** How many times the editors are saved before a plan is made from what the files then hold. */
-const MAX_EDITOR_SAVE_PASSES = 3;
-
-/** The current text of each note, by path, or the first read's error. */
-async function readTexts(
-	vault: Vault,
-	paths: string[],
-): Promise<{ ok: true; texts: Record<string, string> } | { ok: false; error: ToolError }> {
-	const reads = await Promise.all(paths.map((path) => readNote(vault, path)));
-	const texts: Record<string, string> = {};
-	for (const read of reads) {
-		if ("error" in read) return { ok: false, error: read.error };
-		texts[read.path] = read.text;
-	}
-	return { ok: true, texts };
-}
-
-/** A note's text from disk (not the cache: the plan's hashes must be of what is there now). */
-async function readNote(vault: Vault, path: string): Promise<{ path: string; text: string } | { error: ToolError }> {
-	const file = vault.getAbstractFileByPath(path);
-	if (!(file instanceof TFile)) {
-		return { error: { code: "note_not_found", message: `\`${path}\` cannot be opened: it is not in the vault`, hint: "Call list_notes to see the paths.", retryable: true } };
-	}
-	try {
-		return { path, text: await vault.read(file) };
-	} catch (error) {
-		return {
-			error: { code: "vault_unreadable", message: `\`${path}\` could not be read: ${messageOf(error)}`, hint: "Check the file's permissions, then call again.", retryable: true },
-		};
-	}
-}
-
-/**
- * The folder a folder move empties, or null for a file move: `from` names a moving file itself
- * (perhaps without `.md`), or a folder above every moving file. Taken from the plan's paths, so
- * it is spelled as the vault spells it even when `from` differs in case.
- */
-export function movedFolderOf(from: string, plan: MovePlan): string | null {
-	return movedFolder(from, plan) ?? null;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Applying
+export type StepOutcome = { ok: true; trashedTo?: string } | { ok: false; error: ToolError };
 
 /** A change made so far, to undo on failure. */
 type Done =
@@ -267,29 +44,19 @@ function concurrent(path: string): ToolError {
 }
 
 /**
- * Applies `plan` to the vault, all or nothing. Core turns the plan into a batch (`batchOf`: each
- * note's planned and new text, the moves, the folders needed and those a folder move empties,
- * and the journal entry); this only checks the vault against it, carries it out through the
- * Vault API and undoes it on failure, as the sidecar's `apply` does on the folder.
+ * Carries out `batch`, all or nothing: checks the vault against it (each move's file there and
+ * its destination free, no file where a folder must go), writes the journal, writes the notes,
+ * makes the folders, moves the files, removes the journal, and trashes the folders a folder move
+ * emptied. Any failed step undoes the batch.
  */
-export async function applyPlan(app: App, plan: MovePlan, movedFolder: string | null, tool = "move_note"): Promise<StepOutcome> {
+export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 	const vault = app.vault;
-	// The texts the notes have now; core refuses the batch when one is not the planned one.
-	const texts: Record<string, string> = {};
 	const files = new Map<string, TFile>();
-	for (const edit of plan.edits) {
-		const file = vault.getAbstractFileByPath(edit.path);
-		if (!(file instanceof TFile)) return { ok: false, error: concurrent(edit.path) };
-		try {
-			texts[edit.path] = await vault.read(file);
-		} catch {
-			return { ok: false, error: concurrent(edit.path) };
-		}
-		files.set(edit.path, file);
+	for (const write of batch.writes) {
+		const file = vault.getAbstractFileByPath(write.path);
+		if (!(file instanceof TFile)) return { ok: false, error: concurrent(write.path) };
+		files.set(write.path, file);
 	}
-	const batched = batchOf(plan, texts, tool, movedFolder, process.pid);
-	if (!batched.ok) return batched;
-	const batch = batched.batch;
 	const moving: { file: TFile; move: BatchMove }[] = [];
 	for (const move of batch.moves) {
 		const file = vault.getAbstractFileByPath(move.from);
@@ -469,37 +236,4 @@ async function trashEmptiedFolders(app: App, folders: string[]): Promise<void> {
 
 function messageOf(error: unknown): string {
 	return error instanceof Error ? error.message : String(error);
-}
-
-/** The plan hashes answered for each index, which core's approval tells apart. */
-const histories = new WeakMap<LinkIndex, PlanHistory>();
-
-function historyOf(index: LinkIndex): PlanHistory {
-	let history = histories.get(index);
-	if (history === undefined) {
-		history = { issued: [], applied: [] };
-		histories.set(index, history);
-	}
-	return history;
-}
-
-/** Keeps `hash` as the newest of `list`, at most PLAN_HISTORY_KEPT of them. */
-function remember(list: string[], hash: string): void {
-	const at = list.indexOf(hash);
-	if (at >= 0) list.splice(at, 1);
-	list.push(hash);
-	if (list.length > PLAN_HISTORY_KEPT) list.shift();
-}
-
-/** The moves running on each index; a move starts once the one before it has finished. */
-const movesByIndex = new WeakMap<LinkIndex, Promise<unknown>>();
-
-function oneAtATime<T>(index: LinkIndex, run: () => Promise<T>): Promise<T> {
-	const previous = movesByIndex.get(index) ?? Promise.resolve();
-	const next = previous.then(run, run);
-	movesByIndex.set(
-		index,
-		next.catch(() => undefined),
-	);
-	return next;
 }

@@ -5,7 +5,7 @@
 import { App, Notice, Plugin, normalizePath, type TFile } from "obsidian";
 import type { ToolHost } from "../host";
 import type { MoveAnswer, ToolError } from "../wasm";
-import { moveNote } from "./apply";
+import { moveNote } from "../change";
 import { DestinationModal, MovePreviewModal, NotePickerModal, describeMove } from "./modals";
 
 /** Stable: users bind hotkeys to it. */

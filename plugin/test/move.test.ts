@@ -7,9 +7,10 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
-import { applyPlan, planFromVault } from "../move/apply";
+import { prepareChange } from "../change";
+import { applyBatch } from "../move/apply";
 import { runTool, type ToolHost } from "../tools";
-import type { MoveAnswer, MovePlan, ToolError, ToolOutcome, Vault as LinkIndex } from "../wasm";
+import type { Batch, MoveAnswer, ToolError, ToolOutcome, Vault as LinkIndex } from "../wasm";
 import { App, TFile, TFolder, asObsidianApp } from "./obsidian-double";
 import { BridgeClient, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
@@ -66,10 +67,11 @@ function linkTargets(index: LinkIndex, notePath: string): string[] {
 	return outgoing.links.map((link) => link.resolved_path ?? "?");
 }
 
-async function planned(host: ToolHost, from: string, to: string): Promise<MovePlan> {
-	const outcome = await planFromVault(host, from, to);
-	assert.ok(outcome.ok, JSON.stringify(outcome));
-	return outcome.plan;
+/** The batch core answers for an approved move from `from` to `to`, not yet carried out. */
+async function planned(host: ToolHost, from: string, to: string): Promise<Batch> {
+	const outcome = await prepareChange(host, "move_note", { from, to, dry_run: false });
+	assert.ok(outcome.ok && outcome.change?.kind === "batch", JSON.stringify(outcome));
+	return outcome.change.batch;
 }
 
 const RENAME = `
@@ -98,12 +100,14 @@ test("a dry run changes no file and answers the plan", async (t) => {
 	assert.deepEqual(linkSources(index, "Old.md"), ["A.md"], "the index is as it was");
 
 	// The same plan has the same hash; concise leaves the changes out. A hash with an explicit
-	// dry run is checked, and still nothing is applied.
+	// dry run is refused, as the sidecar's schema rule refuses it, and nothing is applied.
 	const concise = answerOf(await move(host, { from: "Old", to: "sub/New", response_format: "concise" }));
 	assert.equal(concise.plan_hash, preview.plan_hash);
 	assert.equal(concise.changes, undefined);
-	const checked = answerOf(await move(host, { from: "Old.md", to: "sub/New.md", dry_run: true, approved_plan_hash: preview.plan_hash }));
-	assert.deepEqual([checked.dry_run, checked.applied], [true, false]);
+	const both = await move(host, { from: "Old.md", to: "sub/New.md", dry_run: true, approved_plan_hash: preview.plan_hash });
+	assert.ok(!both.ok);
+	assert.equal(both.error.code, "invalid_arguments");
+	assert.match(both.error.message, /cannot be combined with `dry_run: true`/);
 	assert.deepEqual(snapshotVault(vaultDir), before);
 });
 
@@ -177,7 +181,7 @@ test("a note edited between planning and applying refuses the whole batch", asyn
 			fs.writeFileSync(path.join(vaultDir, "B.md"), "[[Old]] edited meanwhile\n");
 		}
 		const before = snapshotVault(vaultDir);
-		const refusal = await applyPlan(asObsidianApp(app), plan, null);
+		const refusal = await applyBatch(asObsidianApp(app), plan);
 		assert.ok(!refusal.ok);
 		assert.deepEqual(refusal.error, {
 			code: "concurrent_modification",
@@ -199,7 +203,7 @@ test("a note edited while the batch is written: the earlier writes are undone an
 		if (file.path === "B.md") fs.writeFileSync(path.join(vaultDir, "B.md"), "[[Old]] saved meanwhile\n");
 		return process(file, fn);
 	});
-	const refusal = await applyPlan(asObsidianApp(app), plan, null);
+	const refusal = await applyBatch(asObsidianApp(app), plan);
 	assert.ok(!refusal.ok);
 	assert.equal(refusal.error.code, "concurrent_modification");
 	assert.equal(refusal.error.message, "`B.md` changed after the plan was made; nothing was changed");
@@ -317,7 +321,7 @@ test("arguments are checked as the sidecar's schema checks them; core's refusals
 		[["Old.md", "New.md"], "invalid_arguments", /must be a JSON object/],
 		[{ from: "Old.md", to: "../New.md" }, "invalid_path", /^`to` "\.\.\/New\.md" is not a path inside the vault: a `\.\.` segment leads up out of it$/],
 		[{ from: "Old.md", to: "%2e%2E/New.md" }, "invalid_path", /^`to` "%2e%2E\/New\.md" is not a path inside the vault: a segment percent-decodes to `\.` or `\.\.`$/],
-		[{ from: "Old.md", to: "New\0.md" }, "invalid_path", /^`to` "New\\u0000\.md" is not a path inside the vault: it holds a NUL byte$/],
+		[{ from: "Old.md", to: "New\0.md" }, "invalid_path", /^`to` "New\\0\.md" is not a path inside the vault: it holds a NUL byte$/],
 		[{ from: "Old.md", to: "CON.md" }, "invalid_name", /^`CON\.md` cannot be a file's name in a vault: it holds `CON`, a name Windows keeps for a device$/],
 		[{ from: "Nowhere.md", to: "New.md" }, "note_not_found", /Nowhere\.md/],
 		[{ from: "Old.md", to: "A.md" }, "destination_exists", /`A\.md` already exists/],

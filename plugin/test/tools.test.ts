@@ -73,23 +73,28 @@ test("read_note reads the note through the Vault API and returns its parts", asy
 	assert.deepEqual(reads, ["Notes/Alpha.md"], "one read, of the note the path names");
 });
 
-test("read_note ignores a text the caller supplies", async (t) => {
+test("read_note never takes a text from the caller", async (t) => {
 	const { app, host } = setUp(t);
-	const outcome = await runTool(host, "read_note", { path: "Beta.md", response_format: "concise", text: "forged" });
+	// The text is the edge's to supply: a caller's is an unknown parameter, as the sidecar's schema says.
+	const forged = await runTool(host, "read_note", { path: "Beta.md", response_format: "concise", text: "forged" });
+	assert.ok(!forged.ok);
+	assert.equal(forged.error.code, "invalid_arguments");
+	assert.match(forged.error.message, /^unknown parameter `text`/);
+	const outcome = await runTool(host, "read_note", { path: "Beta.md", response_format: "concise" });
 	assert.deepEqual(outcome, { ok: true, result: { path: "Beta.md", body: "Back to [[Alpha]].\n", body_bytes: 19 } });
 	// Deleted from the vault while the index still holds it (its update waits for the debounce):
 	// there is no text to read, and the caller's must not stand in for it.
 	const beta = app.vault.getFileByPath("Beta.md");
 	assert.ok(beta !== null);
 	await app.vault.delete(beta);
-	const gone = await runTool(host, "read_note", { path: "Beta.md", text: "forged" });
+	const gone = await runTool(host, "read_note", { path: "Beta.md" });
 	assert.ok(!gone.ok, JSON.stringify(gone));
-	assert.doesNotMatch(JSON.stringify(gone), /forged/);
+	assert.equal(gone.error.retryable, true, "worth calling again once the index has caught up");
 });
 
 test("read_note of an unknown path is note_not_found, without reading anything", async (t) => {
 	const { host, reads } = setUp(t);
-	for (const args of [{ path: "Nowhere.md" }, { path: "Nowhere.md", text: "forged" }]) {
+	for (const args of [{ path: "Nowhere.md" }, { path: "Nowhere.md", response_format: "concise" }]) {
 		const outcome = await runTool(host, "read_note", args);
 		assert.ok(!outcome.ok, JSON.stringify(outcome));
 		assert.equal(outcome.error.code, "note_not_found");

@@ -67,6 +67,46 @@ pub trait Failure {
     }
 }
 
+/// Any call's failure as plain data: the one error type every operation of `ops` ends with, and
+/// what the edges turn into their own (an MCP tool error, a JavaScript object) in one place each.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub hint: String,
+    pub retryable: bool,
+}
+
+impl CallError {
+    pub fn new(code: ErrorCode, message: impl Into<String>, hint: impl Into<String>, retryable: bool) -> CallError {
+        CallError { code, message: message.into(), hint: hint.into(), retryable }
+    }
+
+    /// Any of core's typed errors, as a call's error.
+    pub fn of(error: &impl Failure) -> CallError {
+        CallError::new(error.code(), error.message(), error.hint(), error.retryable())
+    }
+
+    /// The edge had no text for a note an operation asked for: it was not read before the call
+    /// (the vault changed between the edge's look and the call), so the call is worth repeating.
+    pub fn not_supplied(path: &str) -> CallError {
+        CallError::new(
+            ErrorCode::ConcurrentModification,
+            format!("`{path}` was not read for this call (the vault changed while it was being prepared); nothing was changed"),
+            "Call again.",
+            true,
+        )
+    }
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for CallError {}
+
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

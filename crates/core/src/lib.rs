@@ -7,6 +7,7 @@
 pub mod answer;
 pub mod approval;
 pub mod batch;
+pub mod change;
 pub mod config;
 pub mod delete;
 pub mod error;
@@ -19,6 +20,7 @@ pub mod journal;
 pub mod line_index;
 pub mod lint;
 pub mod ops;
+pub mod parameters;
 pub mod parse;
 pub mod paths;
 pub mod rename;

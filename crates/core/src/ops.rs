@@ -1,14 +1,21 @@
 //! The named operations that agents and the plugin call, with their arguments, results and
-//! errors as plain serde data.
+//! errors as plain serde data: the single entry of every tool, reading or writing.
 //!
 //! The sidecar (standalone, on the folder) and the wasm crate (inside the plugin) both run
-//! operations through [`run`], which is why the two paths give equal answers. Names match the
-//! MCP tool names, but nothing here knows about MCP. An operation that needs a note's text
-//! (`read_note`) receives it from the edge that can read files, in the `text` argument.
+//! every call through [`call`] (or [`run`] with a parsed [`Request`]), which is why the two paths
+//! give equal answers. Names match the MCP tool names, but nothing here knows about MCP. What
+//! only the edge can see (a note's text as it is now, its modification time) comes in through
+//! the [`Edge`] it hands in, never through the caller's arguments. A writing operation that is
+//! approved answers a [`Change`] as well: the steps the edge carries out before it answers.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 pub use crate::answer::*;
+use crate::approval::PlanHistory;
+pub use crate::change::{DeleteArguments, MoveArguments, RewriteArguments};
+use crate::error::CallError;
+use crate::evidence::EvidenceArguments;
 use crate::index::{ResolvedLink, SubpathStatus, Summary, Vault};
 use crate::lint::{Proposal, Skipped};
 use crate::parse::{parse_note, LinkKind, LinkSource, ParseConfig, Span};
@@ -30,6 +37,10 @@ pub enum Request {
     VaultSummary {},
     LintWiki(LintArguments),
     FindExistingPage(FindPageArguments),
+    FindEvidence(EvidenceArguments),
+    MoveNote(MoveArguments),
+    RewriteLink(RewriteArguments),
+    DeleteNote(DeleteArguments),
 }
 
 impl Request {
@@ -46,8 +57,86 @@ impl Request {
             Request::VaultSummary {} => "vault_summary",
             Request::LintWiki(_) => "lint_wiki",
             Request::FindExistingPage(_) => "find_existing_page",
+            Request::FindEvidence(_) => "find_evidence",
+            Request::MoveNote(_) => "move_note",
+            Request::RewriteLink(_) => "rewrite_link",
+            Request::DeleteNote(_) => "delete_note",
         }
     }
+
+    /// Whether the operation may change the vault.
+    pub fn writes(&self) -> bool {
+        matches!(self, Request::MoveNote(_) | Request::RewriteLink(_) | Request::DeleteNote(_))
+    }
+}
+
+/// What only the edge running a call can see, handed to the operation.
+pub trait Edge {
+    /// The text of the note at `path` (as the index spells it) as it is now, or why it cannot be
+    /// read.
+    fn text(&mut self, path: &str) -> Result<String, CallError>;
+
+    /// The file's modification time, in milliseconds since the Unix epoch, when the edge knows it.
+    fn modified_ms(&mut self, path: &str) -> Option<u64>;
+
+    /// What names the edge's temporary files (its process id), so two processes never share one.
+    fn tag(&self) -> u32;
+}
+
+/// What a call answers, and what the edge must carry out first when the call changes the vault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The answer, as it holds once `change` (if any) is carried out.
+    pub answer: Response,
+    pub change: Option<Change>,
+}
+
+/// The steps of an approved change, for the edge to carry out as they are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Change {
+    /// A move or a rewrite: carry out `batch`, then record `plan_hash` as applied
+    /// (`PlanHistory::record_applied`).
+    Batch { batch: crate::batch::Batch, plan_hash: String },
+    /// A delete: move the file at `path` to the trash if it still holds `before` (a note; an
+    /// attachment's `before` is empty and is not compared), then set the answer's `trashed_to`.
+    Trash { path: String, before: String },
+}
+
+impl Outcome {
+    /// Records where a delete's file went, once the edge has moved it.
+    pub fn trashed_to(&mut self, place: String) {
+        if let Response::Deleted(answer) = &mut self.answer {
+            answer.trashed_to = Some(place);
+        }
+    }
+}
+
+/// Reads a call as `tool` and its `arguments`, held to the operation's parameters first
+/// (`parameters::check`), so a refusal names the parameter as the advertised schema does.
+pub fn request(tool: &str, arguments: &Value) -> Result<Request, CallError> {
+    crate::parameters::check(tool, arguments)?;
+    let arguments = if arguments.is_null() { Value::Object(Default::default()) } else { arguments.clone() };
+    serde_json::from_value(serde_json::json!({ "tool": tool, "arguments": arguments }))
+        .map_err(|error| CallError::of(&OpError::InvalidArguments { detail: error.to_string() }))
+}
+
+/// The notes whose texts `request` will ask its edge for, as far as the index tells now: an edge
+/// that reads asynchronously reads these first, then runs the call.
+pub fn notes_needed(vault: &Vault, request: &Request) -> Vec<String> {
+    match request {
+        Request::ReadNote(arguments) => vault.find_note(&arguments.path).map(|path| vec![path.to_owned()]).unwrap_or_default(),
+        Request::FindEvidence(_) => vault.note_paths().map(str::to_owned).collect(),
+        Request::MoveNote(arguments) => crate::change::move_notes_needed(vault, arguments),
+        Request::RewriteLink(arguments) => crate::change::rewrite_notes_needed(vault, arguments),
+        Request::DeleteNote(arguments) => crate::change::delete_notes_needed(vault, arguments),
+        _ => Vec::new(),
+    }
+}
+
+/// Parses and runs one call: [`request`], then [`run`].
+pub fn call(vault: &Vault, tool: &str, arguments: &Value, edge: &mut dyn Edge, plans: &mut PlanHistory) -> Result<Outcome, CallError> {
+    run(vault, &request(tool, arguments)?, edge, plans)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -114,8 +203,6 @@ pub struct ReadArguments {
     /// to the note and its text).
     #[serde(default)]
     pub cursor: Option<String>,
-    /// The note's text, supplied by the edge that read it; never by the caller.
-    pub text: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -160,6 +247,9 @@ pub enum Response {
     Summary(Summary),
     Lint(LintReport),
     ExistingPage(ExistingPage),
+    Evidence(crate::evidence::Evidence),
+    Moved(crate::rename::MoveAnswer),
+    Deleted(crate::delete::DeleteAnswer),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -378,21 +468,59 @@ pub struct UnresolvedMentions {
     pub sources: Vec<String>,
 }
 
-/// Runs one operation on the index.
-pub fn run(vault: &Vault, request: &Request) -> Result<Response, OpError> {
-    match request {
+/// Runs one operation on the index; `edge` supplies what only it can see, `plans` are the plan
+/// hashes the edge has answered (for the approval of a writing operation).
+pub fn run(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut PlanHistory) -> Result<Outcome, CallError> {
+    let error = |error: OpError| CallError::of(&error);
+    let answer = match request {
         Request::GetOutgoingLinks(arguments) => {
-            outgoing_links(vault, &arguments.path, arguments.response_format).map(Response::OutgoingLinks)
+            outgoing_links(vault, &arguments.path, arguments.response_format).map(Response::OutgoingLinks).map_err(error)?
         }
-        Request::GetBacklinks(arguments) => backlinks(vault, arguments).map(Response::Backlinks),
-        Request::FindUnresolvedLinks(arguments) => unresolved(vault, arguments).map(Response::Unresolved),
-        Request::FindOrphans(arguments) => orphans(vault, arguments).map(Response::Orphans),
-        Request::ResolveLink(arguments) => resolve_link(vault, arguments).map(Response::Resolved),
-        Request::ListNotes(arguments) => list_notes(vault, arguments).map(Response::Notes),
-        Request::ReadNote(arguments) => read_note(vault, arguments).map(Response::Note),
-        Request::VaultSummary {} => Ok(Response::Summary(vault.summary())),
-        Request::LintWiki(arguments) => lint_wiki(vault, arguments).map(Response::Lint),
-        Request::FindExistingPage(arguments) => find_existing_page(vault, arguments).map(Response::ExistingPage),
+        Request::GetBacklinks(arguments) => backlinks(vault, arguments).map(Response::Backlinks).map_err(error)?,
+        Request::FindUnresolvedLinks(arguments) => unresolved(vault, arguments).map(Response::Unresolved).map_err(error)?,
+        Request::FindOrphans(arguments) => orphans(vault, arguments).map(Response::Orphans).map_err(error)?,
+        Request::ResolveLink(arguments) => resolve_link(vault, arguments).map(Response::Resolved).map_err(error)?,
+        Request::ListNotes(arguments) => list_notes(vault, arguments).map(Response::Notes).map_err(error)?,
+        Request::ReadNote(arguments) => {
+            let path = find(vault, &arguments.path).map_err(error)?;
+            let text = edge.text(path)?;
+            read_note(vault, arguments, &text).map(Response::Note).map_err(error)?
+        }
+        Request::VaultSummary {} => Response::Summary(vault.summary()),
+        Request::LintWiki(arguments) => lint_wiki(vault, arguments).map(Response::Lint).map_err(error)?,
+        Request::FindExistingPage(arguments) => find_existing_page(vault, arguments).map(Response::ExistingPage).map_err(error)?,
+        Request::FindEvidence(arguments) => {
+            // A note the edge cannot read is listed as unread, and matched from the index alone.
+            let mut read = |path: &str| edge.text(path).ok();
+            crate::evidence::find_evidence(vault, arguments, &mut read).map(Response::Evidence).map_err(error)?
+        }
+        Request::MoveNote(arguments) => return crate::change::move_note(vault, arguments, edge, plans),
+        Request::RewriteLink(arguments) => return crate::change::rewrite_link(vault, arguments, edge, plans),
+        Request::DeleteNote(arguments) => return crate::change::delete_note(vault, arguments, edge),
+    };
+    Ok(Outcome { answer, change: None })
+}
+
+/// An edge with the texts it read before the call, by path: what an edge that reads
+/// asynchronously (the plugin) hands in after reading [`notes_needed`].
+#[derive(Debug, Clone, Default)]
+pub struct ReadBefore {
+    pub texts: std::collections::BTreeMap<String, String>,
+    pub modified_ms: std::collections::BTreeMap<String, u64>,
+    pub tag: u32,
+}
+
+impl Edge for ReadBefore {
+    fn text(&mut self, path: &str) -> Result<String, CallError> {
+        self.texts.get(path).cloned().ok_or_else(|| CallError::not_supplied(path))
+    }
+
+    fn modified_ms(&mut self, path: &str) -> Option<u64> {
+        self.modified_ms.get(path).copied()
+    }
+
+    fn tag(&self) -> u32 {
+        self.tag
     }
 }
 
@@ -581,11 +709,9 @@ pub fn list_notes(vault: &Vault, arguments: &FolderPageArguments) -> Result<Note
     Ok(NoteList { total, notes, next_cursor })
 }
 
-pub fn read_note(vault: &Vault, arguments: &ReadArguments) -> Result<NoteText, OpError> {
+/// `read_note`, given the note's `text` as the edge read it.
+pub fn read_note(vault: &Vault, arguments: &ReadArguments, text: &str) -> Result<NoteText, OpError> {
     let path = find(vault, &arguments.path)?;
-    let Some(text) = arguments.text.as_deref() else {
-        return Err(OpError::InvalidArguments { detail: "read_note needs the note's text from the edge that reads files".to_owned() });
-    };
     let parsed = parse_note(path, text, &ParseConfig::OBSIDIAN);
     let detailed = arguments.response_format == ResponseFormat::Detailed;
     let (frontmatter, body) = match crate::frontmatter::find_block(text) {
@@ -834,9 +960,16 @@ mod tests {
 
     #[test]
     fn a_missing_note_is_a_typed_error() {
-        let error = run(&vault(), &request(r#"{"tool": "get_outgoing_links", "arguments": {"path": "Z.md"}}"#)).unwrap_err();
-        assert_eq!(error.code(), "note_not_found");
-        assert!(error.message().contains("Z.md"));
+        let mut edge = ReadBefore::default();
+        let error = run(
+            &vault(),
+            &request(r#"{"tool": "get_outgoing_links", "arguments": {"path": "Z.md"}}"#),
+            &mut edge,
+            &mut PlanHistory::default(),
+        )
+        .unwrap_err();
+        assert_eq!(error.code, crate::error::ErrorCode::NoteNotFound);
+        assert!(error.message.contains("Z.md"));
     }
 
     #[test]
@@ -904,13 +1037,8 @@ mod tests {
         let text = "---\nup: \"[[B]]\"\n---\nHello";
         let result = read_note(
             &vault,
-            &ReadArguments {
-                path: "A".into(),
-                response_format: ResponseFormat::Detailed,
-                text: Some(text.into()),
-                max_bytes: None,
-                cursor: None,
-            },
+            &ReadArguments { path: "A".into(), response_format: ResponseFormat::Detailed, max_bytes: None, cursor: None },
+            text,
         )
         .unwrap();
         assert_eq!(result.frontmatter.as_deref(), Some("up: \"[[B]]\"\n"));
@@ -924,14 +1052,9 @@ mod tests {
         let mut pages = Vec::new();
         let mut cursor = None;
         loop {
-            let arguments = ReadArguments {
-                path: "A".into(),
-                response_format: ResponseFormat::Concise,
-                text: Some(text.into()),
-                max_bytes: Some(max_bytes),
-                cursor,
-            };
-            let page = read_note(&vault, &arguments).unwrap();
+            let arguments =
+                ReadArguments { path: "A".into(), response_format: ResponseFormat::Concise, max_bytes: Some(max_bytes), cursor };
+            let page = read_note(&vault, &arguments, text).unwrap();
             assert!(page.body.len() <= max_bytes, "{} > {max_bytes}", page.body.len());
             assert_eq!(page.frontmatter.is_some(), pages.is_empty() && text.starts_with("---"));
             pages.push(page.body);
@@ -960,14 +1083,9 @@ mod tests {
     fn read_note_refuses_a_cursor_inside_a_character_or_past_the_end() {
         let vault = vault();
         for cursor in ["1", "99", "x"] {
-            let arguments = ReadArguments {
-                path: "A".into(),
-                response_format: ResponseFormat::Concise,
-                text: Some("漢字".into()),
-                max_bytes: None,
-                cursor: Some(cursor.into()),
-            };
-            assert_eq!(read_note(&vault, &arguments).unwrap_err().code(), "invalid_arguments", "{cursor}");
+            let arguments =
+                ReadArguments { path: "A".into(), response_format: ResponseFormat::Concise, max_bytes: None, cursor: Some(cursor.into()) };
+            assert_eq!(read_note(&vault, &arguments, "漢字").unwrap_err().code(), "invalid_arguments", "{cursor}");
         }
     }
 
@@ -1011,13 +1129,8 @@ mod tests {
         let read = |path: &str, text: &str, cursor: Option<String>| {
             read_note(
                 &vault,
-                &ReadArguments {
-                    path: path.into(),
-                    response_format: ResponseFormat::Concise,
-                    max_bytes: Some(1_000),
-                    cursor,
-                    text: Some(text.into()),
-                },
+                &ReadArguments { path: path.into(), response_format: ResponseFormat::Concise, max_bytes: Some(1_000), cursor },
+                text,
             )
         };
         let first = read("A.md", &text, None).unwrap();

@@ -3,9 +3,9 @@
 //! find_existing_page verdict, and the lint counts on the real corpora when present.
 
 use serde_json::{json, Value};
-use vaultlink_core::error::Failure;
+use vaultlink_core::approval::PlanHistory;
 use vaultlink_core::index::IndexConfig;
-use vaultlink_core::ops::{self, Request, Response};
+use vaultlink_core::ops::{self, ReadBefore};
 use vaultlink_core::Vault;
 
 mod common;
@@ -77,9 +77,9 @@ fn wiki(excluded: &[&str]) -> Vault {
 }
 
 fn call(vault: &Vault, tool: &str, arguments: Value) -> Value {
-    let request: Request = serde_json::from_value(json!({"tool": tool, "arguments": arguments})).expect("a valid request");
-    let response: Response = ops::run(vault, &request).unwrap_or_else(|error| panic!("{tool}: {}", error.message()));
-    serde_json::to_value(response).expect("serialisable")
+    let outcome = ops::call(vault, tool, &arguments, &mut ReadBefore::default(), &mut PlanHistory::default())
+        .unwrap_or_else(|error| panic!("{tool}: {}", error.message));
+    serde_json::to_value(outcome.answer).expect("serialisable")
 }
 
 /// Each proposal as `kind subject[:line] -> related (tool)`.
@@ -182,10 +182,10 @@ fn folder_kinds_paging_and_concise() {
     let last = call(&vault, "lint_wiki", json!({"limit": 5, "cursor": cursor}));
     assert_eq!((last["proposals"].as_array().map(Vec::len), last.get("next_cursor")), (Some(3), None));
 
-    let request: Request = serde_json::from_value(json!({"tool": "lint_wiki", "arguments": {"kinds": ["spelling"]}})).expect("parses");
-    let error = ops::run(&vault, &request).expect_err("an unknown kind");
-    assert_eq!(error.code(), "invalid_arguments");
-    assert!(error.message().contains("orphan"), "{}", error.message());
+    let error = ops::call(&vault, "lint_wiki", &json!({"kinds": ["spelling"]}), &mut ReadBefore::default(), &mut PlanHistory::default())
+        .expect_err("an unknown kind");
+    assert_eq!(error.code, "invalid_arguments");
+    assert!(error.message.contains("orphan"), "{}", error.message);
 }
 
 #[test]

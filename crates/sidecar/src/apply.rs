@@ -1,8 +1,8 @@
-//! Applies a move plan to the vault folder, all or nothing.
+//! Carries out on the vault folder the steps core decided for an approved change, all or
+//! nothing; nothing here decides what to change.
 //!
-//! Every note the plan edits is checked against the hash the plan was made from before the
-//! first write. Then the journal (`journal`) records every pre-image, move and new folder,
-//! and only then does anything change. Each write goes to a temporary file in the same folder,
+//! The journal (`journal`) records every pre-image, move and new folder before anything
+//! changes. Each write goes to a temporary file in the same folder,
 //! is synced, and is renamed over the original. Any failure undoes the batch from the journal;
 //! a process killed part way leaves the journal, from which the next start undoes it.
 
@@ -12,9 +12,9 @@ use vaultlink_core::error::ErrorCode;
 
 use serde_json::Value;
 use vaultlink_core::batch::Batch;
-use vaultlink_core::rename::{self, MoveAnswer, MovePlan};
+use vaultlink_core::ops::{Change, Outcome};
 
-use crate::disk::{exists_exactly, symbolic_link_on_the_way, Disk, RealDisk};
+use crate::disk::{exists_exactly, symbolic_link_on_the_way, Disk};
 use crate::error::ToolError;
 use crate::journal::{self, Journal};
 use crate::standalone::FolderIndex;
@@ -37,159 +37,79 @@ fn write_failed(what: String) -> ToolError {
     )
 }
 
-/// The `move_note` tool on the folder: plans, and applies when asked.
-pub fn move_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
-    let text = |key: &str| arguments.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let (from, to) = (text("from"), text("to"));
-    let needed = rename::notes_to_read(folder.vault(), &from, &to).map_err(|error| ToolError::of(&error))?;
-    let texts = read_texts(folder, needed)?;
-    let plan = rename::plan_move(folder.vault(), &from, &to, &texts).map_err(|error| ToolError::of(&error))?;
-    // Moving a whole folder removes it once empty; moving files out of one leaves it.
-    let moved_folder = rename::moved_folder(&from, &plan);
-    finish(folder, arguments, &plan, moved_folder.as_deref(), "move_note")
-}
-
-/// The `rewrite_link` tool on the folder: plans, and applies when asked.
-pub fn rewrite_link(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
-    let text = |key: &str| arguments.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let (from_target, to_target) = (text("from_target"), text("to_target"));
-    let needed = rename::notes_to_read_for_rewrite(folder.vault(), &from_target);
-    let texts = read_texts(folder, needed)?;
-    let plan = rename::plan_rewrite_link(folder.vault(), &from_target, &to_target, &texts).map_err(|error| ToolError::of(&error))?;
-    finish(folder, arguments, &plan, None, "rewrite_link")
-}
-
-fn read_texts(folder: &FolderIndex, paths: Vec<String>) -> Result<std::collections::BTreeMap<String, String>, ToolError> {
-    paths.into_iter().map(|path| folder.read_text(&path).map(|text| (path, text))).collect()
-}
-
-/// Checks an approved hash, applies the plan when asked, and answers.
-fn finish(
-    folder: &mut FolderIndex,
-    arguments: &Value,
-    plan: &MovePlan,
-    moved_folder: Option<&str>,
-    tool: &str,
-) -> Result<Value, ToolError> {
-    use vaultlink_core::approval::{decide_plan, PlanApproval};
-    let approval = PlanApproval {
-        dry_run: arguments.get("dry_run").and_then(Value::as_bool),
-        approved_plan_hash: arguments.get("approved_plan_hash").and_then(Value::as_str).map(str::to_owned),
-    };
-    let detailed = arguments.get("response_format").and_then(Value::as_str) != Some("concise");
-    let apply = decide_plan(&plan.plan_hash, &approval, &folder.plans).map_err(|error| ToolError::of(&error))?;
-    if !apply {
-        folder.plans.record_preview(&plan.plan_hash);
+/// Carries out what a call on the folder answered: nothing for a read or a preview; for an
+/// approved change, the steps core decided ([`apply_batch_on`], or the one move to the trash of a
+/// delete), then the index is refreshed. Returns the answer, as it holds now.
+pub fn carry_out(disk: &dyn Disk, folder: &mut FolderIndex, mut outcome: Outcome) -> Result<Value, ToolError> {
+    match outcome.change.take() {
+        None => {}
+        Some(Change::Batch { batch, plan_hash }) => {
+            apply_batch_on(disk, folder.root(), &batch)?;
+            folder.plans.record_applied(&plan_hash);
+            folder
+                .refresh()
+                .map_err(|error| write_failed(format!("the change was applied but the index could not be refreshed: {error:#}")))?;
+        }
+        Some(Change::Trash { path, before }) => {
+            let place = trash_on(disk, folder.root(), &path, &before)?;
+            outcome.trashed_to(place);
+            folder
+                .refresh()
+                .map_err(|error| write_failed(format!("the note was deleted but the index could not be refreshed: {error:#}")))?;
+        }
     }
-    if apply {
-        apply_plan_on(&RealDisk, folder.root(), plan, moved_folder, tool)?;
-        folder.plans.record_applied(&plan.plan_hash);
-        folder
-            .refresh()
-            .map_err(|error| write_failed(format!("the change was applied but the index could not be refreshed: {error:#}")))?;
+    serde_json::to_value(outcome.answer).map_err(|error| ToolError::internal(&error.to_string()))
+}
+
+/// Moves the note at `path` into the vault's `.trash` folder, as Obsidian's "move to Obsidian
+/// trash" does, if it still holds `before`: one rename, which either happens or not, into a free
+/// name of the trash. A `.trash` folder made for it stays. Returns where the note went.
+fn trash_on(disk: &dyn Disk, root: &Path, path: &str, before: &str) -> Result<String, ToolError> {
+    let trash = root.join(".trash");
+    refuse_links_on_the_way(root, ".trash")?;
+    if !trash.is_dir() {
+        disk.create_dir(&trash).map_err(|error| write_failed(format!("creating .trash failed: {error}")))?;
     }
-    let answer = MoveAnswer::new(plan, !apply, apply, detailed);
-    serde_json::to_value(answer).map_err(|error| ToolError::new(ErrorCode::Internal, error.to_string(), "Report this as a bug.", false))
-}
-
-/// The `delete_note` tool on the folder: previews, and with `confirm` moves the note to the
-/// vault's `.trash` folder, as Obsidian's "move to Obsidian trash" does.
-pub fn delete_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
-    delete_note_on(&RealDisk, folder, arguments)
-}
-
-/// [`delete_note`] on a given disk. The delete is one rename into `.trash`, which either
-/// happens or not; a `.trash` folder made for it stays.
-fn delete_note_on(disk: &dyn Disk, folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
-    use vaultlink_core::delete::{capture, decide, plan_delete, DeleteRequest};
-    let path = arguments.get("path").and_then(Value::as_str).unwrap_or_default();
-    let found = match folder.vault().find_file(path) {
-        Some(found) if folder.vault().is_note(found) => found.to_owned(),
-        _ => path.to_owned(),
-    };
-    let text = if folder.vault().is_note(&found) { folder.read_text(&found)? } else { String::new() };
-    let plan = plan_delete(folder.vault(), &found, &text).map_err(|error| ToolError::of(&error))?;
-    let mtime = fs::metadata(folder.root().join(&plan.path))
-        .and_then(|meta| meta.modified())
-        .ok()
-        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|since| since.as_millis() as u64);
-    let request = DeleteRequest {
-        confirm: arguments.get("confirm").and_then(Value::as_bool).unwrap_or(false),
-        force: arguments.get("force").and_then(Value::as_bool).unwrap_or(false),
-        expected_hash: arguments.get("expected_hash").and_then(Value::as_str).map(str::to_owned),
-        expected_mtime: arguments.get("expected_mtime").and_then(Value::as_u64),
-        approved_plan_hash: arguments.get("approved_plan_hash").and_then(Value::as_str).map(str::to_owned),
-    };
-    let (mut answer, delete) = decide(&plan, &request, mtime);
-    if delete {
-        let trash = folder.root().join(".trash");
-        refuse_links_on_the_way(folder.root(), ".trash")?;
-        if !trash.is_dir() {
-            disk.create_dir(&trash).map_err(|error| write_failed(format!("creating .trash failed: {error}")))?;
-        }
-        let name = plan.path.rsplit('/').next().unwrap_or(&plan.path);
-        let (stem, extension) = name.rsplit_once('.').unwrap_or((name, ""));
-        let mut target = trash.join(name);
-        let mut number = 2;
-        while target.exists() {
-            target = trash.join(format!("{stem} {number}.{extension}"));
-            number += 1;
-        }
-        // The text may have changed since it was read; never trash what was not seen (the
-        // plugin checks the same before trashFile).
-        if fs::read(folder.root().join(&plan.path)).ok().as_deref() != Some(text.as_bytes()) {
-            return Err(ToolError::new(
-                ErrorCode::ConcurrentModification,
-                format!("`{}` changed while it was being deleted; nothing was deleted", plan.path),
-                "Preview the delete again, then confirm.",
-                true,
-            ));
-        }
-        // Into a free name of the trash, never over a file that appeared there since the look
-        // (a second delete of the same name at once): the next number is tried instead.
-        loop {
-            match disk.rename_new(&folder.root().join(&plan.path), &target) {
-                Ok(()) => break,
-                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && number < 10_000 => {
-                    target = trash.join(format!("{stem} {number}.{extension}"));
-                    number += 1;
-                }
-                Err(error) => return Err(write_failed(format!("moving {} to the trash failed: {error}", plan.path))),
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let (stem, extension) = name.rsplit_once('.').unwrap_or((name, ""));
+    let mut target = trash.join(name);
+    let mut number = 2;
+    while target.exists() {
+        target = trash.join(format!("{stem} {number}.{extension}"));
+        number += 1;
+    }
+    // The text may have changed since it was read; never trash what was not seen.
+    if fs::read(root.join(path)).ok().as_deref() != Some(before.as_bytes()) {
+        return Err(ToolError::new(
+            ErrorCode::ConcurrentModification,
+            format!("`{path}` changed while it was being deleted; nothing was deleted"),
+            "Preview the delete again, then confirm.",
+            true,
+        ));
+    }
+    // Never over a file that appeared in the trash since the look (a second delete of the same
+    // name at once): the next number is tried instead.
+    loop {
+        match disk.rename_new(&root.join(path), &target) {
+            Ok(()) => break,
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && number < 10_000 => {
+                target = trash.join(format!("{stem} {number}.{extension}"));
+                number += 1;
             }
+            Err(error) => return Err(write_failed(format!("moving {path} to the trash failed: {error}"))),
         }
-        answer.captured = Some(capture(&text));
-        answer.trashed_to = Some(format!(".trash/{}", target.file_name().map(|name| name.to_string_lossy()).unwrap_or_default()));
-        folder.refresh().map_err(|error| write_failed(format!("the note was deleted but the index could not be refreshed: {error:#}")))?;
     }
-    if arguments.get("response_format").and_then(Value::as_str) == Some("concise") {
-        answer = answer.concise();
-    }
-    serde_json::to_value(answer).map_err(|error| ToolError::new(ErrorCode::Internal, error.to_string(), "Report this as a bug.", false))
-}
-
-/// Applies `plan` under `root` on `disk`, all or nothing: the notes' texts are read from the
-/// folder now, and core turns the plan into a batch ([`apply_batch_on`] carries it out).
-/// `moved_folder` is the folder a folder move empties.
-pub fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder: Option<&str>, tool: &str) -> Result<(), ToolError> {
-    let mut texts = std::collections::BTreeMap::new();
-    for file in &plan.edits {
-        let bytes = fs::read(root.join(&file.path)).map_err(|_| concurrent(&file.path))?;
-        texts.insert(file.path.clone(), String::from_utf8(bytes).map_err(|_| concurrent(&file.path))?);
-    }
-    let batch =
-        vaultlink_core::batch::batch(plan, &texts, tool, moved_folder, std::process::id()).map_err(|error| ToolError::of(&error))?;
-    apply_batch_on(disk, root, &batch)
+    Ok(format!(".trash/{}", target.file_name().map(|name| name.to_string_lossy()).unwrap_or_default()))
 }
 
 /// Carries out core's `batch` under `root` on `disk`, all or nothing. The batch was made from
-/// the notes' texts as [`apply_plan_on`] read them a moment ago (core refuses one that is not the
-/// planned text), and each note is read once more just before it is replaced. What else the
+/// the notes' texts as the call read them a moment ago, and each note is read once more just
+/// before it is replaced. What else the
 /// folder holds is checked before the first change (each move's source is there and its
 /// destination free, no symbolic link on the way); the journal is written before the first
 /// change; any failed step undoes the batch from the journal, the way recovery after a crash
 /// does, so one path is tested by both.
-fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(), ToolError> {
+pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(), ToolError> {
     for file_move in &batch.moves {
         let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
         // On a case-insensitive filesystem `to` "exists" as `from` in a case-only move; only a
@@ -288,6 +208,32 @@ fn refuse_links_on_the_way(root: &Path, path: &str) -> Result<(), ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::disk::RealDisk;
+    use crate::progress::Progress;
+    use vaultlink_core::rename::{self, MovePlan};
+
+    fn move_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
+        crate::tools::run_on_folder_with(&RealDisk, folder, "move_note", arguments, &Progress::none())
+    }
+
+    fn delete_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
+        delete_note_on(&RealDisk, folder, arguments)
+    }
+
+    fn delete_note_on(disk: &dyn Disk, folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
+        crate::tools::run_on_folder_with(disk, folder, "delete_note", arguments, &Progress::none())
+    }
+
+    /// Core's batch for `plan`, from the notes as they are on disk now, carried out on `disk`.
+    fn apply_plan_on(disk: &dyn Disk, root: &Path, plan: &MovePlan, moved_folder: Option<&str>, tool: &str) -> Result<(), ToolError> {
+        let mut texts = std::collections::BTreeMap::new();
+        for file in &plan.edits {
+            texts.insert(file.path.clone(), fs::read_to_string(root.join(&file.path)).unwrap_or_default());
+        }
+        let batch = vaultlink_core::batch::batch(plan, &texts, tool, moved_folder, std::process::id())
+            .map_err(|error| ToolError::from(vaultlink_core::error::CallError::of(&error)))?;
+        apply_batch_on(disk, root, &batch)
+    }
     use crate::disk::testing::{snapshot, Fault, FaultyDisk, Hooked};
     use serde_json::json;
     use std::path::PathBuf;

@@ -18,23 +18,13 @@ pub struct ToolSpec {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
-    /// Rules between parameters that the portable schema subset cannot say; written into the
-    /// descriptions and enforced by `tools::validate`.
+    /// Rules between parameters that the portable schema subset cannot say: core's
+    /// (`parameters`), written into the descriptions and enforced by `parameters::check`.
     pub rules: Vec<Rule>,
 }
 
-/// A rule between two parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rule {
-    /// `parameter` (when given, and true if it is a boolean) needs `other` to be `value`.
-    Needs { parameter: &'static str, other: &'static str, value: bool },
-    /// `parameter` cannot be given together with `other` set to `value`.
-    Excludes { parameter: &'static str, other: &'static str, value: bool },
-}
-
-/// The most characters of any string argument: paths, targets, topics and cursors are short,
-/// and a plan's memory grows with what it is given, so more is refused before anything runs.
-pub const MAX_STRING_CHARS: u64 = 4096;
+pub use vaultlink_core::parameters::Rule;
+use vaultlink_core::parameters::MAX_STRING_CHARS;
 
 pub fn catalogue() -> Vec<ToolSpec> {
     let mut tools = vec![
@@ -54,6 +44,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         server_health(),
     ];
     for tool in &mut tools {
+        tool.rules = vaultlink_core::parameters::of(tool.name).map(|parameters| parameters.rules.to_vec()).unwrap_or_default();
         if let Some(properties) = tool.input_schema.get_mut("properties").and_then(Value::as_object_mut) {
             for schema in properties.values_mut().filter(|schema| schema["type"] == "string" && schema.get("maxLength").is_none()) {
                 schema["maxLength"] = json!(MAX_STRING_CHARS);
@@ -449,7 +440,7 @@ edited while applying: nothing changed), `note_not_found`.",
         // It rewrites other notes: in MCP, `false` would promise only additions.
         destructive: true,
         idempotent: false,
-        rules: vec![Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
+        rules: Vec::new(),
     }
 }
 
@@ -731,7 +722,7 @@ missing note (`note_not_found`), `force` without `confirm: true` (`invalid_argum
         read_only: false,
         destructive: true,
         idempotent: false,
-        rules: vec![Rule::Needs { parameter: "force", other: "confirm", value: true }],
+        rules: Vec::new(),
     }
 }
 
@@ -887,6 +878,42 @@ mod tests {
             assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
             check_portable(&tool.input_schema, tool.name);
             assert!(tool.description.len() > 80, "{} needs a real description", tool.name);
+        }
+    }
+
+    /// The advertised input schemas say what core's parameters are (`parameters`), which hold
+    /// every call on either path: the same names, which are required, kinds, ranges and values.
+    #[test]
+    fn input_schemas_advertise_cores_parameters() {
+        use vaultlink_core::parameters::{self, Kind};
+        for tool in catalogue() {
+            let core = parameters::of(tool.name).unwrap_or_else(|| panic!("core has no parameters for {}", tool.name));
+            let properties = tool.input_schema["properties"].as_object().expect("properties");
+            let names: Vec<&str> = core.list.iter().map(|parameter| parameter.name).collect();
+            let mut advertised: Vec<&str> = properties.keys().map(String::as_str).collect();
+            let mut sorted = names.clone();
+            advertised.sort_unstable();
+            sorted.sort_unstable();
+            assert_eq!(advertised, sorted, "{}", tool.name);
+            let required: Vec<&str> = core.list.iter().filter(|parameter| parameter.required).map(|parameter| parameter.name).collect();
+            assert_eq!(tool.input_schema["required"], json!(required), "{}", tool.name);
+            for parameter in core.list {
+                let schema = &properties[parameter.name];
+                let expected = match parameter.kind {
+                    Kind::Text => json!({"type": "string", "maxLength": MAX_STRING_CHARS}),
+                    Kind::Choice(allowed) => json!({"type": "string", "enum": allowed, "maxLength": MAX_STRING_CHARS}),
+                    Kind::Whole { minimum, maximum: Some(maximum) } => json!({"type": "integer", "minimum": minimum, "maximum": maximum}),
+                    Kind::Whole { minimum, maximum: None } => json!({"type": "integer", "minimum": minimum}),
+                    Kind::Flag => json!({"type": "boolean"}),
+                    Kind::Texts => json!({"type": "array"}),
+                };
+                for (key, value) in expected.as_object().expect("an object") {
+                    assert_eq!(&schema[key], value, "{}.{}: {key}", tool.name, parameter.name);
+                }
+                if matches!(parameter.kind, Kind::Whole { maximum: None, .. }) {
+                    assert!(schema.get("maximum").is_none(), "{}.{}", tool.name, parameter.name);
+                }
+            }
         }
     }
 }

@@ -5,7 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 use vaultlink_core::error::ErrorCode;
-use vaultlink_core::error::Failure;
 
 /// A failed call, as an agent sees it: a stable code, a sentence, and what to do next.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,11 +20,6 @@ impl ToolError {
         ToolError { code: code.as_str().to_owned(), message: message.into(), hint: hint.into(), retryable }
     }
 
-    /// Any of core's errors, as it crosses to the agent: the one place they become a call's error.
-    pub fn of(error: &impl Failure) -> ToolError {
-        ToolError::new(error.code(), error.message(), error.hint(), error.retryable())
-    }
-
     /// The plugin refused a request for a reason of the bridge's own (not an operation's).
     pub fn bridge(message: &str) -> ToolError {
         ToolError::new(
@@ -34,5 +28,12 @@ impl ToolError {
             "Reload the vaultlink plugin in Obsidian, or run the sidecar with --mode standalone.",
             true,
         )
+    }
+}
+
+/// Any of core's errors, as it crosses to the agent: the one place they become a call's error.
+impl From<vaultlink_core::error::CallError> for ToolError {
+    fn from(error: vaultlink_core::error::CallError) -> ToolError {
+        ToolError::new(error.code, error.message, error.hint, error.retryable)
     }
 }

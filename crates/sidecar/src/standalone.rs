@@ -123,10 +123,16 @@ impl FolderIndex {
 
     /// Reads a note's text for a tool, refusing a file that a symbolic link leads out of the
     /// vault.
-    pub fn read_text(&self, path: &str) -> Result<String, crate::error::ToolError> {
+    /// The folder as a call's edge: notes' texts read from disk now (`tool`'s progress reported
+    /// while `find_evidence` reads the whole vault), modification times, and this process's id.
+    pub fn edge<'a>(&'a self, tool: &str, progress: &'a crate::progress::Progress) -> FolderEdge<'a> {
+        FolderEdge { folder: self, progress, reads: 0, evidence: tool == "find_evidence" }
+    }
+
+    pub fn read_text(&self, path: &str) -> Result<String, vaultlink_core::error::CallError> {
         let full = self.root.join(path);
         let canonical = std::fs::canonicalize(&full).map_err(|error| {
-            crate::error::ToolError::new(
+            vaultlink_core::error::CallError::new(
                 ErrorCode::NoteNotFound,
                 format!("`{path}` cannot be opened: {error}"),
                 "Call list_notes to see the paths.",
@@ -134,7 +140,7 @@ impl FolderIndex {
             )
         })?;
         if !canonical.starts_with(&self.root) {
-            return Err(crate::error::ToolError::new(
+            return Err(vaultlink_core::error::CallError::new(
                 ErrorCode::InvalidPath,
                 format!("`{path}` leads outside the vault"),
                 "Only files inside the vault folder can be read.",
@@ -143,7 +149,7 @@ impl FolderIndex {
         }
         let size = std::fs::metadata(&canonical).map(|meta| meta.len()).unwrap_or(0);
         if size > MAX_NOTE_BYTES {
-            return Err(crate::error::ToolError::new(
+            return Err(vaultlink_core::error::CallError::new(
                 ErrorCode::TooLarge,
                 format!("`{path}` is {size} bytes, over the {MAX_NOTE_BYTES}-byte limit"),
                 "Open the note in Obsidian or another editor; it is too large to return whole.",
@@ -151,7 +157,7 @@ impl FolderIndex {
             ));
         }
         std::fs::read(&canonical).map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).map_err(|error| {
-            crate::error::ToolError::new(
+            vaultlink_core::error::CallError::new(
                 ErrorCode::VaultUnreadable,
                 format!("`{path}` could not be read: {error}"),
                 "Check the file's permissions, then call again.",
@@ -235,6 +241,37 @@ fn walk(dir: &Path, prefix: &str, found: &mut Vec<(String, (Option<SystemTime>, 
         }
     }
     Ok(())
+}
+
+/// While `find_evidence` reads notes on the folder, a progress notification this often.
+const EVIDENCE_PROGRESS_EVERY_NOTES: usize = 500;
+
+/// What core's operations see of the folder: [`FolderIndex::edge`].
+pub struct FolderEdge<'a> {
+    folder: &'a FolderIndex,
+    progress: &'a crate::progress::Progress,
+    reads: usize,
+    evidence: bool,
+}
+
+impl vaultlink_core::ops::Edge for FolderEdge<'_> {
+    fn text(&mut self, path: &str) -> Result<String, vaultlink_core::error::CallError> {
+        self.reads += 1;
+        if self.evidence && self.reads.is_multiple_of(EVIDENCE_PROGRESS_EVERY_NOTES) {
+            let notes = self.folder.vault().note_count();
+            self.progress.report(self.reads as f64, Some(notes as f64), format!("find_evidence: read {} of {notes} notes", self.reads));
+        }
+        self.folder.read_text(path)
+    }
+
+    fn modified_ms(&mut self, path: &str) -> Option<u64> {
+        let modified = std::fs::metadata(self.folder.root().join(path)).and_then(|meta| meta.modified()).ok()?;
+        modified.duration_since(std::time::UNIX_EPOCH).ok().map(|since| since.as_millis() as u64)
+    }
+
+    fn tag(&self) -> u32 {
+        std::process::id()
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 
 use crate::bridge::{BridgeClient, ConnectError};
-use crate::catalogue::{Rule, ToolSpec};
+use crate::catalogue::ToolSpec;
 use crate::discovery;
 use crate::progress::Progress;
 use crate::standalone::FolderIndex;
@@ -500,171 +500,39 @@ impl Router {
     }
 }
 
-/// Runs a call on the folder's index, brought up to date first.
-/// Runs a call on a folder index brought up to date as the router's [`Freshness`] asks.
+/// Runs a call on the folder's index (brought up to date by the caller): core's operation, with
+/// the folder as its edge, then the steps of an approved change carried out on the disk.
 fn run_on_folder(folder: &mut FolderIndex, tool: &str, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
+    run_on_folder_with(&crate::disk::RealDisk, folder, tool, &arguments, progress)
+}
+
+/// [`run_on_folder`] on a given disk.
+pub(crate) fn run_on_folder_with(
+    disk: &dyn crate::disk::Disk,
+    folder: &mut FolderIndex,
+    tool: &str,
+    arguments: &Value,
+    progress: &Progress,
+) -> Result<Value, ToolError> {
     let long = LONG_TOOLS.contains(&tool);
     if long {
         progress.step(format!("running {tool} on {} notes", folder.vault().note_count()));
     }
-    let answer = match tool {
-        "move_note" => crate::apply::move_note(folder, &arguments),
-        "rewrite_link" => crate::apply::rewrite_link(folder, &arguments),
-        "delete_note" => crate::apply::delete_note(folder, &arguments),
-        "find_evidence" => find_evidence(folder, arguments, progress),
-        _ => {
-            let mut arguments = arguments;
-            if tool == "read_note" {
-                let path = arguments.get("path").and_then(Value::as_str).unwrap_or_default();
-                if let Some(found) = folder.vault().find_note(path).map(str::to_owned) {
-                    let text = folder.read_text(&found)?;
-                    arguments["text"] = Value::String(text);
-                }
-            }
-            run_on(folder.vault(), tool, arguments)
-        }
-    };
+    let request = vaultlink_core::ops::request(tool, arguments)?;
+    let mut plans = std::mem::take(&mut folder.plans);
+    let outcome = vaultlink_core::ops::run(folder.vault(), &request, &mut folder.edge(tool, progress), &mut plans);
+    folder.plans = plans;
+    let answer = crate::apply::carry_out(disk, folder, outcome?);
     if long {
         progress.step(format!("{tool} done"));
     }
     answer
 }
 
-/// While `find_evidence` reads notes on the folder, a progress notification this often.
-const EVIDENCE_PROGRESS_EVERY_NOTES: usize = 500;
-
-/// `find_evidence` on the folder: core ranks, the notes' texts come from disk.
-fn find_evidence(folder: &FolderIndex, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
-    let arguments = if arguments.is_null() { json!({}) } else { arguments };
-    let arguments: vaultlink_core::evidence::EvidenceArguments = serde_json::from_value(arguments)
-        .map_err(|error| ToolError::of(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() }))?;
-    let notes = folder.vault().note_count();
-    let mut read_so_far = 0;
-    let mut read = |path: &str| {
-        read_so_far += 1;
-        if read_so_far % EVIDENCE_PROGRESS_EVERY_NOTES == 0 {
-            progress.report(read_so_far as f64, Some(notes as f64), format!("find_evidence: read {read_so_far} of {notes} notes"));
-        }
-        folder.read_text(path).ok()
-    };
-    let evidence = vaultlink_core::evidence::find_evidence(folder.vault(), &arguments, &mut read).map_err(|error| ToolError::of(&error))?;
-    serde_json::to_value(evidence).map_err(|error| ToolError::internal(&error.to_string()))
-}
-
-/// Runs a named operation of the core on an index.
-pub fn run_on(vault: &vaultlink_core::Vault, tool: &str, arguments: Value) -> Result<Value, ToolError> {
-    let arguments = if arguments.is_null() { json!({}) } else { arguments };
-    let request = serde_json::from_value(json!({ "tool": tool, "arguments": arguments }))
-        .map_err(|error| ToolError::of(&vaultlink_core::ops::OpError::InvalidArguments { detail: error.to_string() }))?;
-    let response = vaultlink_core::ops::run(vault, &request).map_err(|error| ToolError::of(&error))?;
-    serde_json::to_value(response).map_err(|error| ToolError::internal(&error.to_string()))
-}
-
-/// Parameters that name a place in the vault.
-const PATH_PARAMETERS: [&str; 4] = ["path", "from", "to", "folder"];
-
-/// Checks arguments against the tool's advertised input schema, server-side: an object, no
-/// unknown parameter, every required one, each of its type, range and allowed values, and
-/// paths that stay inside the vault. The error names the parameter.
+/// Checks arguments against the tool's parameters, server-side, before the call is forwarded or
+/// run: core's one check (`parameters::check`), whose errors name the parameter.
 pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolError> {
-    let invalid = |message: String| {
-        ToolError::new(ErrorCode::InvalidArguments, message, format!("See the input schema of `{}` in tools/list.", spec.name), false)
-    };
-    let empty = serde_json::Map::new();
-    let given = match arguments {
-        Value::Object(map) => map,
-        Value::Null => &empty,
-        _ => return Err(invalid("the arguments must be a JSON object".to_owned())),
-    };
-    let properties = spec.input_schema["properties"].as_object().cloned().unwrap_or_default();
-    for key in given.keys() {
-        if !properties.contains_key(key) {
-            let known: Vec<&str> = properties.keys().map(String::as_str).collect();
-            return Err(invalid(format!("unknown parameter `{key}`; `{}` takes: {}", spec.name, known.join(", "))));
-        }
-    }
-    for required in spec.input_schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str) {
-        if !given.contains_key(required) {
-            return Err(invalid(format!("missing parameter `{required}`")));
-        }
-    }
-    for (key, value) in given {
-        let schema = &properties[key];
-        let fits = match schema["type"].as_str() {
-            Some("string") => value.is_string(),
-            Some("integer") => value.as_u64().is_some_and(|number| {
-                schema["minimum"].as_u64().is_none_or(|minimum| number >= minimum)
-                    && schema["maximum"].as_u64().is_none_or(|maximum| number <= maximum)
-            }),
-            Some("boolean") => value.is_boolean(),
-            _ => true,
-        };
-        if !fits {
-            return Err(invalid(format!("parameter `{key}` must be {}", describe(schema))));
-        }
-        let length = value.as_str().map(|text| text.chars().count() as u64);
-        if let (Some(length), Some(maximum)) = (length, schema["maxLength"].as_u64()) {
-            if length > maximum {
-                return Err(invalid(format!("parameter `{key}` is {length} characters, over the {maximum} it may have")));
-            }
-        }
-        if let Some(allowed) = schema["enum"].as_array() {
-            if !allowed.contains(value) {
-                return Err(invalid(format!("parameter `{key}` must be one of {}", Value::Array(allowed.clone()))));
-            }
-        }
-        if PATH_PARAMETERS.contains(&key.as_str()) {
-            check_vault_path(key, value.as_str().unwrap_or_default())?;
-        }
-    }
-    for rule in &spec.rules {
-        match *rule {
-            Rule::Needs { parameter, other, value } => {
-                let used = given.get(parameter).is_some_and(|given| given.as_bool() != Some(false));
-                if used && given.get(other).and_then(Value::as_bool).unwrap_or(false) != value {
-                    return Err(invalid(format!("parameter `{parameter}` needs `{other}: {value}`; add it, or leave `{parameter}` out")));
-                }
-            }
-            Rule::Excludes { parameter, other, value } => {
-                if given.contains_key(parameter) && given.get(other).and_then(Value::as_bool) == Some(value) {
-                    return Err(invalid(format!(
-                        "parameter `{parameter}` cannot be combined with `{other}: {value}`; leave one of them out"
-                    )));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-fn describe(schema: &Value) -> String {
-    match (schema["type"].as_str(), schema["minimum"].as_u64(), schema["maximum"].as_u64()) {
-        (Some("integer"), Some(minimum), Some(maximum)) => {
-            format!("a whole number from {minimum} to {maximum}")
-        }
-        (Some("integer"), _, _) => "a whole number".to_owned(),
-        (Some(kind), _, _) => format!("a {kind}"),
-        _ => "of the advertised type".to_owned(),
-    }
-}
-
-/// Refuses a path that could leave the vault: absolute, with a drive, home-relative, with a
-/// `..` segment, with a NUL byte, or with a segment that percent-decodes to `.` or `..` (vault
-/// paths are never percent-encoded, so `%2e%2e` can only be an attempt to climb out through a
-/// client that decodes it). A symbolic link leading out is refused where files are read.
-pub fn check_vault_path(parameter: &str, path: &str) -> Result<(), ToolError> {
-    let refuse = |problem: &str| {
-        Err(ToolError::new(
-            ErrorCode::InvalidPath,
-            format!("`{parameter}` {path:?} is not a path inside the vault: {problem}"),
-            "Give paths relative to the vault root as they are spelt on disk, such as `Folder/Note.md`, without a leading `/`, `~` or `..`.",
-            false,
-        ))
-    };
-    match vaultlink_core::paths::vault_path_problem(path) {
-        Some(problem) => refuse(problem),
-        None => Ok(()),
-    }
+    vaultlink_core::parameters::check(spec.name, arguments).map_err(ToolError::from)
 }
 
 #[cfg(test)]

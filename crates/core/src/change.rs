@@ -1,0 +1,232 @@
+//! The writing operations (`move_note`, `rewrite_link`, `delete_note`), from a call's arguments
+//! to what the edge carries out: the plan, proven from the notes' texts as the edge supplied
+//! them; the approval decision; and, when the call is approved, the steps ([`crate::batch`], or
+//! the one move to the trash of a delete). `ops::run` reaches them; nothing here writes.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::answer::ResponseFormat;
+use crate::approval::{decide_plan, PlanApproval, PlanHistory};
+use crate::delete::{capture, decide, plan_delete, DeleteRequest};
+use crate::error::CallError;
+use crate::ops::{Change, Edge, Outcome, Response};
+use crate::rename::{moved_folder, notes_to_read, notes_to_read_for_rewrite, plan_move, plan_rewrite_link, MoveAnswer, MovePlan};
+use crate::Vault;
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveArguments {
+    pub from: String,
+    pub to: String,
+    /// Left out, the call applies only when `approved_plan_hash` is given.
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+    #[serde(default)]
+    pub approved_plan_hash: Option<String>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RewriteArguments {
+    pub from_target: String,
+    pub to_target: String,
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+    #[serde(default)]
+    pub approved_plan_hash: Option<String>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteArguments {
+    pub path: String,
+    #[serde(default)]
+    pub confirm: bool,
+    #[serde(default)]
+    pub force: bool,
+    #[serde(default)]
+    pub expected_hash: Option<String>,
+    /// Milliseconds since the Unix epoch, as the caller read the note's modification time.
+    #[serde(default)]
+    pub expected_mtime: Option<u64>,
+    #[serde(default)]
+    pub approved_plan_hash: Option<String>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+}
+
+/// The notes a move reads: those whose links it may have to rewrite.
+pub fn move_notes_needed(vault: &Vault, arguments: &MoveArguments) -> Vec<String> {
+    notes_to_read(vault, &arguments.from, &arguments.to).unwrap_or_default()
+}
+
+pub fn move_note(vault: &Vault, arguments: &MoveArguments, edge: &mut dyn Edge, plans: &mut PlanHistory) -> Result<Outcome, CallError> {
+    let needed = notes_to_read(vault, &arguments.from, &arguments.to).map_err(|error| CallError::of(&error))?;
+    let texts = read_all(edge, needed)?;
+    let plan = plan_move(vault, &arguments.from, &arguments.to, &texts).map_err(|error| CallError::of(&error))?;
+    // Moving a whole folder removes it once empty; moving files out of one leaves it.
+    let folder = moved_folder(&arguments.from, &plan);
+    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    finish("move_note", &plan, &texts, folder.as_deref(), &approval, arguments.response_format, edge, plans)
+}
+
+/// The notes a rewrite reads: those holding a link to the target.
+pub fn rewrite_notes_needed(vault: &Vault, arguments: &RewriteArguments) -> Vec<String> {
+    notes_to_read_for_rewrite(vault, &arguments.from_target)
+}
+
+pub fn rewrite_link(
+    vault: &Vault,
+    arguments: &RewriteArguments,
+    edge: &mut dyn Edge,
+    plans: &mut PlanHistory,
+) -> Result<Outcome, CallError> {
+    let texts = read_all(edge, notes_to_read_for_rewrite(vault, &arguments.from_target))?;
+    let plan = plan_rewrite_link(vault, &arguments.from_target, &arguments.to_target, &texts).map_err(|error| CallError::of(&error))?;
+    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    finish("rewrite_link", &plan, &texts, None, &approval, arguments.response_format, edge, plans)
+}
+
+fn read_all(edge: &mut dyn Edge, paths: Vec<String>) -> Result<BTreeMap<String, String>, CallError> {
+    paths.into_iter().map(|path| edge.text(&path).map(|text| (path, text))).collect()
+}
+
+/// The approval decision, and for an approved plan its batch, made from the same texts the plan
+/// was proven on (the edge checks each note again just before it replaces it).
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    tool: &str,
+    plan: &MovePlan,
+    texts: &BTreeMap<String, String>,
+    folder: Option<&str>,
+    approval: &PlanApproval,
+    format: ResponseFormat,
+    edge: &mut dyn Edge,
+    plans: &mut PlanHistory,
+) -> Result<Outcome, CallError> {
+    let apply = decide_plan(&plan.plan_hash, approval, plans).map_err(|error| CallError::of(&error))?;
+    let answer = Response::Moved(MoveAnswer::new(plan, !apply, apply, format == ResponseFormat::Detailed));
+    if !apply {
+        plans.record_preview(&plan.plan_hash);
+        return Ok(Outcome { answer, change: None });
+    }
+    let batch = crate::batch::batch(plan, texts, tool, folder, edge.tag()).map_err(|error| CallError::of(&error))?;
+    Ok(Outcome { answer, change: Some(Change::Batch { batch, plan_hash: plan.plan_hash.clone() }) })
+}
+
+/// The note a delete reads: the one it deletes, when it is a note.
+pub fn delete_notes_needed(vault: &Vault, arguments: &DeleteArguments) -> Vec<String> {
+    vault.find_file(&arguments.path).filter(|found| vault.is_note(found)).map(|found| vec![found.to_owned()]).unwrap_or_default()
+}
+
+pub fn delete_note(vault: &Vault, arguments: &DeleteArguments, edge: &mut dyn Edge) -> Result<Outcome, CallError> {
+    let found = delete_notes_needed(vault, arguments).pop();
+    let text = match &found {
+        Some(path) => edge.text(path)?,
+        None => String::new(),
+    };
+    let plan = plan_delete(vault, found.as_deref().unwrap_or(&arguments.path), &text).map_err(|error| CallError::of(&error))?;
+    let request = DeleteRequest {
+        confirm: arguments.confirm,
+        force: arguments.force,
+        expected_hash: arguments.expected_hash.clone(),
+        expected_mtime: arguments.expected_mtime,
+        approved_plan_hash: arguments.approved_plan_hash.clone(),
+    };
+    let (mut answer, delete) = decide(&plan, &request, edge.modified_ms(&plan.path));
+    let change = delete.then(|| {
+        answer.captured = Some(capture(&text));
+        Change::Trash { path: plan.path.clone(), before: text }
+    });
+    if arguments.response_format == ResponseFormat::Concise {
+        answer = answer.concise();
+    }
+    Ok(Outcome { answer: Response::Deleted(answer), change })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::IndexConfig;
+    use crate::ops::{call, ReadBefore};
+    use serde_json::json;
+
+    fn vault(files: &[(&str, &str)]) -> (Vault, ReadBefore) {
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        let mut edge = ReadBefore { tag: 9, ..ReadBefore::default() };
+        for (path, text) in files {
+            vault.upsert(path, text);
+            edge.texts.insert((*path).to_owned(), (*text).to_owned());
+        }
+        (vault, edge)
+    }
+
+    #[test]
+    fn a_move_previews_then_answers_the_batch_its_approval_carries_out() {
+        let (vault, mut edge) = vault(&[("A.md", "[[Old]]"), ("Old.md", "# Old")]);
+        let mut plans = PlanHistory::default();
+        let preview = call(&vault, "move_note", &json!({"from": "Old", "to": "New"}), &mut edge, &mut plans).unwrap();
+        assert!(preview.change.is_none());
+        let Response::Moved(answer) = &preview.answer else { panic!("a move's answer") };
+        assert!(answer.dry_run && !answer.applied);
+        assert_eq!(plans.issued, vec![answer.plan_hash.clone()]);
+
+        let approved = json!({"from": "Old", "to": "New", "approved_plan_hash": answer.plan_hash});
+        let applied = call(&vault, "move_note", &approved, &mut edge, &mut plans).unwrap();
+        let Some(Change::Batch { batch, plan_hash }) = &applied.change else { panic!("a batch") };
+        assert_eq!(plan_hash, &answer.plan_hash);
+        assert_eq!((batch.tool.as_str(), batch.writes[0].text.as_str()), ("move_note", "[[New]]"));
+        assert_eq!(batch.writes[0].temporary, ".A.md.vaultlink-9.tmp");
+
+        plans.record_applied(plan_hash);
+        let again =
+            call(&vault, "move_note", &json!({"from": "Old", "to": "Elsewhere", "approved_plan_hash": plan_hash}), &mut edge, &mut plans);
+        assert_eq!(again.unwrap_err().code, crate::error::ErrorCode::PlanHashMismatch);
+    }
+
+    #[test]
+    fn a_rewrite_names_itself_in_its_batch_and_a_text_not_read_is_refused() {
+        let (vault, mut edge) = vault(&[("A.md", "[[Old]]"), ("B.md", "[[Old#x]]")]);
+        let mut plans = PlanHistory::default();
+        let arguments = json!({"from_target": "Old", "to_target": "New", "dry_run": false});
+        let applied = call(&vault, "rewrite_link", &arguments, &mut edge, &mut plans).unwrap();
+        let Some(Change::Batch { batch, .. }) = applied.change else { panic!("a batch") };
+        assert_eq!(batch.tool, "rewrite_link");
+        assert_eq!(batch.writes.iter().map(|write| write.text.as_str()).collect::<Vec<_>>(), ["[[New]]", "[[New#x]]"]);
+
+        edge.texts.remove("B.md");
+        let refused = call(&vault, "rewrite_link", &arguments, &mut edge, &mut plans).unwrap_err();
+        assert_eq!(refused.code, crate::error::ErrorCode::ConcurrentModification);
+        assert!(refused.message.contains("`B.md`"), "{}", refused.message);
+    }
+
+    #[test]
+    fn a_confirmed_delete_answers_the_trash_step_with_the_text_it_saw() {
+        let (vault, mut edge) = vault(&[("A.md", "---\nup: x\n---\nbody"), ("B.md", "[[A]]")]);
+        let mut plans = PlanHistory::default();
+        let preview = call(&vault, "delete_note", &json!({"path": "a"}), &mut edge, &mut plans).unwrap();
+        assert!(preview.change.is_none());
+        let blocked = call(&vault, "delete_note", &json!({"path": "a", "confirm": true}), &mut edge, &mut plans).unwrap();
+        assert!(blocked.change.is_none(), "a note with backlinks needs force");
+        let mut forced = call(
+            &vault,
+            "delete_note",
+            &json!({"path": "a", "confirm": true, "force": true, "response_format": "concise"}),
+            &mut edge,
+            &mut plans,
+        )
+        .unwrap();
+        assert_eq!(forced.change, Some(Change::Trash { path: "A.md".to_owned(), before: "---\nup: x\n---\nbody".to_owned() }));
+        forced.trashed_to(".trash/A.md".to_owned());
+        let Response::Deleted(answer) = forced.answer else { panic!("a delete's answer") };
+        assert_eq!(answer.trashed_to.as_deref(), Some(".trash/A.md"));
+        assert_eq!(answer.captured.map(|captured| captured.text), Some("---\nup: x\n---\nbody".to_owned()));
+        assert!(answer.forced);
+    }
+}

@@ -1,0 +1,295 @@
+//! Every operation's parameters, defined once: name, kind, range, allowed values, whether it is
+//! required and whether it names a place in the vault, and the rules between parameters that a
+//! JSON schema cannot say. [`check`] holds a call's arguments to them, with errors that name the
+//! parameter; both edges call it (the sidecar before it forwards or runs a call, the plugin
+//! through wasm), and the sidecar's advertised input schemas are tested against this table.
+
+use serde_json::Value;
+
+use crate::error::{CallError, ErrorCode};
+
+/// The most characters of any string argument: paths, targets, topics and cursors are short,
+/// and a plan's memory grows with what it is given, so more is refused before anything runs.
+pub const MAX_STRING_CHARS: usize = 4096;
+
+/// What a parameter holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Text,
+    /// One of these strings.
+    Choice(&'static [&'static str]),
+    /// A whole number from `minimum` to `maximum` (no upper bound when `None`).
+    Whole {
+        minimum: u64,
+        maximum: Option<u64>,
+    },
+    Flag,
+    /// A list of strings (`lint_wiki` checks its `kinds` itself, naming the kinds).
+    Texts,
+}
+
+/// One parameter of an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parameter {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub required: bool,
+}
+
+/// A rule between two parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// `parameter` (when given, and true if it is a boolean) needs `other` to be `value`.
+    Needs { parameter: &'static str, other: &'static str, value: bool },
+    /// `parameter` cannot be given together with `other` set to `value`.
+    Excludes { parameter: &'static str, other: &'static str, value: bool },
+}
+
+/// An operation's parameters and rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parameters {
+    pub tool: &'static str,
+    pub list: &'static [Parameter],
+    pub rules: &'static [Rule],
+}
+
+/// Parameters that name a place in the vault: each is held to `paths::vault_path_problem`.
+pub const PATH_PARAMETERS: [&str; 4] = ["path", "from", "to", "folder"];
+
+const RESPONSE_FORMATS: &[&str] = &["concise", "detailed"];
+
+const fn required(name: &'static str, kind: Kind) -> Parameter {
+    Parameter { name, kind, required: true }
+}
+
+const fn optional(name: &'static str, kind: Kind) -> Parameter {
+    Parameter { name, kind, required: false }
+}
+
+const TEXT: Kind = Kind::Text;
+const FLAG: Kind = Kind::Flag;
+const FORMAT: Parameter = optional("response_format", Kind::Choice(RESPONSE_FORMATS));
+const LIMIT: Parameter = optional("limit", Kind::Whole { minimum: 1, maximum: Some(crate::answer::MAX_LIMIT as u64) });
+const CURSOR: Parameter = optional("cursor", TEXT);
+const FOLDER: Parameter = optional("folder", TEXT);
+
+/// Every operation's parameters, in the catalogue's order.
+pub const ALL: &[Parameters] = &[
+    Parameters { tool: "get_outgoing_links", list: &[required("path", TEXT), FORMAT], rules: &[] },
+    Parameters { tool: "get_backlinks", list: &[required("path", TEXT), LIMIT, CURSOR, FORMAT], rules: &[] },
+    Parameters { tool: "find_unresolved_links", list: &[LIMIT, CURSOR, FORMAT], rules: &[] },
+    Parameters { tool: "find_orphans", list: &[FOLDER, LIMIT, CURSOR, FORMAT], rules: &[] },
+    Parameters { tool: "resolve_link", list: &[required("from", TEXT), required("link", TEXT), FORMAT], rules: &[] },
+    Parameters { tool: "list_notes", list: &[FOLDER, LIMIT, CURSOR, FORMAT], rules: &[] },
+    Parameters {
+        tool: "read_note",
+        list: &[
+            required("path", TEXT),
+            optional(
+                "max_bytes",
+                Kind::Whole { minimum: crate::answer::MIN_READ_BYTES as u64, maximum: Some(crate::answer::MAX_READ_BYTES as u64) },
+            ),
+            CURSOR,
+            FORMAT,
+        ],
+        rules: &[],
+    },
+    Parameters {
+        tool: "move_note",
+        list: &[required("from", TEXT), required("to", TEXT), optional("dry_run", FLAG), optional("approved_plan_hash", TEXT), FORMAT],
+        rules: &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
+    },
+    Parameters {
+        tool: "rewrite_link",
+        list: &[
+            required("from_target", TEXT),
+            required("to_target", TEXT),
+            optional("dry_run", FLAG),
+            optional("approved_plan_hash", TEXT),
+            FORMAT,
+        ],
+        rules: &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
+    },
+    Parameters {
+        tool: "lint_wiki",
+        list: &[FOLDER, optional("excluded_folders", Kind::Texts), optional("kinds", Kind::Texts), LIMIT, CURSOR, FORMAT],
+        rules: &[],
+    },
+    Parameters {
+        tool: "find_existing_page",
+        list: &[
+            required("topic", TEXT),
+            optional("limit", Kind::Whole { minimum: 1, maximum: Some(crate::answer::MAX_LIMIT as u64) }),
+            FORMAT,
+        ],
+        rules: &[],
+    },
+    Parameters { tool: "find_evidence", list: &[required("title", TEXT), LIMIT, CURSOR, optional("nodes_only", FLAG), FORMAT], rules: &[] },
+    Parameters {
+        tool: "delete_note",
+        list: &[
+            required("path", TEXT),
+            optional("confirm", FLAG),
+            optional("force", FLAG),
+            optional("expected_hash", TEXT),
+            optional("expected_mtime", Kind::Whole { minimum: 0, maximum: None }),
+            optional("approved_plan_hash", TEXT),
+            FORMAT,
+        ],
+        rules: &[Rule::Needs { parameter: "force", other: "confirm", value: true }],
+    },
+    Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
+    // The command line's `summary`; not a tool of the MCP catalogue.
+    Parameters { tool: "vault_summary", list: &[], rules: &[] },
+];
+
+/// The parameters of the operation called `tool`.
+pub fn of(tool: &str) -> Option<&'static Parameters> {
+    ALL.iter().find(|parameters| parameters.tool == tool)
+}
+
+/// Holds `arguments` to the parameters of `tool`: an object (or nothing), no unknown parameter,
+/// every required one, each of its kind, range and allowed values, no string over
+/// [`MAX_STRING_CHARS`], paths that stay inside the vault, and the rules between parameters. The
+/// error names the parameter.
+pub fn check(tool: &str, arguments: &Value) -> Result<(), CallError> {
+    let Some(parameters) = of(tool) else {
+        return Err(CallError::new(
+            ErrorCode::UnknownTool,
+            format!("there is no tool `{tool}`"),
+            "Call tools/list to see the tools.",
+            false,
+        ));
+    };
+    let invalid = |message: String| {
+        CallError::new(ErrorCode::InvalidArguments, message, format!("See the input schema of `{tool}` in tools/list."), false)
+    };
+    let empty = serde_json::Map::new();
+    let given = match arguments {
+        Value::Object(map) => map,
+        Value::Null => &empty,
+        _ => return Err(invalid("the arguments must be a JSON object".to_owned())),
+    };
+    for key in given.keys() {
+        if !parameters.list.iter().any(|parameter| parameter.name == key) {
+            let known: Vec<&str> = parameters.list.iter().map(|parameter| parameter.name).collect();
+            return Err(invalid(format!("unknown parameter `{key}`; `{tool}` takes: {}", known.join(", "))));
+        }
+    }
+    for parameter in parameters.list.iter().filter(|parameter| parameter.required) {
+        if !given.contains_key(parameter.name) {
+            return Err(invalid(format!("missing parameter `{}`", parameter.name)));
+        }
+    }
+    for parameter in parameters.list {
+        let Some(value) = given.get(parameter.name) else { continue };
+        let key = parameter.name;
+        let fits = match parameter.kind {
+            Kind::Text | Kind::Choice(_) => value.is_string(),
+            Kind::Whole { minimum, maximum } => {
+                value.as_u64().is_some_and(|number| number >= minimum && maximum.is_none_or(|maximum| number <= maximum))
+            }
+            Kind::Flag => value.is_boolean(),
+            Kind::Texts => value.as_array().is_some_and(|items| items.iter().all(Value::is_string)),
+        };
+        if !fits {
+            return Err(invalid(format!("parameter `{key}` must be {}", describe(parameter.kind))));
+        }
+        let strings: Vec<&str> = match value {
+            Value::String(text) => vec![text],
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        for text in &strings {
+            let length = text.chars().count();
+            if length > MAX_STRING_CHARS {
+                return Err(invalid(format!("parameter `{key}` is {length} characters, over the {MAX_STRING_CHARS} it may have")));
+            }
+        }
+        if let (Kind::Choice(allowed), Value::String(text)) = (parameter.kind, value) {
+            if !allowed.contains(&text.as_str()) {
+                return Err(invalid(format!("parameter `{key}` must be one of {}", Value::from(allowed.to_vec()))));
+            }
+        }
+        if PATH_PARAMETERS.contains(&key) {
+            if let Some(problem) = crate::paths::vault_path_problem(value.as_str().unwrap_or_default()) {
+                return Err(path_refused(key, value.as_str().unwrap_or_default(), problem));
+            }
+        }
+    }
+    for rule in parameters.rules {
+        match *rule {
+            Rule::Needs { parameter, other, value } => {
+                let used = given.get(parameter).is_some_and(|given| given.as_bool() != Some(false));
+                if used && given.get(other).and_then(Value::as_bool).unwrap_or(false) != value {
+                    return Err(invalid(format!("parameter `{parameter}` needs `{other}: {value}`; add it, or leave `{parameter}` out")));
+                }
+            }
+            Rule::Excludes { parameter, other, value } => {
+                if given.contains_key(parameter) && given.get(other).and_then(Value::as_bool) == Some(value) {
+                    return Err(invalid(format!(
+                        "parameter `{parameter}` cannot be combined with `{other}: {value}`; leave one of them out"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The refusal of a path parameter that could leave the vault.
+pub fn path_refused(parameter: &str, path: &str, problem: &str) -> CallError {
+    CallError::new(
+        ErrorCode::InvalidPath,
+        format!("`{parameter}` {path:?} is not a path inside the vault: {problem}"),
+        "Give paths relative to the vault root as they are spelt on disk, such as `Folder/Note.md`, without a leading `/`, `~` or `..`.",
+        false,
+    )
+}
+
+fn describe(kind: Kind) -> String {
+    match kind {
+        Kind::Whole { minimum, maximum: Some(maximum) } => format!("a whole number from {minimum} to {maximum}"),
+        Kind::Whole { .. } => "a whole number".to_owned(),
+        Kind::Text | Kind::Choice(_) => "a string".to_owned(),
+        Kind::Flag => "a boolean".to_owned(),
+        Kind::Texts => "a list of strings".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn refusal(tool: &str, arguments: Value) -> String {
+        check(tool, &arguments).expect_err("refused").message
+    }
+
+    #[test]
+    fn arguments_are_held_to_the_parameters() {
+        assert_eq!(check("move_note", &json!({"from": "A", "to": "B", "dry_run": false})), Ok(()));
+        assert_eq!(check("vault_summary_that_is_not", &json!({})).map_err(|error| error.code), Err(ErrorCode::UnknownTool));
+        assert_eq!(refusal("move_note", json!({"from": "A"})), "missing parameter `to`");
+        assert_eq!(refusal("move_note", json!({"from": "A", "to": "B", "dry_run": "false"})), "parameter `dry_run` must be a boolean");
+        assert!(refusal("move_note", json!({"from": "A", "to": "B", "force": true})).starts_with("unknown parameter `force`"));
+        assert_eq!(refusal("move_note", json!(["A", "B"])), "the arguments must be a JSON object");
+        assert_eq!(refusal("get_backlinks", json!({"path": "A", "limit": 0})), "parameter `limit` must be a whole number from 1 to 1000");
+        assert_eq!(refusal("lint_wiki", json!({"kinds": ["orphan", 7]})), "parameter `kinds` must be a list of strings");
+        assert_eq!(refusal("lint_wiki", json!({"excluded_folders": "x"})), "parameter `excluded_folders` must be a list of strings");
+        assert!(refusal("find_evidence", json!({"title": "x".repeat(MAX_STRING_CHARS + 1)})).contains("over the 4096"));
+        assert_eq!(check("find_orphans", &Value::Null), Ok(()));
+    }
+
+    #[test]
+    fn paths_are_held_to_the_vault_and_rules_name_both_parameters() {
+        let error = check("move_note", &json!({"from": "A", "to": "../B"})).expect_err("climbs out");
+        assert_eq!(error.code, ErrorCode::InvalidPath);
+        assert!(error.message.starts_with("`to` \"../B\" is not a path inside the vault"), "{}", error.message);
+        assert_eq!(check("rewrite_link", &json!({"from_target": "../A", "to_target": "/B"})), Ok(()), "link targets are not paths");
+        assert!(refusal("delete_note", json!({"path": "A", "force": true})).contains("`force` needs `confirm: true`"));
+        assert_eq!(check("delete_note", &json!({"path": "A", "force": false})), Ok(()));
+        assert!(refusal("move_note", json!({"from": "A", "to": "B", "dry_run": true, "approved_plan_hash": "x"}))
+            .contains("cannot be combined"));
+    }
+}

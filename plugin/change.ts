@@ -1,0 +1,153 @@
+//! Every tool call inside Obsidian goes through core's one entry (`callTool`, core's
+//! `ops::call`): this module only reads what core asks for and carries out what core decided.
+//!
+//! A call first learns from core which notes it needs (`notesNeeded`). A writing call saves the
+//! open editors of those notes first, so a plan is never made from a text an editor is about to
+//! overwrite, and reads them from disk (`vault.read`: the plan's hashes must be of what is there
+//! now); a reading call takes them from Obsidian's cache (`cachedRead`). Core then answers, and
+//! for an approved change hands back its steps: a batch (`move/apply.ts` carries it out) or the
+//! move of a note to the trash (`delete/apply.ts`). Writing calls on one index run one at a time.
+
+import { TFile, type Vault } from "obsidian";
+import { applyBatch } from "./move/apply";
+import { trashNote } from "./delete/apply";
+import { saveOpenEditors } from "./editors";
+import type { ToolHost } from "./host";
+import { callTool, notesNeeded, planApplied, type CallOutcome, type ToolError, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
+
+/** The tools that may change the vault. */
+export const WRITING_TOOLS: ReadonlySet<string> = new Set(["move_note", "rewrite_link", "delete_note"]);
+
+/** Runs one call of `tool`: a reading one at once, a writing one after the writes before it on this index. */
+export async function runCall(host: ToolHost, tool: string, args: unknown): Promise<ToolOutcome> {
+	if (!WRITING_TOOLS.has(tool)) return readingCall(host, tool, args);
+	return oneAtATime(host.index, () => writingCall(host, tool, args));
+}
+
+/** The `move_note` tool: plans, and applies when asked. */
+export function moveNote(host: ToolHost, args: unknown): Promise<ToolOutcome> {
+	return runCall(host, "move_note", args);
+}
+
+/** The `rewrite_link` tool: repoints every link whose target is `from_target` to `to_target`. */
+export function rewriteLink(host: ToolHost, args: unknown): Promise<ToolOutcome> {
+	return runCall(host, "rewrite_link", args);
+}
+
+/** The `delete_note` tool: previews, and with `confirm` moves the note to Obsidian's trash. */
+export function deleteNote(host: ToolHost, args: unknown): Promise<ToolOutcome> {
+	return runCall(host, "delete_note", args);
+}
+
+/** A reading call: the notes it needs from Obsidian's cache (a note that cannot be read is left out, and core says so). */
+async function readingCall(host: ToolHost, tool: string, args: unknown): Promise<ToolOutcome> {
+	const { app, index } = host;
+	const texts = new Map<string, string>();
+	await Promise.all(
+		notesNeeded(index, tool, args).map(async (path) => {
+			const file = app.vault.getAbstractFileByPath(path);
+			if (!(file instanceof TFile)) return;
+			try {
+				texts.set(path, await app.vault.cachedRead(file));
+			} catch {
+				// Core lists the note as unread (`find_evidence`) or asks for the call again.
+			}
+		}),
+	);
+	return answerOf(callTool(index, tool, args, { read: (path) => texts.get(path) }));
+}
+
+/**
+ * Core's outcome of a writing call, not yet carried out: the index first holds what the vault
+ * holds (as the sidecar refreshes its folder index before every call), the open editors of the
+ * notes it needs are saved, and those notes are read from disk.
+ */
+export async function prepareChange(host: ToolHost, tool: string, args: unknown): Promise<CallOutcome> {
+	await host.settle();
+	const needed = await notesWithEditorsSaved(host, () => notesNeeded(host.index, tool, args));
+	if (!needed.ok) return needed;
+	const read = await readTexts(host.app.vault, needed.notes);
+	if (!read.ok) return read;
+	const modified = (path: string): number | undefined => {
+		const file = host.app.vault.getAbstractFileByPath(path);
+		return file instanceof TFile ? file.stat.mtime : undefined;
+	};
+	return callTool(host.index, tool, args, { read: (path) => read.texts.get(path), modified, tag: process.pid });
+}
+
+async function writingCall(host: ToolHost, tool: string, args: unknown): Promise<ToolOutcome> {
+	const outcome = await prepareChange(host, tool, args);
+	if (!outcome.ok || outcome.change === undefined) return answerOf(outcome);
+	const change = outcome.change;
+	const done = change.kind === "batch" ? await applyBatch(host.app, change.batch) : await trashNote(host.app, change.path, change.before);
+	// The writes and renames reach the index through the indexer, from the vault's events;
+	// waiting for it means the answer, and every call after it, sees the vault as it is now.
+	await host.settle();
+	if (!done.ok) return done;
+	if (change.kind === "batch") planApplied(host.index, change.plan_hash);
+	const result = done.trashedTo === undefined ? outcome.result : { ...(outcome.result as object), trashed_to: done.trashedTo };
+	return { ok: true, result };
+}
+
+function answerOf(outcome: CallOutcome): ToolOutcome {
+	return outcome.ok ? { ok: true, result: outcome.result } : outcome;
+}
+
+/**
+ * The notes `which` names, once the open editors of every one of them are saved and the index
+ * has caught up with what they saved (which may change the list: a saved note may hold new
+ * links, so it is asked again). Without this, a note open in an editor would be planned from the
+ * text on disk and then overwritten by the editor's own save a moment later.
+ */
+async function notesWithEditorsSaved(host: ToolHost, which: () => string[]): Promise<{ ok: true; notes: string[] } | { ok: false; error: ToolError }> {
+	for (let pass = 1; ; pass += 1) {
+		const notes = which();
+		const saved = await saveOpenEditors(host.app, notes);
+		if (!saved.ok) return saved;
+		if (saved.saved.length === 0) return { ok: true, notes };
+		await host.settle();
+		// Each pass saves at least one editor that held unsaved text; a user typing into them all
+		// the while cannot keep the tool waiting for ever.
+		if (pass >= MAX_EDITOR_SAVE_PASSES) return { ok: true, notes: which() };
+	}
+}
+
+/** How many times the editors are saved before a plan is made from what the files then hold. */
+const MAX_EDITOR_SAVE_PASSES = 3;
+
+/** The current text of each note from disk, by path, or the first read's error. */
+async function readTexts(vault: Vault, paths: string[]): Promise<{ ok: true; texts: Map<string, string> } | { ok: false; error: ToolError }> {
+	const reads = await Promise.all(paths.map((path) => readNote(vault, path)));
+	const texts = new Map<string, string>();
+	for (const read of reads) {
+		if ("error" in read) return { ok: false, error: read.error };
+		texts.set(read.path, read.text);
+	}
+	return { ok: true, texts };
+}
+
+async function readNote(vault: Vault, path: string): Promise<{ path: string; text: string } | { error: ToolError }> {
+	const file = vault.getAbstractFileByPath(path);
+	if (!(file instanceof TFile)) {
+		return { error: { code: "note_not_found", message: `\`${path}\` cannot be opened: it is not in the vault`, hint: "Call list_notes to see the paths.", retryable: true } };
+	}
+	try {
+		return { path, text: await vault.read(file) };
+	} catch (error) {
+		const message = error instanceof Error ? error.message : String(error);
+		return { error: { code: "vault_unreadable", message: `\`${path}\` could not be read: ${message}`, hint: "Check the file's permissions, then call again.", retryable: true } };
+	}
+}
+
+/** The writing calls running on each index; one starts once the one before it has finished. */
+const writesByIndex = new WeakMap<LinkIndex, Promise<unknown>>();
+
+function oneAtATime<T>(index: LinkIndex, run: () => Promise<T>): Promise<T> {
+	const previous = writesByIndex.get(index) ?? Promise.resolve();
+	const next = previous.then(run, run);
+	writesByIndex.set(
+		index,
+		next.catch(() => undefined),
+	);
+	return next;
+}
