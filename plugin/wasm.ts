@@ -11,6 +11,7 @@ import initialiseWasm, {
 	openJournal as openJournalInWasm,
 	parseNote as parseNoteInWasm,
 	sealJournal as sealJournalInWasm,
+	stepError as stepErrorInWasm,
 	Vault,
 	type InitOutput,
 } from "./wasm/vaultlink_wasm";
@@ -333,6 +334,24 @@ export function batchJournal(batch: Batch, made: string[], pid: number, startedU
 export interface PlanHistory {
 	issued: string[];
 	applied: string[];
+}
+
+/** What the plugin observed while carrying out a change (core's `step::StepError`). */
+export type StepFailure =
+	| { kind: "changed"; path: string }
+	| { kind: "failed"; what: string }
+	| { kind: "undo_incomplete"; what: string; left: string }
+	| { kind: "changed_before_trash"; path: string }
+	| { kind: "trash_failed"; path: string; why: string }
+	| { kind: "in_progress"; tool: string; pid: number }
+	| { kind: "interrupted"; tool: string; pid: number; vault: string }
+	| { kind: "untrusted"; reason: string; journal: string }
+	| { kind: "journal_unwritable"; journal: string; why: string };
+
+/** The error a change ends with for `failure`, worded by core as the sidecar words it. */
+export function stepError(failure: StepFailure): ToolError {
+	loadedEngine();
+	return stepErrorInWasm(failure) as ToolError;
 }
 
 /** The journal file's text for `journal`, sealed with the user's journal key by core. */

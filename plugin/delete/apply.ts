@@ -4,6 +4,7 @@
 
 import { TFile, type App } from "obsidian";
 import type { StepOutcome } from "../move/apply";
+import { stepError } from "../wasm";
 
 /** Where a note deleted inside Obsidian goes, as the answer's `trashed_to` says. */
 export const OBSIDIAN_TRASH = "Obsidian's trash (as its Files and links settings choose)";
@@ -12,29 +13,11 @@ export const OBSIDIAN_TRASH = "Obsidian's trash (as its Files and links settings
 export async function trashNote(app: App, path: string, before: string): Promise<StepOutcome> {
 	const file = app.vault.getAbstractFileByPath(path);
 	// The text may have changed between the read and now; never trash what was not seen.
-	if (!(file instanceof TFile) || (await app.vault.read(file)) !== before) {
-		return {
-			ok: false,
-			error: {
-				code: "concurrent_modification",
-				message: `\`${path}\` changed while it was being deleted; nothing was deleted`,
-				hint: "Preview the delete again, then confirm.",
-				retryable: true,
-			},
-		};
-	}
+	if (!(file instanceof TFile) || (await app.vault.read(file)) !== before) return { ok: false, error: stepError({ kind: "changed_before_trash", path }) };
 	try {
 		await app.fileManager.trashFile(file);
 	} catch (error) {
-		return {
-			ok: false,
-			error: {
-				code: "write_failed",
-				message: `moving \`${path}\` to the trash failed (${error instanceof Error ? error.message : String(error)}); nothing was deleted`,
-				hint: "Check the vault folder's permissions, then try again.",
-				retryable: true,
-			},
-		};
+		return { ok: false, error: stepError({ kind: "trash_failed", path, why: error instanceof Error ? error.message : String(error) }) };
 	}
 	return { ok: true, trashedTo: OBSIDIAN_TRASH };
 }

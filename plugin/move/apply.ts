@@ -9,7 +9,7 @@
 
 import { TFile, TFolder, type App, type TAbstractFile, type Vault } from "obsidian";
 import { abandonJournal, beginJournal, finishJournal, machineName } from "./journal";
-import { batchJournal, type Batch, type BatchMove, type BatchWrite, type ToolError } from "../wasm";
+import { batchJournal, stepError, type Batch, type BatchMove, type BatchWrite, type ToolError } from "../wasm";
 
 /** A step that either happened or was refused with a typed error. */
 export type StepOutcome = { ok: true; trashedTo?: string } | { ok: false; error: ToolError };
@@ -35,12 +35,7 @@ class StepFailed extends Error {
 }
 
 function concurrent(path: string): ToolError {
-	return {
-		code: "concurrent_modification",
-		message: `\`${path}\` changed after the plan was made; nothing was changed`,
-		hint: "Preview the move again (dry run) and approve the new plan.",
-		retryable: true,
-	};
+	return stepError({ kind: "changed", path });
 }
 
 /**
@@ -123,8 +118,7 @@ async function writeNote(vault: Vault, file: TFile, write: BatchWrite, done: Don
 }
 
 function writeFailed(what: string): ToolError {
-	// Worded as the sidecar's `write_failed` words it, for the same refusal.
-	return { code: "write_failed", message: `${what}; every change made so far was undone`, hint: "Check the vault folder's permissions and free space, then try again.", retryable: true };
+	return stepError({ kind: "failed", what });
 }
 
 /** Runs one step; a failure is rethrown as `StepFailed` naming the step, unless it is a concurrent edit. */
@@ -192,23 +186,11 @@ function failureAfterUndo(error: unknown, leftOver: string[]): ToolError {
 			: error instanceof StepFailed
 				? error.what
 				: `the move failed: ${messageOf(error)}`;
-	if (leftOver.length > 0) {
-		return {
-			code: "write_failed",
-			message: `${what}; undoing the changes made so far failed in part: ${leftOver.join("; ")}`,
-			hint: "Run `vaultlink recover <vault folder>` to undo the rest from the journal the move left in .vaultlink (or put the files named here right by hand), then preview the move again.",
-			retryable: false,
-		};
-	}
+	if (leftOver.length > 0) return stepError({ kind: "undo_incomplete", what, left: leftOver.join("; ") });
 	// Everything was undone: a note edited meanwhile is a concurrent modification, as when the
 	// check before writing finds it; anything else is a failed write.
 	if (error instanceof ChangedWhileWriting) return concurrent(error.path);
-	return {
-		code: "write_failed",
-		message: `${what}; every change made so far was undone`,
-		hint: "Check the vault folder's permissions and free space, then try again.",
-		retryable: true,
-	};
+	return writeFailed(what);
 }
 
 /**

@@ -13,7 +13,7 @@
 import * as os from "os";
 import type { DataAdapter } from "obsidian";
 import { journalKey } from "../state";
-import { openJournal, sealJournal, type Journal, type ToolError } from "../wasm";
+import { openJournal, sealJournal, stepError, type Journal, type ToolError } from "../wasm";
 
 export const JOURNAL_FOLDER = ".vaultlink";
 export const JOURNAL_PATH = `${JOURNAL_FOLDER}/journal.json`;
@@ -62,30 +62,9 @@ async function openInVault(adapter: JournalAdapter): Promise<{ journal: Journal 
 /** Why a batch cannot start while a journal is there. */
 async function refusal(adapter: JournalAdapter): Promise<ToolError> {
 	const opened = await openInVault(adapter);
-	if ("refusal" in opened) {
-		return {
-			code: "interrupted_change",
-			message: `${JOURNAL_PATH} was left alone: ${opened.refusal}; while it is there no change is made, and nothing was changed`,
-			hint: "vaultlink undoes only a journal it wrote itself, for this user on this machine. If a change was interrupted on another machine, run `vaultlink recover` there and let the vault sync; otherwise look at the file and delete it. Then try again.",
-			retryable: false,
-		};
-	}
-	const { journal } = opened;
-	const owner = `${journal.tool} by process ${journal.pid}`;
-	if (processAlive(journal.pid)) {
-		return {
-			code: "change_in_progress",
-			message: `another change to this vault is being applied (${owner}); nothing was changed`,
-			hint: "Wait for it to finish, then preview the change again.",
-			retryable: true,
-		};
-	}
-	return {
-		code: "interrupted_change",
-		message: `an earlier change to this vault was interrupted (${owner}) and is not undone yet; nothing was changed`,
-		hint: "Run `vaultlink recover <vault folder>` (the sidecar also does it by itself when it next reads the vault), then preview the change again.",
-		retryable: true,
-	};
+	if ("refusal" in opened) return stepError({ kind: "untrusted", reason: `${JOURNAL_PATH} was left alone: ${opened.refusal}`, journal: JOURNAL_PATH });
+	const { tool, pid } = opened.journal;
+	return stepError(processAlive(pid) ? { kind: "in_progress", tool, pid } : { kind: "interrupted", tool, pid, vault: "<vault folder>" });
 }
 
 /** Writes the journal before the batch's first change; a refusal, changing nothing, when one is there. */
@@ -97,12 +76,7 @@ export async function beginJournal(adapter: JournalAdapter, journal: Journal): P
 		await adapter.write(JOURNAL_PATH, sealed);
 	} catch (error) {
 		await finishJournal(adapter);
-		return {
-			code: "write_failed",
-			message: `writing the journal ${JOURNAL_PATH} failed (${error instanceof Error ? error.message : String(error)}); nothing was changed`,
-			hint: "Check the vault folder's permissions and free space, then try again.",
-			retryable: true,
-		};
+		return stepError({ kind: "journal_unwritable", journal: JOURNAL_PATH, why: error instanceof Error ? error.message : String(error) });
 	}
 	return null;
 }

@@ -28,6 +28,7 @@ pub mod resolve;
 pub mod schema_file;
 pub mod sketch;
 pub mod span;
+pub mod step;
 pub mod words;
 pub mod yaml_text;
 

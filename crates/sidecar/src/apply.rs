@@ -8,11 +8,11 @@
 
 use std::fs;
 use std::path::Path;
-use vaultlink_core::error::ErrorCode;
 
 use serde_json::Value;
 use vaultlink_core::batch::Batch;
 use vaultlink_core::ops::{Change, Outcome};
+use vaultlink_core::step::StepError;
 
 use crate::disk::{exists_exactly, symbolic_link_on_the_way, Disk};
 use crate::error::ToolError;
@@ -20,21 +20,11 @@ use crate::journal::{self, Journal};
 use crate::standalone::FolderIndex;
 
 fn concurrent(path: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::ConcurrentModification,
-        format!("`{path}` changed after the plan was made; nothing was changed"),
-        "Preview the move again (dry run) and approve the new plan.",
-        true,
-    )
+    StepError::Changed { path: path.to_owned() }.error().into()
 }
 
 fn write_failed(what: String) -> ToolError {
-    ToolError::new(
-        ErrorCode::WriteFailed,
-        format!("{what}; every change made so far was undone"),
-        "Check the vault folder's permissions and free space, then try again.",
-        true,
-    )
+    StepError::Failed { what }.error().into()
 }
 
 /// Carries out what a call on the folder answered: nothing for a read or a preview; for an
@@ -80,12 +70,7 @@ fn trash_on(disk: &dyn Disk, root: &Path, path: &str, before: &str) -> Result<St
     }
     // The text may have changed since it was read; never trash what was not seen.
     if fs::read(root.join(path)).ok().as_deref() != Some(before.as_bytes()) {
-        return Err(ToolError::new(
-            ErrorCode::ConcurrentModification,
-            format!("`{path}` changed while it was being deleted; nothing was deleted"),
-            "Preview the delete again, then confirm.",
-            true,
-        ));
+        return Err(StepError::ChangedBeforeTrash { path: path.to_owned() }.error().into());
     }
     // Never over a file that appeared in the trash since the look (a second delete of the same
     // name at once): the next number is tried instead.
@@ -96,7 +81,7 @@ fn trash_on(disk: &dyn Disk, root: &Path, path: &str, before: &str) -> Result<St
                 target = trash.join(format!("{stem} {number}.{extension}"));
                 number += 1;
             }
-            Err(error) => return Err(write_failed(format!("moving {path} to the trash failed: {error}"))),
+            Err(error) => return Err(StepError::TrashFailed { path: path.to_owned(), why: error.to_string() }.error().into()),
         }
     }
     Ok(format!(".trash/{}", target.file_name().map(|name| name.to_string_lossy()).unwrap_or_default()))
@@ -175,12 +160,7 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
             Ok(_) => write_failed(what),
             Err(undo) => {
                 journal::abandon(disk, root);
-                ToolError::new(
-                    ErrorCode::WriteFailed,
-                    format!("{what}; undoing the changes made so far failed too: {}", undo.message),
-                    undo.hint,
-                    false,
-                )
+                StepError::UndoIncomplete { what, left: undo.message }.error().into()
             }
         });
     }
@@ -195,12 +175,7 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
 /// link may lead out of it, and a move must not carry a note out.
 fn refuse_links_on_the_way(root: &Path, path: &str) -> Result<(), ToolError> {
     match symbolic_link_on_the_way(root, path) {
-        Some(shown) => Err(ToolError::new(
-            ErrorCode::InvalidPath,
-            format!("`{path}` goes through `{shown}`, a symbolic link, which may lead out of the vault; nothing was changed"),
-            "Choose a destination in a real folder of the vault.",
-            false,
-        )),
+        Some(link) => Err(StepError::ThroughLink { path: path.to_owned(), link }.error().into()),
         None => Ok(()),
     }
 }
@@ -407,7 +382,7 @@ mod tests {
                     break;
                 }
                 if let Err(error) = outcome {
-                    if error.message.contains("failed too") {
+                    if error.message.contains("failed in part") {
                         assert_eq!(error.code, "write_failed");
                         assert!(error.hint.contains("vaultlink recover"), "{}", error.hint);
                         let kept = match journal::find(index.root()) {
@@ -435,7 +410,7 @@ mod tests {
         let mut disk = FaultyDisk::new(Fault::Io, 6);
         disk.also_fail = (7..100).collect();
         let error = apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap_err();
-        assert!(error.message.contains("failed too"), "{}", error.message);
+        assert!(error.message.contains("failed in part"), "{}", error.message);
         assert_eq!(fs::read_to_string(dir.path().join("A.md")).unwrap(), "[[New]] and [[New]]\n", "A.md was left rewritten");
         fs::write(dir.path().join("A.md"), "[[New]] and [[New]] and an edit\n").unwrap();
         let recovery = journal::recover(&RealDisk, index.root()).unwrap().unwrap();

@@ -28,6 +28,7 @@ use serde::Serialize;
 use vaultlink_core::journal::{self as format, Refusal};
 pub use vaultlink_core::journal::{Journal, JournalWrite, ABANDONED};
 use vaultlink_core::rename::content_hash;
+use vaultlink_core::step::StepError;
 
 use crate::disk::{exists_exactly, symbolic_link_on_the_way, Disk, RealDisk};
 use crate::error::ToolError;
@@ -151,41 +152,19 @@ pub fn find(root: &Path) -> Found {
 }
 
 fn interrupted(root: &Path, found: &Found) -> ToolError {
-    match found {
-        Found::Ours(journal) if process_alive(journal.pid) => ToolError::new(
-            ErrorCode::ChangeInProgress,
-            format!("another change to this vault is being applied ({} by process {}); nothing was changed", journal.tool, journal.pid),
-            "Wait for it to finish, then preview the change again.",
-            true,
-        ),
-        Found::Refused { young: true, .. } => ToolError::new(
-            ErrorCode::ChangeInProgress,
-            "another change to this vault is starting (its journal is being written); nothing was changed",
-            "Wait for it to finish, then preview the change again.",
-            true,
-        ),
-        Found::Ours(journal) => ToolError::new(
-            ErrorCode::InterruptedChange,
-            format!("an earlier change to this vault was interrupted ({} by process {}) and is not undone yet; nothing was changed", journal.tool, journal.pid),
-            format!("Run `vaultlink recover {}` (the sidecar also does it by itself before it next reads the vault), then preview the change again.", root.display()),
-            true,
-        ),
-        Found::Refused { reason, .. } => ToolError::new(
-            ErrorCode::InterruptedChange,
-            format!("{reason}; while it is there no change is made, and nothing was changed"),
-            untrusted_hint(root),
-            false,
-        ),
-        Found::Nothing => ToolError::new(ErrorCode::ChangeInProgress, "another change to this vault was just applied; nothing was changed", "Preview the change again.", true),
-    }
+    let refusal = match found {
+        Found::Ours(journal) if process_alive(journal.pid) => StepError::InProgress { tool: journal.tool.clone(), pid: journal.pid },
+        Found::Refused { young: true, .. } => StepError::Starting,
+        Found::Ours(journal) => StepError::Interrupted { tool: journal.tool.clone(), pid: journal.pid, vault: root.display().to_string() },
+        Found::Refused { reason, .. } => StepError::Untrusted { reason: reason.clone(), journal: journal_path(root).display().to_string() },
+        Found::Nothing => StepError::JustApplied,
+    };
+    refusal.error().into()
 }
 
 /// What to do about a journal that is not acted on.
 fn untrusted_hint(root: &Path) -> String {
-    format!(
-        "vaultlink undoes only a journal it wrote itself, for this user on this machine. If a change was interrupted on another machine, run `vaultlink recover` there and let the vault sync; otherwise look at {} and delete it. Then try again.",
-        journal_path(root).display()
-    )
+    vaultlink_core::step::untrusted_hint(&journal_path(root).display().to_string())
 }
 
 /// Writes the journal, sealed, before a batch's first change. Fails, changing nothing, when
@@ -208,13 +187,8 @@ pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), Tool
         ToolError::new(ErrorCode::WriteFailed, format!("{error}; nothing was changed"), "Fix what the message names, then try again.", true)
     })?;
     let bytes = format::seal(&key, journal);
-    let write_failed = |error: std::io::Error| {
-        ToolError::new(
-            ErrorCode::WriteFailed,
-            format!("writing the journal {} failed ({error}); nothing was changed", path.display()),
-            "Check the vault folder's permissions and free space, then try again.",
-            true,
-        )
+    let write_failed = |error: std::io::Error| -> ToolError {
+        StepError::JournalUnwritable { journal: path.display().to_string(), why: error.to_string() }.error().into()
     };
     // Only what this call made is taken back on a failure: another batch may have made the
     // folder, or the journal, a moment before.

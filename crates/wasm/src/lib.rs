@@ -73,6 +73,16 @@ pub fn batch_journal(batch: JsValue, made_folders: JsValue, pid: u32, started_un
     to_js(&batch.journal(made, pid, started_unix_ms as u64, machine))
 }
 
+/// The error a change ends with when the plugin observes `failure` while carrying it out
+/// (core's `step::StepError`, `{kind, ...}`): `{code, message, hint, retryable}`, worded as the
+/// sidecar words it.
+#[wasm_bindgen(js_name = stepError)]
+pub fn step_error(failure: JsValue) -> Result<JsValue, JsError> {
+    let failure: vaultlink_core::step::StepError =
+        serde_wasm_bindgen::from_value(failure).map_err(|error| JsError::new(&format!("not a step error: {error}")))?;
+    to_js(&failure.error())
+}
+
 /// The journal file's text for `journal` (`{version, pid, tool, started_unix_ms, machine,
 /// writes, moves, made_folders}`), sealed with this user's journal key (core's `journal`).
 #[wasm_bindgen(js_name = sealJournal)]

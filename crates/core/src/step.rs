@@ -1,0 +1,142 @@
+//! What carrying out a change can end with, worded once for both edges: the sidecar (on the
+//! folder) and the plugin (through the Vault API, by way of wasm) observe these while they carry
+//! out core's steps, and report them with the same code, sentence and hint.
+
+use serde::Deserialize;
+
+use crate::error::{CallError, ErrorCode};
+
+/// A change that could not be carried out, as the edge observed it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StepError {
+    /// A note no longer holds the text the plan was proven on (found before the first change or
+    /// while writing); everything the batch did is undone, and the edit is kept.
+    Changed { path: String },
+    /// A step failed (`what` says which, and why); every change made so far was undone.
+    Failed { what: String },
+    /// A step failed, and undoing it failed in part too: `left` names what is left.
+    UndoIncomplete { what: String, left: String },
+    /// A delete's note changed between the read and the move to the trash.
+    ChangedBeforeTrash { path: String },
+    /// Moving a note to the trash failed; nothing was deleted.
+    TrashFailed { path: String, why: String },
+    /// A destination is reached through a symbolic link, which may lead out of the vault.
+    ThroughLink { path: String, link: String },
+    /// A journal of a live process is there: another change is being applied.
+    InProgress { tool: String, pid: u32 },
+    /// A journal too young to be read whole is there: another change is starting.
+    Starting,
+    /// The journal of a process that is gone is there: an earlier change was interrupted.
+    /// `vault` is the vault folder as the user would type it.
+    Interrupted { tool: String, pid: u32, vault: String },
+    /// A journal vaultlink may not act on is there (`reason`); `journal` names the file.
+    Untrusted { reason: String, journal: String },
+    /// The journal went away while it was being looked at: a change was just applied.
+    JustApplied,
+    /// The journal could not be written (`why`); `journal` names the file.
+    JournalUnwritable { journal: String, why: String },
+}
+
+const RECOVER_HINT: &str = "Run `vaultlink recover <vault folder>` to undo the rest from the journal the change left in .vaultlink (or put the files named here right by hand), then preview the change again.";
+const WAIT_HINT: &str = "Wait for it to finish, then preview the change again.";
+const PERMISSIONS_HINT: &str = "Check the vault folder's permissions and free space, then try again.";
+
+impl StepError {
+    pub fn error(&self) -> CallError {
+        use ErrorCode::*;
+        match self {
+            StepError::Changed { path } => CallError::new(
+                ConcurrentModification,
+                format!("`{path}` changed after the plan was made; nothing was changed"),
+                "Preview the move again (dry run) and approve the new plan.",
+                true,
+            ),
+            StepError::Failed { what } => CallError::new(WriteFailed, format!("{what}; every change made so far was undone"), PERMISSIONS_HINT, true),
+            StepError::UndoIncomplete { what, left } => CallError::new(
+                WriteFailed,
+                format!("{what}; undoing the changes made so far failed in part: {left}"),
+                RECOVER_HINT,
+                false,
+            ),
+            StepError::ChangedBeforeTrash { path } => CallError::new(
+                ConcurrentModification,
+                format!("`{path}` changed while it was being deleted; nothing was deleted"),
+                "Preview the delete again, then confirm.",
+                true,
+            ),
+            StepError::TrashFailed { path, why } => CallError::new(
+                WriteFailed,
+                format!("moving `{path}` to the trash failed ({why}); nothing was deleted"),
+                "Check the vault folder's permissions, then try again.",
+                true,
+            ),
+            StepError::ThroughLink { path, link } => CallError::new(
+                InvalidPath,
+                format!("`{path}` goes through `{link}`, a symbolic link, which may lead out of the vault; nothing was changed"),
+                "Choose a destination in a real folder of the vault.",
+                false,
+            ),
+            StepError::InProgress { tool, pid } => CallError::new(
+                ChangeInProgress,
+                format!("another change to this vault is being applied ({tool} by process {pid}); nothing was changed"),
+                WAIT_HINT,
+                true,
+            ),
+            StepError::Starting => CallError::new(
+                ChangeInProgress,
+                "another change to this vault is starting (its journal is being written); nothing was changed",
+                WAIT_HINT,
+                true,
+            ),
+            StepError::Interrupted { tool, pid, vault } => CallError::new(
+                InterruptedChange,
+                format!("an earlier change to this vault was interrupted ({tool} by process {pid}) and is not undone yet; nothing was changed"),
+                format!("Run `vaultlink recover {vault}` (the sidecar also does it by itself before it next reads the vault), then preview the change again."),
+                true,
+            ),
+            StepError::Untrusted { reason, journal } => CallError::new(
+                InterruptedChange,
+                format!("{reason}; while it is there no change is made, and nothing was changed"),
+                untrusted_hint(journal),
+                false,
+            ),
+            StepError::JustApplied => {
+                CallError::new(ChangeInProgress, "another change to this vault was just applied; nothing was changed", "Preview the change again.", true)
+            }
+            StepError::JournalUnwritable { journal, why } => {
+                CallError::new(WriteFailed, format!("writing the journal {journal} failed ({why}); nothing was changed"), PERMISSIONS_HINT, true)
+            }
+        }
+    }
+}
+
+/// What to do about a journal that is not acted on; `journal` names the file.
+pub fn untrusted_hint(journal: &str) -> String {
+    format!(
+        "vaultlink undoes only a journal it wrote itself, for this user on this machine. If a change was interrupted on another machine, run `vaultlink recover` there and let the vault sync; otherwise look at {journal} and delete it. Then try again."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_step_error_has_its_code_and_says_what_was_kept() {
+        let changed = StepError::Changed { path: "B.md".to_owned() }.error();
+        assert_eq!(
+            (changed.code, changed.message.as_str()),
+            (ErrorCode::ConcurrentModification, "`B.md` changed after the plan was made; nothing was changed")
+        );
+        let left =
+            StepError::UndoIncomplete { what: "writing C.md failed: disk full".to_owned(), left: "C.md could not be restored".to_owned() }
+                .error();
+        assert!(!left.retryable && left.hint.contains("vaultlink recover"), "{left:?}");
+        let interrupted = StepError::Interrupted { tool: "rewrite_link".to_owned(), pid: 7, vault: "/v".to_owned() }.error();
+        assert!(interrupted.message.contains("rewrite_link by process 7") && interrupted.hint.contains("vaultlink recover /v"));
+        let parsed: StepError =
+            serde_json::from_value(serde_json::json!({"kind": "trash_failed", "path": "A.md", "why": "ENOSPC"})).unwrap();
+        assert_eq!(parsed.error().message, "moving `A.md` to the trash failed (ENOSPC); nothing was deleted");
+    }
+}
