@@ -22,6 +22,10 @@
 //! `VAULTLINK_HOST_CASE_INSENSITIVE=1` gives the vault a folder that ignores case, as on macOS
 //! and Windows (the double's `caseInsensitive` adapter).
 //!
+//! `VAULTLINK_HOST_JOURNAL_COPY=<file>` appends every journal the plugin writes to that file, one
+//! per line, as the sidecar's debug build does with `VAULTLINK_DEBUG_JOURNAL_COPY`, so a test can
+//! hold the journals of both edges side by side.
+//!
 //! `VAULTLINK_HOST_HOLD_INDEX=1` makes every read of a note wait from the start until the host
 //! gets SIGUSR2, so the first index does not complete before then: the host prints
 //! `{"ready":false,"announced":true,"discovery":…,"socket":…}` once the bridge has announced the
@@ -114,6 +118,7 @@ async function main(): Promise<void> {
 	const bridge = plugin.bridgeInfo;
 	if (bridge === null) fail("the plugin is ready but its bridge is not up");
 	stallReads(app, process.env["VAULTLINK_HOST_STALL_READ"]);
+	copyJournals(app, process.env["VAULTLINK_HOST_JOURNAL_COPY"]);
 	process.stdout.write(`${JSON.stringify({ ready: true, discovery: bridge.discoveryPath, socket: bridge.socketPath, startup: plugin.startup })}\n`);
 	// The bridge's server keeps the process alive until a signal arrives.
 }
@@ -131,6 +136,16 @@ function stallReads(app: double.App, stalledPath: string | undefined): void {
 			process.stdout.write(`${JSON.stringify({ stalled: file.path })}\n`);
 		}
 		return new Promise<string>(() => undefined);
+	};
+}
+
+function copyJournals(app: double.App, copy: string | undefined): void {
+	if (copy === undefined || copy === "") return;
+	const adapter = app.vault.adapter;
+	const write = adapter.write.bind(adapter);
+	adapter.write = async (normalizedPath: string, data: string) => {
+		await write(normalizedPath, data);
+		if (normalizedPath === ".vaultlink/journal.json") fs.appendFileSync(copy, `${data}\n`);
 	};
 }
 

@@ -216,7 +216,24 @@ pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), Tool
         }
         return Err(write_failed(error));
     }
+    copy_for_tests(&bytes);
     Ok(())
+}
+
+/// In a debug build only: appends each journal begun to the file `VAULTLINK_DEBUG_JOURNAL_COPY`
+/// names, one per line, so the end-to-end tests can hold the journals of both edges side by side
+/// (a journal lives only while its batch runs). A release build has no such seam.
+fn copy_for_tests(bytes: &str) {
+    #[cfg(debug_assertions)]
+    if let Some(copy) = std::env::var_os("VAULTLINK_DEBUG_JOURNAL_COPY") {
+        use std::io::Write;
+        let appended = std::fs::OpenOptions::new().create(true).append(true).open(copy).and_then(|mut file| writeln!(file, "{bytes}"));
+        if let Err(error) = appended {
+            tracing::warn!("copying the journal for the tests failed: {error}");
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = bytes;
 }
 
 /// Removes the journal once every change is made: from here on the batch is applied, and what

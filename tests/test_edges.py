@@ -1,0 +1,118 @@
+"""The same change through both edges: the plugin (the built main.js in the plugin host, through
+the sidecar's bridge) and the sidecar on the folder (standalone) carry out the same core batch, so
+for each writing tool the two vaults end byte for byte alike and the two journals, written before
+the first change, hold the same entries."""
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from conftest import PLUGIN_HOST, ROOT, SIDECAR, snapshot, stop_plugin
+
+CASES = {
+    "a note": ("move_note", {"from": "People/Ada.md", "to": "People/Ada Lovelace.md"}),
+    "a folder": ("move_note", {"from": "Projects", "to": "Archive/Projects"}),
+    "a case-only rename": ("move_note", {"from": "Ideas/Sync.md", "to": "Ideas/sync.md"}),
+    "a rewrite": ("rewrite_link", {"from_target": "Ada", "to_target": "People/Grace Hopper"}),
+    "a delete": ("delete_note", {"path": "Inbox.md"}),
+}
+
+
+def approve(tool, arguments, preview):
+    if tool == "delete_note":
+        return {**arguments, "confirm": True, "force": True, "approved_plan_hash": preview["plan_hash"]}
+    return {**arguments, "approved_plan_hash": preview["plan_hash"]}
+
+
+async def preview_and_apply(vault, runtime, mode, tool, arguments, env):
+    server = StdioServerParameters(
+        command=str(SIDECAR),
+        args=["mcp", "--vault", str(vault), "--mode", mode],
+        env={"VAULTLINK_RUNTIME_DIR": str(runtime), "VAULTLINK_LOG": "warn", **env},
+    )
+    async with stdio_client(server, errlog=open(os.devnull, "w")) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            preview = await session.call_tool(tool, arguments)
+            assert preview.is_error is False, preview.structured_content
+            applied = await session.call_tool(tool, approve(tool, arguments, preview.structured_content))
+            assert applied.is_error is False, applied.structured_content
+            return preview.structured_content, applied.structured_content
+
+
+def journals(copy):
+    """The journals an edge began, in order, as core's `journal` data."""
+    return [json.loads(line)["journal"] for line in copy.read_text().splitlines() if line.strip()]
+
+
+def entries(journal):
+    """A journal's entries, with the temporary names' process id (which names each edge's own
+    files) taken out."""
+    pid = str(journal["pid"])
+
+    def untagged(name):
+        return None if name is None else name.replace(f".vaultlink-{pid}.", ".vaultlink-<pid>.")
+
+    return {
+        "version": journal["version"],
+        "tool": journal["tool"],
+        "writes": [{**write, "temporary": untagged(write["temporary"])} for write in journal["writes"]],
+        "moves": [{**move, "via": untagged(move["via"])} for move in journal["moves"]],
+        "made_folders": journal["made_folders"],
+    }
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_both_edges_carry_out_the_same_batch(case, tmp_path, runtime_dir):
+    tool, arguments = CASES[case]
+    vaults = {}
+    for edge in ("plugin", "standalone"):
+        vaults[edge] = tmp_path / edge / "vault"
+        shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
+    copies = {edge: tmp_path / f"{edge}-journals.jsonl" for edge in vaults}
+    for copy in copies.values():
+        copy.touch()
+
+    host = subprocess.Popen(
+        ["node", str(PLUGIN_HOST), str(vaults["plugin"])],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir), "VAULTLINK_HOST_JOURNAL_COPY": str(copies["plugin"])},
+        text=True,
+    )
+    try:
+        assert json.loads(host.stdout.readline())["ready"] is True
+        through_plugin = asyncio.run(preview_and_apply(vaults["plugin"], runtime_dir, "plugin", tool, arguments, {}))
+    finally:
+        stop_plugin(host)
+    on_folder = asyncio.run(preview_and_apply(
+        vaults["standalone"], runtime_dir, "standalone", tool, arguments, {"VAULTLINK_DEBUG_JOURNAL_COPY": str(copies["standalone"])}))
+
+    # The same plan, previewed and applied alike.
+    assert through_plugin[0]["plan_hash"] == on_folder[0]["plan_hash"]
+    if tool == "delete_note":
+        # Where the trash is is each edge's to say (Obsidian's setting, the folder's `.trash`).
+        assert through_plugin[1]["captured"] == on_folder[1]["captured"]
+        assert {**through_plugin[1], "trashed_to": None} == {**on_folder[1], "trashed_to": None}
+    else:
+        assert through_plugin[1] == on_folder[1]
+    assert snapshot(vaults["plugin"]) == snapshot(vaults["standalone"]), f"{case}: the vaults differ"
+    assert not (vaults["plugin"] / ".vaultlink").exists() and not (vaults["standalone"] / ".vaultlink").exists()
+
+    plugin_journals, folder_journals = journals(copies["plugin"]), journals(copies["standalone"])
+    if tool == "delete_note":
+        # A delete is one rename into the trash, which either happens or not: no journal.
+        assert plugin_journals == folder_journals == []
+    else:
+        assert len(folder_journals) == 1, (
+            f"{SIDECAR} copied {len(folder_journals)} journals: the sidecar under test must be a debug build, "
+            "whose VAULTLINK_DEBUG_JOURNAL_COPY copies each journal it begins")
+        assert len(plugin_journals) == 1, plugin_journals
+        assert entries(plugin_journals[0]) == entries(folder_journals[0])
+        assert plugin_journals[0]["tool"] == tool
+        assert plugin_journals[0]["writes"] or plugin_journals[0]["moves"], f"{case}: the batch does something"
