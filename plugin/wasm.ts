@@ -7,6 +7,7 @@
 import initialiseWasm, {
 	batchJournal as batchJournalInWasm,
 	contentHash as contentHashInWasm,
+	decidedBy as decidedByInWasm,
 	lintRules as lintRulesInWasm,
 	openJournal as openJournalInWasm,
 	parseNote as parseNoteInWasm,
@@ -293,9 +294,21 @@ export interface MoveAnswer {
 	newly_resolved: NewlyResolved[];
 }
 
-/** Step one of `rewrite_link`: the notes holding a link whose target is `fromTarget`. */
-export function notesToReadForRewrite(index: Vault, fromTarget: string): string[] {
-	return index.notesToReadForRewrite(fromTarget);
+/** What core's rename audit found for the file now at `to`, renamed from `from` (`crates/core/src/audit.rs`). */
+export interface RenameAudit {
+	skipped?: string;
+	stale: { note: string; line: number; span: { start: number; end: number }; target: string; source: "body" | "property"; key?: string; resolved_path?: string }[];
+	fixes: { from_target: string; to_target: string }[];
+}
+
+export function auditRename(index: Vault, from: string, to: string): RenameAudit {
+	return index.auditRename(from, to) as RenameAudit;
+}
+
+/** Which step of core's rule (`resolve::decided_by`) decides among several candidates for a link in `source`. */
+export function decidedBy(source: string, candidates: string[]): "same-folder" | "shortest-path" | "lexicographic" {
+	loadedEngine();
+	return decidedByInWasm(source, candidates) as "same-folder" | "shortest-path" | "lexicographic";
 }
 
 /** One note a batch rewrites (core's `batch::BatchWrite`): the planned text and the new one. */

@@ -23,7 +23,7 @@
 //! lexicographically first. Obsidian documents no rule, so every ambiguous link is listed with
 //! the file each side picked and which step of core's rule decided.
 
-import type { ParsedLink, ParsedNote, OutgoingLinks, ResolutionStatus } from "../wasm";
+import { decidedBy, type ParsedLink, type ParsedNote, type OutgoingLinks, type ResolutionStatus } from "../wasm";
 import { describeLocation, isMarkdown, propertyKey, type LinkLocation } from "./compare";
 
 /** What Obsidian's metadata cache says about where one note's links point. */
@@ -148,7 +148,7 @@ export function compareResolution(
 				candidates,
 				vaultlink: ours,
 				obsidian: theirs,
-				decidedBy: decisionOf(path, candidates),
+				decidedBy: decidedBy(path, candidates),
 			});
 		}
 		// Obsidian reads no Markdown links in properties: an intended difference, not counted.
@@ -220,29 +220,6 @@ const EXTERNAL_LINK_TEXT = /^[a-z][a-z0-9+.-]+:\S*$/i;
 
 function isExternalLinkText(destination: string): boolean {
 	return EXTERNAL_LINK_TEXT.test(destination);
-}
-
-/** Which step of core's rule (`crates/core/src/resolve.rs`) decides among `candidates`. */
-function decisionOf(source: string, candidates: string[]): AmbiguityDecision {
-	const sourceFolder = folderOf(source);
-	const sameFolder = candidates.filter((candidate) => folderOf(candidate) === sourceFolder);
-	if (sameFolder.length === 1) return "same-folder";
-	const pool = sameFolder.length > 0 ? sameFolder : candidates;
-	const lengths = pool.map(utf8Length);
-	const shortest = Math.min(...lengths);
-	return lengths.filter((length) => length === shortest).length === 1 ? "shortest-path" : "lexicographic";
-}
-
-function folderOf(path: string): string {
-	const slash = path.lastIndexOf("/");
-	return slash < 0 ? "" : path.slice(0, slash);
-}
-
-const encoder = new TextEncoder();
-
-/** Core measures paths in UTF-8 bytes. */
-function utf8Length(path: string): number {
-	return encoder.encode(path).length;
 }
 
 function byCodeUnits(a: string, b: string): number {

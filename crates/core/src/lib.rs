@@ -6,6 +6,7 @@
 
 pub mod answer;
 pub mod approval;
+pub mod audit;
 pub mod batch;
 pub mod change;
 pub mod config;

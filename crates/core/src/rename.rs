@@ -810,7 +810,7 @@ impl MoveAnswer {
 
 /// Whether a link's written target is `target`: the path part, compared as names are, with a
 /// `.md` on either side ignored.
-fn targets_match(link: &Link, target: &str) -> bool {
+pub fn targets_match(link: &Link, target: &str) -> bool {
     let strip = |text: &str| {
         let folded = fold(text.trim().trim_start_matches('/'));
         match folded.strip_suffix(".md") {

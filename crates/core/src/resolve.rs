@@ -117,6 +117,32 @@ pub fn resolve(files: &dyn FileLookup, source: &str, link: &Link) -> Resolution 
     resolve_linkpath(files, source, path.trim_start_matches('/'), rooted)
 }
 
+/// Which step of the rule decides among several candidates for a link in `source`: a file in
+/// the linking note's folder, the shortest path (in UTF-8 bytes), or the lexicographic order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decision {
+    SameFolder,
+    ShortestPath,
+    Lexicographic,
+}
+
+/// The step of the rule [`resolve`] applies that decides among `candidates`.
+pub fn decided_by(source: &str, candidates: &[String]) -> Decision {
+    let source_folder = folder(source);
+    let same_folder: Vec<&String> = candidates.iter().filter(|candidate| folder(candidate) == source_folder).collect();
+    if same_folder.len() == 1 {
+        return Decision::SameFolder;
+    }
+    let pool: Vec<&String> = if same_folder.is_empty() { candidates.iter().collect() } else { same_folder };
+    let shortest = pool.iter().map(|candidate| candidate.len()).min().unwrap_or(0);
+    if pool.iter().filter(|candidate| candidate.len() == shortest).count() == 1 {
+        Decision::ShortestPath
+    } else {
+        Decision::Lexicographic
+    }
+}
+
 /// Resolves a vault path or a name. `exact_path` asks for the whole path to match rather
 /// than a suffix of it.
 fn resolve_linkpath(files: &dyn FileLookup, source: &str, linkpath: &str, exact_path: bool) -> Resolution {
@@ -222,5 +248,14 @@ mod tests {
         check(&["a/x.md", "b/x.md"], "a/n.md", "[x](../b/x.md)", Some("b/x.md"));
         check(&["a/My Note.md"], "a/n.md", "[x](My%20Note.md)", Some("a/My Note.md"));
         check(&["b/x.md"], "a/n.md", "[x](/b/x.md)", Some("b/x.md"));
+    }
+
+    #[test]
+    fn the_step_that_decides_among_candidates_is_named() {
+        let candidates = |paths: &[&str]| paths.iter().map(|path| (*path).to_owned()).collect::<Vec<_>>();
+        assert_eq!(decided_by("A/n.md", &candidates(&["A/T.md", "B/T.md"])), Decision::SameFolder);
+        assert_eq!(decided_by("n.md", &candidates(&["A/T.md", "BB/T.md"])), Decision::ShortestPath);
+        assert_eq!(decided_by("n.md", &candidates(&["A/T.md", "B/T.md"])), Decision::Lexicographic);
+        assert_eq!(decided_by("n.md", &candidates(&["é/T.md", "ab/T.md"])), Decision::Lexicographic, "bytes, not characters");
     }
 }

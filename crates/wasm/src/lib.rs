@@ -83,6 +83,13 @@ pub fn step_error(failure: JsValue) -> Result<JsValue, JsError> {
     to_js(&failure.error())
 }
 
+/// Which step of core's rule decides among `candidates` for a link in `source`:
+/// `"same-folder"`, `"shortest-path"` or `"lexicographic"`.
+#[wasm_bindgen(js_name = decidedBy)]
+pub fn decided_by(source: &str, candidates: Vec<String>) -> Result<JsValue, JsError> {
+    to_js(&vaultlink_core::resolve::decided_by(source, &candidates))
+}
+
 /// The journal file's text for `journal` (`{version, pid, tool, started_unix_ms, machine,
 /// writes, moves, made_folders}`), sealed with this user's journal key (core's `journal`).
 #[wasm_bindgen(js_name = sealJournal)]
@@ -209,10 +216,12 @@ impl Vault {
         warnings
     }
 
-    /// Step one of `rewrite_link`: the notes holding a link whose target is `from_target`.
-    #[wasm_bindgen(js_name = notesToReadForRewrite)]
-    pub fn notes_to_read_for_rewrite(&self, from_target: &str) -> Vec<String> {
-        rename::notes_to_read_for_rewrite(&self.inner, from_target)
+    /// The rename audit of the file now at `to`, renamed from `from` (core's `audit`):
+    /// `{skipped?, stale: [{note, line, span, target, source, key?, resolved_path?}], fixes:
+    /// [{from_target, to_target}]}`.
+    #[wasm_bindgen(js_name = auditRename)]
+    pub fn audit_rename(&self, from: &str, to: &str) -> Result<JsValue, JsError> {
+        to_js(&vaultlink_core::audit::audit_rename(&self.inner, from, to))
     }
 
     #[wasm_bindgen(js_name = noteCount)]
