@@ -9,9 +9,10 @@ use serde::Deserialize;
 
 use crate::answer::ResponseFormat;
 use crate::approval::{decide_plan, PlanApproval, PlanHistory};
+use crate::delete::DeleteAnswer;
 use crate::delete::{capture, decide, plan_delete, DeleteRequest};
+use crate::edge::{Change, Edge};
 use crate::error::CallError;
-use crate::ops::{Change, Edge, Outcome, Response};
 use crate::rename::{moved_folder, notes_to_read, notes_to_read_for_rewrite, plan_move, plan_rewrite_link, MoveAnswer, MovePlan};
 use crate::Vault;
 
@@ -66,7 +67,12 @@ pub fn move_notes_needed(vault: &Vault, arguments: &MoveArguments) -> Vec<String
     notes_to_read(vault, &arguments.from, &arguments.to).unwrap_or_default()
 }
 
-pub fn move_note(vault: &Vault, arguments: &MoveArguments, edge: &mut dyn Edge, plans: &mut PlanHistory) -> Result<Outcome, CallError> {
+pub fn move_note(
+    vault: &Vault,
+    arguments: &MoveArguments,
+    edge: &mut dyn Edge,
+    plans: &mut PlanHistory,
+) -> Result<(MoveAnswer, Option<Change>), CallError> {
     let needed = notes_to_read(vault, &arguments.from, &arguments.to).map_err(|error| CallError::of(&error))?;
     let texts = read_all(edge, needed)?;
     let plan = plan_move(vault, &arguments.from, &arguments.to, &texts).map_err(|error| CallError::of(&error))?;
@@ -86,7 +92,7 @@ pub fn rewrite_link(
     arguments: &RewriteArguments,
     edge: &mut dyn Edge,
     plans: &mut PlanHistory,
-) -> Result<Outcome, CallError> {
+) -> Result<(MoveAnswer, Option<Change>), CallError> {
     let texts = read_all(edge, notes_to_read_for_rewrite(vault, &arguments.from_target))?;
     let plan = plan_rewrite_link(vault, &arguments.from_target, &arguments.to_target, &texts).map_err(|error| CallError::of(&error))?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
@@ -109,15 +115,15 @@ fn finish(
     format: ResponseFormat,
     edge: &mut dyn Edge,
     plans: &mut PlanHistory,
-) -> Result<Outcome, CallError> {
+) -> Result<(MoveAnswer, Option<Change>), CallError> {
     let apply = decide_plan(&plan.plan_hash, approval, plans).map_err(|error| CallError::of(&error))?;
-    let answer = Response::Moved(MoveAnswer::new(plan, !apply, apply, format == ResponseFormat::Detailed));
+    let answer = MoveAnswer::new(plan, !apply, apply, format == ResponseFormat::Detailed);
     if !apply {
         plans.record_preview(&plan.plan_hash);
-        return Ok(Outcome { answer, change: None });
+        return Ok((answer, None));
     }
     let batch = crate::batch::batch(plan, texts, tool, folder, edge.tag()).map_err(|error| CallError::of(&error))?;
-    Ok(Outcome { answer, change: Some(Change::Batch { batch, plan_hash: plan.plan_hash.clone() }) })
+    Ok((answer, Some(Change::Batch { batch, plan_hash: plan.plan_hash.clone() })))
 }
 
 /// The note a delete reads: the one it deletes, when it is a note.
@@ -125,7 +131,7 @@ pub fn delete_notes_needed(vault: &Vault, arguments: &DeleteArguments) -> Vec<St
     vault.find_file(&arguments.path).filter(|found| vault.is_note(found)).map(|found| vec![found.to_owned()]).unwrap_or_default()
 }
 
-pub fn delete_note(vault: &Vault, arguments: &DeleteArguments, edge: &mut dyn Edge) -> Result<Outcome, CallError> {
+pub fn delete_note(vault: &Vault, arguments: &DeleteArguments, edge: &mut dyn Edge) -> Result<(DeleteAnswer, Option<Change>), CallError> {
     let found = delete_notes_needed(vault, arguments).pop();
     let text = match &found {
         Some(path) => edge.text(path)?,
@@ -147,14 +153,15 @@ pub fn delete_note(vault: &Vault, arguments: &DeleteArguments, edge: &mut dyn Ed
     if arguments.response_format == ResponseFormat::Concise {
         answer = answer.concise();
     }
-    Ok(Outcome { answer: Response::Deleted(answer), change })
+    Ok((answer, change))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::edge::ReadBefore;
     use crate::index::IndexConfig;
-    use crate::ops::{call, ReadBefore};
+    use crate::ops::{call, Response};
     use serde_json::json;
 
     fn vault(files: &[(&str, &str)]) -> (Vault, ReadBefore) {

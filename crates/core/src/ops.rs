@@ -14,6 +14,7 @@ use serde_json::Value;
 pub use crate::answer::*;
 use crate::approval::PlanHistory;
 pub use crate::change::{DeleteArguments, MoveArguments, RewriteArguments};
+pub use crate::edge::{Change, Edge, ReadBefore};
 use crate::error::CallError;
 use crate::evidence::EvidenceArguments;
 use crate::index::{ResolvedLink, SubpathStatus, Summary, Vault};
@@ -70,37 +71,12 @@ impl Request {
     }
 }
 
-/// What only the edge running a call can see, handed to the operation.
-pub trait Edge {
-    /// The text of the note at `path` (as the index spells it) as it is now, or why it cannot be
-    /// read.
-    fn text(&mut self, path: &str) -> Result<String, CallError>;
-
-    /// The file's modification time, in milliseconds since the Unix epoch, when the edge knows it.
-    fn modified_ms(&mut self, path: &str) -> Option<u64>;
-
-    /// What names the edge's temporary files (its process id), so two processes never share one.
-    fn tag(&self) -> u32;
-}
-
 /// What a call answers, and what the edge must carry out first when the call changes the vault.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     /// The answer, as it holds once `change` (if any) is carried out.
     pub answer: Response,
     pub change: Option<Change>,
-}
-
-/// The steps of an approved change, for the edge to carry out as they are.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Change {
-    /// A move or a rewrite: carry out `batch`, then record `plan_hash` as applied
-    /// (`PlanHistory::record_applied`).
-    Batch { batch: crate::batch::Batch, plan_hash: String },
-    /// A delete: move the file at `path` to the trash if it still holds `before` (a note; an
-    /// attachment's `before` is empty and is not compared), then set the answer's `trashed_to`.
-    Trash { path: String, before: String },
 }
 
 impl Outcome {
@@ -494,34 +470,18 @@ pub fn run(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut Pl
             let mut read = |path: &str| edge.text(path).ok();
             crate::evidence::find_evidence(vault, arguments, &mut read).map(Response::Evidence).map_err(error)?
         }
-        Request::MoveNote(arguments) => return crate::change::move_note(vault, arguments, edge, plans),
-        Request::RewriteLink(arguments) => return crate::change::rewrite_link(vault, arguments, edge, plans),
-        Request::DeleteNote(arguments) => return crate::change::delete_note(vault, arguments, edge),
+        Request::MoveNote(arguments) => return moved(crate::change::move_note(vault, arguments, edge, plans)?),
+        Request::RewriteLink(arguments) => return moved(crate::change::rewrite_link(vault, arguments, edge, plans)?),
+        Request::DeleteNote(arguments) => {
+            let (answer, change) = crate::change::delete_note(vault, arguments, edge)?;
+            return Ok(Outcome { answer: Response::Deleted(answer), change });
+        }
     };
     Ok(Outcome { answer, change: None })
 }
 
-/// An edge with the texts it read before the call, by path: what an edge that reads
-/// asynchronously (the plugin) hands in after reading [`notes_needed`].
-#[derive(Debug, Clone, Default)]
-pub struct ReadBefore {
-    pub texts: std::collections::BTreeMap<String, String>,
-    pub modified_ms: std::collections::BTreeMap<String, u64>,
-    pub tag: u32,
-}
-
-impl Edge for ReadBefore {
-    fn text(&mut self, path: &str) -> Result<String, CallError> {
-        self.texts.get(path).cloned().ok_or_else(|| CallError::not_supplied(path))
-    }
-
-    fn modified_ms(&mut self, path: &str) -> Option<u64> {
-        self.modified_ms.get(path).copied()
-    }
-
-    fn tag(&self) -> u32 {
-        self.tag
-    }
+fn moved((answer, change): (crate::rename::MoveAnswer, Option<Change>)) -> Result<Outcome, CallError> {
+    Ok(Outcome { answer: Response::Moved(answer), change })
 }
 
 fn find<'a>(vault: &'a Vault, path: &str) -> Result<&'a str, OpError> {

@@ -41,7 +41,7 @@ pub fn carry_out(disk: &dyn Disk, folder: &mut FolderIndex, mut outcome: Outcome
                 .map_err(|error| write_failed(format!("the change was applied but the index could not be refreshed: {error:#}")))?;
         }
         Some(Change::Trash { path, before }) => {
-            let place = trash_on(disk, folder.root(), &path, &before)?;
+            let place = crate::trash::trash_on(disk, folder.root(), &path, &before)?;
             outcome.trashed_to(place);
             folder
                 .refresh()
@@ -49,42 +49,6 @@ pub fn carry_out(disk: &dyn Disk, folder: &mut FolderIndex, mut outcome: Outcome
         }
     }
     serde_json::to_value(outcome.answer).map_err(|error| ToolError::internal(&error.to_string()))
-}
-
-/// Moves the note at `path` into the vault's `.trash` folder, as Obsidian's "move to Obsidian
-/// trash" does, if it still holds `before`: one rename, which either happens or not, into a free
-/// name of the trash. A `.trash` folder made for it stays. Returns where the note went.
-fn trash_on(disk: &dyn Disk, root: &Path, path: &str, before: &str) -> Result<String, ToolError> {
-    let trash = root.join(".trash");
-    refuse_links_on_the_way(root, ".trash")?;
-    if !trash.is_dir() {
-        disk.create_dir(&trash).map_err(|error| write_failed(format!("creating .trash failed: {error}")))?;
-    }
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let (stem, extension) = name.rsplit_once('.').unwrap_or((name, ""));
-    let mut target = trash.join(name);
-    let mut number = 2;
-    while target.exists() {
-        target = trash.join(format!("{stem} {number}.{extension}"));
-        number += 1;
-    }
-    // The text may have changed since it was read; never trash what was not seen.
-    if fs::read(root.join(path)).ok().as_deref() != Some(before.as_bytes()) {
-        return Err(StepError::ChangedBeforeTrash { path: path.to_owned() }.error().into());
-    }
-    // Never over a file that appeared in the trash since the look (a second delete of the same
-    // name at once): the next number is tried instead.
-    loop {
-        match disk.rename_new(&root.join(path), &target) {
-            Ok(()) => break,
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && number < 10_000 => {
-                target = trash.join(format!("{stem} {number}.{extension}"));
-                number += 1;
-            }
-            Err(error) => return Err(StepError::TrashFailed { path: path.to_owned(), why: error.to_string() }.error().into()),
-        }
-    }
-    Ok(format!(".trash/{}", target.file_name().map(|name| name.to_string_lossy()).unwrap_or_default()))
 }
 
 /// Carries out core's `batch` under `root` on `disk`, all or nothing. The batch was made from
@@ -173,7 +137,7 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
 
 /// Refuses a destination reached through a symbolic link: a folder in the vault that is a
 /// link may lead out of it, and a move must not carry a note out.
-fn refuse_links_on_the_way(root: &Path, path: &str) -> Result<(), ToolError> {
+pub(crate) fn refuse_links_on_the_way(root: &Path, path: &str) -> Result<(), ToolError> {
     match symbolic_link_on_the_way(root, path) {
         Some(link) => Err(StepError::ThroughLink { path: path.to_owned(), link }.error().into()),
         None => Ok(()),

@@ -16,6 +16,7 @@ mod progress;
 mod standalone;
 mod state;
 mod tools;
+mod trash;
 
 use clap::Parser;
 

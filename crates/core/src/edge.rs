@@ -1,0 +1,55 @@
+//! What an operation gets from the edge that runs it, and what it hands back for the edge to
+//! carry out: the [`Edge`] (notes' texts as they are now, modification times, the tag of
+//! temporary files) and the [`Change`] of an approved writing call.
+
+use serde::Serialize;
+
+use crate::error::CallError;
+
+/// What only the edge running a call can see, handed to the operation.
+pub trait Edge {
+    /// The text of the note at `path` (as the index spells it) as it is now, or why it cannot be
+    /// read.
+    fn text(&mut self, path: &str) -> Result<String, CallError>;
+
+    /// The file's modification time, in milliseconds since the Unix epoch, when the edge knows it.
+    fn modified_ms(&mut self, path: &str) -> Option<u64>;
+
+    /// What names the edge's temporary files (its process id), so two processes never share one.
+    fn tag(&self) -> u32;
+}
+
+/// The steps of an approved change, for the edge to carry out as they are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Change {
+    /// A move or a rewrite: carry out `batch`, then record `plan_hash` as applied
+    /// (`PlanHistory::record_applied`).
+    Batch { batch: crate::batch::Batch, plan_hash: String },
+    /// A delete: move the file at `path` to the trash if it still holds `before` (a note; an
+    /// attachment's `before` is empty and is not compared), then set the answer's `trashed_to`.
+    Trash { path: String, before: String },
+}
+
+/// An edge with the texts it read before the call, by path: what an edge that reads
+/// asynchronously (the plugin) hands in after reading `ops::notes_needed`.
+#[derive(Debug, Clone, Default)]
+pub struct ReadBefore {
+    pub texts: std::collections::BTreeMap<String, String>,
+    pub modified_ms: std::collections::BTreeMap<String, u64>,
+    pub tag: u32,
+}
+
+impl Edge for ReadBefore {
+    fn text(&mut self, path: &str) -> Result<String, CallError> {
+        self.texts.get(path).cloned().ok_or_else(|| CallError::not_supplied(path))
+    }
+
+    fn modified_ms(&mut self, path: &str) -> Option<u64> {
+        self.modified_ms.get(path).copied()
+    }
+
+    fn tag(&self) -> u32 {
+        self.tag
+    }
+}
