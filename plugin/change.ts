@@ -14,6 +14,7 @@ import { trashNote } from "./delete/apply";
 import { saveOpenEditors } from "./editors";
 import type { ToolHost } from "./host";
 import { callTool, notesNeeded, planApplied, type CallOutcome, type ToolError, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
+import { ErrorCode } from "./error-codes";
 
 /** The tools that may change the vault. */
 export const WRITING_TOOLS: ReadonlySet<string> = new Set(["move_note", "rewrite_link", "delete_note"]);
@@ -129,13 +130,13 @@ async function readTexts(vault: Vault, paths: string[]): Promise<{ ok: true; tex
 async function readNote(vault: Vault, path: string): Promise<{ path: string; text: string } | { error: ToolError }> {
 	const file = vault.getAbstractFileByPath(path);
 	if (!(file instanceof TFile)) {
-		return { error: { code: "note_not_found", message: `\`${path}\` cannot be opened: it is not in the vault`, hint: "Call list_notes to see the paths.", retryable: true } };
+		return { error: { code: ErrorCode.NoteNotFound, message: `\`${path}\` cannot be opened: it is not in the vault`, hint: "Call list_notes to see the paths.", retryable: true } };
 	}
 	try {
 		return { path, text: await vault.read(file) };
 	} catch (error) {
 		const message = error instanceof Error ? error.message : String(error);
-		return { error: { code: "vault_unreadable", message: `\`${path}\` could not be read: ${message}`, hint: "Check the file's permissions, then call again.", retryable: true } };
+		return { error: { code: ErrorCode.VaultUnreadable, message: `\`${path}\` could not be read: ${message}`, hint: "Check the file's permissions, then call again.", retryable: true } };
 	}
 }
 

@@ -19,6 +19,7 @@ import { readSettings, settingsData, type VaultlinkSettings } from "./settings/s
 import { VaultlinkSettingTab, type BridgeStatus } from "./settings/tab";
 import { runTool, type ToolHost } from "./tools";
 import { createLinkIndex, lintRules, loadEngine, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
+import { ErrorCode } from "./error-codes";
 
 /** Where the bridge is, once it is up. */
 export interface BridgeInfo {
@@ -485,7 +486,7 @@ function stillIndexing(): ToolOutcome {
 	return {
 		ok: false,
 		error: {
-			code: "plugin_unavailable",
+			code: ErrorCode.PluginUnavailable,
 			message: "the vaultlink plugin is still indexing the vault",
 			hint: "Wait for the plugin to finish indexing, then call again.",
 			retryable: true,

@@ -17,6 +17,7 @@ import initialiseWasm, {
 	type InitOutput,
 } from "./wasm/vaultlink_wasm";
 import wasmBytes from "./wasm/vaultlink_wasm_bg.wasm";
+import type { ErrorCode } from "./error-codes";
 
 export { Vault };
 
@@ -32,9 +33,9 @@ export interface Journal {
 	made_folders: string[];
 }
 
-/** A typed error from one of core's operations, as it crosses to the agent. */
+/** A typed error from one of core's operations, as it crosses to the agent; its code is one of core's (`error-codes.ts`). */
 export interface ToolError {
-	code: string;
+	code: ErrorCode;
 	message: string;
 	hint: string;
 	retryable: boolean;

@@ -6,6 +6,7 @@ import type { ToolHost } from "../host";
 import { rewriteLink } from "../change";
 import type { LinkChange, MoveAnswer, ToolError } from "../wasm";
 import type { RewriteFix } from "./audit";
+import { ErrorCode } from "../error-codes";
 
 /** One previewed `rewrite_link`: its arguments and its dry run's answer. */
 export interface PreviewedRewrite {
@@ -67,7 +68,7 @@ function sameChanges(a: LinkChange[], b: LinkChange[]): boolean {
 function changedSincePreview(alreadyRewritten: number): ToolError {
 	const done = alreadyRewritten === 0 ? "nothing was changed" : `${alreadyRewritten} links were rewritten before this was found; the rest were not`;
 	return {
-		code: "plan_hash_mismatch",
+		code: ErrorCode.PlanHashMismatch,
 		message: `the vault changed since the preview, so the links are no longer the ones shown; ${done}`,
 		hint: "Run the rename audit again and check its new preview.",
 		retryable: false,

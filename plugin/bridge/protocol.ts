@@ -6,6 +6,7 @@ import * as crypto from "crypto";
 import type * as net from "net";
 import type { ToolOutcome } from "../wasm";
 import { PROTOCOL_VERSION } from "./discovery";
+import { ErrorCode as ToolErrorCode } from "../error-codes";
 
 /** The longest request line accepted, newline excluded; a longer one closes the connection. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -230,7 +231,7 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 					return;
 				}
 				const error = {
-					code: "too_large",
+					code: ToolErrorCode.TooLarge,
 					message: `the answer is ${bytes} bytes, over the bridge's ${limit}-byte limit`,
 					hint: "Ask for less: a smaller limit, response_format concise, or a smaller max_bytes.",
 					retryable: false,
