@@ -287,12 +287,16 @@ export interface MoveAnswer {
 	dry_run: boolean;
 	applied: boolean;
 	plan_hash: string;
+	/** The moves on this page of the preview; `files_moved` counts them all. */
 	moves: FileMove[];
+	files_moved: number;
 	notes_edited: number;
 	/** Left out with `response_format: "concise"`. */
 	changes?: LinkChange[];
 	links_changed: number;
 	newly_resolved: NewlyResolved[];
+	/** Present when the preview's `moves` or `changes` go on. */
+	next_cursor?: string;
 }
 
 /** What core's rename audit found for the file now at `to`, renamed from `from` (`crates/core/src/audit.rs`). */

@@ -211,6 +211,8 @@ LIST_CALLS = [
     ("list_notes", {}),
     ("lint_wiki", {}),
     ("find_evidence", {"title": "Hub"}),
+    ("move_note", {"from": "Area 0", "to": "Elsewhere/Area 0"}),
+    ("rewrite_link", {"from_target": "Hub", "to_target": "Centre"}),
 ]
 
 
@@ -244,12 +246,26 @@ def size(content):
     return len(json.dumps(content, ensure_ascii=False).encode())
 
 
+def wire_size(result, request_id=1):
+    """The bytes of the JSON-RPC line that carries `result` on stdio: the structured content and,
+    as the MCP spec suggests, the same JSON again as text."""
+    line = {"jsonrpc": "2.0", "id": request_id, "result": result.model_dump(mode="json", by_alias=True, exclude_none=True)}
+    return len(json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+# What a default page may take on the wire: its items end near 16 KB (20 KB with the rest of the
+# answer), and the text copy of the JSON escapes its quotes; README.md states this bound.
+WIRE_BOUND = 44_000
+
+
 def test_default_pages_stay_under_20_kb_on_a_big_vault(big_vault, runtime_dir):
     pages, everyone, body, read_pages, explicit = asyncio.run(default_pages(big_vault, runtime_dir))
     for name, page in pages:
         assert not page.is_error, page.content
         assert size(page.structured_content) < 20_000, f"{name}: {size(page.structured_content)} bytes"
+        assert wire_size(page) < WIRE_BOUND, f"{name}: {wire_size(page)} bytes on the wire"
         assert page.structured_content.get("next_cursor"), f"{name} has more than one page on this vault"
+    print("largest default page on the wire:", max(wire_size(page) for _, page in pages), "bytes")
     # Every note links to the hub, and the long note does on each of its lines.
     assert len(everyone) == BIG_NOTES + LONG_LINES == pages[0][1].structured_content["total"]
     assert len({(link["source"], link["line"]) for link in everyone}) == len(everyone), "no backlink twice"
@@ -557,3 +573,58 @@ def test_stdio_answers_a_line_that_is_not_json_and_non_object_arguments_as_json_
     finally:
         server.kill()
         server.wait(timeout=10)
+
+
+def write_folder_vault(root, notes=260):
+    """A folder of notes that link to one another, and a note outside it linking into it."""
+    folder = root / "Project"
+    folder.mkdir(parents=True)
+    for number in range(notes):
+        (folder / f"Part {number:03}.md").write_text(f"# Part {number:03}\n\nNext: [[Part {(number + 1) % notes:03}]]\n")
+    (root / "Home.md").write_text("".join(f"- [[Project/Part {number:03}]]\n" for number in range(notes)))
+    return root.resolve()
+
+
+async def move_pages(vault, runtime_dir, mode):
+    """Every page of a folder move's preview, then the call that applies it."""
+    arguments = {"from": "Project", "to": "Archive/Stuff"}
+    async with session_on(vault, runtime_dir, mode) as (session, _):
+        pages, cursor = [], None
+        while True:
+            page = await session.call_tool("move_note", {**arguments, **({"cursor": cursor} if cursor else {})})
+            assert not page.is_error, page.structured_content
+            pages.append(page)
+            cursor = page.structured_content.get("next_cursor")
+            if cursor is None:
+                break
+        stale = await session.call_tool("move_note", {**arguments, "cursor": "0.000000000000"})
+        applied = await session.call_tool("move_note", {**arguments, "approved_plan_hash": pages[0].structured_content["plan_hash"]})
+        return pages, stale, applied
+
+
+@pytest.mark.parametrize("mode", ["standalone", "plugin"])
+def test_a_move_preview_pages_its_moves_and_changes(tmp_path, runtime_dir, mode):
+    from conftest import start_plugin, stop_plugin
+    vault = write_folder_vault(tmp_path / "vault")
+    host = start_plugin(vault, runtime_dir) if mode == "plugin" else None
+    try:
+        pages, stale, applied = asyncio.run(move_pages(vault, runtime_dir, mode))
+    finally:
+        if host is not None:
+            stop_plugin(host)
+    first = pages[0].structured_content
+    assert len(pages) > 2, f"a {first['files_moved']}-file move previews on several pages"
+    assert all(wire_size(page) < WIRE_BOUND and size(page.structured_content) < 20_000 for page in pages)
+    # The counts are on every page; the pages hold every move, then every change, once.
+    assert all(page.structured_content["files_moved"] == 260 and page.structured_content["links_changed"] == first["links_changed"]
+               for page in pages)
+    moves = [move for page in pages for move in page.structured_content["moves"]]
+    changes = [change for page in pages for change in page.structured_content["changes"]]
+    assert len(moves) == 260 == len({move["from"] for move in moves})
+    assert len(changes) == first["links_changed"] >= 260
+    assert len({page.structured_content["plan_hash"] for page in pages}) == 1
+    assert stale.is_error and stale.structured_content["code"] == "invalid_arguments"
+    # Applying answers the first page of what was done, and the files moved.
+    assert applied.is_error is False and applied.structured_content["applied"] is True
+    assert (vault / "Archive" / "Stuff" / "Part 000.md").exists() and not (vault / "Project").exists()
+    assert "[[Archive/Stuff/Part 000]]" in (vault / "Home.md").read_text()

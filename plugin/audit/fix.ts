@@ -20,12 +20,15 @@ export type FixOutcome<T> = { ok: true; value: T } | { ok: false; error: ToolErr
 export async function previewFixes(host: ToolHost, fixes: RewriteFix[]): Promise<FixOutcome<PreviewedRewrite[]>> {
 	const previews: PreviewedRewrite[] = [];
 	for (const fix of fixes) {
-		const outcome = await rewriteLink(host, { from_target: fix.fromTarget, to_target: fix.toTarget, dry_run: true });
+		const outcome = await rewriteLink(host, { from_target: fix.fromTarget, to_target: fix.toTarget, dry_run: true, limit: AUDIT_PAGE });
 		if (!outcome.ok) return outcome;
 		previews.push({ fix, answer: outcome.result as MoveAnswer });
 	}
 	return { ok: true, value: previews };
 }
+
+/** The most changes a fix's preview lists: the audit compares a preview with the plan it applies, change for change. */
+const AUDIT_PAGE = 1000;
 
 /**
  * Applies the previewed rewrites, in order, and returns how many links were rewritten.
@@ -42,13 +45,13 @@ export async function applyFixes(host: ToolHost, previews: PreviewedRewrite[]): 
 	for (const [position, preview] of previews.entries()) {
 		let approvedHash = preview.answer.plan_hash;
 		if (position > 0) {
-			const again = await rewriteLink(host, { from_target: preview.fix.fromTarget, to_target: preview.fix.toTarget, dry_run: true });
+			const again = await rewriteLink(host, { from_target: preview.fix.fromTarget, to_target: preview.fix.toTarget, dry_run: true, limit: AUDIT_PAGE });
 			if (!again.ok) return again;
 			const answer = again.result as MoveAnswer;
 			if (!sameChanges(answer.changes ?? [], preview.answer.changes ?? [])) return { ok: false, error: changedSincePreview(linksChanged) };
 			approvedHash = answer.plan_hash;
 		}
-		const outcome = await rewriteLink(host, { from_target: preview.fix.fromTarget, to_target: preview.fix.toTarget, approved_plan_hash: approvedHash });
+		const outcome = await rewriteLink(host, { from_target: preview.fix.fromTarget, to_target: preview.fix.toTarget, approved_plan_hash: approvedHash, limit: AUDIT_PAGE });
 		if (!outcome.ok) {
 			if (outcome.error.code === "plan_hash_mismatch") return { ok: false, error: changedSincePreview(linksChanged) };
 			return outcome;

@@ -166,7 +166,7 @@ export class VaultLint {
 function describeFix(answer: MoveAnswer): string {
 	const links = `${answer.links_changed} ${answer.links_changed === 1 ? "link" : "links"}`;
 	const notes = `${answer.notes_edited} ${answer.notes_edited === 1 ? "note" : "notes"}`;
-	return answer.moves.length > 0 ? `moved ${answer.moves.map((move) => `${move.from} to ${move.to}`).join(", ")} and rewrote ${links} in ${notes}.` : `rewrote ${links} in ${notes}.`;
+	return answer.files_moved > 0 ? `moved ${answer.moves.map((move) => `${move.from} to ${move.to}`).join(", ")} and rewrote ${links} in ${notes}.` : `rewrote ${links} in ${notes}.`;
 }
 
 function notifyError(error: ToolError): void {

@@ -193,10 +193,12 @@ export function renderMovePreview(container: HTMLElement, answer: MoveAnswer, ma
 	container.empty();
 	container.createEl("p", { cls: "vaultlink-move-summary", text: describeMove(answer) });
 
-	container.createEl("h3", { text: answer.moves.length === 1 ? "File moved" : "Files moved" });
+	container.createEl("h3", { text: answer.files_moved === 1 ? "File moved" : "Files moved" });
 	const moves = container.createEl("ul");
-	for (const move of answer.moves.slice(0, maxListed)) moves.createEl("li", { text: `${move.from} → ${move.to}` });
-	if (answer.moves.length > maxListed) container.createEl("p", { text: `${answer.moves.length - maxListed} more files move.` });
+	const movesListed = answer.moves.slice(0, maxListed);
+	for (const move of movesListed) moves.createEl("li", { text: `${move.from} → ${move.to}` });
+	// The answer is the preview's first page; the counts are of the whole plan.
+	if (answer.files_moved > movesListed.length) container.createEl("p", { text: `${answer.files_moved - movesListed.length} more files move.` });
 
 	container.createEl("h3", { text: "Links rewritten" });
 	const changes = answer.changes ?? [];
@@ -214,7 +216,7 @@ export function renderMovePreview(container: HTMLElement, answer: MoveAnswer, ma
 			listed += 1;
 		}
 	}
-	const unlisted = changes.length - listed;
+	const unlisted = answer.links_changed - listed;
 	if (unlisted > 0) container.createEl("p", { text: `${unlisted} more ${unlisted === 1 ? "link is" : "links are"} rewritten, not listed here.` });
 
 	if (answer.newly_resolved.length > 0) {
@@ -231,7 +233,7 @@ export function renderMovePreview(container: HTMLElement, answer: MoveAnswer, ma
 /** One sentence on what a move does (a preview) or did (once applied). */
 export function describeMove(answer: MoveAnswer): string {
 	const first = answer.moves[0];
-	const what = answer.moves.length === 1 && first !== undefined ? `${first.from} to ${first.to}` : `${answer.moves.length} files`;
+	const what = answer.files_moved === 1 && first !== undefined ? `${first.from} to ${first.to}` : `${answer.files_moved} files`;
 	const links = `${count(answer.links_changed, "link")} in ${count(answer.notes_edited, "note")}`;
 	if (answer.applied) {
 		return answer.links_changed === 0 ? `Moved ${what}; no link needed rewriting.` : `Moved ${what} and rewrote ${links}.`;

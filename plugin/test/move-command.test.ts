@@ -187,6 +187,7 @@ test("the preview lists every kind of change, and says how many it leaves out", 
 			{ from: "proj/One.md", to: "archive/One.md" },
 			{ from: "proj/Two.md", to: "archive/Two.md" },
 		],
+		files_moved: 2,
 		notes_edited: 2,
 		changes: [
 			{ note: "proj/One.md", line: 2, before: "[up](../Home.md)", after: "[up](../Home.md)", reason: "source_moved" },
@@ -214,7 +215,7 @@ test("the preview lists every kind of change, and says how many it leaves out", 
 		"  li Todo.md, line 3: [[archive/One]] → archive/One.md",
 	]);
 
-	renderMovePreview(asHTMLElement(container), { ...answer, moves: answer.moves.slice(0, 1), changes: [], links_changed: 0, notes_edited: 0, newly_resolved: [] });
+	renderMovePreview(asHTMLElement(container), { ...answer, moves: answer.moves.slice(0, 1), files_moved: 1, changes: [], links_changed: 0, notes_edited: 0, newly_resolved: [] });
 	assert.deepEqual(container.outline(), [
 		"p Moves proj/One.md to archive/One.md; no link needs rewriting. Nothing changes until you confirm.",
 		"h3 File moved",

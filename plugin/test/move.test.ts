@@ -90,6 +90,7 @@ test("a dry run changes no file and answers the plan", async (t) => {
 		applied: false,
 		plan_hash: preview.plan_hash,
 		moves: [{ from: "Old.md", to: "sub/New.md" }],
+		files_moved: 1,
 		notes_edited: 1,
 		changes: [{ note: "A.md", line: 1, before: "[[Old|it]]", after: "[[New|it]]", reason: "target_moved" }],
 		links_changed: 1,

@@ -28,6 +28,12 @@ pub struct MoveArguments {
     pub approved_plan_hash: Option<String>,
     #[serde(default)]
     pub response_format: ResponseFormat,
+    /// The most moves and changes on a page of the preview.
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Where the preview goes on: the `next_cursor` of its previous page.
+    #[serde(default)]
+    pub cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -41,6 +47,10 @@ pub struct RewriteArguments {
     pub approved_plan_hash: Option<String>,
     #[serde(default)]
     pub response_format: ResponseFormat,
+    #[serde(default)]
+    pub limit: Option<usize>,
+    #[serde(default)]
+    pub cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -79,7 +89,8 @@ pub fn move_note(
     // Moving a whole folder removes it once empty; moving files out of one leaves it.
     let folder = moved_folder(&arguments.from, &plan);
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
-    finish("move_note", &plan, &texts, folder.as_deref(), &approval, arguments.response_format, edge, plans)
+    let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
+    finish("move_note", &plan, &texts, folder.as_deref(), &approval, page, edge, plans)
 }
 
 /// The notes a rewrite reads: those holding a link to the target.
@@ -96,11 +107,19 @@ pub fn rewrite_link(
     let texts = read_all(edge, notes_to_read_for_rewrite(vault, &arguments.from_target))?;
     let plan = plan_rewrite_link(vault, &arguments.from_target, &arguments.to_target, &texts).map_err(|error| CallError::of(&error))?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
-    finish("rewrite_link", &plan, &texts, None, &approval, arguments.response_format, edge, plans)
+    let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
+    finish("rewrite_link", &plan, &texts, None, &approval, page, edge, plans)
 }
 
 fn read_all(edge: &mut dyn Edge, paths: Vec<String>) -> Result<BTreeMap<String, String>, CallError> {
     paths.into_iter().map(|path| edge.text(&path).map(|text| (path, text))).collect()
+}
+
+/// What page of a move's answer is asked for.
+struct Page<'a> {
+    format: ResponseFormat,
+    limit: Option<usize>,
+    cursor: Option<&'a str>,
 }
 
 /// The approval decision, and for an approved plan its batch, made from the same texts the plan
@@ -112,12 +131,18 @@ fn finish(
     texts: &BTreeMap<String, String>,
     folder: Option<&str>,
     approval: &PlanApproval,
-    format: ResponseFormat,
+    page: Page<'_>,
     edge: &mut dyn Edge,
     plans: &mut PlanHistory,
 ) -> Result<(MoveAnswer, Option<Change>), CallError> {
     let apply = decide_plan(&plan.plan_hash, approval, plans).map_err(|error| CallError::of(&error))?;
-    let answer = MoveAnswer::new(plan, !apply, apply, format == ResponseFormat::Detailed);
+    if apply && page.cursor.is_some() {
+        return Err(CallError::of(&crate::answer::OpError::InvalidArguments {
+            detail: "`cursor` pages a preview; leave it out to apply the plan".to_owned(),
+        }));
+    }
+    let detailed = page.format == ResponseFormat::Detailed;
+    let answer = MoveAnswer::paged(plan, !apply, apply, detailed, page.limit, page.cursor).map_err(|error| CallError::of(&error))?;
     if !apply {
         plans.record_preview(&plan.plan_hash);
         return Ok((answer, None));

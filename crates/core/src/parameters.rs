@@ -96,7 +96,15 @@ pub const ALL: &[Parameters] = &[
     },
     Parameters {
         tool: "move_note",
-        list: &[required("from", TEXT), required("to", TEXT), optional("dry_run", FLAG), optional("approved_plan_hash", TEXT), FORMAT],
+        list: &[
+            required("from", TEXT),
+            required("to", TEXT),
+            optional("dry_run", FLAG),
+            optional("approved_plan_hash", TEXT),
+            LIMIT,
+            CURSOR,
+            FORMAT,
+        ],
         rules: &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
     },
     Parameters {
@@ -106,6 +114,8 @@ pub const ALL: &[Parameters] = &[
             required("to_target", TEXT),
             optional("dry_run", FLAG),
             optional("approved_plan_hash", TEXT),
+            LIMIT,
+            CURSOR,
             FORMAT,
         ],
         rules: &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],

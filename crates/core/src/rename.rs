@@ -782,29 +782,77 @@ pub struct MoveAnswer {
     pub applied: bool,
     /// Pass this as `approved_plan_hash` to apply exactly this plan.
     pub plan_hash: String,
+    /// The files that move, on this page.
     pub moves: Vec<FileMove>,
+    /// How many files move, on every page.
+    pub files_moved: usize,
     /// How many notes have links rewritten.
     pub notes_edited: usize,
-    /// Every rewritten link; left out with `concise`.
+    /// The rewritten links on this page; left out with `concise`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changes: Option<Vec<LinkChange>>,
-    /// How many links are rewritten.
+    /// How many links are rewritten, on every page.
     pub links_changed: usize,
     pub newly_resolved: Vec<NewlyResolved>,
+    /// Present when `moves` or `changes` go on: pass it as `cursor` (with the same arguments)
+    /// for the next page of the preview.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// One item of a move's answer, as its pages list them: every move first, then every change.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum AnswerItem {
+    Move(FileMove),
+    Change(LinkChange),
 }
 
 impl MoveAnswer {
+    /// The whole answer, every move and change on one page (for the plugin's own previews).
     pub fn new(plan: &MovePlan, dry_run: bool, applied: bool, detailed: bool) -> MoveAnswer {
         MoveAnswer {
             dry_run,
             applied,
             plan_hash: plan.plan_hash.clone(),
             moves: plan.moves.clone(),
+            files_moved: plan.moves.len(),
             notes_edited: plan.edits.len(),
             changes: detailed.then(|| plan.changes.clone()),
             links_changed: plan.changes.len(),
             newly_resolved: plan.newly_resolved.clone(),
+            next_cursor: None,
         }
+    }
+
+    /// One page of the answer: the moves, then (with `detailed`) the changes, paged as every
+    /// list is (`answer::page`; the counts are on every page), the cursor bound to the plan.
+    pub fn paged(
+        plan: &MovePlan,
+        dry_run: bool,
+        applied: bool,
+        detailed: bool,
+        limit: Option<usize>,
+        cursor: Option<&str>,
+    ) -> Result<MoveAnswer, crate::answer::OpError> {
+        let mut items: Vec<AnswerItem> = plan.moves.iter().cloned().map(AnswerItem::Move).collect();
+        if detailed {
+            items.extend(plan.changes.iter().cloned().map(AnswerItem::Change));
+        }
+        let scope = format!("move_note\0{}\0{detailed}", plan.plan_hash);
+        let (page, _, next_cursor) = crate::answer::page(items, limit, cursor, &scope)?;
+        let mut answer = MoveAnswer::new(plan, dry_run, applied, detailed);
+        answer.moves.clear();
+        let mut changes = Vec::new();
+        for item in page {
+            match item {
+                AnswerItem::Move(file_move) => answer.moves.push(file_move),
+                AnswerItem::Change(change) => changes.push(change),
+            }
+        }
+        answer.changes = detailed.then_some(changes);
+        answer.next_cursor = next_cursor;
+        Ok(answer)
     }
 }
 

@@ -414,6 +414,8 @@ edited while applying: nothing changed), `note_not_found`.",
                 "to": {"type": "string", "description": "The new path relative to the vault root, such as `Archive/Old idea.md` or, for a folder, `Archive/2025`. A note keeps its `.md` if it is left out."},
                 "dry_run": {"type": "boolean", "default": true, "description": "True (the default, unless `approved_plan_hash` is given) previews the plan and changes nothing."},
                 "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: apply the move only if the plan is still exactly that one. Not with `dry_run: true`."},
+                "limit": limit(),
+                "cursor": cursor(),
                 "response_format": response_format()
             }),
             &["from", "to"],
@@ -425,6 +427,7 @@ edited while applying: nothing changed), `note_not_found`.",
                 "applied": {"type": "boolean"},
                 "plan_hash": {"type": "string"},
                 "moves": {"type": "array", "items": {"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}, "required": ["from", "to"]}},
+                "files_moved": {"type": "integer", "minimum": 0},
                 "notes_edited": {"type": "integer", "minimum": 0},
                 "links_changed": {"type": "integer", "minimum": 0},
                 "changes": {"type": "array", "items": change},
@@ -432,9 +435,10 @@ edited while applying: nothing changed), `note_not_found`.",
                     "type": "array",
                     "description": "Links that were unresolved and will find the moved file under its new name.",
                     "items": {"type": "object", "properties": {"note": {"type": "string"}, "line": {"type": "integer"}, "link": {"type": "string"}, "resolves_to": {"type": "string"}}, "required": ["note", "line", "link", "resolves_to"]}
-                }
+                },
+                "next_cursor": next_cursor()
             },
-            "required": ["dry_run", "applied", "plan_hash", "moves", "notes_edited", "links_changed", "newly_resolved"]
+            "required": ["dry_run", "applied", "plan_hash", "moves", "files_moved", "notes_edited", "links_changed", "newly_resolved"]
         }),
         read_only: false,
         // It rewrites other notes: in MCP, `false` would promise only additions.
@@ -463,6 +467,8 @@ quote; nothing changes), `plan_hash_mismatch`, `concurrent_modification`.";
             "to_target": {"type": "string", "description": "The target they should have, written as it should appear in the links, such as `Ideas/New idea`."},
             "dry_run": {"type": "boolean", "default": true, "description": "True (the default, unless `approved_plan_hash` is given) previews the plan and changes nothing."},
             "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: apply only if the plan is still exactly that one. Not with `dry_run: true`."},
+            "limit": limit(),
+            "cursor": cursor(),
             "response_format": response_format()
         }),
         &["from_target", "to_target"],
