@@ -8,6 +8,7 @@ Run by scripts/test.sh, which builds the sidecar (VAULTLINK_BIN), main.js and th
 """
 
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -293,7 +294,12 @@ def test_default_pages_stay_under_20_kb_on_the_real_corpora(runtime_dir):
     async def run(corpus):
         async with session_on(corpus, runtime_dir, "standalone") as (session, _):
             notes = (await session.call_tool("list_notes", {"limit": 1000, "response_format": "concise"})).structured_content
-            calls = [(name, arguments) for name, arguments in LIST_CALLS if name != "get_backlinks"]
+            calls = [(name, arguments) for name, arguments in LIST_CALLS if name not in ("get_backlinks", "move_note", "rewrite_link")]
+            # The preview of moving the corpus's biggest top folder (of the notes listed).
+            folders = collections.Counter(note["path"].split("/")[0] for note in notes["notes"] if "/" in note["path"])
+            if folders:
+                biggest = folders.most_common(1)[0][0]
+                calls.append(("move_note", {"from": biggest, "to": f"Moved/{biggest}"}))
             calls += [("get_backlinks", {"path": note["path"]}) for note in notes["notes"][:50]]
             calls += [("read_note", {"path": note["path"]}) for note in notes["notes"][:50]]
             return [(name, await session.call_tool(name, arguments)) for name, arguments in calls]
@@ -302,6 +308,7 @@ def test_default_pages_stay_under_20_kb_on_the_real_corpora(runtime_dir):
         for name, page in asyncio.run(run(corpus.resolve())):
             assert not page.is_error, f"{corpus.name} {name}: {page.content}"
             assert size(page.structured_content) < 20_000, f"{corpus.name} {name}: {size(page.structured_content)} bytes"
+            assert wire_size(page) < WIRE_BOUND, f"{corpus.name} {name}: {wire_size(page)} bytes on the wire"
 
 
 async def with_progress(vault, runtime_dir, mode, calls):

@@ -44,14 +44,84 @@ pub fn catalogue() -> Vec<ToolSpec> {
         server_health(),
     ];
     for tool in &mut tools {
+        let format = format!("`concise` leaves out {}.", concise_leaves_out(tool.name));
+        if let Some(schema) = tool.input_schema.pointer_mut("/properties/response_format") {
+            schema["description"] = json!(format);
+        }
+        // The output schema types the answer; what its fields mean is said once, in the
+        // description, and which nested fields are always there is the server's to keep.
+        strip_descriptions(&mut tool.output_schema);
+        for nested in
+            tool.output_schema.get_mut("properties").and_then(Value::as_object_mut).into_iter().flat_map(|fields| fields.values_mut())
+        {
+            strip_required(nested);
+        }
         tool.rules = vaultlink_core::parameters::of(tool.name).map(|parameters| parameters.rules.to_vec()).unwrap_or_default();
         if let Some(properties) = tool.input_schema.get_mut("properties").and_then(Value::as_object_mut) {
-            for schema in properties.values_mut().filter(|schema| schema["type"] == "string" && schema.get("maxLength").is_none()) {
+            // A string of allowed values is bounded by them.
+            for schema in properties
+                .values_mut()
+                .filter(|schema| schema["type"] == "string" && schema.get("maxLength").is_none() && schema.get("enum").is_none())
+            {
                 schema["maxLength"] = json!(MAX_STRING_CHARS);
             }
         }
     }
     tools
+}
+
+/// What `response_format: "concise"` leaves out of `tool`'s answer.
+fn concise_leaves_out(tool: &str) -> &'static str {
+    match tool {
+        "get_outgoing_links" => "columns, byte spans, display texts and candidates",
+        "get_backlinks" => "columns and display texts",
+        "find_unresolved_links" => "each referrer's column and link kind",
+        "find_orphans" => "nothing here: both forms are the same list",
+        "resolve_link" => "the candidates of an ambiguous link",
+        "list_notes" => "aliases and link counts",
+        "read_note" => "aliases, tags and headings",
+        "move_note" => "the rewritten links (`changes`)",
+        "rewrite_link" => "the rewritten links (`changes`)",
+        "lint_wiki" => "each proposal's `detail`, `tool_args` and `evidence`",
+        "find_existing_page" => "the candidates' evidence",
+        "find_evidence" => "`word_overlap_percent` (`nodes_only` leaves out excerpts and lines)",
+        "delete_note" => "the captured text's split into frontmatter and body (the whole text stays)",
+        "server_health" => "the index's counts, the plugin's details and the evidence for where writes go",
+        _ => "detail",
+    }
+}
+
+fn strip_required(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            if map.get("required").is_some_and(Value::is_array) {
+                map.remove("required");
+            }
+            map.values_mut().for_each(strip_required);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_required),
+        _ => {}
+    }
+}
+
+fn strip_descriptions(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            // A field's description is a string; a field called `description` is a schema.
+            if map.get("description").is_some_and(Value::is_string) {
+                map.remove("description");
+            }
+            // Bounds on what the server answers are the server's to keep, not the agent's to read.
+            for bound in ["minimum", "maximum"] {
+                if map.get(bound).is_some_and(Value::is_number) {
+                    map.remove(bound);
+                }
+            }
+            map.values_mut().for_each(strip_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_descriptions),
+        _ => {}
+    }
 }
 
 /// The spec of the tool called `name`.
@@ -78,29 +148,29 @@ fn object(properties: Value, required: &[&str]) -> Value {
 }
 
 fn note_path(what: &str) -> Value {
-    json!({"type": "string", "description": format!("{what}, relative to the vault root, such as `Projects/Alpha.md`. The `.md` may be left out; case does not matter.")})
+    json!({"type": "string", "description": format!("{what}, relative to the vault root, such as `Projects/Alpha.md` (`.md` optional).")})
 }
 
 fn response_format() -> Value {
-    json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
-           "description": "`concise` leaves out columns, spans, display texts and other detail, to save tokens; `detailed` (the default) gives everything."})
+    // Its description is the tool's own: `concise_leaves_out` says what `concise` drops.
+    json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed"})
 }
 
 fn limit() -> Value {
     json!({"type": "integer", "minimum": 1, "maximum": 1000, "default": 100,
-           "description": "How many items to return at most (1 to 1000). Left out, a page holds up to 100 items and ends early to stay under about 16 KB; given, it is obeyed exactly."})
+           "description": "Page size, 1 to 1000 (left out: up to 100, ending near 16 KB)."})
 }
 
 fn cursor() -> Value {
-    json!({"type": "string", "description": "Where to continue: the `next_cursor` of the previous answer, which holds only for the same list as it was. Leave it out to start at the beginning."})
+    json!({"type": "string", "description": "The previous page's `next_cursor`."})
 }
 
 fn folder() -> Value {
-    json!({"type": "string", "description": "Only notes in this folder and below it, relative to the vault root."})
+    json!({"type": "string", "description": "Only notes in this folder, and below it."})
 }
 
 fn next_cursor() -> Value {
-    json!({"type": "string", "description": "Present when there are more items: pass it as `cursor` to get the next page."})
+    json!({"type": "string"})
 }
 
 fn kind() -> Value {
@@ -120,13 +190,10 @@ fn get_outgoing_links() -> ToolSpec {
     read_only(
         "get_outgoing_links",
         "Get a note's outgoing links",
-        "Lists the links written in one note, in its body and in its frontmatter properties (wikilinks, embeds, \
-markdown links), in order, each with where it is (line; with `detailed`, column and byte span), what it says (target, \
-heading or block subpath, display text) and what it resolves to the way Obsidian resolves it: `resolved` with the \
-file's path, `ambiguous` (several files match; the chosen one and all candidates are given) or `unresolved`; a \
-heading or block reference also says whether that heading or block exists. Use it to see where a note points before \
-editing or moving it; use get_backlinks for the links pointing to a note. It reads only; it changes nothing. \
-It fails with `note_not_found` when no note has the given path.",
+        "Lists one note's links (body and properties) in order, each with its line, target, subpath and display text, and \
+how Obsidian resolves it: `resolved`, `ambiguous` (with the candidates) or `unresolved`, and whether a heading or \
+block it names exists. Use it to see where a note points before editing or moving it; use get_backlinks for the \
+links into a note. It reads only. It fails with `note_not_found`.",
         object(json!({"path": note_path("The note's path"), "response_format": response_format()}), &["path"]),
         json!({
             "type": "object",
@@ -170,13 +237,13 @@ fn get_backlinks() -> ToolSpec {
     read_only(
         "get_backlinks",
         "Get the links that point to a note",
-        "Lists every link in the vault that resolves to one note (its backlinks), from note bodies and from \
-frontmatter properties, by referring note: which note, where (line; with `detailed`, column and display text), \
-and how it is written. Paged: a page ends at `limit` items (default 100, and then near 16 KB); pass `next_cursor` as `cursor` \
-for the next; `total` counts all pages. Use it before moving, renaming or deleting a note to see what depends on it; use get_outgoing_links for the links a note makes. \
-It reads only. It fails with `note_not_found` when no note has the given path, and with `invalid_arguments` for a \
-cursor that no earlier answer gave.",
-        object(json!({"path": note_path("The note's path"), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &["path"]),
+        "Lists every link that resolves to one note, from bodies and properties: the referring note, the line and how it is \
+written. Use it before moving, renaming or deleting a note; use get_outgoing_links for the links a note makes. It \
+reads only. It fails with `note_not_found`, or `invalid_arguments` for a stale cursor.",
+        object(
+            json!({"path": note_path("The note's path"), "limit": limit(), "cursor": cursor(), "response_format": response_format()}),
+            &["path"],
+        ),
         json!({
             "type": "object",
             "properties": {
@@ -210,11 +277,9 @@ fn find_unresolved_links() -> ToolSpec {
     read_only(
         "find_unresolved_links",
         "Find links to notes that do not exist",
-        "Lists the vault's unresolved links, grouped by the missing target (case-insensitively), each with every \
-note that refers to it and where (the first 50 referrers, with `referrer_count` counting all). Paged: a page ends at \
-`limit` targets (default 100, and then near 16 KB); pass `next_cursor` as `cursor` for the next. Use it to find dead \
-links or pages people expect but nobody wrote; use resolve_link to check one link, lint_wiki for a review with fixes. \
-It reads only. It fails with `invalid_arguments` for a cursor no earlier answer gave.",
+        "Lists the links that find no note, grouped by missing target, each with its referrers (the first 50; \
+`referrer_count` counts all). Use it to find dead links and pages people expect; use resolve_link to check one \
+link, lint_wiki for a review with fixes. It reads only. It fails with `invalid_arguments` for a stale cursor.",
         object(json!({"limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
         json!({
             "type": "object",
@@ -255,11 +320,9 @@ fn find_orphans() -> ToolSpec {
     read_only(
         "find_orphans",
         "Find notes nothing links to",
-        "Lists the notes that no other note links to, from its body or its properties (a note's links to itself do \
-not count), optionally within a folder; notes in excluded folders are never listed. Paged: a page ends at `limit` \
-notes (default 100, and then near 16 KB); pass `next_cursor` as `cursor` for the next. Use it to find forgotten pages; \
-use get_backlinks to check one note. It reads only. It fails with `invalid_arguments` for a cursor no earlier answer \
-gave.",
+        "Lists the notes that no other note links to (links to itself do not count), optionally in one folder. Use it to \
+find forgotten pages; use get_backlinks to check one note. It reads only. It fails with `invalid_arguments` for a \
+stale cursor.",
         object(json!({"folder": folder(), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
         json!({
             "type": "object",
@@ -277,18 +340,15 @@ fn resolve_link() -> ToolSpec {
     read_only(
         "resolve_link",
         "Resolve one link as Obsidian would",
-        "Tells which file a link would point to if it were written in the note `from`, the way Obsidian resolves \
-it: `resolved` with the path, `ambiguous` with every candidate and the one chosen, or `unresolved`; for a heading \
-or block reference, whether it exists. The link may be written `[[Note#Heading]]`, `[text](../Note.md)` or as a bare \
-target `Note#Heading`. Use it before writing a link, to be sure it lands; use get_outgoing_links for the links a \
-note already has. It reads only. It fails with `note_not_found` when `from` is not a note, and with \
-`invalid_arguments` when `link` is not a link.",
+        "Tells which file a link written in the note `from` would point to, as Obsidian resolves it: `resolved`, `ambiguous` \
+(the candidates and the one chosen) or `unresolved`, and whether its heading or block exists. Use it before writing \
+a link; use get_outgoing_links for the links a note has. It reads only. It fails with `note_not_found` (`from` is \
+not a note) or `invalid_arguments` (`link` is not a link).",
         object(
             json!({
                 "from": note_path("The note the link would be written in"),
                 "link": {"type": "string", "description": "The link: `[[Note#Heading]]`, `[text](Note.md)`, or a bare target such as `Note#Heading`."},
-                "response_format": {"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
-                                    "description": "`concise` leaves out an ambiguous link's candidates; `detailed` (the default) lists them."}
+                "response_format": response_format()
             }),
             &["from", "link"],
         ),
@@ -311,11 +371,9 @@ fn list_notes() -> ToolSpec {
     read_only(
         "list_notes",
         "List the vault's notes",
-        "Lists the vault's Markdown notes by path, optionally within a folder; with `detailed`, each note's \
-aliases and how many links it makes and receives. Paged: a page ends at `limit` notes (default 100, and then near \
-16 KB); pass `next_cursor` as `cursor` for the next; `total` counts all pages. Use it to find a note's exact path; \
-use read_note to read one, find_existing_page to look for a page by topic. It reads only. It fails with \
-`invalid_arguments` for a cursor no earlier answer gave.",
+        "Lists the vault's notes by path, optionally in one folder; with `detailed`, their aliases and link counts. Use it \
+to find a note's exact path; use read_note to read one, find_existing_page to look for a page by topic. It reads \
+only. It fails with `invalid_arguments` for a stale cursor.",
         object(json!({"folder": folder(), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
         json!({
             "type": "object",
@@ -345,20 +403,17 @@ fn read_note() -> ToolSpec {
     read_only(
         "read_note",
         "Read a note",
-        "Returns one note's text, split into its YAML frontmatter and its body; with `detailed`, also its \
-aliases, tags and headings. A long body comes in pages of at most `max_bytes` (default 16,000) that end between \
-lines where they can: `body_bytes` is the whole body's length, and `next_cursor`, when present, is passed as \
-`cursor` to read on (frontmatter, aliases, tags and headings come with the first page only). Inside Obsidian it \
-reads what Obsidian has; otherwise the file on disk. Use it to read before editing; use get_outgoing_links for its \
-links, resolved, and find_existing_page to find a note by topic. It reads only. It fails with `note_not_found` when \
-no note has the path, `invalid_path` for a path that leaves the vault, `too_large` for a file over 16 MiB, and \
-`invalid_arguments` for a cursor that is not a place in the body (the note changed: start again).",
+        "Returns one note's frontmatter and body (with `detailed`, also its aliases, tags and headings), a long body in \
+pages of `max_bytes` that end between lines; `body_bytes` is the whole body's length. Inside Obsidian it reads what \
+Obsidian has, else the file. Use it to read a note; use get_outgoing_links for its links, resolved. It reads only. \
+It fails with `note_not_found`, `invalid_path`, `too_large` (over 16 MiB) or `invalid_arguments` (a cursor from \
+before the note changed).",
         object(
             json!({
                 "path": note_path("The note's path"),
                 "max_bytes": {"type": "integer", "minimum": 1000, "maximum": 1000000, "default": 16000,
                               "description": "The most bytes of the body in one page (1,000 to 1,000,000)."},
-                "cursor": {"type": "string", "description": "Where to go on reading: the `next_cursor` of the previous page. Leave it out to start at the beginning."},
+                "cursor": cursor(),
                 "response_format": response_format()
             }),
             &["path"],
@@ -395,25 +450,20 @@ fn move_note() -> ToolSpec {
     ToolSpec {
         name: "move_note",
         title: "Move or rename a note, attachment or folder, keeping every link",
-        description: "Moves or renames a note, an attachment or a folder and rewrites every link that must change so \
-that each link in the vault still points where it pointed: links to the moved files (in bodies and in properties), \
-the moved notes' own relative markdown links, and links a name collision would otherwise redirect. Only the target of \
-a link is rewritten; aliases, headings, block ids, embeds, table escapes and property quoting stay as written. The \
-plan is proven before anything is written, and applied all or nothing. By default it is a dry run: nothing changes and \
-the answer lists every change with a `plan_hash`; call again with `approved_plan_hash` set to that hash (or with \
-`dry_run: false`) to apply it, and it applies only if the plan is still the same; `approved_plan_hash` cannot be \
-combined with `dry_run: true`. Use it instead of moving files yourself, which would break links; use rewrite_link to \
-repoint links without moving a file. Refusals: `invalid_arguments` (`approved_plan_hash` with `dry_run: true`), `invalid_name` (a name with [ ] # ^ | : %% or control characters, or \
-ending with a space or a dot), `destination_exists`, `invalid_path` (a folder into itself, or a path leaving the \
-vault), `unrepresentable_link` (some link could not be written to keep its target; nothing changes), \
-`plan_hash_mismatch` (the vault changed since the preview: preview again), `concurrent_modification` (a note was \
-edited while applying: nothing changed), `note_not_found`.",
+        description: "Moves or renames a note, an attachment or a folder and rewrites every link that must change so that each still \
+points where it did, in the form it was written. By default it is a dry run: nothing changes and the answer \
+previews the moves and rewritten links (paged) with a `plan_hash`; call again with `approved_plan_hash` (or \
+`dry_run: false`) to apply exactly that plan, all or nothing; `approved_plan_hash` cannot be combined with \
+`dry_run: true`. Use it instead of moving files yourself; use rewrite_link to repoint links without moving a file, \
+delete_note to delete. Refusals: `invalid_path` (into a hidden or config folder such as `.trash`, into itself, out \
+of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `plan_hash_mismatch` (preview again), \
+`concurrent_modification`, `note_not_found`.",
         input_schema: object(
             json!({
                 "from": note_path("The file or folder to move"),
-                "to": {"type": "string", "description": "The new path relative to the vault root, such as `Archive/Old idea.md` or, for a folder, `Archive/2025`. A note keeps its `.md` if it is left out."},
-                "dry_run": {"type": "boolean", "default": true, "description": "True (the default, unless `approved_plan_hash` is given) previews the plan and changes nothing."},
-                "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: apply the move only if the plan is still exactly that one. Not with `dry_run: true`."},
+                "to": {"type": "string", "description": "The new path, such as `Archive/Idea.md` or, for a folder, `Archive/2025`."},
+                "dry_run": {"type": "boolean", "description": "Left out, true unless `approved_plan_hash` is given: only a preview."},
+                "approved_plan_hash": {"type": "string", "description": "A preview's `plan_hash`: apply exactly that plan. Not with `dry_run: true`."},
                 "limit": limit(),
                 "cursor": cursor(),
                 "response_format": response_format()
@@ -452,21 +502,18 @@ fn rewrite_link() -> ToolSpec {
     let mut spec = move_note();
     spec.name = "rewrite_link";
     spec.title = "Repoint every link with one target to another";
-    spec.description = "Rewrites every link in the vault whose target is `from_target` (as written, ignoring case and \
-a `.md`; in bodies and in properties, resolved or not) so that it points to `to_target` instead. Only the target's path \
-changes: headings, block ids, aliases, embeds, table escapes and property quoting stay. Every rewritten note is parsed \
-again before anything is written, and the plan is applied all or nothing. By default it is a dry run that lists every \
-change with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it; \
-`approved_plan_hash` cannot be combined with `dry_run: true`. Use it to point links at a different note, or to fix a \
-misspelt target; use move_note to move a file, which also fixes its links. Refusals: `invalid_arguments` \
-(`approved_plan_hash` with `dry_run: true`), `unrepresentable_link` (`to_target` holds `|`, `#`, `^`, brackets, a line break or what a property cannot \
-quote; nothing changes), `plan_hash_mismatch`, `concurrent_modification`.";
+    spec.description = "Rewrites every link whose target is `from_target` (as written, ignoring case and `.md`) to point to `to_target`; \
+only the target's path changes. By default it is a dry run that previews the rewritten links (paged) with a \
+`plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it, all or nothing; \
+`approved_plan_hash` cannot be combined with `dry_run: true`. Use it to repoint links or fix a misspelt target; use \
+move_note to move a file, which fixes its links itself. Refusals: `unrepresentable_link` (`to_target` holds `|`, \
+`#`, `^`, brackets or a line break), `plan_hash_mismatch`, `concurrent_modification`.";
     spec.input_schema = object(
         json!({
-            "from_target": {"type": "string", "description": "The target the links have now, such as `Old idea` (a `.md` may be left out)."},
-            "to_target": {"type": "string", "description": "The target they should have, written as it should appear in the links, such as `Ideas/New idea`."},
-            "dry_run": {"type": "boolean", "default": true, "description": "True (the default, unless `approved_plan_hash` is given) previews the plan and changes nothing."},
-            "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: apply only if the plan is still exactly that one. Not with `dry_run: true`."},
+            "from_target": {"type": "string", "description": "The target the links have now, such as `Old idea`."},
+            "to_target": {"type": "string", "description": "The target as it should be written, such as `Ideas/New idea`."},
+            "dry_run": {"type": "boolean", "description": "Left out, true unless `approved_plan_hash` is given: only a preview."},
+            "approved_plan_hash": {"type": "string", "description": "A preview's `plan_hash`: apply exactly that plan. Not with `dry_run: true`."},
             "limit": limit(),
             "cursor": cursor(),
             "response_format": response_format()
@@ -500,24 +547,17 @@ fn lint_wiki() -> ToolSpec {
     read_only(
         "lint_wiki",
         "Lint the wiki: broken, ambiguous and orphaned links, duplicates, schema",
-        "Checks the whole vault, or one folder, and returns proposals `{kind, subject, related, detail, \
-suggested_action, tool, tool_args, evidence}`, each found by the real parser and resolver, saying why, and naming the \
-vaultlink call that fixes it where one exists (`rewrite_link` for a link whose target another note goes by, \
-`move_note` for a page outside its type's folder). Kinds: `unresolved_link` (grouped per missing target with every \
-referrer), `ambiguous_link` (which file was chosen and why), `broken_heading`, `broken_block_ref`, \
-`unquoted_property_link`, `malformed_frontmatter`, `orphan`, `duplicate_identity` (notes sharing a file name, \
-title, H1 or alias), `near_duplicate` (pairs of notes whose bodies share most of their wording, with the estimated \
-similarity in `evidence`: a lead for review, never a verdict), `schema` (breaches of the SCHEMA.md governing the \
-folder; a SCHEMA.md problem is a `schema_file` finding). A check that cannot run is listed under `skipped` with the \
-reason instead of failing the call. Notes in excluded folders are link targets but never subjects. Paged: a page \
-ends at `limit` proposals (default 100, and then near 16 KB); pass `next_cursor` as `cursor` for the next; `total` \
-and `counts` cover all pages. It reports progress. Use it for a periodic review of a wiki; use \
-find_existing_page before writing one new page. It reads only; it changes nothing. It fails with \
-`invalid_arguments` for an unknown kind or a cursor no earlier answer gave.",
+        "Checks the vault, or one folder, and returns proposals saying why, each naming the vaultlink call that fixes it \
+where one exists (`tool`, `tool_args`). Kinds: `unresolved_link`, `ambiguous_link`, `broken_heading`, \
+`broken_block_ref`, `unquoted_property_link`, `malformed_frontmatter`, `orphan`, `duplicate_identity` (notes \
+sharing a name, title, H1 or alias), `near_duplicate` (bodies sharing most of their wording: a lead, not a \
+verdict), `schema` (breaches of the folder's SCHEMA.md). Use it for a periodic review of a wiki; use \
+find_existing_page before writing one page. It reads only. It fails with `invalid_arguments` for an unknown kind or \
+a stale cursor.",
         object(
             json!({
                 "folder": folder(),
-                "excluded_folders": {"type": "array", "items": {"type": "string"}, "description": "Folders whose notes are never subjects (they still count as link targets), besides those Obsidian's settings exclude."},
+                "excluded_folders": {"type": "array", "items": {"type": "string"}, "description": "Folders whose notes are never subjects (they stay link targets)."},
                 "kinds": {"type": "array", "items": {"type": "string", "enum": lint_kinds()}, "description": "The kinds to run; all when left out."},
                 "limit": limit(),
                 "cursor": cursor(),
@@ -557,17 +597,14 @@ fn find_existing_page() -> ToolSpec {
     read_only(
         "find_existing_page",
         "Find whether a page on a topic already exists",
-        "Tells whether the vault already has a page on `topic`, before a new one is written: verdict `exists`, \
-`ambiguous` or `new`, with the candidate notes and their evidence. Identity evidence: the path or file name, an \
-`aliases` entry, the `title` property, the first H1, or a `wikidata` property holding the same QID (give `Q42` or a \
-Wikidata address as the topic); exactly one note known by the topic gives `exists`, several give `ambiguous`. Soft \
-evidence: links already written to the topic that find no note, and names sharing at least half the topic's words; \
-soft evidence alone gives `ambiguous`, never `exists`. Nothing gives `new`. Matching ignores case, spacing and Unicode \
-normalisation. Use it before creating a page, to extend the existing one instead; use lint_wiki to review the whole \
-wiki. It reads only. It fails with `invalid_arguments` for an empty topic.",
+        "Tells whether the vault already has a page on `topic`: `exists`, `ambiguous` or `new`, with the candidates and \
+their evidence. One note known by the topic (path, file name, alias, `title`, first H1, or the same Wikidata QID) \
+gives `exists`, several give `ambiguous`; softer evidence (unresolved links to it, names sharing half its words) \
+gives at most `ambiguous`. Use it before creating a page; use find_evidence for what notes say about it. It reads \
+only. It fails with `invalid_arguments` for an empty topic.",
         object(
             json!({
-                "topic": {"type": "string", "description": "What the page would be about: a name such as `Zettelkasten`, a path such as `Concepts/Zettelkasten`, or a Wikidata QID such as `Q1194880`."},
+                "topic": {"type": "string", "description": "A name such as `Zettelkasten`, a path, or a Wikidata QID such as `Q1194880`."},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10, "description": "How many candidates to return at most."},
                 "response_format": json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
                     "description": "`concise` leaves out each candidate's evidence; `detailed` (the default) gives it."})
@@ -608,25 +645,18 @@ fn find_evidence() -> ToolSpec {
     read_only(
         "find_evidence",
         "Find the notes that mention a concept, with excerpts",
-        "Lists the notes that mention a concept, ranked deterministically: notes known by the `title` (file name, alias, \
-`title` property, first H1) first, then notes whose properties link to it or name it, then notes whose body prose \
-says it or links to it; within each, notes whose own names share more of the title's words first, then by path. \
-Each match has `mentions` and a prose excerpt of at most 200 characters (headings, tables and code are skipped) \
-with its line. Paged: a page ends at `limit` matches (default 50, and then near 16 KB); pass `next_cursor` as \
-`cursor` for the next; `total` counts every match and `limited` says whether more remain. With no match, \
-`growth_hint` names notes with near names (shared words or a near spelling). Matching ignores case, spacing and \
-Unicode normalisation and respects word boundaries (`rust` does not match `trust`). Use it to gather what the vault \
-already says before writing or extending a page on a concept; use find_existing_page to decide whether the page \
-itself exists, and get_backlinks for the links to one known note. It reads only; it reads every note's text, so it \
-is slower than the other read tools on a large vault (it reports progress). Notes in excluded folders are not searched; a note that \
-could not be read is listed under `unread`. It fails with `invalid_arguments` for an empty title, a title over 200 \
-characters, a `limit` outside 1 to 1000, or a cursor no earlier answer gave.",
+        "Lists the notes that mention a concept, ranked: notes known by the `title` first, then notes whose properties name \
+or link it, then notes whose prose says or links it; each with `mentions` and a prose excerpt with its line. With \
+no match, `growth_hint` names notes with near names. Use it to gather what the vault says before writing on a \
+concept; use find_existing_page to decide whether the page exists. It reads only; it reads every note, so it is \
+slower on a large vault (it reports progress). It fails with `invalid_arguments` for an empty or over-long title or \
+a stale cursor.",
         object(
             json!({
-                "title": {"type": "string", "description": "The concept's name, as a page about it would be titled, such as `Spaced repetition`. `[[…]]` around it is ignored."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "How many matches to return at most. Left out, a page holds up to 50 and ends early to stay under about 16 KB; given, it is obeyed exactly."},
+                "title": {"type": "string", "description": "The concept's name, as a page on it would be titled, such as `Spaced repetition`."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "Page size, 1 to 1000 (left out: up to 50, ending near 16 KB)."},
                 "cursor": cursor(),
-                "nodes_only": {"type": "boolean", "default": false, "description": "When true, only the matching notes with their strength and mentions, without excerpts or lines: for building a list of related notes cheaply."},
+                "nodes_only": {"type": "boolean", "default": false, "description": "Only the matching notes, their strength and mentions: no excerpts or lines."},
                 "response_format": json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
                     "description": "`concise` leaves out `word_overlap_percent`; `detailed` (the default) gives it."})
             }),
@@ -682,28 +712,21 @@ fn delete_note() -> ToolSpec {
     ToolSpec {
         name: "delete_note",
         title: "Delete a note safely, showing what links to it",
-        description: "Deletes one note by moving it to the trash (Obsidian's trash inside Obsidian; the vault's `.trash` \
-folder otherwise), after showing every link that points to it (from bodies and properties). Without `confirm: true` \
-it is a dry run: nothing changes, and the answer lists the backlinks and a `plan_hash`. With `confirm: true` it refuses \
-while backlinks exist unless `force: true` (which needs `confirm: true`; they then dangle, and the answer lists them); it never edits another note \
-(use rewrite_link or move_note first to repoint them). `expected_hash` or `expected_mtime` (milliseconds) refuse the \
-delete if the note changed since the caller read it; `approved_plan_hash` refuses it if anything in the preview \
-changed. Every answer says where things stand: `ok`, `dry_run`, `would_change`, `can_confirm` (true only when \
-repeating with `confirm: true` would delete without another opt-in), `blocked_reasons` (`has_backlinks`, \
-`concurrent_modification`, `plan_hash_mismatch`), `backlinks`, `forced`; after a delete, `captured` (the note's text, \
-byte for byte, to recreate it) and `trashed_to`. Use it only to remove a page; use move_note to archive or rename \
-one, and get_backlinks to only look at what links to it. Refusals: folders and attachments (`invalid_path`), a \
-missing note (`note_not_found`), `force` without `confirm: true` (`invalid_arguments`).",
+        description: "Deletes one note by moving it to the trash (Obsidian's inside Obsidian, else the vault's `.trash`), after showing \
+every link to it. Without `confirm: true` it is a dry run listing the backlinks with a `plan_hash`. With `confirm: \
+true` it refuses while backlinks exist unless `force` is true (it needs `confirm: true`; the links then dangle), \
+and if `approved_plan_hash`, `expected_hash` or `expected_mtime` no longer hold. `blocked_reasons` says what stops \
+it; after a delete `captured` holds the note's text. Use it only to remove a page; use move_note to archive or \
+rename one. Refusals: `invalid_path` (a folder or an attachment), `note_not_found`, `invalid_arguments`.",
         input_schema: object(
             json!({
                 "path": note_path("The note to delete"),
                 "confirm": {"type": "boolean", "default": false, "description": "True deletes; false (the default) previews."},
-                "force": {"type": "boolean", "default": false, "description": "Delete even though links point to the note; they will dangle. Needs `confirm: true`."},
+                "force": {"type": "boolean", "default": false, "description": "Delete although links point to the note (they dangle). Needs `confirm: true`."},
                 "expected_hash": {"type": "string", "description": "SHA-256 (hex) of the text the caller read; refuse if the note changed."},
-                "expected_mtime": {"type": "integer", "minimum": 0, "description": "The note's modification time as the caller read it, in milliseconds since 1970; refuse if it changed."},
+                "expected_mtime": {"type": "integer", "minimum": 0, "description": "The note's modification time as the caller read it (ms since 1970); refuse if it changed."},
                 "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: delete only if nothing in it changed."},
-                "response_format": {"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
-                                    "description": "`concise` leaves out the captured note's split into frontmatter and body (its whole text stays)."}
+                "response_format": response_format()
             }),
             &["path"],
         ),
@@ -736,19 +759,11 @@ fn server_health() -> ToolSpec {
     read_only(
         "server_health",
         "Check where calls run and what the index holds",
-        "Reports on this server: `mode` (`plugin` when calls run inside Obsidian through the vaultlink plugin, \
-`standalone` when the sidecar works on the vault folder itself, `unavailable` when `--mode plugin` was asked and \
-no plugin answers), the vault's path, the sidecar's and the plugin's versions, the index's counts (notes, \
-attachments, links resolved, unresolved and ambiguous), and the last bridge error with its time. Use it first when \
-answers look stale or calls fail with `plugin_unavailable`, or to learn whether writes go through Obsidian (`writes`: \
-where a write would go now and the evidence for it); use \
-list_notes or lint_wiki for the vault's content. It reads only; in standalone mode the first call indexes the \
-folder (with progress). It fails with `vault_unreadable` when the vault folder cannot be read.",
-        object(
-            json!({"response_format": {"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
-                                       "description": "`concise` leaves out the index's counts and the plugin's details; `detailed` (the default) gives them."}}),
-            &[],
-        ),
+        "Reports where calls run (`mode`: `plugin` inside Obsidian, `standalone` on the folder, or `unavailable`), where a \
+write would go now and why (`writes`), the versions, the index's counts and the last bridge error. Use it first \
+when answers look stale or calls fail with `plugin_unavailable`; use list_notes for the vault's content. It reads \
+only. It fails with `vault_unreadable`.",
+        object(json!({"response_format": response_format()}), &[]),
         json!({
             "type": "object",
             "properties": {
@@ -907,7 +922,7 @@ mod tests {
                 let schema = &properties[parameter.name];
                 let expected = match parameter.kind {
                     Kind::Text => json!({"type": "string", "maxLength": MAX_STRING_CHARS}),
-                    Kind::Choice(allowed) => json!({"type": "string", "enum": allowed, "maxLength": MAX_STRING_CHARS}),
+                    Kind::Choice(allowed) => json!({"type": "string", "enum": allowed}),
                     Kind::Whole { minimum, maximum: Some(maximum) } => json!({"type": "integer", "minimum": minimum, "maximum": maximum}),
                     Kind::Whole { minimum, maximum: None } => json!({"type": "integer", "minimum": minimum}),
                     Kind::Flag => json!({"type": "boolean"}),
