@@ -116,3 +116,40 @@ def test_both_edges_carry_out_the_same_batch(case, tmp_path, runtime_dir):
         assert entries(plugin_journals[0]) == entries(folder_journals[0])
         assert plugin_journals[0]["tool"] == tool
         assert plugin_journals[0]["writes"] or plugin_journals[0]["moves"], f"{case}: the batch does something"
+
+
+def test_update_properties_through_both_edges(tmp_path, runtime_dir):
+    """update_properties goes through the same engine: through the plugin and on the folder the
+    note ends byte for byte alike, only its edited entries changed, and both journals alike."""
+    tool = "update_properties"
+    arguments = {"path": "People/Ada", "set": {"status": "reviewed", "related": "[[Grace Hopper]]"}, "remove": ["role"]}
+    vaults, copies = {}, {}
+    for edge in ("plugin", "standalone"):
+        vaults[edge] = tmp_path / edge / "vault"
+        shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
+        copies[edge] = tmp_path / f"{edge}-journals.jsonl"
+        copies[edge].touch()
+    before = (vaults["plugin"] / "People" / "Ada.md").read_text()
+    host = subprocess.Popen(
+        ["node", str(PLUGIN_HOST), str(vaults["plugin"])],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir), "VAULTLINK_HOST_JOURNAL_COPY": str(copies["plugin"])},
+        text=True,
+    )
+    try:
+        assert json.loads(host.stdout.readline())["ready"] is True
+        through_plugin = asyncio.run(preview_and_apply(vaults["plugin"], runtime_dir, "plugin", tool, arguments, {}))
+    finally:
+        stop_plugin(host)
+    on_folder = asyncio.run(preview_and_apply(
+        vaults["standalone"], runtime_dir, "standalone", tool, arguments, {"VAULTLINK_DEBUG_JOURNAL_COPY": str(copies["standalone"])}))
+    assert through_plugin == on_folder
+    assert snapshot(vaults["plugin"]) == snapshot(vaults["standalone"])
+    after = (vaults["plugin"] / "People" / "Ada.md").read_text()
+    assert 'related: "[[Grace Hopper]]"' in after and "status: reviewed" in after
+    assert after.split("\n---\n", 1)[1] == before.split("\n---\n", 1)[1], "the body is untouched"
+    assert "role:" not in after and "aliases: [Ada Lovelace]" in after, "the removed key is gone, the others as written"
+    plugin_journals, folder_journals = journals(copies["plugin"]), journals(copies["standalone"])
+    assert len(plugin_journals) == len(folder_journals) == 1
+    assert entries(plugin_journals[0]) == entries(folder_journals[0])
+    assert plugin_journals[0]["tool"] == tool

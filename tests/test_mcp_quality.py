@@ -64,6 +64,8 @@ EVERY_TOOL = [
     ("move_note", {"from": "People/Ada.md", "to": "People/Ada Lovelace.md"}),
     ("rewrite_link", {"from_target": "Quarterly plan", "to_target": "Projects/Beta", "response_format": "concise"}),
     ("delete_note", {"path": "People/Ada"}),
+    ("update_properties", {"path": "People/Ada", "set": {"status": "draft", "related": "[[Grace Hopper]]"}, "remove": ["aliases"]}),
+    ("update_properties", {"path": "People/Ada", "set": {"status": "draft"}, "response_format": "concise"}),
     ("server_health", {}),
     ("server_health", {"response_format": "concise"}),
     # Refusals, each with its code.

@@ -181,6 +181,38 @@ pub fn delete_note(vault: &Vault, arguments: &DeleteArguments, edge: &mut dyn Ed
     Ok((answer, change))
 }
 
+/// The note `update_properties` reads: the one it edits.
+pub fn properties_notes_needed(vault: &Vault, arguments: &crate::properties::PropertiesArguments) -> Vec<String> {
+    vault.find_note(&arguments.path).map(|path| vec![path.to_owned()]).unwrap_or_default()
+}
+
+pub fn update_properties(
+    vault: &Vault,
+    arguments: &crate::properties::PropertiesArguments,
+    edge: &mut dyn Edge,
+    plans: &mut PlanHistory,
+) -> Result<(crate::properties::PropertiesAnswer, Option<Change>), CallError> {
+    let path = vault
+        .find_note(&arguments.path)
+        .ok_or_else(|| CallError::of(&crate::answer::OpError::NoteNotFound { path: arguments.path.clone() }))?
+        .to_owned();
+    let text = edge.text(&path)?;
+    let (plan, mut answer) = crate::properties::plan(&path, &text, arguments).map_err(|error| CallError::of(&error))?;
+    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    let apply = decide_plan(&plan.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
+    if !apply || plan.edits.is_empty() {
+        // Nothing is written: a preview, or a change that changes nothing.
+        plans.record_preview(&plan.plan_hash);
+        answer.dry_run = !apply;
+        return Ok((answer, None));
+    }
+    let texts = BTreeMap::from([(path, text)]);
+    let batch = crate::batch::batch(&plan, &texts, "update_properties", None, edge.tag()).map_err(|error| CallError::of(&error))?;
+    answer.dry_run = false;
+    answer.applied = true;
+    Ok((answer, Some(Change::Batch { batch, plan_hash: plan.plan_hash })))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

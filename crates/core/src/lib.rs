@@ -25,6 +25,7 @@ pub mod ops;
 pub mod parameters;
 pub mod parse;
 pub mod paths;
+pub mod properties;
 pub mod rename;
 pub mod resolve;
 pub mod schema_file;

@@ -42,6 +42,7 @@ pub enum Request {
     MoveNote(MoveArguments),
     RewriteLink(RewriteArguments),
     DeleteNote(DeleteArguments),
+    UpdateProperties(crate::properties::PropertiesArguments),
 }
 
 impl Request {
@@ -62,12 +63,13 @@ impl Request {
             Request::MoveNote(_) => "move_note",
             Request::RewriteLink(_) => "rewrite_link",
             Request::DeleteNote(_) => "delete_note",
+            Request::UpdateProperties(_) => "update_properties",
         }
     }
 
     /// Whether the operation may change the vault.
     pub fn writes(&self) -> bool {
-        matches!(self, Request::MoveNote(_) | Request::RewriteLink(_) | Request::DeleteNote(_))
+        matches!(self, Request::MoveNote(_) | Request::RewriteLink(_) | Request::DeleteNote(_) | Request::UpdateProperties(_))
     }
 }
 
@@ -106,6 +108,7 @@ pub fn notes_needed(vault: &Vault, request: &Request) -> Vec<String> {
         Request::MoveNote(arguments) => crate::change::move_notes_needed(vault, arguments),
         Request::RewriteLink(arguments) => crate::change::rewrite_notes_needed(vault, arguments),
         Request::DeleteNote(arguments) => crate::change::delete_notes_needed(vault, arguments),
+        Request::UpdateProperties(arguments) => crate::change::properties_notes_needed(vault, arguments),
         _ => Vec::new(),
     }
 }
@@ -226,6 +229,7 @@ pub enum Response {
     Evidence(crate::evidence::Evidence),
     Moved(crate::rename::MoveAnswer),
     Deleted(crate::delete::DeleteAnswer),
+    Properties(crate::properties::PropertiesAnswer),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -475,6 +479,10 @@ pub fn run(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut Pl
         Request::DeleteNote(arguments) => {
             let (answer, change) = crate::change::delete_note(vault, arguments, edge)?;
             return Ok(Outcome { answer: Response::Deleted(answer), change });
+        }
+        Request::UpdateProperties(arguments) => {
+            let (answer, change) = crate::change::update_properties(vault, arguments, edge, plans)?;
+            return Ok(Outcome { answer: Response::Properties(answer), change });
         }
     };
     Ok(Outcome { answer, change: None })

@@ -26,6 +26,8 @@ pub enum Kind {
     Flag,
     /// A list of strings (`lint_wiki` checks its `kinds` itself, naming the kinds).
     Texts,
+    /// A JSON object (the operation checks its members).
+    Object,
 }
 
 /// One parameter of an operation.
@@ -148,6 +150,18 @@ pub const ALL: &[Parameters] = &[
         ],
         rules: &[Rule::Needs { parameter: "force", other: "confirm", value: true }],
     },
+    Parameters {
+        tool: "update_properties",
+        list: &[
+            required("path", TEXT),
+            optional("set", Kind::Object),
+            optional("remove", Kind::Texts),
+            optional("dry_run", FLAG),
+            optional("approved_plan_hash", TEXT),
+            FORMAT,
+        ],
+        rules: &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
+    },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
     // The command line's `summary`; not a tool of the MCP catalogue.
     Parameters { tool: "vault_summary", list: &[], rules: &[] },
@@ -201,6 +215,7 @@ pub fn check(tool: &str, arguments: &Value) -> Result<(), CallError> {
             }
             Kind::Flag => value.is_boolean(),
             Kind::Texts => value.as_array().is_some_and(|items| items.iter().all(Value::is_string)),
+            Kind::Object => value.is_object(),
         };
         if !fits {
             return Err(invalid(format!("parameter `{key}` must be {}", describe(parameter.kind))));
@@ -208,6 +223,7 @@ pub fn check(tool: &str, arguments: &Value) -> Result<(), CallError> {
         let strings: Vec<&str> = match value {
             Value::String(text) => vec![text],
             Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            Value::Object(members) => members.keys().map(String::as_str).chain(members.values().filter_map(Value::as_str)).collect(),
             _ => Vec::new(),
         };
         for text in &strings {
@@ -264,6 +280,7 @@ fn describe(kind: Kind) -> String {
         Kind::Text | Kind::Choice(_) => "a string".to_owned(),
         Kind::Flag => "a boolean".to_owned(),
         Kind::Texts => "a list of strings".to_owned(),
+        Kind::Object => "an object".to_owned(),
     }
 }
 

@@ -617,4 +617,50 @@ mod tests {
             }
         }
     }
+
+    /// `update_properties` on a disk that fails at each step in turn: the note is as it was, or
+    /// edited as asked, never half; an edit saved while it is written is kept and nothing else.
+    #[test]
+    fn a_property_edit_that_fails_at_any_step_leaves_the_note_as_it_was() {
+        let text = "---\n# kept\ntitle: 'T'\nrole: lead\n---\nBody [[Other]]\n";
+        let arguments = json!({"path": "Ada.md", "set": {"status": "done", "up": "[[Other]]"}, "remove": ["role"], "dry_run": false});
+        let mut applied_at = None;
+        for fault in Fault::ALL {
+            for fail_at in 0..40 {
+                let (dir, mut index) = vault(&[("Ada.md", text), ("Other.md", "x\n")]);
+                let before = snapshot(dir.path());
+                let disk = FaultyDisk::new(fault, fail_at);
+                let outcome = crate::tools::run_on_folder_with(&disk, &mut index, "update_properties", &arguments, &Progress::none());
+                let edited = "---\n# kept\ntitle: 'T'\nstatus: done\nup: \"[[Other]]\"\n---\nBody [[Other]]\n";
+                match outcome {
+                    // A fault in the tidying after the edit: the edit is whole.
+                    Ok(_) => {
+                        assert_eq!(fs::read_to_string(dir.path().join("Ada.md")).unwrap(), edited, "{fault:?} at step {fail_at}");
+                        if !disk.failed.get() {
+                            applied_at.get_or_insert(fail_at);
+                            break;
+                        }
+                    }
+                    Err(refusal) => {
+                        assert_eq!(refusal.code, "write_failed", "{refusal:?}");
+                        assert_eq!(snapshot(dir.path()), before, "{fault:?} at step {fail_at}");
+                    }
+                }
+            }
+        }
+        assert!(applied_at.is_some_and(|steps| steps >= 4), "the edit takes several steps: {applied_at:?}");
+
+        // Someone saves the note after it was read, as the journal is written: the save is kept,
+        // nothing is written over it.
+        let (dir, mut index) = vault(&[("Ada.md", text)]);
+        let note = dir.path().join("Ada.md");
+        let disk = Hooked(|operation: &str, path: &Path| {
+            if operation == "write_new" && path.ends_with("journal.json") {
+                fs::write(&note, "---\nrole: other\n---\nsaved meanwhile\n").unwrap();
+            }
+        });
+        let refusal = crate::tools::run_on_folder_with(&disk, &mut index, "update_properties", &arguments, &Progress::none()).unwrap_err();
+        assert_eq!(refusal.code, "concurrent_modification", "{refusal:?}");
+        assert_eq!(fs::read_to_string(&note).unwrap(), "---\nrole: other\n---\nsaved meanwhile\n");
+    }
 }

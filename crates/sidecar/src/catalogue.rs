@@ -41,6 +41,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         find_existing_page(),
         find_evidence(),
         delete_note(),
+        update_properties(),
         server_health(),
     ];
     for tool in &mut tools {
@@ -86,6 +87,7 @@ fn concise_leaves_out(tool: &str) -> &'static str {
         "find_existing_page" => "the candidates' evidence",
         "find_evidence" => "`word_overlap_percent` (`nodes_only` leaves out excerpts and lines)",
         "delete_note" => "the captured text's split into frontmatter and body (the whole text stays)",
+        "update_properties" => "the YAML before and after",
         "server_health" => "the index's counts, the plugin's details and the evidence for where writes go",
         _ => "detail",
     }
@@ -755,6 +757,50 @@ rename one. Refusals: `invalid_path` (a folder or an attachment), `note_not_foun
     }
 }
 
+fn update_properties() -> ToolSpec {
+    ToolSpec {
+        name: "update_properties",
+        title: "Set or remove a note's properties, keeping the rest of the file",
+        description: "Sets and removes top-level properties in one note's frontmatter (making the block if there is \
+none) without touching anything else: other keys, comments, quoting, order and line breaks stay byte for byte, and a \
+value holding a link is written quoted, as Obsidian reads a property link. The result is read back before anything is \
+written. By default it is a dry run answering the YAML before and after with a `plan_hash`; call again with \
+`approved_plan_hash` (or `dry_run: false`) to apply it; `approved_plan_hash` cannot be combined with `dry_run: true`. \
+Use it instead of rewriting a note to change its properties; use move_note or rewrite_link to change where links \
+point. Refusals: `note_not_found`, `invalid_arguments` (an object value, a key both set and removed, frontmatter that \
+is not YAML keys), `plan_hash_mismatch`, `concurrent_modification`.",
+        input_schema: object(
+            json!({
+                "path": note_path("The note's path"),
+                "set": {"type": "object", "description": "Keys to set, to text, a number, a boolean or a list of them, such as `{\"status\": \"done\", \"related\": \"[[Other]]\"}`."},
+                "remove": {"type": "array", "items": {"type": "string"}, "description": "Keys to remove."},
+                "dry_run": {"type": "boolean", "description": "Left out, true unless `approved_plan_hash` is given: only a preview."},
+                "approved_plan_hash": {"type": "string", "description": "A preview's `plan_hash`: apply exactly that plan. Not with `dry_run: true`."},
+                "response_format": response_format()
+            }),
+            &["path"],
+        ),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "dry_run": {"type": "boolean"},
+                "applied": {"type": "boolean"},
+                "plan_hash": {"type": "string"},
+                "path": {"type": "string"},
+                "set": {"type": "array", "items": {"type": "string"}},
+                "removed": {"type": "array", "items": {"type": "string"}},
+                "before": {"type": "string"},
+                "after": {"type": "string"}
+            },
+            "required": ["dry_run", "applied", "plan_hash", "path", "set", "removed"]
+        }),
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        rules: Vec::new(),
+    }
+}
+
 fn server_health() -> ToolSpec {
     read_only(
         "server_health",
@@ -927,6 +973,7 @@ mod tests {
                     Kind::Whole { minimum, maximum: None } => json!({"type": "integer", "minimum": minimum}),
                     Kind::Flag => json!({"type": "boolean"}),
                     Kind::Texts => json!({"type": "array"}),
+                    Kind::Object => json!({"type": "object"}),
                 };
                 for (key, value) in expected.as_object().expect("an object") {
                     assert_eq!(&schema[key], value, "{}.{}: {key}", tool.name, parameter.name);

@@ -1,0 +1,423 @@
+//! `update_properties`: sets and removes top-level properties of a note's frontmatter without
+//! touching anything else in the file. Each property is one entry of the YAML block (its key line
+//! and the lines indented under it); an edit replaces, removes or appends whole entries, so
+//! every other key, comment, quoting style, order and line break stays byte for byte. A value
+//! that holds a link is written quoted, in the form Obsidian reads as a link. The result is
+//! proven before it is offered: the block is read again with `serde_yaml` and must hold exactly
+//! the properties it held, with the asked change and no other.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::frontmatter::find_block;
+use crate::rename::{content_hash, FileEdit, MovePlan, TextEdit};
+use crate::span::Span;
+
+/// What `update_properties` was asked.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PropertiesArguments {
+    pub path: String,
+    /// Properties to set, by key: text, a number, a boolean, or a list of those.
+    #[serde(default)]
+    pub set: serde_json::Map<String, Value>,
+    /// Keys to remove; a key that is not there is left alone.
+    #[serde(default)]
+    pub remove: Vec<String>,
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+    #[serde(default)]
+    pub approved_plan_hash: Option<String>,
+    #[serde(default)]
+    pub response_format: crate::answer::ResponseFormat,
+}
+
+/// What `update_properties` answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PropertiesAnswer {
+    pub dry_run: bool,
+    pub applied: bool,
+    pub plan_hash: String,
+    pub path: String,
+    /// The keys set and removed (a removed key that was not there is not listed).
+    pub set: Vec<String>,
+    pub removed: Vec<String>,
+    /// The frontmatter's YAML before and after; left out with `concise`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+}
+
+/// Why the properties cannot be changed as asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PropertiesError {
+    /// Nothing to do: no key to set or remove.
+    Nothing,
+    /// A key or value this tool does not write (`detail` says which and why).
+    Unwritable { detail: String },
+    /// The frontmatter is not a mapping YAML reads, so entries cannot be told apart.
+    Unreadable { path: String, detail: String },
+    /// The edited block would not read back as the asked change (a bug, refused before writing).
+    Unproven { path: String, detail: String },
+}
+
+impl crate::error::Failure for PropertiesError {
+    fn code(&self) -> crate::error::ErrorCode {
+        match self {
+            PropertiesError::Nothing | PropertiesError::Unwritable { .. } => crate::error::ErrorCode::InvalidArguments,
+            PropertiesError::Unreadable { .. } => crate::error::ErrorCode::InvalidArguments,
+            PropertiesError::Unproven { .. } => crate::error::ErrorCode::Internal,
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            PropertiesError::Nothing => "nothing to change: give `set`, `remove` or both".to_owned(),
+            PropertiesError::Unwritable { detail } => detail.clone(),
+            PropertiesError::Unreadable { path, detail } => {
+                format!("the frontmatter of `{path}` is not YAML properties can be edited in ({detail}); nothing was changed")
+            }
+            PropertiesError::Unproven { path, detail } => {
+                format!("the edited frontmatter of `{path}` would not read back as asked ({detail}); nothing was changed")
+            }
+        }
+    }
+
+    fn hint(&self) -> &'static str {
+        match self {
+            PropertiesError::Nothing | PropertiesError::Unwritable { .. } => {
+                "Set keys to text, numbers, booleans or lists of them; remove keys by name."
+            }
+            PropertiesError::Unreadable { .. } => {
+                "Fix the note's YAML (lint_wiki names the problem as malformed_frontmatter), then try again."
+            }
+            PropertiesError::Unproven { .. } => "Report this as a bug, with the note's frontmatter.",
+        }
+    }
+}
+
+/// One top-level entry of the block: its key as YAML reads it, and the bytes of its lines.
+struct Entry {
+    key: String,
+    span: Span,
+}
+
+/// The block's top-level entries, in order. Comment and blank lines between entries belong to
+/// no entry.
+fn entries(text: &str, content: Span) -> Vec<Entry> {
+    let mut found: Vec<Entry> = Vec::new();
+    let mut at = content.start;
+    while at < content.end {
+        let end = text[at..content.end].find('\n').map_or(content.end, |newline| at + newline + 1);
+        let line = &text[at..end];
+        let starts_entry = !line.starts_with([' ', '\t', '#', '\r', '\n', '-']) && !line.is_empty();
+        let continues = line.starts_with([' ', '\t']) || line.starts_with('-');
+        if starts_entry {
+            if let Some(key) = key_of(line) {
+                found.push(Entry { key, span: Span { start: at, end } });
+            }
+        } else if continues {
+            if let Some(last) = found.last_mut().filter(|last| last.span.end == at) {
+                last.span.end = end;
+            }
+        }
+        at = end;
+    }
+    found
+}
+
+/// The key a top-level line starts, as YAML reads it: plain, or quoted.
+fn key_of(line: &str) -> Option<String> {
+    let line = line.trim_end_matches(['\r', '\n']);
+    if let Some(quote @ ('"' | '\'')) = line.chars().next() {
+        let close = line[1..].find(quote)? + 1;
+        let rest = &line[close + 1..];
+        return rest.trim_start().starts_with(':').then(|| line[1..close].to_owned());
+    }
+    let colon = line.char_indices().find(|&(at, c)| c == ':' && (at + 1 == line.len() || line[at + 1..].starts_with([' ', '\t'])))?;
+    Some(line[..colon.0].trim_end().to_owned())
+}
+
+/// A value as this tool writes it: YAML text after `key:` (with its leading space or line
+/// break), for the line break `newline` the block uses.
+fn written(key: &str, value: &Value, newline: &str) -> Result<String, PropertiesError> {
+    let scalar = |value: &Value| -> Result<String, PropertiesError> {
+        match value {
+            Value::String(text) => Ok(quoted_if_needed(text)),
+            Value::Number(number) => Ok(number.to_string()),
+            Value::Bool(flag) => Ok(flag.to_string()),
+            _ => Err(PropertiesError::Unwritable {
+                detail: format!("`set.{key}` holds a {} inside a list; a list holds text, numbers or booleans", kind(value)),
+            }),
+        }
+    };
+    match value {
+        Value::Array(items) if items.is_empty() => Ok(" []".to_owned()),
+        Value::Array(items) => {
+            let lines: Result<Vec<String>, PropertiesError> =
+                items.iter().map(|item| scalar(item).map(|item| format!("  - {item}"))).collect();
+            Ok(format!("{newline}{}", lines?.join(newline)))
+        }
+        Value::Null => Ok(String::new()),
+        Value::Object(_) => Err(PropertiesError::Unwritable {
+            detail: format!("`set.{key}` is an object; this tool writes text, numbers, booleans and lists of them"),
+        }),
+        scalar_value => scalar(scalar_value).map(|text| format!(" {text}")),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Array(_) => "list",
+        Value::Object(_) => "object",
+        Value::Null => "null",
+        _ => "value",
+    }
+}
+
+/// Whether a plain scalar could read as something else than text to some YAML reader (YAML 1.1
+/// reads `yes`, `on` and `0755` otherwise than YAML 1.2 does).
+fn looks_typed(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    matches!(lower.as_str(), "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null" | "~")
+        || text.trim_start_matches(['-', '+', '.']).starts_with(|c: char| c.is_ascii_digit())
+        || lower.starts_with(".inf")
+        || lower.starts_with(".nan")
+}
+
+/// Text written plain when every YAML reader reads it back as the same string, else
+/// double-quoted (always for a link, which Obsidian reads from a quoted string only).
+fn quoted_if_needed(text: &str) -> String {
+    let plain_reads_back = !text.is_empty()
+        && !looks_typed(text)
+        && !text.contains("[[")
+        && !text.contains("](")
+        && text.trim() == text
+        && !text.contains(['\n', '\r', '\t', '"', '\''])
+        && serde_yaml::from_str::<serde_yaml::Value>(&format!("k: {text}")).ok().and_then(|value| value.get("k").cloned())
+            == Some(serde_yaml::Value::String(text.to_owned()));
+    if plain_reads_back {
+        text.to_owned()
+    } else {
+        // A JSON string is a YAML double-quoted scalar with the same value.
+        serde_json::to_string(text).unwrap_or_default()
+    }
+}
+
+/// A key as it is written before `:`: plain when YAML reads it so, else quoted.
+fn written_key(key: &str) -> String {
+    let plain = !key.is_empty()
+        && !looks_typed(key)
+        && !key.contains(['#', ':', '"', '\'', '[', ']', '{', '}', ',', '\n'])
+        && key.trim() == key
+        && !key.starts_with(['-', '?', '!', '&', '*', '|', '>', '%', '@', '`']);
+    if plain {
+        key.to_owned()
+    } else {
+        serde_json::to_string(key).unwrap_or_default()
+    }
+}
+
+/// The plan that changes the properties of the note at `path`, whose text is `text`.
+pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(MovePlan, PropertiesAnswer), PropertiesError> {
+    if arguments.set.is_empty() && arguments.remove.is_empty() {
+        return Err(PropertiesError::Nothing);
+    }
+    for key in arguments.set.keys().chain(&arguments.remove) {
+        if key.trim().is_empty() || key.contains(['\n', '\r']) {
+            return Err(PropertiesError::Unwritable { detail: format!("the key {key:?} is empty or spans lines") });
+        }
+    }
+    if let Some(both) = arguments.remove.iter().find(|key| arguments.set.contains_key(*key)) {
+        return Err(PropertiesError::Unwritable { detail: format!("`{both}` is both set and removed; give it in one of them") });
+    }
+    let block = find_block(text);
+    let newline = if block.map_or(text, |block| &text[block.span.start..block.span.end]).contains("\r\n") { "\r\n" } else { "\n" };
+    let before_yaml = block.map_or("", |block| &text[block.content.range()]);
+    let before: serde_yaml::Mapping = match serde_yaml::from_str::<serde_yaml::Value>(before_yaml) {
+        Ok(serde_yaml::Value::Mapping(map)) => map,
+        Ok(serde_yaml::Value::Null) => serde_yaml::Mapping::new(),
+        Ok(_) => return Err(PropertiesError::Unreadable { path: path.to_owned(), detail: "it is not a mapping of keys".to_owned() }),
+        Err(error) => return Err(PropertiesError::Unreadable { path: path.to_owned(), detail: error.to_string() }),
+    };
+    let found = block.map(|block| entries(text, block.content)).unwrap_or_default();
+    let mut edits: Vec<TextEdit> = Vec::new();
+    let mut appended = String::new();
+    let mut set_keys = Vec::new();
+    for (key, value) in &arguments.set {
+        let line = format!("{}:{}{newline}", written_key(key), written(key, value, newline)?);
+        match found.iter().find(|entry| entry.key == *key) {
+            Some(entry) => {
+                // The key as it was written (its quoting) stays.
+                let as_written = &text[entry.span.start..entry.span.end];
+                let colon = as_written.find(':').unwrap_or(0);
+                let kept_key = &as_written[..colon];
+                let mut replacement = format!("{kept_key}:{}{newline}", written(key, value, newline)?);
+                if !as_written.ends_with('\n') {
+                    replacement.truncate(replacement.len() - newline.len());
+                }
+                edits.push(TextEdit { span: entry.span, replacement });
+            }
+            None => appended.push_str(&line),
+        }
+        set_keys.push(key.clone());
+    }
+    let mut removed = Vec::new();
+    for key in &arguments.remove {
+        if let Some(entry) = found.iter().find(|entry| entry.key == *key) {
+            edits.push(TextEdit { span: entry.span, replacement: String::new() });
+            removed.push(key.clone());
+        }
+    }
+    if !appended.is_empty() {
+        match block {
+            Some(block) => {
+                // After the last entry's line break: a block whose last line lacks one gets it.
+                let needs_break = block.content.end > block.content.start && !text[..block.content.end].ends_with('\n');
+                let at = Span { start: block.content.end, end: block.content.end };
+                edits.push(TextEdit { span: at, replacement: format!("{}{appended}", if needs_break { newline } else { "" }) });
+            }
+            None => {
+                let start = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+                edits.push(TextEdit { span: Span { start, end: start }, replacement: format!("---{newline}{appended}---{newline}") });
+            }
+        }
+    }
+    edits.sort_by_key(|edit| (edit.span.start, edit.span.end));
+    let after_text = crate::rename::apply_edits(text, &edits);
+    let after_block = find_block(&after_text);
+    let after_yaml = after_block.map_or("", |block| &after_text[block.content.range()]);
+    prove(path, text, &after_text, &before, after_yaml, arguments)?;
+    let content_hash = content_hash(text);
+    let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
+    sha2::Digest::update(&mut hasher, format!("update_properties\0{path}\0{content_hash}\n"));
+    for edit in &edits {
+        sha2::Digest::update(&mut hasher, format!("{}\0{}\0{}\n", edit.span.start, edit.span.end, edit.replacement));
+    }
+    let plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
+    let detailed = arguments.response_format == crate::answer::ResponseFormat::Detailed;
+    let answer = PropertiesAnswer {
+        dry_run: true,
+        applied: false,
+        plan_hash: plan_hash.clone(),
+        path: path.to_owned(),
+        set: set_keys,
+        removed,
+        before: detailed.then(|| before_yaml.to_owned()),
+        after: detailed.then(|| after_yaml.to_owned()),
+    };
+    let edits = if edits.is_empty() { Vec::new() } else { vec![FileEdit { path: path.to_owned(), content_hash, edits }] };
+    Ok((MovePlan { moves: Vec::new(), edits, changes: Vec::new(), newly_resolved: Vec::new(), plan_hash }, answer))
+}
+
+/// The edited text reads back as the asked change and nothing else: the same properties but
+/// those set (to their values) and those removed, and the same bytes outside the block.
+fn prove(
+    path: &str,
+    text: &str,
+    after_text: &str,
+    before: &serde_yaml::Mapping,
+    after_yaml: &str,
+    arguments: &PropertiesArguments,
+) -> Result<(), PropertiesError> {
+    let unproven = |detail: String| Err(PropertiesError::Unproven { path: path.to_owned(), detail });
+    let after: serde_yaml::Mapping = match serde_yaml::from_str::<serde_yaml::Value>(after_yaml) {
+        Ok(serde_yaml::Value::Mapping(map)) => map,
+        Ok(serde_yaml::Value::Null) => serde_yaml::Mapping::new(),
+        other => return unproven(format!("it reads as {other:?}")),
+    };
+    let mut expected: BTreeMap<String, serde_yaml::Value> = BTreeMap::new();
+    for (key, value) in before {
+        let Some(key) = key.as_str() else { continue };
+        expected.insert(key.to_owned(), value.clone());
+    }
+    for key in &arguments.remove {
+        expected.remove(key);
+    }
+    for (key, value) in &arguments.set {
+        let value = serde_yaml::to_value(value).unwrap_or(serde_yaml::Value::Null);
+        expected.insert(key.clone(), value);
+    }
+    let mut actual: BTreeMap<String, serde_yaml::Value> = BTreeMap::new();
+    for (key, value) in &after {
+        let Some(key) = key.as_str() else { continue };
+        actual.insert(key.to_owned(), value.clone());
+    }
+    if actual != expected {
+        return unproven("the properties read back differ from the asked change".to_owned());
+    }
+    let body =
+        |text: &str| find_block(text).map_or(text.trim_start_matches('\u{feff}').to_owned(), |block| text[block.span.end..].to_owned());
+    if body(text) != body(after_text) {
+        return unproven("the body would change".to_owned());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn edit(text: &str, set: Value, remove: &[&str]) -> String {
+        let arguments = PropertiesArguments {
+            path: "N.md".to_owned(),
+            set: set.as_object().cloned().unwrap_or_default(),
+            remove: remove.iter().map(|key| (*key).to_owned()).collect(),
+            dry_run: None,
+            approved_plan_hash: None,
+            response_format: Default::default(),
+        };
+        let (plan, _) = plan("N.md", text, &arguments).unwrap_or_else(|error| panic!("{error:?}"));
+        plan.edits.first().map_or(text.to_owned(), |file| crate::rename::apply_edits(text, &file.edits))
+    }
+
+    #[test]
+    fn setting_a_key_keeps_every_other_byte() {
+        let text = "---\n# a comment\ntitle: 'Old'   # trailing\ntags:\n  - a\n  - b\nup: \"[[Home]]\"\n---\nBody [[x]]\n";
+        assert_eq!(
+            edit(text, json!({"status": "done"}), &[]),
+            "---\n# a comment\ntitle: 'Old'   # trailing\ntags:\n  - a\n  - b\nup: \"[[Home]]\"\nstatus: done\n---\nBody [[x]]\n"
+        );
+        assert_eq!(
+            edit(text, json!({"tags": ["x", "y z"]}), &[]),
+            "---\n# a comment\ntitle: 'Old'   # trailing\ntags:\n  - x\n  - y z\nup: \"[[Home]]\"\n---\nBody [[x]]\n"
+        );
+        assert_eq!(edit(text, json!({}), &["tags"]), "---\n# a comment\ntitle: 'Old'   # trailing\nup: \"[[Home]]\"\n---\nBody [[x]]\n");
+    }
+
+    #[test]
+    fn links_are_written_quoted_and_crlf_and_missing_blocks_are_kept_as_they_are() {
+        assert_eq!(
+            edit("---\r\na: 1\r\n---\r\nBody", json!({"related": "[[Other note]]"}), &[]),
+            "---\r\na: 1\r\nrelated: \"[[Other note]]\"\r\n---\r\nBody"
+        );
+        assert_eq!(
+            edit("Body only\n", json!({"up": ["[[A]]", 2, true]}), &[]),
+            "---\nup:\n  - \"[[A]]\"\n  - 2\n  - true\n---\nBody only\n"
+        );
+        assert_eq!(edit("---\nn: 1\n---\n", json!({"n": "007", "on": "yes"}), &[]), "---\nn: \"007\"\n\"on\": \"yes\"\n---\n");
+    }
+
+    #[test]
+    fn what_cannot_be_written_is_refused() {
+        let refuse = |text: &str, set: Value, remove: &[&str]| {
+            let arguments = PropertiesArguments {
+                path: "N.md".to_owned(),
+                set: set.as_object().cloned().unwrap_or_default(),
+                remove: remove.iter().map(|key| (*key).to_owned()).collect(),
+                dry_run: None,
+                approved_plan_hash: None,
+                response_format: Default::default(),
+            };
+            plan("N.md", text, &arguments).map(|_| ()).unwrap_err()
+        };
+        assert_eq!(refuse("x", json!({}), &[]), PropertiesError::Nothing);
+        assert!(matches!(refuse("x", json!({"a": {"b": 1}}), &[]), PropertiesError::Unwritable { .. }));
+        assert!(matches!(refuse("x", json!({"a": 1}), &["a"]), PropertiesError::Unwritable { .. }));
+        assert!(matches!(refuse("---\n- a list\n---\n", json!({"a": 1}), &[]), PropertiesError::Unreadable { .. }));
+    }
+}
