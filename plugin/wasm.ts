@@ -331,6 +331,8 @@ export interface BatchMove {
 	from: string;
 	to: string;
 	via: string | null;
+	/** The destination is where an earlier move of the batch takes a file from. */
+	vacated: boolean;
 }
 
 /** The steps that carry out an approved plan, decided by core (`crates/core/src/batch.rs`). */

@@ -21,6 +21,11 @@ CASES = {
     "a case-only rename": ("move_note", {"from": "Ideas/Sync.md", "to": "Ideas/sync.md"}),
     "a rewrite": ("rewrite_link", {"from_target": "Ada", "to_target": "People/Grace Hopper"}),
     "a delete": ("delete_note", {"path": "Inbox.md"}),
+    "a bulk move with a chain and a folder": ("bulk_move_notes", {"moves": [
+        {"from": "Projects/Beta.md", "to": "Archive/Beta.md"},
+        {"from": "Projects/Alpha.md", "to": "Projects/Beta.md"},
+        {"from": "Ideas", "to": "Notes/Ideas"},
+    ]}),
 }
 
 

@@ -66,6 +66,7 @@ EVERY_TOOL = [
     ("delete_note", {"path": "People/Ada"}),
     ("update_properties", {"path": "People/Ada", "set": {"status": "draft", "related": "[[Grace Hopper]]"}, "remove": ["aliases"]}),
     ("update_properties", {"path": "People/Ada", "set": {"status": "draft"}, "response_format": "concise"}),
+    ("bulk_move_notes", {"moves": [{"from": "People/Ada.md", "to": "People/Ada Lovelace.md"}, {"from": "Ideas", "to": "Notes/Ideas"}]}),
     ("server_health", {}),
     ("server_health", {"response_format": "concise"}),
     # Refusals, each with its code.

@@ -55,7 +55,8 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 	const moving: { file: TFile; move: BatchMove }[] = [];
 	for (const move of batch.moves) {
 		const file = vault.getAbstractFileByPath(move.from);
-		const taken = move.via === null && (vault.getAbstractFileByPath(move.to) !== null || (await vault.adapter.exists(move.to)));
+		// A destination an earlier move of the batch leaves is taken now, and free in its turn.
+		const taken = !move.vacated && move.via === null && (vault.getAbstractFileByPath(move.to) !== null || (await vault.adapter.exists(move.to)));
 		if (!(file instanceof TFile) || taken) return { ok: false, error: concurrent(move.from) };
 		moving.push({ file, move });
 	}

@@ -39,6 +39,10 @@ pub struct BatchMove {
     /// For a move that changes only the case of a name: the temporary name it passes through,
     /// so that a case-insensitive filesystem cannot take it for nothing to do.
     pub via: Option<String>,
+    /// The destination is where an earlier move of this batch takes a file from: taken when
+    /// the batch starts, free by the time this move runs.
+    #[serde(default)]
+    pub vacated: bool,
 }
 
 /// What an edge carries out, in this order: check every write's `before`, write the journal,
@@ -95,13 +99,13 @@ pub fn temporary_name(path: &str, tag: u32, kind: &str) -> String {
 }
 
 /// The batch that carries out `plan`, from the texts its notes have now (`texts`, by path).
-/// `moved_folder` is the folder a folder move empties (`rename::moved_folder`); `tag` names the
-/// temporary files (the edge's process id).
+/// `moved_folders` are the folders its folder moves empty (`rename::moved_folder`); `tag` names
+/// the temporary files (the edge's process id).
 pub fn batch(
     plan: &MovePlan,
     texts: &BTreeMap<String, String>,
     tool: &str,
-    moved_folder: Option<&str>,
+    moved_folders: &[String],
     tag: u32,
 ) -> Result<Batch, BatchError> {
     let mut writes = Vec::with_capacity(plan.edits.len());
@@ -132,20 +136,26 @@ pub fn batch(
             }
         }
         let case_only = file_move.from != file_move.to && file_move.from.to_lowercase() == file_move.to.to_lowercase();
+        let vacated = plan
+            .moves
+            .iter()
+            .take(moves.len())
+            .any(|earlier: &crate::rename::FileMove| crate::resolve::fold(&earlier.from) == crate::resolve::fold(&file_move.to));
         moves.push(BatchMove {
             from: file_move.from.clone(),
             to: file_move.to.clone(),
             via: case_only.then(|| temporary_name(&file_move.from, tag, "case")),
+            vacated,
         });
     }
     folders.sort_by_key(|folder| folder.matches('/').count());
     let mut emptied_folders = Vec::new();
-    if let Some(moved) = moved_folder {
+    for moved in moved_folders {
         let inside = format!("{moved}/");
         for file_move in &plan.moves {
             let mut folder = file_move.from.rsplit_once('/').map(|(folder, _)| folder.to_owned());
             while let Some(current) = folder {
-                if current != moved && !current.starts_with(&inside) {
+                if current != *moved && !current.starts_with(&inside) {
                     break;
                 }
                 if !emptied_folders.contains(&current) {
@@ -214,7 +224,8 @@ mod tests {
             .filter_map(|path| texts.get(&path).map(|text| (path, text.clone())))
             .collect();
         let plan = plan_move(&vault, from, to, &needed).unwrap_or_else(|error| panic!("{}", error.message()));
-        batch(&plan, &texts, "move_note", moved_folder(from, &plan).as_deref(), 7).unwrap_or_else(|error| panic!("{}", error.message()))
+        batch(&plan, &texts, "move_note", &moved_folder(from, &plan).into_iter().collect::<Vec<_>>(), 7)
+            .unwrap_or_else(|error| panic!("{}", error.message()))
     }
 
     #[test]
@@ -224,7 +235,7 @@ mod tests {
         assert_eq!(batch.writes[0].text, "[[New]] and [[New]]");
         assert_eq!(batch.writes[0].after_hash, content_hash("[[New]] and [[New]]"));
         assert_eq!(batch.writes[0].temporary, ".A.md.vaultlink-7.tmp");
-        assert_eq!(batch.moves, vec![BatchMove { from: "Old.md".to_owned(), to: "deep/er/New.md".to_owned(), via: None }]);
+        assert_eq!(batch.moves, vec![BatchMove { from: "Old.md".to_owned(), to: "deep/er/New.md".to_owned(), via: None, vacated: false }]);
         assert_eq!(batch.folders, vec!["deep".to_owned(), "deep/er".to_owned()]);
         assert!(batch.emptied_folders.is_empty());
         let journal = batch.journal(vec!["deep".to_owned()], 7, 1, "here");
@@ -252,8 +263,8 @@ mod tests {
         let (vault, mut texts) = vault(&[("A.md", "[[Old]]"), ("Old.md", "")]);
         let plan = plan_move(&vault, "Old.md", "New.md", &texts).unwrap_or_else(|error| panic!("{}", error.message()));
         texts.insert("A.md".to_owned(), "[[Old]] edited".to_owned());
-        assert_eq!(batch(&plan, &texts, "move_note", None, 1), Err(BatchError::Changed { path: "A.md".to_owned() }));
+        assert_eq!(batch(&plan, &texts, "move_note", &[], 1), Err(BatchError::Changed { path: "A.md".to_owned() }));
         texts.remove("A.md");
-        assert_eq!(batch(&plan, &texts, "move_note", None, 1), Err(BatchError::Changed { path: "A.md".to_owned() }));
+        assert_eq!(batch(&plan, &texts, "move_note", &[], 1), Err(BatchError::Changed { path: "A.md".to_owned() }));
     }
 }

@@ -90,7 +90,7 @@ pub fn move_note(
     let folder = moved_folder(&arguments.from, &plan);
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
-    finish("move_note", &plan, &texts, folder.as_deref(), &approval, page, edge, plans)
+    finish("move_note", &plan, &texts, &folder.into_iter().collect::<Vec<_>>(), &approval, page, edge, plans)
 }
 
 /// The notes a rewrite reads: those holding a link to the target.
@@ -108,7 +108,7 @@ pub fn rewrite_link(
     let plan = plan_rewrite_link(vault, &arguments.from_target, &arguments.to_target, &texts).map_err(|error| CallError::of(&error))?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
-    finish("rewrite_link", &plan, &texts, None, &approval, page, edge, plans)
+    finish("rewrite_link", &plan, &texts, &[], &approval, page, edge, plans)
 }
 
 fn read_all(edge: &mut dyn Edge, paths: Vec<String>) -> Result<BTreeMap<String, String>, CallError> {
@@ -129,7 +129,7 @@ fn finish(
     tool: &str,
     plan: &MovePlan,
     texts: &BTreeMap<String, String>,
-    folder: Option<&str>,
+    folders: &[String],
     approval: &PlanApproval,
     page: Page<'_>,
     edge: &mut dyn Edge,
@@ -147,7 +147,7 @@ fn finish(
         plans.record_preview(&plan.plan_hash);
         return Ok((answer, None));
     }
-    let batch = crate::batch::batch(plan, texts, tool, folder, edge.tag()).map_err(|error| CallError::of(&error))?;
+    let batch = crate::batch::batch(plan, texts, tool, folders, edge.tag()).map_err(|error| CallError::of(&error))?;
     Ok((answer, Some(Change::Batch { batch, plan_hash: plan.plan_hash.clone() })))
 }
 
@@ -181,6 +181,73 @@ pub fn delete_note(vault: &Vault, arguments: &DeleteArguments, edge: &mut dyn Ed
     Ok((answer, change))
 }
 
+/// One move of `bulk_move_notes`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OneMove {
+    pub from: String,
+    pub to: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BulkMoveArguments {
+    pub moves: Vec<OneMove>,
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+    #[serde(default)]
+    pub approved_plan_hash: Option<String>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+    #[serde(default)]
+    pub limit: Option<usize>,
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// The most moves one `bulk_move_notes` call takes (a folder counts once).
+pub const MAX_BULK_MOVES: usize = 1000;
+
+impl BulkMoveArguments {
+    /// The asked pairs, each path held to the vault's rules.
+    fn pairs(&self) -> Result<Vec<(String, String)>, CallError> {
+        if self.moves.len() > MAX_BULK_MOVES {
+            return Err(CallError::of(&crate::answer::OpError::InvalidArguments {
+                detail: format!("`moves` holds {} moves, over the {MAX_BULK_MOVES} one call takes", self.moves.len()),
+            }));
+        }
+        for (at, one) in self.moves.iter().enumerate() {
+            for (name, path) in [("from", &one.from), ("to", &one.to)] {
+                if let Some(problem) = crate::paths::vault_path_problem(path) {
+                    return Err(crate::parameters::path_refused(&format!("moves[{at}].{name}"), path, problem));
+                }
+            }
+        }
+        Ok(self.moves.iter().map(|one| (one.from.clone(), one.to.clone())).collect())
+    }
+}
+
+/// The notes a bulk move reads.
+pub fn bulk_notes_needed(vault: &Vault, arguments: &BulkMoveArguments) -> Vec<String> {
+    arguments.pairs().ok().and_then(|pairs| crate::rename::notes_to_read_for_bulk(vault, &pairs).ok()).unwrap_or_default()
+}
+
+pub fn bulk_move_notes(
+    vault: &Vault,
+    arguments: &BulkMoveArguments,
+    edge: &mut dyn Edge,
+    plans: &mut PlanHistory,
+) -> Result<(MoveAnswer, Option<Change>), CallError> {
+    let pairs = arguments.pairs()?;
+    let needed = crate::rename::notes_to_read_for_bulk(vault, &pairs).map_err(|error| CallError::of(&error))?;
+    let texts = read_all(edge, needed)?;
+    let plan = crate::rename::plan_bulk_move(vault, &pairs, &texts).map_err(|error| CallError::of(&error))?;
+    let folders: Vec<String> = pairs.iter().filter_map(|(from, _)| moved_folder(from, &plan)).collect();
+    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
+    finish("bulk_move_notes", &plan, &texts, &folders, &approval, page, edge, plans)
+}
+
 /// The note `update_properties` reads: the one it edits.
 pub fn properties_notes_needed(vault: &Vault, arguments: &crate::properties::PropertiesArguments) -> Vec<String> {
     vault.find_note(&arguments.path).map(|path| vec![path.to_owned()]).unwrap_or_default()
@@ -207,7 +274,7 @@ pub fn update_properties(
         return Ok((answer, None));
     }
     let texts = BTreeMap::from([(path, text)]);
-    let batch = crate::batch::batch(&plan, &texts, "update_properties", None, edge.tag()).map_err(|error| CallError::of(&error))?;
+    let batch = crate::batch::batch(&plan, &texts, "update_properties", &[], edge.tag()).map_err(|error| CallError::of(&error))?;
     answer.dry_run = false;
     answer.applied = true;
     Ok((answer, Some(Change::Batch { batch, plan_hash: plan.plan_hash })))
@@ -292,5 +359,32 @@ mod tests {
         assert_eq!(answer.trashed_to.as_deref(), Some(".trash/A.md"));
         assert_eq!(answer.captured.map(|captured| captured.text), Some("---\nup: x\n---\nbody".to_owned()));
         assert!(answer.forced);
+    }
+
+    #[test]
+    fn a_bulk_move_orders_a_chain_and_refuses_a_swap_or_a_file_moved_twice() {
+        let (vault, mut edge) = vault(&[("A.md", "[[B]] [[C]]"), ("B.md", "# B"), ("C.md", "[[A]]"), ("P/x.md", "[[A]]")]);
+        let mut plans = PlanHistory::default();
+        // B leaves for D, then A takes B's place; the folder moves too.
+        let chain = json!({"moves": [{"from": "A", "to": "B"}, {"from": "B", "to": "D"}, {"from": "P", "to": "Q"}], "dry_run": false});
+        let outcome = call(&vault, "bulk_move_notes", &chain, &mut edge, &mut plans).unwrap();
+        let Some(Change::Batch { batch, .. }) = outcome.change else { panic!("a batch") };
+        let order: Vec<(&str, &str, bool)> = batch.moves.iter().map(|step| (step.from.as_str(), step.to.as_str(), step.vacated)).collect();
+        assert_eq!(order, [("B.md", "D.md", false), ("P/x.md", "Q/x.md", false), ("A.md", "B.md", true)]);
+        assert_eq!(batch.emptied_folders, ["P".to_owned()]);
+        let texts: BTreeMap<&str, &str> = batch.writes.iter().map(|write| (write.path.as_str(), write.text.as_str())).collect();
+        assert_eq!(texts.get("A.md"), Some(&"[[D]] [[C]]"), "A's link to B follows B to D");
+        assert_eq!(texts.get("C.md"), Some(&"[[B]]"), "C's link to A follows A to B");
+
+        for (moves, said) in [
+            (json!([{"from": "A", "to": "B"}, {"from": "B", "to": "A"}]), "cycle"),
+            (json!([{"from": "A", "to": "X"}, {"from": "A", "to": "Y"}]), "moved twice"),
+            (json!([{"from": "A", "to": "X"}, {"from": "C", "to": "X"}]), "two files"),
+            (json!([]), "empty"),
+            (json!([{"from": "A", "to": "../X"}]), "not a path inside the vault"),
+        ] {
+            let refused = call(&vault, "bulk_move_notes", &json!({"moves": moves}), &mut edge, &mut plans).unwrap_err();
+            assert!(refused.message.contains(said), "{said}: {}", refused.message);
+        }
     }
 }

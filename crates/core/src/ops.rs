@@ -43,6 +43,7 @@ pub enum Request {
     RewriteLink(RewriteArguments),
     DeleteNote(DeleteArguments),
     UpdateProperties(crate::properties::PropertiesArguments),
+    BulkMoveNotes(crate::change::BulkMoveArguments),
 }
 
 impl Request {
@@ -64,12 +65,20 @@ impl Request {
             Request::RewriteLink(_) => "rewrite_link",
             Request::DeleteNote(_) => "delete_note",
             Request::UpdateProperties(_) => "update_properties",
+            Request::BulkMoveNotes(_) => "bulk_move_notes",
         }
     }
 
     /// Whether the operation may change the vault.
     pub fn writes(&self) -> bool {
-        matches!(self, Request::MoveNote(_) | Request::RewriteLink(_) | Request::DeleteNote(_) | Request::UpdateProperties(_))
+        matches!(
+            self,
+            Request::MoveNote(_)
+                | Request::RewriteLink(_)
+                | Request::DeleteNote(_)
+                | Request::UpdateProperties(_)
+                | Request::BulkMoveNotes(_)
+        )
     }
 }
 
@@ -109,6 +118,7 @@ pub fn notes_needed(vault: &Vault, request: &Request) -> Vec<String> {
         Request::RewriteLink(arguments) => crate::change::rewrite_notes_needed(vault, arguments),
         Request::DeleteNote(arguments) => crate::change::delete_notes_needed(vault, arguments),
         Request::UpdateProperties(arguments) => crate::change::properties_notes_needed(vault, arguments),
+        Request::BulkMoveNotes(arguments) => crate::change::bulk_notes_needed(vault, arguments),
         _ => Vec::new(),
     }
 }
@@ -476,6 +486,7 @@ pub fn run(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut Pl
         }
         Request::MoveNote(arguments) => return moved(crate::change::move_note(vault, arguments, edge, plans)?),
         Request::RewriteLink(arguments) => return moved(crate::change::rewrite_link(vault, arguments, edge, plans)?),
+        Request::BulkMoveNotes(arguments) => return moved(crate::change::bulk_move_notes(vault, arguments, edge, plans)?),
         Request::DeleteNote(arguments) => {
             let (answer, change) = crate::change::delete_note(vault, arguments, edge)?;
             return Ok(Outcome { answer: Response::Deleted(answer), change });

@@ -28,6 +28,8 @@ pub enum Kind {
     Texts,
     /// A JSON object (the operation checks its members).
     Object,
+    /// A list of JSON objects (the operation checks their members).
+    Objects,
 }
 
 /// One parameter of an operation.
@@ -162,6 +164,11 @@ pub const ALL: &[Parameters] = &[
         ],
         rules: &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
     },
+    Parameters {
+        tool: "bulk_move_notes",
+        list: &[required("moves", Kind::Objects), optional("dry_run", FLAG), optional("approved_plan_hash", TEXT), LIMIT, CURSOR, FORMAT],
+        rules: &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
+    },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
     // The command line's `summary`; not a tool of the MCP catalogue.
     Parameters { tool: "vault_summary", list: &[], rules: &[] },
@@ -216,13 +223,20 @@ pub fn check(tool: &str, arguments: &Value) -> Result<(), CallError> {
             Kind::Flag => value.is_boolean(),
             Kind::Texts => value.as_array().is_some_and(|items| items.iter().all(Value::is_string)),
             Kind::Object => value.is_object(),
+            Kind::Objects => value.as_array().is_some_and(|items| items.iter().all(Value::is_object)),
         };
         if !fits {
             return Err(invalid(format!("parameter `{key}` must be {}", describe(parameter.kind))));
         }
         let strings: Vec<&str> = match value {
             Value::String(text) => vec![text],
-            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            Value::Array(items) => items
+                .iter()
+                .flat_map(|item| match item {
+                    Value::Object(members) => members.values().filter_map(Value::as_str).collect(),
+                    other => other.as_str().into_iter().collect::<Vec<_>>(),
+                })
+                .collect(),
             Value::Object(members) => members.keys().map(String::as_str).chain(members.values().filter_map(Value::as_str)).collect(),
             _ => Vec::new(),
         };
@@ -281,6 +295,7 @@ fn describe(kind: Kind) -> String {
         Kind::Flag => "a boolean".to_owned(),
         Kind::Texts => "a list of strings".to_owned(),
         Kind::Object => "an object".to_owned(),
+        Kind::Objects => "a list of objects".to_owned(),
     }
 }
 

@@ -147,6 +147,11 @@ pub enum MoveError {
     InvalidRewrite {
         detail: String,
     },
+    /// The moves of a bulk move cannot be one batch: none, a file moved twice, two files to one
+    /// place, or a cycle of names.
+    InvalidBulk {
+        detail: String,
+    },
 }
 
 impl Failure for MoveError {
@@ -162,6 +167,7 @@ impl Failure for MoveError {
             MoveError::InvalidDestination { .. } => ErrorCode::InvalidPath,
             MoveError::SamePath { .. } => ErrorCode::InvalidArguments,
             MoveError::InvalidRewrite { .. } => ErrorCode::InvalidArguments,
+            MoveError::InvalidBulk { .. } => ErrorCode::InvalidArguments,
         }
     }
 
@@ -183,6 +189,7 @@ impl Failure for MoveError {
             }
             MoveError::SamePath { path } => format!("`from` and `to` both name `{path}`: there is nothing to move"),
             MoveError::InvalidRewrite { detail } => format!("{detail}; nothing was planned"),
+            MoveError::InvalidBulk { detail } => format!("{detail}; nothing was planned"),
         }
     }
 
@@ -205,6 +212,9 @@ impl Failure for MoveError {
             MoveError::SamePath { .. } => "Give a `to` that differs from `from` (a change of case alone is a rename).",
             MoveError::InvalidRewrite { .. } => {
                 "Give `from_target` as the links write it (find_unresolved_links lists them) and a different, non-empty `to_target`."
+            }
+            MoveError::InvalidBulk { .. } => {
+                "Move each file once, each to its own place; to swap two names, move one of them to a free name first, in a batch of its own."
             }
         }
     }
@@ -291,14 +301,22 @@ fn check_name(path: &str) -> Result<(), MoveError> {
 /// empty under it, and only that.
 pub fn moved_folder(from: &str, plan: &MovePlan) -> Option<String> {
     let named = from.trim().trim_matches('/');
-    let first = plan.moves.first()?;
     let depth = named.split('/').count();
-    let segments: Vec<&str> = first.from.split('/').collect();
-    (segments.len() > depth && fold(&segments[..depth].join("/")) == fold(named)).then(|| segments[..depth].join("/"))
+    plan.moves.iter().find_map(|file_move| {
+        let segments: Vec<&str> = file_move.from.split('/').collect();
+        (segments.len() > depth && fold(&segments[..depth].join("/")) == fold(named)).then(|| segments[..depth].join("/"))
+    })
 }
 
 /// Which files move: `(from, to)` pairs, for a file or every file of a folder.
 fn moves(vault: &Vault, from: &str, to: &str) -> Result<Vec<(String, String)>, MoveError> {
+    let (moves, is_folder) = expand(vault, from, to)?;
+    check_moves(vault, &moves, !is_folder)?;
+    Ok(moves)
+}
+
+/// The `(from, to)` pairs one move asks for, and whether it moves a folder.
+fn expand(vault: &Vault, from: &str, to: &str) -> Result<(Vec<(String, String)>, bool), MoveError> {
     let from = from.trim().trim_matches('/');
     let to = to.trim().trim_matches('/');
     if from.is_empty() {
@@ -341,6 +359,12 @@ fn moves(vault: &Vault, from: &str, to: &str) -> Result<Vec<(String, String)>, M
     if is_folder {
         check_name(to)?;
     }
+    Ok((moves, is_folder))
+}
+
+/// Checks the destinations of `moves` taken together: each free, or left by a file that moves
+/// away in the same batch. `check_names` checks each destination's name (a file move's).
+fn check_moves(vault: &Vault, moves: &[(String, String)], check_names: bool) -> Result<(), MoveError> {
     let leaving: HashSet<String> = moves.iter().map(|(from, _)| fold(from)).collect();
     // A file that stays and is spelt like a destination but for case: on a case-sensitive
     // filesystem `a.md` and `A.md` can both exist, and `a.md` -> `A.md` would replace the other.
@@ -348,11 +372,11 @@ fn moves(vault: &Vault, from: &str, to: &str) -> Result<Vec<(String, String)>, M
     let destinations: HashSet<String> = moves.iter().map(|(_, to)| fold(to)).collect();
     let staying_in_the_way: HashSet<String> =
         vault.paths().filter(|path| !leaving_exactly.contains(path) && destinations.contains(&fold(path))).map(fold).collect();
-    for (from, to) in &moves {
+    for (from, to) in moves {
         if staying_in_the_way.contains(&fold(to)) {
             return Err(MoveError::DestinationExists { path: to.clone() });
         }
-        if !is_folder {
+        if check_names {
             check_name(to)?;
         }
         // A file already there is refused, unless it is one that moves away (a rename that
@@ -364,7 +388,65 @@ fn moves(vault: &Vault, from: &str, to: &str) -> Result<Vec<(String, String)>, M
             return Err(MoveError::DestinationExists { path: to.clone() });
         }
     }
-    Ok(moves)
+    Ok(())
+}
+
+/// The pairs of many moves, as one batch: each move expanded as one alone is, then checked
+/// together (no file moved twice, no two files to one place, each destination free or left by
+/// a file that moves first), and ordered so that a file moves only once its destination is
+/// free. A cycle of names (two notes swapping theirs) is refused: it would need a third name.
+pub fn bulk_moves(vault: &Vault, asked: &[(String, String)]) -> Result<Vec<(String, String)>, MoveError> {
+    if asked.is_empty() {
+        return Err(MoveError::InvalidBulk { detail: "`moves` is empty".to_owned() });
+    }
+    let mut all: Vec<(String, String)> = Vec::new();
+    let mut sources: HashMap<String, String> = HashMap::new();
+    let mut destinations: HashMap<String, String> = HashMap::new();
+    for (from, to) in asked {
+        let (pairs, is_folder) = expand(vault, from, to)?;
+        if !is_folder {
+            check_name(&pairs[0].1)?;
+        }
+        for (source, destination) in pairs {
+            if let Some(other) = sources.insert(fold(&source), from.clone()) {
+                return Err(MoveError::InvalidBulk { detail: format!("`{source}` is moved twice (by `{other}` and by `{from}`)") });
+            }
+            if destinations.insert(fold(&destination), source.clone()).is_some() {
+                return Err(MoveError::InvalidBulk { detail: format!("two files would move to `{destination}`") });
+            }
+            all.push((source, destination));
+        }
+    }
+    check_moves(vault, &all, false)?;
+    // A file moves once no file still to move sits at its destination.
+    let mut ordered = Vec::with_capacity(all.len());
+    let mut pending = all;
+    while !pending.is_empty() {
+        let waiting: HashSet<String> = pending.iter().map(|(from, _)| fold(from)).collect();
+        let (ready, blocked): (Vec<_>, Vec<_>) =
+            pending.into_iter().partition(|(from, to)| fold(to) == fold(from) || !waiting.contains(&fold(to)));
+        if ready.is_empty() {
+            let names: Vec<String> = blocked.iter().take(4).map(|(from, to)| format!("`{from}` -> `{to}`")).collect();
+            return Err(MoveError::InvalidBulk {
+                detail: format!("the moves form a cycle of names ({}): each destination is the source of another", names.join(", ")),
+            });
+        }
+        ordered.extend(ready);
+        pending = blocked;
+    }
+    Ok(ordered)
+}
+
+/// Step one of a bulk move: the notes whose text its plan needs.
+pub fn notes_to_read_for_bulk(vault: &Vault, asked: &[(String, String)]) -> Result<Vec<String>, MoveError> {
+    let moves = Moves::new(bulk_moves(vault, asked)?);
+    let notes: BTreeSet<String> = candidates(vault, &moves).into_iter().map(|candidate| candidate.source).collect();
+    Ok(notes.into_iter().collect())
+}
+
+/// Step two of a bulk move: plans and proves every move as one batch.
+pub fn plan_bulk_move(vault: &Vault, asked: &[(String, String)], texts: &BTreeMap<String, String>) -> Result<MovePlan, MoveError> {
+    plan_pairs(vault, Moves::new(bulk_moves(vault, asked)?), texts)
 }
 
 /// The vault's files as they will be after the moves: a view, nothing is copied.
@@ -459,7 +541,11 @@ pub fn notes_to_read(vault: &Vault, from: &str, to: &str) -> Result<Vec<String>,
 /// Step two: plans and proves the move. `texts` holds the text of every note that
 /// [`notes_to_read`] named.
 pub fn plan_move(vault: &Vault, from: &str, to: &str, texts: &BTreeMap<String, String>) -> Result<MovePlan, MoveError> {
-    let moves = Moves::new(moves(vault, from, to)?);
+    plan_pairs(vault, Moves::new(moves(vault, from, to)?), texts)
+}
+
+/// Plans and proves the moves of `moves`, in their order.
+fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> Result<MovePlan, MoveError> {
     let after = After::new(vault, &moves);
     let config = vault.config().parse;
     let mut parsed: BTreeMap<String, Vec<Link>> = BTreeMap::new();

@@ -63,7 +63,9 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
         let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
         // On a case-insensitive filesystem `to` "exists" as `from` in a case-only move; only a
         // file spelt exactly `to`, or any other file there, is in the way.
-        if !exists_exactly(&from) || exists_exactly(&to) || (to.exists() && file_move.via.is_none()) {
+        // A destination an earlier move of the batch leaves is taken now, and free in its turn.
+        let taken = !file_move.vacated && (exists_exactly(&to) || (to.exists() && file_move.via.is_none()));
+        if !exists_exactly(&from) || taken {
             return Err(concurrent(&file_move.from));
         }
         refuse_links_on_the_way(root, &file_move.to)?;
@@ -169,7 +171,8 @@ mod tests {
         for file in &plan.edits {
             texts.insert(file.path.clone(), fs::read_to_string(root.join(&file.path)).unwrap_or_default());
         }
-        let batch = vaultlink_core::batch::batch(plan, &texts, tool, moved_folder, std::process::id())
+        let folders: Vec<String> = moved_folder.map(str::to_owned).into_iter().collect();
+        let batch = vaultlink_core::batch::batch(plan, &texts, tool, &folders, std::process::id())
             .map_err(|error| ToolError::from(vaultlink_core::error::CallError::of(&error)))?;
         apply_batch_on(disk, root, &batch)
     }

@@ -42,6 +42,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         find_evidence(),
         delete_note(),
         update_properties(),
+        bulk_move_notes(),
         server_health(),
     ];
     for tool in &mut tools {
@@ -88,6 +89,7 @@ fn concise_leaves_out(tool: &str) -> &'static str {
         "find_evidence" => "`word_overlap_percent` (`nodes_only` leaves out excerpts and lines)",
         "delete_note" => "the captured text's split into frontmatter and body (the whole text stays)",
         "update_properties" => "the YAML before and after",
+        "bulk_move_notes" => "the rewritten links (`changes`)",
         "server_health" => "the index's counts, the plugin's details and the evidence for where writes go",
         _ => "detail",
     }
@@ -757,6 +759,36 @@ rename one. Refusals: `invalid_path` (a folder or an attachment), `note_not_foun
     }
 }
 
+fn bulk_move_notes() -> ToolSpec {
+    let mut spec = move_note();
+    spec.name = "bulk_move_notes";
+    spec.title = "Move many notes, attachments or folders at once, keeping every link";
+    spec.description = "Moves many notes, attachments or folders as one batch, as move_note moves one: every link \
+that must change is rewritten, the plan is proven whole and applied all or nothing. Moves may interact (a note moved \
+to where another one leaves, a note moved into a folder that moves too); a file moved twice, two files sent to one \
+place, or a cycle of names (a swap) is refused. By default it is a dry run previewing the moves and rewritten links \
+(paged) with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it; \
+`approved_plan_hash` cannot be combined with `dry_run: true`. Use it for a reorganisation that moves many files; use \
+move_note for one file or one folder. Refusals: those of move_note, and `invalid_arguments` for a list that cannot be \
+one batch.";
+    spec.input_schema = object(
+        json!({
+            "moves": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}, "required": ["from", "to"], "additionalProperties": false},
+                "description": "The moves, each `{from, to}` as move_note takes them (at most 1000)."
+            },
+            "dry_run": {"type": "boolean", "description": "Left out, true unless `approved_plan_hash` is given: only a preview."},
+            "approved_plan_hash": {"type": "string", "description": "A preview's `plan_hash`: apply exactly that plan. Not with `dry_run: true`."},
+            "limit": limit(),
+            "cursor": cursor(),
+            "response_format": response_format()
+        }),
+        &["moves"],
+    );
+    spec
+}
+
 fn update_properties() -> ToolSpec {
     ToolSpec {
         name: "update_properties",
@@ -974,6 +1006,7 @@ mod tests {
                     Kind::Flag => json!({"type": "boolean"}),
                     Kind::Texts => json!({"type": "array"}),
                     Kind::Object => json!({"type": "object"}),
+                    Kind::Objects => json!({"type": "array"}),
                 };
                 for (key, value) in expected.as_object().expect("an object") {
                     assert_eq!(&schema[key], value, "{}.{}: {key}", tool.name, parameter.name);
