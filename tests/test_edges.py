@@ -73,17 +73,16 @@ def entries(journal):
     }
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_both_edges_carry_out_the_same_batch(case, tmp_path, runtime_dir):
-    tool, arguments = CASES[case]
-    vaults = {}
+def through_both_edges(tool, arguments, tmp_path, runtime_dir):
+    """Copies the sample vault twice, previews and applies the call through the plugin on one
+    copy and on the folder on the other: the vaults, the two answers (preview, applied) of each
+    edge, and the files holding each edge's journals."""
+    vaults, copies = {}, {}
     for edge in ("plugin", "standalone"):
         vaults[edge] = tmp_path / edge / "vault"
         shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
-    copies = {edge: tmp_path / f"{edge}-journals.jsonl" for edge in vaults}
-    for copy in copies.values():
-        copy.touch()
-
+        copies[edge] = tmp_path / f"{edge}-journals.jsonl"
+        copies[edge].touch()
     host = subprocess.Popen(
         ["node", str(PLUGIN_HOST), str(vaults["plugin"])],
         stdout=subprocess.PIPE,
@@ -97,6 +96,13 @@ def test_both_edges_carry_out_the_same_batch(case, tmp_path, runtime_dir):
         stop_plugin(host)
     on_folder = asyncio.run(preview_and_apply(
         vaults["standalone"], runtime_dir, "standalone", tool, arguments, {"VAULTLINK_DEBUG_JOURNAL_COPY": str(copies["standalone"])}))
+    return vaults, through_plugin, on_folder, copies
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_both_edges_carry_out_the_same_batch(case, tmp_path, runtime_dir):
+    tool, arguments = CASES[case]
+    vaults, through_plugin, on_folder, copies = through_both_edges(tool, arguments, tmp_path, runtime_dir)
 
     # The same plan, previewed and applied alike.
     assert through_plugin[0]["plan_hash"] == on_folder[0]["plan_hash"]
@@ -128,26 +134,8 @@ def test_update_properties_through_both_edges(tmp_path, runtime_dir):
     note ends byte for byte alike, only its edited entries changed, and both journals alike."""
     tool = "update_properties"
     arguments = {"path": "People/Ada", "set": {"status": "reviewed", "related": "[[Grace Hopper]]"}, "remove": ["role"]}
-    vaults, copies = {}, {}
-    for edge in ("plugin", "standalone"):
-        vaults[edge] = tmp_path / edge / "vault"
-        shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
-        copies[edge] = tmp_path / f"{edge}-journals.jsonl"
-        copies[edge].touch()
-    before = (vaults["plugin"] / "People" / "Ada.md").read_text()
-    host = subprocess.Popen(
-        ["node", str(PLUGIN_HOST), str(vaults["plugin"])],
-        stdout=subprocess.PIPE,
-        env={**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir), "VAULTLINK_HOST_JOURNAL_COPY": str(copies["plugin"])},
-        text=True,
-    )
-    try:
-        assert json.loads(host.stdout.readline())["ready"] is True
-        through_plugin = asyncio.run(preview_and_apply(vaults["plugin"], runtime_dir, "plugin", tool, arguments, {}))
-    finally:
-        stop_plugin(host)
-    on_folder = asyncio.run(preview_and_apply(
-        vaults["standalone"], runtime_dir, "standalone", tool, arguments, {"VAULTLINK_DEBUG_JOURNAL_COPY": str(copies["standalone"])}))
+    before = (ROOT / "examples" / "vault" / "People" / "Ada.md").read_text()
+    vaults, through_plugin, on_folder, copies = through_both_edges(tool, arguments, tmp_path, runtime_dir)
     assert through_plugin == on_folder
     assert snapshot(vaults["plugin"]) == snapshot(vaults["standalone"])
     after = (vaults["plugin"] / "People" / "Ada.md").read_text()

@@ -362,16 +362,19 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn edit(text: &str, set: Value, remove: &[&str]) -> String {
-        let arguments = PropertiesArguments {
+    fn asked(set: Value, remove: &[&str]) -> PropertiesArguments {
+        PropertiesArguments {
             path: "N.md".to_owned(),
             set: set.as_object().cloned().unwrap_or_default(),
             remove: remove.iter().map(|key| (*key).to_owned()).collect(),
             dry_run: None,
             approved_plan_hash: None,
             response_format: Default::default(),
-        };
-        let (plan, _) = plan("N.md", text, &arguments).unwrap_or_else(|error| panic!("{error:?}"));
+        }
+    }
+
+    fn edit(text: &str, set: Value, remove: &[&str]) -> String {
+        let (plan, _) = plan("N.md", text, &asked(set, remove)).unwrap_or_else(|error| panic!("{error:?}"));
         plan.edits.first().map_or(text.to_owned(), |file| crate::rename::apply_edits(text, &file.edits))
     }
 
@@ -404,17 +407,7 @@ mod tests {
 
     #[test]
     fn what_cannot_be_written_is_refused() {
-        let refuse = |text: &str, set: Value, remove: &[&str]| {
-            let arguments = PropertiesArguments {
-                path: "N.md".to_owned(),
-                set: set.as_object().cloned().unwrap_or_default(),
-                remove: remove.iter().map(|key| (*key).to_owned()).collect(),
-                dry_run: None,
-                approved_plan_hash: None,
-                response_format: Default::default(),
-            };
-            plan("N.md", text, &arguments).map(|_| ()).unwrap_err()
-        };
+        let refuse = |text: &str, set: Value, remove: &[&str]| plan("N.md", text, &asked(set, remove)).map(|_| ()).unwrap_err();
         assert_eq!(refuse("x", json!({}), &[]), PropertiesError::Nothing);
         assert!(matches!(refuse("x", json!({"a": {"b": 1}}), &[]), PropertiesError::Unwritable { .. }));
         assert!(matches!(refuse("x", json!({"a": 1}), &["a"]), PropertiesError::Unwritable { .. }));
