@@ -14,7 +14,7 @@ use vaultlink_core::batch::Batch;
 use vaultlink_core::ops::{Change, Outcome};
 use vaultlink_core::step::StepError;
 
-use crate::disk::{exists_exactly, symbolic_link_on_the_way, Disk};
+use crate::disk::{exists_exactly, Disk};
 use crate::error::ToolError;
 use crate::journal::{self, Journal};
 use crate::standalone::FolderIndex;
@@ -68,7 +68,7 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
         if !exists_exactly(&from) || taken {
             return Err(concurrent(&file_move.from));
         }
-        refuse_links_on_the_way(root, &file_move.to)?;
+        crate::disk::refuse_links_on_the_way(root, &file_move.to)?;
     }
     let mut made_folders = Vec::new();
     for folder in &batch.folders {
@@ -135,15 +135,6 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
         let _ = disk.remove_dir(&root.join(folder));
     }
     Ok(())
-}
-
-/// Refuses a destination reached through a symbolic link: a folder in the vault that is a
-/// link may lead out of it, and a move must not carry a note out.
-pub(crate) fn refuse_links_on_the_way(root: &Path, path: &str) -> Result<(), ToolError> {
-    match symbolic_link_on_the_way(root, path) {
-        Some(link) => Err(StepError::ThroughLink { path: path.to_owned(), link }.error().into()),
-        None => Ok(()),
-    }
 }
 
 #[cfg(test)]

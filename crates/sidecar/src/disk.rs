@@ -137,6 +137,15 @@ pub fn exists_exactly(path: &Path) -> bool {
     }
 }
 
+/// Refuses a destination reached through a symbolic link: a folder in the vault that is a
+/// link may lead out of it, and a move must not carry a note out.
+pub fn refuse_links_on_the_way(root: &Path, path: &str) -> Result<(), crate::error::ToolError> {
+    match symbolic_link_on_the_way(root, path) {
+        Some(link) => Err(vaultlink_core::step::StepError::ThroughLink { path: path.to_owned(), link }.error().into()),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 pub mod testing {
     //! Disks for tests: one that fails a chosen step, one that stops at a chosen step so the

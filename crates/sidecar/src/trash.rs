@@ -6,8 +6,7 @@ use std::path::Path;
 
 use vaultlink_core::step::StepError;
 
-use crate::apply::refuse_links_on_the_way;
-use crate::disk::Disk;
+use crate::disk::{refuse_links_on_the_way, Disk};
 use crate::error::ToolError;
 
 /// Moves the note at `path` into the vault's `.trash` folder, as Obsidian's "move to Obsidian
