@@ -127,6 +127,8 @@ pub fn batch(
     }
     let mut folders: Vec<String> = Vec::new();
     let mut moves = Vec::with_capacity(plan.moves.len());
+    // The folded sources of the moves before this one: a destination among them is vacated.
+    let mut left_before: std::collections::HashSet<String> = std::collections::HashSet::new();
     for file_move in &plan.moves {
         let segments: Vec<&str> = file_move.to.split('/').collect();
         for depth in 1..segments.len() {
@@ -136,11 +138,8 @@ pub fn batch(
             }
         }
         let case_only = file_move.from != file_move.to && file_move.from.to_lowercase() == file_move.to.to_lowercase();
-        let vacated = plan
-            .moves
-            .iter()
-            .take(moves.len())
-            .any(|earlier: &crate::rename::FileMove| crate::resolve::fold(&earlier.from) == crate::resolve::fold(&file_move.to));
+        let vacated = left_before.contains(&crate::resolve::fold(&file_move.to));
+        left_before.insert(crate::resolve::fold(&file_move.from));
         moves.push(BatchMove {
             from: file_move.from.clone(),
             to: file_move.to.clone(),

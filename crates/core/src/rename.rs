@@ -889,28 +889,12 @@ pub struct MoveAnswer {
 /// One item of a move's answer, as its pages list them: every move first, then every change.
 #[derive(Serialize)]
 #[serde(untagged)]
-enum AnswerItem {
-    Move(FileMove),
-    Change(LinkChange),
+enum AnswerItem<'a> {
+    Move(&'a FileMove),
+    Change(&'a LinkChange),
 }
 
 impl MoveAnswer {
-    /// The whole answer, every move and change on one page (for the plugin's own previews).
-    pub fn new(plan: &MovePlan, dry_run: bool, applied: bool, detailed: bool) -> MoveAnswer {
-        MoveAnswer {
-            dry_run,
-            applied,
-            plan_hash: plan.plan_hash.clone(),
-            moves: plan.moves.clone(),
-            files_moved: plan.moves.len(),
-            notes_edited: plan.edits.len(),
-            changes: detailed.then(|| plan.changes.clone()),
-            links_changed: plan.changes.len(),
-            newly_resolved: plan.newly_resolved.clone(),
-            next_cursor: None,
-        }
-    }
-
     /// One page of the answer: the moves, then (with `detailed`) the changes, paged as every
     /// list is (`answer::page`; the counts are on every page), the cursor bound to the plan.
     pub fn paged(
@@ -921,24 +905,31 @@ impl MoveAnswer {
         limit: Option<usize>,
         cursor: Option<&str>,
     ) -> Result<MoveAnswer, crate::answer::OpError> {
-        let mut items: Vec<AnswerItem> = plan.moves.iter().cloned().map(AnswerItem::Move).collect();
+        let mut items: Vec<AnswerItem<'_>> = plan.moves.iter().map(AnswerItem::Move).collect();
         if detailed {
-            items.extend(plan.changes.iter().cloned().map(AnswerItem::Change));
+            items.extend(plan.changes.iter().map(AnswerItem::Change));
         }
         let scope = format!("move_note\0{}\0{detailed}", plan.plan_hash);
         let (page, _, next_cursor) = crate::answer::page(items, limit, cursor, &scope)?;
-        let mut answer = MoveAnswer::new(plan, dry_run, applied, detailed);
-        answer.moves.clear();
-        let mut changes = Vec::new();
+        let (mut moves, mut changes) = (Vec::new(), Vec::new());
         for item in page {
             match item {
-                AnswerItem::Move(file_move) => answer.moves.push(file_move),
-                AnswerItem::Change(change) => changes.push(change),
+                AnswerItem::Move(file_move) => moves.push(file_move.clone()),
+                AnswerItem::Change(change) => changes.push(change.clone()),
             }
         }
-        answer.changes = detailed.then_some(changes);
-        answer.next_cursor = next_cursor;
-        Ok(answer)
+        Ok(MoveAnswer {
+            dry_run,
+            applied,
+            plan_hash: plan.plan_hash.clone(),
+            moves,
+            files_moved: plan.moves.len(),
+            notes_edited: plan.edits.len(),
+            changes: detailed.then_some(changes),
+            links_changed: plan.changes.len(),
+            newly_resolved: plan.newly_resolved.clone(),
+            next_cursor,
+        })
     }
 }
 
