@@ -67,8 +67,9 @@ pub enum PropertiesError {
 impl crate::error::Failure for PropertiesError {
     fn code(&self) -> crate::error::ErrorCode {
         match self {
-            PropertiesError::Nothing | PropertiesError::Unwritable { .. } => crate::error::ErrorCode::InvalidArguments,
-            PropertiesError::Unreadable { .. } => crate::error::ErrorCode::InvalidArguments,
+            PropertiesError::Nothing | PropertiesError::Unwritable { .. } | PropertiesError::Unreadable { .. } => {
+                crate::error::ErrorCode::InvalidArguments
+            }
             PropertiesError::Unproven { .. } => crate::error::ErrorCode::Internal,
         }
     }
@@ -248,20 +249,20 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
     let mut appended = String::new();
     let mut set_keys = Vec::new();
     for (key, value) in &arguments.set {
-        let line = format!("{}:{}{newline}", written_key(key), written(key, value, newline)?);
+        let value_text = written(key, value, newline)?;
         match found.iter().find(|entry| entry.key == *key) {
             Some(entry) => {
                 // The key as it was written (its quoting) stays.
                 let as_written = &text[entry.span.start..entry.span.end];
                 let colon = as_written.find(':').unwrap_or(0);
                 let kept_key = &as_written[..colon];
-                let mut replacement = format!("{kept_key}:{}{newline}", written(key, value, newline)?);
+                let mut replacement = format!("{kept_key}:{value_text}{newline}");
                 if !as_written.ends_with('\n') {
                     replacement.truncate(replacement.len() - newline.len());
                 }
                 edits.push(TextEdit { span: entry.span, replacement });
             }
-            None => appended.push_str(&line),
+            None => appended.push_str(&format!("{}:{value_text}{newline}", written_key(key))),
         }
         set_keys.push(key.clone());
     }
