@@ -76,6 +76,10 @@ const FORMAT: Parameter = optional("response_format", Kind::Choice(RESPONSE_FORM
 const LIMIT: Parameter = optional("limit", Kind::Whole { minimum: 1, maximum: Some(crate::answer::MAX_LIMIT as u64) });
 const CURSOR: Parameter = optional("cursor", TEXT);
 const FOLDER: Parameter = optional("folder", TEXT);
+const DRY_RUN: Parameter = optional("dry_run", FLAG);
+const APPROVED: Parameter = optional("approved_plan_hash", TEXT);
+/// The rule of every tool that plans with a `plan_hash`: approving is not previewing.
+const APPROVAL_RULES: &[Rule] = &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }];
 
 /// Every operation's parameters, in the catalogue's order.
 pub const ALL: &[Parameters] = &[
@@ -100,29 +104,13 @@ pub const ALL: &[Parameters] = &[
     },
     Parameters {
         tool: "move_note",
-        list: &[
-            required("from", TEXT),
-            required("to", TEXT),
-            optional("dry_run", FLAG),
-            optional("approved_plan_hash", TEXT),
-            LIMIT,
-            CURSOR,
-            FORMAT,
-        ],
-        rules: &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
+        list: &[required("from", TEXT), required("to", TEXT), DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT],
+        rules: APPROVAL_RULES,
     },
     Parameters {
         tool: "rewrite_link",
-        list: &[
-            required("from_target", TEXT),
-            required("to_target", TEXT),
-            optional("dry_run", FLAG),
-            optional("approved_plan_hash", TEXT),
-            LIMIT,
-            CURSOR,
-            FORMAT,
-        ],
-        rules: &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
+        list: &[required("from_target", TEXT), required("to_target", TEXT), DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT],
+        rules: APPROVAL_RULES,
     },
     Parameters {
         tool: "lint_wiki",
@@ -147,27 +135,20 @@ pub const ALL: &[Parameters] = &[
             optional("force", FLAG),
             optional("expected_hash", TEXT),
             optional("expected_mtime", Kind::Whole { minimum: 0, maximum: None }),
-            optional("approved_plan_hash", TEXT),
+            APPROVED,
             FORMAT,
         ],
         rules: &[Rule::Needs { parameter: "force", other: "confirm", value: true }],
     },
     Parameters {
         tool: "update_properties",
-        list: &[
-            required("path", TEXT),
-            optional("set", Kind::Object),
-            optional("remove", Kind::Texts),
-            optional("dry_run", FLAG),
-            optional("approved_plan_hash", TEXT),
-            FORMAT,
-        ],
-        rules: &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
+        list: &[required("path", TEXT), optional("set", Kind::Object), optional("remove", Kind::Texts), DRY_RUN, APPROVED, FORMAT],
+        rules: APPROVAL_RULES,
     },
     Parameters {
         tool: "bulk_move_notes",
-        list: &[required("moves", Kind::Objects), optional("dry_run", FLAG), optional("approved_plan_hash", TEXT), LIMIT, CURSOR, FORMAT],
-        rules: &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }],
+        list: &[required("moves", Kind::Objects), DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT],
+        rules: APPROVAL_RULES,
     },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
     // The command line's `summary`; not a tool of the MCP catalogue.

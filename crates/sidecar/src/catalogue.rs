@@ -18,12 +18,8 @@ pub struct ToolSpec {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
-    /// Rules between parameters that the portable schema subset cannot say: core's
-    /// (`parameters`), written into the descriptions and enforced by `parameters::check`.
-    pub rules: Vec<Rule>,
 }
 
-pub use vaultlink_core::parameters::Rule;
 use vaultlink_core::parameters::MAX_STRING_CHARS;
 
 pub fn catalogue() -> Vec<ToolSpec> {
@@ -58,7 +54,6 @@ pub fn catalogue() -> Vec<ToolSpec> {
         {
             strip_required(nested);
         }
-        tool.rules = vaultlink_core::parameters::of(tool.name).map(|parameters| parameters.rules.to_vec()).unwrap_or_default();
         if let Some(properties) = tool.input_schema.get_mut("properties").and_then(Value::as_object_mut) {
             // A string of allowed values is bounded by them.
             for schema in properties
@@ -134,17 +129,7 @@ pub fn find(name: &str) -> Option<ToolSpec> {
 }
 
 fn read_only(name: &'static str, title: &'static str, description: &'static str, input: Value, output: Value) -> ToolSpec {
-    ToolSpec {
-        name,
-        title,
-        description,
-        input_schema: input,
-        output_schema: output,
-        read_only: true,
-        destructive: false,
-        idempotent: true,
-        rules: Vec::new(),
-    }
+    ToolSpec { name, title, description, input_schema: input, output_schema: output, read_only: true, destructive: false, idempotent: true }
 }
 
 fn object(properties: Value, required: &[&str]) -> Value {
@@ -158,6 +143,16 @@ fn note_path(what: &str) -> Value {
 fn response_format() -> Value {
     // Its description is the tool's own: `concise_leaves_out` says what `concise` drops.
     json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed"})
+}
+
+/// A writing tool's `dry_run`, the same for every tool that plans with a `plan_hash`.
+fn dry_run() -> Value {
+    json!({"type": "boolean", "description": "Left out, true unless `approved_plan_hash` is given: only a preview."})
+}
+
+/// A writing tool's `approved_plan_hash`, as `dry_run` pairs with it.
+fn approved_plan_hash() -> Value {
+    json!({"type": "string", "description": "A preview's `plan_hash`: apply exactly that plan. Not with `dry_run: true`."})
 }
 
 fn limit() -> Value {
@@ -466,8 +461,8 @@ of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `pl
             json!({
                 "from": note_path("The file or folder to move"),
                 "to": {"type": "string", "description": "The new path, such as `Archive/Idea.md` or, for a folder, `Archive/2025`."},
-                "dry_run": {"type": "boolean", "description": "Left out, true unless `approved_plan_hash` is given: only a preview."},
-                "approved_plan_hash": {"type": "string", "description": "A preview's `plan_hash`: apply exactly that plan. Not with `dry_run: true`."},
+                "dry_run": dry_run(),
+                "approved_plan_hash": approved_plan_hash(),
                 "limit": limit(),
                 "cursor": cursor(),
                 "response_format": response_format()
@@ -498,7 +493,6 @@ of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `pl
         // It rewrites other notes: in MCP, `false` would promise only additions.
         destructive: true,
         idempotent: false,
-        rules: Vec::new(),
     }
 }
 
@@ -516,8 +510,8 @@ move_note to move a file, which fixes its links itself. Refusals: `unrepresentab
         json!({
             "from_target": {"type": "string", "description": "The target the links have now, such as `Old idea`."},
             "to_target": {"type": "string", "description": "The target as it should be written, such as `Ideas/New idea`."},
-            "dry_run": {"type": "boolean", "description": "Left out, true unless `approved_plan_hash` is given: only a preview."},
-            "approved_plan_hash": {"type": "string", "description": "A preview's `plan_hash`: apply exactly that plan. Not with `dry_run: true`."},
+            "dry_run": dry_run(),
+            "approved_plan_hash": approved_plan_hash(),
             "limit": limit(),
             "cursor": cursor(),
             "response_format": response_format()
@@ -755,7 +749,6 @@ rename one. Refusals: `invalid_path` (a folder or an attachment), `note_not_foun
         read_only: false,
         destructive: true,
         idempotent: false,
-        rules: Vec::new(),
     }
 }
 
@@ -778,8 +771,8 @@ one batch.";
                 "items": {"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}, "required": ["from", "to"], "additionalProperties": false},
                 "description": "The moves, each `{from, to}` as move_note takes them (at most 1000)."
             },
-            "dry_run": {"type": "boolean", "description": "Left out, true unless `approved_plan_hash` is given: only a preview."},
-            "approved_plan_hash": {"type": "string", "description": "A preview's `plan_hash`: apply exactly that plan. Not with `dry_run: true`."},
+            "dry_run": dry_run(),
+            "approved_plan_hash": approved_plan_hash(),
             "limit": limit(),
             "cursor": cursor(),
             "response_format": response_format()
@@ -806,8 +799,8 @@ is not YAML keys), `plan_hash_mismatch`, `concurrent_modification`.",
                 "path": note_path("The note's path"),
                 "set": {"type": "object", "description": "Keys to set, to text, a number, a boolean or a list of them, such as `{\"status\": \"done\", \"related\": \"[[Other]]\"}`."},
                 "remove": {"type": "array", "items": {"type": "string"}, "description": "Keys to remove."},
-                "dry_run": {"type": "boolean", "description": "Left out, true unless `approved_plan_hash` is given: only a preview."},
-                "approved_plan_hash": {"type": "string", "description": "A preview's `plan_hash`: apply exactly that plan. Not with `dry_run: true`."},
+                "dry_run": dry_run(),
+                "approved_plan_hash": approved_plan_hash(),
                 "response_format": response_format()
             }),
             &["path"],
@@ -829,7 +822,6 @@ is not YAML keys), `plan_hash_mismatch`, `concurrent_modification`.",
         read_only: false,
         destructive: true,
         idempotent: false,
-        rules: Vec::new(),
     }
 }
 
@@ -941,7 +933,11 @@ mod tests {
             // Its refusals, by their stable codes.
             let named: Vec<&str> = codes.iter().copied().filter(|code| description.contains(&format!("`{code}`"))).collect();
             assert!(!named.is_empty(), "{name} names the codes of its refusals");
-            for rule in &tool.rules {
+            // The rules between parameters the schema subset cannot say are core's; each is written
+            // into the descriptions.
+            let rules = vaultlink_core::parameters::of(name).map(|parameters| parameters.rules).unwrap_or_default();
+            for rule in rules {
+                use vaultlink_core::parameters::Rule;
                 let (Rule::Needs { parameter, other, .. } | Rule::Excludes { parameter, other, .. }) = *rule;
                 assert!(
                     description.contains(&format!("`{parameter}`")) && description.contains(&format!("`{other}")),
