@@ -227,23 +227,7 @@ export function planApplied(index: Vault, planHash: string): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Move plans (`crates/core/src/rename.rs`)
-
-/** One replacement in one note's text: a UTF-8 byte range of the text the plan read. */
-export interface TextEdit {
-	span: { start: number; end: number };
-	replacement: string;
-}
-
-/** The edits to one note, with the hash of the text they apply to. */
-export interface FileEdit {
-	/** The note's path when the plan was made (before the moves). */
-	path: string;
-	/** SHA-256 of the text, lowercase hex; the plan is refused when the note no longer has it. */
-	content_hash: string;
-	/** Sorted and disjoint. */
-	edits: TextEdit[];
-}
+// Move answers (`crates/core/src/rename.rs`)
 
 export interface FileMove {
 	from: string;
@@ -270,16 +254,6 @@ export interface NewlyResolved {
 	line: number;
 	link: string;
 	resolves_to: string;
-}
-
-/** A move, planned and proven by core. */
-export interface MovePlan {
-	moves: FileMove[];
-	edits: FileEdit[];
-	changes: LinkChange[];
-	newly_resolved: NewlyResolved[];
-	/** The same moves and edits always have the same hash. */
-	plan_hash: string;
 }
 
 /** What `move_note` answers, the same on both paths. */
@@ -350,12 +324,6 @@ export function batchJournal(batch: Batch, made: string[], pid: number, startedU
 	return batchJournalInWasm(batch, made, pid, startedUnixMs, machine) as Journal;
 }
 
-/** The plan hashes the plugin's previews gave and those it applied (core's `approval::PlanHistory`), newest last. */
-export interface PlanHistory {
-	issued: string[];
-	applied: string[];
-}
-
 /** What the plugin observed while carrying out a change (core's `step::StepError`). */
 export type StepFailure =
 	| { kind: "changed"; path: string }
@@ -402,14 +370,6 @@ export interface DeleteReferrer {
 	key?: string;
 }
 
-/** A safe delete, planned by core. */
-export interface DeletePlan {
-	path: string;
-	content_hash: string;
-	backlinks: DeleteReferrer[];
-	plan_hash: string;
-}
-
 /** What `delete_note` answers; `captured` and `trashed_to` are filled in after a delete. */
 export interface DeleteAnswer {
 	ok: boolean;
@@ -425,13 +385,3 @@ export interface DeleteAnswer {
 	captured?: { frontmatter?: string; body: string; text: string };
 	trashed_to?: string;
 }
-
-/** What the caller of `delete_note` asked for, as core reads it. */
-export interface DeleteRequest {
-	confirm: boolean;
-	force: boolean;
-	expected_hash?: string;
-	expected_mtime?: number;
-	approved_plan_hash?: string;
-}
-
