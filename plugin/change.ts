@@ -17,7 +17,7 @@ import { callTool, notesNeeded, planApplied, type CallOutcome, type ToolError, t
 import { ErrorCode } from "./error-codes";
 
 /** The tools that may change the vault. */
-export const WRITING_TOOLS: ReadonlySet<string> = new Set(["move_note", "rewrite_link", "delete_note", "update_properties", "bulk_move_notes"]);
+export const WRITING_TOOLS: ReadonlySet<string> = new Set(["move_note", "rewrite_link", "delete_note", "update_properties", "bulk_move_notes", "commit_wiki_page"]);
 
 /** Runs one call of `tool`: a reading one at once, a writing one after the writes before it on this index. */
 export async function runCall(host: ToolHost, tool: string, args: unknown): Promise<ToolOutcome> {

@@ -15,6 +15,7 @@ export const ErrorCode = {
 	InterruptedChange: "interrupted_change",
 	ChangeInProgress: "change_in_progress",
 	RecoveryFailed: "recovery_failed",
+	PageRefused: "page_refused",
 	TooLarge: "too_large",
 	VaultUnreadable: "vault_unreadable",
 	PluginUnavailable: "plugin_unavailable",

@@ -309,11 +309,20 @@ export interface BatchMove {
 	vacated: boolean;
 }
 
+/** One file a batch creates (a wiki page): nothing may be at `path` when it is written. */
+export interface BatchCreate {
+	path: string;
+	text: string;
+	after_hash: string;
+	temporary: string;
+}
+
 /** The steps that carry out an approved plan, decided by core (`crates/core/src/batch.rs`). */
 export interface Batch {
 	tool: string;
 	writes: BatchWrite[];
 	moves: BatchMove[];
+	creates: BatchCreate[];
 	folders: string[];
 	emptied_folders: string[];
 }

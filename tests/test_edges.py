@@ -26,6 +26,12 @@ CASES = {
         {"from": "Projects/Alpha.md", "to": "Projects/Beta.md"},
         {"from": "Ideas", "to": "Notes/Ideas"},
     ]}),
+    "a wiki page and its patches": ("commit_wiki_page", {
+        "page": {"path": "People/Alan Turing", "frontmatter": {"tags": ["person"], "related": "[[Ada]]"},
+                 "body": "# Alan Turing\n\nSee [[Graph view]].\n"},
+        "patches": [{"path": "People/Ada.md", "kind": "link"},
+                    {"path": "Home.md", "kind": "append", "heading": "People", "text": "- [[Alan Turing]]"}],
+    }),
 }
 
 

@@ -67,6 +67,8 @@ EVERY_TOOL = [
     ("update_properties", {"path": "People/Ada", "set": {"status": "draft", "related": "[[Grace Hopper]]"}, "remove": ["aliases"]}),
     ("update_properties", {"path": "People/Ada", "set": {"status": "draft"}, "response_format": "concise"}),
     ("bulk_move_notes", {"moves": [{"from": "People/Ada.md", "to": "People/Ada Lovelace.md"}, {"from": "Ideas", "to": "Notes/Ideas"}]}),
+    ("commit_wiki_page", {"page": {"path": "People/Alan Turing", "frontmatter": {"related": "[[Ada]]"}, "body": "# Alan Turing\n"},
+                          "patches": [{"path": "People/Ada", "kind": "link"}], "response_format": "detailed"}),
     ("server_health", {}),
     ("server_health", {"response_format": "concise"}),
     # Refusals, each with its code.
@@ -77,9 +79,10 @@ EVERY_TOOL = [
     ("move_note", {"from": "People/Ada.md", "to": "People/Ada Lovelace.md", "approved_plan_hash": "0" * 64}),
     ("move_note", {"from": "People/Ada.md", "to": "Projects/Alpha.md"}),
     ("move_note", {"from": "People/Ada.md", "to": "People/Ada|x.md"}),
+    ("commit_wiki_page", {"page": {"path": "People/Ada", "body": "[[Nowhere]]"}}),
 ]
 EXPECTED_CODES = ["note_not_found", "invalid_path", "invalid_arguments", "invalid_arguments",
-                  "plan_hash_mismatch", "destination_exists", "invalid_name"]
+                  "plan_hash_mismatch", "destination_exists", "invalid_name", "page_refused"]
 
 
 def environment(runtime_dir):

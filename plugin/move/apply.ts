@@ -18,6 +18,7 @@ export type StepOutcome = { ok: true; trashedTo?: string } | { ok: false; error:
 type Done =
 	| { kind: "wrote"; file: TFile; path: string; before: string; after: string }
 	| { kind: "moved"; file: TAbstractFile; from: string; to: string }
+	| { kind: "created"; file: TFile; path: string; text: string }
 	| { kind: "madeFolder"; path: string };
 
 /** A note whose text changed between the check before writing and its own write. */
@@ -60,6 +61,12 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 		if (!(file instanceof TFile) || taken) return { ok: false, error: concurrent(move.from) };
 		moving.push({ file, move });
 	}
+	for (const create of batch.creates) {
+		// A file there, even one the vault does not list yet, is in the way.
+		if (vault.getAbstractFileByPath(create.path) !== null || (await vault.adapter.exists(create.path))) {
+			return { ok: false, error: concurrent(create.path) };
+		}
+	}
 	const made: string[] = [];
 	for (const folder of batch.folders) {
 		const existing = vault.getAbstractFileByPath(folder);
@@ -82,6 +89,11 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 		for (const folder of made) {
 			await step(`creating ${folder} failed`, () => vault.createFolder(folder));
 			done.push({ kind: "madeFolder", path: folder });
+		}
+		for (const create of batch.creates) {
+			// `vault.create` fails when a file is already at the path: it never replaces one.
+			const file = await step(`creating ${create.path} failed`, () => vault.create(create.path, create.text));
+			done.push({ kind: "created", file, path: create.path, text: create.text });
 		}
 		for (const { file, move } of moving) {
 			// Obsidian makes a rename that changes only case itself; the journal's `via` is for
@@ -142,6 +154,12 @@ async function undo(vault: Vault, done: Done[]): Promise<string[]> {
 		try {
 			if (change.kind === "moved") {
 				await vault.rename(change.file, change.from);
+			} else if (change.kind === "created") {
+				// The batch's own new file goes from the disk itself, as the folders it made do,
+				// and only while it holds what the batch wrote.
+				if (!(await vault.adapter.exists(change.path))) continue;
+				if ((await vault.adapter.read(change.path)) !== change.text) throw new Error("it was edited meanwhile, and keeps that edit");
+				await vault.adapter.remove(change.path);
 			} else if (change.kind === "wrote") {
 				if ((await vault.read(change.file)) === change.before) continue;
 				await vault.process(change.file, (current) => {
@@ -174,6 +192,8 @@ function describeUndone(change: Done): string {
 			return `${change.to} could not be moved back to ${change.from}`;
 		case "wrote":
 			return `${change.path} could not be restored`;
+		case "created":
+			return `the new file ${change.path} could not be removed`;
 		case "madeFolder":
 			return `the folder ${change.path} could not be removed`;
 	}

@@ -30,6 +30,19 @@ const BATCH = `
 
 const MOVE = { from: "Old.md", to: "deep/New.md", dry_run: false };
 
+/** A new page in a new folder, with a `link` patch to a note and one appended to another. */
+const COMMIT = {
+	page: { path: "wiki/Forest", frontmatter: { related: "[[Old]]" }, body: "# Forest\n[[A]]\n" },
+	patches: [
+		{ path: "A.md", kind: "link" },
+		{ path: "C.md", kind: "append", text: "See [[Forest]]." },
+	],
+	dry_run: false,
+};
+
+/** What each killed call runs. */
+const CALLS = { move_note: MOVE, commit_wiki_page: COMMIT } as const;
+
 function errorOf(outcome: ToolOutcome): ToolError {
 	assert.ok(!outcome.ok, `expected an error, got ${JSON.stringify(outcome)}`);
 	return outcome.error;
@@ -94,6 +107,31 @@ test("a full disk or a read-only note part way through: the vault is byte-identi
 		assert.equal(error.message, `writing C.md failed: ${message}; every change made so far was undone`);
 		assert.deepEqual(snapshotVault(vaultDir), before, code);
 	}
+});
+
+test("a page commit whose create or write fails part way leaves the vault byte-identical", async (t) => {
+	for (const failing of ["create", "process"] as const) {
+		const { vaultDir, app, host } = await open(t);
+		const before = snapshotVault(vaultDir);
+		const mocked = t.mock.method(app.vault, failing, () => Promise.reject(Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" })));
+		const error = errorOf(await runTool(host, "commit_wiki_page", COMMIT));
+		mocked.mock.restore();
+		assert.equal(error.code, "write_failed", failing);
+		assert.deepEqual(snapshotVault(vaultDir), before, `${failing} failing`);
+	}
+	// A file saved at the page's path after the check is never replaced: the batch is undone.
+	const { vaultDir, app, host } = await open(t);
+	const create = app.vault.create.bind(app.vault);
+	t.mock.method(app.vault, "create", async (at: string, data: string) => {
+		fs.mkdirSync(path.join(vaultDir, "wiki"), { recursive: true });
+		fs.writeFileSync(path.join(vaultDir, at), "someone else's page\n");
+		await app.vault.adapter.exists(at);
+		return create(at, data);
+	});
+	const error = errorOf(await runTool(host, "commit_wiki_page", COMMIT));
+	assert.equal(error.code, "write_failed");
+	assert.equal(fs.readFileSync(path.join(vaultDir, "wiki", "Forest.md"), "utf8"), "someone else's page\n");
+	assert.equal(fs.readFileSync(path.join(vaultDir, "A.md"), "utf8"), "[[Old]] and [[Old]]", "the patch is undone");
 });
 
 test("a batch is refused while an interrupted one's journal is in the vault", async (t) => {
@@ -168,7 +206,7 @@ function sidecarBinary(): string {
 	return binary;
 }
 
-/** Set in the child process: `<step> <vault folder>`. */
+/** Set in the child process: `<step> <tool> <vault folder>`. */
 const KILL_CHILD = "VAULTLINK_TEST_KILL_CHILD";
 
 /**
@@ -176,7 +214,8 @@ const KILL_CHILD = "VAULTLINK_TEST_KILL_CHILD";
  * rename to be killed there.
  */
 async function child(spec: string): Promise<void> {
-	const [step, vaultDir] = [Number(spec.slice(0, spec.indexOf(" "))), spec.slice(spec.indexOf(" ") + 1)];
+	const [stepText = "", tool = "", ...rest] = spec.split(" ");
+	const [step, vaultDir] = [Number(stepText), rest.join(" ")];
 	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
 	let count = 0;
 	const hold = () => {
@@ -189,12 +228,14 @@ async function child(spec: string): Promise<void> {
 	const process_ = app.vault.process.bind(app.vault);
 	const rename = app.vault.rename.bind(app.vault);
 	const createFolder = app.vault.createFolder.bind(app.vault);
+	const create = app.vault.create.bind(app.vault);
+	app.vault.create = (at, data) => hold() ?? create(at, data);
 	app.vault.process = (file, fn) => hold() ?? process_(file, fn);
 	app.vault.rename = (file, to) => hold() ?? rename(file, to);
 	app.vault.createFolder = (folder) => hold() ?? createFolder(folder);
 	const host = plugin.toolHost;
 	assert.ok(host !== null);
-	const outcome = await runTool(host, "move_note", MOVE);
+	const outcome = await runTool(host, tool, CALLS[tool as keyof typeof CALLS]);
 	process.stdout.write(`DONE ${JSON.stringify(outcome.ok)}\n`);
 	plugin.unload();
 }
@@ -202,12 +243,12 @@ async function child(spec: string): Promise<void> {
 if (process.env[KILL_CHILD] !== undefined) {
 	void child(process.env[KILL_CHILD]);
 } else {
-	test("Obsidian killed before each change of a batch: `vaultlink recover` restores the vault from the plugin's journal", async () => {
+	test("Obsidian killed before each change of a batch (a move, a page commit): `vaultlink recover` restores the vault from the plugin's journal", async () => {
 		const binary = sidecarBinary();
-		for (let step = 0; ; step += 1) {
+		for (const tool of Object.keys(CALLS)) for (let step = 0; ; step += 1) {
 			const vaultDir = writeFixtureVault(BATCH);
 			const before = snapshotVault(vaultDir);
-			const running = spawn(process.execPath, [__filename], { env: { ...process.env, [KILL_CHILD]: `${step} ${vaultDir}` }, stdio: ["ignore", "pipe", "inherit"] });
+			const running = spawn(process.execPath, [__filename], { env: { ...process.env, [KILL_CHILD]: `${step} ${tool} ${vaultDir}` }, stdio: ["ignore", "pipe", "inherit"] });
 			const said = await new Promise<string>((resolve) => {
 				let output = "";
 				running.stdout.setEncoding("utf8");
@@ -230,7 +271,7 @@ if (process.env[KILL_CHILD] !== undefined) {
 			assert.ok(fs.existsSync(path.join(vaultDir, JOURNAL_PATH)), `the journal is left after a kill at change ${step}`);
 			const recovered = spawnSync(binary, ["recover", vaultDir], { encoding: "utf8" });
 			assert.equal(recovered.status, 0, recovered.stderr);
-			assert.match(recovered.stdout, /^undid an interrupted move_note/);
+			assert.match(recovered.stdout, new RegExp(`^undid an interrupted ${tool}`));
 			assert.deepEqual(snapshotVault(vaultDir), before, `killed at change ${step}, then recovered`);
 		}
 	});

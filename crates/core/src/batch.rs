@@ -10,7 +10,7 @@
 use crate::error::{ErrorCode, Failure};
 use std::collections::BTreeMap;
 
-use crate::journal::{Journal, JournalMove, JournalWrite, VERSION};
+use crate::journal::{Journal, JournalMove, JournalWrite, WriteKind, VERSION};
 use crate::rename::{apply_edits, content_hash, MovePlan};
 
 /// One note the batch rewrites.
@@ -31,6 +31,18 @@ pub struct BatchWrite {
     pub temporary: String,
 }
 
+/// One file the batch creates: nothing may be at `path` when the batch starts, and the file is
+/// put there only if the place is still free (an edge writing through files writes `temporary`
+/// and renames it without replacing).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BatchCreate {
+    pub path: String,
+    pub text: String,
+    /// The SHA-256 of `text`.
+    pub after_hash: String,
+    pub temporary: String,
+}
+
 /// One file the batch moves.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BatchMove {
@@ -45,16 +57,19 @@ pub struct BatchMove {
     pub vacated: bool,
 }
 
-/// What an edge carries out, in this order: check every write's `before`, write the journal,
-/// write the notes, make the folders, move the files, remove the journal, remove the emptied
-/// folders.
+/// What an edge carries out, in this order: check every write's `before` and that every
+/// create's place is free, write the journal, write the notes, make the folders, create the new
+/// files, move the files, remove the journal, remove the emptied folders.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Batch {
     /// The tool that made the batch, as the journal names it.
     pub tool: String,
     pub writes: Vec<BatchWrite>,
     pub moves: Vec<BatchMove>,
-    /// The folders the moves need, top first. An edge makes each that is not there yet, and
+    /// New files (a wiki page), written after the notes, before the moves.
+    #[serde(default)]
+    pub creates: Vec<BatchCreate>,
+    /// The folders the moves and creates need, top first. An edge makes each that is not there yet, and
     /// only those go into the journal as made by the batch.
     pub folders: Vec<String>,
     /// Folders a folder move may leave empty, deepest first: each is removed if it is empty
@@ -126,17 +141,21 @@ pub fn batch(
         });
     }
     let mut folders: Vec<String> = Vec::new();
+    let mut creates = Vec::with_capacity(plan.creates.len());
+    for create in &plan.creates {
+        add_parent_folders(&mut folders, &create.path);
+        creates.push(BatchCreate {
+            path: create.path.clone(),
+            after_hash: content_hash(&create.text),
+            text: create.text.clone(),
+            temporary: temporary_name(&create.path, tag, "tmp"),
+        });
+    }
     let mut moves = Vec::with_capacity(plan.moves.len());
     // The folded sources of the moves before this one: a destination among them is vacated.
     let mut left_before: std::collections::HashSet<String> = std::collections::HashSet::new();
     for file_move in &plan.moves {
-        let segments: Vec<&str> = file_move.to.split('/').collect();
-        for depth in 1..segments.len() {
-            let folder = segments[..depth].join("/");
-            if !folders.contains(&folder) {
-                folders.push(folder);
-            }
-        }
+        add_parent_folders(&mut folders, &file_move.to);
         let case_only = file_move.from != file_move.to && file_move.from.to_lowercase() == file_move.to.to_lowercase();
         let vacated = left_before.contains(&crate::resolve::fold(&file_move.to));
         left_before.insert(crate::resolve::fold(&file_move.from));
@@ -165,7 +184,18 @@ pub fn batch(
         }
         emptied_folders.sort_by_key(|folder| std::cmp::Reverse(folder.matches('/').count()));
     }
-    Ok(Batch { tool: tool.to_owned(), writes, moves, folders, emptied_folders })
+    Ok(Batch { tool: tool.to_owned(), writes, moves, creates, folders, emptied_folders })
+}
+
+/// Adds the folders above `path` that `folders` does not hold yet, top first.
+fn add_parent_folders(folders: &mut Vec<String>, path: &str) {
+    let segments: Vec<&str> = path.split('/').collect();
+    for depth in 1..segments.len() {
+        let folder = segments[..depth].join("/");
+        if !folders.contains(&folder) {
+            folders.push(folder);
+        }
+    }
 }
 
 impl Batch {
@@ -187,7 +217,15 @@ impl Batch {
                     temporary: write.temporary.clone(),
                     before: write.before.clone(),
                     after_hash: write.after_hash.clone(),
+                    kind: WriteKind::Replace,
                 })
+                .chain(self.creates.iter().map(|create| JournalWrite {
+                    path: create.path.clone(),
+                    temporary: create.temporary.clone(),
+                    before: String::new(),
+                    after_hash: create.after_hash.clone(),
+                    kind: WriteKind::Create,
+                }))
                 .collect(),
             moves: self
                 .moves

@@ -280,6 +280,28 @@ pub fn update_properties(
     Ok((answer, Some(Change::Batch { batch, plan_hash: plan.plan_hash })))
 }
 
+/// `commit_wiki_page`: the page and its patches, planned and proven in a copy of the index; an
+/// approved plan is one batch (the patched notes' writes, then the page's create).
+pub fn commit_wiki_page(
+    vault: &Vault,
+    arguments: &crate::wiki::CommitArguments,
+    edge: &mut dyn Edge,
+    plans: &mut PlanHistory,
+) -> Result<(crate::wiki::CommitAnswer, Option<Change>), CallError> {
+    let texts = read_all(edge, crate::wiki::notes_needed(vault, arguments))?;
+    let (plan, mut answer) = crate::wiki::plan(vault, arguments, &texts).map_err(|error| CallError::of(&error))?;
+    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    let apply = decide_plan(&plan.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
+    if !apply {
+        plans.record_preview(&plan.plan_hash);
+        return Ok((answer, None));
+    }
+    let batch = crate::batch::batch(&plan, &texts, "commit_wiki_page", &[], edge.tag()).map_err(|error| CallError::of(&error))?;
+    answer.dry_run = false;
+    answer.applied = true;
+    Ok((answer, Some(Change::Batch { batch, plan_hash: plan.plan_hash })))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

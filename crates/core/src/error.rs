@@ -47,6 +47,7 @@ codes! {
     InterruptedChange = "interrupted_change": "An earlier change was interrupted and is not undone yet; nothing changed. Run `vaultlink recover <vault>`.",
     ChangeInProgress = "change_in_progress": "Another process is applying a change to the vault; nothing changed. Try again when it is done.",
     RecoveryFailed = "recovery_failed": "Undoing an interrupted change failed (the message says which step); its journal is kept for another try.",
+    PageRefused = "page_refused": "A new wiki page breaks a rule (a link that finds no note, a required property missing, a path taken, unlinkable or outside the wiki, a patched note changed since it was read); the message names every one; nothing changed.",
     TooLarge = "too_large": "A note or a request is over a size limit; the message gives the limit.",
     VaultUnreadable = "vault_unreadable": "The vault folder could not be read (retryable).",
     PluginUnavailable = "plugin_unavailable": "The Obsidian plugin is needed but not serving the vault (still indexing, or off while Obsidian has the vault open: the hint says what to do), or went away during the call (retryable; nothing was written by the sidecar).",

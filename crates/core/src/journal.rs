@@ -70,6 +70,26 @@ pub struct JournalWrite {
     pub before: String,
     /// The SHA-256 of the text the batch writes.
     pub after_hash: String,
+    /// What the batch does to the file: replaces its text (left out of the file), or creates it
+    /// (`before` is empty: undone by removing the file while it still holds what was written).
+    #[serde(default, skip_serializing_if = "WriteKind::is_replace")]
+    pub kind: WriteKind,
+}
+
+/// What a journal's write does to its file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteKind {
+    #[default]
+    Replace,
+    /// The file did not exist before the batch.
+    Create,
+}
+
+impl WriteKind {
+    pub fn is_replace(&self) -> bool {
+        *self == WriteKind::Replace
+    }
 }
 
 /// A file the batch moves. `via` is the intermediate name of a move that changes only the
@@ -213,6 +233,7 @@ mod tests {
                 temporary: "a/.A.md.vaultlink-7.tmp".to_owned(),
                 before: "[[Old]] \"é\"\n".to_owned(),
                 after_hash: "00".to_owned(),
+                kind: WriteKind::Replace,
             }],
             moves: vec![JournalMove { from: "Old.md".to_owned(), to: "d/New.md".to_owned(), via: None }],
             made_folders: vec!["d".to_owned()],

@@ -32,6 +32,7 @@ pub mod schema_file;
 pub mod sketch;
 pub mod span;
 pub mod step;
+pub mod wiki;
 pub mod words;
 pub mod yaml_text;
 

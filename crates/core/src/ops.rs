@@ -44,6 +44,7 @@ pub enum Request {
     DeleteNote(DeleteArguments),
     UpdateProperties(crate::properties::PropertiesArguments),
     BulkMoveNotes(crate::change::BulkMoveArguments),
+    CommitWikiPage(crate::wiki::CommitArguments),
 }
 
 impl Request {
@@ -66,6 +67,7 @@ impl Request {
             Request::DeleteNote(_) => "delete_note",
             Request::UpdateProperties(_) => "update_properties",
             Request::BulkMoveNotes(_) => "bulk_move_notes",
+            Request::CommitWikiPage(_) => "commit_wiki_page",
         }
     }
 
@@ -78,6 +80,7 @@ impl Request {
                 | Request::DeleteNote(_)
                 | Request::UpdateProperties(_)
                 | Request::BulkMoveNotes(_)
+                | Request::CommitWikiPage(_)
         )
     }
 }
@@ -119,6 +122,7 @@ pub fn notes_needed(vault: &Vault, request: &Request) -> Vec<String> {
         Request::DeleteNote(arguments) => crate::change::delete_notes_needed(vault, arguments),
         Request::UpdateProperties(arguments) => crate::change::properties_notes_needed(vault, arguments),
         Request::BulkMoveNotes(arguments) => crate::change::bulk_notes_needed(vault, arguments),
+        Request::CommitWikiPage(arguments) => crate::wiki::notes_needed(vault, arguments),
         _ => Vec::new(),
     }
 }
@@ -240,6 +244,7 @@ pub enum Response {
     Moved(crate::rename::MoveAnswer),
     Deleted(crate::delete::DeleteAnswer),
     Properties(crate::properties::PropertiesAnswer),
+    Committed(crate::wiki::CommitAnswer),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -494,6 +499,10 @@ pub fn run(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut Pl
         Request::UpdateProperties(arguments) => {
             let (answer, change) = crate::change::update_properties(vault, arguments, edge, plans)?;
             return Ok(Outcome { answer: Response::Properties(answer), change });
+        }
+        Request::CommitWikiPage(arguments) => {
+            let (answer, change) = crate::change::commit_wiki_page(vault, arguments, edge, plans)?;
+            return Ok(Outcome { answer: Response::Committed(answer), change });
         }
     };
     Ok(Outcome { answer, change: None })

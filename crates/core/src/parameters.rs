@@ -150,6 +150,19 @@ pub const ALL: &[Parameters] = &[
         list: &[required("moves", Kind::Objects), DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT],
         rules: APPROVAL_RULES,
     },
+    Parameters {
+        tool: "commit_wiki_page",
+        list: &[
+            required("page", Kind::Object),
+            optional("patches", Kind::Objects),
+            optional("prev_hashes", Kind::Object),
+            optional("allow_unresolved", Kind::Texts),
+            DRY_RUN,
+            APPROVED,
+            FORMAT,
+        ],
+        rules: APPROVAL_RULES,
+    },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
     // The command line's `summary`; not a tool of the MCP catalogue.
     Parameters { tool: "vault_summary", list: &[], rules: &[] },

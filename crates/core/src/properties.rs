@@ -311,7 +311,7 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
         after: detailed.then(|| after_yaml.to_owned()),
     };
     let edits = if edits.is_empty() { Vec::new() } else { vec![FileEdit { path: path.to_owned(), content_hash, edits }] };
-    Ok((MovePlan { moves: Vec::new(), edits, changes: Vec::new(), newly_resolved: Vec::new(), plan_hash }, answer))
+    Ok((MovePlan { moves: Vec::new(), edits, creates: Vec::new(), changes: Vec::new(), newly_resolved: Vec::new(), plan_hash }, answer))
 }
 
 /// The edited text reads back as the asked change and nothing else: the same properties but

@@ -90,11 +90,21 @@ pub struct NewlyResolved {
     pub resolves_to: String,
 }
 
+/// A file a plan creates, with its whole text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileCreate {
+    pub path: String,
+    pub text: String,
+}
+
 /// A move, planned and proven.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MovePlan {
     pub moves: Vec<FileMove>,
     pub edits: Vec<FileEdit>,
+    /// New files the plan makes (`commit_wiki_page`'s page).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub creates: Vec<FileCreate>,
     pub changes: Vec<LinkChange>,
     pub newly_resolved: Vec<NewlyResolved>,
     /// SHA-256 over the moves and edits: the same plan always has the same hash.
@@ -284,7 +294,7 @@ fn bad_characters(segment: &str) -> Vec<String> {
     found.into_iter().collect()
 }
 
-fn check_name(path: &str) -> Result<(), MoveError> {
+pub(crate) fn check_name(path: &str) -> Result<(), MoveError> {
     // The last segment is checked with and without its extension: `Note .md` ends in a space.
     let stem = path.rsplit_once('.').map(|(stem, _)| stem).filter(|stem| !stem.is_empty() && !stem.ends_with('/'));
     for segment in path.split('/').chain(stem.and_then(|stem| stem.rsplit('/').next())) {
@@ -634,7 +644,7 @@ fn assemble(
             hasher.update(format!("{}\0{}\0{}\n", edit.span.start, edit.span.end, edit.replacement));
         }
     }
-    MovePlan { moves, edits: file_edits, changes, newly_resolved, plan_hash: hex(&hasher.finalize()) }
+    MovePlan { moves, edits: file_edits, creates: Vec::new(), changes, newly_resolved, plan_hash: hex(&hasher.finalize()) }
 }
 
 /// Applies a file's edits to its text. The edits must be sorted and disjoint.

@@ -70,6 +70,12 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
         }
         crate::disk::refuse_links_on_the_way(root, &file_move.to)?;
     }
+    for create in &batch.creates {
+        if root.join(&create.path).exists() {
+            return Err(concurrent(&create.path));
+        }
+        crate::disk::refuse_links_on_the_way(root, &create.path)?;
+    }
     let mut made_folders = Vec::new();
     for folder in &batch.folders {
         let full = root.join(folder);
@@ -100,6 +106,10 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
         }
         for folder in &journal.made_folders {
             disk.create_dir(&root.join(folder)).map_err(|error| format!("creating {folder} failed: {error}"))?;
+        }
+        for create in &batch.creates {
+            journal::create_file(disk, &root.join(&create.path), &root.join(&create.temporary), create.text.as_bytes())
+                .map_err(|error| format!("creating {} failed: {error}", create.path))?;
         }
         for file_move in &batch.moves {
             let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
@@ -656,5 +666,65 @@ mod tests {
         let refusal = crate::tools::run_on_folder_with(&disk, &mut index, "update_properties", &arguments, &Progress::none()).unwrap_err();
         assert_eq!(refusal.code, "concurrent_modification", "{refusal:?}");
         assert_eq!(fs::read_to_string(&note).unwrap(), "---\nrole: other\n---\nsaved meanwhile\n");
+    }
+
+    /// `commit_wiki_page` on a disk that fails at each step in turn, and again with the undo
+    /// failing too (as a process killed part way leaves it, journal and all, for recovery):
+    /// the vault is as it was, or holds the page and the patch whole; never a page without its
+    /// patch or a patch without its page.
+    #[test]
+    fn a_page_commit_that_fails_or_stops_at_any_step_leaves_the_vault_as_it_was_or_committed() {
+        let files: &[(&str, &str)] = &[("Graph.md", "# Graph\n"), ("Tree.md", "# Tree\n")];
+        let arguments = json!({
+            "page": {"path": "wiki/Forest", "frontmatter": {"related": "[[Tree]]"}, "body": "# Forest\n[[Graph]]\n"},
+            "patches": [{"path": "Graph", "kind": "link"}],
+            "dry_run": false
+        });
+        let committed = |dir: &Path| {
+            fs::read_to_string(dir.join("wiki/Forest.md")).ok().as_deref() == Some("---\nrelated: \"[[Tree]]\"\n---\n# Forest\n[[Graph]]\n")
+                && fs::read_to_string(dir.join("Graph.md")).unwrap() == "# Graph\n\n## See also\n\n- [[Forest]]\n"
+        };
+        let mut steps = None;
+        for fault in Fault::ALL {
+            for fail_at in 0..60 {
+                // Steps 0-2 write the journal: from the first change on, the undo may fail too.
+                for undo_fails in [false, true].into_iter().filter(|undo_fails| !undo_fails || (fail_at >= 3 && fault == Fault::Io)) {
+                    let (dir, mut index) = vault(files);
+                    let before = snapshot(dir.path());
+                    let mut disk = FaultyDisk::new(fault, fail_at);
+                    if undo_fails {
+                        disk.also_fail = (fail_at + 1..fail_at + 100).collect();
+                    }
+                    let outcome = crate::tools::run_on_folder_with(&disk, &mut index, "commit_wiki_page", &arguments, &Progress::none());
+                    if !disk.failed.get() {
+                        assert!(outcome.is_ok() && committed(dir.path()), "{outcome:?}");
+                        steps.get_or_insert(fail_at);
+                        continue;
+                    }
+                    if outcome.is_ok() {
+                        assert!(committed(dir.path()), "{fault:?} at step {fail_at}: a fault after the change leaves it whole");
+                        continue;
+                    }
+                    // What the failed batch could not undo, recovery (by the next process) undoes
+                    // from the journal.
+                    journal::recover(&RealDisk, index.root()).unwrap();
+                    assert_eq!(snapshot(dir.path()), before, "{fault:?} at step {fail_at}, undo failing: {undo_fails}");
+                }
+            }
+        }
+        assert!(steps.is_some_and(|steps| steps >= 6), "the commit takes several steps: {steps:?}");
+
+        // A file saved at the page's path after the check is never replaced.
+        let (dir, mut index) = vault(files);
+        let page = dir.path().join("wiki/Forest.md");
+        let disk = Hooked(|operation: &str, path: &Path| {
+            if operation == "rename_new" && path.ends_with("Forest.md") && !page.exists() {
+                fs::write(&page, "someone else's page\n").unwrap();
+            }
+        });
+        let refusal = crate::tools::run_on_folder_with(&disk, &mut index, "commit_wiki_page", &arguments, &Progress::none()).unwrap_err();
+        assert_eq!(refusal.code, "write_failed", "{refusal:?}");
+        assert_eq!(fs::read_to_string(&page).unwrap(), "someone else's page\n");
+        assert_eq!(fs::read_to_string(dir.path().join("Graph.md")).unwrap(), "# Graph\n", "the patch is undone");
     }
 }

@@ -39,6 +39,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         delete_note(),
         update_properties(),
         bulk_move_notes(),
+        commit_wiki_page(),
         server_health(),
     ];
     for tool in &mut tools {
@@ -85,6 +86,7 @@ fn concise_leaves_out(tool: &str) -> &'static str {
         "delete_note" => "the captured text's split into frontmatter and body (the whole text stays)",
         "update_properties" => "the YAML before and after",
         "bulk_move_notes" => "the rewritten links (`changes`)",
+        "commit_wiki_page" => "nothing: `detailed` adds the page's whole text to a preview",
         "server_health" => "the index's counts, the plugin's details and the evidence for where writes go",
         _ => "detail",
     }
@@ -821,6 +823,70 @@ is not YAML keys), `plan_hash_mismatch`, `concurrent_modification`.",
         }),
         read_only: false,
         destructive: true,
+        idempotent: false,
+    }
+}
+
+fn commit_wiki_page() -> ToolSpec {
+    ToolSpec {
+        name: "commit_wiki_page",
+        title: "Create a wiki page and link it from other notes, proven, all or nothing",
+        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default, made when absent, skipped when the note already links the page); `append` adds `text` at the end or under `heading`. Before writing, every link of the page and every link a patch adds must find a note (or be listed in `allow_unresolved`), the page must meet the SCHEMA.md governing it (type, required properties, vocabulary, folder) and lie in a wiki where the vault has one, its path must be new and linkable, and each `prev_hashes` entry must match. By default it is a dry run answering a receipt with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it. Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused` (names every rule broken), `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
+        input_schema: object(
+            json!({
+                "page": {
+                    "type": "object",
+                    "description": "The new page: `path` (`.md` added when left out), `frontmatter` (keys to text, numbers, booleans or lists of them), `body` (Markdown).",
+                    "properties": {
+                        "path": {"type": "string", "maxLength": MAX_STRING_CHARS},
+                        "frontmatter": {"type": "object"},
+                        "body": {"type": "string"}
+                    },
+                    "required": ["path"]
+                },
+                "patches": {
+                    "type": "array",
+                    "description": "Additions to existing notes, in order.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "path": {"type": "string", "maxLength": MAX_STRING_CHARS},
+                            "kind": {"type": "string", "enum": ["link", "append"]},
+                            "heading": {"type": "string", "maxLength": MAX_STRING_CHARS},
+                            "text": {"type": "string"}
+                        },
+                        "required": ["path", "kind"]
+                    }
+                },
+                "prev_hashes": {"type": "object", "description": "The `content_hash` each patched note had when read, by path (read_note gives it)."},
+                "allow_unresolved": {"type": "array", "items": {"type": "string"}, "description": "Link targets that may stay unresolved (pages still to write)."},
+                "dry_run": dry_run(),
+                "approved_plan_hash": approved_plan_hash(),
+                "response_format": response_format()
+            }),
+            &["page"],
+        ),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "dry_run": {"type": "boolean"},
+                "applied": {"type": "boolean"},
+                "plan_hash": {"type": "string"},
+                "path": {"type": "string"},
+                "content_hash": {"type": "string"},
+                "patches": {"type": "array", "items": {"type": "object", "properties": {
+                    "path": {"type": "string"},
+                    "kind": {"type": "string", "enum": ["link", "append"]},
+                    "added": {"type": "string"},
+                    "already_linked": {"type": "boolean"}
+                }}},
+                "unresolved_allowed": {"type": "array", "items": {"type": "string"}},
+                "text": {"type": "string"}
+            },
+            "required": ["dry_run", "applied", "plan_hash", "path", "content_hash", "patches"]
+        }),
+        read_only: false,
+        destructive: false,
         idempotent: false,
     }
 }

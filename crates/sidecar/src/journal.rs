@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use vaultlink_core::error::ErrorCode;
 
 use serde::Serialize;
-use vaultlink_core::journal::{self as format, Refusal};
+use vaultlink_core::journal::{self as format, Refusal, WriteKind};
 pub use vaultlink_core::journal::{Journal, JournalWrite, ABANDONED};
 use vaultlink_core::rename::content_hash;
 use vaultlink_core::step::StepError;
@@ -52,6 +52,8 @@ pub struct Recovery {
     /// Notes edited after the interruption: they keep that edit; the pre-image is saved at
     /// the second path.
     pub kept: Vec<(String, String)>,
+    /// Files the batch created, removed again.
+    pub removed: Vec<String>,
 }
 
 fn journal_path(root: &Path) -> PathBuf {
@@ -325,12 +327,13 @@ fn journal_age(root: &Path) -> Option<std::time::Duration> {
 /// One paragraph saying what recovery did, for the log and `vaultlink recover`.
 pub fn describe(root: &Path, recovery: &Recovery) -> String {
     let mut text = format!(
-        "undid an interrupted {} (process {}) in {}: {} notes restored, {} files moved back",
+        "undid an interrupted {} (process {}) in {}: {} notes restored, {} files moved back, {} new files removed",
         recovery.tool,
         recovery.pid,
         root.display(),
         recovery.restored.len(),
-        recovery.moved_back.len()
+        recovery.moved_back.len(),
+        recovery.removed.len()
     );
     for (path, saved) in &recovery.kept {
         text.push_str(&format!("; {path} was edited since and keeps that edit (its text from before the change is in {saved})"));
@@ -393,7 +396,18 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
             recovery.moved_back.push(file_move.from.clone());
         }
     }
-    for write in &journal.writes {
+    for write in journal.writes.iter().filter(|write| write.kind == WriteKind::Create) {
+        // A file the batch created goes while it holds what the batch wrote; one edited since
+        // is someone's, and stays.
+        let path = full(root, &write.path);
+        if let Ok(bytes) = std::fs::read(&path) {
+            if std::str::from_utf8(&bytes).is_ok_and(|text| content_hash(text) == write.after_hash) {
+                disk.remove_file(&path).map_err(|error| failed(format!("removing {}", write.path), error))?;
+                recovery.removed.push(write.path.clone());
+            }
+        }
+    }
+    for write in journal.writes.iter().filter(|write| write.kind == WriteKind::Replace) {
         let path = full(root, &write.path);
         match std::fs::read(&path) {
             Ok(bytes) if bytes == write.before.as_bytes() => {}
@@ -475,6 +489,30 @@ pub fn write_atomically(disk: &dyn Disk, path: &Path, temporary: &Path, bytes: &
     result
 }
 
+/// Writes `bytes` to `temporary`, synced, and renames it to `path` only if nothing is there
+/// (a file that appeared since the check fails the step and is kept); the temporary file is
+/// removed if any step fails.
+pub fn create_file(disk: &dyn Disk, path: &Path, temporary: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if temporary.exists() {
+        disk.remove_file(temporary)?;
+    }
+    let result = disk.write_new(temporary, bytes).and_then(|()| {
+        // The permissions a new file of its folder gets (its read and write bits), not the
+        // temporary file's private ones.
+        #[cfg(unix)]
+        if let Some(folder) = path.parent() {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(folder)?.permissions().mode() & 0o666;
+            std::fs::set_permissions(temporary, std::fs::Permissions::from_mode(mode))?;
+        }
+        disk.rename_new(temporary, path)
+    });
+    if result.is_err() && temporary.exists() {
+        let _ = disk.remove_file(temporary);
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     //! A journal is untrusted input: one that arrives with a vault (git, a sync service, a zip)
@@ -512,6 +550,7 @@ mod tests {
                 temporary: "../home/.notes.txt.vaultlink-1.tmp".to_owned(),
                 before: "overwritten".to_owned(),
                 after_hash: content_hash("mine"),
+                kind: Default::default(),
             }],
             moves: vec![JournalMove { from: "../home/.ssh/id_ed25519".to_owned(), to: "stolen.md".to_owned(), via: None }],
             made_folders: vec!["../home/planted".to_owned()],

@@ -501,6 +501,10 @@ export class Vault
 	async create(filePath: string, data: string): Promise<TFile> {
 		const normalized = normalizePath(filePath);
 		if (this.byPath.has(normalized) || this.caseVariantOf(normalized) !== null) throw new Error(`File already exists: ${normalized}`);
+		// Obsidian checks the disk too: a file there that the vault has not listed yet (written a
+		// moment ago by a sync or another program) fails the create with "File already exists."
+		// rather than being replaced (obsidian-livesync#802, obsidian-gemini#288).
+		if (await this.adapter.exists(normalized)) throw new Error("File already exists.");
 		const parent = await this.ensureFolder(parentPathOf(normalized));
 		await this.adapter.write(normalized, data);
 		const file = new TFile(this, normalized, parent, statOf(this.adapter.getFullPath(normalized)));

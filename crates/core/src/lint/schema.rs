@@ -69,13 +69,7 @@ pub const RULE: Rule = Rule {
 };
 
 fn check(context: &Context<'_>, findings: &mut Findings) {
-    // Every SCHEMA.md, by its folded folder.
-    let mut schemas: BTreeMap<String, (&str, &SchemaFile)> = BTreeMap::new();
-    for note in context.vault.notes() {
-        if let Some(file) = note.facts.schema.as_deref() {
-            schemas.entry(fold(folder(note.path))).or_insert((note.path, file));
-        }
-    }
+    let schemas = schema_files(context.vault);
     let mut used: BTreeMap<&str, &SchemaFile> = BTreeMap::new();
     for (_, (path, file)) in schemas.iter().filter(|(_, (path, _))| context.is_subject(path)) {
         used.insert(path, file);
@@ -118,6 +112,22 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
         findings.proposals.push(proposal);
     }
     findings.proposals.extend(violations);
+}
+
+/// Every `SCHEMA.md` of the vault, by its folded folder.
+pub fn schema_files(vault: &crate::index::Vault) -> BTreeMap<String, (&str, &SchemaFile)> {
+    let mut schemas: BTreeMap<String, (&str, &SchemaFile)> = BTreeMap::new();
+    for note in vault.notes() {
+        if let Some(file) = note.facts.schema.as_deref() {
+            schemas.entry(fold(folder(note.path))).or_insert((note.path, file));
+        }
+    }
+    schemas
+}
+
+/// The `SCHEMA.md` that governs `path` (the nearest in the folders holding it), with its path.
+pub fn governing_schema<'a>(vault: &'a crate::index::Vault, path: &str) -> Option<(&'a str, &'a SchemaFile)> {
+    governing(&schema_files(vault), path)
 }
 
 /// The nearest `SCHEMA.md` in the folders holding `path`.

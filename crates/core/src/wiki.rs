@@ -1,0 +1,639 @@
+//! `commit_wiki_page`: a new wiki page and the additive patches that link it from other notes,
+//! planned and proven as one change, all or nothing.
+//!
+//! The page's text is its body with the frontmatter written by `update_properties`' writer (a
+//! link value quoted, as Obsidian reads a property link). Before anything is offered, the page
+//! and the patched notes are put into a copy of the index as they will be, and every rule is
+//! checked there: each link of the page, and each link a patch adds, resolves (or is listed in
+//! `allow_unresolved`); the page meets the `SCHEMA.md` that governs it (its type, required
+//! properties, vocabulary and folder) and, where the vault has a `SCHEMA.md`, lies in a folder one
+//! governs; its path is new, linkable and in a folder Obsidian indexes; each patched note still
+//! has the hash the caller read (`prev_hashes`). Every rule broken is named in one refusal.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::answer::ResponseFormat;
+use crate::error::{ErrorCode, Failure};
+use crate::index::{is_note_path, Vault};
+use crate::parse::{Link, LinkKind};
+use crate::rename::{content_hash, FileCreate, FileEdit, MovePlan, TextEdit};
+use crate::resolve::{self, fold, Resolution};
+use crate::span::Span;
+
+/// The heading a `link` patch goes under when it names none.
+pub const SEE_ALSO: &str = "See also";
+
+/// The new page.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageInput {
+    /// The page's path in the vault; `.md` is added when left out.
+    pub path: String,
+    /// Its properties, by key: text, a number, a boolean, or a list of those.
+    #[serde(default)]
+    pub frontmatter: serde_json::Map<String, Value>,
+    /// The Markdown after the frontmatter.
+    #[serde(default)]
+    pub body: String,
+}
+
+/// What a patch adds to an existing note.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PatchKind {
+    /// A bullet linking the new page, under `heading` ("See also" by default), made once.
+    Link,
+    /// `text`, at the end of the note or of the section under `heading`.
+    Append,
+}
+
+/// One additive change to an existing note.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Patch {
+    pub path: String,
+    pub kind: PatchKind,
+    /// The heading the addition goes under; made (as a level-2 heading at the end) when absent.
+    #[serde(default)]
+    pub heading: Option<String>,
+    /// What an `append` adds.
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommitArguments {
+    pub page: PageInput,
+    #[serde(default)]
+    pub patches: Vec<Patch>,
+    /// The content hash each patched note had when the caller read it, by path.
+    #[serde(default)]
+    pub prev_hashes: BTreeMap<String, String>,
+    /// Link targets that may stay unresolved (a page still to be written).
+    #[serde(default)]
+    pub allow_unresolved: Vec<String>,
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+    #[serde(default)]
+    pub approved_plan_hash: Option<String>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+}
+
+/// What one patch does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PatchReceipt {
+    pub path: String,
+    pub kind: PatchKind,
+    /// The line added (for `link`, the bullet), or left out when the note already links the page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub added: Option<String>,
+    /// True when a `link` patch finds the note already linking the page: nothing is added.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub already_linked: bool,
+}
+
+/// What `commit_wiki_page` answers: a short receipt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommitAnswer {
+    pub dry_run: bool,
+    pub applied: bool,
+    pub plan_hash: String,
+    /// The page's path, as it is created.
+    pub path: String,
+    /// The page's content hash once written.
+    pub content_hash: String,
+    pub patches: Vec<PatchReceipt>,
+    /// Links left unresolved because `allow_unresolved` lists them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unresolved_allowed: Vec<String>,
+    /// The page's whole text; only in a `detailed` preview.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// Why the page is refused: every rule it breaks. Nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRefused {
+    pub path: String,
+    pub problems: Vec<String>,
+    /// True when the only problems are notes changed since they were read (retryable).
+    pub stale_only: bool,
+}
+
+impl Failure for PageRefused {
+    fn code(&self) -> ErrorCode {
+        ErrorCode::PageRefused
+    }
+
+    fn message(&self) -> String {
+        format!("the page `{}` is refused, nothing was changed: {}", self.path, self.problems.join("; "))
+    }
+
+    fn hint(&self) -> &'static str {
+        if self.stale_only {
+            "Read the notes named again (their hashes changed), then commit with the new `prev_hashes`."
+        } else {
+            "Fix each problem named (create the linked notes first or list them in `allow_unresolved`, fill the required \
+properties, choose another path), then commit again."
+        }
+    }
+
+    fn retryable(&self) -> bool {
+        self.stale_only
+    }
+}
+
+/// The page's path as it will be created: trimmed, without a leading `/`, with `.md`.
+pub fn page_path(asked: &str) -> String {
+    let path = asked.trim().trim_start_matches('/').to_owned();
+    if is_note_path(&path) {
+        path
+    } else {
+        format!("{path}.md")
+    }
+}
+
+/// The notes a commit reads: those it patches.
+pub fn notes_needed(vault: &Vault, arguments: &CommitArguments) -> Vec<String> {
+    let mut found: Vec<String> = arguments.patches.iter().filter_map(|patch| vault.find_note(&patch.path)).map(str::to_owned).collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The plan of the page and its patches, proven in a copy of the index, with the answer of its
+/// preview. `texts` are the patched notes' texts as they are now.
+pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String, String>) -> Result<(MovePlan, CommitAnswer), PageRefused> {
+    let path = page_path(&arguments.page.path);
+    let mut problems: Vec<String> = Vec::new();
+    let mut stale: Vec<String> = Vec::new();
+    path_problems(vault, &arguments.page.path, &path, &mut problems);
+
+    let text = page_text(vault, &path, &arguments.page, &mut problems);
+    let mut after = vault.clone();
+    after.upsert(&path, &text);
+
+    // The patches, each on the note's text as the ones before it left it.
+    let mut patched: BTreeMap<String, String> = BTreeMap::new();
+    let mut receipts = Vec::new();
+    for (at, patch) in arguments.patches.iter().enumerate() {
+        let Some(note) = vault.find_note(&patch.path) else {
+            problems.push(format!("patches[{at}]: `{}` is not a note of the vault", patch.path));
+            continue;
+        };
+        let Some(current) = patched.get(note).or_else(|| texts.get(note)).cloned() else {
+            problems.push(format!("patches[{at}]: `{note}` could not be read"));
+            continue;
+        };
+        match patch_text(&after, note, &path, patch, &current) {
+            Ok((new_text, receipt)) => {
+                patched.insert(note.to_owned(), new_text);
+                receipts.push(receipt);
+            }
+            Err(problem) => problems.push(format!("patches[{at}]: {problem}")),
+        }
+    }
+    for (asked, hash) in &arguments.prev_hashes {
+        let Some(note) = vault.find_note(asked) else {
+            problems.push(format!("prev_hashes names `{asked}`, which is not a note of the vault"));
+            continue;
+        };
+        if texts.get(note).map(|text| content_hash(text)).as_deref() != Some(hash.as_str()) {
+            stale.push(format!("`{note}` changed since it was read (its hash is no longer {hash})"));
+        }
+    }
+    for (note, new_text) in &patched {
+        after.upsert(note, new_text);
+    }
+
+    // Every link of the page resolves in the vault as it will be; each patched note gains no
+    // unresolved link.
+    let allowed: BTreeSet<String> = arguments.allow_unresolved.iter().map(|target| fold(target.trim())).collect();
+    let mut unresolved_allowed = Vec::new();
+    let mut check_link = |note: &str, link: &Link, resolution: &Resolution, problems: &mut Vec<String>| {
+        let target = link.path.trim();
+        if target.is_empty() {
+            return;
+        }
+        match resolution {
+            Resolution::Resolved { .. } => {}
+            Resolution::Unresolved if allowed.contains(&fold(target)) || allowed.contains(&fold(&link.target)) => {
+                if !unresolved_allowed.contains(&link.target) {
+                    unresolved_allowed.push(link.target.clone());
+                }
+            }
+            Resolution::Unresolved => problems.push(format!(
+                "`{note}` line {}: the link `{}` finds no note (create it first, or list `{}` in `allow_unresolved`)",
+                link.line, link.target, link.path
+            )),
+            Resolution::Ambiguous { candidates, .. } => problems.push(format!(
+                "`{note}` line {}: the link `{}` could mean {}; write the path",
+                link.line,
+                link.target,
+                candidates.join(", ")
+            )),
+        }
+    };
+    for found in after.outgoing_links(&path).unwrap_or_default() {
+        check_link(&path, found.link, found.resolution, &mut problems);
+    }
+    for note in patched.keys() {
+        let before: BTreeSet<String> = vault
+            .outgoing_links(note)
+            .unwrap_or_default()
+            .iter()
+            .filter(|found| !matches!(found.resolution, Resolution::Resolved { .. }))
+            .map(|found| found.link.target.clone())
+            .collect();
+        for found in after.outgoing_links(note).unwrap_or_default() {
+            if !before.contains(&found.link.target) {
+                check_link(note, found.link, found.resolution, &mut problems);
+            }
+        }
+    }
+    schema_problems(vault, &after, &path, &mut problems);
+
+    if !problems.is_empty() || !stale.is_empty() {
+        let stale_only = problems.is_empty();
+        problems.extend(stale);
+        return Err(PageRefused { path, problems, stale_only });
+    }
+
+    let mut edits = Vec::new();
+    for (note, new_text) in &patched {
+        let before = &texts[note];
+        if let Some(edit) = difference(before, new_text) {
+            edits.push(FileEdit { path: note.clone(), content_hash: content_hash(before), edits: vec![edit] });
+        }
+    }
+    let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
+    sha2::Digest::update(&mut hasher, format!("commit_wiki_page\0{path}\0{}\n", content_hash(&text)));
+    for file in &edits {
+        sha2::Digest::update(&mut hasher, format!("{}\0{}\n", file.path, file.content_hash));
+        for edit in &file.edits {
+            sha2::Digest::update(&mut hasher, format!("{}\0{}\0{}\n", edit.span.start, edit.span.end, edit.replacement));
+        }
+    }
+    let plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
+    let answer = CommitAnswer {
+        dry_run: true,
+        applied: false,
+        plan_hash: plan_hash.clone(),
+        path: path.clone(),
+        content_hash: content_hash(&text),
+        patches: receipts,
+        unresolved_allowed,
+        text: (arguments.response_format == ResponseFormat::Detailed).then(|| text.clone()),
+    };
+    let plan = MovePlan {
+        moves: Vec::new(),
+        edits,
+        creates: vec![FileCreate { path, text }],
+        changes: Vec::new(),
+        newly_resolved: Vec::new(),
+        plan_hash,
+    };
+    Ok((plan, answer))
+}
+
+/// What is wrong with the page's path: outside the vault, hidden, unlinkable, or taken.
+fn path_problems(vault: &Vault, asked: &str, path: &str, problems: &mut Vec<String>) {
+    if asked.trim().trim_matches('/').is_empty() {
+        problems.push("`page.path` is empty".to_owned());
+        return;
+    }
+    if let Some(problem) = crate::paths::vault_path_problem(path) {
+        problems.push(format!("`{path}` is not a path inside the vault: {problem}"));
+        return;
+    }
+    if let Some(hidden) = path.split('/').find(|segment| segment.starts_with('.')) {
+        problems.push(format!("`{path}` is under `{hidden}`, a hidden folder Obsidian does not index"));
+    }
+    if let Err(error) = crate::rename::check_name(path) {
+        problems.push(error.message());
+    }
+    if let Some(existing) = vault.find_file(path) {
+        problems
+            .push(format!("`{existing}` already exists: a page is new (use update_properties or edit the note to change one that exists)"));
+    }
+}
+
+/// The page's text: the body with the frontmatter written before it, `type` first, then the
+/// properties its type requires in the schema's order, then the others by name.
+fn page_text(vault: &Vault, path: &str, page: &PageInput, problems: &mut Vec<String>) -> String {
+    let required: Vec<String> = crate::lint::schema::governing_schema(vault, path)
+        .and_then(|(_, file)| file.schema.as_ref())
+        .and_then(|schema| {
+            let asked = page.frontmatter.get("type")?.as_str()?;
+            schema.types.iter().find(|page_type| fold(&page_type.name) == fold(asked)).map(|page_type| page_type.required.clone())
+        })
+        .unwrap_or_default();
+    let mut keys: Vec<&String> = page.frontmatter.keys().collect();
+    keys.sort_by_key(|key| (key.as_str() != "type", required.iter().position(|name| name == *key).unwrap_or(usize::MAX)));
+    let mut text = page.body.clone();
+    for key in keys {
+        let arguments = crate::properties::PropertiesArguments {
+            path: path.to_owned(),
+            set: serde_json::Map::from_iter([(key.clone(), page.frontmatter[key].clone())]),
+            remove: Vec::new(),
+            dry_run: None,
+            approved_plan_hash: None,
+            response_format: ResponseFormat::Concise,
+        };
+        match crate::properties::plan(path, &text, &arguments) {
+            Ok((plan, _)) => {
+                if let Some(file) = plan.edits.first() {
+                    text = crate::rename::apply_edits(&text, &file.edits);
+                }
+            }
+            Err(error) => problems.push(format!("page.frontmatter: {}", error.message())),
+        }
+    }
+    text
+}
+
+/// The note's text with `patch` carried out, and its receipt.
+fn patch_text(after: &Vault, note: &str, page: &str, patch: &Patch, text: &str) -> Result<(String, PatchReceipt), String> {
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let heading = patch.heading.as_deref().map(str::trim).filter(|heading| !heading.is_empty());
+    let (line, already_linked) = match patch.kind {
+        PatchKind::Link => {
+            if patch.text.is_some() {
+                return Err("a `link` patch writes its own bullet; leave `text` out (use `append` for other text)".to_owned());
+            }
+            // The note as it is already finds the page, in the vault as it will be.
+            let links_it = after
+                .outgoing_links(note)
+                .unwrap_or_default()
+                .iter()
+                .any(|found| matches!(found.resolution, Resolution::Resolved { path } if path == page));
+            let link = link_from(after, note, page).ok_or_else(|| format!("no link from `{note}` can find `{page}`"))?;
+            (format!("- [[{link}]]"), links_it)
+        }
+        PatchKind::Append => match patch.text.as_deref() {
+            Some(added) if !added.trim().is_empty() => {
+                (added.trim_end_matches(['\r', '\n']).replace("\r\n", "\n").replace('\n', newline), false)
+            }
+            _ => return Err("an `append` patch needs `text`".to_owned()),
+        },
+    };
+    let receipt =
+        |added: Option<String>, already_linked: bool| PatchReceipt { path: note.to_owned(), kind: patch.kind, added, already_linked };
+    if already_linked {
+        return Ok((text.to_owned(), receipt(None, true)));
+    }
+    let heading = heading.or((patch.kind == PatchKind::Link).then_some(SEE_ALSO));
+    let new_text = match heading {
+        None => at_end(text, &line, newline),
+        Some(heading) => under_heading(text, heading, &line, newline),
+    };
+    Ok((new_text, receipt(Some(line), false)))
+}
+
+/// The shortest wikilink path from `note` that finds `page`, without `.md`.
+fn link_from(after: &Vault, note: &str, page: &str) -> Option<String> {
+    let stem = page.strip_suffix(".md").unwrap_or(page);
+    let segments: Vec<&str> = stem.split('/').collect();
+    (1..=segments.len()).map(|take| segments[segments.len() - take..].join("/")).find(|form| {
+        let probe = Link {
+            kind: LinkKind::Wikilink,
+            source: crate::parse::LinkSource::Body,
+            target: form.clone(),
+            path: form.clone(),
+            subpath: None,
+            display: None,
+            span: Span { start: 0, end: 0 },
+            target_span: Span { start: 0, end: 0 },
+            line: 1,
+            column: 1,
+            destination: None,
+        };
+        matches!(resolve::resolve(after, note, &probe), Resolution::Resolved { path } if path == page)
+    })
+}
+
+/// `line` added at the end of `text`, on a line of its own.
+fn at_end(text: &str, line: &str, newline: &str) -> String {
+    let mut out = text.to_owned();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push_str(newline);
+    }
+    out.push_str(line);
+    out.push_str(newline);
+    out
+}
+
+/// `line` added at the end of the section under `heading` (its last non-blank line), or a new
+/// level-2 heading with it at the end of the note when no heading has that text.
+fn under_heading(text: &str, heading: &str, line: &str, newline: &str) -> String {
+    let lines: Vec<(usize, &str)> = line_starts(text);
+    let heading_of = |line: &str| -> Option<(usize, String)> {
+        let trimmed = line.trim_end_matches(['\r', '\n']);
+        let level = trimmed.bytes().take_while(|byte| *byte == b'#').count();
+        let rest = &trimmed[level..];
+        (level > 0 && level <= 6 && (rest.is_empty() || rest.starts_with([' ', '\t'])))
+            .then(|| (level, rest.trim().trim_end_matches('#').trim().to_owned()))
+    };
+    let mut in_fence = false;
+    let mut found: Option<(usize, usize)> = None;
+    let mut section_end = text.len();
+    for (at, (start, content)) in lines.iter().enumerate() {
+        let trimmed = content.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let Some((level, title)) = heading_of(content) else { continue };
+        match found {
+            None if fold(&title) == fold(heading) => found = Some((at, level)),
+            Some((_, found_level)) if level <= found_level => {
+                section_end = *start;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let Some((heading_line, _)) = found else {
+        let mut out = text.to_owned();
+        if !out.is_empty() {
+            if !out.ends_with('\n') {
+                out.push_str(newline);
+            }
+            if !out.ends_with(&format!("{newline}{newline}")) && out.trim() != "" {
+                out.push_str(newline);
+            }
+        }
+        out.push_str(&format!("## {heading}{newline}{newline}{line}{newline}"));
+        return out;
+    };
+    // After the section's last line that holds anything.
+    let section_start = lines[heading_line].0;
+    let section = &text[section_start..section_end];
+    let kept = section.trim_end_matches(['\r', '\n', ' ', '\t']).len();
+    let at = section_start + kept;
+    let mut insert = String::new();
+    let rest_starts_line = at == text.len() || text[at..].starts_with(['\r', '\n']);
+    insert.push_str(newline);
+    if at == section_start + section[..kept].lines().next().map_or(0, str::len) {
+        // Only the heading so far: a blank line after it, as a section is written.
+        insert.push_str(newline);
+    }
+    insert.push_str(line);
+    if !rest_starts_line {
+        insert.push_str(newline);
+    }
+    let mut out = String::with_capacity(text.len() + insert.len());
+    out.push_str(&text[..at]);
+    out.push_str(&insert);
+    if at == text.len() {
+        out.push_str(newline);
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+fn line_starts(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        let end = text[at..].find('\n').map_or(text.len(), |newline| at + newline + 1);
+        out.push((at, &text[at..end]));
+        at = end;
+    }
+    out
+}
+
+/// The one edit that turns `before` into `after`: the span between their common start and end.
+fn difference(before: &str, after: &str) -> Option<TextEdit> {
+    if before == after {
+        return None;
+    }
+    let mut start = before.bytes().zip(after.bytes()).take_while(|(a, b)| a == b).count();
+    while !before.is_char_boundary(start) || !after.is_char_boundary(start) {
+        start -= 1;
+    }
+    let most = before.len().min(after.len()) - start;
+    let mut end = before.bytes().rev().zip(after.bytes().rev()).take(most).take_while(|(a, b)| a == b).count();
+    while !before.is_char_boundary(before.len() - end) || !after.is_char_boundary(after.len() - end) {
+        end -= 1;
+    }
+    Some(TextEdit { span: Span { start, end: before.len() - end }, replacement: after[start..after.len() - end].to_owned() })
+}
+
+/// The schema's rules for the page, checked in the vault as it will be: the page lint's
+/// findings about it, and a page outside every wiki of a vault that has one.
+fn schema_problems(vault: &Vault, after: &Vault, path: &str, problems: &mut Vec<String>) {
+    let schemas = crate::lint::schema::schema_files(vault);
+    let Some((schema_path, file)) = crate::lint::schema::governing_schema(after, path) else {
+        if let Some((_, (any, _))) = schemas.iter().next() {
+            problems.push(format!("`{path}` is in no folder a SCHEMA.md governs (the vault's wiki has `{any}`); put the page in the wiki"));
+        }
+        return;
+    };
+    if let Some(schema) = &file.schema {
+        let page_type = after.facts(path).and_then(|facts| facts.property_text("type"));
+        if page_type.is_none() && !schema.types.is_empty() {
+            let names: Vec<&str> = schema.types.iter().map(|page_type| page_type.name.as_str()).collect();
+            problems.push(format!("{schema_path} declares page types ({}): give the page a `type`", names.join(", ")));
+        }
+    }
+    let rules: Vec<&'static crate::lint::Rule> =
+        ["schema", "unquoted_property_link", "broken_heading", "broken_block_ref", "malformed_frontmatter"]
+            .iter()
+            .filter_map(|name| crate::lint::rule(name))
+            .collect();
+    let folder = resolve::folder(path);
+    let options = crate::lint::LintOptions { folder: (!folder.is_empty()).then(|| fold(folder)), excluded_folders: Vec::new(), rules };
+    for proposal in crate::lint::lint(after, &options).proposals {
+        if proposal.subject == path {
+            problems.push(proposal.detail.unwrap_or(proposal.suggested_action));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::IndexConfig;
+    use serde_json::json;
+
+    fn vault(files: &[(&str, &str)]) -> (Vault, BTreeMap<String, String>) {
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        let mut texts = BTreeMap::new();
+        for (path, text) in files {
+            vault.upsert(path, text);
+            texts.insert((*path).to_owned(), (*text).to_owned());
+        }
+        (vault, texts)
+    }
+
+    fn arguments(value: Value) -> CommitArguments {
+        serde_json::from_value(value).unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    const SCHEMA: &str = "---\ntypes:\n  concept: {required: [type, summary], folder: concepts}\nproperties:\n  type: [concept]\n  summary:\n  related:\n---\n";
+
+    #[test]
+    fn a_page_with_its_links_and_a_see_also_patch_is_planned() {
+        let (vault, texts) = vault(&[
+            ("wiki/SCHEMA.md", SCHEMA),
+            ("wiki/concepts/Graph.md", "# Graph\n\nNodes.\n\n## See also\n\n- [[Tree]]\n\n## Notes\nx\n"),
+            ("wiki/concepts/Tree.md", "# Tree\r\nA tree.\r\n"),
+        ]);
+        let asked = arguments(json!({
+            "page": {"path": "wiki/concepts/Forest", "frontmatter": {"type": "concept", "summary": "Many trees", "related": "[[Tree]]"}, "body": "# Forest\n\nSee [[Graph]].\n"},
+            "patches": [{"path": "wiki/concepts/Graph.md", "kind": "link"}, {"path": "wiki/concepts/Tree.md", "kind": "link"}],
+            "prev_hashes": {"wiki/concepts/Tree.md": content_hash("# Tree\r\nA tree.\r\n")}
+        }));
+        let (plan, answer) = plan(&vault, &asked, &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
+        assert_eq!(answer.path, "wiki/concepts/Forest.md");
+        assert_eq!(
+            plan.creates[0].text,
+            "---\ntype: concept\nsummary: Many trees\nrelated: \"[[Tree]]\"\n---\n# Forest\n\nSee [[Graph]].\n"
+        );
+        let graph = crate::rename::apply_edits(&texts["wiki/concepts/Graph.md"], &plan.edits[0].edits);
+        assert_eq!(graph, "# Graph\n\nNodes.\n\n## See also\n\n- [[Tree]]\n- [[Forest]]\n\n## Notes\nx\n");
+        let tree = crate::rename::apply_edits(&texts["wiki/concepts/Tree.md"], &plan.edits[1].edits);
+        assert_eq!(tree, "# Tree\r\nA tree.\r\n\r\n## See also\r\n\r\n- [[Forest]]\r\n");
+    }
+
+    #[test]
+    fn every_broken_rule_is_named_in_one_refusal() {
+        let (vault, texts) = vault(&[("wiki/SCHEMA.md", SCHEMA), ("wiki/concepts/Graph.md", "# Graph\n"), ("Elsewhere.md", "")]);
+        let asked = arguments(json!({
+            "page": {"path": "wiki/Bad|Name", "frontmatter": {"type": "concept", "mood": "calm"}, "body": "[[Nowhere]] [[Later]]"},
+            "patches": [{"path": "wiki/concepts/Graph.md", "kind": "append"}],
+            "allow_unresolved": ["Later"],
+            "prev_hashes": {"wiki/concepts/Graph.md": "00"}
+        }));
+        let refused = plan(&vault, &asked, &texts).unwrap_err();
+        let message = refused.message();
+        for said in ["`|`", "Nowhere", "summary", "mood", "go in `wiki/concepts`", "needs `text`", "changed since it was read"] {
+            assert!(message.contains(said), "{said}: {message}");
+        }
+        assert!(!message.contains("Later"), "{message}");
+        assert!(!refused.stale_only);
+
+        let outside = arguments(json!({"page": {"path": "Loose", "body": "x"}}));
+        assert!(plan(&vault, &outside, &texts).unwrap_err().message().contains("no folder a SCHEMA.md governs"));
+        let taken = arguments(json!({"page": {"path": "wiki/concepts/graph", "frontmatter": {"type": "concept", "summary": "s"}}}));
+        assert!(plan(&vault, &taken, &texts).unwrap_err().message().contains("already exists"));
+    }
+
+    #[test]
+    fn a_note_already_linking_the_page_is_left_as_it_is() {
+        let (vault, texts) = vault(&[("A.md", "Waiting for [[New page]].\n")]);
+        let asked = arguments(json!({"page": {"path": "New page", "body": "# New page\n"}, "patches": [{"path": "A", "kind": "link"}]}));
+        let (plan, answer) = plan(&vault, &asked, &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
+        assert!(plan.edits.is_empty());
+        assert!(answer.patches[0].already_linked);
+    }
+}

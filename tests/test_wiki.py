@@ -1,0 +1,122 @@
+"""The wiki workflow an agent follows, through the official MCP Python SDK, on both paths (the
+plugin and the folder) with equal answers: find_existing_page, commit_wiki_page (preview, then
+apply), lint_wiki. Run on a copy of a real wiki (the corpora's `dnd-srd-wiki`) given a
+SCHEMA.md; each refusal (a broken link, a missing required property, a stale `prev_hashes`
+entry, a name no link can find) leaves the vault byte for byte as it was."""
+
+import asyncio
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, snapshot, start_plugin, stop_plugin
+from test_mcp_quality import session_on
+
+CORPUS = Path(os.environ.get("VAULTLINK_CORPORA", ROOT.parent / "shared" / "corpora")) / "dnd-srd-wiki"
+
+SCHEMA = """---
+types:
+  class: {description: A character class, required: [type, summary], folder: Classes}
+properties:
+  type: [class]
+  summary:
+  related:
+---
+# Schema of the classes
+"""
+
+PAGE = {
+    "path": "Classes/Artificer",
+    "frontmatter": {"type": "class", "summary": "A maker of magical items", "related": "[[Wizard]]"},
+    "body": "# Artificer\n\nA tinkerer, close to the [[Wizard]] and the [[Classes/Bard|Bard]].\n",
+}
+
+
+def corpus_copy(tmp_path, name):
+    if not CORPUS.is_dir():
+        pytest.skip(f"the corpus {CORPUS} is absent; set VAULTLINK_CORPORA to the corpora folder to run this")
+    copy = tmp_path / name
+    shutil.copytree(CORPUS, copy, ignore=shutil.ignore_patterns(".git"))
+    (copy / "SCHEMA.md").write_text(SCHEMA)
+    return copy.resolve()
+
+
+def findings(report):
+    return sorted((proposal["kind"], proposal["subject"], proposal.get("detail", "")) for proposal in report["proposals"])
+
+
+async def lint_all(session):
+    """Every finding of lint_wiki, page after page."""
+    found, cursor = [], None
+    while True:
+        arguments = {"limit": 200, **({"cursor": cursor} if cursor else {})}
+        page = (await session.call_tool("lint_wiki", arguments)).structured_content
+        found += findings(page)
+        cursor = page.get("next_cursor")
+        if not cursor:
+            return found
+
+
+def sha(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+async def workflow(vault, runtime_dir, mode):
+    """The agent's calls; returns what each answered, the findings before and after, and the
+    vault after each refusal."""
+    async with session_on(vault, runtime_dir, mode) as (session, _):
+        existing = (await session.call_tool("find_existing_page", {"topic": "Artificer"})).structured_content
+        before = await lint_all(session)
+        wizard = vault / "Classes" / "Wizard.md"
+        refused = {}
+        for name, arguments in {
+            "broken link": {"page": {**PAGE, "body": PAGE["body"] + "See [[No such class]].\n"}},
+            "missing required property": {"page": {**PAGE, "frontmatter": {"type": "class"}}},
+            "stale prev_hash": {"page": PAGE, "patches": [{"path": "Classes/Wizard.md", "kind": "link"}],
+                                "prev_hashes": {"Classes/Wizard.md": "0" * 64}},
+            "unlinkable name": {"page": {**PAGE, "path": "Classes/Arti#ficer"}},
+            "outside the type's folder": {"page": {**PAGE, "path": "Artificer"}},
+        }.items():
+            untouched = snapshot(vault)
+            answer = await session.call_tool("commit_wiki_page", {**arguments, "dry_run": False})
+            refused[name] = (answer.is_error, answer.structured_content["code"], snapshot(vault) == untouched)
+        arguments = {"page": PAGE, "patches": [{"path": "Classes/Wizard.md", "kind": "link"}],
+                     "prev_hashes": {"Classes/Wizard.md": sha(wizard)}}
+        preview = (await session.call_tool("commit_wiki_page", arguments)).structured_content
+        assert "plan_hash" in preview, preview
+        applied = await session.call_tool("commit_wiki_page", {**arguments, "approved_plan_hash": preview["plan_hash"]})
+        assert not applied.is_error, applied.structured_content
+        after = await lint_all(session)
+        backlinks = (await session.call_tool("get_backlinks", {"path": "Classes/Artificer.md"})).structured_content
+    return {"existing": existing, "refused": refused, "preview": preview, "applied": applied.structured_content,
+            "new_findings": sorted(set(after) - set(before)), "backlinks": sorted(b["source"] for b in backlinks["backlinks"])}
+
+
+def test_draft_commit_and_lint_a_page_on_a_real_wiki_through_both_paths(tmp_path, runtime_dir):
+    vaults = {"plugin": corpus_copy(tmp_path, "plugin"), "standalone": corpus_copy(tmp_path, "standalone")}
+    host = start_plugin(vaults["plugin"], runtime_dir)
+    try:
+        through_plugin = asyncio.run(workflow(vaults["plugin"], runtime_dir, "plugin"))
+    finally:
+        stop_plugin(host)
+    on_folder = asyncio.run(workflow(vaults["standalone"], runtime_dir, "standalone"))
+    assert through_plugin == on_folder, "both paths answer alike"
+
+    answers = on_folder
+    assert answers["existing"]["verdict"] != "exists", answers["existing"]
+    for name, (is_error, code, untouched) in answers["refused"].items():
+        assert (is_error, code, untouched) == (True, "page_refused", True), name
+    assert answers["applied"]["applied"] is True and answers["applied"]["path"] == "Classes/Artificer.md"
+    assert answers["new_findings"] == [], "the page brings no new lint finding"
+    assert "Classes/Wizard.md" in answers["backlinks"]
+
+    page = (vaults["standalone"] / "Classes" / "Artificer.md").read_text()
+    assert page.startswith('---\ntype: class\nsummary: A maker of magical items\nrelated: "[[Wizard]]"\n---\n# Artificer\n')
+    wizard = (vaults["standalone"] / "Classes" / "Wizard.md").read_text()
+    original = (CORPUS / "Classes" / "Wizard.md").read_text()
+    assert wizard.startswith(original.rstrip()), "the patch only adds"
+    assert wizard.rstrip().endswith("## See also\n\n- [[Artificer]]")
+    assert snapshot(vaults["plugin"]) == snapshot(vaults["standalone"]), "both vaults end byte for byte alike"
