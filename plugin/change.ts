@@ -10,14 +10,15 @@
 
 import { TFile, type Vault } from "obsidian";
 import { applyBatch } from "./move/apply";
+import { forgetChange, keepChange, keptChanges } from "./history";
 import { trashNote } from "./delete/apply";
 import { saveOpenEditors } from "./editors";
 import type { ToolHost } from "./host";
-import { callTool, notesNeeded, planApplied, type CallOutcome, type ToolError, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
+import { callTool, notesNeeded, planApplied, type CallOutcome, type Journal, type KeptChange, type ToolError, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
 import { ErrorCode } from "./error-codes";
 
 /** The tools that may change the vault. */
-export const WRITING_TOOLS: ReadonlySet<string> = new Set(["move_note", "rewrite_link", "delete_note", "update_properties", "bulk_move_notes", "commit_wiki_page"]);
+export const WRITING_TOOLS: ReadonlySet<string> = new Set(["move_note", "rewrite_link", "delete_note", "update_properties", "bulk_move_notes", "commit_wiki_page", "undo_change"]);
 
 /** Runs one call of `tool`: a reading one at once, a writing one after the writes before it on this index. */
 export async function runCall(host: ToolHost, tool: string, args: unknown): Promise<ToolOutcome> {
@@ -65,7 +66,9 @@ async function readingCall(host: ToolHost, tool: string, args: unknown): Promise
  */
 export async function prepareChange(host: ToolHost, tool: string, args: unknown): Promise<CallOutcome> {
 	await host.settle();
-	const needed = await notesWithEditorsSaved(host, () => notesNeeded(host.index, tool, args));
+	// Only an undo reads the kept changes: the notes it needs are those the change touched.
+	const changes: KeptChange[] = tool === "undo_change" ? await keptChanges(host.app.vault.adapter) : [];
+	const needed = await notesWithEditorsSaved(host, () => notesNeeded(host.index, tool, args, changes));
 	if (!needed.ok) return needed;
 	const read = await readTexts(host.app.vault, needed.notes);
 	if (!read.ok) return read;
@@ -73,7 +76,7 @@ export async function prepareChange(host: ToolHost, tool: string, args: unknown)
 		const file = host.app.vault.getAbstractFileByPath(path);
 		return file instanceof TFile ? file.stat.mtime : undefined;
 	};
-	return callTool(host.index, tool, args, { read: (path) => read.texts.get(path), modified, tag: process.pid });
+	return callTool(host.index, tool, args, { read: (path) => read.texts.get(path), modified, tag: process.pid, changes });
 }
 
 async function writingCall(host: ToolHost, tool: string, args: unknown): Promise<ToolOutcome> {
@@ -85,9 +88,23 @@ async function writingCall(host: ToolHost, tool: string, args: unknown): Promise
 	// waiting for it means the answer, and every call after it, sees the vault as it is now.
 	await host.settle();
 	if (!done.ok) return done;
-	if (change.kind === "batch") planApplied(host.index, change.plan_hash);
+	if (change.kind === "batch") {
+		planApplied(host.index, change.plan_hash);
+		await keepOrForget(host, change.batch.forget, done.journal);
+	}
 	const result = done.trashedTo === undefined ? outcome.result : { ...(outcome.result as object), trashed_to: done.trashedTo };
 	return { ok: true, result };
+}
+
+/** After a batch: keeps it for `undo_change`, or removes the kept change it undid. The change stands whatever happens here. */
+async function keepOrForget(host: ToolHost, forget: string | null, journal: Journal | undefined): Promise<void> {
+	const adapter = host.app.vault.adapter;
+	try {
+		if (journal !== undefined) await keepChange(adapter, journal);
+		if (forget !== null) await forgetChange(adapter, forget);
+	} catch (error) {
+		console.warn("vaultlink: the change was applied, but keeping it for undo_change failed", error);
+	}
 }
 
 function answerOf(outcome: CallOutcome): ToolOutcome {

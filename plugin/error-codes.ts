@@ -16,6 +16,8 @@ export const ErrorCode = {
 	ChangeInProgress: "change_in_progress",
 	RecoveryFailed: "recovery_failed",
 	PageRefused: "page_refused",
+	NothingToUndo: "nothing_to_undo",
+	UndoRefused: "undo_refused",
 	TooLarge: "too_large",
 	VaultUnreadable: "vault_unreadable",
 	PluginUnavailable: "plugin_unavailable",

@@ -6,7 +6,10 @@
 
 import initialiseWasm, {
 	batchJournal as batchJournalInWasm,
+	changesToForget as changesToForgetInWasm,
 	contentHash as contentHashInWasm,
+	isKeptChangeName as isKeptChangeNameInWasm,
+	keptChangeName as keptChangeNameInWasm,
 	decidedBy as decidedByInWasm,
 	lintRules as lintRulesInWasm,
 	openJournal as openJournalInWasm,
@@ -28,9 +31,17 @@ export interface Journal {
 	tool: string;
 	started_unix_ms: number;
 	machine: string;
-	writes: { path: string; temporary: string; before: string; after_hash: string }[];
+	writes: { path: string; temporary: string; before: string; after_hash: string; kind?: "create" | "remove" }[];
 	moves: { from: string; to: string; via: string | null }[];
 	made_folders: string[];
+	/** The id the change is kept under once applied; left out for one that is not kept. */
+	change_id?: string;
+}
+
+/** A change kept for `undo_change` (core's `history::KeptChange`): its file in the vault and its journal, opened. */
+export interface KeptChange {
+	name: string;
+	journal: Journal;
 }
 
 /** A typed error from one of core's operations, as it crosses to the agent; its code is one of core's (`error-codes.ts`). */
@@ -55,6 +66,8 @@ export interface CallEdge {
 	read?: (path: string) => string | undefined;
 	modified?: (path: string) => number | undefined;
 	tag?: number;
+	/** The kept changes, for `undo_change`. */
+	changes?: KeptChange[];
 }
 
 /** The instantiated module's exports, once `loadEngine` has finished. */
@@ -213,12 +226,12 @@ export function lintRules(): LintRule[] {
  * tool); `edge` supplies what only the plugin can see. The wasm glue types the outcome as `any`.
  */
 export function callTool(index: Vault, tool: string, args: unknown, edge: CallEdge = {}): CallOutcome {
-	return index.call(tool, args, edge.read, edge.modified, edge.tag) as CallOutcome;
+	return index.call(tool, args, edge.read, edge.modified, edge.tag, edge.changes) as CallOutcome;
 }
 
-/** The notes whose texts a call of `tool` with `args` will ask for (core's `ops::notes_needed`). */
-export function notesNeeded(index: Vault, tool: string, args: unknown): string[] {
-	return index.notesNeeded(tool, args);
+/** The notes whose texts a call of `tool` with `args` will ask for (core's `ops::notes_needed`); `changes` for `undo_change`. */
+export function notesNeeded(index: Vault, tool: string, args: unknown, changes?: KeptChange[]): string[] {
+	return index.notesNeeded(tool, args, changes);
 }
 
 /** Records that the batch of `planHash` was carried out, for the approval of later calls. */
@@ -323,6 +336,11 @@ export interface Batch {
 	writes: BatchWrite[];
 	moves: BatchMove[];
 	creates: BatchCreate[];
+	removes: { path: string; before: string; before_hash: string }[];
+	/** The id the change is kept under once done (empty: not kept). */
+	change_id: string;
+	/** The kept change this batch undoes, to remove once it is done. */
+	forget: string | null;
 	folders: string[];
 	emptied_folders: string[];
 }
@@ -364,6 +382,24 @@ export function openJournal(key: Uint8Array, text: string): { journal?: unknown;
 }
 
 /** SHA-256 of `text` as lowercase hex, as a plan's `content_hash`. */
+/** Where an applied change is kept (core's `history::record_name`). */
+export function keptChangeName(appliedUnixMs: number, changeId: string): string {
+	loadedEngine();
+	return keptChangeNameInWasm(appliedUnixMs, changeId);
+}
+
+/** Whether a path in the changes folder is a kept change's. */
+export function isKeptChangeName(name: string): boolean {
+	loadedEngine();
+	return isKeptChangeNameInWasm(name);
+}
+
+/** The kept changes to remove past core's bounds (count and size). */
+export function changesToForget(records: { name: string; size: number }[]): string[] {
+	loadedEngine();
+	return changesToForgetInWasm(records.map((record) => record.name), new Float64Array(records.map((record) => record.size)));
+}
+
 export function contentHash(text: string): string {
 	loadedEngine();
 	return contentHashInWasm(text);

@@ -69,9 +69,19 @@ def stop_plugin(host):
 
 
 def snapshot(folder):
-    """Every file of the vault (but `.obsidian`) and its bytes."""
+    """Every file of the vault and its bytes, but `.obsidian` and the changes kept for
+    undo_change in `.vaultlink/changes` (engine state, whose names and seals differ by process
+    and time; `kept_changes` lists them)."""
     return {str(path.relative_to(folder)): path.read_bytes()
-            for path in sorted(Path(folder).rglob("*")) if path.is_file() and ".obsidian" not in path.parts}
+            for path in sorted(Path(folder).rglob("*"))
+            if path.is_file() and ".obsidian" not in path.parts
+            and path.relative_to(folder).parts[:2] != (".vaultlink", "changes")}
+
+
+def kept_changes(folder):
+    """The names of the changes kept for undo_change in the vault, oldest first."""
+    changes = Path(folder) / ".vaultlink" / "changes"
+    return sorted(path.name for path in changes.glob("*.json")) if changes.is_dir() else []
 
 
 def journal_key():

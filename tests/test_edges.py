@@ -13,7 +13,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from conftest import PLUGIN_HOST, ROOT, SIDECAR, snapshot, stop_plugin
+from conftest import PLUGIN_HOST, ROOT, SIDECAR, kept_changes, snapshot, stop_plugin
 
 CASES = {
     "a note": ("move_note", {"from": "People/Ada.md", "to": "People/Ada Lovelace.md"}),
@@ -119,7 +119,11 @@ def test_both_edges_carry_out_the_same_batch(case, tmp_path, runtime_dir):
     else:
         assert through_plugin[1] == on_folder[1]
     assert snapshot(vaults["plugin"]) == snapshot(vaults["standalone"]), f"{case}: the vaults differ"
-    assert not (vaults["plugin"] / ".vaultlink").exists() and not (vaults["standalone"] / ".vaultlink").exists()
+    for vault in vaults.values():
+        assert not (vault / ".vaultlink" / "journal.json").exists(), "no journal is left"
+        # A batch is kept for undo_change, once, with the id the answer gave; a delete is not.
+        ids = [name.split("-", 1)[1].removesuffix(".json") for name in kept_changes(vault)]
+        assert ids == ([] if tool == "delete_note" else [on_folder[1]["change_id"]]), f"{case}: {ids}"
 
     plugin_journals, folder_journals = journals(copies["plugin"]), journals(copies["standalone"])
     if tool == "delete_note":

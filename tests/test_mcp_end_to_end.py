@@ -18,7 +18,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from conftest import PLUGIN_HOST, ROOT, SIDECAR
+from conftest import PLUGIN_HOST, ROOT, SIDECAR, kept_changes, snapshot
 
 
 async def session_calls(vault, runtime_dir, mode, calls, errlog=None):
@@ -274,11 +274,6 @@ def test_both_paths_follow_obsidians_excluded_files(vault, runtime_dir, tmp_path
     assert answers(through_plugin) == answers(standalone)
 
 
-def snapshot(folder):
-    return {str(path.relative_to(folder)): path.read_bytes()
-            for path in sorted(folder.rglob("*")) if path.is_file() and ".obsidian" not in path.parts}
-
-
 MOVE = ("move_note", {"from": "People/Ada.md", "to": "People/Ada Lovelace.md"})
 
 
@@ -499,4 +494,5 @@ def test_every_writing_tool_leaves_the_same_vault_through_the_plugin_as_standalo
     outside_trash = lambda files: {path: data for path, data in files.items() if not path.startswith(".trash")}
     assert outside_trash(snapshot(vault)) == outside_trash(snapshot(twin))
     assert [plan["plan_hash"] for plan, _ in through_plugin] == [plan["plan_hash"] for plan, _ in on_folder]
-    assert not (vault / ".vaultlink").exists() and not (twin / ".vaultlink").exists()
+    assert not (vault / ".vaultlink" / "journal.json").exists() and not (twin / ".vaultlink" / "journal.json").exists()
+    assert len(kept_changes(vault)) == len(kept_changes(twin)), "each edge keeps the same changes for undo_change"

@@ -80,9 +80,11 @@ EVERY_TOOL = [
     ("move_note", {"from": "People/Ada.md", "to": "Projects/Alpha.md"}),
     ("move_note", {"from": "People/Ada.md", "to": "People/Ada|x.md"}),
     ("commit_wiki_page", {"page": {"path": "People/Ada", "body": "[[Nowhere]]"}}),
+    ("undo_change", {}),
 ]
 EXPECTED_CODES = ["note_not_found", "invalid_path", "invalid_arguments", "invalid_arguments",
-                  "plan_hash_mismatch", "destination_exists", "invalid_name", "page_refused"]
+                  "plan_hash_mismatch", "destination_exists", "invalid_name", "page_refused",
+                  "nothing_to_undo"]
 
 
 def environment(runtime_dir):

@@ -9,16 +9,17 @@
 
 import { TFile, TFolder, type App, type TAbstractFile, type Vault } from "obsidian";
 import { abandonJournal, beginJournal, finishJournal, machineName } from "./journal";
-import { batchJournal, stepError, type Batch, type BatchMove, type BatchWrite, type ToolError } from "../wasm";
+import { batchJournal, stepError, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError } from "../wasm";
 
 /** A step that either happened or was refused with a typed error. */
-export type StepOutcome = { ok: true; trashedTo?: string } | { ok: false; error: ToolError };
+export type StepOutcome = { ok: true; trashedTo?: string; journal?: Journal } | { ok: false; error: ToolError };
 
 /** A change made so far, to undo on failure. */
 type Done =
 	| { kind: "wrote"; file: TFile; path: string; before: string; after: string }
 	| { kind: "moved"; file: TAbstractFile; from: string; to: string }
 	| { kind: "created"; file: TFile; path: string; text: string }
+	| { kind: "removed"; path: string; before: string }
 	| { kind: "madeFolder"; path: string };
 
 /** A note whose text changed between the check before writing and its own write. */
@@ -67,6 +68,12 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 			return { ok: false, error: concurrent(create.path) };
 		}
 	}
+	const removing: TFile[] = [];
+	for (const remove of batch.removes) {
+		const file = vault.getAbstractFileByPath(remove.path);
+		if (!(file instanceof TFile)) return { ok: false, error: concurrent(remove.path) };
+		removing.push(file);
+	}
 	const made: string[] = [];
 	for (const folder of batch.folders) {
 		const existing = vault.getAbstractFileByPath(folder);
@@ -101,6 +108,15 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 			await step(`moving ${move.from} failed`, () => vault.rename(file, move.to));
 			done.push({ kind: "moved", file, from: move.from, to: move.to });
 		}
+		for (const [at, remove] of batch.removes.entries()) {
+			const file = removing[at];
+			if (file === undefined || (await vault.read(file)) !== remove.before) throw new ChangedWhileWriting(remove.path);
+			// A file a kept change created, holding what it wrote: removed from the disk (the vault's
+			// tree follows through Obsidian's watcher), not to the trash, so the undone change leaves
+			// the vault as it was before it; its text is in the journal until the batch is done.
+			await step(`removing ${remove.path} failed`, () => vault.adapter.remove(remove.path));
+			done.push({ kind: "removed", path: remove.path, before: remove.before });
+		}
 	} catch (error) {
 		const leftOver = await undo(vault, done);
 		// A batch not wholly undone keeps its journal, for `vaultlink recover`.
@@ -110,7 +126,7 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 	}
 	await finishJournal(vault.adapter);
 	await trashEmptiedFolders(app, batch.emptied_folders);
-	return { ok: true };
+	return { ok: true, journal };
 }
 
 /** Writes one note's new text, checking as it is read for the write that it still holds the planned text. */
@@ -154,6 +170,9 @@ async function undo(vault: Vault, done: Done[]): Promise<string[]> {
 		try {
 			if (change.kind === "moved") {
 				await vault.rename(change.file, change.from);
+			} else if (change.kind === "removed") {
+				if (await vault.adapter.exists(change.path)) throw new Error("a file is there again");
+				await vault.create(change.path, change.before);
 			} else if (change.kind === "created") {
 				// The batch's own new file goes from the disk itself, as the folders it made do,
 				// and only while it holds what the batch wrote.
@@ -194,6 +213,8 @@ function describeUndone(change: Done): string {
 			return `${change.path} could not be restored`;
 		case "created":
 			return `the new file ${change.path} could not be removed`;
+		case "removed":
+			return `${change.path} could not be put back`;
 		case "madeFolder":
 			return `the folder ${change.path} could not be removed`;
 	}

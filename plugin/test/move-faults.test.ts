@@ -72,7 +72,9 @@ test("the journal holds every pre-image while the batch runs, and is gone once i
 	assert.deepEqual(journal.writes.map((write) => [write.path, write.before]), [["A.md", "[[Old]] and [[Old]]"], ["C.md", "![[Old]]"]]);
 	assert.deepEqual(journal.moves, [{ from: "Old.md", to: "deep/New.md", via: null }]);
 	assert.deepEqual(journal.made_folders, ["deep"]);
-	assert.equal(fs.existsSync(path.join(vaultDir, ".vaultlink")), false, "no journal, no folder left");
+	assert.equal(fs.existsSync(path.join(vaultDir, JOURNAL_PATH)), false, "no journal left");
+	assert.deepEqual(fs.readdirSync(path.join(vaultDir, ".vaultlink")), ["changes"], "only the change kept for undo_change");
+	assert.equal(fs.readdirSync(path.join(vaultDir, ".vaultlink", "changes")).length, 1);
 });
 
 test("a rewrite's journal names rewrite_link, the tool that made it", async (t) => {

@@ -123,7 +123,7 @@ test("an approved plan applies: notes rewritten, files moved, the index answers 
 	});
 
 	const applied = answerOf(await move(host, { from: "Old", to: "sub/New", approved_plan_hash: preview.plan_hash }));
-	assert.deepEqual(applied, { ...preview, dry_run: false, applied: true });
+	assert.deepEqual(applied, { ...preview, dry_run: false, applied: true, change_id: preview.plan_hash.slice(0, 16) });
 	assert.equal(readText(vaultDir, "A.md"), "see [[New|it]]");
 	assert.equal(readText(vaultDir, "sub/New.md"), "# Old\n");
 	assert.ok(!fs.existsSync(path.join(vaultDir, "Old.md")));
@@ -379,5 +379,5 @@ test("on a case-insensitive folder a move onto another note's name in another ca
 	assert.deepEqual(answer.moves, [{ from: "Beta.md", to: "BETA.md" }]);
 	assert.ok(app.vault.getFileByPath("BETA.md") !== null);
 	assert.equal(app.vault.getFileByPath("Beta.md"), null, "the vault's lookup is exact: the old spelling is gone");
-	assert.deepEqual(fs.readdirSync(vaultDir).sort(), ["BETA.md", "Gamma.md", "Notes"]);
+	assert.deepEqual(fs.readdirSync(vaultDir).sort(), [".vaultlink", "BETA.md", "Gamma.md", "Notes"], "the case-only rename is done; `.vaultlink` keeps it for undo_change");
 });

@@ -43,6 +43,15 @@ pub struct BatchCreate {
     pub temporary: String,
 }
 
+/// One file the batch removes (an undo's removal of a file a change created): it must still hold
+/// `before`, which the journal keeps so that recovery can put it back.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BatchRemove {
+    pub path: String,
+    pub before: String,
+    pub before_hash: String,
+}
+
 /// One file the batch moves.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BatchMove {
@@ -69,6 +78,17 @@ pub struct Batch {
     /// New files (a wiki page), written after the notes, before the moves.
     #[serde(default)]
     pub creates: Vec<BatchCreate>,
+    /// Files removed last, after the moves (an undo of a create).
+    #[serde(default)]
+    pub removes: Vec<BatchRemove>,
+    /// The id the applied change is kept under for `undo_change` (`history`): once the batch is
+    /// done, the edge keeps its journal, with this id, in [`crate::history::CHANGES_FOLDER`].
+    /// Empty for a batch that is not kept (an undo).
+    #[serde(default)]
+    pub change_id: String,
+    /// The kept change this batch undoes: once it is done, the edge removes that record.
+    #[serde(default)]
+    pub forget: Option<String>,
     /// The folders the moves and creates need, top first. An edge makes each that is not there yet, and
     /// only those go into the journal as made by the batch.
     pub folders: Vec<String>,
@@ -184,11 +204,21 @@ pub fn batch(
         }
         emptied_folders.sort_by_key(|folder| std::cmp::Reverse(folder.matches('/').count()));
     }
-    Ok(Batch { tool: tool.to_owned(), writes, moves, creates, folders, emptied_folders })
+    Ok(Batch {
+        tool: tool.to_owned(),
+        writes,
+        moves,
+        creates,
+        removes: Vec::new(),
+        change_id: crate::history::change_id(&plan.plan_hash),
+        forget: None,
+        folders,
+        emptied_folders,
+    })
 }
 
 /// Adds the folders above `path` that `folders` does not hold yet, top first.
-fn add_parent_folders(folders: &mut Vec<String>, path: &str) {
+pub(crate) fn add_parent_folders(folders: &mut Vec<String>, path: &str) {
     let segments: Vec<&str> = path.split('/').collect();
     for depth in 1..segments.len() {
         let folder = segments[..depth].join("/");
@@ -226,6 +256,13 @@ impl Batch {
                     after_hash: create.after_hash.clone(),
                     kind: WriteKind::Create,
                 }))
+                .chain(self.removes.iter().map(|remove| JournalWrite {
+                    path: remove.path.clone(),
+                    temporary: String::new(),
+                    before: remove.before.clone(),
+                    after_hash: String::new(),
+                    kind: WriteKind::Remove,
+                }))
                 .collect(),
             moves: self
                 .moves
@@ -233,6 +270,7 @@ impl Batch {
                 .map(|step| JournalMove { from: step.from.clone(), to: step.to.clone(), via: step.via.clone() })
                 .collect(),
             made_folders,
+            change_id: self.change_id.clone(),
         }
     }
 }

@@ -148,6 +148,8 @@ fn finish(
         return Ok((answer, None));
     }
     let batch = crate::batch::batch(plan, texts, tool, folders, edge.tag()).map_err(|error| CallError::of(&error))?;
+    let mut answer = answer;
+    answer.change_id = Some(batch.change_id.clone());
     Ok((answer, Some(Change::Batch { batch, plan_hash: plan.plan_hash.clone() })))
 }
 
@@ -275,6 +277,7 @@ pub fn update_properties(
     }
     let texts = BTreeMap::from([(path, text)]);
     let batch = crate::batch::batch(&plan, &texts, "update_properties", &[], edge.tag()).map_err(|error| CallError::of(&error))?;
+    answer.change_id = Some(batch.change_id.clone());
     answer.dry_run = false;
     answer.applied = true;
     Ok((answer, Some(Change::Batch { batch, plan_hash: plan.plan_hash })))
@@ -297,6 +300,7 @@ pub fn commit_wiki_page(
         return Ok((answer, None));
     }
     let batch = crate::batch::batch(&plan, &texts, "commit_wiki_page", &[], edge.tag()).map_err(|error| CallError::of(&error))?;
+    answer.change_id = Some(batch.change_id.clone());
     answer.dry_run = false;
     answer.applied = true;
     Ok((answer, Some(Change::Batch { batch, plan_hash: plan.plan_hash })))

@@ -17,14 +17,21 @@ pub trait Edge {
 
     /// What names the edge's temporary files (its process id), so two processes never share one.
     fn tag(&self) -> u32;
+
+    /// The changes kept in the vault for `undo_change`, each opened by `journal::open` (the ones
+    /// it refuses are left out). Only `undo_change` asks.
+    fn changes(&mut self) -> Vec<crate::history::KeptChange> {
+        Vec::new()
+    }
 }
 
 /// The steps of an approved change, for the edge to carry out as they are.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Change {
-    /// A move or a rewrite: carry out `batch`, then record `plan_hash` as applied
-    /// (`PlanHistory::record_applied`).
+    /// A batch: carry out `batch`, then record `plan_hash` as applied
+    /// (`PlanHistory::record_applied`), keep the change when `batch.change_id` is set and remove
+    /// the kept change `batch.forget` names (`history`).
     Batch { batch: crate::batch::Batch, plan_hash: String },
     /// A delete: move the file at `path` to the trash if it still holds `before` (a note; an
     /// attachment's `before` is empty and is not compared), then set the answer's `trashed_to`.
@@ -38,6 +45,7 @@ pub struct ReadBefore {
     pub texts: std::collections::BTreeMap<String, String>,
     pub modified_ms: std::collections::BTreeMap<String, u64>,
     pub tag: u32,
+    pub changes: Vec<crate::history::KeptChange>,
 }
 
 impl Edge for ReadBefore {
@@ -51,5 +59,9 @@ impl Edge for ReadBefore {
 
     fn tag(&self) -> u32 {
         self.tag
+    }
+
+    fn changes(&mut self) -> Vec<crate::history::KeptChange> {
+        self.changes.clone()
     }
 }

@@ -48,6 +48,8 @@ codes! {
     ChangeInProgress = "change_in_progress": "Another process is applying a change to the vault; nothing changed. Try again when it is done.",
     RecoveryFailed = "recovery_failed": "Undoing an interrupted change failed (the message says which step); its journal is kept for another try.",
     PageRefused = "page_refused": "A new wiki page breaks a rule (a link that finds no note, a required property missing, a path taken, unlinkable or outside the wiki, a patched note changed since it was read); the message names every one; nothing changed.",
+    NothingToUndo = "nothing_to_undo": "`undo_change` found no kept change (or none with the id given); nothing changed.",
+    UndoRefused = "undo_refused": "A kept change cannot be undone: a note it touched was edited, moved or removed since; the message names them; nothing changed.",
     TooLarge = "too_large": "A note or a request is over a size limit; the message gives the limit.",
     VaultUnreadable = "vault_unreadable": "The vault folder could not be read (retryable).",
     PluginUnavailable = "plugin_unavailable": "The Obsidian plugin is needed but not serving the vault (still indexing, or off while Obsidian has the vault open: the hint says what to do), or went away during the call (retryable; nothing was written by the sidecar).",

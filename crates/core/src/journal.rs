@@ -56,6 +56,9 @@ pub struct Journal {
     pub moves: Vec<JournalMove>,
     /// Folders the batch creates, top first.
     pub made_folders: Vec<String>,
+    /// The id the change is kept under once applied (`history`); empty for one that is not.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub change_id: String,
 }
 
 /// A note the batch rewrites. Paths are relative to the vault, with `/`.
@@ -84,6 +87,8 @@ pub enum WriteKind {
     Replace,
     /// The file did not exist before the batch.
     Create,
+    /// The batch removes the file, which held `before`.
+    Remove,
 }
 
 impl WriteKind {
@@ -237,6 +242,7 @@ mod tests {
             }],
             moves: vec![JournalMove { from: "Old.md".to_owned(), to: "d/New.md".to_owned(), via: None }],
             made_folders: vec!["d".to_owned()],
+            change_id: String::new(),
         }
     }
 

@@ -17,6 +17,7 @@ pub mod evidence;
 pub mod facts;
 pub mod frontmatter;
 pub mod hex;
+pub mod history;
 pub mod index;
 pub mod journal;
 pub mod line_index;

@@ -45,6 +45,7 @@ pub enum Request {
     UpdateProperties(crate::properties::PropertiesArguments),
     BulkMoveNotes(crate::change::BulkMoveArguments),
     CommitWikiPage(crate::wiki::CommitArguments),
+    UndoChange(crate::history::UndoArguments),
 }
 
 impl Request {
@@ -68,6 +69,7 @@ impl Request {
             Request::UpdateProperties(_) => "update_properties",
             Request::BulkMoveNotes(_) => "bulk_move_notes",
             Request::CommitWikiPage(_) => "commit_wiki_page",
+            Request::UndoChange(_) => "undo_change",
         }
     }
 
@@ -81,6 +83,7 @@ impl Request {
                 | Request::UpdateProperties(_)
                 | Request::BulkMoveNotes(_)
                 | Request::CommitWikiPage(_)
+                | Request::UndoChange(_)
         )
     }
 }
@@ -112,9 +115,11 @@ pub fn request(tool: &str, arguments: &Value) -> Result<Request, CallError> {
 }
 
 /// The notes whose texts `request` will ask its edge for, as far as the index tells now: an edge
-/// that reads asynchronously reads these first, then runs the call.
-pub fn notes_needed(vault: &Vault, request: &Request) -> Vec<String> {
+/// that reads asynchronously reads these first, then runs the call. `changes` are the kept
+/// changes (`Edge::changes`), which only `undo_change` reads.
+pub fn notes_needed(vault: &Vault, request: &Request, changes: &[crate::history::KeptChange]) -> Vec<String> {
     match request {
+        Request::UndoChange(arguments) => crate::history::notes_needed(vault, arguments, changes),
         Request::ReadNote(arguments) => vault.find_note(&arguments.path).map(|path| vec![path.to_owned()]).unwrap_or_default(),
         Request::FindEvidence(_) => vault.note_paths().map(str::to_owned).collect(),
         Request::MoveNote(arguments) => crate::change::move_notes_needed(vault, arguments),
@@ -245,6 +250,7 @@ pub enum Response {
     Deleted(crate::delete::DeleteAnswer),
     Properties(crate::properties::PropertiesAnswer),
     Committed(crate::wiki::CommitAnswer),
+    Undone(crate::history::UndoAnswer),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -503,6 +509,10 @@ pub fn run(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut Pl
         Request::CommitWikiPage(arguments) => {
             let (answer, change) = crate::change::commit_wiki_page(vault, arguments, edge, plans)?;
             return Ok(Outcome { answer: Response::Committed(answer), change });
+        }
+        Request::UndoChange(arguments) => {
+            let (answer, change) = crate::history::undo_change(vault, arguments, edge, plans)?;
+            return Ok(Outcome { answer: Response::Undone(answer), change });
         }
     };
     Ok(Outcome { answer, change: None })

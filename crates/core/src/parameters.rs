@@ -163,6 +163,7 @@ pub const ALL: &[Parameters] = &[
         ],
         rules: APPROVAL_RULES,
     },
+    Parameters { tool: "undo_change", list: &[optional("change_id", TEXT), DRY_RUN, APPROVED, FORMAT], rules: APPROVAL_RULES },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
     // The command line's `summary`; not a tool of the MCP catalogue.
     Parameters { tool: "vault_summary", list: &[], rules: &[] },

@@ -49,6 +49,9 @@ pub struct PropertiesAnswer {
     pub before: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
+    /// Once applied: the id `undo_change` takes to undo it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change_id: Option<String>,
 }
 
 /// Why the properties cannot be changed as asked.
@@ -309,6 +312,7 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
         removed,
         before: detailed.then(|| before_yaml.to_owned()),
         after: detailed.then(|| after_yaml.to_owned()),
+        change_id: None,
     };
     let edits = if edits.is_empty() { Vec::new() } else { vec![FileEdit { path: path.to_owned(), content_hash, edits }] };
     Ok((MovePlan { moves: Vec::new(), edits, creates: Vec::new(), changes: Vec::new(), newly_resolved: Vec::new(), plan_hash }, answer))

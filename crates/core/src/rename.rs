@@ -894,6 +894,9 @@ pub struct MoveAnswer {
     /// for the next page of the preview.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// Once applied: the id `undo_change` takes to undo it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change_id: Option<String>,
 }
 
 /// One item of a move's answer, as its pages list them: every move first, then every change.
@@ -939,6 +942,7 @@ impl MoveAnswer {
             links_changed: plan.changes.len(),
             newly_resolved: plan.newly_resolved.clone(),
             next_cursor,
+            change_id: None,
         })
     }
 }

@@ -114,6 +114,9 @@ pub struct CommitAnswer {
     /// The page's whole text; only in a `detailed` preview.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// Once applied: the id `undo_change` takes to undo it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change_id: Option<String>,
 }
 
 /// Why the page is refused: every rule it breaks. Nothing is written.
@@ -289,6 +292,7 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
         patches: receipts,
         unresolved_allowed,
         text: (arguments.response_format == ResponseFormat::Detailed).then(|| text.clone()),
+        change_id: None,
     };
     let plan = MovePlan {
         moves: Vec::new(),

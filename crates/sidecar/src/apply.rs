@@ -34,8 +34,20 @@ pub fn carry_out(disk: &dyn Disk, folder: &mut FolderIndex, mut outcome: Outcome
     match outcome.change.take() {
         None => {}
         Some(Change::Batch { batch, plan_hash }) => {
-            apply_batch_on(disk, folder.root(), &batch)?;
+            let journal = apply_batch_on(disk, folder.root(), &batch)?;
             folder.plans.record_applied(&plan_hash);
+            // Keeping the change for undo, and forgetting the one an undo consumed, come after
+            // the change is whole: a failure there is logged, and the change stands.
+            if !batch.change_id.is_empty() {
+                if let Err(error) = crate::history::keep(disk, folder.root(), &journal) {
+                    tracing::warn!("the change was applied but could not be kept for undo_change: {error}");
+                }
+            }
+            if let Some(name) = &batch.forget {
+                if let Err(error) = crate::history::forget(disk, folder.root(), name) {
+                    tracing::warn!("the undone change {name} could not be removed: {error}");
+                }
+            }
             folder
                 .refresh()
                 .map_err(|error| write_failed(format!("the change was applied but the index could not be refreshed: {error:#}")))?;
@@ -58,7 +70,7 @@ pub fn carry_out(disk: &dyn Disk, folder: &mut FolderIndex, mut outcome: Outcome
 /// destination free, no symbolic link on the way); the journal is written before the first
 /// change; any failed step undoes the batch from the journal, the way recovery after a crash
 /// does, so one path is tested by both.
-pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(), ToolError> {
+pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Journal, ToolError> {
     for file_move in &batch.moves {
         let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
         // On a case-insensitive filesystem `to` "exists" as `from` in a case-only move; only a
@@ -76,6 +88,12 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
         }
         crate::disk::refuse_links_on_the_way(root, &create.path)?;
     }
+    for remove in &batch.removes {
+        if !exists_exactly(&root.join(&remove.path)) {
+            return Err(concurrent(&remove.path));
+        }
+        crate::disk::refuse_links_on_the_way(root, &remove.path)?;
+    }
     let mut made_folders = Vec::new();
     for folder in &batch.folders {
         let full = root.join(folder);
@@ -91,6 +109,7 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
     // The notes written so far, and the one found edited under the batch, if any.
     let mut written = 0;
     let mut edited_meanwhile = None;
+    let mut removed_meanwhile: Option<String> = None;
     let result = (|| {
         for write in &batch.writes {
             let path = root.join(&write.path);
@@ -123,6 +142,14 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
             };
             moved.map_err(|error| format!("moving {} failed: {error}", file_move.from))?;
         }
+        for remove in &batch.removes {
+            let path = root.join(&remove.path);
+            if fs::read(&path).ok().as_deref() != Some(remove.before.as_bytes()) {
+                removed_meanwhile = Some(remove.path.clone());
+                return Err(format!("`{}` changed while the batch was being written", remove.path));
+            }
+            disk.remove_file(&path).map_err(|error| format!("removing {} failed: {error}", remove.path))?;
+        }
         journal::finish(disk, root).map_err(|error| format!("removing the journal failed: {error}"))
     })();
     if let Err(what) = result {
@@ -133,6 +160,7 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
         };
         return Err(match undone {
             Ok(_) if edited_meanwhile.is_some() => concurrent(edited_meanwhile.as_deref().unwrap_or_default()),
+            Ok(_) if removed_meanwhile.is_some() => concurrent(removed_meanwhile.as_deref().unwrap_or_default()),
             Ok(_) => write_failed(what),
             Err(undo) => {
                 journal::abandon(disk, root);
@@ -144,7 +172,7 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<(),
     for folder in &batch.emptied_folders {
         let _ = disk.remove_dir(&root.join(folder));
     }
-    Ok(())
+    Ok(journal)
 }
 
 #[cfg(test)]
@@ -175,7 +203,7 @@ mod tests {
         let folders: Vec<String> = moved_folder.map(str::to_owned).into_iter().collect();
         let batch = vaultlink_core::batch::batch(plan, &texts, tool, &folders, std::process::id())
             .map_err(|error| ToolError::from(vaultlink_core::error::CallError::of(&error)))?;
-        apply_batch_on(disk, root, &batch)
+        apply_batch_on(disk, root, &batch).map(|_| ())
     }
     use crate::disk::testing::{snapshot, Fault, FaultyDisk, Hooked};
     use serde_json::json;
@@ -452,6 +480,7 @@ mod tests {
                 writes: vec![],
                 moves: vec![],
                 made_folders: vec![],
+                change_id: String::new(),
             };
             let key = crate::state::journal_key().unwrap();
             fs::write(dir.path().join(".vaultlink/journal.json"), vaultlink_core::journal::seal(&key, &journal)).unwrap();
@@ -726,5 +755,64 @@ mod tests {
         assert_eq!(refusal.code, "write_failed", "{refusal:?}");
         assert_eq!(fs::read_to_string(&page).unwrap(), "someone else's page\n");
         assert_eq!(fs::read_to_string(dir.path().join("Graph.md")).unwrap(), "# Graph\n", "the patch is undone");
+    }
+
+    /// `undo_change` on a disk that fails at each step in turn: the vault is as the change left
+    /// it (and the change is still kept, so the undo can be tried again), or as it was before
+    /// the change, never a mix. The change is a commit and a move, so the undo writes, moves
+    /// back and removes.
+    #[test]
+    fn an_undo_that_fails_at_any_step_leaves_the_change_in_place_or_wholly_undone() {
+        let files: &[(&str, &str)] = &[("Graph.md", "# Graph\n"), ("Old.md", "[[Graph]]\n")];
+        let commit = json!({"page": {"path": "wiki/Forest", "body": "# Forest\n[[Graph]]\n"}, "patches": [{"path": "Graph", "kind": "link"}], "dry_run": false});
+        let moved = json!({"from": "Old.md", "to": "deep/New.md", "dry_run": false});
+        let mut steps = None;
+        for fault in Fault::ALL {
+            for fail_at in 0..60 {
+                let (dir, mut index) = vault(files);
+                let start = snapshot(dir.path());
+                for (tool, arguments) in [("commit_wiki_page", &commit), ("move_note", &moved)] {
+                    crate::tools::run_on_folder_with(&RealDisk, &mut index, tool, arguments, &Progress::none()).unwrap();
+                }
+                let changed = snapshot(dir.path());
+                let disk = FaultyDisk::new(fault, fail_at);
+                let undo = |disk: &dyn Disk, index: &mut FolderIndex| {
+                    crate::tools::run_on_folder_with(disk, index, "undo_change", &json!({"dry_run": false}), &Progress::none())
+                };
+                let outcome = undo(&disk, &mut index);
+                let now = snapshot(dir.path());
+                let kept = crate::history::kept_changes(index.root()).len();
+                match outcome {
+                    Ok(answer) => {
+                        assert_eq!(answer["tool"], "move_note");
+                        let without_kept = |files: &[(String, Vec<u8>)]| -> Vec<(String, Vec<u8>)> {
+                            files.iter().filter(|(path, _)| !path.starts_with(".vaultlink")).cloned().collect()
+                        };
+                        let after_commit: Vec<(String, Vec<u8>)> = {
+                            let (other, mut second) = vault(files);
+                            crate::tools::run_on_folder_with(&RealDisk, &mut second, "commit_wiki_page", &commit, &Progress::none())
+                                .unwrap();
+                            without_kept(&snapshot(other.path()))
+                        };
+                        assert_eq!(without_kept(&now), after_commit, "{fault:?} at step {fail_at}: the move is wholly undone");
+                        if !disk.failed.get() {
+                            steps.get_or_insert(fail_at);
+                            assert_eq!(kept, 1, "the undone move is no longer kept");
+                            // And the commit undoes too, back to the start.
+                            undo(&RealDisk, &mut index).unwrap();
+                            let back: Vec<(String, Vec<u8>)> =
+                                snapshot(dir.path()).into_iter().filter(|(path, _)| !path.starts_with(".vaultlink")).collect();
+                            assert_eq!(back, start);
+                        }
+                    }
+                    Err(error) => {
+                        assert_eq!(error.code, "write_failed", "{error:?}");
+                        assert_eq!(now, changed, "{fault:?} at step {fail_at}: the change stays as it was");
+                        assert_eq!(kept, 2, "both changes are still kept");
+                    }
+                }
+            }
+        }
+        assert!(steps.is_some_and(|steps| steps >= 4), "the undo takes several steps: {steps:?}");
     }
 }

@@ -40,6 +40,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         update_properties(),
         bulk_move_notes(),
         commit_wiki_page(),
+        undo_change(),
         server_health(),
     ];
     for tool in &mut tools {
@@ -87,6 +88,7 @@ fn concise_leaves_out(tool: &str) -> &'static str {
         "update_properties" => "the YAML before and after",
         "bulk_move_notes" => "the rewritten links (`changes`)",
         "commit_wiki_page" => "nothing: `detailed` adds the page's whole text to a preview",
+        "undo_change" => "nothing: both forms are the same receipt",
         "server_health" => "the index's counts, the plugin's details and the evidence for where writes go",
         _ => "detail",
     }
@@ -476,6 +478,7 @@ of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `pl
             "properties": {
                 "dry_run": {"type": "boolean"},
                 "applied": {"type": "boolean"},
+                "change_id": {"type": "string", "description": "Once applied: the id undo_change takes."},
                 "plan_hash": {"type": "string"},
                 "moves": {"type": "array", "items": {"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}, "required": ["from", "to"]}},
                 "files_moved": {"type": "integer", "minimum": 0},
@@ -812,6 +815,7 @@ is not YAML keys), `plan_hash_mismatch`, `concurrent_modification`.",
             "properties": {
                 "dry_run": {"type": "boolean"},
                 "applied": {"type": "boolean"},
+                "change_id": {"type": "string", "description": "Once applied: the id undo_change takes."},
                 "plan_hash": {"type": "string"},
                 "path": {"type": "string"},
                 "set": {"type": "array", "items": {"type": "string"}},
@@ -871,6 +875,7 @@ fn commit_wiki_page() -> ToolSpec {
             "properties": {
                 "dry_run": {"type": "boolean"},
                 "applied": {"type": "boolean"},
+                "change_id": {"type": "string", "description": "Once applied: the id undo_change takes."},
                 "plan_hash": {"type": "string"},
                 "path": {"type": "string"},
                 "content_hash": {"type": "string"},
@@ -887,6 +892,46 @@ fn commit_wiki_page() -> ToolSpec {
         }),
         read_only: false,
         destructive: false,
+        idempotent: false,
+    }
+}
+
+fn undo_change() -> ToolSpec {
+    ToolSpec {
+        name: "undo_change",
+        title: "Undo the last applied change (or a named one)",
+        description: "Reverts one applied change (move, rewrite, property edit, bulk move, new page): the last, or the \
+one whose `change_id` an applied answer gave. Notes get their text back, moved files go back, created pages are \
+removed, in one batch. Refused when a note it touched changed since (named): undo later changes first. The last 20 \
+changes are kept in `.vaultlink/changes`; undoing again reverts the one before. Deletes are not kept (see the \
+trash). A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a change that was wrong; use \
+move_note or rewrite_link for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`.",
+        input_schema: object(
+            json!({
+                "change_id": {"type": "string", "description": "The `change_id` of an applied answer; the last change when left out."},
+                "dry_run": dry_run(),
+                "approved_plan_hash": approved_plan_hash(),
+                "response_format": response_format()
+            }),
+            &[],
+        ),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "dry_run": {"type": "boolean"},
+                "applied": {"type": "boolean"},
+                "plan_hash": {"type": "string"},
+                "change_id": {"type": "string"},
+                "tool": {"type": "string"},
+                "restored": {"type": "array", "items": {"type": "string"}},
+                "moved_back": {"type": "array", "items": {"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}}},
+                "removed": {"type": "array", "items": {"type": "string"}},
+                "kept_changes": {"type": "integer"}
+            },
+            "required": ["dry_run", "applied", "plan_hash", "change_id", "tool", "restored", "moved_back", "removed", "kept_changes"]
+        }),
+        read_only: false,
+        destructive: true,
         idempotent: false,
     }
 }

@@ -374,6 +374,16 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
             disk.remove_file(&temporary).map_err(|error| failed(format!("removing {}", write.temporary), error))?;
         }
     }
+    // What the batch removed (last), put back first, unless a file is there again.
+    for write in journal.writes.iter().filter(|write| write.kind == WriteKind::Remove) {
+        let path = full(root, &write.path);
+        if !path.exists() {
+            make_parents(disk, root, &path).map_err(|error| failed(format!("recreating the folder of {}", write.path), error))?;
+            write_atomically(disk, &path, &full(root, &temporary_of(write)), write.before.as_bytes())
+                .map_err(|error| failed(format!("putting back {}", write.path), error))?;
+            recovery.restored.push(write.path.clone());
+        }
+    }
     for file_move in journal.moves.iter().rev() {
         let (from, to) = (full(root, &file_move.from), full(root, &file_move.to));
         let via = file_move.via.as_deref().map(|via| full(root, via));
@@ -554,6 +564,7 @@ mod tests {
             }],
             moves: vec![JournalMove { from: "../home/.ssh/id_ed25519".to_owned(), to: "stolen.md".to_owned(), via: None }],
             made_folders: vec!["../home/planted".to_owned()],
+            change_id: String::new(),
         }
     }
 

@@ -9,6 +9,7 @@ mod cli;
 mod discovery;
 mod disk;
 mod error;
+mod history;
 mod journal;
 mod mcp;
 mod obsidian;

@@ -272,6 +272,10 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
     fn tag(&self) -> u32 {
         std::process::id()
     }
+
+    fn changes(&mut self) -> Vec<vaultlink_core::history::KeptChange> {
+        crate::history::kept_changes(self.folder.root())
+    }
 }
 
 #[cfg(test)]

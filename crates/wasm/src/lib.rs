@@ -117,6 +117,26 @@ pub fn open_journal(key: &[u8], text: &str) -> Result<JsValue, JsError> {
 }
 
 /// SHA-256 of a text as lowercase hex, as a plan's `content_hash`.
+/// Where an applied change with `change_id` is kept (core's `history::record_name`).
+#[wasm_bindgen(js_name = keptChangeName)]
+pub fn kept_change_name(applied_unix_ms: f64, change_id: &str) -> String {
+    vaultlink_core::history::record_name(applied_unix_ms.max(0.0) as u64, change_id)
+}
+
+/// Whether a file name in the changes folder is a kept change's.
+#[wasm_bindgen(js_name = isKeptChangeName)]
+pub fn is_kept_change_name(name: &str) -> bool {
+    vaultlink_core::history::is_record_name(name)
+}
+
+/// The kept changes to remove, given each one's name and size in bytes (core's
+/// `history::to_forget`).
+#[wasm_bindgen(js_name = changesToForget)]
+pub fn changes_to_forget(names: Vec<String>, sizes: Vec<f64>) -> Vec<String> {
+    let records: Vec<(String, u64)> = names.into_iter().zip(sizes).map(|(name, size)| (name, size.max(0.0) as u64)).collect();
+    vaultlink_core::history::to_forget(&records)
+}
+
 #[wasm_bindgen(js_name = contentHash)]
 pub fn content_hash(text: &str) -> String {
     rename::content_hash(text)
@@ -248,10 +268,12 @@ impl Vault {
 
     /// The notes whose texts `call(tool, arguments, …)` will ask `read` for, as far as the index
     /// tells now (none for arguments that do not fit): the plugin reads these, then calls.
+    /// `changes` are the kept changes (`{name, journal}` each, opened with `openJournal`), which
+    /// only `undo_change` reads.
     #[wasm_bindgen(js_name = notesNeeded)]
-    pub fn notes_needed(&self, tool: &str, arguments: JsValue) -> Vec<String> {
+    pub fn notes_needed(&self, tool: &str, arguments: JsValue, changes: JsValue) -> Vec<String> {
         match arguments_of(arguments).and_then(|arguments| ops::request(tool, &arguments)) {
-            Ok(request) => ops::notes_needed(&self.inner, &request),
+            Ok(request) => ops::notes_needed(&self.inner, &request, &changes_of(changes)),
             Err(_) => Vec::new(),
         }
     }
@@ -270,8 +292,9 @@ impl Vault {
         read: Option<js_sys::Function>,
         modified: Option<js_sys::Function>,
         tag: Option<u32>,
+        changes: JsValue,
     ) -> Result<JsValue, JsError> {
-        let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0) };
+        let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0), changes: changes_of(changes) };
         let called = arguments_of(arguments).and_then(|arguments| ops::call(&self.inner, tool, &arguments, &mut edge, &mut self.plans));
         match &called {
             Ok(outcome) => to_js(&CallOutcome::Done { ok: true, result: &outcome.answer, change: outcome.change.as_ref() }),
@@ -292,6 +315,15 @@ struct JsEdge {
     read: Option<js_sys::Function>,
     modified: Option<js_sys::Function>,
     tag: u32,
+    changes: Vec<vaultlink_core::history::KeptChange>,
+}
+
+/// The kept changes JavaScript hands in (none for `undefined` or what cannot be read).
+fn changes_of(changes: JsValue) -> Vec<vaultlink_core::history::KeptChange> {
+    if changes.is_undefined() || changes.is_null() {
+        return Vec::new();
+    }
+    serde_wasm_bindgen::from_value(changes).unwrap_or_default()
 }
 
 impl ops::Edge for JsEdge {
@@ -307,6 +339,10 @@ impl ops::Edge for JsEdge {
 
     fn tag(&self) -> u32 {
         self.tag
+    }
+
+    fn changes(&mut self) -> Vec<vaultlink_core::history::KeptChange> {
+        self.changes.clone()
     }
 }
 

@@ -60,16 +60,16 @@ fn call_answers_with_ok_or_a_structured_error() {
     let mut vault = sample();
     let arguments = js_sys::Object::new();
     js_sys::Reflect::set(&arguments, &"path".into(), &"Home".into()).expect("set");
-    let answer = vault.call("get_outgoing_links", arguments.into(), None, None, None).expect("converts");
+    let answer = vault.call("get_outgoing_links", arguments.into(), None, None, None, JsValue::UNDEFINED).expect("converts");
     assert_eq!(get(&answer, "ok").as_bool(), Some(true));
     assert_eq!(get(&get(&answer, "result"), "path").as_string().as_deref(), Some("Home.md"));
 
-    let answer = vault.call("get_outgoing_links", JsValue::NULL, None, None, None).expect("converts");
+    let answer = vault.call("get_outgoing_links", JsValue::NULL, None, None, None, JsValue::UNDEFINED).expect("converts");
     assert_eq!(get(&answer, "ok").as_bool(), Some(false));
     assert_eq!(get(&get(&answer, "error"), "code").as_string().as_deref(), Some("invalid_arguments"));
 
     // As the sidecar answers it: the tool does not exist, whatever its arguments.
-    let answer = vault.call("no_such_tool", js_sys::Object::new().into(), None, None, None).expect("converts");
+    let answer = vault.call("no_such_tool", js_sys::Object::new().into(), None, None, None, JsValue::UNDEFINED).expect("converts");
     assert_eq!(get(&get(&answer, "error"), "code").as_string().as_deref(), Some("unknown_tool"));
 }
 
@@ -105,7 +105,7 @@ fn find_evidence_reads_texts_through_a_javascript_callback() {
     // `read(path)` as the plugin passes it: the texts it read, `undefined` for any other.
     let read = js_sys::Function::new_with_args("path", "return this.get(path);").bind0(&texts);
     let arguments = js_sys::JSON::parse(r#"{"title": "ALPHA", "limit": 1}"#).expect("JSON");
-    let answer = vault.call("find_evidence", arguments, Some(read.clone()), None, None).expect("an answer");
+    let answer = vault.call("find_evidence", arguments, Some(read.clone()), None, None, JsValue::UNDEFINED).expect("an answer");
     assert_eq!(get(&answer, "ok").as_bool(), Some(true));
     let result = get(&answer, "result");
     assert_eq!(get(&result, "total").as_f64(), Some(2.0));
@@ -116,7 +116,7 @@ fn find_evidence_reads_texts_through_a_javascript_callback() {
     assert_eq!(get(&first, "excerpt").as_string().as_deref(), Some("Alpha is the first letter."));
 
     let empty = js_sys::JSON::parse(r#"{"title": " "}"#).expect("JSON");
-    let refused = vault.call("find_evidence", empty, Some(read), None, None).expect("an answer");
+    let refused = vault.call("find_evidence", empty, Some(read), None, None, JsValue::UNDEFINED).expect("an answer");
     assert_eq!(get(&refused, "ok").as_bool(), Some(false));
     assert_eq!(get(&get(&refused, "error"), "code").as_string().as_deref(), Some("invalid_arguments"));
 }
@@ -134,7 +134,7 @@ fn lint_rules_name_every_kind_lint_wiki_takes() {
     for rule in rules.iter() {
         let arguments = js_sys::Object::new();
         js_sys::Reflect::set(&arguments, &"kinds".into(), &js_sys::Array::of1(&get(&rule, "kind"))).expect("set");
-        let outcome = vault.call("lint_wiki", arguments.into(), None, None, None).expect("call");
+        let outcome = vault.call("lint_wiki", arguments.into(), None, None, None, JsValue::UNDEFINED).expect("call");
         assert_eq!(get(&outcome, "ok").as_bool(), Some(true), "{:?}", get(&rule, "kind"));
     }
 }
@@ -170,13 +170,13 @@ fn an_approved_move_answers_the_batch_the_plugin_carries_out() {
     }
     let read = js_sys::Function::new_with_args("path", "return this.get(path);").bind0(&texts);
     let arguments = js_sys::JSON::parse(r#"{"from": "Old", "to": "New"}"#).expect("JSON");
-    assert_eq!(vault.notes_needed("move_note", arguments.clone()), vec!["A.md".to_owned()]);
-    let preview = vault.call("move_note", arguments, Some(read.clone()), None, Some(7)).expect("an answer");
+    assert_eq!(vault.notes_needed("move_note", arguments.clone(), JsValue::UNDEFINED), vec!["A.md".to_owned()]);
+    let preview = vault.call("move_note", arguments, Some(read.clone()), None, Some(7), JsValue::UNDEFINED).expect("an answer");
     assert!(get(&preview, "change").is_undefined(), "a preview changes nothing");
     let hash = get(&get(&preview, "result"), "plan_hash").as_string().expect("a plan hash");
 
     let approved = js_sys::JSON::parse(&format!(r#"{{"from": "Old", "to": "New", "approved_plan_hash": "{hash}"}}"#)).expect("JSON");
-    let applied = vault.call("move_note", approved, Some(read.clone()), None, Some(7)).expect("an answer");
+    let applied = vault.call("move_note", approved, Some(read.clone()), None, Some(7), JsValue::UNDEFINED).expect("an answer");
     let change = get(&applied, "change");
     assert_eq!(get(&change, "kind").as_string().as_deref(), Some("batch"));
     let write = js_sys::Array::from(&get(&get(&change, "batch"), "writes")).get(0);
@@ -185,7 +185,7 @@ fn an_approved_move_answers_the_batch_the_plugin_carries_out() {
 
     vault.plan_applied(&hash);
     let elsewhere = js_sys::JSON::parse(&format!(r#"{{"from": "Old", "to": "Other", "approved_plan_hash": "{hash}"}}"#)).expect("JSON");
-    let again = vault.call("move_note", elsewhere, Some(read), None, None).expect("an answer");
+    let again = vault.call("move_note", elsewhere, Some(read), None, None, JsValue::UNDEFINED).expect("an answer");
     let error = get(&again, "error");
     assert_eq!(get(&error, "code").as_string().as_deref(), Some("plan_hash_mismatch"));
     assert!(get(&error, "message").as_string().is_some_and(|message| message.contains("applied already")));

@@ -194,7 +194,7 @@ export class TFolder extends TAbstractFile implements obsidian.TFolder {
 
 export class FileSystemAdapter
 	implements
-		Pick<obsidian.FileSystemAdapter, "getName" | "getBasePath" | "getFullPath" | "exists" | "read" | "write" | "remove" | "mkdir" | "rmdir" | "list">
+		Pick<obsidian.FileSystemAdapter, "getName" | "getBasePath" | "getFullPath" | "exists" | "stat" | "read" | "write" | "remove" | "mkdir" | "rmdir" | "list">
 {
 	private readonly basePath: string;
 	/**
@@ -276,6 +276,16 @@ export class FileSystemAdapter
 	 * the vault's tree too (with `delete`); the double's vault sets this to hear of it.
 	 */
 	onRemoved: ((normalizedPath: string) => void) | null = null;
+
+	/** As Obsidian's: the file's or folder's type, times and size, or `null` when nothing is there. */
+	async stat(normalizedPath: string): Promise<obsidian.Stat | null> {
+		try {
+			const found = await fs.promises.stat(this.getFullPath(normalizedPath));
+			return { type: found.isDirectory() ? "folder" : "file", ctime: found.ctimeMs, mtime: found.mtimeMs, size: found.size };
+		} catch {
+			return null;
+		}
+	}
 
 	async remove(normalizedPath: string): Promise<void> {
 		await fs.promises.rm(this.getFullPath(normalizedPath));

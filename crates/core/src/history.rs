@@ -1,0 +1,423 @@
+//! The changes kept for `undo_change`, and the undo planned from one.
+//!
+//! Once an edge has applied a batch whose `change_id` is set, it keeps the batch's journal (the
+//! pre-image of every note it rewrote, the text hash it wrote, its moves, the files it created
+//! and the folders it made), with that id and sealed like the journal, as one file in
+//! [`CHANGES_FOLDER`], beside the journal, named [`record_name`]. At most [`KEPT_CHANGES`] are
+//! kept, and at most [`KEPT_BYTES`] in all; the oldest go first ([`to_forget`]). A kept change
+//! is untrusted input like the journal: an edge hands core only the ones `journal::open`
+//! accepts (sealed with this user's key, every path safe).
+//!
+//! The undo of a kept change is a batch like any other, proven from the vault as it is now:
+//! every note the change wrote must still have the text it wrote (by hash), every file it moved
+//! must still be where it went and its old place free, every file it created must still hold
+//! what it wrote. Otherwise it is refused, naming the notes edited or moved since. Applied, it
+//! writes back each pre-image, moves each file back, removes what the change created and the
+//! folders it made once empty, and the kept change is removed: undoing again undoes the change
+//! before it. An undo is not itself kept.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::answer::ResponseFormat;
+use crate::approval::{decide_plan, PlanApproval, PlanHistory};
+use crate::batch::{temporary_name, Batch, BatchMove, BatchRemove, BatchWrite};
+use crate::edge::{Change, Edge};
+use crate::error::{CallError, ErrorCode, Failure};
+use crate::journal::{Journal, WriteKind};
+use crate::rename::content_hash;
+use crate::resolve::fold;
+use crate::Vault;
+
+/// The folder of the kept changes, inside the vault.
+pub const CHANGES_FOLDER: &str = ".vaultlink/changes";
+/// The most changes kept.
+pub const KEPT_CHANGES: usize = 20;
+/// The most bytes the kept changes take in all (the newest is kept whatever its size).
+pub const KEPT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The id an applied plan is kept under: the first 16 hex digits of its hash.
+pub fn change_id(plan_hash: &str) -> String {
+    plan_hash.chars().take(16).collect()
+}
+
+/// The file a change is kept in: `.vaultlink/changes/<applied ms, 16 digits>-<id>.json`, so the
+/// names sort oldest first.
+pub fn record_name(applied_unix_ms: u64, change_id: &str) -> String {
+    format!("{CHANGES_FOLDER}/{applied_unix_ms:016}-{change_id}.json")
+}
+
+/// Whether `name` is a kept change's file name as [`record_name`] makes it (a bare name or a
+/// path in [`CHANGES_FOLDER`]).
+pub fn is_record_name(name: &str) -> bool {
+    let name = name.strip_prefix(&format!("{CHANGES_FOLDER}/")).unwrap_or(name);
+    let Some(stem) = name.strip_suffix(".json") else { return false };
+    let Some((time, id)) = stem.split_once('-') else { return false };
+    time.len() == 16 && time.bytes().all(|byte| byte.is_ascii_digit()) && !id.is_empty() && id.bytes().all(|byte| byte.is_ascii_hexdigit())
+}
+
+/// The kept changes to remove, given every kept change's name and size: all but the newest
+/// [`KEPT_CHANGES`], and the oldest while they take more than [`KEPT_BYTES`].
+pub fn to_forget(records: &[(String, u64)]) -> Vec<String> {
+    let mut newest_first: Vec<&(String, u64)> = records.iter().collect();
+    newest_first.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut bytes = 0;
+    let mut forget = Vec::new();
+    for (at, (name, size)) in newest_first.into_iter().enumerate() {
+        bytes += size;
+        if at > 0 && (at >= KEPT_CHANGES || bytes > KEPT_BYTES) {
+            forget.push(name.clone());
+        }
+    }
+    forget
+}
+
+/// One kept change, as an edge hands it to core: its file's path in the vault and the journal
+/// it holds, opened (`journal::open`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptChange {
+    pub name: String,
+    pub journal: Journal,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UndoArguments {
+    /// The change to undo (its `change_id`); the last one kept when left out.
+    #[serde(default)]
+    pub change_id: Option<String>,
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+    #[serde(default)]
+    pub approved_plan_hash: Option<String>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+}
+
+/// A file moved back by an undo.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MovedBack {
+    pub from: String,
+    pub to: String,
+}
+
+/// What `undo_change` answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UndoAnswer {
+    pub dry_run: bool,
+    pub applied: bool,
+    pub plan_hash: String,
+    /// The change undone, and the tool that made it.
+    pub change_id: String,
+    pub tool: String,
+    /// Notes given back their text from before the change.
+    pub restored: Vec<String>,
+    pub moved_back: Vec<MovedBack>,
+    /// Files the change created, removed.
+    pub removed: Vec<String>,
+    /// How many changes are kept in all (this one included, until it is undone).
+    pub kept_changes: usize,
+}
+
+/// Why there is nothing to undo, or the undo cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UndoError {
+    /// No change is kept, or none has the id asked.
+    Nothing { change_id: Option<String> },
+    /// Notes the change touched were edited, moved or removed since.
+    Edited { change_id: String, notes: Vec<String> },
+}
+
+impl Failure for UndoError {
+    fn code(&self) -> ErrorCode {
+        match self {
+            UndoError::Nothing { .. } => ErrorCode::NothingToUndo,
+            UndoError::Edited { .. } => ErrorCode::UndoRefused,
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            UndoError::Nothing { change_id: None } => "no change is kept to undo in this vault".to_owned(),
+            UndoError::Nothing { change_id: Some(id) } => format!("no kept change has the id `{id}`"),
+            UndoError::Edited { change_id, notes } => {
+                format!("the change `{change_id}` cannot be undone: {} changed since it was applied; nothing was changed", notes.join(", "))
+            }
+        }
+    }
+
+    fn hint(&self) -> &'static str {
+        match self {
+            UndoError::Nothing { .. } => {
+                "Only applied batches (moves, rewrites, property edits, new pages) are kept, the last 20; a delete is undone from the trash."
+            }
+            UndoError::Edited { .. } => {
+                "Undo the later changes first (undo_change without an id undoes the last one), or fix the notes by hand."
+            }
+        }
+    }
+}
+
+/// The kept change `arguments` name, or the last one.
+fn chosen<'a>(changes: &'a [KeptChange], arguments: &UndoArguments) -> Result<&'a KeptChange, UndoError> {
+    let asked = arguments.change_id.as_deref().map(str::trim).filter(|id| !id.is_empty());
+    let found = match asked {
+        Some(id) => changes.iter().filter(|kept| kept.journal.change_id == id).max_by(|a, b| a.name.cmp(&b.name)),
+        None => changes.iter().max_by(|a, b| a.name.cmp(&b.name)),
+    };
+    found.ok_or_else(|| UndoError::Nothing { change_id: asked.map(str::to_owned) })
+}
+
+/// Where each path of the change is now: moved files at their destination.
+fn now_at(journal: &Journal, path: &str) -> String {
+    journal.moves.iter().find(|step| step.from == path).map_or_else(|| path.to_owned(), |step| step.to.clone())
+}
+
+/// The notes an undo reads: those the chosen change wrote or created, where they are now.
+pub fn notes_needed(vault: &Vault, arguments: &UndoArguments, changes: &[KeptChange]) -> Vec<String> {
+    let Ok(kept) = chosen(changes, arguments) else { return Vec::new() };
+    kept.journal
+        .writes
+        .iter()
+        .filter(|write| write.kind != WriteKind::Remove)
+        .filter_map(|write| vault.find_note(&now_at(&kept.journal, &write.path)).map(str::to_owned))
+        .collect()
+}
+
+/// `undo_change`: the undo of a kept change, proven from the vault as it is now; approved, the
+/// batch that carries it out.
+pub fn undo_change(
+    vault: &Vault,
+    arguments: &UndoArguments,
+    edge: &mut dyn Edge,
+    plans: &mut PlanHistory,
+) -> Result<(UndoAnswer, Option<Change>), CallError> {
+    let changes = edge.changes();
+    let kept = chosen(&changes, arguments).map_err(|error| CallError::of(&error))?;
+    let journal = &kept.journal;
+    let mut edited = Vec::new();
+    let mut batch = Batch {
+        tool: "undo_change".to_owned(),
+        writes: Vec::new(),
+        moves: Vec::new(),
+        creates: Vec::new(),
+        removes: Vec::new(),
+        change_id: String::new(),
+        forget: Some(kept.name.clone()),
+        folders: Vec::new(),
+        emptied_folders: Vec::new(),
+    };
+    let mut answer = UndoAnswer {
+        dry_run: true,
+        applied: false,
+        plan_hash: String::new(),
+        change_id: journal.change_id.clone(),
+        tool: journal.tool.clone(),
+        restored: Vec::new(),
+        moved_back: Vec::new(),
+        removed: Vec::new(),
+        kept_changes: changes.len(),
+    };
+    let tag = edge.tag();
+    for write in &journal.writes {
+        let path = now_at(journal, &write.path);
+        let current = match vault.find_note(&path).filter(|found| *found == path) {
+            Some(found) => edge.text(found).ok(),
+            None => None,
+        };
+        match (write.kind, current) {
+            (WriteKind::Remove, _) => {}
+            (kind, Some(text)) if content_hash(&text) == write.after_hash => {
+                if kind == WriteKind::Create {
+                    batch.removes.push(BatchRemove { path: path.clone(), before_hash: content_hash(&text), before: text });
+                    answer.removed.push(path);
+                } else {
+                    batch.writes.push(BatchWrite {
+                        path: path.clone(),
+                        before_hash: content_hash(&text),
+                        before: text,
+                        after_hash: content_hash(&write.before),
+                        text: write.before.clone(),
+                        temporary: temporary_name(&path, tag, "tmp"),
+                    });
+                    answer.restored.push(write.path.clone());
+                }
+            }
+            _ => edited.push(format!("`{path}`")),
+        }
+    }
+    // The moves back, newest first: each file from where it went to where it was.
+    let mut left_before: HashSet<String> = HashSet::new();
+    for step in journal.moves.iter().rev() {
+        if vault.find_file(&step.to) != Some(step.to.as_str()) {
+            edited.push(format!("`{}` (moved or removed since)", step.to));
+            continue;
+        }
+        let vacated = left_before.contains(&fold(&step.from));
+        if !vacated && vault.find_file(&step.from).is_some_and(|there| fold(there) != fold(&step.to)) {
+            edited.push(format!("`{}` (a file is at its old place again)", step.from));
+            continue;
+        }
+        left_before.insert(fold(&step.to));
+        crate::batch::add_parent_folders(&mut batch.folders, &step.from);
+        batch.moves.push(BatchMove {
+            from: step.to.clone(),
+            to: step.from.clone(),
+            via: step.via.as_ref().map(|_| temporary_name(&step.to, tag, "case")),
+            vacated,
+        });
+        answer.moved_back.push(MovedBack { from: step.to.clone(), to: step.from.clone() });
+    }
+    if !edited.is_empty() {
+        return Err(CallError::of(&UndoError::Edited { change_id: journal.change_id.clone(), notes: edited }));
+    }
+    batch.folders.sort_by_key(|folder| folder.matches('/').count());
+    batch.emptied_folders = journal.made_folders.iter().rev().cloned().collect();
+
+    let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
+    // The change by its id (the file name holds when each edge kept it, which differs).
+    sha2::Digest::update(&mut hasher, format!("undo_change\0{}\n", journal.change_id));
+    for write in &batch.writes {
+        sha2::Digest::update(&mut hasher, format!("w\0{}\0{}\0{}\n", write.path, write.before_hash, write.after_hash));
+    }
+    for remove in &batch.removes {
+        sha2::Digest::update(&mut hasher, format!("r\0{}\0{}\n", remove.path, remove.before_hash));
+    }
+    for step in &batch.moves {
+        sha2::Digest::update(&mut hasher, format!("m\0{}\0{}\n", step.from, step.to));
+    }
+    answer.plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
+    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    let apply = decide_plan(&answer.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
+    if !apply {
+        plans.record_preview(&answer.plan_hash);
+        return Ok((answer, None));
+    }
+    answer.dry_run = false;
+    answer.applied = true;
+    let plan_hash = answer.plan_hash.clone();
+    Ok((answer, Some(Change::Batch { batch, plan_hash })))
+}
+
+/// The kept changes' journals by name, for tests and messages.
+pub fn by_name(changes: &[KeptChange]) -> BTreeMap<&str, &Journal> {
+    changes.iter().map(|kept| (kept.name.as_str(), &kept.journal)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edge::ReadBefore;
+    use crate::index::IndexConfig;
+    use crate::ops::call;
+    use serde_json::json;
+
+    /// Carries out `batch` on `files` as an edge would, in its order.
+    fn carry_out(files: &mut BTreeMap<String, String>, batch: &Batch) {
+        for write in &batch.writes {
+            assert_eq!(files.get(&write.path), Some(&write.before), "{} holds what the batch expects", write.path);
+            files.insert(write.path.clone(), write.text.clone());
+        }
+        for create in &batch.creates {
+            assert!(files.insert(create.path.clone(), create.text.clone()).is_none());
+        }
+        for step in &batch.moves {
+            let text = files.remove(&step.from).unwrap_or_else(|| panic!("{} is there", step.from));
+            files.insert(step.to.clone(), text);
+        }
+        for remove in &batch.removes {
+            assert_eq!(files.remove(&remove.path).as_ref(), Some(&remove.before));
+        }
+    }
+
+    fn state(files: &BTreeMap<String, String>) -> (Vault, ReadBefore) {
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        let mut edge = ReadBefore { tag: 3, ..ReadBefore::default() };
+        for (path, text) in files {
+            vault.upsert(path, text);
+            edge.texts.insert(path.clone(), text.clone());
+        }
+        (vault, edge)
+    }
+
+    /// Applies one call as an edge would, keeping its change; returns the call's answer.
+    fn apply(
+        files: &mut BTreeMap<String, String>,
+        kept: &mut Vec<KeptChange>,
+        tool: &str,
+        arguments: serde_json::Value,
+    ) -> serde_json::Value {
+        let (vault, mut edge) = state(files);
+        edge.changes = kept.clone();
+        let mut plans = PlanHistory::default();
+        let outcome = call(&vault, tool, &arguments, &mut edge, &mut plans).unwrap_or_else(|error| panic!("{}", error.message));
+        let Some(Change::Batch { batch, .. }) = outcome.change else { panic!("{tool} applies a batch") };
+        carry_out(files, &batch);
+        if let Some(forget) = &batch.forget {
+            kept.retain(|change| &change.name != forget);
+        }
+        if !batch.change_id.is_empty() {
+            let journal = batch.journal(Vec::new(), 1, 1, "here");
+            kept.push(KeptChange { name: record_name(kept.len() as u64 + 1, &batch.change_id), journal });
+        }
+        serde_json::to_value(&outcome.answer).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_move_a_commit_and_a_property_edit_undo_one_after_the_other_back_to_the_start() {
+        let start: BTreeMap<String, String> = [("A.md", "[[Old]] and [b](Old.md)\n"), ("Old.md", "---\nx: 1\n---\n# Old\n")]
+            .into_iter()
+            .map(|(path, text)| (path.to_owned(), text.to_owned()))
+            .collect();
+        let mut files = start.clone();
+        let mut kept = Vec::new();
+        apply(&mut files, &mut kept, "move_note", json!({"from": "Old", "to": "deep/New", "dry_run": false}));
+        let after_move = files.clone();
+        apply(
+            &mut files,
+            &mut kept,
+            "commit_wiki_page",
+            json!({"page": {"path": "Page", "body": "[[New]]\n"}, "patches": [{"path": "A", "kind": "link"}], "dry_run": false}),
+        );
+        let after_commit = files.clone();
+        apply(&mut files, &mut kept, "update_properties", json!({"path": "deep/New", "set": {"x": 2}, "dry_run": false}));
+        assert_eq!(kept.len(), 3);
+
+        for (expected, tool) in [(&after_commit, "update_properties"), (&after_move, "commit_wiki_page"), (&start, "move_note")] {
+            let answer = apply(&mut files, &mut kept, "undo_change", json!({"dry_run": false}));
+            assert_eq!(answer["tool"], tool);
+            assert_eq!(&files, expected, "undoing {tool}");
+        }
+        assert!(kept.is_empty());
+        let (vault, mut edge) = state(&files);
+        let nothing = call(&vault, "undo_change", &json!({}), &mut edge, &mut PlanHistory::default()).unwrap_err();
+        assert_eq!(nothing.code, ErrorCode::NothingToUndo);
+    }
+
+    #[test]
+    fn an_undo_is_refused_after_a_later_edit_and_names_the_note() {
+        let mut files: BTreeMap<String, String> =
+            [("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")].into_iter().map(|(path, text)| (path.to_owned(), text.to_owned())).collect();
+        let mut kept = Vec::new();
+        let moved = apply(&mut files, &mut kept, "move_note", json!({"from": "Old", "to": "New", "dry_run": false}));
+        files.insert("A.md".to_owned(), "[[New]] edited\n".to_owned());
+        let (vault, mut edge) = state(&files);
+        edge.changes = kept.clone();
+        let id = moved["plan_hash"].as_str().map(change_id).unwrap_or_default();
+        let refused = call(&vault, "undo_change", &json!({"change_id": id}), &mut edge, &mut PlanHistory::default()).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::UndoRefused);
+        assert!(refused.message.contains("`A.md`"), "{}", refused.message);
+    }
+
+    #[test]
+    fn the_oldest_changes_are_forgotten_past_the_count_or_the_size() {
+        let records: Vec<(String, u64)> = (0..25).map(|at| (record_name(at, "ab"), 10)).collect();
+        let forgotten = to_forget(&records);
+        assert_eq!(forgotten.len(), 5);
+        assert!(forgotten.contains(&record_name(0, "ab")) && !forgotten.contains(&record_name(24, "ab")));
+        let big = vec![(record_name(1, "a1"), KEPT_BYTES), (record_name(2, "a2"), KEPT_BYTES + 5)];
+        assert_eq!(to_forget(&big), vec![record_name(1, "a1")], "the newest stays whatever its size");
+        assert!(is_record_name(&record_name(7, "0f")) && !is_record_name(".vaultlink/changes/x.json"));
+    }
+}
