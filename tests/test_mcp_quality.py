@@ -67,6 +67,8 @@ EVERY_TOOL = [
     ("update_properties", {"path": "People/Ada", "set": {"status": "draft", "related": "[[Grace Hopper]]"}, "remove": ["aliases"]}),
     ("update_properties", {"path": "People/Ada", "set": {"status": "draft"}, "response_format": "concise"}),
     ("bulk_move_notes", {"moves": [{"from": "People/Ada.md", "to": "People/Ada Lovelace.md"}, {"from": "Ideas", "to": "Notes/Ideas"}]}),
+    ("draft_wiki_page", {"topic": "Alan Turing", "source": "People/Ada"}),
+    ("draft_wiki_page", {"topic": "Ada", "response_format": "concise"}),
     ("commit_wiki_page", {"page": {"path": "People/Alan Turing", "frontmatter": {"related": "[[Ada]]"}, "body": "# Alan Turing\n"},
                           "patches": [{"path": "People/Ada", "kind": "link"}], "response_format": "detailed"}),
     ("server_health", {}),

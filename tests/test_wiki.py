@@ -83,15 +83,22 @@ async def workflow(vault, runtime_dir, mode):
             untouched = snapshot(vault)
             answer = await session.call_tool("commit_wiki_page", {**arguments, "dry_run": False})
             refused[name] = (answer.is_error, answer.structured_content["code"], snapshot(vault) == untouched)
-        arguments = {"page": PAGE, "patches": [{"path": "Classes/Wizard.md", "kind": "link"}],
-                     "prev_hashes": {"Classes/Wizard.md": sha(wizard)}}
+        # The draft: no page yet, the notes that mention the topic, the schema's rules, a skeleton.
+        draft = (await session.call_tool("draft_wiki_page", {"topic": "Artificer", "type": "class"})).structured_content
+        skeleton = draft["skeleton"]
+        assert skeleton["page"]["path"] == "Classes/Artificer.md" and draft["schema"]["required"] == ["type", "summary"]
+        assert set(skeleton["page"]["frontmatter"]) == {"type", "summary"}
+        # The agent writes the prose, fills the properties, and links the page from the Wizard too.
+        page = {**skeleton["page"], "body": PAGE["body"], "frontmatter": PAGE["frontmatter"]}
+        patches = skeleton["patches"] + [{"path": "Classes/Wizard.md", "kind": "link"}]
+        arguments = {"page": page, "patches": patches, "prev_hashes": {**skeleton["prev_hashes"], "Classes/Wizard.md": sha(wizard)}}
         preview = (await session.call_tool("commit_wiki_page", arguments)).structured_content
         assert "plan_hash" in preview, preview
         applied = await session.call_tool("commit_wiki_page", {**arguments, "approved_plan_hash": preview["plan_hash"]})
         assert not applied.is_error, applied.structured_content
         after = await lint_all(session)
         backlinks = (await session.call_tool("get_backlinks", {"path": "Classes/Artificer.md"})).structured_content
-    return {"existing": existing, "refused": refused, "preview": preview, "applied": applied.structured_content,
+    return {"existing": existing, "draft": draft, "refused": refused, "preview": preview, "applied": applied.structured_content,
             "new_findings": sorted(set(after) - set(before)), "backlinks": sorted(b["source"] for b in backlinks["backlinks"])}
 
 

@@ -125,7 +125,10 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 		return { ok: false, error: failureAfterUndo(error, leftOver) };
 	}
 	await finishJournal(vault.adapter);
-	await trashEmptiedFolders(app, batch.emptied_folders);
+	// An undo's emptied folders are the ones the undone change made: removed from the disk, as a
+	// failed batch removes the folders it made, so the vault is as it was before that change.
+	if (batch.forget !== null) await removeEmptiedFolders(vault, batch.emptied_folders);
+	else await trashEmptiedFolders(app, batch.emptied_folders);
 	return { ok: true, journal };
 }
 
@@ -252,6 +255,19 @@ async function trashEmptiedFolders(app: App, folders: string[]): Promise<void> {
 			const listed = await vault.adapter.list(node.path);
 			if (listed.files.length > 0 || listed.folders.length > 0) continue;
 			await app.fileManager.trashFile(node);
+		} catch {
+			// Left as it is: tidying, after the batch is applied.
+		}
+	}
+}
+
+/** Removes each folder (deepest first) from the disk while it holds nothing, hidden files included. */
+async function removeEmptiedFolders(vault: Vault, folders: string[]): Promise<void> {
+	for (const folder of folders) {
+		try {
+			if (!(await vault.adapter.exists(folder, true))) continue;
+			const listed = await vault.adapter.list(folder);
+			if (listed.files.length === 0 && listed.folders.length === 0) await vault.adapter.rmdir(folder, false);
 		} catch {
 			// Left as it is: tidying, after the batch is applied.
 		}

@@ -52,6 +52,7 @@ test("every command has a stable id, a sentence-case name and no default hotkey"
 			["delete-note-safely", "Delete note safely…"],
 			["lint-vault", "Lint the vault"],
 			["move-note-safely", "Move note safely…"],
+			["undo-last-change", "Undo last change"],
 		],
 	);
 	for (const command of commands) {

@@ -11,6 +11,7 @@ pub mod batch;
 pub mod change;
 pub mod config;
 pub mod delete;
+pub mod draft;
 pub mod edge;
 pub mod error;
 pub mod evidence;

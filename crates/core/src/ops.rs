@@ -45,6 +45,7 @@ pub enum Request {
     UpdateProperties(crate::properties::PropertiesArguments),
     BulkMoveNotes(crate::change::BulkMoveArguments),
     CommitWikiPage(crate::wiki::CommitArguments),
+    DraftWikiPage(crate::draft::DraftArguments),
     UndoChange(crate::history::UndoArguments),
 }
 
@@ -69,6 +70,7 @@ impl Request {
             Request::UpdateProperties(_) => "update_properties",
             Request::BulkMoveNotes(_) => "bulk_move_notes",
             Request::CommitWikiPage(_) => "commit_wiki_page",
+            Request::DraftWikiPage(_) => "draft_wiki_page",
             Request::UndoChange(_) => "undo_change",
         }
     }
@@ -122,6 +124,7 @@ pub fn notes_needed(vault: &Vault, request: &Request, changes: &[crate::history:
         Request::UndoChange(arguments) => crate::history::notes_needed(vault, arguments, changes),
         Request::ReadNote(arguments) => vault.find_note(&arguments.path).map(|path| vec![path.to_owned()]).unwrap_or_default(),
         Request::FindEvidence(_) => vault.note_paths().map(str::to_owned).collect(),
+        Request::DraftWikiPage(_) => crate::draft::notes_needed(vault),
         Request::MoveNote(arguments) => crate::change::move_notes_needed(vault, arguments),
         Request::RewriteLink(arguments) => crate::change::rewrite_notes_needed(vault, arguments),
         Request::DeleteNote(arguments) => crate::change::delete_notes_needed(vault, arguments),
@@ -251,6 +254,7 @@ pub enum Response {
     Properties(crate::properties::PropertiesAnswer),
     Committed(crate::wiki::CommitAnswer),
     Undone(crate::history::UndoAnswer),
+    Draft(Box<crate::draft::DraftAnswer>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -494,6 +498,10 @@ pub fn run(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut Pl
             // A note the edge cannot read is listed as unread, and matched from the index alone.
             let mut read = |path: &str| edge.text(path).ok();
             crate::evidence::find_evidence(vault, arguments, &mut read).map(Response::Evidence).map_err(error)?
+        }
+        Request::DraftWikiPage(arguments) => {
+            let mut read = |path: &str| edge.text(path).ok();
+            crate::draft::draft(vault, arguments, &mut read).map(|draft| Response::Draft(Box::new(draft))).map_err(error)?
         }
         Request::MoveNote(arguments) => return moved(crate::change::move_note(vault, arguments, edge, plans)?),
         Request::RewriteLink(arguments) => return moved(crate::change::rewrite_link(vault, arguments, edge, plans)?),

@@ -163,6 +163,11 @@ pub const ALL: &[Parameters] = &[
         ],
         rules: APPROVAL_RULES,
     },
+    Parameters {
+        tool: "draft_wiki_page",
+        list: &[required("topic", TEXT), optional("type", TEXT), optional("source", TEXT), FORMAT],
+        rules: &[],
+    },
     Parameters { tool: "undo_change", list: &[optional("change_id", TEXT), DRY_RUN, APPROVED, FORMAT], rules: APPROVAL_RULES },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
     // The command line's `summary`; not a tool of the MCP catalogue.

@@ -39,6 +39,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         delete_note(),
         update_properties(),
         bulk_move_notes(),
+        draft_wiki_page(),
         commit_wiki_page(),
         undo_change(),
         server_health(),
@@ -89,6 +90,7 @@ fn concise_leaves_out(tool: &str) -> &'static str {
         "bulk_move_notes" => "the rewritten links (`changes`)",
         "commit_wiki_page" => "nothing: `detailed` adds the page's whole text to a preview",
         "undo_change" => "nothing: both forms are the same receipt",
+        "draft_wiki_page" => "nothing: both forms are the same draft",
         "server_health" => "the index's counts, the plugin's details and the evidence for where writes go",
         _ => "detail",
     }
@@ -831,6 +833,44 @@ is not YAML keys), `plan_hash_mismatch`, `concurrent_modification`.",
     }
 }
 
+fn draft_wiki_page() -> ToolSpec {
+    let suggestions =
+        json!({"type": "array", "items": {"type": "object", "properties": {"path": {"type": "string"}, "why": {"type": "string"}}}});
+    read_only(
+        "draft_wiki_page",
+        "Prepare a new wiki page: duplicates, link map, schema, skeleton",
+        "Prepares a page on `topic`: find_existing_page's check first (a page known by it is returned, nothing \
+proposed); else `link_to` (notes to link), `link_from` (notes mentioning it, to link to it), `already_linking`, the \
+SCHEMA.md rules for `type` (`schema`) and a `skeleton`: commit_wiki_page's arguments with a linkable path, the \
+required keys, a `link` patch per `link_from` note and `prev_hashes`. Fill it in, then commit. Use it before \
+commit_wiki_page; use find_evidence for what notes say. It reads only. It fails with `note_not_found` (`source`).",
+        object(
+            json!({
+                "topic": {"type": "string", "description": "The page's title, such as `Graph theory`."},
+                "type": {"type": "string", "description": "The page's type, as SCHEMA.md declares it."},
+                "source": note_path("A note the page draws on"),
+                "response_format": response_format()
+            }),
+            &["topic"],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "topic": {"type": "string"},
+                "verdict": {"type": "string", "enum": ["exists", "ambiguous", "new"]},
+                "reason": {"type": "string"},
+                "candidates": {"type": "array", "items": {"type": "object", "properties": {"path": {"type": "string"}, "strength": {"type": "string"}}}},
+                "link_to": suggestions,
+                "link_from": suggestions,
+                "already_linking": suggestions,
+                "schema": {"type": "object"},
+                "skeleton": {"type": "object"}
+            },
+            "required": ["topic", "verdict", "reason", "link_to", "link_from", "already_linking"]
+        }),
+    )
+}
+
 fn commit_wiki_page() -> ToolSpec {
     ToolSpec {
         name: "commit_wiki_page",
@@ -1006,9 +1046,11 @@ mod tests {
     fn check_portable(schema: &Value, at: &str) {
         match schema {
             Value::Object(map) => {
+                // Under `properties` the keys are parameter names (`type` is one), not keywords.
+                let names = at.ends_with(".properties");
                 for (key, value) in map {
-                    assert!(!NOT_PORTABLE.contains(&key.as_str()), "{at}: `{key}` is not portable");
-                    if key == "type" {
+                    assert!(names || !NOT_PORTABLE.contains(&key.as_str()), "{at}: `{key}` is not portable");
+                    if key == "type" && !names {
                         assert!(value.is_string(), "{at}: a type array is not portable");
                     }
                     check_portable(value, &format!("{at}.{key}"));

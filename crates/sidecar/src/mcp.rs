@@ -32,9 +32,8 @@ move_note, rewrite_link and delete_note: each previews first; apply by calling a
 Lists are paged: pass next_cursor as cursor. Errors carry a code and a hint.\n\n\
 More: lint_wiki reviews the whole wiki (broken, ambiguous and orphaned links, duplicates, SCHEMA.md) and names the \
 call that fixes each finding. update_properties sets or removes a note's properties and keeps every other byte \
-of it (preview first, like the other writes). To add a wiki page: find_existing_page (is there one?), then \
-commit_wiki_page with the page and `link` patches from the notes that should point to it (preview, then apply), \
-then lint_wiki. Every applied change answers a change_id; undo_change reverts the last one (or a named one) while \
+of it (preview first, like the other writes). To add a wiki page: draft_wiki_page (is there one? if not, the link map, the \
+SCHEMA.md rules and a skeleton), then commit_wiki_page with the filled skeleton (preview, then apply), then lint_wiki. Every applied change answers a change_id; undo_change reverts the last one (or a named one) while \
 the notes it touched are unchanged since. server_health says whether calls run inside Obsidian (through the vaultlink plugin) \
 or on the folder, and what the index holds. Long calls report progress when the client sends a progress token. \
 Errors with `retryable: true` may succeed when called again unchanged; `plugin_unavailable` means Obsidian's plugin \
