@@ -32,7 +32,7 @@ export interface Journal {
 	started_unix_ms: number;
 	machine: string;
 	writes: { path: string; temporary: string; before: string; after_hash: string; kind?: "create" | "remove" }[];
-	moves: { from: string; to: string; via: string | null }[];
+	moves: { from: string; to: string; via: string | null; hash?: string }[];
 	made_folders: string[];
 	/** The id the change is kept under once applied; left out for one that is not kept. */
 	change_id?: string;
@@ -320,6 +320,8 @@ export interface BatchMove {
 	via: string | null;
 	/** The destination is where an earlier move of the batch takes a file from. */
 	vacated: boolean;
+	/** For a move of a cycle of names: the content hash of what it moves. */
+	hash: string | null;
 }
 
 /** One file a batch creates (a wiki page): nothing may be at `path` when it is written. */

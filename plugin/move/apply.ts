@@ -55,12 +55,20 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 		files.set(write.path, file);
 	}
 	const moving: { file: TFile; move: BatchMove }[] = [];
+	// The third names of a cycle's moves: the file an earlier move of the batch puts there.
+	const arriving = new Map<string, TFile>();
 	for (const move of batch.moves) {
+		const arrived = arriving.get(move.from);
+		if (arrived !== undefined) {
+			moving.push({ file: arrived, move });
+			continue;
+		}
 		const file = vault.getAbstractFileByPath(move.from);
 		// A destination an earlier move of the batch leaves is taken now, and free in its turn.
 		const taken = !move.vacated && move.via === null && (vault.getAbstractFileByPath(move.to) !== null || (await vault.adapter.exists(move.to)));
 		if (!(file instanceof TFile) || taken) return { ok: false, error: concurrent(move.from) };
 		moving.push({ file, move });
+		arriving.set(move.to, file);
 	}
 	for (const create of batch.creates) {
 		// A file there, even one the vault does not list yet, is in the way.

@@ -40,8 +40,11 @@ const COMMIT = {
 	dry_run: false,
 };
 
+/** A and Old swap names: a cycle, made through a third name. */
+const SWAP = { moves: [{ from: "A.md", to: "Old.md" }, { from: "Old.md", to: "A.md" }], dry_run: false };
+
 /** What each killed call runs. */
-const CALLS = { move_note: MOVE, commit_wiki_page: COMMIT } as const;
+const CALLS = { move_note: MOVE, commit_wiki_page: COMMIT, bulk_move_notes: SWAP } as const;
 
 function errorOf(outcome: ToolOutcome): ToolError {
 	assert.ok(!outcome.ok, `expected an error, got ${JSON.stringify(outcome)}`);
@@ -245,7 +248,7 @@ async function child(spec: string): Promise<void> {
 if (process.env[KILL_CHILD] !== undefined) {
 	void child(process.env[KILL_CHILD]);
 } else {
-	test("Obsidian killed before each change of a batch (a move, a page commit): `vaultlink recover` restores the vault from the plugin's journal", async () => {
+	test("Obsidian killed before each change of a batch (a move, a page commit, a swap): `vaultlink recover` restores the vault from the plugin's journal", async () => {
 		const binary = sidecarBinary();
 		for (const tool of Object.keys(CALLS)) for (let step = 0; ; step += 1) {
 			const vaultDir = writeFixtureVault(BATCH);

@@ -64,6 +64,10 @@ pub struct BatchMove {
     /// the batch starts, free by the time this move runs.
     #[serde(default)]
     pub vacated: bool,
+    /// For a move of a cycle of names: the content hash of the file it moves (the journal's,
+    /// for recovery).
+    #[serde(default)]
+    pub hash: Option<String>,
 }
 
 /// What an edge carries out, in this order: check every write's `before` and that every
@@ -174,17 +178,51 @@ pub fn batch(
     let mut moves = Vec::with_capacity(plan.moves.len());
     // The folded sources of the moves before this one: a destination among them is vacated.
     let mut left_before: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for file_move in &plan.moves {
+    let sources: Vec<String> = plan.moves.iter().map(|file_move| crate::resolve::fold(&file_move.from)).collect();
+    let destinations: std::collections::HashSet<String> = plan.moves.iter().map(|file_move| crate::resolve::fold(&file_move.to)).collect();
+    // A file of a cycle of names: its name is another move's destination and its destination
+    // another's source, all round. Any file whose name is taken by another move and whose
+    // destination is left by another counts (a chain's middle too): the hash costs nothing.
+    let in_cycle = |from: &str| {
+        let folded = crate::resolve::fold(from);
+        destinations.contains(&folded) && plan.moves.iter().any(|other| crate::resolve::fold(&other.to) == folded)
+    };
+    // The text the file holds when it moves: the batch's new text, or the one it was read with.
+    let moved_hash = |from: &str| -> Option<String> {
+        writes
+            .iter()
+            .find(|write| write.path == from)
+            .map(|write| write.after_hash.clone())
+            .or_else(|| texts.get(from).map(|text| content_hash(text)))
+    };
+    // The second halves of moves through a third name (a cycle's), each waiting for the move
+    // that leaves its destination (by that move's folded source).
+    let mut waiting: Vec<(String, BatchMove)> = Vec::new();
+    for (at, file_move) in plan.moves.iter().enumerate() {
         add_parent_folders(&mut folders, &file_move.to);
-        let case_only = file_move.from != file_move.to && file_move.from.to_lowercase() == file_move.to.to_lowercase();
-        let vacated = left_before.contains(&crate::resolve::fold(&file_move.to));
-        left_before.insert(crate::resolve::fold(&file_move.from));
-        moves.push(BatchMove {
-            from: file_move.from.clone(),
-            to: file_move.to.clone(),
-            via: case_only.then(|| temporary_name(&file_move.from, tag, "case")),
-            vacated,
-        });
+        let (from, to) = (crate::resolve::fold(&file_move.from), crate::resolve::fold(&file_move.to));
+        let case_only = file_move.from != file_move.to && from == to;
+        let vacated = left_before.contains(&to);
+        left_before.insert(from.clone());
+        // A move of a cycle carries the hash of what it moves, for recovery.
+        let hash = || in_cycle(&file_move.from).then(|| moved_hash(&file_move.from)).flatten();
+        if !vacated && !case_only && sources[at + 1..].contains(&to) {
+            // Its destination is left by a later move of the cycle: through a third name.
+            let third = swap_name(&file_move.from, tag);
+            moves.push(BatchMove { from: file_move.from.clone(), to: third.clone(), via: None, vacated: false, hash: hash() });
+            waiting.push((to, BatchMove { from: third, to: file_move.to.clone(), via: None, vacated: true, hash: hash() }));
+        } else {
+            moves.push(BatchMove {
+                from: file_move.from.clone(),
+                to: file_move.to.clone(),
+                via: case_only.then(|| temporary_name(&file_move.from, tag, "case")),
+                vacated,
+                hash: hash(),
+            });
+        }
+        while let Some(ready) = waiting.iter().position(|(left, _)| *left == from) {
+            moves.push(waiting.remove(ready).1);
+        }
     }
     folders.sort_by_key(|folder| folder.matches('/').count());
     let mut emptied_folders = Vec::new();
@@ -215,6 +253,20 @@ pub fn batch(
         folders,
         emptied_folders,
     })
+}
+
+/// The third name a move of a cycle passes through: beside the file, visible (a vault path like
+/// any other, so both edges move it as they move any file and recovery undoes it as any move),
+/// `<folder>/<stem>.vaultlink-<tag>.swap.<extension>`.
+pub fn swap_name(path: &str, tag: u32) -> String {
+    let (folder, name) = match path.rsplit_once('/') {
+        Some((folder, name)) => (format!("{folder}/"), name),
+        None => (String::new(), path),
+    };
+    match name.rsplit_once('.') {
+        Some((stem, extension)) if !stem.is_empty() => format!("{folder}{stem}.vaultlink-{tag}.swap.{extension}"),
+        _ => format!("{folder}{name}.vaultlink-{tag}.swap"),
+    }
 }
 
 /// Adds the folders above `path` that `folders` does not hold yet, top first.
@@ -267,7 +319,7 @@ impl Batch {
             moves: self
                 .moves
                 .iter()
-                .map(|step| JournalMove { from: step.from.clone(), to: step.to.clone(), via: step.via.clone() })
+                .map(|step| JournalMove { from: step.from.clone(), to: step.to.clone(), via: step.via.clone(), hash: step.hash.clone() })
                 .collect(),
             made_folders,
             change_id: self.change_id.clone(),
@@ -310,7 +362,10 @@ mod tests {
         assert_eq!(batch.writes[0].text, "[[New]] and [[New]]");
         assert_eq!(batch.writes[0].after_hash, content_hash("[[New]] and [[New]]"));
         assert_eq!(batch.writes[0].temporary, ".A.md.vaultlink-7.tmp");
-        assert_eq!(batch.moves, vec![BatchMove { from: "Old.md".to_owned(), to: "deep/er/New.md".to_owned(), via: None, vacated: false }]);
+        assert_eq!(
+            batch.moves,
+            vec![BatchMove { from: "Old.md".to_owned(), to: "deep/er/New.md".to_owned(), via: None, vacated: false, hash: None }]
+        );
         assert_eq!(batch.folders, vec!["deep".to_owned(), "deep/er".to_owned()]);
         assert!(batch.emptied_folders.is_empty());
         let journal = batch.journal(vec!["deep".to_owned()], 7, 1, "here");

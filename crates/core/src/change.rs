@@ -388,7 +388,7 @@ mod tests {
     }
 
     #[test]
-    fn a_bulk_move_orders_a_chain_and_refuses_a_swap_or_a_file_moved_twice() {
+    fn a_bulk_move_orders_a_chain_swaps_through_a_third_name_and_refuses_a_file_moved_twice() {
         let (vault, mut edge) = vault(&[("A.md", "[[B]] [[C]]"), ("B.md", "# B"), ("C.md", "[[A]]"), ("P/x.md", "[[A]]")]);
         let mut plans = PlanHistory::default();
         // B leaves for D, then A takes B's place; the folder moves too.
@@ -402,8 +402,25 @@ mod tests {
         assert_eq!(texts.get("A.md"), Some(&"[[D]] [[C]]"), "A's link to B follows B to D");
         assert_eq!(texts.get("C.md"), Some(&"[[B]]"), "C's link to A follows A to B");
 
+        // A and B swap names, and C, A and B turn round in a cycle of three: each first move goes
+        // through a third name beside it, and reaches its destination once that is left.
+        let swap = json!({"moves": [{"from": "A", "to": "B"}, {"from": "B", "to": "A"}], "dry_run": false});
+        let outcome = call(&vault, "bulk_move_notes", &swap, &mut edge, &mut plans).unwrap();
+        let Some(Change::Batch { batch, .. }) = outcome.change else { panic!("a batch") };
+        let order: Vec<(&str, &str, bool)> = batch.moves.iter().map(|step| (step.from.as_str(), step.to.as_str(), step.vacated)).collect();
+        assert_eq!(order, [("A.md", "A.vaultlink-9.swap.md", false), ("B.md", "A.md", true), ("A.vaultlink-9.swap.md", "B.md", true)]);
+        let texts: BTreeMap<&str, &str> = batch.writes.iter().map(|write| (write.path.as_str(), write.text.as_str())).collect();
+        assert_eq!(texts.get("A.md"), Some(&"[[A]] [[C]]"), "A's link to B follows B to A's old name");
+        assert_eq!(texts.get("C.md"), Some(&"[[B]]"), "C's link to A follows A to B");
+        assert!(crate::journal::check_paths(&batch.journal(vec![], 9, 1, "")).is_ok());
+        let three = json!({"moves": [{"from": "A", "to": "B"}, {"from": "B", "to": "C"}, {"from": "C", "to": "A"}], "dry_run": false});
+        let Some(Change::Batch { batch, .. }) = call(&vault, "bulk_move_notes", &three, &mut edge, &mut plans).unwrap().change else {
+            panic!("a batch")
+        };
+        let order: Vec<(&str, &str)> = batch.moves.iter().map(|step| (step.from.as_str(), step.to.as_str())).collect();
+        assert_eq!(order, [("A.md", "A.vaultlink-9.swap.md"), ("C.md", "A.md"), ("B.md", "C.md"), ("A.vaultlink-9.swap.md", "B.md")]);
+
         for (moves, said) in [
-            (json!([{"from": "A", "to": "B"}, {"from": "B", "to": "A"}]), "cycle"),
             (json!([{"from": "A", "to": "X"}, {"from": "A", "to": "Y"}]), "moved twice"),
             (json!([{"from": "A", "to": "X"}, {"from": "C", "to": "X"}]), "two files"),
             (json!([]), "empty"),

@@ -171,7 +171,24 @@ fn chosen<'a>(changes: &'a [KeptChange], arguments: &UndoArguments) -> Result<&'
 
 /// Where each path of the change is now: moved files at their destination.
 fn now_at(journal: &Journal, path: &str) -> String {
-    journal.moves.iter().find(|step| step.from == path).map_or_else(|| path.to_owned(), |step| step.to.clone())
+    // In the batch's order: a cycle's move goes on from its third name.
+    let mut at = path.to_owned();
+    for step in &journal.moves {
+        if step.from == at {
+            at.clone_from(&step.to);
+        }
+    }
+    at
+}
+
+/// What a file of a cycle holds once the change is done, when it moves back from `at`: the
+/// change's own text for a note it wrote, else what the journal's move recorded.
+fn moved_back_hash(journal: &Journal, at: &str) -> String {
+    // The undo writes a note's text from before the change back before it moves it.
+    if let Some(write) = journal.writes.iter().find(|write| write.kind == WriteKind::Replace && now_at(journal, &write.path) == at) {
+        return content_hash(&write.before);
+    }
+    journal.moves.iter().find(|step| step.to == at).and_then(|step| step.hash.clone()).unwrap_or_default()
 }
 
 /// The notes an undo reads: those the chosen change wrote or created, where they are now.
@@ -249,8 +266,10 @@ pub fn undo_change(
     }
     // The moves back, newest first: each file from where it went to where it was.
     let mut left_before: HashSet<String> = HashSet::new();
+    // Where earlier moves back put a file: a cycle's third name, there once they have run.
+    let mut arriving: HashSet<String> = HashSet::new();
     for step in journal.moves.iter().rev() {
-        if vault.find_file(&step.to) != Some(step.to.as_str()) {
+        if !arriving.contains(&fold(&step.to)) && vault.find_file(&step.to) != Some(step.to.as_str()) {
             edited.push(format!("`{}` (moved or removed since)", step.to));
             continue;
         }
@@ -260,12 +279,15 @@ pub fn undo_change(
             continue;
         }
         left_before.insert(fold(&step.to));
+        arriving.insert(fold(&step.from));
         crate::batch::add_parent_folders(&mut batch.folders, &step.from);
         batch.moves.push(BatchMove {
             from: step.to.clone(),
             to: step.from.clone(),
             via: step.via.as_ref().map(|_| temporary_name(&step.to, tag, "case")),
             vacated,
+            // Moved back, a file of a cycle holds what the change left in it.
+            hash: step.hash.as_ref().map(|_| moved_back_hash(journal, &step.to)),
         });
         answer.moved_back.push(MovedBack { from: step.to.clone(), to: step.from.clone() });
     }
@@ -393,6 +415,26 @@ mod tests {
         let (vault, mut edge) = state(&files);
         let nothing = call(&vault, "undo_change", &json!({}), &mut edge, &mut PlanHistory::default()).unwrap_err();
         assert_eq!(nothing.code, ErrorCode::NothingToUndo);
+    }
+
+    #[test]
+    fn a_swap_undoes_back_to_the_start() {
+        let start: BTreeMap<String, String> = [("A.md", "[[B]]\n"), ("B.md", "[[A]]\n"), ("C.md", "[[A]] [[B]]\n")]
+            .into_iter()
+            .map(|(path, text)| (path.to_owned(), text.to_owned()))
+            .collect();
+        let mut files = start.clone();
+        let mut kept = Vec::new();
+        apply(
+            &mut files,
+            &mut kept,
+            "bulk_move_notes",
+            json!({"moves": [{"from": "A", "to": "B"}, {"from": "B", "to": "A"}], "dry_run": false}),
+        );
+        assert_eq!(files.get("C.md").map(String::as_str), Some("[[B]] [[A]]\n"), "C's links follow the swap");
+        assert_eq!(files.get("A.md").map(String::as_str), Some("[[B]]\n"), "B's text, now at A, links A's text, now at B");
+        apply(&mut files, &mut kept, "undo_change", json!({"dry_run": false}));
+        assert_eq!(files, start);
     }
 
     #[test]

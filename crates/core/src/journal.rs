@@ -104,6 +104,11 @@ pub struct JournalMove {
     pub from: String,
     pub to: String,
     pub via: Option<String>,
+    /// For a move of a cycle of names (a swap): the content hash of the file it moves, so that
+    /// recovery can tell a move that happened from one that did not (the vault before a swap
+    /// and after it hold files at the same names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
 }
 
 /// Why a journal found in a vault is not acted on.
@@ -240,7 +245,7 @@ mod tests {
                 after_hash: "00".to_owned(),
                 kind: WriteKind::Replace,
             }],
-            moves: vec![JournalMove { from: "Old.md".to_owned(), to: "d/New.md".to_owned(), via: None }],
+            moves: vec![JournalMove { from: "Old.md".to_owned(), to: "d/New.md".to_owned(), via: None, hash: None }],
             made_folders: vec!["d".to_owned()],
             change_id: String::new(),
         }

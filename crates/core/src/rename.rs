@@ -404,7 +404,8 @@ fn check_moves(vault: &Vault, moves: &[(String, String)], check_names: bool) -> 
 /// The pairs of many moves, as one batch: each move expanded as one alone is, then checked
 /// together (no file moved twice, no two files to one place, each destination free or left by
 /// a file that moves first), and ordered so that a file moves only once its destination is
-/// free. A cycle of names (two notes swapping theirs) is refused: it would need a third name.
+/// free. In a cycle of names (two notes swapping theirs) one move goes first, to its
+/// destination through a third name (`batch::batch` gives it) once that destination is left.
 pub fn bulk_moves(vault: &Vault, asked: &[(String, String)]) -> Result<Vec<(String, String)>, MoveError> {
     if asked.is_empty() {
         return Err(MoveError::InvalidBulk { detail: "`moves` is empty".to_owned() });
@@ -436,10 +437,21 @@ pub fn bulk_moves(vault: &Vault, asked: &[(String, String)]) -> Result<Vec<(Stri
         let (ready, blocked): (Vec<_>, Vec<_>) =
             pending.into_iter().partition(|(from, to)| fold(to) == fold(from) || !waiting.contains(&fold(to)));
         if ready.is_empty() {
-            let names: Vec<String> = blocked.iter().take(4).map(|(from, to)| format!("`{from}` -> `{to}`")).collect();
-            return Err(MoveError::InvalidBulk {
-                detail: format!("the moves form a cycle of names ({}): each destination is the source of another", names.join(", ")),
-            });
+            // A cycle of names (a swap): its first move goes first, through a third name that
+            // `batch` gives it, and reaches its destination once that is left.
+            // Recovery tells a swap that happened from one that did not by the files' texts,
+            // which only notes have for core.
+            if let Some((from, _)) = blocked.iter().find(|(from, _)| !is_note_path(from)) {
+                return Err(MoveError::InvalidBulk {
+                    detail: format!(
+                        "`{from}` is in a cycle of names (a swap), which only notes may be in; move it aside first, in a move of its own"
+                    ),
+                });
+            }
+            let mut blocked = blocked.into_iter();
+            ordered.extend(blocked.next());
+            pending = blocked.collect();
+            continue;
         }
         ordered.extend(ready);
         pending = blocked;
@@ -449,8 +461,13 @@ pub fn bulk_moves(vault: &Vault, asked: &[(String, String)]) -> Result<Vec<(Stri
 
 /// Step one of a bulk move: the notes whose text its plan needs.
 pub fn notes_to_read_for_bulk(vault: &Vault, asked: &[(String, String)]) -> Result<Vec<String>, MoveError> {
-    let moves = Moves::new(bulk_moves(vault, asked)?);
-    let notes: BTreeSet<String> = candidates(vault, &moves).into_iter().map(|candidate| candidate.source).collect();
+    let pairs = bulk_moves(vault, asked)?;
+    // The notes of a cycle of names too: their batch moves carry the hash of what they hold.
+    let destinations: HashSet<String> = pairs.iter().map(|(_, to)| fold(to)).collect();
+    let cycle: Vec<String> = pairs.iter().filter(|(from, _)| destinations.contains(&fold(from))).map(|(from, _)| from.clone()).collect();
+    let moves = Moves::new(pairs);
+    let mut notes: BTreeSet<String> = candidates(vault, &moves).into_iter().map(|candidate| candidate.source).collect();
+    notes.extend(cycle.into_iter().filter(|path| vault.is_note(path)));
     Ok(notes.into_iter().collect())
 }
 

@@ -765,8 +765,8 @@ fn bulk_move_notes() -> ToolSpec {
     spec.title = "Move many notes, attachments or folders at once, keeping every link";
     spec.description = "Moves many notes, attachments or folders as one batch, as move_note moves one: every link \
 that must change is rewritten, the plan is proven whole and applied all or nothing. Moves may interact (a note moved \
-to where another one leaves, a note moved into a folder that moves too); a file moved twice, two files sent to one \
-place, or a cycle of names (a swap) is refused. By default it is a dry run previewing the moves and rewritten links \
+to where another one leaves, a note moved into a folder that moves too, notes swapping names: a swap passes \
+through a third name beside the note); a file moved twice or two files sent to one place is refused. By default it is a dry run previewing the moves and rewritten links \
 (paged) with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it; \
 `approved_plan_hash` cannot be combined with `dry_run: true`. Use it for a reorganisation that moves many files; use \
 move_note for one file or one folder. Refusals: those of move_note, and `invalid_arguments` for a list that cannot be \

@@ -394,7 +394,11 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
         if let Some(via) = via.as_ref().filter(|via| exists_exactly(via)) {
             back(via)?;
             recovery.moved_back.push(file_move.from.clone());
-        } else if exists_exactly(&to) && !exists_exactly(&from) {
+        } else if exists_exactly(&to)
+            && !exists_exactly(&from)
+            && holds(&to, file_move.hash.as_deref())
+            && hop_done(root, journal, file_move)
+        {
             match via.as_ref() {
                 // A case-only move goes back in two renames too.
                 Some(via) => {
@@ -450,6 +454,29 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
     }
     finish(disk, root).map_err(|error| failed(format!("removing {}", journal_path(root).display()), error))?;
     Ok(recovery)
+}
+
+/// Whether the file at `path` holds the text of content hash `hash` (any file, without one): a
+/// move of a cycle of names is undone only if the file it moved is there.
+fn holds(path: &Path, hash: Option<&str>) -> bool {
+    hash.is_none_or(|hash| {
+        std::fs::read(path).ok().and_then(|bytes| String::from_utf8(bytes).ok()).is_some_and(|text| content_hash(&text) == hash)
+    })
+}
+
+/// For the second half of a cycle's move through a third name (`T -> B` after `A -> T`): it
+/// happened only if the first half's source `A` holds what the cycle moved into it (or is empty
+/// when nothing did), so a vault whose texts happen to match is not taken for a swap half made.
+/// Any other move: true.
+fn hop_done(root: &Path, journal: &Journal, hop: &format::JournalMove) -> bool {
+    // The first half comes before it in the batch: a third name is made by the batch.
+    let at = journal.moves.iter().position(|step| std::ptr::eq(step, hop)).unwrap_or(0);
+    let Some(first) = journal.moves[..at].iter().find(|step| step.to == hop.from && step.hash.is_some()) else { return true };
+    let source = full(root, &first.from);
+    match journal.moves.iter().find(|step| step.to == first.from) {
+        Some(refill) => exists_exactly(&source) && holds(&source, refill.hash.as_deref()),
+        None => !source.exists(),
+    }
 }
 
 /// Where recovery saves the text from before the batch of a note edited since.
@@ -562,7 +589,7 @@ mod tests {
                 after_hash: content_hash("mine"),
                 kind: Default::default(),
             }],
-            moves: vec![JournalMove { from: "../home/.ssh/id_ed25519".to_owned(), to: "stolen.md".to_owned(), via: None }],
+            moves: vec![JournalMove { from: "../home/.ssh/id_ed25519".to_owned(), to: "stolen.md".to_owned(), via: None, hash: None }],
             made_folders: vec!["../home/planted".to_owned()],
             change_id: String::new(),
         }
@@ -634,7 +661,7 @@ mod tests {
         std::os::unix::fs::symlink(dir.path().join("home/elsewhere"), root.join(JOURNAL_FOLDER)).unwrap();
         let mut journal = crafted();
         journal.writes.clear();
-        journal.moves = vec![JournalMove { from: "A.md".to_owned(), to: "B.md".to_owned(), via: None }];
+        journal.moves = vec![JournalMove { from: "A.md".to_owned(), to: "B.md".to_owned(), via: None, hash: None }];
         journal.made_folders.clear();
         let text = format::seal(&crate::state::journal_key().unwrap(), &journal);
         fs::write(journal_path(&root), &text).unwrap();
@@ -679,7 +706,7 @@ mod tests {
         fs::write(root.join("B.md"), "moved").unwrap();
         let journal = Journal {
             writes: vec![],
-            moves: vec![JournalMove { from: "Old.md".to_owned(), to: "B.md".to_owned(), via: None }],
+            moves: vec![JournalMove { from: "Old.md".to_owned(), to: "B.md".to_owned(), via: None, hash: None }],
             made_folders: vec![],
             ..crafted()
         };
