@@ -12,6 +12,7 @@ import { registerDeleteNoteCommand } from "./delete/command";
 import { DEFAULT_INDEXER_OPTIONS, Indexer, type IndexerOptions } from "./indexer";
 import { VaultLint } from "./lint/command";
 import { registerMoveNoteCommand } from "./move/command";
+import { registerBulkMove } from "./move/bulk";
 import { registerUndoCommand } from "./undo/command";
 import { allClientConfigurations, clientConfiguration, type McpClient, type McpServerCommand } from "./onboarding/mcp-config";
 import { METADATA_RESOLVE_WAIT_MS, registerLinkParityCommand } from "./parity/command";
@@ -127,6 +128,7 @@ export default class VaultlinkPlugin extends Plugin {
 		registerMoveNoteCommand(this, settledHost);
 		registerDeleteNoteCommand(this, settledHost);
 		registerUndoCommand(this, settledHost);
+		registerBulkMove(this, settledHost);
 		this.renameLog = registerRenameAuditCommand(this, settledHost, () => this.renameSettleMs);
 		this.vaultLint = new VaultLint(this, {
 			settledIndex: () => this.settledIndex(),

@@ -61,6 +61,12 @@ export class NotePickerModal extends FuzzySuggestModal<TFile> {
 }
 
 /** Asks for the new path, prefilled with the current one and its name selected. */
+/** What the destination modal says: its title and the sentence under it. */
+export interface DestinationWording {
+	title: string;
+	text: string;
+}
+
 export class DestinationModal extends Modal {
 	/** The path field, once open. */
 	input: TextComponent | null = null;
@@ -68,11 +74,16 @@ export class DestinationModal extends Modal {
 	action: Promise<void> | null = null;
 	private readonly from: string;
 	private readonly onSubmit: (to: string) => Promise<void>;
+	private readonly wording: DestinationWording;
 
-	constructor(app: App, from: string, onSubmit: (to: string) => Promise<void>) {
+	constructor(app: App, from: string, onSubmit: (to: string) => Promise<void>, wording?: DestinationWording) {
 		super(app);
 		this.from = from;
 		this.onSubmit = onSubmit;
+		this.wording = wording ?? {
+			title: `Move ${from}`,
+			text: "The new path, from the vault's root. A note keeps its .md if you leave it out. Next you see every link that will change; nothing moves until you confirm.",
+		};
 		this.scope.register([], "Enter", (evt) => {
 			if (fromButton(evt)) return true;
 			this.submit();
@@ -81,10 +92,8 @@ export class DestinationModal extends Modal {
 	}
 
 	override onOpen(): void {
-		this.setTitle(`Move ${this.from}`);
-		this.contentEl.createEl("p", {
-			text: "The new path, from the vault's root. A note keeps its .md if you leave it out. Next you see every link that will change; nothing moves until you confirm.",
-		});
+		this.setTitle(this.wording.title);
+		this.contentEl.createEl("p", { text: this.wording.text });
 		const input = new TextComponent(this.contentEl).setValue(this.from);
 		input.inputEl.addClass("vaultlink-move-destination");
 		this.input = input;
