@@ -330,18 +330,9 @@ impl Batch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::{IndexConfig, Vault};
     use crate::rename::{moved_folder, notes_to_read, plan_move};
 
-    fn vault(files: &[(&str, &str)]) -> (Vault, BTreeMap<String, String>) {
-        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
-        let mut texts = BTreeMap::new();
-        for (path, text) in files {
-            vault.upsert(path, text);
-            texts.insert((*path).to_owned(), (*text).to_owned());
-        }
-        (vault, texts)
-    }
+    use crate::testing::vault_with as vault;
 
     fn batch_for(files: &[(&str, &str)], from: &str, to: &str) -> Batch {
         let (vault, texts) = vault(files);

@@ -297,17 +297,8 @@ fn page_name(topic: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::IndexConfig;
 
-    fn vault(files: &[(&str, &str)]) -> (Vault, BTreeMap<String, String>) {
-        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
-        let mut texts = BTreeMap::new();
-        for (path, text) in files {
-            vault.upsert(path, text);
-            texts.insert((*path).to_owned(), (*text).to_owned());
-        }
-        (vault, texts)
-    }
+    use crate::testing::vault_with as vault;
 
     fn asked(topic: &str, page_type: Option<&str>, source: Option<&str>) -> DraftArguments {
         DraftArguments {

@@ -41,3 +41,22 @@ pub mod yaml_text;
 pub use index::Vault;
 pub use line_index::LineIndex;
 pub use parse::{parse_note, Link, LinkKind, LinkSource, ParseConfig, ParsedNote, Span};
+
+/// What the unit tests of several modules share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::collections::BTreeMap;
+
+    use crate::index::{IndexConfig, Vault};
+
+    /// A vault of `files` (path, text) as Obsidian's defaults index it, and the texts by path.
+    pub fn vault_with(files: &[(&str, &str)]) -> (Vault, BTreeMap<String, String>) {
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        let mut texts = BTreeMap::new();
+        for (path, text) in files {
+            vault.upsert(path, text);
+            texts.insert((*path).to_owned(), (*text).to_owned());
+        }
+        (vault, texts)
+    }
+}

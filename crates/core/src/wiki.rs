@@ -566,18 +566,9 @@ fn schema_problems(vault: &Vault, after: &Vault, path: &str, problems: &mut Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::IndexConfig;
     use serde_json::json;
 
-    fn vault(files: &[(&str, &str)]) -> (Vault, BTreeMap<String, String>) {
-        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
-        let mut texts = BTreeMap::new();
-        for (path, text) in files {
-            vault.upsert(path, text);
-            texts.insert((*path).to_owned(), (*text).to_owned());
-        }
-        (vault, texts)
-    }
+    use crate::testing::vault_with as vault;
 
     fn arguments(value: Value) -> CommitArguments {
         serde_json::from_value(value).unwrap_or_else(|error| panic!("{error}"))

@@ -703,6 +703,44 @@ mod tests {
         assert_eq!(fs::read_to_string(&note).unwrap(), "---\nrole: other\n---\nsaved meanwhile\n");
     }
 
+    /// The fault matrix of one call: every step of it fails in turn (each fault), and with an
+    /// I/O error from the first change on the undo fails too (then recovery runs, as it does
+    /// after a kill). Each time the vault is as it was, or `whole` holds (the change made whole);
+    /// answers how many steps the call takes without a fault.
+    fn fault_matrix(files: &[(&str, &str)], tool: &str, arguments: &Value, whole: impl Fn(&Path) -> bool) -> Option<usize> {
+        // The changes kept for undo_change are the engine's: compared without them.
+        let without_kept = |dir: &Path| -> Vec<(String, Vec<u8>)> {
+            snapshot(dir).into_iter().filter(|(path, _)| !path.starts_with(".vaultlink")).collect()
+        };
+        let mut steps = None;
+        for fault in Fault::ALL {
+            for fail_at in 0..60 {
+                // Steps 0-2 write the journal: from the first change on, the undo may fail too.
+                for undo_fails in [false, true].into_iter().filter(|undo_fails| !undo_fails || (fail_at >= 3 && fault == Fault::Io)) {
+                    let (dir, mut index) = vault(files);
+                    let before = snapshot(dir.path());
+                    let mut disk = FaultyDisk::new(fault, fail_at);
+                    if undo_fails {
+                        disk.also_fail = (fail_at + 1..fail_at + 100).collect();
+                    }
+                    let outcome = crate::tools::run_on_folder_with(&disk, &mut index, tool, arguments, &Progress::none());
+                    if outcome.is_ok() {
+                        // A fault after the change (keeping it for undo, tidying) leaves it whole.
+                        assert!(whole(dir.path()), "{tool}: {fault:?} at step {fail_at}: {outcome:?}");
+                        if !disk.failed.get() {
+                            steps.get_or_insert(fail_at);
+                        }
+                        continue;
+                    }
+                    // What the failed batch could not undo, recovery (by the next process) undoes.
+                    journal::recover(&RealDisk, index.root()).unwrap();
+                    assert_eq!(without_kept(dir.path()), before, "{tool}: {fault:?} at step {fail_at}, undo failing: {undo_fails}");
+                }
+            }
+        }
+        steps
+    }
+
     /// `commit_wiki_page` on a disk that fails at each step in turn, and again with the undo
     /// failing too (as a process killed part way leaves it, journal and all, for recovery):
     /// the vault is as it was, or holds the page and the patch whole; never a page without its
@@ -719,34 +757,7 @@ mod tests {
             fs::read_to_string(dir.join("wiki/Forest.md")).ok().as_deref() == Some("---\nrelated: \"[[Tree]]\"\n---\n# Forest\n[[Graph]]\n")
                 && fs::read_to_string(dir.join("Graph.md")).unwrap() == "# Graph\n\n## See also\n\n- [[Forest]]\n"
         };
-        let mut steps = None;
-        for fault in Fault::ALL {
-            for fail_at in 0..60 {
-                // Steps 0-2 write the journal: from the first change on, the undo may fail too.
-                for undo_fails in [false, true].into_iter().filter(|undo_fails| !undo_fails || (fail_at >= 3 && fault == Fault::Io)) {
-                    let (dir, mut index) = vault(files);
-                    let before = snapshot(dir.path());
-                    let mut disk = FaultyDisk::new(fault, fail_at);
-                    if undo_fails {
-                        disk.also_fail = (fail_at + 1..fail_at + 100).collect();
-                    }
-                    let outcome = crate::tools::run_on_folder_with(&disk, &mut index, "commit_wiki_page", &arguments, &Progress::none());
-                    if !disk.failed.get() {
-                        assert!(outcome.is_ok() && committed(dir.path()), "{outcome:?}");
-                        steps.get_or_insert(fail_at);
-                        continue;
-                    }
-                    if outcome.is_ok() {
-                        assert!(committed(dir.path()), "{fault:?} at step {fail_at}: a fault after the change leaves it whole");
-                        continue;
-                    }
-                    // What the failed batch could not undo, recovery (by the next process) undoes
-                    // from the journal.
-                    journal::recover(&RealDisk, index.root()).unwrap();
-                    assert_eq!(snapshot(dir.path()), before, "{fault:?} at step {fail_at}, undo failing: {undo_fails}");
-                }
-            }
-        }
+        let steps = fault_matrix(files, "commit_wiki_page", &arguments, committed);
         assert!(steps.is_some_and(|steps| steps >= 6), "the commit takes several steps: {steps:?}");
 
         // A file saved at the page's path after the check is never replaced.
@@ -834,32 +845,7 @@ mod tests {
                 == ["[[B]]\n", "[[A]]\n", "[[B]] and [[A]]\n"]
                 && fs::read_dir(dir).unwrap().flatten().all(|entry| !entry.file_name().to_string_lossy().contains("swap"))
         };
-        let without_kept = |dir: &Path| -> Vec<(String, Vec<u8>)> {
-            snapshot(dir).into_iter().filter(|(path, _)| !path.starts_with(".vaultlink")).collect()
-        };
-        let mut steps = None;
-        for fault in Fault::ALL {
-            for fail_at in 0..60 {
-                for undo_fails in [false, true].into_iter().filter(|undo_fails| !undo_fails || (fail_at >= 3 && fault == Fault::Io)) {
-                    let (dir, mut index) = vault(files);
-                    let before = snapshot(dir.path());
-                    let mut disk = FaultyDisk::new(fault, fail_at);
-                    if undo_fails {
-                        disk.also_fail = (fail_at + 1..fail_at + 100).collect();
-                    }
-                    let outcome = crate::tools::run_on_folder_with(&disk, &mut index, "bulk_move_notes", &arguments, &Progress::none());
-                    if outcome.is_ok() {
-                        assert!(swapped(dir.path()), "{fault:?} at step {fail_at}: {outcome:?}");
-                        if !disk.failed.get() {
-                            steps.get_or_insert(fail_at);
-                        }
-                        continue;
-                    }
-                    journal::recover(&RealDisk, index.root()).unwrap();
-                    assert_eq!(without_kept(dir.path()), before, "{fault:?} at step {fail_at}, undo failing: {undo_fails}");
-                }
-            }
-        }
+        let steps = fault_matrix(files, "bulk_move_notes", &arguments, swapped);
         assert!(steps.is_some_and(|steps| steps >= 6), "the swap takes several steps: {steps:?}");
     }
 }
