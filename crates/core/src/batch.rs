@@ -86,7 +86,7 @@ pub struct Batch {
     #[serde(default)]
     pub removes: Vec<BatchRemove>,
     /// The id the applied change is kept under for `undo_change` (`history`): once the batch is
-    /// done, the edge keeps its journal, with this id, in [`crate::history::CHANGES_FOLDER`].
+    /// done, the edge keeps its journal, with this id, in `history::CHANGES_FOLDER`.
     /// Empty for a batch that is not kept (an undo).
     #[serde(default)]
     pub change_id: String,
@@ -125,6 +125,12 @@ impl Failure for BatchError {
     fn retryable(&self) -> bool {
         true
     }
+}
+
+/// The id an applied plan is kept under for `undo_change` (`history`): the first 16 hex digits
+/// of its hash.
+pub fn change_id(plan_hash: &str) -> String {
+    plan_hash.chars().take(16).collect()
 }
 
 /// A hidden name beside `path` for a temporary file: `<folder>/.<name>.vaultlink-<tag>.<kind>`.
@@ -248,7 +254,7 @@ pub fn batch(
         moves,
         creates,
         removes: Vec::new(),
-        change_id: crate::history::change_id(&plan.plan_hash),
+        change_id: change_id(&plan.plan_hash),
         forget: None,
         folders,
         emptied_folders,

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::answer::{OpError, ResponseFormat};
 use crate::evidence::{EvidenceArguments, Strength};
-use crate::ops::{FindPageArguments, PageCandidate};
+use crate::existing::{FindPageArguments, PageCandidate};
 use crate::rename::content_hash;
 use crate::resolve::{self, file_name, fold, folder, Resolution};
 use crate::Vault;
@@ -111,7 +111,7 @@ pub fn notes_needed(vault: &Vault) -> Vec<String> {
 
 pub fn draft(vault: &Vault, arguments: &DraftArguments, read: &mut dyn FnMut(&str) -> Option<String>) -> Result<DraftAnswer, OpError> {
     let topic = arguments.topic.trim();
-    let existing = crate::ops::find_existing_page(
+    let existing = crate::existing::find_existing_page(
         vault,
         &FindPageArguments { topic: topic.to_owned(), limit: None, response_format: ResponseFormat::Concise },
     )?;

@@ -19,8 +19,8 @@ pub trait Edge {
     fn tag(&self) -> u32;
 
     /// The changes kept in the vault for `undo_change`, each opened by `journal::open` (the ones
-    /// it refuses are left out). Only `undo_change` asks.
-    fn changes(&mut self) -> Vec<crate::history::KeptChange> {
+    /// it refuses are left out). Only `undo_change` (`history`) asks.
+    fn changes(&mut self) -> Vec<KeptChange> {
         Vec::new()
     }
 }
@@ -38,6 +38,14 @@ pub enum Change {
     Trash { path: String, before: String },
 }
 
+/// One change kept for `undo_change`, as an edge hands it to core: its file's path in the vault
+/// and the journal it holds, opened (`journal::open`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct KeptChange {
+    pub name: String,
+    pub journal: crate::journal::Journal,
+}
+
 /// An edge with the texts it read before the call, by path: what an edge that reads
 /// asynchronously (the plugin) hands in after reading `ops::notes_needed`.
 #[derive(Debug, Clone, Default)]
@@ -45,7 +53,7 @@ pub struct ReadBefore {
     pub texts: std::collections::BTreeMap<String, String>,
     pub modified_ms: std::collections::BTreeMap<String, u64>,
     pub tag: u32,
-    pub changes: Vec<crate::history::KeptChange>,
+    pub changes: Vec<KeptChange>,
 }
 
 impl Edge for ReadBefore {
@@ -61,7 +69,7 @@ impl Edge for ReadBefore {
         self.tag
     }
 
-    fn changes(&mut self) -> Vec<crate::history::KeptChange> {
+    fn changes(&mut self) -> Vec<KeptChange> {
         self.changes.clone()
     }
 }

@@ -37,10 +37,8 @@ pub const KEPT_CHANGES: usize = 20;
 /// The most bytes the kept changes take in all (the newest is kept whatever its size).
 pub const KEPT_BYTES: u64 = 16 * 1024 * 1024;
 
-/// The id an applied plan is kept under: the first 16 hex digits of its hash.
-pub fn change_id(plan_hash: &str) -> String {
-    plan_hash.chars().take(16).collect()
-}
+pub use crate::batch::change_id;
+pub use crate::edge::KeptChange;
 
 /// The file a change is kept in: `.vaultlink/changes/<applied ms, 16 digits>-<id>.json`, so the
 /// names sort oldest first.
@@ -71,14 +69,6 @@ pub fn to_forget(records: &[(String, u64)]) -> Vec<String> {
         }
     }
     forget
-}
-
-/// One kept change, as an edge hands it to core: its file's path in the vault and the journal
-/// it holds, opened (`journal::open`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KeptChange {
-    pub name: String,
-    pub journal: Journal,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -15,6 +15,7 @@ pub mod draft;
 pub mod edge;
 pub mod error;
 pub mod evidence;
+pub mod existing;
 pub mod facts;
 pub mod frontmatter;
 pub mod hex;
