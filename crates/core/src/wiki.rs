@@ -161,9 +161,10 @@ pub fn page_path(asked: &str) -> String {
     }
 }
 
-/// The notes a commit reads: those it patches.
+/// The notes a commit reads: those it patches, and those `prev_hashes` names.
 pub fn notes_needed(vault: &Vault, arguments: &CommitArguments) -> Vec<String> {
-    let mut found: Vec<String> = arguments.patches.iter().filter_map(|patch| vault.find_note(&patch.path)).map(str::to_owned).collect();
+    let named = arguments.patches.iter().map(|patch| patch.path.as_str()).chain(arguments.prev_hashes.keys().map(String::as_str));
+    let mut found: Vec<String> = named.filter_map(|path| vault.find_note(path)).map(str::to_owned).collect();
     found.sort();
     found.dedup();
     found
@@ -621,6 +622,19 @@ mod tests {
         assert!(plan(&vault, &outside, &texts).unwrap_err().message().contains("no folder a SCHEMA.md governs"));
         let taken = arguments(json!({"page": {"path": "wiki/concepts/graph", "frontmatter": {"type": "concept", "summary": "s"}}}));
         assert!(plan(&vault, &taken, &texts).unwrap_err().message().contains("already exists"));
+    }
+
+    #[test]
+    fn a_prev_hash_of_a_note_not_patched_is_checked_too() {
+        let (vault, texts) = vault(&[("A.md", "a\n"), ("B.md", "b\n")]);
+        let hashes = json!({"B.md": content_hash("b\n")});
+        let asked =
+            arguments(json!({"page": {"path": "New", "body": "x\n"}, "patches": [{"path": "A", "kind": "link"}], "prev_hashes": hashes}));
+        assert_eq!(notes_needed(&vault, &asked), ["A.md", "B.md"]);
+        assert!(plan(&vault, &asked, &texts).is_ok());
+        let stale = arguments(json!({"page": {"path": "New", "body": "x\n"}, "prev_hashes": {"B.md": content_hash("old\n")}}));
+        let refused = plan(&vault, &stale, &texts).unwrap_err();
+        assert!(refused.stale_only && refused.retryable(), "{}", refused.message());
     }
 
     #[test]
