@@ -43,8 +43,17 @@ const COMMIT = {
 /** A and Old swap names: a cycle, made through a third name. */
 const SWAP = { moves: [{ from: "A.md", to: "Old.md" }, { from: "Old.md", to: "A.md" }], dry_run: false };
 
-/** What each killed call runs. */
-const CALLS = { move_note: MOVE, commit_wiki_page: COMMIT, bulk_move_notes: SWAP } as const;
+/** What each killed call runs: `undo_change` undoes the move, made (and kept) before. */
+const CALLS = { move_note: MOVE, commit_wiki_page: COMMIT, bulk_move_notes: SWAP, undo_change: { dry_run: false } } as const;
+
+/** Before a killed undo: the move it undoes, made whole by a plugin that then unloads. */
+async function moveFirst(vaultDir: string): Promise<void> {
+	const { plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
+	const host = plugin.toolHost;
+	assert.ok(host !== null);
+	assert.ok((await runTool(host, "move_note", MOVE)).ok);
+	plugin.unload();
+}
 
 function errorOf(outcome: ToolOutcome): ToolError {
 	assert.ok(!outcome.ok, `expected an error, got ${JSON.stringify(outcome)}`);
@@ -248,10 +257,11 @@ async function child(spec: string): Promise<void> {
 if (process.env[KILL_CHILD] !== undefined) {
 	void child(process.env[KILL_CHILD]);
 } else {
-	test("Obsidian killed before each change of a batch (a move, a page commit, a swap): `vaultlink recover` restores the vault from the plugin's journal", async () => {
+	test("Obsidian killed before each change of a batch (a move, a page commit, a swap, an undo): `vaultlink recover` restores the vault from the plugin's journal", async () => {
 		const binary = sidecarBinary();
 		for (const tool of Object.keys(CALLS)) for (let step = 0; ; step += 1) {
 			const vaultDir = writeFixtureVault(BATCH);
+			if (tool === "undo_change") await moveFirst(vaultDir);
 			const before = snapshotVault(vaultDir);
 			const running = spawn(process.execPath, [__filename], { env: { ...process.env, [KILL_CHILD]: `${step} ${tool} ${vaultDir}` }, stdio: ["ignore", "pipe", "inherit"] });
 			const said = await new Promise<string>((resolve) => {
@@ -266,7 +276,7 @@ if (process.env[KILL_CHILD] !== undefined) {
 			if (said.includes("DONE")) {
 				await new Promise((resolve) => running.on("close", resolve));
 				assert.match(said, /DONE true/);
-				assert.ok(step >= 4, `the batch took ${step} changes`);
+				assert.ok(step >= (tool === "undo_change" ? 3 : 4), `${tool}: the batch took ${step} changes`);
 				assert.equal(fs.existsSync(path.join(vaultDir, JOURNAL_PATH)), false);
 				break;
 			}
