@@ -207,10 +207,13 @@ pub fn draft(vault: &Vault, arguments: &DraftArguments, read: &mut dyn FnMut(&st
     }
 
     // The schema in force, the path and the frontmatter it asks for.
-    let schemas = crate::lint::schema::schema_files(vault);
+    // Only a SCHEMA.md that declares rules counts (a note merely named "Schema" does not).
+    let schemas: BTreeMap<String, (&str, &crate::lint::schema::SchemaFile)> =
+        crate::lint::schema::schema_files(vault).into_iter().filter(|(_, (_, file))| crate::lint::schema::declares_rules(file)).collect();
     let asked_type = arguments.page_type.as_deref().map(str::trim).filter(|name| !name.is_empty());
     let near = source.as_deref().map_or_else(String::new, |source| folder(source).to_owned());
-    let governing = crate::lint::schema::governing_schema(vault, format!("{near}/x.md").trim_start_matches('/'));
+    let governing = crate::lint::schema::governing_schema(vault, format!("{near}/x.md").trim_start_matches('/'))
+        .filter(|(_, file)| crate::lint::schema::declares_rules(file));
     // With a type, the schema that declares it (the one governing the source's folder first).
     let declaring = asked_type.and_then(|asked| {
         governing.into_iter().chain(schemas.values().copied()).find(|(_, file)| {

@@ -536,9 +536,11 @@ fn difference(before: &str, after: &str) -> Option<TextEdit> {
 /// The schema's rules for the page, checked in the vault as it will be: the page lint's
 /// findings about it, and a page outside every wiki of a vault that has one.
 fn schema_problems(vault: &Vault, after: &Vault, path: &str, problems: &mut Vec<String>) {
+    use crate::lint::schema::declares_rules;
     let schemas = crate::lint::schema::schema_files(vault);
-    let Some((schema_path, file)) = crate::lint::schema::governing_schema(after, path) else {
-        if let Some((_, (any, _))) = schemas.iter().next() {
+    // Only a SCHEMA.md that declares rules makes a wiki (a note merely named "Schema" does not).
+    let Some((schema_path, file)) = crate::lint::schema::governing_schema(after, path).filter(|(_, file)| declares_rules(file)) else {
+        if let Some((any, _)) = schemas.values().find(|(_, file)| declares_rules(file)) {
             problems.push(format!("`{path}` is in no folder a SCHEMA.md governs (the vault's wiki has `{any}`); put the page in the wiki"));
         }
         return;
@@ -618,6 +620,10 @@ mod tests {
         assert!(!message.contains("Later"), "{message}");
         assert!(!refused.stale_only);
 
+        // A note merely named "Schema" (a concept note, no rules) makes no wiki.
+        let (concepts, concept_texts) =
+            crate::testing::vault_with(&[("Philosophy/Schema.md", "---\ntags: [philosophy]\n---\nA mental model.\n")]);
+        assert!(plan(&concepts, &arguments(json!({"page": {"path": "Loose", "body": "x"}})), &concept_texts).is_ok());
         let outside = arguments(json!({"page": {"path": "Loose", "body": "x"}}));
         assert!(plan(&vault, &outside, &texts).unwrap_err().message().contains("no folder a SCHEMA.md governs"));
         let taken = arguments(json!({"page": {"path": "wiki/concepts/graph", "frontmatter": {"type": "concept", "summary": "s"}}}));

@@ -125,6 +125,12 @@ pub fn schema_files(vault: &crate::index::Vault) -> BTreeMap<String, (&str, &Sch
     schemas
 }
 
+/// Whether a `SCHEMA.md` declares any rule (page types or a vocabulary): a note that is only
+/// named so (a concept note called "Schema") makes no wiki.
+pub fn declares_rules(file: &SchemaFile) -> bool {
+    file.schema.as_ref().is_some_and(|schema| !schema.types.is_empty() || schema.properties.is_some())
+}
+
 /// The `SCHEMA.md` that governs `path` (the nearest in the folders holding it), with its path.
 pub fn governing_schema<'a>(vault: &'a crate::index::Vault, path: &str) -> Option<(&'a str, &'a SchemaFile)> {
     governing(&schema_files(vault), path)
