@@ -62,6 +62,19 @@ def start_plugin(vault, runtime_dir, stall=None):
     return host
 
 
+def on_both_paths(vaults, runtime_dir, run):
+    """`run(vault, runtime_dir, mode)` (a coroutine function) through the plugin on
+    `vaults["plugin"]` (started for it, stopped after), then on the folder of
+    `vaults["standalone"]`: what each answered, plugin first."""
+    import asyncio
+    host = start_plugin(vaults["plugin"], runtime_dir)
+    try:
+        through_plugin = asyncio.run(run(vaults["plugin"], runtime_dir, "plugin"))
+    finally:
+        stop_plugin(host)
+    return through_plugin, asyncio.run(run(vaults["standalone"], runtime_dir, "standalone"))
+
+
 def stop_plugin(host):
     if host.poll() is None:
         host.terminate()

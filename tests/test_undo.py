@@ -8,7 +8,7 @@ import shutil
 
 import jsonschema
 
-from conftest import ROOT, kept_changes, snapshot, start_plugin, stop_plugin
+from conftest import ROOT, kept_changes, on_both_paths, snapshot
 from test_mcp_quality import session_on
 
 CHANGES = [
@@ -63,13 +63,7 @@ def through_both(tmp_path, runtime_dir, run):
     for edge in ("plugin", "standalone"):
         vaults[edge] = tmp_path / edge
         shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
-    host = start_plugin(vaults["plugin"], runtime_dir)
-    try:
-        through_plugin = asyncio.run(run(vaults["plugin"], runtime_dir, "plugin"))
-    finally:
-        stop_plugin(host)
-    on_folder = asyncio.run(run(vaults["standalone"], runtime_dir, "standalone"))
-    return through_plugin, on_folder
+    return on_both_paths(vaults, runtime_dir, run)
 
 
 def test_undo_after_a_move_a_commit_and_a_property_edit_gives_the_vault_back_byte_for_byte(tmp_path, runtime_dir):

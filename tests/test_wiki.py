@@ -4,7 +4,6 @@ apply), lint_wiki. Run on a copy of a real wiki (the corpora's `dnd-srd-wiki`) g
 SCHEMA.md; each refusal (a broken link, a missing required property, a stale `prev_hashes`
 entry, a name no link can find) leaves the vault byte for byte as it was."""
 
-import asyncio
 import hashlib
 import os
 import shutil
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, snapshot, start_plugin, stop_plugin
+from conftest import ROOT, on_both_paths, snapshot
 from test_mcp_quality import session_on
 
 CORPUS = Path(os.environ.get("VAULTLINK_CORPORA", ROOT.parent / "shared" / "corpora")) / "dnd-srd-wiki"
@@ -104,12 +103,7 @@ async def workflow(vault, runtime_dir, mode):
 
 def test_draft_commit_and_lint_a_page_on_a_real_wiki_through_both_paths(tmp_path, runtime_dir):
     vaults = {"plugin": corpus_copy(tmp_path, "plugin"), "standalone": corpus_copy(tmp_path, "standalone")}
-    host = start_plugin(vaults["plugin"], runtime_dir)
-    try:
-        through_plugin = asyncio.run(workflow(vaults["plugin"], runtime_dir, "plugin"))
-    finally:
-        stop_plugin(host)
-    on_folder = asyncio.run(workflow(vaults["standalone"], runtime_dir, "standalone"))
+    through_plugin, on_folder = on_both_paths(vaults, runtime_dir, workflow)
     assert through_plugin == on_folder, "both paths answer alike"
 
     answers = on_folder
