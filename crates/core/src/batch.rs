@@ -186,13 +186,9 @@ pub fn batch(
     let mut left_before: std::collections::HashSet<String> = std::collections::HashSet::new();
     let sources: Vec<String> = plan.moves.iter().map(|file_move| crate::resolve::fold(&file_move.from)).collect();
     let destinations: std::collections::HashSet<String> = plan.moves.iter().map(|file_move| crate::resolve::fold(&file_move.to)).collect();
-    // A file of a cycle of names: its name is another move's destination and its destination
-    // another's source, all round. Any file whose name is taken by another move and whose
-    // destination is left by another counts (a chain's middle too): the hash costs nothing.
-    let in_cycle = |from: &str| {
-        let folded = crate::resolve::fold(from);
-        destinations.contains(&folded) && plan.moves.iter().any(|other| crate::resolve::fold(&other.to) == folded)
-    };
+    // A file of a cycle of names has a name another move takes. Every such file counts (a
+    // chain's too, as `rename::notes_to_read_for_bulk` reads them): the hash costs nothing.
+    let in_cycle = |from: &str| destinations.contains(&crate::resolve::fold(from));
     // The text the file holds when it moves: the batch's new text, or the one it was read with.
     let moved_hash = |from: &str| -> Option<String> {
         writes

@@ -16,7 +16,7 @@
 //! folders it made once empty, and the kept change is removed: undoing again undoes the change
 //! before it. An undo is not itself kept.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -312,11 +312,6 @@ pub fn undo_change(
     Ok((answer, Some(Change::Batch { batch, plan_hash })))
 }
 
-/// The kept changes' journals by name, for tests and messages.
-pub fn by_name(changes: &[KeptChange]) -> BTreeMap<&str, &Journal> {
-    changes.iter().map(|kept| (kept.name.as_str(), &kept.journal)).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,6 +319,7 @@ mod tests {
     use crate::index::IndexConfig;
     use crate::ops::call;
     use serde_json::json;
+    use std::collections::BTreeMap;
 
     /// Carries out `batch` on `files` as an edge would, in its order.
     fn carry_out(files: &mut BTreeMap<String, String>, batch: &Batch) {
