@@ -133,8 +133,14 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Jou
             disk.create_dir(&root.join(folder)).map_err(|error| format!("creating {folder} failed: {error}"))?;
         }
         for create in &batch.creates {
-            journal::create_file(disk, &root.join(&create.path), &root.join(&create.temporary), create.text.as_bytes())
-                .map_err(|error| format!("creating {} failed: {error}", create.path))?;
+            journal::create_file(
+                disk,
+                &root.join(&create.path),
+                &root.join(&create.temporary),
+                create.text.as_bytes(),
+                journal::NewFile::LikeItsFolder,
+            )
+            .map_err(|error| format!("creating {} failed: {error}", create.path))?;
         }
         for file_move in &batch.moves {
             let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));

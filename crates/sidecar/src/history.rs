@@ -57,14 +57,7 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Result<
     let path = root.join(&name);
     let temporary = root.join(format!("{name}.tmp"));
     // Private, as the journal is: it holds the notes' texts from before the change.
-    if temporary.exists() {
-        disk.remove_file(&temporary)?;
-    }
-    let written = disk.write_new(&temporary, format::seal(&key, journal).as_bytes()).and_then(|()| disk.rename_new(&temporary, &path));
-    if written.is_err() && temporary.exists() {
-        let _ = disk.remove_file(&temporary);
-    }
-    written?;
+    crate::journal::create_file(disk, &path, &temporary, format::seal(&key, journal).as_bytes(), crate::journal::NewFile::Private)?;
     let mut records = Vec::new();
     for entry in std::fs::read_dir(root.join(CHANGES_FOLDER))?.flatten() {
         let name = format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy());

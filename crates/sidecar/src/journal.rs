@@ -384,7 +384,7 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
             recovery.restored.push(write.path.clone());
         }
     }
-    for file_move in journal.moves.iter().rev() {
+    for (at, file_move) in journal.moves.iter().enumerate().rev() {
         let (from, to) = (full(root, &file_move.from), full(root, &file_move.to));
         let via = file_move.via.as_deref().map(|via| full(root, via));
         let back = |source: &Path| -> Result<(), ToolError> {
@@ -394,11 +394,7 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
         if let Some(via) = via.as_ref().filter(|via| exists_exactly(via)) {
             back(via)?;
             recovery.moved_back.push(file_move.from.clone());
-        } else if exists_exactly(&to)
-            && !exists_exactly(&from)
-            && holds(&to, file_move.hash.as_deref())
-            && hop_done(root, journal, file_move)
-        {
+        } else if exists_exactly(&to) && !exists_exactly(&from) && holds(&to, file_move.hash.as_deref()) && hop_done(root, journal, at) {
             match via.as_ref() {
                 // A case-only move goes back in two renames too.
                 Some(via) => {
@@ -414,11 +410,9 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
         // A file the batch created goes while it holds what the batch wrote; one edited since
         // is someone's, and stays.
         let path = full(root, &write.path);
-        if let Ok(bytes) = std::fs::read(&path) {
-            if std::str::from_utf8(&bytes).is_ok_and(|text| content_hash(text) == write.after_hash) {
-                disk.remove_file(&path).map_err(|error| failed(format!("removing {}", write.path), error))?;
-                recovery.removed.push(write.path.clone());
-            }
+        if holds(&path, Some(&write.after_hash)) {
+            disk.remove_file(&path).map_err(|error| failed(format!("removing {}", write.path), error))?;
+            recovery.removed.push(write.path.clone());
         }
     }
     for write in journal.writes.iter().filter(|write| write.kind == WriteKind::Replace) {
@@ -464,13 +458,14 @@ fn holds(path: &Path, hash: Option<&str>) -> bool {
     })
 }
 
-/// For the second half of a cycle's move through a third name (`T -> B` after `A -> T`): it
+/// For the second half of a cycle's move through a third name (`T -> B` after `A -> T`), the
+/// journal's move `at`: it
 /// happened only if the first half's source `A` holds what the cycle moved into it (or is empty
 /// when nothing did), so a vault whose texts happen to match is not taken for a swap half made.
 /// Any other move: true.
-fn hop_done(root: &Path, journal: &Journal, hop: &format::JournalMove) -> bool {
+fn hop_done(root: &Path, journal: &Journal, at: usize) -> bool {
+    let hop = &journal.moves[at];
     // The first half comes before it in the batch: a third name is made by the batch.
-    let at = journal.moves.iter().position(|step| std::ptr::eq(step, hop)).unwrap_or(0);
     let Some(first) = journal.moves[..at].iter().find(|step| step.to == hop.from && step.hash.is_some()) else { return true };
     let source = full(root, &first.from);
     match journal.moves.iter().find(|step| step.to == first.from) {
@@ -526,18 +521,26 @@ pub fn write_atomically(disk: &dyn Disk, path: &Path, temporary: &Path, bytes: &
     result
 }
 
+/// Who may read a file `create_file` makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NewFile {
+    /// As a new file of its folder (its read and write bits): a note.
+    LikeItsFolder,
+    /// This user alone, as the temporary file is: a file holding notes' texts (a kept change).
+    Private,
+}
+
 /// Writes `bytes` to `temporary`, synced, and renames it to `path` only if nothing is there
 /// (a file that appeared since the check fails the step and is kept); the temporary file is
 /// removed if any step fails.
-pub fn create_file(disk: &dyn Disk, path: &Path, temporary: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn create_file(disk: &dyn Disk, path: &Path, temporary: &Path, bytes: &[u8], access: NewFile) -> std::io::Result<()> {
     if temporary.exists() {
         disk.remove_file(temporary)?;
     }
     let result = disk.write_new(temporary, bytes).and_then(|()| {
-        // The permissions a new file of its folder gets (its read and write bits), not the
-        // temporary file's private ones.
+        // The temporary file is private; a note gets the permissions of its folder's new files.
         #[cfg(unix)]
-        if let Some(folder) = path.parent() {
+        if let Some(folder) = path.parent().filter(|_| access == NewFile::LikeItsFolder) {
             use std::os::unix::fs::PermissionsExt;
             let mode = std::fs::metadata(folder)?.permissions().mode() & 0o666;
             std::fs::set_permissions(temporary, std::fs::Permissions::from_mode(mode))?;
