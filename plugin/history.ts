@@ -5,7 +5,7 @@
 //! journal, and a file that does not open under this user's key is never used.
 
 import type { DataAdapter } from "obsidian";
-import { JOURNAL_FOLDER } from "./move/journal";
+import { JOURNAL_FOLDER, removeIfEmpty } from "./move/journal";
 import { journalKey } from "./state";
 import { changesToForget, isKeptChangeName, keptChangeName, openJournal, sealJournal, type Journal, type KeptChange } from "./wasm";
 
@@ -49,10 +49,9 @@ export async function forgetChange(adapter: ChangesAdapter, name: string): Promi
 	if (await adapter.exists(name)) await adapter.remove(name);
 	for (const folder of [CHANGES_FOLDER, JOURNAL_FOLDER]) {
 		try {
-			const left = await adapter.list(folder);
-			if (left.files.length === 0 && left.folders.length === 0) await adapter.rmdir(folder, false);
+			await removeIfEmpty(adapter, folder);
 		} catch {
-			// Gone already.
+			// Left as it is: tidying, after the undo is done.
 		}
 	}
 }

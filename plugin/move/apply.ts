@@ -8,7 +8,7 @@
 //! step made so far, newest first.
 
 import { TFile, TFolder, type App, type TAbstractFile, type Vault } from "obsidian";
-import { abandonJournal, beginJournal, finishJournal, machineName } from "./journal";
+import { abandonJournal, beginJournal, finishJournal, machineName, removeIfEmpty } from "./journal";
 import { batchJournal, stepError, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError } from "../wasm";
 
 /** A step that either happened or was refused with a typed error. */
@@ -202,11 +202,7 @@ async function undo(vault: Vault, done: Done[]): Promise<string[]> {
 				// undone batch leaves the vault as it was rather than a new folder in the trash.
 				// Read from the disk, not the tree, which may not have caught up with the undo's
 				// renames; a folder holding anything, hidden files included, is left and named.
-				const adapter = vault.adapter;
-				if (!(await adapter.exists(change.path, true))) continue;
-				const listed = await adapter.list(change.path);
-				if (listed.files.length > 0 || listed.folders.length > 0) throw new Error("something else was put in it");
-				await adapter.rmdir(change.path, false);
+				if ((await removeIfEmpty(vault.adapter, change.path)) === "not empty") throw new Error("something else was put in it");
 			}
 		} catch (error) {
 			leftOver.push(`${describeUndone(change)} (${messageOf(error)})`);
@@ -273,9 +269,7 @@ async function trashEmptiedFolders(app: App, folders: string[]): Promise<void> {
 async function removeEmptiedFolders(vault: Vault, folders: string[]): Promise<void> {
 	for (const folder of folders) {
 		try {
-			if (!(await vault.adapter.exists(folder, true))) continue;
-			const listed = await vault.adapter.list(folder);
-			if (listed.files.length === 0 && listed.folders.length === 0) await vault.adapter.rmdir(folder, false);
+			await removeIfEmpty(vault.adapter, folder);
 		} catch {
 			// Left as it is: tidying, after the batch is applied.
 		}

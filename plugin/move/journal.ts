@@ -81,12 +81,24 @@ export async function beginJournal(adapter: JournalAdapter, journal: Journal): P
 	return null;
 }
 
+/**
+ * Removes `folder` from the disk itself when it holds nothing, hidden files included (read from
+ * the disk, not the vault's tree, which follows through Obsidian's watcher and may lag): what it
+ * found. Errors other than these are thrown.
+ */
+export async function removeIfEmpty(adapter: Pick<DataAdapter, "exists" | "list" | "rmdir">, folder: string): Promise<"removed" | "absent" | "not empty"> {
+	if (!(await adapter.exists(folder, true))) return "absent";
+	const listed = await adapter.list(folder);
+	if (listed.files.length > 0 || listed.folders.length > 0) return "not empty";
+	await adapter.rmdir(folder, false);
+	return "removed";
+}
+
 /** Removes the journal, and its folder when nothing else is in it. */
 export async function finishJournal(adapter: JournalAdapter): Promise<void> {
 	try {
 		if (await adapter.exists(JOURNAL_PATH)) await adapter.remove(JOURNAL_PATH);
-		const left = await adapter.list(JOURNAL_FOLDER);
-		if (left.files.length === 0 && left.folders.length === 0) await adapter.rmdir(JOURNAL_FOLDER, false);
+		await removeIfEmpty(adapter, JOURNAL_FOLDER);
 	} catch {
 		// The folder is gone already, or holds saved pre-images: either way nothing to tidy.
 	}
