@@ -173,12 +173,51 @@ pub fn scan(text: &str, block: Block) -> Scan {
         if scanner.is_key_at(at) {
             scanner.mapping(&mut line, indent, None, &mut path);
             scanner.scan.keys = scanner.top_keys.take().unwrap_or_default();
+        } else if scanner.byte(at) == Some(b'{') {
+            // JSON frontmatter (`{"key": "value"}`), which Obsidian reads as it reads YAML: a
+            // flow mapping is YAML too.
+            scanner.top_keys = Some(Vec::new());
+            scanner.flow(at, &mut path);
+            scanner.scan.keys = scanner.top_keys.take().unwrap_or_default();
         } else {
             scanner.scan.not_a_mapping = true;
             scanner.block_value(&mut line, 0, &mut path, false);
         }
     }
     scanner.scan
+}
+
+/// What a block scalar's final line breaks become.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Chomping {
+    Strip,
+    Clip,
+    Keep,
+}
+
+/// The header of a block scalar: `|`, `>-`, `|+2`, `>2-`.
+#[derive(Debug, Clone, Copy)]
+struct BlockHeader {
+    folded: bool,
+    chomping: Chomping,
+    /// The indentation indicator: columns past the parent's indentation.
+    indent: Option<usize>,
+}
+
+impl BlockHeader {
+    /// Reads the header at the start of `rest` (the indicator and what follows on its line).
+    fn read(rest: &str) -> BlockHeader {
+        let mut header = BlockHeader { folded: rest.starts_with('>'), chomping: Chomping::Clip, indent: None };
+        for byte in rest.bytes().skip(1).take(2) {
+            match byte {
+                b'-' => header.chomping = Chomping::Strip,
+                b'+' => header.chomping = Chomping::Keep,
+                b'1'..=b'9' => header.indent = Some(usize::from(byte - b'0')),
+                _ => break,
+            }
+        }
+        header
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -374,9 +413,9 @@ impl Scanner<'_> {
                 *line = self.line_of(close.saturating_sub(1)) + 1;
             }
             Some(b'|' | b'>') => {
-                let folded = self.byte(at) == Some(b'>');
+                let header = BlockHeader::read(&self.text[at..end]);
                 *line += 1;
-                self.block_scalar(line, parent_indent, folded, path);
+                self.block_scalar(line, parent_indent, header, path);
             }
             Some(b'*') => *line += 1,
             _ => self.plain(line, at, parent_indent, path),
@@ -449,11 +488,15 @@ impl Scanner<'_> {
         self.scan.strings.push(StringScalar { path: path.to_vec(), value, sources, span: Span { start, end } });
     }
 
-    /// A literal (`|`) or folded (`>`) block scalar on the lines after its indicator.
-    fn block_scalar(&mut self, line: &mut usize, parent_indent: usize, folded: bool, path: &mut [KeySegment]) {
+    /// A literal (`|`) or folded (`>`) block scalar on the lines after its header, with the
+    /// header's chomping (`-` strips the final line break, `+` keeps every trailing one, none
+    /// keeps one) and indentation indicator (`|2`: the text sits that many columns past the
+    /// parent's).
+    fn block_scalar(&mut self, line: &mut usize, parent_indent: usize, header: BlockHeader, path: &mut [KeySegment]) {
+        let folded = header.folded;
         let mut value = String::new();
         let mut sources = Vec::new();
-        let mut indent = None;
+        let mut indent = header.indent.map(|extra| parent_indent + extra);
         let mut start = None;
         let mut end = 0;
         let mut previous_was_text = false;
@@ -493,12 +536,18 @@ impl Scanner<'_> {
             previous_was_text = true;
             *line += 1;
         }
-        if let Some(start) = start {
-            // The default chomping keeps one final line break.
+        let Some(start) = start else { return };
+        let final_breaks = match header.chomping {
+            Chomping::Strip => 0,
+            Chomping::Clip => 1,
+            // Blank lines after the text belong to it, up to the end of the block.
+            Chomping::Keep => 1 + pending_breaks,
+        };
+        for _ in 0..final_breaks {
             value.push('\n');
             sources.push(Span { start: end, end });
-            self.scan.strings.push(StringScalar { path: path.to_vec(), value, sources, span: Span { start, end } });
         }
+        self.scan.strings.push(StringScalar { path: path.to_vec(), value, sources, span: Span { start, end } });
     }
 
     /// A flow collection opening at `at`. Returns the offset just past its closing bracket
@@ -547,6 +596,11 @@ impl Scanner<'_> {
             } else {
                 let (key, after) = self.flow_key(at);
                 at = self.skip_space(after);
+                if path.is_empty() && self.depth == 1 {
+                    if let Some(keys) = self.top_keys.as_mut() {
+                        keys.push(key.clone());
+                    }
+                }
                 if self.byte(at) == Some(b':') {
                     path.push(KeySegment::Key(key));
                     let value_at = self.skip_space(at + 1);

@@ -65,7 +65,59 @@ pub enum LinkSource {
     Body,
     /// In a frontmatter property: `key` is the top-level key, `key_path` the way down to the
     /// string that holds the link, such as `["blockedBy", 0, "uid"]`.
-    Property { key: String, key_path: Vec<KeySegment> },
+    Property {
+        key: String,
+        key_path: Vec<KeySegment>,
+        /// How the YAML string that holds the link is written, which decides how a rewritten
+        /// target is escaped.
+        #[serde(default, skip_serializing_if = "PropertyQuote::is_plain")]
+        quote: PropertyQuote,
+    },
+}
+
+/// How a property string is written in the YAML.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PropertyQuote {
+    /// Plain or a block scalar (`|`, `>`): characters stand for themselves.
+    #[default]
+    Plain,
+    /// `'…'`: a `'` is written `''`.
+    Single,
+    /// `"…"`: `"` and `\` are escaped with a backslash.
+    Double,
+}
+
+impl PropertyQuote {
+    pub fn is_plain(&self) -> bool {
+        *self == PropertyQuote::Plain
+    }
+
+    /// `text` written inside a string of this kind, or `None` when it cannot be (a line
+    /// break or other control character in a quoted string).
+    pub fn escape(self, text: &str) -> Option<String> {
+        match self {
+            PropertyQuote::Plain => Some(text.to_owned()),
+            PropertyQuote::Single => (!text.chars().any(char::is_control)).then(|| text.replace('\'', "''")),
+            PropertyQuote::Double => (!text.chars().any(char::is_control)).then(|| text.replace('\\', "\\\\").replace('"', "\\\"")),
+        }
+    }
+}
+
+/// The dotted key of a property link as Obsidian's `FrontmatterLinkCache.key` gives it:
+/// `related.0` for the first item of `related`, `blockedBy.0.uid` deeper down.
+pub fn dotted_key(path: &[KeySegment]) -> String {
+    let mut out = String::new();
+    for segment in path {
+        if !out.is_empty() {
+            out.push('.');
+        }
+        match segment {
+            KeySegment::Key(key) => out.push_str(key),
+            KeySegment::Index(index) => out.push_str(&index.to_string()),
+        }
+    }
+    out
 }
 
 /// How a markdown link's destination is written.
@@ -312,7 +364,7 @@ fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote
             });
             continue;
         }
-        property_links(string, &mut note.links);
+        property_links(text, string, &mut note.links);
     }
 }
 
@@ -426,13 +478,21 @@ fn yaml_key_text(key: &serde_yaml::Value) -> Option<String> {
 }
 
 /// The links inside one property string, mapped back to the file's bytes.
-fn property_links(string: &StringScalar, links: &mut Vec<Link>) {
+fn property_links(text: &str, string: &StringScalar, links: &mut Vec<Link>) {
     let value = string.value.as_str();
     let key = match string.path.first() {
         Some(KeySegment::Key(key)) => key.clone(),
         _ => String::new(),
     };
-    let source = LinkSource::Property { key, key_path: string.path.clone() };
+    // A quoted scalar's span starts at its quote, before its first character's source; a block
+    // scalar's starts at its first character, which may itself be a quote.
+    let opens_with_quote = string.sources.first().is_some_and(|first| first.start > string.span.start);
+    let quote = match text.as_bytes().get(string.span.start) {
+        Some(b'\'') if opens_with_quote => PropertyQuote::Single,
+        Some(b'"') if opens_with_quote => PropertyQuote::Double,
+        _ => PropertyQuote::Plain,
+    };
+    let source = LinkSource::Property { key, key_path: string.path.clone(), quote };
     // The raw bytes of a decoded range: from the first byte's source to the last one's end.
     let raw = |range: Range<usize>| match range.len() {
         0 => {
@@ -1010,4 +1070,19 @@ pub fn percent_decode(text: &str) -> String {
         at += 1;
     }
     String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_is_escaped_as_its_property_string_needs() {
+        assert_eq!(PropertyQuote::Single.escape("It's").as_deref(), Some("It''s"));
+        assert_eq!(PropertyQuote::Double.escape(r#"a "b" \c"#).as_deref(), Some(r#"a \"b\" \\c"#));
+        assert_eq!(PropertyQuote::Plain.escape("It's \"x\"").as_deref(), Some("It's \"x\""));
+        assert_eq!(PropertyQuote::Single.escape("a\nb"), None, "a line break would fold");
+        assert_eq!(dotted_key(&[KeySegment::Key("related".into()), KeySegment::Index(0)]), "related.0");
+        assert_eq!(dotted_key(&[KeySegment::Key("a".into()), KeySegment::Index(1), KeySegment::Key("uid".into())]), "a.1.uid");
+    }
 }

@@ -247,6 +247,14 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
         Ok(_) => return Err(PropertiesError::Unreadable { path: path.to_owned(), detail: "it is not a mapping of keys".to_owned() }),
         Err(error) => return Err(PropertiesError::Unreadable { path: path.to_owned(), detail: error.to_string() }),
     };
+    if before_yaml.trim_start().starts_with('{') {
+        // Obsidian reads JSON frontmatter but saves it back as YAML; an edit here keeps every
+        // other byte, so it does not convert the block behind the user's back.
+        return Err(PropertiesError::Unreadable {
+            path: path.to_owned(),
+            detail: "it is written as JSON; edit the property in Obsidian, which saves the block as YAML, or rewrite it as YAML".to_owned(),
+        });
+    }
     let found = block.map(|block| entries(text, block.content)).unwrap_or_default();
     let mut edits: Vec<TextEdit> = Vec::new();
     let mut appended = String::new();

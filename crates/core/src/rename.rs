@@ -771,10 +771,19 @@ fn rewrite_target(after: &After<'_>, source: &str, new_source: &str, text: &str,
     if new_path.contains(forbidden) || new_path.contains("%%") {
         return Err(unrepresentable(format!("`{new_path}` cannot be written in this kind of link")));
     }
-    if matches!(link.source, LinkSource::Property { .. }) && new_path.contains(['"', '\'', '\\']) {
-        return Err(unrepresentable(format!("`{new_path}` would need escaping inside a property")));
-    }
+    let new_path = escape_in_property(link, &new_path)
+        .ok_or_else(|| unrepresentable(format!("`{new_path}` cannot be written inside this property's string")))?;
     Ok(format!("{new_path}{subpath_written}"))
+}
+
+/// `path` as it is written in the link's place: escaped as its property's YAML string needs
+/// (`It's` is `'It''s'` in single quotes), as is in the body. `None` when the string cannot
+/// hold it.
+fn escape_in_property(link: &Link, path: &str) -> Option<String> {
+    match &link.source {
+        LinkSource::Property { quote, .. } => quote.escape(path),
+        LinkSource::Body => Some(path.to_owned()),
+    }
 }
 
 /// The path part of a wikilink to `expected` from `source`: the bare name when it is unique
@@ -1047,9 +1056,8 @@ pub fn plan_rewrite_link(
             if to_target.is_empty() || path.contains(forbidden) || path.contains("%%") || path.chars().any(char::is_control) {
                 return Err(unrepresentable(format!("{to_target:?} cannot be written as the target of this link")));
             }
-            if matches!(link.source, LinkSource::Property { .. }) && path.contains(['"', '\'', '\\']) {
-                return Err(unrepresentable(format!("{to_target:?} would need escaping inside a property")));
-            }
+            let path = escape_in_property(link, &path)
+                .ok_or_else(|| unrepresentable(format!("{to_target:?} cannot be written inside this property's string")))?;
             let replacement = format!("{path}{subpath_written}");
             let mut after = text[link.span.start..link.target_span.start].to_owned();
             after.push_str(&replacement);

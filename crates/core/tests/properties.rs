@@ -73,3 +73,20 @@ fn every_case_keeps_the_text_outside_the_edited_entries() {
         }
     }
 }
+
+/// Obsidian reads JSON frontmatter and saves it back as YAML; an edit that keeps every other
+/// byte cannot do that, so it refuses and says what to do, and the note is left as it is.
+#[test]
+fn json_frontmatter_is_refused_with_what_to_do() {
+    let arguments = PropertiesArguments {
+        path: "Note.md".to_owned(),
+        set: serde_json::from_str(r#"{"status": "done"}"#).expect("a JSON object"),
+        remove: Vec::new(),
+        dry_run: None,
+        approved_plan_hash: None,
+        response_format: Default::default(),
+    };
+    let error = plan("Note.md", "---\n{\"up\": \"[[Home]]\"}\n---\nbody\n", &arguments).expect_err("JSON is not edited");
+    let message = vaultlink_core::error::Failure::message(&error);
+    assert!(message.contains("JSON") && message.contains("rewrite it as YAML"), "{message}");
+}

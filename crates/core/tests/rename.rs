@@ -115,6 +115,38 @@ fn property_links_change_only_the_link() {
     );
 }
 
+/// YAML's own escapes, not a refusal: a `'` doubles inside single quotes, a double-quoted or
+/// plain or block string needs none (YAML 1.2, 7.3).
+#[test]
+fn a_rewritten_property_link_is_escaped_as_its_string_needs() {
+    check(
+        "//- Old.md
+        //- A.md
+        ---
+        single: '[[Old]]'
+        double: \"[[Old|o]]\"
+        plain: see [[Old]]
+        block: >-
+          then [[Old]]
+        json: ['[[Old]]', \"[[Old]]\"]
+        ---
+        body",
+        "Old.md",
+        "It's.md",
+        "//- A.md
+        ---
+        single: '[[It''s]]'
+        double: \"[[It's|o]]\"
+        plain: see [[It's]]
+        block: >-
+          then [[It's]]
+        json: ['[[It''s]]', \"[[It's]]\"]
+        ---
+        body
+        //- It's.md",
+    );
+}
+
 #[test]
 fn same_names_in_two_folders_get_a_path() {
     check(
