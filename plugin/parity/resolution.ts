@@ -64,7 +64,7 @@ export interface CountDisagreement {
 }
 
 /** Which step of core's rule picked the file of an ambiguous link. */
-export type AmbiguityDecision = "same-folder" | "shortest-path" | "lexicographic";
+export type AmbiguityDecision = "linking-folder" | "shortest-path" | "lexicographic";
 
 /** A link several files match, with the file each side picked. */
 export interface AmbiguousLink {
@@ -248,7 +248,7 @@ export function describeCount(disagreement: CountDisagreement): string {
 }
 
 const DECISIONS: Record<AmbiguityDecision, string> = {
-	"same-folder": "same folder",
+	"linking-folder": "under the linking note's folder",
 	"shortest-path": "shortest path",
 	lexicographic: "lexicographic order",
 };

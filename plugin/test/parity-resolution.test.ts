@@ -202,7 +202,7 @@ test("ambiguous links are listed with each side's pick and the step of vaultlink
 		candidates: ["a/T.md", "b/T.md"],
 		vaultlink: "b/T.md",
 		obsidian: "b/T.md",
-		decidedBy: "same-folder",
+		decidedBy: "linking-folder",
 	});
 });
 

@@ -45,6 +45,8 @@ pub struct StringScalar {
     pub sources: Vec<Span>,
     /// The raw scalar in the file, quotes included.
     pub span: Span,
+    /// A literal (`|`) or folded (`>`) block scalar.
+    pub block: bool,
 }
 
 /// A flow sequence that opens with `[[`: `key: [[X]]` is YAML for a nested list, not a link.
@@ -64,6 +66,8 @@ pub struct Scan {
     pub keys: Vec<String>,
     /// True when the top level is not a mapping (a scalar or a sequence).
     pub not_a_mapping: bool,
+    /// True when the block is a JSON object (a flow mapping at the top).
+    pub json: bool,
 }
 
 /// How deep a frontmatter block may nest (flow collections, or indentation in columns) and still
@@ -177,6 +181,7 @@ pub fn scan(text: &str, block: Block) -> Scan {
             // JSON frontmatter (`{"key": "value"}`), which Obsidian reads as it reads YAML: a
             // flow mapping is YAML too.
             scanner.top_keys = Some(Vec::new());
+            scanner.scan.json = true;
             scanner.flow(at, &mut path);
             scanner.scan.keys = scanner.top_keys.take().unwrap_or_default();
         } else {
@@ -402,7 +407,13 @@ impl Scanner<'_> {
         match self.byte(at) {
             Some(quote @ (b'"' | b'\'')) => {
                 if let Some((value, sources, close)) = self.quoted(at, quote) {
-                    self.scan.strings.push(StringScalar { path: path.clone(), value, sources, span: Span { start: at, end: close } });
+                    self.scan.strings.push(StringScalar {
+                        path: path.clone(),
+                        value,
+                        sources,
+                        span: Span { start: at, end: close },
+                        block: false,
+                    });
                     *line = self.line_of(close.saturating_sub(1)) + 1;
                 } else {
                     *line = self.lines.len();
@@ -485,7 +496,7 @@ impl Scanner<'_> {
             end = segment_end;
             *line += 1;
         }
-        self.scan.strings.push(StringScalar { path: path.to_vec(), value, sources, span: Span { start, end } });
+        self.scan.strings.push(StringScalar { path: path.to_vec(), value, sources, span: Span { start, end }, block: false });
     }
 
     /// A literal (`|`) or folded (`>`) block scalar on the lines after its header, with the
@@ -547,7 +558,7 @@ impl Scanner<'_> {
             value.push('\n');
             sources.push(Span { start: end, end });
         }
-        self.scan.strings.push(StringScalar { path: path.to_vec(), value, sources, span: Span { start, end } });
+        self.scan.strings.push(StringScalar { path: path.to_vec(), value, sources, span: Span { start, end }, block: true });
     }
 
     /// A flow collection opening at `at`. Returns the offset just past its closing bracket
@@ -649,7 +660,13 @@ impl Scanner<'_> {
         match self.byte(at) {
             Some(quote @ (b'"' | b'\'')) => match self.quoted(at, quote) {
                 Some((value, sources, close)) => {
-                    self.scan.strings.push(StringScalar { path: path.clone(), value, sources, span: Span { start: at, end: close } });
+                    self.scan.strings.push(StringScalar {
+                        path: path.clone(),
+                        value,
+                        sources,
+                        span: Span { start: at, end: close },
+                        block: false,
+                    });
                     close
                 }
                 None => self.end,
@@ -658,7 +675,7 @@ impl Scanner<'_> {
             _ => {
                 let (value, sources, start, end) = self.flow_plain(at);
                 if !value.is_empty() {
-                    self.scan.strings.push(StringScalar { path: path.clone(), value, sources, span: Span { start, end } });
+                    self.scan.strings.push(StringScalar { path: path.clone(), value, sources, span: Span { start, end }, block: false });
                 }
                 end.max(at + usize::from(end == at && self.byte(at).is_some()))
             }

@@ -263,12 +263,26 @@ pub struct OutgoingLink {
     /// The property's top-level key, for a property link.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
-    /// The target as written.
+    /// For a property link, the key as Obsidian's `FrontmatterLinkCache.key` writes it:
+    /// `related.0` for the first item of `related`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_path: Option<String>,
+    /// The target as written, subpath included, still percent-encoded in a markdown link.
     pub target: String,
+    /// The destination as Obsidian's `LinkCache.link` gives it: decoded, without the subpath,
+    /// and for a markdown link without a final `.md`.
+    pub link: String,
+    /// The subpath, decoded, with its `#`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subpath: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub display: Option<String>,
+    /// The text Obsidian shows for the link (`LinkCache.displayText`); `detailed` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_text: Option<String>,
+    /// The link as written (`LinkCache.original`); `detailed` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original: Option<String>,
     pub line: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<u32>,
@@ -306,7 +320,12 @@ pub struct Backlink {
     pub link_source: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// For a property link, the key as `FrontmatterLinkCache.key` writes it (`related.0`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_path: Option<String>,
     pub target: String,
+    /// The destination as `LinkCache.link` gives it (see [`OutgoingLink::link`]).
+    pub link: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub display: Option<String>,
     pub line: u32,
@@ -504,6 +523,13 @@ fn link_source(source: &LinkSource) -> (&'static str, Option<String>) {
     }
 }
 
+fn property_key_path(source: &LinkSource) -> Option<String> {
+    match source {
+        LinkSource::Body => None,
+        LinkSource::Property { key_path, .. } => Some(crate::parse::dotted_key(key_path)),
+    }
+}
+
 fn subpath_status(vault: &Vault, found: &ResolvedLink<'_>) -> Option<SubpathStatus> {
     match vault.subpath_status(found.link, found.resolution) {
         SubpathStatus::NotApplicable => None,
@@ -525,9 +551,13 @@ pub fn outgoing_links(vault: &Vault, path: &str, format: ResponseFormat) -> Resu
                 kind: link.kind,
                 source,
                 key,
+                key_path: property_key_path(&link.source),
                 target: link.target.clone(),
+                link: link.link_text(),
                 subpath: link.subpath.clone(),
                 display: if detailed { link.display.clone() } else { None },
+                display_text: detailed.then(|| link.display_text()),
+                original: detailed.then(|| link.original()),
                 line: link.line,
                 column: detailed.then_some(link.column),
                 span: detailed.then_some(link.span),
@@ -554,7 +584,9 @@ pub fn backlinks(vault: &Vault, arguments: &PagedNoteArguments) -> Result<Backli
                 kind: found.link.kind,
                 link_source,
                 key,
+                key_path: property_key_path(&found.link.source),
                 target: found.link.target.clone(),
+                link: found.link.link_text(),
                 display: if detailed { found.link.display.clone() } else { None },
                 line: found.link.line,
                 column: detailed.then_some(found.link.column),

@@ -86,6 +86,8 @@ pub enum PropertyQuote {
     Single,
     /// `"…"`: `"` and `\` are escaped with a backslash.
     Double,
+    /// A literal (`|`) or folded (`>`) block scalar: characters stand for themselves.
+    Block,
 }
 
 impl PropertyQuote {
@@ -97,7 +99,7 @@ impl PropertyQuote {
     /// break or other control character in a quoted string).
     pub fn escape(self, text: &str) -> Option<String> {
         match self {
-            PropertyQuote::Plain => Some(text.to_owned()),
+            PropertyQuote::Plain | PropertyQuote::Block => Some(text.to_owned()),
             PropertyQuote::Single => (!text.chars().any(char::is_control)).then(|| text.replace('\'', "''")),
             PropertyQuote::Double => (!text.chars().any(char::is_control)).then(|| text.replace('\\', "\\\\").replace('"', "\\\"")),
         }
@@ -157,6 +159,56 @@ pub struct Link {
     pub destination: Option<Destination>,
 }
 
+impl Link {
+    /// The link's destination as Obsidian's `LinkCache.link` gives it, without the subpath:
+    /// for a markdown link percent-decoded and without a final `.md` (`My Note` for
+    /// `[t](My%20Note.md#Some%20Heading)`, `pics/a b.png` for `![](pics/a%20b.png)`); for a
+    /// wikilink the path as written (`Note.md` stays `Note.md`).
+    pub fn link_text(&self) -> String {
+        let path = self.path.trim();
+        if self.kind.is_markdown() {
+            let lower = path.to_ascii_lowercase();
+            if lower.ends_with(".md") && path.len() > 3 {
+                return path[..path.len() - 3].to_owned();
+            }
+        }
+        path.to_owned()
+    }
+
+    /// The text Obsidian shows for the link (`LinkCache.displayText`): the alias or a markdown
+    /// link's text when there is one, else the target with each `#` shown as ` > `
+    /// (`Note > Heading` for `[[Note#Heading]]`, `Heading` for `[[#Heading]]`).
+    pub fn display_text(&self) -> String {
+        if let Some(display) = self.display.as_deref().filter(|display| !display.is_empty() || self.kind.is_markdown()) {
+            return display.to_owned();
+        }
+        let mut parts = vec![self.link_text()];
+        if let Some(subpath) = &self.subpath {
+            parts.extend(subpath.split('#').filter(|part| !part.trim().is_empty()).map(|part| part.trim().to_owned()));
+        }
+        parts.retain(|part| !part.is_empty());
+        parts.join(" > ")
+    }
+
+    /// The link as written (`LinkCache.original`), rebuilt from its parts: `[[target|display]]`,
+    /// `![[target]]`, `[text](destination)`, `![text](<destination>)`. For a link in a property
+    /// it is the link inside the string, YAML escapes decoded; a markdown link's title is not kept.
+    pub fn original(&self) -> String {
+        let bang = if matches!(self.kind, LinkKind::Embed | LinkKind::MarkdownEmbed) { "!" } else { "" };
+        let display = self.display.as_deref().unwrap_or("");
+        if self.kind.is_markdown() {
+            let angle = self.destination.is_some_and(|destination| destination.angle);
+            let target = if angle { format!("<{}>", self.target) } else { self.target.clone() };
+            format!("{bang}[{display}]({target})")
+        } else {
+            match &self.display {
+                Some(display) => format!("{bang}[[{}|{display}]]", self.target),
+                None => format!("{bang}[[{}]]", self.target),
+            }
+        }
+    }
+}
+
 /// A heading of the body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Heading {
@@ -196,6 +248,9 @@ pub struct ParsedNote {
     pub frontmatter: Option<Span>,
     /// Top-level frontmatter keys, in order.
     pub frontmatter_keys: Vec<String>,
+    /// The frontmatter is a JSON object rather than YAML lines.
+    #[serde(default)]
+    pub frontmatter_json: bool,
     pub aliases: Vec<String>,
     /// Tags from the `tags` property and from the body, without `#`, in order, each once.
     pub tags: Vec<String>,
@@ -347,6 +402,7 @@ fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote
         None => None,
     };
     note.frontmatter_keys = scan.keys;
+    note.frontmatter_json = scan.json;
     for string in &scan.strings {
         read_aliases_and_tags(string, note);
     }
@@ -484,12 +540,11 @@ fn property_links(text: &str, string: &StringScalar, links: &mut Vec<Link>) {
         Some(KeySegment::Key(key)) => key.clone(),
         _ => String::new(),
     };
-    // A quoted scalar's span starts at its quote, before its first character's source; a block
-    // scalar's starts at its first character, which may itself be a quote.
-    let opens_with_quote = string.sources.first().is_some_and(|first| first.start > string.span.start);
+    // A plain scalar cannot start with a quote; a block scalar's span starts at its text.
     let quote = match text.as_bytes().get(string.span.start) {
-        Some(b'\'') if opens_with_quote => PropertyQuote::Single,
-        Some(b'"') if opens_with_quote => PropertyQuote::Double,
+        _ if string.block => PropertyQuote::Block,
+        Some(b'\'') => PropertyQuote::Single,
+        Some(b'"') => PropertyQuote::Double,
         _ => PropertyQuote::Plain,
     };
     let source = LinkSource::Property { key, key_path: string.path.clone(), quote };

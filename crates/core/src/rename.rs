@@ -787,14 +787,20 @@ fn escape_in_property(link: &Link, path: &str) -> Option<String> {
 }
 
 /// The path part of a wikilink to `expected` from `source`: the bare name when it is unique
-/// and the original was bare, else the shortest path that finds it unambiguously.
+/// and the original was bare, a relative path when it was relative, else the shortest path that
+/// finds it unambiguously.
 fn wikilink_path(after: &After<'_>, source: &str, link: &Link, expected: &str) -> Option<String> {
     let keep_extension = link.path.trim().to_lowercase().ends_with(".md") || !is_note_path(expected);
     let stem = if keep_extension { expected } else { &expected[..expected.len() - 3] };
     let was_bare = !link.path.trim().contains('/');
     let segments: Vec<&str> = stem.split('/').collect();
     let mut forms: Vec<String> = Vec::new();
-    if was_bare {
+    if resolve::is_relative(&link.path) {
+        // Written relative to the linking note (`[[../Other]]`), as Obsidian writes links under
+        // "Relative path to file": it stays relative, from where the note will be.
+        let relative = relative_path(folder(source), stem);
+        forms.push(if relative.starts_with("../") { relative } else { format!("./{relative}") });
+    } else if was_bare {
         for take in 1..=segments.len() {
             forms.push(segments[segments.len() - take..].join("/"));
         }

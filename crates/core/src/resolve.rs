@@ -7,11 +7,17 @@
 //! files whose path ends with it. Markdown links are relative to the linking note's folder,
 //! or to the vault root when they start with `/`.
 //!
-//! When several files match, Obsidian's choice is not documented, so ours is fixed and
-//! simple: a file in the linking note's folder first, then the shortest path, then the
-//! lexicographically first. Such a link is reported as ambiguous. A wikilink path with a
-//! leading `/` (`[[/Note]]`) is anchored at the vault root, which is how vaultlink writes a
-//! link to a root note whose name other folders share.
+//! A wikilink whose path starts with `./` or `../` (`[[../Other]]`, which Obsidian writes
+//! under *New link format: Relative path to file*) is relative to the linking note's folder,
+//! as a markdown link is; past the vault root it finds nothing.
+//!
+//! When several files match, Obsidian's choice is not documented. Ours: a file under the
+//! linking note's folder (in it or in its subfolders) first, then the shortest path, then the
+//! lexicographically first. So `[[B]]` in `x/n.md` finds `x/B.md` before a root `B.md`: the
+//! vault path `B.md` is not weighed above the linking note's folder. The evidence and the
+//! cases are in `crates/core/tests/resolution.rs`. Such a link is reported as ambiguous. A
+//! wikilink path with a leading `/` (`[[/Note]]`) is anchored at the vault root, which is how
+//! vaultlink writes a link to a root note whose name other folders share.
 
 use serde::{Deserialize, Serialize};
 
@@ -103,7 +109,7 @@ pub fn resolve(files: &dyn FileLookup, source: &str, link: &Link) -> Resolution 
     if path.is_empty() {
         return Resolution::Resolved { path: source.to_owned() };
     }
-    if matches!(link.kind, LinkKind::Markdown | LinkKind::MarkdownEmbed) {
+    if matches!(link.kind, LinkKind::Markdown | LinkKind::MarkdownEmbed) || is_relative(path) {
         if let Some(relative) = join_relative(source, path) {
             let resolution = resolve_linkpath(files, source, &relative, true);
             if resolution != Resolution::Unresolved {
@@ -117,24 +123,35 @@ pub fn resolve(files: &dyn FileLookup, source: &str, link: &Link) -> Resolution 
     resolve_linkpath(files, source, path.trim_start_matches('/'), rooted)
 }
 
-/// Which step of the rule decides among several candidates for a link in `source`: a file in
+/// True when a link's path is written relative to the linking note: `./Sibling`, `../Other`.
+pub fn is_relative(path: &str) -> bool {
+    let path = path.trim();
+    path == "." || path == ".." || path.starts_with("./") || path.starts_with("../")
+}
+
+/// Which step of the rule decides among several candidates for a link in `source`: a file under
 /// the linking note's folder, the shortest path (in UTF-8 bytes), or the lexicographic order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Decision {
-    SameFolder,
+    LinkingFolder,
     ShortestPath,
     Lexicographic,
+}
+
+/// True when `path` lies under `folder` (in it or in a subfolder); everything is under the root.
+fn is_under(path: &str, folder: &str) -> bool {
+    folder.is_empty() || path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// The step of the rule [`resolve`] applies that decides among `candidates`.
 pub fn decided_by(source: &str, candidates: &[String]) -> Decision {
     let source_folder = folder(source);
-    let same_folder: Vec<&String> = candidates.iter().filter(|candidate| folder(candidate) == source_folder).collect();
-    if same_folder.len() == 1 {
-        return Decision::SameFolder;
+    let under: Vec<&String> = candidates.iter().filter(|candidate| is_under(candidate, source_folder)).collect();
+    if under.len() == 1 && !source_folder.is_empty() {
+        return Decision::LinkingFolder;
     }
-    let pool: Vec<&String> = if same_folder.is_empty() { candidates.iter().collect() } else { same_folder };
+    let pool: Vec<&String> = if under.is_empty() { candidates.iter().collect() } else { under };
     let shortest = pool.iter().map(|candidate| candidate.len()).min().unwrap_or(0);
     if pool.iter().filter(|candidate| candidate.len() == shortest).count() == 1 {
         Decision::ShortestPath
@@ -162,7 +179,7 @@ fn resolve_linkpath(files: &dyn FileLookup, source: &str, linkpath: &str, exact_
         let source_folder = folder(source);
         let chosen = *candidates
             .iter()
-            .min_by_key(|candidate| (folder(candidate) != source_folder, candidate.len(), **candidate))
+            .min_by_key(|candidate| (!is_under(candidate, source_folder), candidate.len(), **candidate))
             .expect("candidates is not empty");
         return if candidates.len() == 1 {
             Resolution::Resolved { path: chosen.to_owned() }
@@ -253,7 +270,9 @@ mod tests {
     #[test]
     fn the_step_that_decides_among_candidates_is_named() {
         let candidates = |paths: &[&str]| paths.iter().map(|path| (*path).to_owned()).collect::<Vec<_>>();
-        assert_eq!(decided_by("A/n.md", &candidates(&["A/T.md", "B/T.md"])), Decision::SameFolder);
+        assert_eq!(decided_by("A/n.md", &candidates(&["A/T.md", "B/T.md"])), Decision::LinkingFolder);
+        assert_eq!(decided_by("A/n.md", &candidates(&["A/deep/T.md", "T.md"])), Decision::LinkingFolder, "a subfolder counts");
+        assert_eq!(decided_by("A/n.md", &candidates(&["A/T.md", "A/x/T.md", "T.md"])), Decision::ShortestPath);
         assert_eq!(decided_by("n.md", &candidates(&["A/T.md", "BB/T.md"])), Decision::ShortestPath);
         assert_eq!(decided_by("n.md", &candidates(&["A/T.md", "B/T.md"])), Decision::Lexicographic);
         assert_eq!(decided_by("n.md", &candidates(&["é/T.md", "ab/T.md"])), Decision::Lexicographic, "bytes, not characters");

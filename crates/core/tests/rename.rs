@@ -115,6 +115,44 @@ fn property_links_change_only_the_link() {
     );
 }
 
+/// Relative wikilinks, as Obsidian writes them under "New link format: Relative path to file",
+/// stay relative on both kinds of move: the target moving, and the linking note moving.
+#[test]
+fn relative_wikilinks_stay_relative_when_either_end_moves() {
+    let fixture = "//- a/b/Source.md
+        [[../Other]] [[./Sibling|s]] ![[../Other#Heading]] [[../Other.md|alias]]
+        //- a/Other.md
+        # Heading
+        //- a/b/Sibling.md
+        //- c/Other.md";
+    // The target moves.
+    check(
+        fixture,
+        "a/Other.md",
+        "d/e/Other.md",
+        "//- a/b/Source.md
+        [[../../d/e/Other]] [[./Sibling|s]] ![[../../d/e/Other#Heading]] [[../../d/e/Other.md|alias]]
+        //- d/e/Other.md
+        # Heading",
+    );
+    // The linking note moves: from a/ the same notes are `./Other` and `./b/Sibling`. Left as
+    // they were, `[[../Other]]` would now find c/Other.md... or nothing: the proof would say.
+    check(
+        fixture,
+        "a/b/Source.md",
+        "a/Source.md",
+        "//- a/Source.md
+        [[./Other]] [[./b/Sibling|s]] ![[./Other#Heading]] [[./Other.md|alias]]",
+    );
+    check(
+        fixture,
+        "a/b/Source.md",
+        "c/d/Source.md",
+        "//- c/d/Source.md
+        [[../../a/Other]] [[../../a/b/Sibling|s]] ![[../../a/Other#Heading]] [[../../a/Other.md|alias]]",
+    );
+}
+
 /// YAML's own escapes, not a refusal: a `'` doubles inside single quotes, a double-quoted or
 /// plain or block string needs none (YAML 1.2, 7.3).
 #[test]
@@ -175,7 +213,7 @@ fn same_names_in_two_folders_get_a_path() {
 #[test]
 fn a_bare_name_made_ambiguous_keeps_its_target() {
     // [[Note]] in x/A.md finds root Note.md; a note moved into x/ as Note.md would win the
-    // same-folder rule, so the link is rewritten to keep pointing at the root note.
+    // linking-folder rule, so the link is rewritten to keep pointing at the root note.
     check(
         "//- Note.md
         //- x/A.md
@@ -318,7 +356,9 @@ fn random_vault(random: &mut Random) -> Files {
         for _ in 0..random.next() % 5 {
             let name = random.pick(&NAMES);
             let folder = random.pick(&FOLDERS);
-            let line = match random.next() % 8 {
+            let line = match random.next() % 10 {
+                8 => format!("[[../{folder}{name}]]\n"),
+                9 => format!("![[./{name}#Heading]]\n"),
                 0 => format!("[[{name}]]\n"),
                 1 => format!("| [[{folder}{name}\\|alias]] | cell |\n| --- | --- |\n"),
                 2 => format!("[x](<{folder}{name}.md>)\n"),

@@ -132,3 +132,55 @@ fn property_links_resolve_and_count_as_backlinks() {
     assert_eq!(vault.backlinks("Target.md").len(), 1);
     assert_eq!(vault.inbound_count("Target.md"), 1);
 }
+
+/// Obsidian writes `[[../Other]]` itself under *Settings → Files and links → New link format:
+/// Relative path to file*, and follows it from the linking note's folder; `./` names that folder.
+/// Past the vault root there is nothing to find.
+#[test]
+fn relative_wikilinks_resolve_from_the_linking_notes_folder() {
+    check(
+        "//- a/b/Source.md
+         [[../Other]] [[./Sibling]] ![[../Other#Heading]] [[../Other.md|alias]] [[../../Top]] [[../../../Above]] [[../Missing]]
+         //- a/Other.md
+         # Heading
+         //- a/b/Sibling.md
+         //- Top.md
+         //- elsewhere/Other.md
+         //- Missing.md",
+        "a/b/Source.md",
+        &[
+            "../Other -> a/Other.md",
+            "./Sibling -> a/b/Sibling.md",
+            "../Other#Heading -> a/Other.md",
+            "../Other.md -> a/Other.md",
+            "../../Top -> Top.md",
+            "../../../Above -> ?",
+            "../Missing -> ?",
+        ],
+    );
+}
+
+/// Among notes of one name, one under the linking note's folder (its subfolders included) wins
+/// before the shortest path elsewhere. A root `B.md` is not preferred for being the exact vault
+/// path of `[[B]]`: a test vault written in Obsidian (a note on its link resolution: "`[[Same
+/// Name]]` - Links to adjacent file", beside "`[[/Same Name]]` - Links to root") shows the note
+/// beside the link chosen over the root one; the typings document `getFirstLinkpathDest` only
+/// as "the best match". The root one stays reachable as `[[/B]]`.
+#[test]
+fn a_note_under_the_linking_folder_wins_over_a_shorter_path() {
+    let fixture = "//- B.md
+         //- x/B.md
+         //- x/deep/C.md
+         //- C.md
+         //- y/C.md
+         //- x/Source.md
+         [[B]] [[/B]] [[C]]
+         //- Root.md
+         [[B]] [[C]]
+         //- y/z/Source.md
+         [[C]]";
+    check(fixture, "x/Source.md", &["B -> x/B.md*", "/B -> B.md", "C -> x/deep/C.md*"]);
+    check(fixture, "Root.md", &["B -> B.md*", "C -> C.md*"]);
+    // y/z has no C under it: the shortest path wins, as before.
+    check(fixture, "y/z/Source.md", &["C -> C.md*"]);
+}

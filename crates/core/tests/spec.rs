@@ -16,6 +16,8 @@ struct Example {
     input: String,
     expected: String,
     whole_note: bool,
+    /// `example fields`: the fields Obsidian's `LinkCache` has, one line per link.
+    fields: bool,
 }
 
 /// The input of an example may spell invisible characters: `→` a tab, `␍` a carriage
@@ -57,6 +59,7 @@ fn examples(spec: &str) -> Vec<Example> {
             input: unescape(&input),
             expected,
             whole_note: kind == "example note",
+            fields: kind == "example fields",
         });
     }
     examples
@@ -141,6 +144,26 @@ fn render(text: &str, note: &ParsedNote, whole_note: bool) -> String {
     out
 }
 
+/// One line per link: its kind, then `link`, `subpath`, `display_text` and `original` as
+/// Obsidian's `LinkCache` names them, and for a property link the `key` as
+/// `FrontmatterLinkCache` writes it (`related.0`).
+fn render_fields(note: &ParsedNote) -> String {
+    let mut out = String::new();
+    for link in &note.links {
+        let kind = serde_json::to_value(link.kind).expect("a kind serializes");
+        write!(out, "{} link={:?}", kind.as_str().expect("a string"), link.link_text()).expect("writing to a String");
+        if let Some(subpath) = &link.subpath {
+            write!(out, " subpath={subpath:?}").expect("writing to a String");
+        }
+        write!(out, " display_text={:?} original={:?}", link.display_text(), link.original()).expect("writing to a String");
+        if let LinkSource::Property { key_path, .. } = &link.source {
+            write!(out, " key={:?}", vaultlink_core::parse::dotted_key(key_path)).expect("writing to a String");
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// Spans must hold what they claim, whatever the example expects.
 fn check_spans(text: &str, note: &ParsedNote) -> Result<(), String> {
     for link in &note.links {
@@ -166,7 +189,7 @@ fn spec_examples() {
     let mut failures = Vec::new();
     for example in &examples {
         let note = parse_note("Example.md", &example.input, &ParseConfig::OBSIDIAN);
-        let actual = render(&example.input, &note, example.whole_note);
+        let actual = if example.fields { render_fields(&note) } else { render(&example.input, &note, example.whole_note) };
         if let Err(problem) = check_spans(&example.input, &note) {
             failures.push(format!("example at line {} ({}): {problem}", example.line, example.section));
         }

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::unresolved_link::plural;
 use super::{distinct, link_target_for, Context, Example, Findings, Proposal, Rule};
-use crate::resolve::{fold, folder, Resolution};
+use crate::resolve::{self, fold, Decision, Resolution};
 
 pub const RULE: Rule = Rule {
     kind: "ambiguous_link",
@@ -53,7 +53,7 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
         let reasons: Vec<String> = group
             .links
             .iter()
-            .map(|(source, line, chosen)| format!("{source}:{line} gets `{chosen}` because {}", why(source, chosen, &group.candidates)))
+            .map(|(source, line, chosen)| format!("{source}:{line} gets `{chosen}` because {}", why(source, &group.candidates)))
             .collect();
         let links = group.links.len();
         let mut proposal = Proposal::new(
@@ -86,15 +86,12 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
     }
 }
 
-/// Why the resolver chose `chosen` among `candidates` for a link in `source`.
-fn why(source: &str, chosen: &str, candidates: &[String]) -> &'static str {
-    if folder(chosen) == folder(source) {
-        return "it is in the linking note's folder";
-    }
-    let shortest = candidates.iter().map(String::len).min().unwrap_or(0);
-    if candidates.iter().filter(|candidate| candidate.len() == shortest).count() == 1 && chosen.len() == shortest {
-        "it has the shortest path"
-    } else {
-        "it comes first in path order among the shortest paths"
+/// Why the resolver chose among `candidates` for a link in `source`, in the words of the step
+/// of its rule that decided ([`resolve::decided_by`]).
+fn why(source: &str, candidates: &[String]) -> &'static str {
+    match resolve::decided_by(source, candidates) {
+        Decision::LinkingFolder => "it is under the linking note's folder",
+        Decision::ShortestPath => "it has the shortest path",
+        Decision::Lexicographic => "it comes first in path order among the shortest paths",
     }
 }
