@@ -155,11 +155,35 @@ export interface ParsedLink {
 	span: { start: number; end: number };
 }
 
+/**
+ * A form of link that needs a rule of its own to read (`LinkForm` in `crates/core/src/parse.rs`):
+ * a relative wikilink, a link in JSON frontmatter, a link in a block scalar.
+ */
+export type LinkForm = "relative" | "json_frontmatter" | "block_scalar";
+
+/** Every link form, in the order reports list them. */
+export const LINK_FORMS: readonly LinkForm[] = ["relative", "json_frontmatter", "block_scalar"];
+
+/** One link as Obsidian's `LinkCache` names its fields, as core reads them. */
+export interface LinkFields {
+	/** `LinkCache.link`'s form without the subpath: decoded, a Markdown link without `.md`. */
+	link: string;
+	/** `LinkCache.displayText`: the alias, else the target with `#` shown as ` > `. */
+	display_text: string;
+	/** `LinkCache.original`: the link as written. */
+	original: string;
+	/** A property link's key as `FrontmatterLinkCache.key` writes it: `related.0`. */
+	key?: string;
+	forms: LinkForm[];
+}
+
 /** What `parseNote` returns, as far as the plugin reads it. */
 export interface ParsedNote {
 	links: ParsedLink[];
 	/** `link_positions[i]` is `links[i]`'s range, counted as Obsidian counts. */
 	link_positions: { start: NoteLocation; end: NoteLocation }[];
+	/** `link_fields[i]`: `links[i]` as Obsidian's `LinkCache` names its fields, and its forms. */
+	link_fields: LinkFields[];
 	/** True when core stopped at one of its limits and the lists are incomplete. */
 	truncated: boolean;
 }
@@ -208,11 +232,15 @@ export function outgoingLinks(index: Vault, path: string): OutgoingLinks {
 	return index.outgoingLinks(path) as OutgoingLinks;
 }
 
-/** One lint rule of core (`crates/core/src/lint`): the kind `lint_wiki` takes, its code, what it finds. */
+/**
+ * One lint rule of core (`crates/core/src/lint`): the kind `lint_wiki` takes, its code, what it
+ * finds, and whether `lint_wiki` runs it when no kinds are named (false for `dead_end`).
+ */
 export interface LintRule {
 	kind: string;
 	code: string;
 	summary: string;
+	by_default: boolean;
 }
 
 /** Every lint rule of core, in the order their findings are reported. */
@@ -298,9 +326,9 @@ export function auditRename(index: Vault, from: string, to: string): RenameAudit
 }
 
 /** Which step of core's rule (`resolve::decided_by`) decides among several candidates for a link in `source`. */
-export function decidedBy(source: string, candidates: string[]): "same-folder" | "shortest-path" | "lexicographic" {
+export function decidedBy(source: string, candidates: string[]): "linking-folder" | "shortest-path" | "lexicographic" {
 	loadedEngine();
-	return decidedByInWasm(source, candidates) as "same-folder" | "shortest-path" | "lexicographic";
+	return decidedByInWasm(source, candidates) as "linking-folder" | "shortest-path" | "lexicographic";
 }
 
 /** One note a batch rewrites (core's `batch::BatchWrite`): the planned text and the new one. */

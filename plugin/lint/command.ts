@@ -103,10 +103,7 @@ export class VaultLint {
 		await this.context.followObsidianSettings();
 		const index = await this.context.settledIndex();
 		if (index === null) return { ok: false, message: "The link index is not loaded; enable the plugin again and retry." };
-		const kinds = enabledLintKinds(
-			lintRules().map((rule) => rule.kind),
-			settings,
-		);
+		const kinds = enabledLintKinds(lintRules(), settings);
 		if (kinds.length === 0) {
 			return { ok: false, message: "Every lint check is turned off; turn some on in the plugin's settings, under Lint." };
 		}

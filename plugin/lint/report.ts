@@ -40,6 +40,7 @@ const GROUPED_BY_TARGET = new Set(["unresolved_link", "ambiguous_link"]);
 /** Headings for the kinds core knows; another kind is shown by its code. */
 const KIND_TITLES: Record<string, string> = {
 	orphan: "Orphans",
+	dead_end: "Dead ends",
 	unresolved_link: "Unresolved links",
 	ambiguous_link: "Ambiguous links",
 	broken_heading: "Links to missing headings",

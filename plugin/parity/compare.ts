@@ -16,13 +16,19 @@
 //! What "target" means on each side. Obsidian's `Reference.link` is documented only as "Link
 //! destination". In practice (the typings do not say) it is, for a wikilink, the text between
 //! the brackets before any `|` (`Note#Heading`), and for a Markdown link the destination
-//! percent-decoded and without angle brackets (`[x](My%20Note.md)` gives `My Note.md`). vaultlink's `target` is the
-//! destination as written, and `path` plus `subpath` its decoded form; a Markdown link agrees if
-//! Obsidian's `link` equals either, since both name the same file and an encoding is not a
+//! percent-decoded and without angle brackets (`[x](My%20Note.md)` gives `My Note.md`; other
+//! readings give `My Note`, without the `.md`, which core's `LinkCache.link` field follows).
+//! vaultlink's `target` is the destination as written, `path` plus `subpath` its decoded form,
+//! and `link_fields[i].link` plus `subpath` the form without `.md`; a Markdown link agrees if
+//! Obsidian's `link` equals any of them, since all name the same file and an encoding is not a
 //! parsing difference.
+//!
+//! Links of the forms that need a rule of their own (core's `LinkForm`: relative wikilinks,
+//! links in JSON frontmatter, links in block scalars) are also counted by form, so a vault
+//! that uses them shows how far the two readings agree on each.
 
 import type { CachedMetadata, FrontmatterLinkCache, ReferenceCache } from "obsidian";
-import type { NoteLocation, ParsedLink, ParsedNote } from "../wasm";
+import { LINK_FORMS, type LinkForm, type NoteLocation, type ParsedLink, type ParsedNote } from "../wasm";
 
 /** The parts of Obsidian's cached metadata that hold links. */
 export type ObsidianLinks = Pick<CachedMetadata, "links" | "embeds" | "frontmatterLinks">;
@@ -73,11 +79,29 @@ export interface IntendedDifference {
 	link: LinkView;
 }
 
+/** Of the links of one form (core's `LinkForm`), how many both sides read alike and how many not. */
+export interface FormCount {
+	agreeing: number;
+	disagreeing: number;
+}
+
+export type FormCounts = Record<LinkForm, FormCount>;
+
+export function emptyFormCounts(): FormCounts {
+	return Object.fromEntries(LINK_FORMS.map((form) => [form, { agreeing: 0, disagreeing: 0 }])) as FormCounts;
+}
+
 /** The comparison of one note. */
 export interface NoteComparison {
 	path: string;
 	/** Links both sides read alike. */
 	agreeing: number;
+	/**
+	 * The same, by the forms of vaultlink's links that need a rule of their own (relative
+	 * wikilinks, JSON frontmatter, block scalars): a link of a form that only Obsidian read is
+	 * not counted, since only core names a link's forms.
+	 */
+	forms: FormCounts;
 	disagreements: Disagreement[];
 	intended: IntendedDifference[];
 	/** vaultlink stopped at its links-per-note limit, so it is missing links by design. */
@@ -89,6 +113,9 @@ interface VaultlinkEntry {
 	link: ParsedLink;
 	start: NoteLocation;
 	original: string;
+	/** Core's `LinkCache.link` for the link (decoded, without the subpath). */
+	linkText: string;
+	forms: LinkForm[];
 }
 
 /** A body link Obsidian cached, and which list it came from. */
@@ -104,14 +131,15 @@ interface ObsidianBodyEntry {
 export function compareNote(path: string, text: string, parsed: ParsedNote, cache: ObsidianLinks): NoteComparison {
 	const entries = parsed.links.map((link, index): VaultlinkEntry => {
 		const position = parsed.link_positions[index];
-		if (position === undefined || parsed.link_positions.length !== parsed.links.length) {
+		const fields = parsed.link_fields[index];
+		if (position === undefined || fields === undefined || parsed.link_positions.length !== parsed.links.length || parsed.link_fields.length !== parsed.links.length) {
 			throw new Error(
-				`vaultlink's parse of ${path} has ${parsed.links.length} links but ${parsed.link_positions.length} positions; the wasm module and the plugin disagree on parseNote's shape`,
+				`vaultlink's parse of ${path} has ${parsed.links.length} links but ${parsed.link_positions.length} positions and ${parsed.link_fields.length} field sets; the wasm module and the plugin disagree on parseNote's shape`,
 			);
 		}
-		return { link, start: position.start, original: text.slice(position.start.offset, position.end.offset) };
+		return { link, start: position.start, original: text.slice(position.start.offset, position.end.offset), linkText: fields.link, forms: fields.forms };
 	});
-	const comparison: NoteComparison = { path, agreeing: 0, disagreements: [], intended: [], truncated: parsed.truncated };
+	const comparison: NoteComparison = { path, agreeing: 0, forms: emptyFormCounts(), disagreements: [], intended: [], truncated: parsed.truncated };
 	compareProperties(
 		entries.filter((entry) => entry.link.source === "property"),
 		cache.frontmatterLinks ?? [],
@@ -150,7 +178,7 @@ function compareBody(ours: VaultlinkEntry[], theirs: ObsidianBodyEntry[], compar
 		if (match !== undefined) {
 			candidates.splice(index, 1);
 			const disagreements = compareMatched(match, reference, embed, location);
-			if (disagreements.length === 0) comparison.agreeing += 1;
+			countAgreement(comparison, match, disagreements.length === 0);
 			found.push({ location, disagreements, intended: [] });
 		} else if (isExternal(reference)) {
 			const intended: IntendedDifference = { reason: "external-url", side: "obsidian", location, link: viewOfObsidian(reference) };
@@ -160,6 +188,7 @@ function compareBody(ours: VaultlinkEntry[], theirs: ObsidianBodyEntry[], compar
 		}
 	}
 	for (const entry of [...oursByOffset.values()].flat()) {
+		countAgreement(comparison, entry, false);
 		const location: LinkLocation = { source: "body", start: entry.start };
 		found.push({ location, disagreements: [{ presence: "only-vaultlink", location, link: viewOfVaultlink(entry) }], intended: [] });
 	}
@@ -175,7 +204,7 @@ function compareProperties(ours: VaultlinkEntry[], theirs: FrontmatterLinkCache[
 	const unmatched: FrontmatterLinkCache[] = [];
 	// First the links both sides read under the same key with the same target.
 	for (const reference of theirs) {
-		const index = remaining.findIndex((entry) => propertyKey(entry.link) === reference.key && targetsOf(entry.link).includes(reference.link));
+		const index = remaining.findIndex((entry) => propertyKey(entry.link) === reference.key && targetsOf(entry).includes(reference.link));
 		const match = remaining[index];
 		if (match === undefined) {
 			unmatched.push(reference);
@@ -184,7 +213,7 @@ function compareProperties(ours: VaultlinkEntry[], theirs: FrontmatterLinkCache[
 		remaining.splice(index, 1);
 		const location: LinkLocation = { source: "property", key: reference.key };
 		const disagreements = compareFields(match, reference, location);
-		if (disagreements.length === 0) comparison.agreeing += 1;
+		countAgreement(comparison, match, disagreements.length === 0);
 		comparison.disagreements.push(...disagreements);
 	}
 	// Then the Markdown links only vaultlink reads in properties: set aside before pairing the
@@ -205,6 +234,7 @@ function compareProperties(ours: VaultlinkEntry[], theirs: FrontmatterLinkCache[
 		const match = notIntended[index];
 		if (match !== undefined) {
 			notIntended.splice(index, 1);
+			countAgreement(comparison, match, false);
 			// Its other fields follow from the target, so the target is the one difference named.
 			comparison.disagreements.push({
 				presence: "both",
@@ -221,9 +251,16 @@ function compareProperties(ours: VaultlinkEntry[], theirs: FrontmatterLinkCache[
 		}
 	}
 	for (const entry of notIntended) {
+		countAgreement(comparison, entry, false);
 		const location: LinkLocation = { source: "property", key: propertyKey(entry.link) };
 		comparison.disagreements.push({ presence: "only-vaultlink", location, link: viewOfVaultlink(entry) });
 	}
+}
+
+/** Counts one of vaultlink's links as read alike or not, in all and under each of its forms. */
+function countAgreement(comparison: NoteComparison, entry: VaultlinkEntry, agrees: boolean): void {
+	if (agrees) comparison.agreeing += 1;
+	for (const form of entry.forms) comparison.forms[form][agrees ? "agreeing" : "disagreeing"] += 1;
 }
 
 /** The differences between a body link both sides found at one place. */
@@ -247,7 +284,7 @@ function compareFields(ours: VaultlinkEntry, theirs: FrontmatterLinkCache | Refe
 	const disagreements: Disagreement[] = [];
 	const differ = (field: ComparedField, vaultlink: string, obsidian: string) =>
 		disagreements.push({ presence: "both", location, field, original: ours.original, vaultlink, obsidian });
-	if (!targetsOf(ours.link).includes(theirs.link)) differ("target", targetOf(ours.link), theirs.link);
+	if (!targetsOf(ours).includes(theirs.link)) differ("target", targetOf(ours.link), theirs.link);
 	// `original` is "not available on Publish"; compare it where Obsidian gives it.
 	if (typeof theirs.original === "string" && theirs.original !== ours.original) differ("original", ours.original, theirs.original);
 	// Obsidian fills in a display text for links without one (the target, for a wikilink), so
@@ -268,11 +305,12 @@ export function isMarkdown(link: ParsedLink): boolean {
 
 /**
  * The target forms of vaultlink's link that agree with Obsidian's `link`, the one to report
- * first: a Markdown link's decoded destination, then as written; a wikilink's as written.
+ * first: a Markdown link's decoded destination, then as written, then without its `.md` (core's
+ * `LinkCache.link`, see `link_fields`); a wikilink's as written.
  */
-function targetsOf(link: ParsedLink): string[] {
-	const target = targetOf(link);
-	return target === link.target ? [target] : [target, link.target];
+function targetsOf(entry: VaultlinkEntry): string[] {
+	const link = entry.link;
+	return [...new Set([targetOf(link), link.target, entry.linkText + (link.subpath ?? "")])];
 }
 
 /** The target to report: a Markdown link's decoded destination, a wikilink's as written. */

@@ -2,7 +2,8 @@
 //! resolution comparison (`resolution.ts`), their totals, and the report as words, shared by
 //! the modal and the console.
 
-import { INTENDED_DIFFERENCES, describeDisagreement, describeIntended, type NoteComparison } from "./compare";
+import { LINK_FORMS, type LinkForm } from "../wasm";
+import { INTENDED_DIFFERENCES, describeDisagreement, describeIntended, emptyFormCounts, type FormCounts, type NoteComparison } from "./compare";
 import { describeAmbiguous, describeCount, describeLinkResolution, type NoteResolution } from "./resolution";
 
 /** A note left out of a comparison, and why. */
@@ -19,6 +20,8 @@ export interface ParityTotals {
 	linksAgreeing: number;
 	disagreements: number;
 	intendedDifferences: number;
+	/** Links of each form read alike and not (see `NoteComparison.forms`). */
+	forms: FormCounts;
 }
 
 export interface ResolutionTotals {
@@ -34,6 +37,8 @@ export interface ResolutionTotals {
 	ambiguousLinks: number;
 	/** Ambiguous links where Obsidian picked another file than vaultlink. */
 	ambiguousPicksDiffering: number;
+	/** Links of each form resolved alike and not. */
+	forms: FormCounts;
 }
 
 export interface ResolutionReport {
@@ -67,9 +72,11 @@ export function summarise(
 		linksAgreeing: 0,
 		disagreements: 0,
 		intendedDifferences: 0,
+		forms: emptyFormCounts(),
 	};
 	for (const note of notes) {
 		totals.linksAgreeing += note.agreeing;
+		addForms(totals.forms, note.forms);
 		totals.disagreements += note.disagreements.length;
 		totals.intendedDifferences += note.intended.length;
 	}
@@ -82,15 +89,37 @@ export function summarise(
 		countDisagreements: 0,
 		ambiguousLinks: 0,
 		ambiguousPicksDiffering: 0,
+		forms: emptyFormCounts(),
 	};
 	for (const note of resolutions) {
 		resolutionTotals.linksAgreeing += note.agreeing;
+		addForms(resolutionTotals.forms, note.forms);
 		resolutionTotals.linkDisagreements += note.links.length;
 		resolutionTotals.countDisagreements += note.counts.length;
 		resolutionTotals.ambiguousLinks += note.ambiguous.length;
 		resolutionTotals.ambiguousPicksDiffering += note.ambiguous.filter((link) => link.vaultlink !== link.obsidian).length;
 	}
 	return { totals, notes, skipped, resolution: { totals: resolutionTotals, notes: resolutions, skipped: resolutionSkipped } };
+}
+
+function addForms(total: FormCounts, note: FormCounts): void {
+	for (const form of LINK_FORMS) {
+		total[form].agreeing += note[form].agreeing;
+		total[form].disagreeing += note[form].disagreeing;
+	}
+}
+
+const FORM_NAMES: Record<LinkForm, string> = {
+	relative: "relative wikilinks",
+	json_frontmatter: "links in JSON frontmatter",
+	block_scalar: "links in block scalars",
+};
+
+/** `relative wikilinks: 3 alike, 1 not`, for each form the vault has links of. */
+function describeForms(forms: FormCounts, alike: string): string[] {
+	return LINK_FORMS.filter((form) => forms[form].agreeing + forms[form].disagreeing > 0).map(
+		(form) => `${FORM_NAMES[form]}: ${forms[form].agreeing} ${alike}, ${forms[form].disagreeing} not`,
+	);
 }
 
 export function hasResolutionDisagreements(note: NoteResolution): boolean {
@@ -115,6 +144,7 @@ export function describeTotals(totals: ParityTotals): string[] {
 		count(totals.intendedDifferences, "intended difference", "intended differences"),
 		count(totals.notesSkipped, "note skipped", "notes skipped"),
 		count(totals.notesTruncated, "note over vaultlink's link limit", "notes over vaultlink's link limit"),
+		...describeForms(totals.forms, "read alike"),
 	];
 }
 
@@ -126,6 +156,7 @@ export function describeResolutionTotals(totals: ResolutionTotals): string[] {
 		`${count(totals.linkDisagreements, "link resolved differently", "links resolved differently")} and ${count(totals.countDisagreements, "destination counted differently", "destinations counted differently")}, in ${count(totals.notesWithDisagreements, "note", "notes")}`,
 		`${count(totals.ambiguousLinks, "ambiguous link", "ambiguous links")}, ${totals.ambiguousPicksDiffering} where Obsidian picks another file`,
 		count(totals.notesSkipped, "note skipped", "notes skipped"),
+		...describeForms(totals.forms, "resolved alike"),
 	];
 }
 

@@ -18,13 +18,13 @@
 //!   of them already: vaultlink's Markdown links in properties, and external URLs Obsidian may
 //!   hold as unresolved links.
 //!
-//! When several files match a link, core picks one and calls the link ambiguous: a file in the
-//! linking note's folder first, then the shortest path (in UTF-8 bytes), then the
-//! lexicographically first. Obsidian documents no rule, so every ambiguous link is listed with
+//! When several files match a link, core picks one and calls the link ambiguous: a file under the
+//! linking note's folder (its subfolders included) first, then the shortest path (in UTF-8
+//! bytes), then the lexicographically first. Obsidian documents no rule, so every ambiguous link is listed with
 //! the file each side picked and which step of core's rule decided.
 
 import { decidedBy, type ParsedLink, type ParsedNote, type OutgoingLinks, type ResolutionStatus } from "../wasm";
-import { describeLocation, isMarkdown, propertyKey, type LinkLocation } from "./compare";
+import { describeLocation, emptyFormCounts, isMarkdown, propertyKey, type FormCounts, type LinkLocation } from "./compare";
 
 /** What Obsidian's metadata cache says about where one note's links point. */
 export interface ObsidianResolution {
@@ -85,6 +85,8 @@ export interface NoteResolution {
 	path: string;
 	/** Links both sides resolve to the same file, or both to none. */
 	agreeing: number;
+	/** The same, by the forms of the links (relative wikilinks, JSON frontmatter, block scalars). */
+	forms: FormCounts;
 	links: LinkResolutionDisagreement[];
 	counts: CountDisagreement[];
 	/** Every ambiguous link, whether or not the two sides picked alike. */
@@ -121,7 +123,15 @@ export function compareResolution(
 	obsidian: ObsidianResolution,
 ): NoteResolution {
 	checkAlignment(path, parsed, outgoing);
-	const comparison: NoteResolution = { path, agreeing: 0, links: [], counts: [], ambiguous: [], countsCompared: !outgoing.truncated };
+	const comparison: NoteResolution = {
+		path,
+		agreeing: 0,
+		forms: emptyFormCounts(),
+		links: [],
+		counts: [],
+		ambiguous: [],
+		countsCompared: !outgoing.truncated,
+	};
 	const ourResolved = new Map<string, number>();
 	const ourUnresolved = new Map<string, number>();
 	parsed.links.forEach((link, index) => {
@@ -139,6 +149,7 @@ export function compareResolution(
 		const ours = resolved.resolved_path ?? null;
 		if (ours === theirs) comparison.agreeing += 1;
 		else comparison.links.push({ location, original, linkpath, status: resolved.status, vaultlink: ours, obsidian: theirs });
+		for (const form of parsed.link_fields[index]?.forms ?? []) comparison.forms[form][ours === theirs ? "agreeing" : "disagreeing"] += 1;
 		if (resolved.status === "ambiguous" && ours !== null) {
 			const candidates = resolved.candidates ?? [];
 			comparison.ambiguous.push({
@@ -248,7 +259,7 @@ export function describeCount(disagreement: CountDisagreement): string {
 }
 
 const DECISIONS: Record<AmbiguityDecision, string> = {
-	"linking-folder": "under the linking note's folder",
+	"linking-folder": "the linking note's folder",
 	"shortest-path": "shortest path",
 	lexicographic: "lexicographic order",
 };

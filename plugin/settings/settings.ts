@@ -12,10 +12,17 @@ export interface VaultlinkSettings {
 	 */
 	bridgeEnabled: boolean;
 	/**
-	 * Lint kinds the "Vault lint" view leaves out. What is off is stored rather than what is
-	 * on, so a kind a later version of core adds runs until the user turns it off.
+	 * Lint kinds the "Vault lint" view leaves out, of those core runs by default. What is off is
+	 * stored rather than what is on, so a kind a later version of core adds runs until the user
+	 * turns it off.
 	 */
 	disabledLintKinds: string[];
+	/**
+	 * Lint kinds the view runs, of those core runs only when named (`by_default` false, such as
+	 * `dead_end`, which on most vaults lists most notes). What is on is stored, so such a kind
+	 * stays off until the user turns it on.
+	 */
+	optInLintKinds: string[];
 	/**
 	 * Folders whose notes are never lint subjects, besides Obsidian's own "Excluded files"
 	 * (which always apply). An excluded note stays a link target.
@@ -28,6 +35,7 @@ export interface VaultlinkSettings {
 export const DEFAULT_SETTINGS: Readonly<VaultlinkSettings> = Object.freeze({
 	bridgeEnabled: true,
 	disabledLintKinds: [],
+	optInLintKinds: [],
 	excludedFolders: [],
 	sidecarCommand: "vaultlink",
 });
@@ -41,10 +49,10 @@ export interface LoadedSettings {
 	unknown: Record<string, unknown>;
 }
 
-const KEYS: (keyof VaultlinkSettings)[] = ["bridgeEnabled", "disabledLintKinds", "excludedFolders", "sidecarCommand"];
+const KEYS: (keyof VaultlinkSettings)[] = ["bridgeEnabled", "disabledLintKinds", "optInLintKinds", "excludedFolders", "sidecarCommand"];
 
 function fresh(): VaultlinkSettings {
-	return { ...DEFAULT_SETTINGS, disabledLintKinds: [], excludedFolders: [] };
+	return { ...DEFAULT_SETTINGS, disabledLintKinds: [], optInLintKinds: [], excludedFolders: [] };
 }
 
 /** Reads what `loadData` gave (null when there is no `data.json` yet). */
@@ -71,6 +79,10 @@ export function readSettings(data: unknown): LoadedSettings {
 	const kinds = record["disabledLintKinds"];
 	if (isStringList(kinds)) settings.disabledLintKinds = [...new Set(kinds)];
 	else if (kinds !== undefined) replaced("disabledLintKinds", "a list of lint kinds", "every kind");
+
+	const optIn = record["optInLintKinds"];
+	if (isStringList(optIn)) settings.optInLintKinds = [...new Set(optIn)];
+	else if (optIn !== undefined) replaced("optInLintKinds", "a list of lint kinds", "none of the kinds that are off by default");
 
 	const folders = record["excludedFolders"];
 	if (isStringList(folders)) settings.excludedFolders = tidyFolders(folders);
@@ -101,7 +113,32 @@ export function tidyFolders(folders: string[]): string[] {
 	return [...new Set(tidy.filter((folder) => folder !== "/"))];
 }
 
-/** The lint kinds to run: every kind core has, less the ones turned off. */
-export function enabledLintKinds(allKinds: string[], settings: VaultlinkSettings): string[] {
-	return allKinds.filter((kind) => !settings.disabledLintKinds.includes(kind));
+/** A lint rule as the settings need it: its kind, and whether core runs it by default. */
+export interface LintKindDefault {
+	kind: string;
+	by_default: boolean;
+}
+
+/**
+ * Whether the lint runs `rule`'s kind: a kind core runs by default unless turned off, one that
+ * core runs only when named (such as `dead_end`) only once turned on.
+ */
+export function isLintKindOn(rule: LintKindDefault, settings: VaultlinkSettings): boolean {
+	return rule.by_default ? !settings.disabledLintKinds.includes(rule.kind) : settings.optInLintKinds.includes(rule.kind);
+}
+
+/** Turns `rule`'s kind on or off in `settings`, in the list that records it. */
+export function setLintKind(settings: VaultlinkSettings, rule: LintKindDefault, on: boolean): void {
+	if (rule.by_default) {
+		const others = settings.disabledLintKinds.filter((kind) => kind !== rule.kind);
+		settings.disabledLintKinds = on ? others : [...others, rule.kind];
+	} else {
+		const others = settings.optInLintKinds.filter((kind) => kind !== rule.kind);
+		settings.optInLintKinds = on ? [...others, rule.kind] : others;
+	}
+}
+
+/** The lint kinds to run, of every rule core has: those that are on (`isLintKindOn`). */
+export function enabledLintKinds(rules: LintKindDefault[], settings: VaultlinkSettings): string[] {
+	return rules.filter((rule) => isLintKindOn(rule, settings)).map((rule) => rule.kind);
 }

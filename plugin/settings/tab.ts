@@ -7,7 +7,7 @@ import { kindTitle } from "../lint/report";
 import { CLIENT_NAMES, CLIENT_PLACES, MCP_CLIENTS, type McpClient } from "../onboarding/mcp-config";
 import type { ObsidianSettings } from "../obsidian-config";
 import type { LintRule } from "../wasm";
-import { tidyFolders, type VaultlinkSettings } from "./settings";
+import { isLintKindOn, setLintKind, tidyFolders, type VaultlinkSettings } from "./settings";
 
 /** The bridge as the settings tab reports it. */
 export interface BridgeStatus {
@@ -150,11 +150,8 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 				.setName(kindTitle(rule.kind))
 				.setDesc(rule.summary)
 				.addToggle((toggle) =>
-					toggle.setValue(!settings.disabledLintKinds.includes(rule.kind)).onChange(async (enabled) => {
-						await this.host.saveSettings((changed) => {
-							const others = changed.disabledLintKinds.filter((kind) => kind !== rule.kind);
-							changed.disabledLintKinds = enabled ? others : [...others, rule.kind];
-						});
+					toggle.setValue(isLintKindOn(rule, settings)).onChange(async (enabled) => {
+						await this.host.saveSettings((changed) => setLintKind(changed, rule, enabled));
 					}),
 				);
 		}

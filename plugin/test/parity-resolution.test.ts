@@ -187,7 +187,7 @@ test("ambiguous links are listed with each side's pick and the step of vaultlink
 				'unresolved links "W": vaultlink 0, Obsidian 1',
 			],
 			ambiguous: [
-				'[[T]] (line 1, column 1), 2 candidates (a/T.md, b/T.md): vaultlink "b/T.md" (by same folder), Obsidian "b/T.md": same pick',
+				`[[T]] (line 1, column 1), 2 candidates (a/T.md, b/T.md): vaultlink "b/T.md" (by the linking note's folder), Obsidian "b/T.md": same pick`,
 				'[[U]] (line 1, column 7), 2 candidates (bb/U.md, c/U.md): vaultlink "c/U.md" (by shortest path), Obsidian "bb/U.md": different picks',
 				'[[V]] (line 1, column 13), 2 candidates (a/V.md, c/V.md): vaultlink "a/V.md" (by lexicographic order), Obsidian "a/V.md": same pick',
 				'[[W]] (line 1, column 19), 6 candidates (a/W.md, c/W.md, d/W.md, e/W.md, f/W.md, 1 more): vaultlink "a/W.md" (by lexicographic order), Obsidian none: different picks',
@@ -269,6 +269,7 @@ Back to [[x]].
 		countDisagreements: 2,
 		ambiguousLinks: 1,
 		ambiguousPicksDiffering: 1,
+		forms: { relative: { agreeing: 0, disagreeing: 0 }, json_frontmatter: { agreeing: 0, disagreeing: 0 }, block_scalar: { agreeing: 0, disagreeing: 0 } },
 	});
 	assert.deepEqual(
 		report.resolution.notes.map((note) => [note.path, describeResolutionDisagreements(note), note.ambiguous.map(describeAmbiguous)]),
@@ -281,7 +282,7 @@ Back to [[x]].
 					'links to "a/T.md": vaultlink 1, Obsidian 0',
 					'links to "b/T.md": vaultlink 0, Obsidian 1',
 				],
-				['[[T]] (line 1, column 1), 2 candidates (a/T.md, b/T.md): vaultlink "a/T.md" (by same folder), Obsidian "b/T.md": different picks'],
+				[`[[T]] (line 1, column 1), 2 candidates (a/T.md, b/T.md): vaultlink "a/T.md" (by the linking note's folder), Obsidian "b/T.md": different picks`],
 			],
 			["b/T.md", [], []],
 		],
@@ -309,4 +310,26 @@ test("a note the index does not hold is skipped with the index's reason", async 
 	assert.equal(report.resolution.skipped.length, 1);
 	assert.equal(report.resolution.skipped[0]?.path, "A.md");
 	assert.match(report.resolution.skipped[0]?.reason ?? "", /^resolution could not be compared: .*A\.md/);
+});
+
+const RELATIVE = indexFixture(`
+//- a/b/Source.md
+[[../Other]] [[./Sibling]] [[../Gone]] [[Other]]
+//- a/Other.md
+//- a/b/Sibling.md
+//- c/Other.md
+`);
+
+test("relative wikilinks are resolved from the linking note's folder and counted by form", () => {
+	const comparison = compareIn(RELATIVE, "a/b/Source.md", {
+		// Obsidian follows ../Other and ./Sibling from a/b; one answer here differs on purpose.
+		dest: { "../Other": "a/Other.md", "./Sibling": "a/b/Sibling.md", "../Gone": "c/Other.md", Other: "a/Other.md" },
+	});
+	assert.equal(comparison.agreeing, 3);
+	assert.deepEqual(comparison.forms.relative, { agreeing: 2, disagreeing: 1 });
+	assert.deepEqual(comparison.forms.json_frontmatter, { agreeing: 0, disagreeing: 0 });
+	assert.deepEqual(
+		comparison.links.map((link) => [link.linkpath, link.vaultlink, link.obsidian]),
+		[["../Gone", null, "c/Other.md"]],
+	);
 });

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CachedMetadata, FrontmatterLinkCache, Loc, ReferenceCache } from "obsidian";
 import { compareNote, describeDisagreement, describeIntended, type NoteComparison } from "../parity/compare";
-import { summarise } from "../parity/report";
+import { describeTotals, summarise } from "../parity/report";
 import { COMPARE_LINK_PARSING_COMMAND_ID, compareVaultLinks } from "../parity/command";
 import { LinkParityModal, renderReport } from "../parity/modal";
 import { parseNote } from "../wasm";
@@ -124,6 +124,44 @@ test("links both sides read alike give no disagreement", () => {
 
 test("a Markdown link's destination as written also agrees", () => {
 	check("[x](My%20Note.md)", { links: [["[x](My%20Note.md)", "My%20Note.md", "x"]] }, { agreeing: 1 });
+});
+
+test("a Markdown link's destination without its .md, as other readings of Obsidian give it, agrees too", () => {
+	check("[x](My%20Note.md#Some%20Heading)", { links: [["[x](My%20Note.md#Some%20Heading)", "My Note#Some Heading", "x"]] }, { agreeing: 1 });
+});
+
+test("relative wikilinks, JSON frontmatter and block scalars are counted by form", () => {
+	const json = `---\n{"up": "[[Alpha]]", "related": ["[[Beta]]"]}\n---\nSee [[../Other]] and [[./Sibling|s]] and [[Plain]].`;
+	const jsonComparison = compareText(json, {
+		frontmatterLinks: [
+			["up", "Alpha", "[[Alpha]]"],
+			["related.0", "Beta", "[[Beta]]"],
+		],
+		// Obsidian read ./Sibling differently: one relative link not alike.
+		links: [
+			["[[../Other]]", "../Other"],
+			["[[./Sibling|s]]", "Sibling", "s"],
+			["[[Plain]]", "Plain"],
+		],
+	});
+	assert.equal(jsonComparison.agreeing, 4);
+	assert.deepEqual(jsonComparison.forms, {
+		relative: { agreeing: 1, disagreeing: 1 },
+		json_frontmatter: { agreeing: 2, disagreeing: 0 },
+		block_scalar: { agreeing: 0, disagreeing: 0 },
+	});
+	const block = `---\nsummary: >-\n  Met [[Ada]]\nnotes: |\n  and [[Bob]]\n---\n`;
+	// Obsidian (like vaultlink) may not list a link inside a longer string: only vaultlink's then.
+	const blockComparison = compareText(block, { frontmatterLinks: [["summary", "Ada", "[[Ada]]"]] });
+	assert.deepEqual(blockComparison.forms.block_scalar, { agreeing: 1, disagreeing: 1 });
+	const report = summarise([jsonComparison, blockComparison], []);
+	assert.deepEqual(report.totals.forms.relative, { agreeing: 1, disagreeing: 1 });
+	const phrases = describeTotals(report.totals);
+	assert.ok(phrases.includes("relative wikilinks: 1 read alike, 1 not"), phrases.join("; "));
+	assert.ok(phrases.includes("links in JSON frontmatter: 2 read alike, 0 not"), phrases.join("; "));
+	assert.ok(phrases.includes("links in block scalars: 1 read alike, 1 not"), phrases.join("; "));
+	// A vault without such links gets no such lines.
+	assert.ok(!describeTotals(summarise([compareText("[[Plain]]", { links: [["[[Plain]]", "Plain"]] })], []).totals).some((phrase) => phrase.includes("relative")));
 });
 
 test("a link only Obsidian has, and one only vaultlink has, are reported", () => {
@@ -327,6 +365,7 @@ test("the vault's notes are compared, and notes Obsidian has not cached are skip
 		linksAgreeing: 3,
 		disagreements: 1,
 		intendedDifferences: 2,
+		forms: { relative: { agreeing: 0, disagreeing: 0 }, json_frontmatter: { agreeing: 0, disagreeing: 0 }, block_scalar: { agreeing: 0, disagreeing: 0 } },
 	});
 	assert.deepEqual(
 		report.notes.map((note) => [note.path, note.disagreements.map(describeDisagreement), note.intended.map(describeIntended)]),

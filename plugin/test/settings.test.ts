@@ -10,7 +10,7 @@ import { LINT_COMMAND_ID } from "../lint/command";
 import { kindTitle } from "../lint/report";
 import VaultlinkPlugin, { type BridgeInfo } from "../main";
 import manifest from "../../manifest.json";
-import { DEFAULT_SETTINGS, readSettings, tidyFolders } from "../settings/settings";
+import { DEFAULT_SETTINGS, enabledLintKinds, readSettings, setLintKind, tidyFolders } from "../settings/settings";
 import { describeBridge, type VaultlinkSettingTab } from "../settings/tab";
 import { lintRules } from "../wasm";
 import { App, FakeElement, asObsidianApp, doublePluginOf, fakeElementOf, settingsIn, shownNotices } from "./obsidian-double";
@@ -84,6 +84,7 @@ test("settings read from data.json: defaults for what is missing or wrong, each 
 	const loaded = readSettings({
 		bridgeEnabled: "yes",
 		disabledLintKinds: ["orphan", "orphan", "retired_kind"],
+		optInLintKinds: ["dead_end", "dead_end"],
 		excludedFolders: ["/Archive/", " ", "Archive", "Daily//Old"],
 		sidecarCommand: 7,
 		futureSetting: { kept: true },
@@ -91,6 +92,7 @@ test("settings read from data.json: defaults for what is missing or wrong, each 
 	assert.deepEqual(loaded.settings, {
 		bridgeEnabled: true,
 		disabledLintKinds: ["orphan", "retired_kind"],
+		optInLintKinds: ["dead_end"],
 		excludedFolders: ["Archive", "Daily/Old"],
 		sidecarCommand: "vaultlink",
 	});
@@ -100,6 +102,22 @@ test("settings read from data.json: defaults for what is missing or wrong, each 
 	assert.deepEqual(loaded.unknown, { futureSetting: { kept: true } });
 	assert.match(readSettings([1, 2]).problems[0] ?? "", /does not hold an object/);
 	assert.deepEqual(tidyFolders(["", "/", "a/", "a"]), ["a"]);
+	assert.match(readSettings({ optInLintKinds: "dead_end" }).problems[0] ?? "", /`optInLintKinds`.*none of the kinds that are off by default is used/);
+});
+
+test("a kind core runs by default is on until turned off; one it runs only when named is off until turned on", () => {
+	const settings = readSettings(null).settings;
+	const orphan = { kind: "orphan", by_default: true };
+	const deadEnd = { kind: "dead_end", by_default: false };
+	assert.deepEqual(DEFAULT_SETTINGS.optInLintKinds, []);
+	assert.deepEqual(enabledLintKinds([orphan, deadEnd], settings), ["orphan"]);
+	setLintKind(settings, deadEnd, true);
+	setLintKind(settings, orphan, false);
+	assert.deepEqual([settings.disabledLintKinds, settings.optInLintKinds], [["orphan"], ["dead_end"]]);
+	assert.deepEqual(enabledLintKinds([orphan, deadEnd], settings), ["dead_end"]);
+	setLintKind(settings, deadEnd, false);
+	setLintKind(settings, orphan, true);
+	assert.deepEqual([settings.disabledLintKinds, settings.optInLintKinds], [[], []]);
 });
 
 test("a data.json that is not JSON: a notice says so, the defaults apply, and the file is left as it was", async (t) => {
@@ -123,9 +141,11 @@ test("the tab has a section each for agents, the lint and links, and shows Obsid
 	assert.deepEqual(headings, ["Agents", "Lint", "Links"]);
 	assert.match(descriptionOf(tab, "Excluded folders"), /Obsidian's Excluded files \(Files and links\) always apply: Archive\. Its patterns \(\/\^tmp\/\) are not followed yet\./);
 	assert.match(descriptionOf(tab, "Follows Obsidian's link settings"), /new link format "Relative path to file", Markdown links\. When vaultlink rewrites a link/);
-	// One toggle per lint rule of core, named and described, all on by default.
-	for (const rule of lintRules()) assert.equal(toggleOf(tab, kindTitle(rule.kind)).getAttr("aria-checked"), "true", rule.kind);
-	assert.equal(lintRules().length, 10);
+	// One toggle per lint rule of core, named and described, all on by default but dead ends.
+	for (const rule of lintRules()) assert.equal(toggleOf(tab, kindTitle(rule.kind)).getAttr("aria-checked"), String(rule.by_default), rule.kind);
+	assert.equal(lintRules().length, 11);
+	assert.deepEqual(lintRules().filter((rule) => !rule.by_default).map((rule) => rule.kind), ["dead_end"]);
+	assert.equal(toggleOf(tab, "Dead ends").getAttr("aria-checked"), "false");
 	assert.match(descriptionOf(tab, "Connection"), /^Listening on .*\. No agent has connected since the plugin loaded\.$/);
 
 	// The copy buttons: every client's configuration, or one client's.
@@ -247,6 +267,24 @@ test("lint kinds turned off and extra excluded folders change what the view list
 	assert.ok(index !== null);
 	const links = index.outgoingLinks("Home.md") as { links: { status: string; resolved_path?: string }[] };
 	assert.equal(links.links[0]?.resolved_path, "Archive/Old.md");
+});
+
+test("dead ends are off by default; their toggle turns them on, and the choice is saved", async (t) => {
+	const { plugin, vaultDir } = await open(t);
+	const before = await lintOutline(plugin);
+	assert.ok(before.includes("  h3 Orphans (2)"), before.join("\n"));
+	assert.ok(!before.some((line) => line.includes("Dead ends")), before.join("\n"));
+
+	const tab = await drawnTab(plugin);
+	toggleOf(tab, "Dead ends").click();
+	await plugin.saveSettings(() => undefined);
+	assert.deepEqual(plugin.currentSettings?.optInLintKinds, ["dead_end"]);
+	assert.deepEqual(plugin.currentSettings?.disabledLintKinds, []);
+	const saved = JSON.parse(fs.readFileSync(dataJson(vaultDir), "utf8")) as Record<string, unknown>;
+	assert.deepEqual(saved["optInLintKinds"], ["dead_end"]);
+	// Drafts/Loose.md links nowhere; Home.md links out, and Archive/ is excluded.
+	const after = await lintOutline(plugin);
+	assert.ok(after.includes("  h3 Dead ends (1)"), after.join("\n"));
 });
 
 test("every lint kind turned off: the view says how to turn some on", async (t) => {

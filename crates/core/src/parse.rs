@@ -106,6 +106,37 @@ impl PropertyQuote {
     }
 }
 
+/// A form of link that Obsidian reads and that a parity check counts on its own, since each
+/// needs a rule of its own to read: a relative wikilink, a link in JSON frontmatter, a link in a
+/// block scalar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkForm {
+    /// A wikilink or embed written relative to the linking note: `[[../Other]]`.
+    Relative,
+    /// A link in a frontmatter block written as JSON.
+    JsonFrontmatter,
+    /// A link in a literal (`|`) or folded (`>`) block scalar.
+    BlockScalar,
+}
+
+/// The forms of `link`, one of `note`'s links.
+pub fn link_forms(note: &ParsedNote, link: &Link) -> Vec<LinkForm> {
+    let mut forms = Vec::new();
+    if !link.kind.is_markdown() && crate::resolve::is_relative(&link.path) {
+        forms.push(LinkForm::Relative);
+    }
+    if let LinkSource::Property { quote, .. } = &link.source {
+        if note.frontmatter_json {
+            forms.push(LinkForm::JsonFrontmatter);
+        }
+        if *quote == PropertyQuote::Block {
+            forms.push(LinkForm::BlockScalar);
+        }
+    }
+    forms
+}
+
 /// The dotted key of a property link as Obsidian's `FrontmatterLinkCache.key` gives it:
 /// `related.0` for the first item of `related`, `blockedBy.0.uid` deeper down.
 pub fn dotted_key(path: &[KeySegment]) -> String {
@@ -1138,6 +1169,17 @@ mod tests {
         assert_eq!(PropertyQuote::Plain.escape("It's \"x\"").as_deref(), Some("It's \"x\""));
         assert_eq!(PropertyQuote::Single.escape("a\nb"), None, "a line break would fold");
         assert_eq!(dotted_key(&[KeySegment::Key("related".into()), KeySegment::Index(0)]), "related.0");
+    }
+
+    #[test]
+    fn forms_name_what_needs_a_rule_of_its_own() {
+        let forms = |text: &str| {
+            let note = parse_note("a/n.md", text, &ParseConfig::OBSIDIAN);
+            note.links.iter().map(|link| link_forms(&note, link)).collect::<Vec<_>>()
+        };
+        assert_eq!(forms("[[../X]] [[./Y]] [[Z]] [x](../z.md)"), [vec![LinkForm::Relative], vec![LinkForm::Relative], vec![], vec![]]);
+        assert_eq!(forms("---\n{\"up\": \"[[X]]\"}\n---\n"), [vec![LinkForm::JsonFrontmatter]]);
+        assert_eq!(forms("---\nup: |-\n  [[../X]]\nside: '[[Y]]'\n---\n"), [vec![LinkForm::Relative, LinkForm::BlockScalar], vec![]]);
         assert_eq!(dotted_key(&[KeySegment::Key("a".into()), KeySegment::Index(1), KeySegment::Key("uid".into())]), "a.1.uid");
     }
 }

@@ -8,8 +8,15 @@
 //! `sqrt(J(1-J)/64)`, 0.06 at `J = 0.5`: good enough to put a pair in front of a reader, which
 //! is all `near_duplicate` does.
 //!
+//! Beside the MinHash, a sketch keeps one 64-bit hash of the whole body with its white space
+//! evened out ([`Sketch::body_hash`]): runs of white space read as one space, the ends trimmed.
+//! Two bodies with the same text are then known to be identical whatever their length or
+//! vocabulary, which the MinHash cannot tell for a short body or one that repeats a few phrases.
+//!
 //! A sketch is a few hundred bytes a note, computed when the note is indexed, so the lint needs
 //! no note text and runs in memory.
+
+use std::num::NonZeroU64;
 
 /// How many hashes a sketch keeps.
 pub const SKETCH_SIZE: usize = 64;
@@ -26,6 +33,9 @@ pub struct Sketch {
     hashes: Box<[u32]>,
     /// Words in the body.
     words: u32,
+    /// The hash of the body with its white space evened out; `None` for a body that is empty or
+    /// all white space.
+    body_hash: Option<NonZeroU64>,
 }
 
 impl Sketch {
@@ -42,7 +52,14 @@ impl Sketch {
                 smallest.offer(shingle_hash(&window));
             }
         });
-        Sketch { hashes: smallest.finish().into_boxed_slice(), words }
+        Sketch { hashes: smallest.finish().into_boxed_slice(), words, body_hash: body_hash(body) }
+    }
+
+    /// The hash of the body with runs of white space read as one space and the ends trimmed:
+    /// equal for two bodies whose text is the same once their white space is evened out (case
+    /// and punctuation count). `None` when the body is empty or all white space.
+    pub fn body_hash(&self) -> Option<NonZeroU64> {
+        self.body_hash
     }
 
     /// Words in the body.
@@ -125,6 +142,31 @@ fn for_each_word(text: &str, mut visit: impl FnMut(u64)) {
     if in_word {
         visit(hash);
     }
+}
+
+/// The hash of `body`'s pieces between runs of white space, in order: the hash of the text
+/// with each run read as one space and the ends trimmed, since joining the pieces with single
+/// spaces gives that text and nothing else does. `None` when there is no piece.
+fn body_hash(body: &str) -> Option<NonZeroU64> {
+    let mut hash = FNV_OFFSET;
+    let mut pieces = 0u64;
+    for piece in body.split_whitespace() {
+        pieces += 1;
+        // Eight bytes a step, the last step padded; the length tells a piece from its padding.
+        let bytes = piece.as_bytes();
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            hash = mix(hash ^ u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
+        }
+        let mut last = [0u8; 8];
+        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        hash = mix(hash ^ u64::from_le_bytes(last));
+        hash = mix(hash ^ bytes.len() as u64);
+    }
+    if pieces == 0 {
+        return None;
+    }
+    NonZeroU64::new(mix(hash ^ pieces)).or(NonZeroU64::new(1))
 }
 
 /// Each ASCII byte's lower-case form when it is a letter or digit, else 0.
@@ -253,6 +295,27 @@ mod tests {
         assert_eq!(long.hashes().len(), SKETCH_SIZE);
         assert!(long.hashes().windows(2).all(|pair| pair[0] < pair[1]));
         assert_eq!(smallest_distinct(vec![5, 1, 5, 3, 1, 9, 0], 3), vec![0, 1, 3]);
+    }
+
+    #[test]
+    fn the_body_hash_is_the_text_with_its_white_space_evened_out() {
+        let hash = |body: &str| Sketch::of_body(body).body_hash();
+        let text = "Spaced repetition works. ".repeat(20);
+        assert!(hash(&text).is_some());
+        assert_eq!(hash(&text), hash(&format!("\n\n  {}\n", text.replace(". ", ".\n\t  "))));
+        // Case, punctuation and where a word breaks count.
+        assert_ne!(hash("Alpha beta"), hash("alpha beta"));
+        assert_ne!(hash("Alpha beta"), hash("Alpha, beta"));
+        assert_ne!(hash("Alpha beta"), hash("Alphabeta"));
+        assert_ne!(hash("ab cd"), hash("a bcd"));
+        // A piece of eight bytes and the same piece padded are told apart by its length.
+        assert_ne!(hash("abcdefgh"), hash("abcdefgh\0"));
+        assert_eq!((hash(""), hash(" \n\t \n")), (None, None));
+        // One 11-word sentence six times: long enough to compare, but its 11 distinct shingles
+        // are fewer than a pair must share for the MinHash to put it forward; only the body
+        // hash tells two copies of it apart from two different notes.
+        let repeated = Sketch::of_body(&"The build passed on the first try and nothing else happened. ".repeat(6));
+        assert!(repeated.is_comparable() && repeated.words() == 66 && repeated.hashes().len() == 11);
     }
 
     #[test]

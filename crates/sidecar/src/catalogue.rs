@@ -73,7 +73,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
 /// What `response_format: "concise"` leaves out of `tool`'s answer.
 fn concise_leaves_out(tool: &str) -> &'static str {
     match tool {
-        "get_outgoing_links" => "columns, byte spans, display texts and candidates",
+        "get_outgoing_links" => "columns, spans, display texts, `original` and candidates",
         "get_backlinks" => "columns and display texts",
         "find_unresolved_links" => "each referrer's column and link kind",
         "find_orphans" => "nothing here: both forms are the same list",
@@ -214,6 +214,7 @@ links into a note. It reads only. It fails with `note_not_found`.",
                             "source": {"type": "string", "enum": ["body", "property"]},
                             "key": {"type": "string", "description": "The property that holds the link, for a property link."},
                             "target": {"type": "string", "description": "The target as written."},
+                            "link": {"type": "string"},
                             "subpath": {"type": "string", "description": "`#Heading` or `#^block-id`, when the link has one."},
                             "display": {"type": "string", "description": "The alias or link text, when there is one."},
                             "line": {"type": "integer", "minimum": 1},
@@ -265,6 +266,7 @@ reads only. It fails with `note_not_found`, or `invalid_arguments` for a stale c
                             "link_source": {"type": "string", "enum": ["body", "property"]},
                             "key": {"type": "string", "description": "The property that holds the link, for a property link."},
                             "target": {"type": "string", "description": "The target as written in the referring note."},
+                            "link": {"type": "string"},
                             "display": {"type": "string"},
                             "line": {"type": "integer", "minimum": 1},
                             "column": {"type": "integer", "minimum": 1}
@@ -528,9 +530,10 @@ move_note to move a file, which fixes its links itself. Refusals: `unrepresentab
     spec
 }
 
-/// The lint kinds, as `lint_wiki` takes them.
+/// The lint kinds, as `lint_wiki` takes them: those it runs by default and those it runs only
+/// when named.
 fn lint_kinds() -> Vec<&'static str> {
-    vaultlink_core::lint::RULES.iter().map(|rule| rule.kind).collect()
+    vaultlink_core::lint::every_rule().map(|rule| rule.kind).collect()
 }
 
 fn lint_wiki() -> ToolSpec {
@@ -553,17 +556,16 @@ fn lint_wiki() -> ToolSpec {
         "lint_wiki",
         "Lint the wiki: broken, ambiguous and orphaned links, duplicates, schema",
         "Checks the vault, or one folder, and returns proposals saying why, each naming the vaultlink call that fixes it \
-where one exists (`tool`, `tool_args`). Kinds: `unresolved_link`, `ambiguous_link`, `broken_heading`, \
-`broken_block_ref`, `unquoted_property_link`, `malformed_frontmatter`, `orphan`, `duplicate_identity` (notes \
-sharing a name, title, H1 or alias), `near_duplicate` (bodies sharing most of their wording: a lead, not a \
-verdict), `schema` (breaches of the folder's SCHEMA.md). Use it for a periodic review of a wiki; use \
-find_existing_page before writing one page. It reads only. It fails with `invalid_arguments` for an unknown kind or \
-a stale cursor.",
+where one exists (`tool`, `tool_args`). Kinds (see `kinds`) include `duplicate_identity` (notes sharing a name, \
+title, H1 or alias), `near_duplicate` (identical or mostly shared wording: a lead), `schema` \
+(breaches of the folder's SCHEMA.md) and `dead_end` (notes linking nowhere; run only when named). \
+Use it for a periodic review of a wiki; use find_existing_page before writing one page. It reads only. It fails \
+with `invalid_arguments` for an unknown kind or a stale cursor.",
         object(
             json!({
                 "folder": folder(),
                 "excluded_folders": {"type": "array", "items": {"type": "string"}, "description": "Folders whose notes are never subjects (they stay link targets)."},
-                "kinds": {"type": "array", "items": {"type": "string", "enum": lint_kinds()}, "description": "The kinds to run; all when left out."},
+                "kinds": {"type": "array", "items": {"type": "string", "enum": lint_kinds()}, "description": "The kinds to run; all but `dead_end` when left out."},
                 "limit": limit(),
                 "cursor": cursor(),
                 "response_format": json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",

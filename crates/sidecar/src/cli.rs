@@ -114,7 +114,7 @@ pub enum Command {
     Lint {
         /// The vault folder.
         vault: PathBuf,
-        /// The kinds to run, comma-separated (such as `orphan,unresolved_link`); all when left out.
+        /// The kinds to run, comma-separated (such as `orphan,unresolved_link`); every kind but `dead_end` when left out.
         #[arg(long, value_delimiter = ',')]
         kinds: Vec<String>,
         /// Only notes in this folder and below it.

@@ -54,6 +54,19 @@ struct ParsedForJs {
     #[serde(flatten)]
     note: vaultlink_core::ParsedNote,
     link_positions: Vec<Loc>,
+    /// `link_fields[i]`: what Obsidian's `LinkCache` and `FrontmatterLinkCache` hold for
+    /// `links[i]`, and its forms, as core reads them.
+    link_fields: Vec<LinkFieldsForJs>,
+}
+
+#[derive(Serialize)]
+struct LinkFieldsForJs {
+    link: String,
+    display_text: String,
+    original: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+    forms: Vec<vaultlink_core::parse::LinkForm>,
 }
 
 #[derive(Serialize)]
@@ -84,7 +97,7 @@ pub fn step_error(failure: JsValue) -> Result<JsValue, JsError> {
 }
 
 /// Which step of core's rule decides among `candidates` for a link in `source`:
-/// `"same-folder"`, `"shortest-path"` or `"lexicographic"`.
+/// `"linking-folder"`, `"shortest-path"` or `"lexicographic"`.
 #[wasm_bindgen(js_name = decidedBy)]
 pub fn decided_by(source: &str, candidates: Vec<String>) -> Result<JsValue, JsError> {
     to_js(&vaultlink_core::resolve::decided_by(source, &candidates))
@@ -142,21 +155,24 @@ pub fn content_hash(text: &str) -> String {
     rename::content_hash(text)
 }
 
-/// One lint rule as callers choose it: the `kind` `lint_wiki` takes, its stable `code`, and
-/// what it finds.
+/// One lint rule as callers choose it: the `kind` `lint_wiki` takes, its stable `code`, what
+/// it finds, and whether it runs by default (`false` for a rule that runs only when named,
+/// such as `dead_end`).
 #[derive(Serialize)]
 struct LintRuleForJs {
     kind: &'static str,
     code: &'static str,
     summary: &'static str,
+    by_default: bool,
 }
 
 /// Every lint rule of core, in the order their findings are reported: `[{kind, code,
-/// summary}]`, so a caller offers exactly the kinds `lint_wiki` takes.
+/// summary, by_default}]`, so a caller offers exactly the kinds `lint_wiki` takes.
 #[wasm_bindgen(js_name = lintRules)]
 pub fn lint_rules() -> Result<JsValue, JsError> {
-    let rules: Vec<LintRuleForJs> =
-        vaultlink_core::lint::RULES.iter().map(|rule| LintRuleForJs { kind: rule.kind, code: rule.code, summary: rule.summary }).collect();
+    let rules: Vec<LintRuleForJs> = vaultlink_core::lint::every_rule()
+        .map(|rule| LintRuleForJs { kind: rule.kind, code: rule.code, summary: rule.summary, by_default: rule.by_default() })
+        .collect();
     to_js(&rules)
 }
 
@@ -167,7 +183,21 @@ pub fn parse_note(path: &str, text: &str) -> Result<JsValue, JsError> {
     let index = Utf16Index::new(text);
     let link_positions =
         note.links.iter().map(|link| Loc { start: index.position(link.span.start), end: index.position(link.span.end) }).collect();
-    to_js(&ParsedForJs { note, link_positions })
+    let link_fields = note
+        .links
+        .iter()
+        .map(|link| LinkFieldsForJs {
+            link: link.link_text(),
+            display_text: link.display_text(),
+            original: link.original(),
+            key: match &link.source {
+                vaultlink_core::LinkSource::Property { key_path, .. } => Some(vaultlink_core::parse::dotted_key(key_path)),
+                vaultlink_core::LinkSource::Body => None,
+            },
+            forms: vaultlink_core::parse::link_forms(&note, link),
+        })
+        .collect();
+    to_js(&ParsedForJs { note, link_positions, link_fields })
 }
 
 impl Default for Vault {

@@ -124,11 +124,15 @@ fn find_evidence_reads_texts_through_a_javascript_callback() {
 #[wasm_bindgen_test]
 fn lint_rules_name_every_kind_lint_wiki_takes() {
     let rules = js_sys::Array::from(&lint_rules().expect("the rules serialize"));
-    assert_eq!(rules.length() as usize, vaultlink_core::lint::RULES.len());
+    assert_eq!(rules.length() as usize, vaultlink_core::lint::every_rule().count());
     let first = rules.get(0);
     assert_eq!(get(&first, "kind").as_string().as_deref(), Some("unresolved_link"));
     assert_eq!(get(&first, "code").as_string().as_deref(), Some("unresolved-link"));
     assert!(get(&first, "summary").as_string().is_some_and(|summary| !summary.is_empty()));
+    assert_eq!(get(&first, "by_default").as_bool(), Some(true));
+    // A rule that runs only when named says so.
+    let dead_end = rules.iter().find(|rule| get(rule, "kind").as_string().as_deref() == Some("dead_end")).expect("dead_end");
+    assert_eq!(get(&dead_end, "by_default").as_bool(), Some(false));
     // Every kind it names is one lint_wiki accepts.
     let mut vault = sample();
     for rule in rules.iter() {

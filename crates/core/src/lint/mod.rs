@@ -8,10 +8,15 @@
 //! resolutions, headings, block ids, identities (file name, H1, aliases, `title`), top-level
 //! properties, frontmatter problems, and each body's lexical sketch. A rule that cannot run
 //! says why under `skipped`.
+//!
+//! Most rules run by default ([`RULES`]: what `lint_wiki` runs without `kinds`). A rule whose
+//! findings are mostly noise on a real vault, where they describe how people write rather
+//! than a mistake, runs only when named ([`ON_REQUEST_RULES`]: `dead_end`).
 
 pub mod ambiguous_link;
 pub mod broken_block_ref;
 pub mod broken_heading;
+pub mod dead_end;
 pub mod duplicate_identity;
 pub mod malformed_frontmatter;
 pub mod near_duplicate;
@@ -52,7 +57,8 @@ pub struct Example {
     pub expected: &'static [&'static str],
 }
 
-/// Every rule, in the order their findings are reported.
+/// The rules that run by default (`lint_wiki` without `kinds`), in the order their findings are
+/// reported. [`every_rule`] adds those that run only when named.
 pub const RULES: [&Rule; 10] = [
     &unresolved_link::RULE,
     &ambiguous_link::RULE,
@@ -66,10 +72,27 @@ pub const RULES: [&Rule; 10] = [
     &schema::RULE,
 ];
 
-/// The rule named `name`, by kind (`unresolved_link`) or code (`unresolved-link`).
+/// The rules that run only when named in `kinds`, their findings reported after those of
+/// [`RULES`]: on real vaults most of what they find is how people write, not a mistake.
+pub const ON_REQUEST_RULES: [&Rule; 1] = [&dead_end::RULE];
+
+/// Every rule, in the order their findings are reported: [`RULES`], then [`ON_REQUEST_RULES`].
+pub fn every_rule() -> impl Iterator<Item = &'static Rule> {
+    RULES.into_iter().chain(ON_REQUEST_RULES)
+}
+
+impl Rule {
+    /// True when the rule runs without being named ([`RULES`]).
+    pub fn by_default(&self) -> bool {
+        RULES.iter().any(|rule| rule.kind == self.kind)
+    }
+}
+
+/// The rule named `name`, by kind (`unresolved_link`) or code (`unresolved-link`), whether it
+/// runs by default or only when named.
 pub fn rule(name: &str) -> Option<&'static Rule> {
     let name = name.trim();
-    RULES.iter().copied().find(|rule| rule.kind == name || rule.code == name)
+    every_rule().find(|rule| rule.kind == name || rule.code == name)
 }
 
 /// A change the lint proposes, with why and how.
@@ -199,7 +222,7 @@ impl<'a> Context<'a> {
 pub fn lint(vault: &Vault, options: &LintOptions) -> LintOutcome {
     let context = Context::new(vault, options.folder.as_deref(), &options.excluded_folders);
     let mut findings = Findings::default();
-    for rule in RULES.iter().filter(|rule| options.rules.iter().any(|chosen| chosen.kind == rule.kind)) {
+    for rule in every_rule().filter(|rule| options.rules.iter().any(|chosen| chosen.kind == rule.kind)) {
         (rule.check)(&context, &mut findings);
     }
     let truncated = findings.proposals.len() > MAX_PROPOSALS;
@@ -404,7 +427,7 @@ pub(crate) mod tests {
 
     #[test]
     fn every_rule_gives_its_examples() {
-        for rule in RULES {
+        for rule in every_rule() {
             assert!(!rule.examples.is_empty(), "{} has no examples", rule.code);
             for example in rule.examples {
                 let vault = fixture(example.vault);
@@ -415,11 +438,21 @@ pub(crate) mod tests {
 
     #[test]
     fn codes_are_stable_kebab_case_and_kinds_snake_case() {
-        for rule in RULES {
+        for rule in every_rule() {
             assert_eq!(rule.code, rule.kind.replace('_', "-"));
             assert!(rule.code.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{}", rule.code);
             assert_eq!(rule_kind(rule.code), Some(rule.kind));
         }
+        let kinds: Vec<&str> = every_rule().map(|rule| rule.kind).collect();
+        assert_eq!(kinds.len(), std::collections::HashSet::<&str>::from_iter(kinds.iter().copied()).len(), "{kinds:?}");
+    }
+
+    #[test]
+    fn dead_end_runs_only_when_named() {
+        assert!(rule("orphan").is_some_and(Rule::by_default));
+        assert_eq!(rule("dead-end").map(|rule| (rule.kind, rule.by_default())), Some(("dead_end", false)));
+        assert!(!RULES.iter().any(|rule| rule.kind == "dead_end"));
+        assert_eq!(every_rule().count(), RULES.len() + ON_REQUEST_RULES.len());
     }
 
     fn rule_kind(name: &str) -> Option<&'static str> {

@@ -1,13 +1,24 @@
 //! `near-duplicate`: pairs of notes whose bodies are lexically close, with the estimated
 //! similarity, as evidence for a reader to weigh; never a verdict.
 //!
+//! Notes whose bodies are identical are found first, whatever their length or vocabulary: the
+//! sketch keeps a hash of each body (the text after the frontmatter) with its white space
+//! evened out ([`crate::sketch::Sketch::body_hash`]), so bodies that differ only in spacing or
+//! line breaks are identical too, while frontmatter does not count. Each set of identical
+//! bodies is reported as pairs of its first note (in path order) with each other one, at
+//! similarity 1.0 with the method `identical_bodies`, and the similarity pass below does not
+//! report those pairs again. Empty bodies (nothing, or only white space, after the
+//! frontmatter) are not duplicates of each other: an empty note repeats nothing, and a vault's
+//! placeholders would otherwise all pair up.
+//!
 //! Each note's body is sketched when it is indexed ([`crate::sketch`]: bottom-k MinHash over
 //! three-word shingles). Candidate pairs come from an inverted index of the sketches' hashes,
 //! so the work grows with the pairs that share something rather than with the square of the
 //! vault. A hash that more than [`MAX_SHARED_BY`] notes hold is template or boilerplate text
 //! (a daily-note template, a licence footer) and is not counted: it would pair every note that
 //! uses the template and say nothing about their content. Bodies under
-//! [`crate::sketch::MIN_WORDS`] words are not compared.
+//! [`crate::sketch::MIN_WORDS`] words are not compared by similarity (only for being
+//! identical).
 
 use std::collections::HashMap;
 
@@ -40,8 +51,37 @@ pub const RULE: Rule = Rule {
             expected: &["near_duplicate Ideas/Spaced repetition.md -> Inbox/Spaced repetition copy.md"],
         },
         Example {
-            name: "short notes are not compared",
-            vault: "//- A.md\nsame few words here\n//- B.md\nsame few words here\n",
+            name: "short notes are compared only for being identical",
+            vault: "//- A.md\nsame few words here\n//- B.md\nsame few words here\n//- C.md\nsame few words there\n",
+            expected: &["near_duplicate A.md -> B.md"],
+        },
+        Example {
+            name: "two identical notes of one sentence repeated, too few distinct phrases to sketch",
+            vault: concat!(
+                "//- Log/Monday.md\n",
+                "The build passed on the first try and nothing else happened. The build passed on the first try and nothing else happened. \
+The build passed on the first try and nothing else happened. The build passed on the first try and nothing else happened. \
+The build passed on the first try and nothing else happened. The build passed on the first try and nothing else happened.\n",
+                "//- Log/Tuesday.md\n",
+                "---\ndate: 2024-05-07\n---\n",
+                "The build passed on the first try and nothing else happened. The build passed on the first try and nothing else happened. \
+The build passed on the first try and nothing else happened. The build passed on the first try and nothing else happened. \
+The build passed on the first try and nothing else happened. The build passed on the first try and nothing else happened.\n",
+            ),
+            expected: &["near_duplicate Log/Monday.md -> Log/Tuesday.md"],
+        },
+        Example {
+            name: "bodies that differ only in white space and line breaks, three of them",
+            vault: concat!(
+                "//- A.md\n# Plan\n\nShip the parser first,  then the index.\n",
+                "//- B.md\n\n# Plan\nShip the parser first,\nthen the index.\n\n\n",
+                "//- C.md\n  # Plan Ship the parser\tfirst, then the index.\n",
+            ),
+            expected: &["near_duplicate A.md -> B.md", "near_duplicate A.md -> C.md"],
+        },
+        Example {
+            name: "empty notes are not duplicates of each other",
+            vault: "//- A.md\n//- B.md\n\n   \n//- C.md\n---\ntags: [stub]\n---\n\n",
             expected: &[],
         },
     ],
@@ -49,6 +89,45 @@ pub const RULE: Rule = Rule {
 };
 
 fn check(context: &Context<'_>, findings: &mut Findings) {
+    identical(context, findings);
+    similar(context, findings);
+}
+
+/// Whether two notes' bodies are identical once their white space is evened out: the same body
+/// hash and, to make a collision of hashes rarer still, the same count of words.
+fn same_body(left: &NoteView<'_>, right: &NoteView<'_>) -> bool {
+    left.sketch.body_hash().is_some() && left.sketch.body_hash() == right.sketch.body_hash() && left.sketch.words() == right.sketch.words()
+}
+
+/// Notes with identical bodies, any length but empty: each set as pairs of its first note with
+/// each other one.
+fn identical(context: &Context<'_>, findings: &mut Findings) {
+    let mut sets: HashMap<(u64, u32), Vec<NoteView<'_>>> = HashMap::new();
+    for note in context.vault.notes().filter(|note| !super::is_schema_file(note.path)) {
+        if let Some(hash) = note.sketch.body_hash() {
+            sets.entry((hash.get(), note.sketch.words())).or_default().push(note);
+        }
+    }
+    let mut pairs: Vec<(&NoteView<'_>, &NoteView<'_>, usize)> = Vec::new();
+    for set in sets.values().filter(|set| set.len() > 1) {
+        // Notes come in path order, so the first is the smallest path.
+        let first = &set[0];
+        for other in &set[1..] {
+            if context.is_subject(first.path) || context.is_subject(other.path) {
+                pairs.push((first, other, set.len()));
+            }
+        }
+    }
+    pairs.sort_by(|a, b| a.0.path.cmp(b.0.path).then_with(|| a.1.path.cmp(b.1.path)));
+    for (first, other, notes) in pairs {
+        let (subject, other) = if context.is_subject(first.path) { (first, other) } else { (other, first) };
+        findings.proposals.push(identical_proposal(subject, other, notes));
+    }
+}
+
+/// Pairs of notes whose sketches estimate them similar, identical bodies left out (reported by
+/// [`identical`]).
+fn similar(context: &Context<'_>, findings: &mut Findings) {
     let notes: Vec<NoteView<'_>> =
         context.vault.notes().filter(|note| note.sketch.is_comparable() && !super::is_schema_file(note.path)).collect();
     let mut holders: HashMap<u32, Vec<u32>> = HashMap::new();
@@ -73,7 +152,7 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
         .filter(|(_, count)| *count >= least_shared)
         .filter_map(|((left, right), _)| {
             let (left, right) = (&notes[left as usize], &notes[right as usize]);
-            if !context.is_subject(left.path) && !context.is_subject(right.path) {
+            if (!context.is_subject(left.path) && !context.is_subject(right.path)) || same_body(left, right) {
                 return None;
             }
             let similarity = left.sketch.similarity(right.sketch);
@@ -88,6 +167,35 @@ fn check(context: &Context<'_>, findings: &mut Findings) {
     }
 }
 
+const MERGE: &str = "Read both. If they cover one topic, merge them into one note and point the other's links at it (rewrite_link), \
+then delete the leftover (delete_note); if not, make each say what sets it apart.";
+
+fn identical_proposal(subject: &NoteView<'_>, other: &NoteView<'_>, notes: usize) -> Proposal {
+    let others = if notes > 2 {
+        format!("; {notes} notes in all have this body, each paired with the first of them in path order")
+    } else {
+        String::new()
+    };
+    let mut proposal = Proposal::new(
+        RULE.kind,
+        subject.path,
+        format!(
+            "`{}` and `{}` have identical bodies (the same text after the frontmatter once runs of white space are read as one \
+space){others}",
+            subject.path, other.path
+        ),
+        MERGE.to_owned(),
+    );
+    proposal.related = vec![other.path.to_owned()];
+    proposal.evidence = Some(json!({
+        "similarity": 1.0,
+        "method": "identical_bodies",
+        "words": [subject.sketch.words(), other.sketch.words()],
+        "notes_with_this_body": notes,
+    }));
+    proposal
+}
+
 fn proposal(similarity: f64, subject: &NoteView<'_>, other: &NoteView<'_>) -> Proposal {
     let percent = (similarity * 100.0).round();
     let mut proposal = Proposal::new(
@@ -98,9 +206,7 @@ fn proposal(similarity: f64, subject: &NoteView<'_>, other: &NoteView<'_>) -> Pr
 this is evidence for review, not a verdict",
             subject.path, other.path
         ),
-        "Read both. If they cover one topic, merge them into one note and point the other's links at it (rewrite_link), \
-then delete the leftover (delete_note); if not, make each say what sets it apart."
-            .to_owned(),
+        MERGE.to_owned(),
     );
     proposal.related = vec![other.path.to_owned()];
     proposal.evidence = Some(json!({
