@@ -407,13 +407,7 @@ impl Scanner<'_> {
         match self.byte(at) {
             Some(quote @ (b'"' | b'\'')) => {
                 if let Some((value, sources, close)) = self.quoted(at, quote) {
-                    self.scan.strings.push(StringScalar {
-                        path: path.clone(),
-                        value,
-                        sources,
-                        span: Span { start: at, end: close },
-                        block: false,
-                    });
+                    self.push_quoted(path, value, sources, Span { start: at, end: close });
                     *line = self.line_of(close.saturating_sub(1)) + 1;
                 } else {
                     *line = self.lines.len();
@@ -655,18 +649,17 @@ impl Scanner<'_> {
         }
     }
 
+    /// Keeps a quoted scalar found at `span`, quotes included.
+    fn push_quoted(&mut self, path: &[KeySegment], value: String, sources: Vec<Span>, span: Span) {
+        self.scan.strings.push(StringScalar { path: path.to_vec(), value, sources, span, block: false });
+    }
+
     /// One node inside a flow collection. Returns the offset after it.
     fn flow_node(&mut self, at: usize, path: &mut Vec<KeySegment>) -> usize {
         match self.byte(at) {
             Some(quote @ (b'"' | b'\'')) => match self.quoted(at, quote) {
                 Some((value, sources, close)) => {
-                    self.scan.strings.push(StringScalar {
-                        path: path.clone(),
-                        value,
-                        sources,
-                        span: Span { start: at, end: close },
-                        block: false,
-                    });
+                    self.push_quoted(path, value, sources, Span { start: at, end: close });
                     close
                 }
                 None => self.end,

@@ -120,10 +120,16 @@ pub enum LinkForm {
     BlockScalar,
 }
 
+/// True when a link's path is written relative to the linking note: `./Sibling`, `../Other`.
+pub fn is_relative(path: &str) -> bool {
+    let path = path.trim();
+    path == "." || path == ".." || path.starts_with("./") || path.starts_with("../")
+}
+
 /// The forms of `link`, one of `note`'s links.
 pub fn link_forms(note: &ParsedNote, link: &Link) -> Vec<LinkForm> {
     let mut forms = Vec::new();
-    if !link.kind.is_markdown() && crate::resolve::is_relative(&link.path) {
+    if !link.kind.is_markdown() && is_relative(&link.path) {
         forms.push(LinkForm::Relative);
     }
     if let LinkSource::Property { quote, .. } = &link.source {

@@ -123,11 +123,7 @@ pub fn resolve(files: &dyn FileLookup, source: &str, link: &Link) -> Resolution 
     resolve_linkpath(files, source, path.trim_start_matches('/'), rooted)
 }
 
-/// True when a link's path is written relative to the linking note: `./Sibling`, `../Other`.
-pub fn is_relative(path: &str) -> bool {
-    let path = path.trim();
-    path == "." || path == ".." || path.starts_with("./") || path.starts_with("../")
-}
+pub use crate::parse::is_relative;
 
 /// Which step of the rule decides among several candidates for a link in `source`: a file under
 /// the linking note's folder, the shortest path (in UTF-8 bytes), or the lexicographic order.
