@@ -523,13 +523,6 @@ fn link_source(source: &LinkSource) -> (&'static str, Option<String>) {
     }
 }
 
-fn property_key_path(source: &LinkSource) -> Option<String> {
-    match source {
-        LinkSource::Body => None,
-        LinkSource::Property { key_path, .. } => Some(crate::parse::dotted_key(key_path)),
-    }
-}
-
 fn subpath_status(vault: &Vault, found: &ResolvedLink<'_>) -> Option<SubpathStatus> {
     match vault.subpath_status(found.link, found.resolution) {
         SubpathStatus::NotApplicable => None,
@@ -551,7 +544,7 @@ pub fn outgoing_links(vault: &Vault, path: &str, format: ResponseFormat) -> Resu
                 kind: link.kind,
                 source,
                 key,
-                key_path: property_key_path(&link.source),
+                key_path: link.frontmatter_key(),
                 target: link.target.clone(),
                 link: link.link_text(),
                 subpath: link.subpath.clone(),
@@ -584,7 +577,7 @@ pub fn backlinks(vault: &Vault, arguments: &PagedNoteArguments) -> Result<Backli
                 kind: found.link.kind,
                 link_source,
                 key,
-                key_path: property_key_path(&found.link.source),
+                key_path: found.link.frontmatter_key(),
                 target: found.link.target.clone(),
                 link: found.link.link_text(),
                 display: if detailed { found.link.display.clone() } else { None },

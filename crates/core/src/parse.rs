@@ -79,7 +79,7 @@ pub enum LinkSource {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PropertyQuote {
-    /// Plain or a block scalar (`|`, `>`): characters stand for themselves.
+    /// Plain: characters stand for themselves.
     #[default]
     Plain,
     /// `'…'`: a `'` is written `''`.
@@ -225,6 +225,14 @@ impl Link {
         }
         parts.retain(|part| !part.is_empty());
         parts.join(" > ")
+    }
+
+    /// For a property link, its key as `FrontmatterLinkCache.key` writes it (`related.0`).
+    pub fn frontmatter_key(&self) -> Option<String> {
+        match &self.source {
+            LinkSource::Property { key_path, .. } => Some(dotted_key(key_path)),
+            LinkSource::Body => None,
+        }
     }
 
     /// The link as written (`LinkCache.original`), rebuilt from its parts: `[[target|display]]`,

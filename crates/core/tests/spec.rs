@@ -156,8 +156,8 @@ fn render_fields(note: &ParsedNote) -> String {
             write!(out, " subpath={subpath:?}").expect("writing to a String");
         }
         write!(out, " display_text={:?} original={:?}", link.display_text(), link.original()).expect("writing to a String");
-        if let LinkSource::Property { key_path, .. } = &link.source {
-            write!(out, " key={:?}", vaultlink_core::parse::dotted_key(key_path)).expect("writing to a String");
+        if let Some(key) = link.frontmatter_key() {
+            write!(out, " key={key:?}").expect("writing to a String");
         }
         out.push('\n');
     }

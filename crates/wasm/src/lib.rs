@@ -190,10 +190,7 @@ pub fn parse_note(path: &str, text: &str) -> Result<JsValue, JsError> {
             link: link.link_text(),
             display_text: link.display_text(),
             original: link.original(),
-            key: match &link.source {
-                vaultlink_core::LinkSource::Property { key_path, .. } => Some(vaultlink_core::parse::dotted_key(key_path)),
-                vaultlink_core::LinkSource::Body => None,
-            },
+            key: link.frontmatter_key(),
             forms: vaultlink_core::parse::link_forms(&note, link),
         })
         .collect();
