@@ -66,18 +66,9 @@ const MAX_MENTION_SOURCES: usize = 20;
 /// Candidates `find_existing_page` returns when no `limit` is given.
 const DEFAULT_CANDIDATES: usize = 10;
 
-/// The Wikidata item a text names: `Q42`, or a Wikidata address ending in it.
-fn wikidata_qid(text: &str) -> Option<String> {
-    let text = text.trim().trim_end_matches('/');
-    let last = text.rsplit(['/', ':']).next().unwrap_or(text);
-    let digits = last.strip_prefix(['Q', 'q'])?;
-    let is_qid = !digits.is_empty() && digits.len() <= 12 && digits.bytes().all(|byte| byte.is_ascii_digit());
-    let looks_right = last.len() == text.len() || text.contains("wikidata");
-    (is_qid && looks_right).then(|| format!("Q{digits}"))
-}
-
 pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Result<ExistingPage, OpError> {
     use crate::lint::{identities, identity_key, note_stem, page_key, same_identity, same_page_name, Facet};
+    use crate::pages::wikidata_qid;
     let topic = arguments.topic.trim();
     if topic.is_empty() {
         return Err(OpError::InvalidArguments { detail: "`topic` is empty; give the name of the page you mean to write".to_owned() });
@@ -96,7 +87,20 @@ pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Resul
     // Soft matches stay borrowed until the few that are returned are known: a common word can
     // match thousands of names.
     let mut soft: Vec<(u32, usize, &str, &str)> = Vec::new();
-    for note in vault.notes() {
+    // Only the notes the topic can concern: those filed under its name, its words or its
+    // Wikidata item (a superset of those that match, compared below as before), in path order.
+    let pages = vault.page_names();
+    let mut concerned: Vec<&str> = pages.with_key(&page).iter().map(|path| &**path).collect();
+    concerned.extend(by_path);
+    if let Some(qid) = &qid {
+        concerned.extend(pages.with_qid(qid).iter().map(|path| &**path));
+    }
+    for word in &words {
+        concerned.extend(pages.with_word(word).iter().map(|path| &**path));
+    }
+    concerned.sort_unstable();
+    concerned.dedup();
+    for note in concerned.into_iter().filter_map(|path| vault.note(path)) {
         let mut evidence = Vec::new();
         if by_path == Some(note.path) {
             evidence.push(PageEvidence { kind: "path", value: note.path.to_owned(), score_percent: None });
@@ -177,4 +181,46 @@ pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Resul
         candidates.iter_mut().for_each(|candidate| candidate.evidence = None);
     }
     Ok(ExistingPage { topic: topic.to_owned(), verdict, reason, candidates, unresolved_links })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::IndexConfig;
+
+    fn find(vault: &Vault, topic: &str) -> Vec<(String, &'static str)> {
+        let arguments = FindPageArguments { topic: topic.to_owned(), limit: None, response_format: ResponseFormat::Detailed };
+        let page = find_existing_page(vault, &arguments).expect("a topic");
+        page.candidates.into_iter().map(|candidate| (candidate.path, candidate.strength)).collect()
+    }
+
+    #[test]
+    fn the_name_index_follows_edits_renames_and_removals() {
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        vault.upsert("Spells/Prismatic Spray.md", "# Prismatic Spray\n");
+        vault.upsert("Notes/Colours.md", "---\naliases: [Rainbow light]\n---\n");
+        vault.upsert("Items/Spray Can.md", "text\n");
+        assert_eq!(
+            find(&vault, "prismatic-spray"),
+            vec![("Spells/Prismatic Spray.md".to_owned(), "identity"), ("Items/Spray Can.md".to_owned(), "soft")]
+        );
+        assert_eq!(find(&vault, "Rainbow Light"), vec![("Notes/Colours.md".to_owned(), "identity")]);
+        // An alias taken out and another written: the old name no longer finds the note.
+        vault.upsert("Notes/Colours.md", "---\naliases: [Spectrum]\nwikidata: Q1075\n---\n");
+        assert_eq!(find(&vault, "Rainbow Light"), vec![]);
+        assert_eq!(find(&vault, "spectrum"), vec![("Notes/Colours.md".to_owned(), "identity")]);
+        assert_eq!(find(&vault, "https://www.wikidata.org/wiki/Q1075"), vec![("Notes/Colours.md".to_owned(), "identity")]);
+        // Word overlap finds both notes holding "spray"; a rename moves the file name's words.
+        assert_eq!(
+            find(&vault, "spray"),
+            vec![("Items/Spray Can.md".to_owned(), "soft"), ("Spells/Prismatic Spray.md".to_owned(), "soft")]
+        );
+        assert!(vault.rename("Items/Spray Can.md", "Items/Aerosol.md"));
+        assert_eq!(find(&vault, "spray"), vec![("Spells/Prismatic Spray.md".to_owned(), "soft")]);
+        assert_eq!(find(&vault, "aerosol"), vec![("Items/Aerosol.md".to_owned(), "identity")]);
+        assert!(vault.remove("Spells/Prismatic Spray.md"));
+        assert_eq!(find(&vault, "spray"), vec![]);
+        // A path finds its note even when no name matches the way it is written.
+        assert_eq!(find(&vault, "Notes/Colours.md"), vec![("Notes/Colours.md".to_owned(), "identity")]);
+    }
 }

@@ -17,6 +17,7 @@ use crate::facts::note_facts;
 pub use crate::facts::{
     FrontmatterProblem, NoteFacts, Property, ValueShape, MAX_FRONTMATTER_PROBLEMS, MAX_PROPERTIES_KEPT, MAX_VALUES_KEPT,
 };
+use crate::pages::PageNames;
 use crate::parse::{parse_note, Link, ParseConfig};
 use crate::resolve::{self, fold, heading_key, watch_key, FileLookup, Resolution};
 use crate::sketch::Sketch;
@@ -96,6 +97,8 @@ pub struct Vault {
     backlinks: HashMap<Arc<str>, BTreeSet<LinkRef>>,
     /// [`watch_key`] of a name to the links whose resolution depends on the files of that name.
     watchers: HashMap<String, HashSet<LinkRef>>,
+    /// Every note's names, for `find_existing_page`.
+    pages: PageNames,
 }
 
 /// A link of one note, with what it resolves to.
@@ -130,9 +133,14 @@ pub struct NoteView<'a> {
 impl<'a> NoteView<'a> {
     /// The file name without `.md`: what Obsidian shows as the note's title.
     pub fn title(&self) -> &'a str {
-        let name = resolve::file_name(self.path);
-        name.get(..name.len().saturating_sub(3)).filter(|_| is_note_path(name)).unwrap_or(name)
+        note_title(self.path)
     }
+}
+
+/// The file name of `path` without `.md`: what Obsidian shows as a note's title.
+fn note_title(path: &str) -> &str {
+    let name = resolve::file_name(path);
+    name.get(..name.len().saturating_sub(3)).filter(|_| is_note_path(name)).unwrap_or(name)
 }
 
 /// Counts over the whole vault.
@@ -166,6 +174,7 @@ impl Vault {
             resolutions: HashMap::new(),
             backlinks: HashMap::new(),
             watchers: HashMap::new(),
+            pages: PageNames::default(),
         }
     }
 
@@ -232,7 +241,9 @@ impl Vault {
         }
         let mut names = BTreeSet::new();
         for (path, note) in &mut new {
-            self.files.insert(path.clone(), note.take());
+            let note = note.take();
+            self.file_names(path, note.as_ref());
+            self.files.insert(path.clone(), note);
             self.by_name.entry(fold(resolve::file_name(path))).or_default().insert(path.clone());
             names.insert(watch_key(path));
         }
@@ -253,7 +264,10 @@ impl Vault {
             None => (Arc::<str>::from(path), true),
         };
         self.unindex_links(&path);
-        self.files.insert(path.clone(), note);
+        self.file_names(&path, note.as_ref());
+        if let Some(Some(old)) = self.files.insert(path.clone(), note) {
+            self.unfile_names(&path, &old);
+        }
         if is_new {
             let name = fold(resolve::file_name(&path));
             self.by_name.entry(name).or_default().insert(path.clone());
@@ -274,6 +288,9 @@ impl Vault {
         let path = path.clone();
         self.unindex_links(&path);
         let note = self.files.remove(&path)?;
+        if let Some(old) = &note {
+            self.unfile_names(&path, old);
+        }
         let name = fold(resolve::file_name(&path));
         if let Some(paths) = self.by_name.get_mut(&name) {
             paths.remove(&path);
@@ -295,6 +312,30 @@ impl Vault {
         self.take(to);
         self.insert(to, note);
         true
+    }
+
+    /// Files a note's names for `find_existing_page` (nothing for an attachment).
+    fn file_names(&mut self, path: &Arc<str>, note: Option<&Note>) {
+        if let Some(note) = note {
+            self.pages.add(path, note_title(path), &note.aliases, &note.facts);
+        }
+    }
+
+    /// Takes out what [`Vault::file_names`] filed for `note`.
+    fn unfile_names(&mut self, path: &str, note: &Note) {
+        self.pages.remove(path, note_title(path), &note.aliases, &note.facts);
+    }
+
+    /// Every note's names, indexed.
+    pub fn page_names(&self) -> &PageNames {
+        &self.pages
+    }
+
+    /// The note at `path` with what the index keeps of it; `None` when it is not a note.
+    pub fn note(&self, path: &str) -> Option<NoteView<'_>> {
+        let (path, note) = self.files.get_key_value(path)?;
+        let note = note.as_ref()?;
+        Some(NoteView { path, aliases: &note.aliases, facts: &note.facts, sketch: &note.sketch })
     }
 
     fn index_links(&mut self, source: &Arc<str>) {

@@ -25,6 +25,7 @@ pub mod journal;
 pub mod line_index;
 pub mod lint;
 pub mod ops;
+pub mod pages;
 pub mod parameters;
 pub mod parse;
 pub mod paths;

@@ -234,95 +234,12 @@ pub fn lint(vault: &Vault, options: &LintOptions) -> LintOutcome {
 // Identities: what names a note, for duplicate_identity, unresolved_link's fixes and
 // find_existing_page.
 
-/// Which part of a note names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Facet {
-    FileName,
-    Alias,
-    TitleProperty,
-    H1,
-}
-
-impl Facet {
-    pub fn describe(self) -> &'static str {
-        match self {
-            Facet::FileName => "file name",
-            Facet::Alias => "alias",
-            Facet::TitleProperty => "`title` property",
-            Facet::H1 => "first H1",
-        }
-    }
-}
-
-/// The form in which names are compared: trimmed, runs of white space as one space, NFC, lower
-/// case.
-pub fn identity_key(name: &str) -> String {
-    let folded = fold(name.trim());
-    if folded.contains(char::is_whitespace) {
-        folded.split_whitespace().collect::<Vec<_>>().join(" ")
-    } else {
-        folded
-    }
-}
-
-/// A name as `find_existing_page` compares names: as [`identity_key`], with hyphens and
-/// underscores counted as the same word break as a space (`prismatic-spray` and `Prismatic
-/// Spray` name one page). Only for that verdict: link resolution stays Obsidian's, exact.
-pub fn page_key(name: &str) -> String {
-    identity_key(&name.replace(['-', '_'], " "))
-}
-
-/// True when `name` compares equal to `key` (a [`page_key`]).
-pub fn same_page_name(key: &str, name: &str) -> bool {
-    if name.is_ascii() && key.is_ascii() {
-        return same_ascii_words(key, name.split(|c: char| c.is_ascii_whitespace() || c == '-' || c == '_'));
-    }
-    page_key(name) == key
-}
-
-/// True when `name` compares equal to `key` (an [`identity_key`]); allocation-free for ASCII.
-pub fn same_identity(key: &str, name: &str) -> bool {
-    if name.is_ascii() && key.is_ascii() {
-        return same_ascii_words(key, name.split_ascii_whitespace());
-    }
-    identity_key(name) == key
-}
-
-/// Whether `words` (empty ones skipped) are the space-separated words of `key`, ignoring ASCII case.
-fn same_ascii_words<'a>(key: &str, words: impl Iterator<Item = &'a str>) -> bool {
-    let mut words = words.filter(|word| !word.is_empty());
-    let mut wanted = key.split(' ');
-    loop {
-        match (words.next(), wanted.next()) {
-            (None, None) => return true,
-            (Some(word), Some(expected)) if word.eq_ignore_ascii_case(expected) => {}
-            _ => return false,
-        }
-    }
-}
+pub use crate::pages::{identity_key, page_key, same_identity, same_page_name, says_a_name, Facet};
 
 /// Every name of a note with the facet it comes from: file name, aliases, `title`, H1. Blank
 /// names are left out.
 pub fn identities<'a>(note: &NoteView<'a>) -> impl Iterator<Item = (Facet, &'a str)> + Clone + 'a {
-    let aliases = note.aliases.iter().map(|alias| (Facet::Alias, alias.as_str()));
-    let title = note.facts.property_text("title").map(|title| (Facet::TitleProperty, title));
-    let h1 = note.facts.h1.as_deref().filter(|h1| says_a_name(h1)).map(|h1| (Facet::H1, h1));
-    std::iter::once((Facet::FileName, note.title())).chain(aliases).chain(title).chain(h1).filter(|(_, name)| !name.trim().is_empty())
-}
-
-/// Whether a heading's text names something: not when all it holds is code or a template
-/// expression (`` `=this.name` `` for Dataview, `{{title}}`, `<% tp.file.title %>`), which
-/// Obsidian shows as whatever it computes, different in every note.
-pub fn says_a_name(text: &str) -> bool {
-    let mut rest = text.to_owned();
-    for (open, close) in [("`", "`"), ("{{", "}}"), ("<%", "%>")] {
-        while let Some(start) = rest.find(open) {
-            let Some(length) = rest[start + open.len()..].find(close) else { break };
-            rest.replace_range(start..start + open.len() + length + close.len(), " ");
-        }
-    }
-    rest.chars().any(char::is_alphanumeric)
+    crate::pages::names_of(note.title(), note.aliases, note.facts)
 }
 
 /// How a new link to the note at `path` would find it and only it: its title when no other
