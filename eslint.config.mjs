@@ -31,7 +31,7 @@ export default defineConfig(
 	{
 		languageOptions: {
 			parserOptions: {
-				projectService: { allowDefaultProject: ["*.mjs", "manifest.json"] },
+				projectService: { allowDefaultProject: ["*.mjs", "plugin/engine/*.mjs", "manifest.json"] },
 				tsconfigRootDir: import.meta.dirname,
 				extraFileExtensions: [".json"],
 			},

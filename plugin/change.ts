@@ -1,12 +1,17 @@
-//! Every tool call inside Obsidian goes through core's one entry (`callTool`, core's
-//! `ops::call`): this module only reads what core asks for and carries out what core decided.
+//! Every tool call inside Obsidian goes through core's one entry (core's `ops::call`, run by the
+//! link engine: `engine/client.ts`): this module only reads what core asks for and carries out
+//! what core decided.
 //!
 //! A call first learns from core which notes it needs (`notesNeeded`). A writing call saves the
 //! open editors of those notes first, so a plan is never made from a text an editor is about to
 //! overwrite, and reads them from disk (`vault.read`: the plan's hashes must be of what is there
-//! now); a reading call takes them from Obsidian's cache (`cachedRead`). Core then answers, and
-//! for an approved change hands back its steps: a batch (`move/apply.ts` carries it out) or the
-//! move of a note to the trash (`delete/apply.ts`). Writing calls on one index run one at a time.
+//! now); a reading call takes them from Obsidian's cache (`cachedRead`). Reads run at most
+//! `READ_CONCURRENCY` at a time, so a call that reads every note (`find_evidence`) does not
+//! start thousands of reads at once. The texts, and the modification times core may ask for,
+//! cross to the engine as maps (`CallInputs`): core's callbacks run where the index lives. Core
+//! then answers, and for an approved change hands back its steps: a batch (`move/apply.ts`
+//! carries it out) or the move of a note to the trash (`delete/apply.ts`). Writing calls on one
+//! index run one at a time. A call whose caller went away (`signal`) before it started is dropped.
 
 import { TFile, type Vault } from "obsidian";
 import { applyBatch } from "./move/apply";
@@ -14,16 +19,32 @@ import { forgetChange, keepChange, keptChanges } from "./history";
 import { trashNote } from "./delete/apply";
 import { saveOpenEditors } from "./editors";
 import type { ToolHost } from "./host";
-import { callTool, notesNeeded, planApplied, type CallOutcome, type Journal, type KeptChange, type ToolError, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
+import { CallDroppedError, type LinkEngine } from "./engine/client";
+import type { CallOutcome, Journal, KeptChange, ToolError, ToolOutcome } from "./wasm";
 import { ErrorCode } from "./error-codes";
+
+/** How many notes a call reads at once. */
+export const READ_CONCURRENCY = 16;
 
 /** The tools that may change the vault. */
 export const WRITING_TOOLS: ReadonlySet<string> = new Set(["move_note", "rewrite_link", "delete_note", "update_properties", "bulk_move_notes", "commit_wiki_page", "undo_change"]);
 
-/** Runs one call of `tool`: a reading one at once, a writing one after the writes before it on this index. */
-export async function runCall(host: ToolHost, tool: string, args: unknown): Promise<ToolOutcome> {
-	if (!WRITING_TOOLS.has(tool)) return readingCall(host, tool, args);
-	return oneAtATime(host.index, () => writingCall(host, tool, args));
+/**
+ * Runs one call of `tool`: a reading one at once, a writing one after the writes before it on
+ * this index. Aborting `signal` drops the call if it has not started (then it answers that it
+ * was dropped, to nobody); one already running runs to its end.
+ */
+export async function runCall(host: ToolHost, tool: string, args: unknown, signal?: AbortSignal): Promise<ToolOutcome> {
+	try {
+		if (!WRITING_TOOLS.has(tool)) return await readingCall(host, tool, args, signal);
+		return await oneAtATime(host.index, () => {
+			if (signal?.aborted === true) throw new CallDroppedError(tool);
+			return writingCall(host, tool, args);
+		});
+	} catch (error) {
+		if (!(error instanceof CallDroppedError)) throw error;
+		return { ok: false, error: { code: ErrorCode.PluginUnavailable, message: error.message, hint: "Call again.", retryable: true } };
+	}
 }
 
 /** The `move_note` tool: plans, and applies when asked. */
@@ -42,21 +63,40 @@ export function deleteNote(host: ToolHost, args: unknown): Promise<ToolOutcome> 
 }
 
 /** A reading call: the notes it needs from Obsidian's cache (a note that cannot be read is left out, and core says so). */
-async function readingCall(host: ToolHost, tool: string, args: unknown): Promise<ToolOutcome> {
+async function readingCall(host: ToolHost, tool: string, args: unknown, signal: AbortSignal | undefined): Promise<ToolOutcome> {
 	const { app, index } = host;
+	const needed = await index.notesNeeded(tool, args);
+	if (signal?.aborted === true) throw new CallDroppedError(tool);
+	const read = await eachAtMost(READ_CONCURRENCY, needed, async (path) => {
+		const file = app.vault.getAbstractFileByPath(path);
+		if (!(file instanceof TFile)) return null;
+		try {
+			return await app.vault.cachedRead(file);
+		} catch {
+			// Core lists the note as unread (`find_evidence`) or asks for the call again.
+			return null;
+		}
+	});
 	const texts = new Map<string, string>();
-	await Promise.all(
-		notesNeeded(index, tool, args).map(async (path) => {
-			const file = app.vault.getAbstractFileByPath(path);
-			if (!(file instanceof TFile)) return;
-			try {
-				texts.set(path, await app.vault.cachedRead(file));
-			} catch {
-				// Core lists the note as unread (`find_evidence`) or asks for the call again.
-			}
-		}),
-	);
-	return answerOf(callTool(index, tool, args, { read: (path) => texts.get(path) }));
+	needed.forEach((path, at) => {
+		const text = read[at];
+		if (typeof text === "string") texts.set(path, text);
+	});
+	return answerOf(await index.call(tool, args, { texts }, signal));
+}
+
+/** `run` over every item, at most `limit` at a time; the results in the items' order. */
+export async function eachAtMost<T, R>(limit: number, items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {
+	const results = new Array<R>(items.length);
+	let next = 0;
+	const worker = async (): Promise<void> => {
+		while (next < items.length) {
+			const at = next++;
+			results[at] = await run(items[at] as T);
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+	return results;
 }
 
 /**
@@ -68,15 +108,32 @@ export async function prepareChange(host: ToolHost, tool: string, args: unknown)
 	await host.settle();
 	// Only an undo reads the kept changes: the notes it needs are those the change touched.
 	const changes: KeptChange[] = tool === "undo_change" ? await keptChanges(host.app.vault.adapter) : [];
-	const needed = await notesWithEditorsSaved(host, () => notesNeeded(host.index, tool, args, changes));
+	const needed = await notesWithEditorsSaved(host, () => host.index.notesNeeded(tool, args, changes));
 	if (!needed.ok) return needed;
 	const read = await readTexts(host.app.vault, needed.notes);
 	if (!read.ok) return read;
-	const modified = (path: string): number | undefined => {
-		const file = host.app.vault.getAbstractFileByPath(path);
-		return file instanceof TFile ? file.stat.mtime : undefined;
-	};
-	return callTool(host.index, tool, args, { read: (path) => read.texts.get(path), modified, tag: process.pid, changes });
+	return host.index.call(tool, args, { texts: read.texts, modified: modificationTimes(host.app.vault, needed.notes, args), tag: process.pid, changes });
+}
+
+/**
+ * The modification times core may ask a call for, gathered before it: those of the notes it
+ * reads, and of the file its `path` argument names (a delete's, which may be an attachment, so
+ * no note it reads). A path core spells otherwise (another case) finds no time, and a delete
+ * with `expected_mtime` is then refused as changed, never carried out on a guess.
+ */
+function modificationTimes(vault: Vault, notes: string[], args: unknown): Map<string, number> {
+	const paths = new Set(notes);
+	const named = typeof args === "object" && args !== null ? (args as Record<string, unknown>)["path"] : undefined;
+	if (typeof named === "string") {
+		paths.add(named);
+		paths.add(`${named}.md`);
+	}
+	const times = new Map<string, number>();
+	for (const path of paths) {
+		const file = vault.getAbstractFileByPath(path);
+		if (file instanceof TFile) times.set(path, file.stat.mtime);
+	}
+	return times;
 }
 
 async function writingCall(host: ToolHost, tool: string, args: unknown): Promise<ToolOutcome> {
@@ -89,7 +146,7 @@ async function writingCall(host: ToolHost, tool: string, args: unknown): Promise
 	await host.settle();
 	if (!done.ok) return done;
 	if (change.kind === "batch") {
-		planApplied(host.index, change.plan_hash);
+		await host.index.planApplied(change.plan_hash);
 		await keepOrForget(host, change.batch.forget, done.journal);
 	}
 	const result = done.trashedTo === undefined ? outcome.result : { ...(outcome.result as object), trashed_to: done.trashedTo };
@@ -117,16 +174,16 @@ function answerOf(outcome: CallOutcome): ToolOutcome {
  * links, so it is asked again). Without this, a note open in an editor would be planned from the
  * text on disk and then overwritten by the editor's own save a moment later.
  */
-async function notesWithEditorsSaved(host: ToolHost, which: () => string[]): Promise<{ ok: true; notes: string[] } | { ok: false; error: ToolError }> {
+async function notesWithEditorsSaved(host: ToolHost, which: () => Promise<string[]>): Promise<{ ok: true; notes: string[] } | { ok: false; error: ToolError }> {
 	for (let pass = 1; ; pass += 1) {
-		const notes = which();
+		const notes = await which();
 		const saved = await saveOpenEditors(host.app, notes);
 		if (!saved.ok) return saved;
 		if (saved.saved.length === 0) return { ok: true, notes };
 		await host.settle();
 		// Each pass saves at least one editor that held unsaved text; a user typing into them all
 		// the while cannot keep the tool waiting for ever.
-		if (pass >= MAX_EDITOR_SAVE_PASSES) return { ok: true, notes: which() };
+		if (pass >= MAX_EDITOR_SAVE_PASSES) return { ok: true, notes: await which() };
 	}
 }
 
@@ -135,7 +192,7 @@ const MAX_EDITOR_SAVE_PASSES = 3;
 
 /** The current text of each note from disk, by path, or the first read's error. */
 async function readTexts(vault: Vault, paths: string[]): Promise<{ ok: true; texts: Map<string, string> } | { ok: false; error: ToolError }> {
-	const reads = await Promise.all(paths.map((path) => readNote(vault, path)));
+	const reads = await eachAtMost(READ_CONCURRENCY, paths, (path) => readNote(vault, path));
 	const texts = new Map<string, string>();
 	for (const read of reads) {
 		if ("error" in read) return { ok: false, error: read.error };
@@ -158,9 +215,9 @@ async function readNote(vault: Vault, path: string): Promise<{ path: string; tex
 }
 
 /** The writing calls running on each index; one starts once the one before it has finished. */
-const writesByIndex = new WeakMap<LinkIndex, Promise<unknown>>();
+const writesByIndex = new WeakMap<LinkEngine, Promise<unknown>>();
 
-function oneAtATime<T>(index: LinkIndex, run: () => Promise<T>): Promise<T> {
+function oneAtATime<T>(index: LinkEngine, run: () => Promise<T>): Promise<T> {
 	const previous = writesByIndex.get(index) ?? Promise.resolve();
 	const next = previous.then(run, run);
 	writesByIndex.set(

@@ -1,8 +1,11 @@
 //! Keeps the wasm link index in step with the vault: the first index of every file, in batches
-//! that yield to the event loop, and then per-path updates from the Vault API's events.
+//! that yield to the event loop, and then per-path updates from the Vault API's events. The index
+//! lives in the link engine (`engine/client.ts`, a Web Worker): texts are read here, through the
+//! Vault API, and posted to it; each batch is waited for before the next is read, so the first
+//! index never holds more than one batch of texts in flight.
 
 import { App, Component, Notice, TAbstractFile, TFile, TFolder, debounce, type Debouncer } from "obsidian";
-import type { Vault as LinkIndex } from "./wasm";
+import type { LinkEngine } from "./engine/client";
 
 export interface IndexerOptions {
 	/** Quiet time after the last event for a path before it is re-read. */
@@ -40,7 +43,7 @@ function yieldToEventLoop(): Promise<void> {
 
 export class Indexer {
 	private readonly app: App;
-	private readonly index: LinkIndex;
+	private readonly index: LinkEngine;
 	private readonly options: IndexerOptions;
 	/** Paths the index holds, so a folder's rename or delete can reach its files. */
 	private readonly indexedPaths = new Set<string>();
@@ -54,7 +57,7 @@ export class Indexer {
 	private idleWaiters: (() => void)[] = [];
 	private stopped = false;
 
-	constructor(app: App, index: LinkIndex, options: IndexerOptions = DEFAULT_INDEXER_OPTIONS) {
+	constructor(app: App, index: LinkEngine, options: IndexerOptions = DEFAULT_INDEXER_OPTIONS) {
 		this.app = app;
 		this.index = index;
 		this.options = options;
@@ -81,7 +84,7 @@ export class Indexer {
 				const batch = files.slice(start, start + this.options.batchSize);
 				// Read concurrently, apply in the vault's order: the index is built the same way every time.
 				const reads = await Promise.all(batch.map((file) => this.readFile(file, file.path)));
-				this.applyMany(reads);
+				await this.applyMany(reads);
 				notice?.setMessage(
 					`vaultlink: indexing the links of ${notes} notes, ${Math.floor((100 * Math.min(start + batch.length, files.length)) / files.length)}%…`,
 				);
@@ -140,11 +143,25 @@ export class Indexer {
 
 	private renameInIndex(from: string, to: string): void {
 		this.bumpGeneration(from);
-		if (this.index.rename(from, to)) {
-			this.indexedPaths.delete(from);
-			this.indexedPaths.add(to);
-		}
+		// `indexedPaths` holds what the index holds, so it says now what the engine's rename will
+		// find; the engine applies the rename before any request made after it.
+		if (this.indexedPaths.delete(from)) this.indexedPaths.add(to);
+		this.track(this.index.rename(from, to));
 		this.scheduleUpdate(to);
+	}
+
+	/** An update sent to the engine: counted until it is applied, so `whenIdle` waits for it. */
+	private track(update: Promise<unknown>): void {
+		this.inFlightUpdates += 1;
+		update
+			.catch((error: unknown) => {
+				// The engine stops when the plugin unloads; an update it drops then is no failure.
+				if (!this.stopped) console.error("vaultlink: the link index could not be updated", error);
+			})
+			.finally(() => {
+				this.inFlightUpdates -= 1;
+				this.settleIfIdle();
+			});
 	}
 
 	private indexedPathsUnder(folderPath: string): string[] {
@@ -185,9 +202,11 @@ export class Indexer {
 			if (file instanceof TFile) {
 				await this.indexFile(file, path);
 			} else if (!this.stopped) {
-				this.index.remove(path);
 				this.indexedPaths.delete(path);
+				await this.index.remove(path);
 			}
+		} catch (error) {
+			if (!this.stopped) console.error(`vaultlink: the link index could not be updated for ${path}`, error);
 		} finally {
 			this.inFlightUpdates -= 1;
 			this.settleIfIdle();
@@ -196,7 +215,7 @@ export class Indexer {
 
 	/** Reads `file` (known as `path` when the read was asked for) and puts it in the index. */
 	private async indexFile(file: TFile, path: string): Promise<void> {
-		this.apply(await this.readFile(file, path));
+		await this.apply(await this.readFile(file, path));
 	}
 
 	/** The text the index gets for `file`: a note's Markdown, or "" for an attachment; null if unreadable. */
@@ -213,24 +232,29 @@ export class Indexer {
 	}
 
 	/** Puts a read into the index, unless an event for its path came after the read began. */
-	private apply(read: FileRead | null): void {
+	private async apply(read: FileRead | null): Promise<void> {
 		if (read === null || this.stopped) return;
 		if ((this.generations.get(read.path) ?? 0) !== read.generation) return;
-		this.index.upsert(read.path, read.text);
 		this.indexedPaths.add(read.path);
+		await this.index.upsert(read.path, read.text);
 	}
 
 	/** `apply` for a batch: the reads still current go into the index in one call. */
-	private applyMany(reads: (FileRead | null)[]): void {
+	private async applyMany(reads: (FileRead | null)[]): Promise<void> {
 		if (this.stopped) return;
 		const current = reads.filter(
 			(read): read is FileRead => read !== null && (this.generations.get(read.path) ?? 0) === read.generation,
 		);
-		this.index.upsertMany(
-			current.map((read) => read.path),
-			current.map((read) => read.text),
-		);
 		for (const read of current) this.indexedPaths.add(read.path);
+		try {
+			await this.index.upsertMany(
+				current.map((read) => read.path),
+				current.map((read) => read.text),
+			);
+		} catch (error) {
+			// Stopped while the batch was on its way: the engine is gone with the plugin.
+			if (!this.stopped) throw error;
+		}
 	}
 
 	private isIdle(): boolean {

@@ -20,7 +20,10 @@ import { applyObsidianConfig, describeObsidianSettings, readAppJson } from "./ob
 import { readSettings, settingsData, type VaultlinkSettings } from "./settings/settings";
 import { VaultlinkSettingTab, type BridgeStatus } from "./settings/tab";
 import { runTool, type ToolHost } from "./tools";
-import { createLinkIndex, lintRules, loadEngine, type ToolOutcome, type Vault as LinkIndex } from "./wasm";
+import { lintRules, loadEngine, type ToolOutcome } from "./wasm";
+import type { LinkEngine } from "./engine/client";
+import { startEngine } from "./engine/start";
+import { DirectEngine } from "./engine/direct";
 import { ErrorCode } from "./error-codes";
 
 /** Where the bridge is, once it is up. */
@@ -34,7 +37,7 @@ export interface BridgeInfo {
 export interface StartupTimings {
 	/** How long `onload` itself ran before it returned. */
 	onloadMs: number;
-	/** When the wasm link engine was compiled and instantiated. */
+	/** When the wasm link engine was compiled and instantiated, in its worker and on this thread. */
 	engineLoadedMs: number | null;
 	/** When the first index began reading notes. */
 	firstIndexStartedMs: number | null;
@@ -82,7 +85,8 @@ export default class VaultlinkPlugin extends Plugin {
 	private loadedSettings: VaultlinkSettings | null = null;
 	/** Keys of `data.json` this version does not know; saved back unchanged. */
 	private unknownSettings: Record<string, unknown> = {};
-	private linkIndex: LinkIndex | null = null;
+	/** The link index, in the link engine's worker. */
+	private linkIndex: LinkEngine | null = null;
 	private indexer: Indexer | null = null;
 	private bridge: BridgeServer | null = null;
 	/** The bridge's start or stop under way, so toggling it quickly never runs two at once. */
@@ -113,11 +117,12 @@ export default class VaultlinkPlugin extends Plugin {
 		// spends some milliseconds before it returns (V8 takes in the 1.6 MB of bytes), so it
 		// starts just after onload returns (a microtask), and still before anything else the app
 		// has queued, so that the compile runs in the background while the vault loads.
-		const engineReady = Promise.resolve()
-			.then(() => loadEngine())
-			.then(() => {
-				startup.engineLoadedMs = performance.now() - started;
-			});
+		// The index lives in a Web Worker, which compiles its own copy of the module; this thread's
+		// copy serves the pure functions the plugin calls itself (parseNote, contentHash, …).
+		const engineStarted = Promise.resolve().then(() => startEngine());
+		const engineReady = Promise.all([Promise.resolve().then(() => loadEngine()), engineStarted]).then(() => {
+			startup.engineLoadedMs = performance.now() - started;
+		});
 		this.settingsRead = this.readSettings();
 
 		registerLinkParityCommand(this, () => this.settledIndex(), () => this.metadataWaitMs);
@@ -130,15 +135,6 @@ export default class VaultlinkPlugin extends Plugin {
 		registerUndoCommand(this, settledHost);
 		registerBulkMove(this, settledHost);
 		this.renameLog = registerRenameAuditCommand(this, settledHost, () => this.renameSettleMs);
-		this.vaultLint = new VaultLint(this, {
-			settledIndex: () => this.settledIndex(),
-			idleIndex: () => this.idleIndex(),
-			host: settledHost,
-			settings: () => this.settingsRead,
-			followObsidianSettings: async () => {
-				if (this.linkIndex !== null) await applyObsidianConfig(this.app, this.linkIndex);
-			},
-		});
 		this.checkLinks = registerCheckLinksCommand(this, () => this.settledIndex());
 		this.addCommand({
 			id: COPY_MCP_CONFIGURATION_COMMAND_ID,
@@ -165,19 +161,44 @@ export default class VaultlinkPlugin extends Plugin {
 		// waits: `onload` returns at once and the index is built in the background.
 		const layoutReady = new Promise<void>((resolve) => this.app.workspace.onLayoutReady(resolve));
 		this.firstIndex = Promise.all([layoutReady, engineReady]).then(async () => {
-			if (this.unloaded) return;
-			const linkIndex = createLinkIndex();
+			const linkIndex = await engineStarted;
+			if (this.unloaded) {
+				linkIndex.dispose();
+				return;
+			}
+			if (linkIndex instanceof DirectEngine) {
+				new Notice(
+					`vaultlink: the link engine runs on Obsidian's main thread, since ${linkIndex.reason ?? "no worker was made"}; long calls such as a lint of the vault pause the app while they run.`,
+					ERROR_NOTICE_MS,
+				);
+			}
 			const indexer = new Indexer(this.app, linkIndex, this.indexerOptions);
 			this.linkIndex = linkIndex;
 			this.indexer = indexer;
-			await applyObsidianConfig(this.app, linkIndex);
-			indexer.registerEvents(this);
-			startup.firstIndexStartedMs = performance.now() - started;
-			await indexer.indexAll();
+			try {
+				await applyObsidianConfig(this.app, linkIndex);
+				indexer.registerEvents(this);
+				startup.firstIndexStartedMs = performance.now() - started;
+				await indexer.indexAll();
+			} catch (error) {
+				// Unloaded meanwhile: the engine stopped with the plugin, and refused what was on its way.
+				if (this.unloaded) return;
+				throw error;
+			}
 			startup.firstIndexDoneMs = performance.now() - started;
 			console.debug(
 				`vaultlink: the link engine loaded ${formatMs(startup.engineLoadedMs)} after onload began, the first index started at ${formatMs(startup.firstIndexStartedMs)} and was done at ${formatMs(startup.firstIndexDoneMs)}; onload itself took ${formatMs(startup.onloadMs)}`,
 			);
+		});
+		// After `firstIndex` is set: the status bar's count waits for it.
+		this.vaultLint = new VaultLint(this, {
+			settledIndex: () => this.settledIndex(),
+			idleIndex: () => this.idleIndex(),
+			host: settledHost,
+			settings: () => this.settingsRead,
+			followObsidianSettings: async () => {
+				if (this.linkIndex !== null) await applyObsidianConfig(this.app, this.linkIndex);
+			},
 		});
 		// The bridge opens at once, before the first index, and its discovery file says
 		// `starting`: a sidecar then knows Obsidian has the vault open, and waits for the index
@@ -206,7 +227,7 @@ export default class VaultlinkPlugin extends Plugin {
 		this.indexer = null;
 		void this.bridge?.stop();
 		this.bridge = null;
-		this.linkIndex?.free();
+		this.linkIndex?.dispose();
 		this.linkIndex = null;
 		this.renameLog = null;
 		this.vaultLint = null;
@@ -219,8 +240,8 @@ export default class VaultlinkPlugin extends Plugin {
 		return this.loadedSettings;
 	}
 
-	/** The link index, for tests and the host; null when unloaded. */
-	get index(): LinkIndex | null {
+	/** The link engine holding the index, for tests and the host; null when unloaded. */
+	get index(): LinkEngine | null {
 		return this.linkIndex;
 	}
 
@@ -379,7 +400,7 @@ export default class VaultlinkPlugin extends Plugin {
 	 * The link index once it holds what the vault holds now: the first index complete and every
 	 * waiting update applied. Null when unloaded.
 	 */
-	private async settledIndex(): Promise<LinkIndex | null> {
+	private async settledIndex(): Promise<LinkEngine | null> {
 		await this.firstIndex;
 		const indexer = this.indexer;
 		if (indexer === null) return null;
@@ -392,7 +413,7 @@ export default class VaultlinkPlugin extends Plugin {
 	 * The link index once the first index is complete and the indexer is idle, without hurrying
 	 * its waiting updates: for readers that can wait, like the status bar. Null when unloaded.
 	 */
-	private async idleIndex(): Promise<LinkIndex | null> {
+	private async idleIndex(): Promise<LinkEngine | null> {
 		await this.firstIndex;
 		await this.indexer?.whenIdle();
 		return this.linkIndex;
@@ -404,7 +425,7 @@ export default class VaultlinkPlugin extends Plugin {
 	}
 
 	/** What tools run against: this app, `index`, and waiting for the indexer to catch up. */
-	private hostFor(index: LinkIndex): ToolHost {
+	private hostFor(index: LinkEngine): ToolHost {
 		return {
 			app: this.app,
 			index,
@@ -451,9 +472,9 @@ export default class VaultlinkPlugin extends Plugin {
 			bridge = await BridgeServer.start({
 				vaultPath: adapter.getBasePath(),
 				pluginVersion: this.manifest.version,
-				call: (tool, args) => {
+				call: (tool, args, signal) => {
 					const linkIndex = this.linkIndex;
-					return this.indexed && linkIndex !== null ? runTool(this.hostFor(linkIndex), tool, args) : stillIndexing();
+					return this.indexed && linkIndex !== null ? runTool(this.hostFor(linkIndex), tool, args, signal) : stillIndexing();
 				},
 				state: this.indexed ? "ready" : "starting",
 			});

@@ -4,7 +4,7 @@
 //! the same settings to the user (`describeObsidianSettings`).
 
 import { normalizePath, type App } from "obsidian";
-import type { Vault as LinkIndex } from "./wasm";
+import type { LinkEngine } from "./engine/client";
 
 /** The text of `app.json`, or null when there is none or it cannot be read. */
 export async function readAppJson(app: App): Promise<string | null> {
@@ -18,10 +18,10 @@ export async function readAppJson(app: App): Promise<string | null> {
 	}
 }
 
-export async function applyObsidianConfig(app: App, index: LinkIndex): Promise<void> {
+export async function applyObsidianConfig(app: App, index: LinkEngine): Promise<void> {
 	const text = await readAppJson(app);
 	if (text === null) return;
-	for (const warning of index.configureFromObsidian(text)) {
+	for (const warning of await index.configure(text)) {
 		console.warn(`vaultlink: ${warning}`);
 	}
 }

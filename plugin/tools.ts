@@ -8,6 +8,7 @@ import type { ToolOutcome } from "./wasm";
 
 export type { ToolHost };
 
-export function runTool(host: ToolHost, tool: string, args: unknown): Promise<ToolOutcome> {
-	return runCall(host, tool, args);
+/** Runs one call; `signal` aborted (its caller went away) drops it if it has not started. */
+export function runTool(host: ToolHost, tool: string, args: unknown, signal?: AbortSignal): Promise<ToolOutcome> {
+	return runCall(host, tool, args, signal);
 }

@@ -3,6 +3,10 @@
 //! process, by `loadEngine`. Never synchronously: Obsidian's window refuses to compile a module of
 //! more than 4 KB on its main thread (and the 1.6 MB module would hold up the app's start).
 //! Everything else here needs the engine loaded, and throws `EngineLoadingError` before.
+//!
+//! This thread holds no link index: the index lives in the link engine's Web Worker
+//! (`engine/`), which compiles its own copy of the module. What is here are core's pure
+//! functions the plugin calls itself, and the types of what the engine answers.
 
 import initialiseWasm, {
 	batchJournal as batchJournalInWasm,
@@ -16,13 +20,10 @@ import initialiseWasm, {
 	parseNote as parseNoteInWasm,
 	sealJournal as sealJournalInWasm,
 	stepError as stepErrorInWasm,
-	Vault,
 	type InitOutput,
 } from "./wasm/vaultlink_wasm";
 import wasmBytes from "./wasm/vaultlink_wasm_bg.wasm";
 import type { ErrorCode } from "./error-codes";
-
-export { Vault };
 
 /** The journal written before a batch's first change, as core defines it (`crates/core/src/journal.rs`). */
 export interface Journal {
@@ -60,15 +61,6 @@ export type Change = { kind: "batch"; batch: Batch; plan_hash: string } | { kind
 
 /** What core's `call` answers: a tool's outcome, and for an approved change its steps. */
 export type CallOutcome = { ok: true; result: unknown; change?: Change } | { ok: false; error: ToolError };
-
-/** What only the plugin can see, handed to a call: notes' texts as they are now, modification times, the process id. */
-export interface CallEdge {
-	read?: (path: string) => string | undefined;
-	modified?: (path: string) => number | undefined;
-	tag?: number;
-	/** The kept changes, for `undo_change`. */
-	changes?: KeptChange[];
-}
 
 /** The instantiated module's exports, once `loadEngine` has finished. */
 let engine: InitOutput | null = null;
@@ -119,12 +111,6 @@ function loadedEngine(): InitOutput {
  */
 export function engineMemoryBytes(): number {
 	return loadedEngine().memory.buffer.byteLength;
-}
-
-/** A new, empty link index. */
-export function createLinkIndex(): Vault {
-	loadedEngine();
-	return new Vault();
 }
 
 /** A place in a note as Obsidian's `Loc` counts it: 0-based line, UTF-16 column and offset. */
@@ -220,16 +206,11 @@ export interface OutgoingLink {
 	candidates?: string[];
 }
 
-/** What `Vault.outgoingLinks` returns: the note's links in the order `parseNote` gives them. */
+/** What the engine's `outgoingLinks` answers: the note's links in the order `parseNote` gives them. */
 export interface OutgoingLinks {
 	path: string;
 	links: OutgoingLink[];
 	truncated: boolean;
-}
-
-/** The links of the note at `path` with their resolutions; throws when the index has no such note. */
-export function outgoingLinks(index: Vault, path: string): OutgoingLinks {
-	return index.outgoingLinks(path) as OutgoingLinks;
 }
 
 /**
@@ -247,24 +228,6 @@ export interface LintRule {
 export function lintRules(): LintRule[] {
 	loadedEngine();
 	return lintRulesInWasm() as LintRule[];
-}
-
-/**
- * Runs one of core's named operations on `index` (core's `ops::call`, the single entry of every
- * tool); `edge` supplies what only the plugin can see. The wasm glue types the outcome as `any`.
- */
-export function callTool(index: Vault, tool: string, args: unknown, edge: CallEdge = {}): CallOutcome {
-	return index.call(tool, args, edge.read, edge.modified, edge.tag, edge.changes) as CallOutcome;
-}
-
-/** The notes whose texts a call of `tool` with `args` will ask for (core's `ops::notes_needed`); `changes` for `undo_change`. */
-export function notesNeeded(index: Vault, tool: string, args: unknown, changes?: KeptChange[]): string[] {
-	return index.notesNeeded(tool, args, changes);
-}
-
-/** Records that the batch of `planHash` was carried out, for the approval of later calls. */
-export function planApplied(index: Vault, planHash: string): void {
-	index.planApplied(planHash);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,10 +282,6 @@ export interface RenameAudit {
 	skipped?: string;
 	stale: { note: string; line: number; span: { start: number; end: number }; target: string; source: "body" | "property"; key?: string; resolved_path?: string }[];
 	fixes: { from_target: string; to_target: string }[];
-}
-
-export function auditRename(index: Vault, from: string, to: string): RenameAudit {
-	return index.auditRename(from, to) as RenameAudit;
 }
 
 /** Which step of core's rule (`resolve::decided_by`) decides among several candidates for a link in `source`. */

@@ -4,7 +4,7 @@
 //! the link as written.
 
 import { TFile, type App } from "obsidian";
-import { auditRename as auditRenameInCore, type Vault as LinkIndex } from "../wasm";
+import type { LinkEngine } from "../engine/client";
 import type { RecordedRename } from "./renames";
 
 /** A link that still names a renamed file's old path and no longer points to the file. */
@@ -43,14 +43,14 @@ export interface RenameFindings {
  * Audits each rename against `index`, which must hold what the vault holds now (the caller
  * settles it first). Reads the text of each note holding a stale link, to show the link as written.
  */
-export async function auditRenames(app: App, index: LinkIndex, renames: RecordedRename[]): Promise<RenameFindings[]> {
+export async function auditRenames(app: App, index: LinkEngine, renames: RecordedRename[]): Promise<RenameFindings[]> {
 	const findings: RenameFindings[] = [];
 	for (const rename of renames) findings.push(await auditRename(app, index, rename));
 	return findings;
 }
 
-async function auditRename(app: App, index: LinkIndex, rename: RecordedRename): Promise<RenameFindings> {
-	const audit = auditRenameInCore(index, rename.from, rename.to);
+async function auditRename(app: App, index: LinkEngine, rename: RecordedRename): Promise<RenameFindings> {
+	const audit = await index.auditRename(rename.from, rename.to);
 	if (audit.skipped !== undefined) return { rename, skipped: audit.skipped, stale: [], fixes: [] };
 	const texts = new Map<string, string | null>();
 	const stale: StaleLink[] = [];

@@ -43,8 +43,11 @@ export interface ProtocolContext {
 	vaultPath: string;
 	/** For example "vaultlink-plugin 0.1.0". */
 	serverName: string;
-	/** Runs one of core's operations on the plugin's index (some read a note first). */
-	call(tool: string, args: unknown): ToolOutcome | Promise<ToolOutcome>;
+	/**
+	 * Runs one of core's operations on the plugin's index (some read a note first). `signal` is
+	 * aborted when the connection closes: a call that has not started by then is dropped.
+	 */
+	call(tool: string, args: unknown, signal: AbortSignal): ToolOutcome | Promise<ToolOutcome>;
 	helloTimeoutMs?: number;
 	/** Told of each connection that presented the right token, with the `client` its `hello` named. */
 	onAuthenticated?(client: string | null): void;
@@ -152,6 +155,8 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 	const unauthorized = (id: RequestId, why: string): void =>
 		closeWith(id, { code: ErrorCode.unauthorized, message: `unauthorized: ${why}` });
 
+	/** Aborted when the connection closes: its calls still waiting for the engine are dropped. */
+	const gone = new AbortController();
 	const helloTimer = window.setTimeout(
 		() => unauthorized(null, "no `hello` within the time allowed; connect again and send it first"),
 		context.helloTimeoutMs ?? HELLO_TIMEOUT_MS,
@@ -247,7 +252,7 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 			sendError(id, { code: ErrorCode.internalError, message: `internal error in the link engine: ${String(error)}` });
 		};
 		try {
-			const outcome = context.call(params["tool"], params["arguments"] ?? {});
+			const outcome = context.call(params["tool"], params["arguments"] ?? {}, gone.signal);
 			if (outcome instanceof Promise) {
 				outcome.then(reply, fail);
 			} else {
@@ -271,7 +276,10 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 			});
 		}
 	});
-	socket.on("close", () => window.clearTimeout(helloTimer));
+	socket.on("close", () => {
+		window.clearTimeout(helloTimer);
+		gone.abort();
+	});
 	// A peer that vanishes mid-write is normal; there is nobody left to tell.
 	socket.on("error", () => undefined);
 }

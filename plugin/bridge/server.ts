@@ -37,8 +37,8 @@ export interface BridgeServerOptions {
 	vaultPath: string;
 	/** The plugin's version, for the discovery file and `hello`. */
 	pluginVersion: string;
-	/** Runs one of core's operations on the plugin's index. */
-	call(tool: string, args: unknown): ToolOutcome | Promise<ToolOutcome>;
+	/** Runs one of core's operations on the plugin's index; `signal` is aborted when its connection closes. */
+	call(tool: string, args: unknown, signal: AbortSignal): ToolOutcome | Promise<ToolOutcome>;
 	environment?: PathEnvironment;
 	helloTimeoutMs?: number;
 	/** What the discovery file says at first: `starting` while the first index is built (then {@link BridgeServer.markReady}), `ready` by default. */
@@ -213,7 +213,7 @@ export class BridgeServer {
 				token: bridge.token,
 				vaultPath: paths.vaultPath,
 				serverName: `vaultlink-plugin ${options.pluginVersion}`,
-				call: (tool, args) => options.call(tool, args),
+				call: (tool, args, signal) => options.call(tool, args, signal),
 				helloTimeoutMs: options.helloTimeoutMs,
 				onAuthenticated: (client) => {
 					bridge.authenticated(socket);

@@ -3,7 +3,7 @@
 //! plugin's index (`outgoingLinks`, `get_backlinks`). Only offered while a note is open.
 
 import { Notice, Plugin, type App, type TFile } from "obsidian";
-import { callTool, outgoingLinks, type Vault as LinkIndex } from "../wasm";
+import type { LinkEngine } from "../engine/client";
 import { LinkCheckModal } from "./modal";
 import { checkLinks, type LinkCheck } from "./report";
 
@@ -13,7 +13,7 @@ export const CHECK_LINKS_COMMAND_ID = "check-links-of-current-note";
 /** How long an error stays on screen: long enough to read it. */
 const ERROR_NOTICE_MS = 10_000;
 
-export function registerCheckLinksCommand(plugin: Plugin, settledIndex: () => Promise<LinkIndex | null>): { running: Promise<void> | null } {
+export function registerCheckLinksCommand(plugin: Plugin, settledIndex: () => Promise<LinkEngine | null>): { running: Promise<void> | null } {
 	const state: { running: Promise<void> | null } = { running: null };
 	plugin.addCommand({
 		id: CHECK_LINKS_COMMAND_ID,
@@ -34,13 +34,13 @@ export function registerCheckLinksCommand(plugin: Plugin, settledIndex: () => Pr
 }
 
 /** Checks `file`'s links on the index and opens the modal, or says why it cannot. */
-export async function showLinkCheck(app: App, settledIndex: () => Promise<LinkIndex | null>, file: TFile): Promise<void> {
+export async function showLinkCheck(app: App, settledIndex: () => Promise<LinkEngine | null>, file: TFile): Promise<void> {
 	const index = await settledIndex();
 	if (index === null) {
 		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
 		return;
 	}
-	const check = linkCheckOf(index, file.path);
+	const check = await linkCheckOf(index, file.path);
 	if (typeof check === "string") {
 		new Notice(`vaultlink: ${check}`, ERROR_NOTICE_MS);
 		return;
@@ -49,14 +49,14 @@ export async function showLinkCheck(app: App, settledIndex: () => Promise<LinkIn
 }
 
 /** The check of the note at `path`, or a sentence saying why there is none. */
-export function linkCheckOf(index: LinkIndex, path: string): LinkCheck | string {
+export async function linkCheckOf(index: LinkEngine, path: string): Promise<LinkCheck | string> {
 	let outgoing;
 	try {
-		outgoing = outgoingLinks(index, path);
+		outgoing = await index.outgoingLinks(path);
 	} catch {
 		return `${path} is not in the link index yet; wait for indexing to finish, then run the command again.`;
 	}
-	const backlinks = callTool(index, "get_backlinks", { path, limit: 1 });
+	const backlinks = await index.call("get_backlinks", { path, limit: 1 });
 	if (!backlinks.ok) return `could not count the links to ${path}: ${backlinks.error.message}. ${backlinks.error.hint}`;
 	return checkLinks(path, outgoing.links, (backlinks.result as { total: number }).total, outgoing.truncated);
 }

@@ -10,7 +10,8 @@ import { PreviewConfirmModal, renderMovePreview } from "../move/modals";
 import type { HostProvider } from "../move/command";
 import { enabledLintKinds, type VaultlinkSettings } from "../settings/settings";
 import { runTool } from "../tools";
-import { callTool, lintRules, type MoveAnswer, type ToolError, type Vault as LinkIndex } from "../wasm";
+import type { LinkEngine } from "../engine/client";
+import { lintRules, type MoveAnswer, type ToolError } from "../wasm";
 import { FIXING_TOOLS, type LintProposal, type LintReport } from "./report";
 import { UnresolvedLinksStatus } from "./status";
 import { LINT_VIEW_TYPE, LintView, type LintRun } from "./view";
@@ -25,7 +26,7 @@ export const LINT_LIMIT = 1000;
 const ERROR_NOTICE_MS = 10_000;
 
 /** The link index once it is current, or null when the plugin is unloaded. */
-export type IndexProvider = () => Promise<LinkIndex | null>;
+export type IndexProvider = () => Promise<LinkEngine | null>;
 
 /** What the lint needs of the plugin besides the index. */
 export interface LintContext {
@@ -75,10 +76,9 @@ export class VaultLint {
 				this.opening = this.open();
 			},
 		});
-		this.status = new UnresolvedLinksStatus(plugin, () => countUnresolved(context.idleIndex), () => {
+		this.status = new UnresolvedLinksStatus(plugin, context.idleIndex, () => {
 			this.opening = this.open();
 		});
-		void this.status.refresh();
 	}
 
 	/** Opens the view in the right sidebar, or lints again in the one already open, and shows it. */
@@ -107,9 +107,11 @@ export class VaultLint {
 		if (kinds.length === 0) {
 			return { ok: false, message: "Every lint check is turned off; turn some on in the plugin's settings, under Lint." };
 		}
-		const outcome = callTool(index, "lint_wiki", { limit: LINT_LIMIT, kinds, excluded_folders: settings.excludedFolders });
+		const outcome = await index.call("lint_wiki", { limit: LINT_LIMIT, kinds, excluded_folders: settings.excludedFolders });
 		if (!outcome.ok) return { ok: false, message: `The lint failed: ${outcome.error.message}. ${outcome.error.hint}` };
-		return { ok: true, report: outcome.result as LintReport, isNote: (path) => index.findNote(path) === path };
+		const report = outcome.result as LintReport;
+		const notes = await notesAmong(index, report.proposals.map((proposal) => proposal.subject));
+		return { ok: true, report, isNote: (path) => notes.has(path) };
 	}
 
 	/**
@@ -170,11 +172,9 @@ function notifyError(error: ToolError): void {
 	new Notice(`vaultlink: the fix was not applied: ${error.message}. ${error.hint}`, ERROR_NOTICE_MS);
 }
 
-/** How many missing targets the index's links name, or null when unloaded. */
-async function countUnresolved(index: IndexProvider): Promise<number | null> {
-	const ready = await index();
-	if (ready === null) return null;
-	const outcome = callTool(ready, "find_unresolved_links", { limit: 1 });
-	if (!outcome.ok) throw new Error(`${outcome.error.message}. ${outcome.error.hint}`);
-	return (outcome.result as { total_targets: number }).total_targets;
+/** Those of `paths` that are notes of the index, as written (`findNote` finds them as they are). */
+async function notesAmong(index: LinkEngine, paths: string[]): Promise<Set<string>> {
+	const unique = [...new Set(paths)];
+	const found = await Promise.all(unique.map((path) => index.findNote(path)));
+	return new Set(unique.filter((path, at) => found[at] === path));
 }

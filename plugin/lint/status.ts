@@ -1,61 +1,61 @@
 //! The status-bar count of unresolved links: how many missing targets `find_unresolved_links`
-//! reports, refreshed once the vault's events have been quiet for a while and the indexer is
-//! idle. Clicking it opens the "Vault lint" view.
+//! reports. The link engine counts them where the index lives (its worker), once updates have
+//! been quiet for a moment, and tells the plugin when the count changed; this only shows it, so
+//! no save costs the UI thread a count. Clicking it opens the "Vault lint" view.
 
-import { debounce, type Debouncer, type Plugin } from "obsidian";
-
-/** How long the vault's events must be quiet before the count is refreshed. */
-export const STATUS_REFRESH_MS = 1000;
+import type { Plugin } from "obsidian";
+import type { LinkEngine } from "../engine/client";
 
 export class UnresolvedLinksStatus {
 	private readonly item: HTMLElement;
-	private readonly scheduled: Debouncer<[], void>;
-	private readonly count: () => Promise<number | null>;
-	/** The refresh under way or last finished; refreshes run one after another. */
-	private refreshing: Promise<void> = Promise.resolve();
+	private readonly index: () => Promise<LinkEngine | null>;
+	/** Set once the plugin unloads: its engine is stopped, so a count still under way means nothing. */
+	private unloaded = false;
+	private unsubscribe: (() => void) | null = null;
+	/** The subscription under way or done. */
+	private readonly attached: Promise<void>;
 
-	/** `count` gives the number of missing targets once the index is idle, or null when unloaded. */
-	constructor(plugin: Plugin, count: () => Promise<number | null>, onClick: () => void) {
-		this.count = count;
+	/** `index` gives the link engine once the first index is complete, or null when unloaded. */
+	constructor(plugin: Plugin, index: () => Promise<LinkEngine | null>, onClick: () => void) {
+		this.index = index;
 		this.item = plugin.addStatusBarItem();
 		this.item.addClass("vaultlink-unresolved-status");
 		this.item.onClickEvent(onClick);
-		this.scheduled = debounce(() => void this.refresh(), STATUS_REFRESH_MS, true);
-		const vault = plugin.app.vault;
-		plugin.registerEvent(vault.on("create", () => this.scheduled()));
-		plugin.registerEvent(vault.on("modify", () => this.scheduled()));
-		plugin.registerEvent(vault.on("delete", () => this.scheduled()));
-		plugin.registerEvent(vault.on("rename", () => this.scheduled()));
 		plugin.register(() => {
 			this.unloaded = true;
-			this.scheduled.cancel();
+			this.unsubscribe?.();
+			this.unsubscribe = null;
 		});
+		this.attached = this.attach().catch((error: unknown) => this.failed(error));
 	}
 
-	/** Set once the plugin unloads: its index is freed, so a count still under way means nothing. */
-	private unloaded = false;
-
-	/** Counts again now (after the refresh under way, if any). */
-	refresh(): Promise<void> {
-		this.refreshing = this.refreshing
-			.then(() => this.update())
-			.catch((error: unknown) => {
-				// A count cut short by the plugin unloading (its index freed under it) is no failure.
-				if (!this.unloaded) console.error("vaultlink: could not count the unresolved links", error);
-			});
-		return this.refreshing;
+	/** Follows the engine's count from the first index on. */
+	private async attach(): Promise<void> {
+		const engine = await this.index();
+		if (engine === null || this.unloaded) return;
+		this.unsubscribe = engine.onUnresolvedCount((count) => this.show(count));
+		await engine.unresolvedCount();
 	}
 
-	/** Runs a refresh still waiting for quiet now, and waits for every refresh started. */
+	/** Waits until the count shown is the index's once every update made so far is applied. */
 	async settle(): Promise<void> {
-		this.scheduled.run();
-		await this.refreshing;
+		await this.attached;
+		try {
+			const engine = await this.index();
+			if (engine === null || this.unloaded) return;
+			await engine.unresolvedCount();
+		} catch (error) {
+			this.failed(error);
+		}
 	}
 
-	private async update(): Promise<void> {
+	private show(total: number): void {
 		if (this.unloaded) return;
-		const total = await this.count();
-		if (total === null || this.unloaded) return;
 		this.item.setText(`${total} unresolved ${total === 1 ? "link" : "links"}`);
+	}
+
+	private failed(error: unknown): void {
+		// A count cut short by the plugin unloading (its engine stopped under it) is no failure.
+		if (!this.unloaded) console.error("vaultlink: could not count the unresolved links", error);
 	}
 }

@@ -5,7 +5,8 @@
 
 import { App, Notice, Plugin, type TFile } from "obsidian";
 import { whenMetadataResolved } from "../metadata";
-import { outgoingLinks, parseNote, type ParsedNote, type Vault as LinkIndex } from "../wasm";
+import type { LinkEngine } from "../engine/client";
+import { parseNote, type ParsedNote } from "../wasm";
 import { compareNote, type NoteComparison } from "./compare";
 import { LinkParityModal } from "./modal";
 import { formatReport, summarise, type ParityReport, type SkippedNote } from "./report";
@@ -21,7 +22,7 @@ const NOTES_PER_TURN = 200;
  * The plugin's link index once it holds the vault's current texts (the first index complete,
  * no update waiting), or null when there is none.
  */
-export type SettledIndex = () => Promise<LinkIndex | null>;
+export type SettledIndex = () => Promise<LinkEngine | null>;
 
 /**
  * How long the command waits for Obsidian's metadata cache to resolve before it says Obsidian is
@@ -45,7 +46,7 @@ export function registerLinkParityCommand(plugin: Plugin, settledIndex: SettledI
  * Compares every Markdown note of the vault; notes Obsidian has not cached yet are skipped.
  * Resolution is compared against `index` (skipped for every note when it is null).
  */
-export async function compareVaultLinks(app: App, index: LinkIndex | null): Promise<ParityReport> {
+export async function compareVaultLinks(app: App, index: LinkEngine | null): Promise<ParityReport> {
 	const notes: NoteComparison[] = [];
 	const skipped: SkippedNote[] = [];
 	const resolutions: NoteResolution[] = [];
@@ -72,7 +73,7 @@ export async function compareVaultLinks(app: App, index: LinkIndex | null): Prom
 			resolutionSkipped.push({ path: file.path, reason });
 			continue;
 		}
-		const resolution = compareNoteResolution(app, index, file, text, parsed);
+		const resolution = await compareNoteResolution(app, index, file, text, parsed);
 		if ("reason" in resolution) resolutionSkipped.push(resolution);
 		else resolutions.push(resolution);
 	}
@@ -80,7 +81,7 @@ export async function compareVaultLinks(app: App, index: LinkIndex | null): Prom
 }
 
 /** Gathers Obsidian's and the index's resolutions of one note and compares them. */
-function compareNoteResolution(app: App, index: LinkIndex | null, file: TFile, text: string, parsed: ParsedNote): NoteResolution | SkippedNote {
+async function compareNoteResolution(app: App, index: LinkEngine | null, file: TFile, text: string, parsed: ParsedNote): Promise<NoteResolution | SkippedNote> {
 	if (index === null) return { path: file.path, reason: "the plugin's link index is not loaded" };
 	// Keyed by path; a Markdown file's path ends in ".md", so it is never an Object member's name.
 	const resolved = app.metadataCache.resolvedLinks[file.path];
@@ -93,7 +94,7 @@ function compareNoteResolution(app: App, index: LinkIndex | null, file: TFile, t
 		const firstLinkpathDest = new Map(
 			linkpathsOf(parsed).map((linkpath) => [linkpath, app.metadataCache.getFirstLinkpathDest(linkpath, file.path)?.path ?? null] as const),
 		);
-		return compareResolution(file.path, text, parsed, outgoingLinks(index, file.path), {
+		return compareResolution(file.path, text, parsed, await index.outgoingLinks(file.path), {
 			resolvedLinks: resolved ?? {},
 			unresolvedLinks: unresolved ?? {},
 			firstLinkpathDest,

@@ -11,7 +11,8 @@ import { AUDIT_RENAMES_COMMAND_ID } from "../audit/command";
 import { RenameAuditModal, RewritePreviewModal } from "../audit/modal";
 import { MAX_RECORDED_RENAMES, RenameLog } from "../audit/renames";
 import type VaultlinkPlugin from "../main";
-import type { OutgoingLinks, Vault as LinkIndex } from "../wasm";
+import type { LinkEngine } from "../engine/client";
+import type { OutgoingLinks } from "../wasm";
 import { App, doublePluginOf, fakeElementOf, openedModals, shownNotices } from "./obsidian-double";
 import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
@@ -38,7 +39,7 @@ interface Opened {
 	vaultDir: string;
 	app: App;
 	plugin: VaultlinkPlugin;
-	index: LinkIndex;
+	index: LinkEngine;
 	/** Runs the command and returns what it found. */
 	audit(): Promise<RenameFindings[] | null>;
 }
@@ -126,7 +127,7 @@ test("renames are recorded from the vault's events: files, each file under a fol
 	]);
 
 	plugin.unload();
-	assert.equal(app.vault.listenerCount("rename"), listening - 3, "the log's listener, the indexer's and the status bar's are gone");
+	assert.equal(app.vault.listenerCount("rename"), listening - 2, "the log's listener and the indexer's are gone");
 	const other = app.vault.getAbstractFileByPath("Other.md");
 	assert.ok(other !== null);
 	await app.vault.rename(other, "Later.md");
@@ -214,7 +215,7 @@ test("fixing previews the rewrite, then applies it: the files are rewritten and 
 		'---\nup: "[[New]]"\nsee: "[old](Notes/New.md)"\n---\nBody [[New]], [[Notes/New#Part|p]] and [text](Notes/New.md).',
 	);
 	assert.equal(shownNotices.at(-1)?.message, "vaultlink: rewrote 3 links in 1 note to point to Notes/New.md.");
-	const outgoing = opened.index.outgoingLinks("A.md") as OutgoingLinks;
+	const outgoing: OutgoingLinks = await opened.index.outgoingLinks("A.md");
 	assert.deepEqual(
 		outgoing.links.map((link) => [link.target, link.status, link.resolved_path]),
 		[

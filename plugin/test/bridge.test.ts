@@ -8,7 +8,6 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { BridgeServer, BridgeStartError } from "../bridge/server";
 import { bridgePaths } from "../bridge/paths";
-import { callTool } from "../wasm";
 import type VaultlinkPlugin from "../main";
 import { BridgeClient, loadPlugin, readDiscovery, temporaryDirectory, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
@@ -57,7 +56,7 @@ test("hello with the discovery file's token, then call answers as the index does
 		const index = plugin.index;
 		assert.ok(index !== null);
 		for (const tool of ["get_outgoing_links", "get_backlinks"]) {
-			const direct = callTool(index, tool, { path: "Alpha.md" });
+			const direct = await index.call(tool, { path: "Alpha.md" });
 			assert.ok(direct.ok, `${tool} succeeds directly: ${JSON.stringify(direct)}`);
 			const answer = await client.request("call", { tool, arguments: { path: "Alpha.md" } });
 			assert.deepEqual(answer, { jsonrpc: "2.0", id: answer?.id, result: direct.result }, tool);
@@ -78,7 +77,7 @@ test("a failed operation is the JSON-RPC error -32000 carrying the typed error",
 			["no_such_tool", {}],
 		];
 		for (const [tool, args] of cases) {
-			const direct = callTool(index, tool, args);
+			const direct = await index.call(tool, args);
 			assert.ok(!direct.ok, `${tool} ${JSON.stringify(args)} fails directly`);
 			const answer = await client.request("call", { tool, arguments: args });
 			assert.deepEqual(answer?.error, { code: -32000, message: direct.error.message, data: direct.error }, `${tool} ${JSON.stringify(args)}`);
@@ -319,4 +318,52 @@ test("a connection that never says hello is closed", async () => {
 	}
 	assert.ok(!fs.existsSync(bridge.paths.socketPath));
 	assert.ok(!fs.existsSync(bridge.paths.discoveryPath));
+});
+
+test("a call whose connection closed before it reached the engine is dropped; the engine never runs it", async () => {
+	const vaultDir = writeFixtureVault(FIXTURE);
+	const { app, plugin } = await loadPlugin(vaultDir);
+	try {
+		const index = plugin.index;
+		assert.ok(index !== null);
+		// Every request the engine is sent, by operation (and tool, for a call).
+		const sent: string[] = [];
+		const engine = index as unknown as { post(message: { op: string; tool?: string }): void };
+		const post = engine.post.bind(engine);
+		engine.post = (message) => {
+			sent.push(message.tool === undefined ? message.op : `${message.op} ${message.tool}`);
+			post(message);
+		};
+		// find_evidence reads every note first; the reads wait until the client has gone.
+		let release: () => void = () => undefined;
+		const gate = new Promise<void>((resolve) => (release = resolve));
+		let reading: () => void = () => undefined;
+		const started = new Promise<void>((resolve) => (reading = resolve));
+		const cachedRead = app.vault.cachedRead.bind(app.vault);
+		app.vault.cachedRead = async (file) => {
+			reading();
+			await gate;
+			return cachedRead(file);
+		};
+		const client = await authenticatedClient(plugin);
+		client.sendRaw(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "call", params: { tool: "find_evidence", arguments: { title: "alpha" } } })}\n`);
+		await started;
+		client.close();
+		await client.closed;
+		// The server sees the connection close a moment later; then the reads may finish.
+		const server = (plugin as unknown as { bridge: { connections: Set<unknown> } }).bridge;
+		for (let turn = 0; turn < 1000 && server.connections.size > 0; turn += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+		assert.equal(server.connections.size, 0, "the server saw the connection close");
+		release();
+		// Another client's call runs after it: the engine is free, and the dropped one was never sent.
+		const next = await authenticatedClient(plugin);
+		const summary = await next.request("call", { tool: "vault_summary", arguments: {} });
+		assert.ok(summary?.result !== undefined, JSON.stringify(summary));
+		next.close();
+		assert.ok(sent.includes("notesNeeded find_evidence"), `the dropped call asked which notes it needed: ${sent.join(", ")}`);
+		assert.ok(!sent.includes("call find_evidence"), `the engine never ran it: ${sent.join(", ")}`);
+		assert.ok(sent.includes("call vault_summary"));
+	} finally {
+		plugin.unload();
+	}
 });

@@ -5,11 +5,13 @@
 //                                      and the views' browser page -> build/views-page/render.js
 //   node plugin/test/build.mjs host    plugin/test/host.ts -> build/plugin-host.cjs
 //   node plugin/test/build.mjs bench   plugin/bench/index-bench.ts -> build/plugin-bench.cjs
+//   node plugin/test/build.mjs ui-block plugin/bench/ui-block-bench.ts -> build/plugin-ui-block-bench.cjs
 import esbuild from "esbuild";
 import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { inlineWorker } from "../engine/inline-worker.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const testDir = path.join(root, "plugin", "test");
@@ -28,6 +30,8 @@ const common = {
 	loader: { ".wasm": "binary" },
 	define: { VAULTLINK_REPO_ROOT: JSON.stringify(root) },
 	logOverride: { "empty-import-meta": "silent" },
+	// The link engine's Web Worker, inlined as text as in main.js.
+	plugins: [inlineWorker()],
 	sourcemap: "inline",
 	logLevel: "warning",
 };
@@ -84,11 +88,18 @@ async function buildBench() {
 	console.error(`built ${path.relative(root, outfile)}`);
 }
 
+async function buildUiBlockBench() {
+	const outfile = path.join(root, "build", "plugin-ui-block-bench.cjs");
+	await esbuild.build({ ...common, ...inRenderer, sourcemap: false, entryPoints: [path.join(root, "plugin", "bench", "ui-block-bench.ts")], outfile });
+	console.error(`built ${path.relative(root, outfile)}`);
+}
+
 const targets = process.argv.slice(2);
 if (targets.length === 0) targets.push("tests", "host");
 for (const target of targets) {
 	if (target === "tests") await buildTests();
 	else if (target === "host") await buildHost();
 	else if (target === "bench") await buildBench();
-	else throw new Error(`unknown target ${target}; expected "tests", "host" or "bench"`);
+	else if (target === "ui-block") await buildUiBlockBench();
+	else throw new Error(`unknown target ${target}; expected "tests", "host", "bench" or "ui-block"`);
 }

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { callTool, createLinkIndex } from "../wasm";
+import { DirectEngine } from "../engine/direct";
 import manifest from "../../manifest.json";
 import VaultlinkPlugin from "../main";
 import { App, TFile, TFolder, asObsidianApp, shownNotices } from "./obsidian-double";
@@ -58,27 +58,27 @@ interface Backlinks {
 }
 
 /** The files `notePath`'s links resolve to, in the order written; "?" for an unresolved link. */
-function linkTargets(loaded: LoadedPlugin, notePath: string): string[] {
-	const outgoing = indexOf(loaded).outgoingLinks(notePath) as OutgoingLinks;
+async function linkTargets(loaded: LoadedPlugin, notePath: string): Promise<string[]> {
+	const outgoing = (await indexOf(loaded).outgoingLinks(notePath)) as OutgoingLinks;
 	return outgoing.links.map((link) => link.resolved_path ?? "?");
 }
 
 /** The notes that link to `notePath`, each once, sorted. */
-function linkSources(loaded: LoadedPlugin, notePath: string): string[] {
-	const backlinks = indexOf(loaded).backlinks(notePath) as Backlinks;
+async function linkSources(loaded: LoadedPlugin, notePath: string): Promise<string[]> {
+	const backlinks = (await indexOf(loaded).backlinks(notePath)) as Backlinks;
 	return [...new Set(backlinks.backlinks.map((backlink) => backlink.source))].sort();
 }
 
 /** Checks the links of each note given: `{note: [[targets...], [sources...]]}`. */
-function checkLinks(loaded: LoadedPlugin, expected: Record<string, [string[], string[]]>): void {
+async function checkLinks(loaded: LoadedPlugin, expected: Record<string, [string[], string[]]>): Promise<void> {
 	for (const [notePath, [targets, sources]] of Object.entries(expected)) {
-		assert.deepEqual(linkTargets(loaded, notePath), targets, `links of ${notePath}`);
-		assert.deepEqual(linkSources(loaded, notePath), sources, `backlinks of ${notePath}`);
+		assert.deepEqual(await linkTargets(loaded, notePath), targets, `links of ${notePath}`);
+		assert.deepEqual(await linkSources(loaded, notePath), sources, `backlinks of ${notePath}`);
 	}
 }
 
-function summaryOf(loaded: LoadedPlugin): { notes: number; attachments: number } {
-	const outcome = callTool(indexOf(loaded), "vault_summary", {});
+async function summaryOf(loaded: LoadedPlugin): Promise<{ notes: number; attachments: number }> {
+	const outcome = await indexOf(loaded).call("vault_summary", {});
 	assert.ok(outcome.ok, JSON.stringify(outcome));
 	return outcome.result as { notes: number; attachments: number };
 }
@@ -90,14 +90,14 @@ async function settled(loaded: LoadedPlugin): Promise<void> {
 test("the first index registers every file and resolves links between them", async (t) => {
 	const loaded = await loadPlugin(writeFixtureVault(FIXTURE));
 	t.after(() => loaded.plugin.unload());
-	assert.equal(indexOf(loaded).noteCount(), 3);
-	assert.equal(summaryOf(loaded).attachments, 1);
-	checkLinks(loaded, {
+	assert.equal(await indexOf(loaded).noteCount(), 3);
+	assert.equal((await summaryOf(loaded)).attachments, 1);
+	await checkLinks(loaded, {
 		"Alpha.md": [["Beta.md", "diagram.png"], ["Beta.md"]],
 		"Beta.md": [["Alpha.md"], ["Alpha.md", "Notes/Gamma.md"]],
 		"Notes/Gamma.md": [["Beta.md", "?"], []],
 	});
-	assert.throws(() => indexOf(loaded).outgoingLinks("Missing.md"), "an unknown note is an error");
+	await assert.rejects(indexOf(loaded).outgoingLinks("Missing.md"), "an unknown note is an error");
 });
 
 test("a created note is indexed and its links resolve", async (t) => {
@@ -105,20 +105,20 @@ test("a created note is indexed and its links resolve", async (t) => {
 	t.after(() => loaded.plugin.unload());
 	await loaded.app.vault.create("Notes/Delta.md", "Delta links to [[Alpha]].");
 	await settled(loaded);
-	checkLinks(loaded, {
+	await checkLinks(loaded, {
 		"Notes/Delta.md": [["Alpha.md"], []],
 		"Alpha.md": [["Beta.md", "diagram.png"], ["Beta.md", "Notes/Delta.md"]],
 	});
 
 	await loaded.app.vault.create("Missing.md", "Now it exists.");
 	await settled(loaded);
-	checkLinks(loaded, { "Missing.md": [[], ["Notes/Gamma.md"]], "Notes/Gamma.md": [["Beta.md", "Missing.md"], []] });
+	await checkLinks(loaded, { "Missing.md": [[], ["Notes/Gamma.md"]], "Notes/Gamma.md": [["Beta.md", "Missing.md"], []] });
 
 	await loaded.app.vault.create("Attachments/chart.pdf", "");
 	await loaded.app.vault.modify(fileOf(loaded, "Beta.md"), "Beta embeds ![[chart.pdf]].");
 	await settled(loaded);
-	checkLinks(loaded, { "Beta.md": [["Attachments/chart.pdf"], ["Alpha.md", "Notes/Gamma.md"]] });
-	assert.equal(summaryOf(loaded).attachments, 2);
+	await checkLinks(loaded, { "Beta.md": [["Attachments/chart.pdf"], ["Alpha.md", "Notes/Gamma.md"]] });
+	assert.equal((await summaryOf(loaded)).attachments, 2);
 });
 
 test("a modified note's links are replaced", async (t) => {
@@ -126,7 +126,7 @@ test("a modified note's links are replaced", async (t) => {
 	t.after(() => loaded.plugin.unload());
 	await loaded.app.vault.modify(fileOf(loaded, "Alpha.md"), "Alpha now links only to [[Gamma]].");
 	await settled(loaded);
-	checkLinks(loaded, {
+	await checkLinks(loaded, {
 		"Alpha.md": [["Notes/Gamma.md"], ["Beta.md"]],
 		"Beta.md": [["Alpha.md"], ["Notes/Gamma.md"]],
 		"Notes/Gamma.md": [["Beta.md", "?"], ["Alpha.md"]],
@@ -138,14 +138,14 @@ test("a deleted note leaves the index", async (t) => {
 	t.after(() => loaded.plugin.unload());
 	await loaded.app.vault.delete(fileOf(loaded, "Notes/Gamma.md"));
 	await settled(loaded);
-	assert.throws(() => indexOf(loaded).outgoingLinks("Notes/Gamma.md"));
-	checkLinks(loaded, { "Beta.md": [["Alpha.md"], ["Alpha.md"]] });
-	assert.equal(indexOf(loaded).noteCount(), 2);
+	await assert.rejects(indexOf(loaded).outgoingLinks("Notes/Gamma.md"));
+	await checkLinks(loaded, { "Beta.md": [["Alpha.md"], ["Alpha.md"]] });
+	assert.equal(await indexOf(loaded).noteCount(), 2);
 
 	await loaded.app.vault.delete(fileOf(loaded, "diagram.png"));
 	await settled(loaded);
-	checkLinks(loaded, { "Alpha.md": [["Beta.md", "?"], ["Beta.md"]] });
-	assert.equal(summaryOf(loaded).attachments, 0);
+	await checkLinks(loaded, { "Alpha.md": [["Beta.md", "?"], ["Beta.md"]] });
+	assert.equal((await summaryOf(loaded)).attachments, 0);
 });
 
 test("a renamed note keeps its links under its new path", async (t) => {
@@ -153,15 +153,15 @@ test("a renamed note keeps its links under its new path", async (t) => {
 	t.after(() => loaded.plugin.unload());
 	await loaded.app.vault.rename(fileOf(loaded, "Notes/Gamma.md"), "Archive/Gamma.md");
 	// The rename is applied at once, before the debounced re-read.
-	checkLinks(loaded, { "Beta.md": [["Alpha.md"], ["Alpha.md", "Archive/Gamma.md"]] });
+	await checkLinks(loaded, { "Beta.md": [["Alpha.md"], ["Alpha.md", "Archive/Gamma.md"]] });
 	await settled(loaded);
-	checkLinks(loaded, { "Archive/Gamma.md": [["Beta.md", "?"], []] });
-	assert.throws(() => indexOf(loaded).outgoingLinks("Notes/Gamma.md"));
-	assert.equal(indexOf(loaded).noteCount(), 3);
+	await checkLinks(loaded, { "Archive/Gamma.md": [["Beta.md", "?"], []] });
+	await assert.rejects(indexOf(loaded).outgoingLinks("Notes/Gamma.md"));
+	assert.equal(await indexOf(loaded).noteCount(), 3);
 
 	await loaded.app.vault.rename(fileOf(loaded, "diagram.png"), "Attachments/diagram.png");
 	await settled(loaded);
-	checkLinks(loaded, { "Alpha.md": [["Beta.md", "Attachments/diagram.png"], ["Beta.md"]] });
+	await checkLinks(loaded, { "Alpha.md": [["Beta.md", "Attachments/diagram.png"], ["Beta.md"]] });
 });
 
 test("a renamed folder moves every file in it", async (t) => {
@@ -171,12 +171,12 @@ test("a renamed folder moves every file in it", async (t) => {
 	assert.ok(folder instanceof TFolder);
 	await loaded.app.vault.rename(folder, "Journal");
 	await settled(loaded);
-	checkLinks(loaded, {
+	await checkLinks(loaded, {
 		"Journal/Gamma.md": [["Beta.md", "?"], []],
 		"Beta.md": [["Alpha.md"], ["Alpha.md", "Journal/Gamma.md"]],
 	});
-	assert.throws(() => indexOf(loaded).outgoingLinks("Notes/Gamma.md"));
-	assert.equal(indexOf(loaded).noteCount(), 3);
+	await assert.rejects(indexOf(loaded).outgoingLinks("Notes/Gamma.md"));
+	assert.equal(await indexOf(loaded).noteCount(), 3);
 });
 
 test("a deleted folder takes its files out of the index", async (t) => {
@@ -186,9 +186,9 @@ test("a deleted folder takes its files out of the index", async (t) => {
 	assert.ok(folder instanceof TFolder);
 	await loaded.app.vault.delete(folder);
 	await settled(loaded);
-	assert.throws(() => indexOf(loaded).outgoingLinks("Notes/Gamma.md"));
-	assert.equal(indexOf(loaded).noteCount(), 2);
-	checkLinks(loaded, { "Beta.md": [["Alpha.md"], ["Alpha.md"]] });
+	await assert.rejects(indexOf(loaded).outgoingLinks("Notes/Gamma.md"));
+	assert.equal(await indexOf(loaded).noteCount(), 2);
+	await checkLinks(loaded, { "Beta.md": [["Alpha.md"], ["Alpha.md"]] });
 });
 
 test("a burst of events for one note is read once, after the debounce", async (t) => {
@@ -205,12 +205,12 @@ test("a burst of events for one note is read once, after the debounce", async (t
 	};
 	for (const target of ["Beta", "Notes/Gamma", "Missing", "Beta"]) await vault.modify(alpha, `Now [[${target}]].`);
 	assert.equal(reads, 0, "nothing is read before the debounce");
-	assert.deepEqual(linkTargets(loaded, "Alpha.md"), ["Beta.md", "diagram.png"], "still the old text");
+	assert.deepEqual(await linkTargets(loaded, "Alpha.md"), ["Beta.md", "diagram.png"], "still the old text");
 
 	indexerOf(loaded).flush();
 	await settled(loaded);
 	assert.equal(reads, 1, "one read for the whole burst");
-	assert.deepEqual(linkTargets(loaded, "Alpha.md"), ["Beta.md"]);
+	assert.deepEqual(await linkTargets(loaded, "Alpha.md"), ["Beta.md"]);
 });
 
 test("a note modified and renamed before its update runs ends up under its new path with its new text", async (t) => {
@@ -222,9 +222,9 @@ test("a note modified and renamed before its update runs ends up under its new p
 	await vault.rename(gamma, "Gamma.md");
 	indexerOf(loaded).flush();
 	await settled(loaded);
-	checkLinks(loaded, { "Gamma.md": [["Alpha.md"], []], "Alpha.md": [["Beta.md", "diagram.png"], ["Beta.md", "Gamma.md"]] });
-	assert.throws(() => indexOf(loaded).outgoingLinks("Notes/Gamma.md"));
-	assert.equal(indexOf(loaded).noteCount(), 3);
+	await checkLinks(loaded, { "Gamma.md": [["Alpha.md"], []], "Alpha.md": [["Beta.md", "diagram.png"], ["Beta.md", "Gamma.md"]] });
+	await assert.rejects(indexOf(loaded).outgoingLinks("Notes/Gamma.md"));
+	assert.equal(await indexOf(loaded).noteCount(), 3);
 });
 
 test("a large vault shows a progress notice that is hidden at the end", async (t) => {
@@ -247,9 +247,9 @@ test("a large vault shows a progress notice that is hidden at the end", async (t
 
 test("unloading unsubscribes from the vault and frees the index", async () => {
 	const loaded = await loadPlugin(writeFixtureVault(FIXTURE));
-	// Each event has the indexer's listener and the status bar's count of unresolved links
-	// (`lint/status.ts`); `rename` has the rename audit's log (`audit/renames.ts`) too.
-	const listeners = { create: 2, modify: 2, delete: 2, rename: 3 };
+	// Each event has the indexer's listener; `rename` has the rename audit's log
+	// (`audit/renames.ts`) too. The status bar's count follows the engine, not the vault's events.
+	const listeners = { create: 1, modify: 1, delete: 1, rename: 2 };
 	for (const [event, count] of Object.entries(listeners)) assert.equal(loaded.app.vault.listenerCount(event), count, event);
 	loaded.plugin.unload();
 	for (const event of ["create", "modify", "delete", "rename"]) assert.equal(loaded.app.vault.listenerCount(event), 0, event);
@@ -269,19 +269,20 @@ test("the index of the example vault equals one built straight from its files", 
 	t.after(() => loaded.plugin.unload());
 	const index = indexOf(loaded);
 	const notes = files.filter((file) => file.endsWith(".md"));
-	assert.equal(index.noteCount(), notes.length, "every note is indexed");
-	assert.equal(summaryOf(loaded).attachments, files.length - notes.length, "every attachment is registered");
+	assert.equal(await index.noteCount(), notes.length, "every note is indexed");
+	assert.equal((await summaryOf(loaded)).attachments, files.length - notes.length, "every attachment is registered");
 
-	const direct = createLinkIndex();
-	t.after(() => direct.free());
-	for (const file of files) direct.upsert(file, file.endsWith(".md") ? fs.readFileSync(path.join(examples, file), "utf8") : "");
+	const direct = new DirectEngine();
+	t.after(() => direct.dispose());
+	for (const file of files) await direct.upsert(file, file.endsWith(".md") ? fs.readFileSync(path.join(examples, file), "utf8") : "");
 	for (const note of notes) {
-		assert.deepEqual(index.outgoingLinks(note), direct.outgoingLinks(note), `outgoing links of ${note}`);
-		assert.deepEqual(index.backlinks(note), direct.backlinks(note), `backlinks of ${note}`);
+		assert.deepEqual(await index.outgoingLinks(note), await direct.outgoingLinks(note), `outgoing links of ${note}`);
+		assert.deepEqual(await index.backlinks(note), await direct.backlinks(note), `backlinks of ${note}`);
 	}
-	assert.deepEqual(callTool(index, "vault_summary", {}), callTool(direct, "vault_summary", {}));
+	assert.deepEqual(await index.call("vault_summary", {}), await direct.call("vault_summary", {}));
+	const targets = await Promise.all(notes.map((note) => linkTargets(loaded, note)));
 	assert.ok(
-		notes.some((note) => linkTargets(loaded, note).some((target) => target !== "?")),
+		targets.some((found) => found.some((target) => target !== "?")),
 		"some example note links to another file of the vault",
 	);
 });
@@ -307,6 +308,6 @@ test("the startup storm (a create for every file before the layout is ready) doe
 	await plugin.vaultIndexer?.whenIdle();
 	assert.equal(creates, 5, "a create for each of the four files and the folder");
 	assert.deepEqual(Object.fromEntries(reads), { "Alpha.md": 1, "Beta.md": 1, "Notes/Gamma.md": 1 }, "each note is read once, by the first index");
-	assert.equal(plugin.index?.noteCount(), 3);
+	assert.equal(await plugin.index?.noteCount(), 3);
 	plugin.unload();
 });

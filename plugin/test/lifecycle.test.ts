@@ -11,7 +11,7 @@ import { DEFAULT_INDEXER_OPTIONS, Indexer } from "../indexer";
 import { LINT_COMMAND_ID } from "../lint/command";
 import { LINT_VIEW_TYPE } from "../lint/view";
 import VaultlinkPlugin from "../main";
-import { createLinkIndex } from "../wasm";
+import { DirectEngine } from "../engine/direct";
 import { App, asObsidianApp, doublePluginOf, fakeElementOf, shownNotices } from "./obsidian-double";
 import { BridgeClient, temporaryDirectory, useTemporaryRuntimeDirectory } from "./support";
 
@@ -39,7 +39,8 @@ test("onload returns before any note is read; the index and the bridge follow in
 	assert.equal(indexOf(plugin), null, "no index yet when onload returns");
 	assert.equal(plugin.bridgeInfo, null, "the bridge waits for a complete index");
 	await plugin.ready;
-	assert.equal(plugin.index?.noteCount(), 30);
+	assert.equal(plugin.index?.kind, "worker", "the index lives in the engine's worker");
+	assert.equal(await plugin.index?.noteCount(), 30);
 	assert.ok(plugin.bridgeInfo !== null);
 	plugin.unload();
 });
@@ -63,7 +64,9 @@ test("the plugin announces itself at load, before its first index: the discovery
 		bridge = plugin.bridgeInfo;
 	}
 	assert.ok(bridge !== null, "the bridge is up while no note has been read");
-	assert.equal(plugin.index?.noteCount(), 0);
+	// The engine may still be starting; once it is there, it holds nothing yet.
+	const engine = plugin.index;
+	assert.ok(engine === null || (await engine.noteCount()) === 0, "nothing is indexed while no note has been read");
 	const discoveryState = () => (JSON.parse(fs.readFileSync(bridge.discoveryPath, "utf8")) as { state: string }).state;
 	assert.equal(discoveryState(), "starting");
 	assert.equal(plugin.bridgeStatus().state, "starting", "the settings tab says the index is being built");
@@ -89,7 +92,8 @@ async function turnsDuringIndex(vaultDir: string, batchSize: number): Promise<nu
 	const app = new App(vaultDir);
 	// Reads that resolve at once, so the only turns the event loop gets are the ones the indexer gives.
 	app.vault.cachedRead = async () => "[[Elsewhere]]";
-	const index = createLinkIndex();
+	// The direct engine answers on this thread, so the turns counted are the indexer's own.
+	const index = new DirectEngine();
 	const indexer = new Indexer(asObsidianApp(app), index, { ...DEFAULT_INDEXER_OPTIONS, batchSize });
 	let turns = 0;
 	let indexing = true;
@@ -101,8 +105,8 @@ async function turnsDuringIndex(vaultDir: string, batchSize: number): Promise<nu
 	setTimeout(tick, 0);
 	await indexer.indexAll();
 	indexing = false;
-	assert.equal(index.noteCount(), 30);
-	index.free();
+	assert.equal(await index.noteCount(), 30);
+	index.dispose();
 	return turns;
 }
 
@@ -118,9 +122,9 @@ test("a vault of more than 2,000 notes shows a progress notice while the first i
 	assert.equal(DEFAULT_INDEXER_OPTIONS.progressNoticeThreshold, 2000);
 	const app = new App(generatedVault(2001));
 	const before = shownNotices.length;
-	const index = createLinkIndex();
+	const index = new DirectEngine();
 	await new Indexer(asObsidianApp(app), index).indexAll();
-	index.free();
+	index.dispose();
 	const notices = shownNotices.slice(before);
 	assert.equal(notices.length, 1);
 	const notice = notices[0];

@@ -10,7 +10,8 @@ import { test, type TestContext } from "node:test";
 import { prepareChange } from "../change";
 import { applyBatch } from "../move/apply";
 import { runTool, type ToolHost } from "../tools";
-import type { Batch, MoveAnswer, ToolError, ToolOutcome, Vault as LinkIndex } from "../wasm";
+import type { LinkEngine as LinkIndex } from "../engine/client";
+import type { Batch, MoveAnswer, ToolError, ToolOutcome } from "../wasm";
 import { App, TFile, TFolder, asObsidianApp } from "./obsidian-double";
 import { BridgeClient, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
@@ -56,14 +57,14 @@ function readText(vaultDir: string, filePath: string): string {
 }
 
 /** The notes whose links resolve to `notePath`, each once, sorted. */
-function linkSources(index: LinkIndex, notePath: string): string[] {
-	const backlinks = index.backlinks(notePath) as { backlinks: { source: string }[] };
+async function linkSources(index: LinkIndex, notePath: string): Promise<string[]> {
+	const backlinks = (await index.backlinks(notePath)) as { backlinks: { source: string }[] };
 	return [...new Set(backlinks.backlinks.map((backlink) => backlink.source))].sort();
 }
 
 /** Where each of `notePath`'s links resolves, in the order written; "?" for an unresolved one. */
-function linkTargets(index: LinkIndex, notePath: string): string[] {
-	const outgoing = index.outgoingLinks(notePath) as { links: { resolved_path?: string }[] };
+async function linkTargets(index: LinkIndex, notePath: string): Promise<string[]> {
+	const outgoing = (await index.outgoingLinks(notePath)) as { links: { resolved_path?: string }[] };
 	return outgoing.links.map((link) => link.resolved_path ?? "?");
 }
 
@@ -98,7 +99,7 @@ test("a dry run changes no file and answers the plan", async (t) => {
 	});
 	assert.match(preview.plan_hash, /^[0-9a-f]{64}$/);
 	assert.deepEqual(snapshotVault(vaultDir), before, "nothing was written");
-	assert.deepEqual(linkSources(index, "Old.md"), ["A.md"], "the index is as it was");
+	assert.deepEqual(await linkSources(index, "Old.md"), ["A.md"], "the index is as it was");
 
 	// The same plan has the same hash; concise leaves the changes out. A hash with an explicit
 	// dry run is refused, as the sidecar's schema rule refuses it, and nothing is applied.
@@ -131,9 +132,9 @@ test("an approved plan applies: notes rewritten, files moved, the index answers 
 	assert.equal(app.vault.getAbstractFileByPath("Old.md"), null);
 	assert.ok(reads.includes("A.md"), "the plan was made from the note's text on disk (vault.read)");
 
-	assert.deepEqual(linkSources(index, "sub/New.md"), ["A.md"]);
-	assert.deepEqual(linkTargets(index, "A.md"), ["sub/New.md"]);
-	assert.equal(index.findNote("Old.md"), undefined);
+	assert.deepEqual(await linkSources(index, "sub/New.md"), ["A.md"]);
+	assert.deepEqual(await linkTargets(index, "A.md"), ["sub/New.md"]);
+	assert.equal(await index.findNote("Old.md"), undefined);
 });
 
 test("a wrong plan hash is plan_hash_mismatch, and nothing changes", async (t) => {
@@ -148,7 +149,7 @@ test("a wrong plan hash is plan_hash_mismatch, and nothing changes", async (t) =
 		retryable: false,
 	});
 	assert.deepEqual(snapshotVault(vaultDir), before);
-	assert.deepEqual(linkSources(index, "Old.md"), ["A.md"]);
+	assert.deepEqual(await linkSources(index, "Old.md"), ["A.md"]);
 });
 
 test("a plan approved before the vault changed is refused", async (t) => {
@@ -210,7 +211,7 @@ test("a note edited while the batch is written: the earlier writes are undone an
 	assert.equal(refusal.error.message, "`B.md` changed after the plan was made; nothing was changed");
 	assert.deepEqual(snapshotVault(vaultDir), { ...before, "B.md": "[[Old]] saved meanwhile\n" }, "A.md is restored; B.md keeps its edit");
 	await host.settle();
-	assert.deepEqual(linkSources(index, "Old.md"), ["A.md", "B.md"]);
+	assert.deepEqual(await linkSources(index, "Old.md"), ["A.md", "B.md"]);
 });
 
 const THREE_LINKS = `
@@ -231,12 +232,12 @@ test("a failed second write undoes the first: the vault is byte-identical and th
 	assert.equal(error.hint, "Check the vault folder's permissions and free space, then try again.");
 	assert.equal(error.retryable, true);
 	assert.deepEqual(snapshotVault(vaultDir), before);
-	assert.deepEqual(linkSources(index, "Old.md"), ["A.md", "C.md"]);
+	assert.deepEqual(await linkSources(index, "Old.md"), ["A.md", "C.md"]);
 
 	// Nothing is left half-done: the same move then succeeds.
 	answerOf(await move(host, { from: "Old.md", to: "sub/New.md", dry_run: false }));
 	assert.equal(readText(vaultDir, "C.md"), "![[New]]");
-	assert.deepEqual(linkSources(index, "sub/New.md"), ["A.md", "C.md"]);
+	assert.deepEqual(await linkSources(index, "sub/New.md"), ["A.md", "C.md"]);
 });
 
 test("a failed move of the file undoes the writes and the folders made for it", async (t) => {
@@ -254,7 +255,7 @@ test("a failed move of the file undoes the writes and the folders made for it", 
 		assert.match(error.message, expected);
 		assert.deepEqual(snapshotVault(vaultDir), before, `byte-identical after ${destination}`);
 		assert.equal(app.vault.getAbstractFileByPath("deep"), null, "no folder left behind");
-		assert.deepEqual(linkSources(index, "Old.md"), ["A.md", "C.md"]);
+		assert.deepEqual(await linkSources(index, "Old.md"), ["A.md", "C.md"]);
 	}
 });
 
@@ -279,8 +280,8 @@ test("a folder move takes its files and leaves no empty folder", async (t) => {
 	// `[[proj/One]]` still finds archive/proj/One.md by its path's end: left as written.
 	assert.equal(readText(vaultDir, "Home.md"), "[[proj/One]]\n");
 	assert.equal(readText(vaultDir, "archive/proj/One.md"), "[two](Two.md)");
-	assert.deepEqual(linkSources(index, "archive/proj/One.md"), ["Home.md"]);
-	assert.deepEqual(linkTargets(index, "archive/proj/One.md"), ["archive/proj/Two.md"]);
+	assert.deepEqual(await linkSources(index, "archive/proj/One.md"), ["Home.md"]);
+	assert.deepEqual(await linkTargets(index, "archive/proj/One.md"), ["archive/proj/Two.md"]);
 });
 
 test("a folder move leaves the folder when hidden files remain in it", async (t) => {

@@ -8,7 +8,10 @@ import { test } from "node:test";
 import { compareVaultLinks } from "../parity/command";
 import { describeResolutionDisagreements } from "../parity/report";
 import { compareResolution, describeAmbiguous, linkpathsOf, type NoteResolution } from "../parity/resolution";
-import { createLinkIndex, outgoingLinks, parseNote, type Vault as LinkIndex } from "../wasm";
+import { DirectEngine } from "../engine/direct";
+import { parseNote, type OutgoingLinks } from "../wasm";
+// These tests compare answers note by note, synchronously: the index straight from the glue.
+import { Vault as LinkIndex } from "../wasm/vaultlink_wasm";
 import { App, asObsidianApp } from "./obsidian-double";
 import { listVaultFiles, writeFixtureVault } from "./support";
 
@@ -18,6 +21,8 @@ import { listVaultFiles, writeFixtureVault } from "./support";
 interface FixtureVault {
 	vaultDir: string;
 	index: LinkIndex;
+	/** The same vault in a link engine, as the plugin's commands get it. */
+	engine(): Promise<DirectEngine>;
 	/** The text of a note of the vault. */
 	text(notePath: string): string;
 }
@@ -31,15 +36,24 @@ function indexFixture(fixture: string): FixtureVault {
 	const vaultDir = writeFixtureVault(fixture);
 	const text = (notePath: string) => fs.readFileSync(path.join(vaultDir, ...notePath.split("/")), "utf8");
 	let index: LinkIndex | null = null;
+	let engine: DirectEngine | null = null;
+	const textOf = (filePath: string) => (filePath.endsWith(".md") ? text(filePath) : "");
 	return {
 		vaultDir,
 		text,
 		get index(): LinkIndex {
 			if (index === null) {
-				index = createLinkIndex();
-				for (const filePath of listVaultFiles(vaultDir)) index.upsert(filePath, filePath.endsWith(".md") ? text(filePath) : "");
+				index = new LinkIndex();
+				for (const filePath of listVaultFiles(vaultDir)) index.upsert(filePath, textOf(filePath));
 			}
 			return index;
+		},
+		async engine(): Promise<DirectEngine> {
+			if (engine === null) {
+				engine = new DirectEngine();
+				for (const filePath of listVaultFiles(vaultDir)) await engine.upsert(filePath, textOf(filePath));
+			}
+			return engine;
 		},
 	};
 }
@@ -56,7 +70,7 @@ function compareIn(vault: FixtureVault, notePath: string, spec: ObsidianSpec): N
 	const text = vault.text(notePath);
 	const parsed = parseNote(notePath, text);
 	assert.deepEqual(Object.keys(spec.dest).sort(), linkpathsOf(parsed).sort(), "the fixture answers for exactly the note's linkpaths");
-	return compareResolution(notePath, text, parsed, outgoingLinks(vault.index, notePath), {
+	return compareResolution(notePath, text, parsed, (vault.index.outgoingLinks(notePath) as OutgoingLinks), {
 		resolvedLinks: spec.resolved ?? {},
 		unresolvedLinks: spec.unresolved ?? {},
 		firstLinkpathDest: new Map(Object.entries(spec.dest)),
@@ -209,7 +223,7 @@ test("ambiguous links are listed with each side's pick and the step of vaultlink
 test("a note over vaultlink's link limit has its links compared but not its counts", () => {
 	const text = LINKS.text("Notes/A.md");
 	const parsed = parseNote("Notes/A.md", text);
-	const outgoing = { ...outgoingLinks(LINKS.index, "Notes/A.md"), truncated: true };
+	const outgoing = { ...(LINKS.index.outgoingLinks("Notes/A.md") as OutgoingLinks), truncated: true };
 	const comparison = compareResolution("Notes/A.md", text, parsed, outgoing, {
 		resolvedLinks: {},
 		unresolvedLinks: { Elsewhere: 4 },
@@ -221,21 +235,21 @@ test("a note over vaultlink's link limit has its links compared but not its coun
 });
 
 test("an index holding another version of the note, or a missing answer from Obsidian, is refused", () => {
-	const index = createLinkIndex();
+	const index = new LinkIndex();
 	index.upsert("N.md", "[[B]] [[C]]");
 	const answers = { resolvedLinks: {}, unresolvedLinks: {}, firstLinkpathDest: new Map([["B", null]]) };
 	assert.throws(
-		() => compareResolution("N.md", "[[B]]", parseNote("N.md", "[[B]]"), outgoingLinks(index, "N.md"), answers),
+		() => compareResolution("N.md", "[[B]]", parseNote("N.md", "[[B]]"), (index.outgoingLinks("N.md") as OutgoingLinks), answers),
 		/another version of N\.md .*\(2 links against 1\)/,
 	);
 	// The same number of links, but another target, or the same target elsewhere.
 	for (const indexed of ["[[C]]", "Now [[B]]"]) {
 		index.upsert("N.md", indexed);
-		assert.throws(() => compareResolution("N.md", "[[B]]", parseNote("N.md", "[[B]]"), outgoingLinks(index, "N.md"), answers), /another version of N\.md/, indexed);
+		assert.throws(() => compareResolution("N.md", "[[B]]", parseNote("N.md", "[[B]]"), (index.outgoingLinks("N.md") as OutgoingLinks), answers), /another version of N\.md/, indexed);
 	}
 	index.upsert("N.md", "[[B]] [[C]]");
 	const text = "[[B]] [[C]]";
-	assert.throws(() => compareResolution("N.md", text, parseNote("N.md", text), outgoingLinks(index, "N.md"), answers), /answer for the linkpath "C" of N\.md is missing/);
+	assert.throws(() => compareResolution("N.md", text, parseNote("N.md", text), (index.outgoingLinks("N.md") as OutgoingLinks), answers), /answer for the linkpath "C" of N\.md is missing/);
 	index.free();
 });
 
@@ -259,7 +273,7 @@ Back to [[x]].
 	app.metadataCache.setFirstLinkpathDest("T", "a/x.md", "b/T.md");
 	app.metadataCache.setFirstLinkpathDest("x", "a/T.md", "a/x.md");
 
-	const report = await compareVaultLinks(asObsidianApp(app), vault.index);
+	const report = await compareVaultLinks(asObsidianApp(app), await vault.engine());
 	assert.deepEqual(report.resolution.totals, {
 		notesCompared: 3,
 		notesSkipped: 1,
@@ -304,8 +318,8 @@ test("a note the index does not hold is skipped with the index's reason", async 
 	app.metadataCache.setFileCache("A.md", {});
 	app.metadataCache.setFileCache("B.md", {});
 	app.metadataCache.resolvedLinks = { "A.md": { "B.md": 1 }, "B.md": {} };
-	vault.index.remove("A.md");
-	const report = await compareVaultLinks(asObsidianApp(app), vault.index);
+	await (await vault.engine()).remove("A.md");
+	const report = await compareVaultLinks(asObsidianApp(app), await vault.engine());
 	assert.deepEqual(report.resolution.notes.map((note) => note.path), ["B.md"]);
 	assert.equal(report.resolution.skipped.length, 1);
 	assert.equal(report.resolution.skipped[0]?.path, "A.md");

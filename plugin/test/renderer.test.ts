@@ -98,7 +98,8 @@ test("the plugin's onload compiles nothing synchronously: it returns, then the e
 		for (const rule of lintRules()) assert.ok(drawn.includes(kindTitle(rule.kind)), `the tab lists the ${rule.kind} check`);
 		await plugin.ready;
 		assert.ok(engineLoaded());
-		assert.equal(indexOf(plugin)?.noteCount(), 2);
+		assert.equal(indexOf(plugin)?.kind, "worker", "the index lives in a Web Worker, not on the window's thread");
+		assert.equal(await indexOf(plugin)?.noteCount(), 2);
 		assert.ok(plugin.bridgeInfo !== null, "the bridge is up");
 		const { onloadMs, engineLoadedMs, firstIndexStartedMs, firstIndexDoneMs } = plugin.startup;
 		assert.ok(engineLoadedMs !== null && firstIndexStartedMs !== null && firstIndexDoneMs !== null);
@@ -134,4 +135,137 @@ test("an uncaught error is logged and recorded, and the process goes on", async 
 		["unhandledRejection", "rejected with nobody listening"],
 	]);
 	assert.equal(logged.length, 2, "each is written to the console");
+});
+
+/** A worker made from `source` through a blob: URL, as the plugin makes its engine's. */
+function workerOf(source: string): Worker {
+	const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+	const worker = new Worker(url);
+	// The browser looks the blob up when the worker is made: revoking the URL now is safe.
+	URL.revokeObjectURL(url);
+	return worker;
+}
+
+/** The next message `worker` posts. */
+function nextMessage(worker: Worker): Promise<unknown> {
+	return new Promise((resolve) => worker.addEventListener("message", (event) => resolve((event as MessageEvent).data), { once: true }));
+}
+
+test("a Worker is the browser's: made from a blob: or data: URL, its scope `self` without Node, messages cloned", async () => {
+	assert.equal(typeof Worker, "function");
+	const worker = workerOf(`
+		self.onmessage = (event) => {
+			const names = ["require", "process", "module", "exports", "Buffer", "global", "setImmediate", "window", "document"];
+			postMessage({
+				echoed: event.data,
+				self: self === globalThis,
+				absent: names.filter((name) => typeof globalThis[name] !== "undefined"),
+				wasm: typeof WebAssembly.instantiate,
+				decoder: typeof TextDecoder,
+			});
+		};
+	`);
+	try {
+		const sent = { map: new Map([["a", 1]]), bytes: new Uint8Array([1, 2, 3]), nested: { list: [1, "two", null] } };
+		// Posted before the script has started: it waits for it.
+		const answer = nextMessage(worker);
+		worker.postMessage(sent);
+		const received = (await answer) as { echoed: typeof sent; self: boolean; absent: string[]; wasm: string; decoder: string };
+		assert.deepEqual(received.echoed, sent, "a structured clone: maps and typed arrays survive");
+		assert.notEqual(received.echoed, sent);
+		assert.equal(received.self, true);
+		assert.deepEqual(received.absent, [], "no Node inside the worker: no require, no process, no Buffer");
+		assert.equal(received.wasm, "function");
+		assert.equal(received.decoder, "function");
+	} finally {
+		worker.terminate();
+	}
+
+	const fromData = new Worker(`data:text/javascript,${encodeURIComponent("postMessage('from a data: URL')")}`);
+	try {
+		assert.equal(await nextMessage(fromData), "from a data: URL");
+	} finally {
+		fromData.terminate();
+	}
+	assert.throws(() => new Worker("file:///elsewhere/worker.js"), { name: "SecurityError" });
+});
+
+test("a function cannot be posted to or from a worker: DataCloneError, at the call", async () => {
+	const worker = workerOf(`
+		self.onmessage = () => {
+			try {
+				postMessage({ callback: () => 1 });
+				postMessage("posted a function");
+			} catch (error) {
+				postMessage(error.name);
+			}
+		};
+	`);
+	try {
+		assert.throws(() => worker.postMessage({ read: (path: string) => path }), { name: "DataCloneError" }, "before the script started");
+		const answer = nextMessage(worker);
+		worker.postMessage("go");
+		assert.equal(await answer, "DataCloneError", "inside the worker too");
+		assert.throws(() => worker.postMessage(() => 1), { name: "DataCloneError" }, "once it runs");
+	} finally {
+		worker.terminate();
+	}
+});
+
+test("an error thrown uncaught in a worker is an error event on the Worker; the worker goes on, and the window logs it unless cancelled", async () => {
+	clearRendererFaults();
+	const worker = workerOf(`
+		self.onmessage = (event) => {
+			if (event.data === "throw") throw new TypeError("broken in the worker");
+			postMessage("still here");
+		};
+	`);
+	try {
+		const cancelled = new Promise<Event & { message?: string }>((resolve) => {
+			worker.onerror = (event) => {
+				event.preventDefault();
+				resolve(event);
+			};
+		});
+		worker.postMessage("throw");
+		const event = await cancelled;
+		assert.match(event.message ?? "", /TypeError: broken in the worker/);
+		assert.equal(rendererFaults().length, 0, "a cancelled error is not reported");
+		const answer = nextMessage(worker);
+		worker.postMessage("ping");
+		assert.equal(await answer, "still here");
+
+		worker.onerror = null;
+		const logged: unknown[][] = [];
+		const consoleError = console.error;
+		console.error = (...args: unknown[]) => logged.push(args);
+		try {
+			const reported = new Promise((resolve) => worker.addEventListener("error", resolve, { once: true }));
+			worker.postMessage("throw");
+			await reported;
+		} finally {
+			console.error = consoleError;
+		}
+		const faults = rendererFaults().map((fault) => (fault.error instanceof Error ? fault.error.message : String(fault.error)));
+		clearRendererFaults();
+		assert.equal(faults.length, 1);
+		assert.match(faults[0] ?? "", /broken in the worker/);
+		assert.equal(logged.length, 1);
+	} finally {
+		worker.terminate();
+	}
+});
+
+test("a terminated worker delivers nothing more", async () => {
+	const worker = workerOf(`self.onmessage = (event) => postMessage(event.data);`);
+	const first = nextMessage(worker);
+	worker.postMessage(1);
+	assert.equal(await first, 1);
+	let delivered = false;
+	worker.onmessage = () => (delivered = true);
+	worker.postMessage(2);
+	worker.terminate();
+	worker.postMessage(3);
+	await new Promise((resolve) => window.setTimeout(resolve, 50));
+	assert.equal(delivered, false);
 });

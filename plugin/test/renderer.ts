@@ -8,7 +8,12 @@
 //! - `window` is the global object (`activeWindow` too, in Obsidian's typings);
 //! - the main thread refuses to compile or instantiate a WebAssembly module of more than 4 KB
 //!   synchronously (`new WebAssembly.Module`, `new WebAssembly.Instance`), with a `RangeError`;
-//! - an uncaught exception or an unhandled rejection is logged to the console, and the app goes on.
+//! - an uncaught exception or an unhandled rejection is logged to the console, and the app goes on;
+//! - `Worker` is the browser's dedicated worker (`worker.ts` here, on Node's worker_threads): made
+//!   from a `blob:` or `data:` URL, messages structured-cloned (a function cannot be posted), no
+//!   Node inside it (no `require`, no `process`: Electron's `nodeIntegrationInWorker` is off), an
+//!   uncaught error in it an `error` event on the `Worker`, which the window logs unless a handler
+//!   cancels it.
 //!
 //! `installRenderer()` makes this process's globals follow those rules (once; later calls do
 //! nothing). Every test bundle runs it before anything else (plugin/test/build.mjs injects
@@ -17,6 +22,7 @@
 //! `rendererFaults()`, so a test can assert that nothing was.
 
 import * as timers from "timers";
+import { installWorker } from "./worker";
 
 /** Node's timers, as `require("timers")` gives them inside Obsidian. */
 export const nodeTimers = {
@@ -73,6 +79,7 @@ export function installRenderer(): void {
 	installWindow();
 	installWebAssembly();
 	installFaultLog();
+	installWorker(logUncaught);
 }
 
 type TimerHandler = (...args: unknown[]) => unknown;

@@ -265,7 +265,7 @@ test("lint kinds turned off and extra excluded folders change what the view list
 	// Home's link to the excluded Archive/Old.md still resolves: Old is no orphan subject, and no unresolved link.
 	const index = plugin.index;
 	assert.ok(index !== null);
-	const links = index.outgoingLinks("Home.md") as { links: { status: string; resolved_path?: string }[] };
+	const links = (await index.outgoingLinks("Home.md")) as { links: { status: string; resolved_path?: string }[] };
 	assert.equal(links.links[0]?.resolved_path, "Archive/Old.md");
 });
 

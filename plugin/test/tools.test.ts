@@ -6,7 +6,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { runTool, type ToolHost } from "../tools";
-import { callTool, createLinkIndex, type Vault as LinkIndex } from "../wasm";
+import { READ_CONCURRENCY } from "../change";
+import type { LinkEngine } from "../engine/client";
+import { DirectEngine } from "../engine/direct";
+import { startWorkerEngine } from "../engine/start";
 import { App, TFile, asObsidianApp } from "./obsidian-double";
 import { listVaultFiles, writeFixtureVault } from "./support";
 
@@ -25,7 +28,10 @@ Back to [[Alpha]].
 interface Setup {
 	vaultDir: string;
 	app: App;
-	index: LinkIndex;
+	/** The index in the engine's worker, as the plugin has it. */
+	index: LinkEngine;
+	/** The same index on this thread, for comparison. */
+	direct: LinkEngine;
 	/** The app and index as tools get them; nothing updates this index, so `settle` has nothing to wait for. */
 	host: ToolHost;
 	/** The paths `cachedRead` was called with, in order. */
@@ -33,13 +39,18 @@ interface Setup {
 }
 
 /** The fixture vault on the double, indexed as the indexer does, with `cachedRead` watched. */
-function setUp(t: TestContext): Setup {
-	const vaultDir = writeFixtureVault(FIXTURE);
+async function setUp(t: TestContext, fixture = FIXTURE): Promise<Setup> {
+	const vaultDir = writeFixtureVault(fixture);
 	const app = new App(vaultDir);
-	const index = createLinkIndex();
-	t.after(() => index.free());
+	const index = await startWorkerEngine();
+	const direct = new DirectEngine();
+	t.after(() => {
+		index.dispose();
+		direct.dispose();
+	});
 	for (const filePath of listVaultFiles(vaultDir)) {
-		index.upsert(filePath, filePath.endsWith(".md") ? fs.readFileSync(path.join(vaultDir, filePath), "utf8") : "");
+		const text = filePath.endsWith(".md") ? fs.readFileSync(path.join(vaultDir, filePath), "utf8") : "";
+		await Promise.all([index.upsert(filePath, text), direct.upsert(filePath, text)]);
 	}
 	const reads: string[] = [];
 	const cachedRead = app.vault.cachedRead.bind(app.vault);
@@ -48,11 +59,11 @@ function setUp(t: TestContext): Setup {
 		return cachedRead(file);
 	});
 	const host: ToolHost = { app: asObsidianApp(app), index, settle: async () => undefined };
-	return { vaultDir, app, index, host, reads };
+	return { vaultDir, app, index, direct, host, reads };
 }
 
 test("read_note reads the note through the Vault API and returns its parts", async (t) => {
-	const { vaultDir, host, reads } = setUp(t);
+	const { vaultDir, host, reads } = await setUp(t);
 	// Changed on disk after indexing: the answer can only come from reading the note now.
 	fs.writeFileSync(path.join(vaultDir, "Notes", "Alpha.md"), "---\naliases: [First]\n---\n# Alpha, edited\nNew text.");
 
@@ -74,7 +85,7 @@ test("read_note reads the note through the Vault API and returns its parts", asy
 });
 
 test("read_note never takes a text from the caller", async (t) => {
-	const { app, host } = setUp(t);
+	const { app, host } = await setUp(t);
 	// The text is the edge's to supply: a caller's is an unknown parameter, as the sidecar's schema says.
 	const forged = await runTool(host, "read_note", { path: "Beta.md", response_format: "concise", text: "forged" });
 	assert.ok(!forged.ok);
@@ -93,7 +104,7 @@ test("read_note never takes a text from the caller", async (t) => {
 });
 
 test("read_note of an unknown path is note_not_found, without reading anything", async (t) => {
-	const { host, reads } = setUp(t);
+	const { host, reads } = await setUp(t);
 	for (const args of [{ path: "Nowhere.md" }, { path: "Nowhere.md", response_format: "concise" }]) {
 		const outcome = await runTool(host, "read_note", args);
 		assert.ok(!outcome.ok, JSON.stringify(outcome));
@@ -109,7 +120,7 @@ test("read_note of an unknown path is note_not_found, without reading anything",
 });
 
 test("other tools pass through to core unchanged, without reading notes", async (t) => {
-	const { index, host, reads } = setUp(t);
+	const { direct, host, reads } = await setUp(t);
 	const calls: [string, unknown][] = [
 		["get_outgoing_links", { path: "Notes/Alpha" }],
 		["get_backlinks", { path: "Beta.md", response_format: "concise" }],
@@ -120,7 +131,7 @@ test("other tools pass through to core unchanged, without reading notes", async 
 	];
 	for (const [tool, args] of calls) {
 		const outcome = await runTool(host, tool, args);
-		assert.deepEqual(outcome, callTool(index, tool, args), `${tool} ${JSON.stringify(args)}`);
+		assert.deepEqual(outcome, await direct.call(tool, args), `${tool} ${JSON.stringify(args)}`);
 	}
 	const outgoing = await runTool(host, "get_outgoing_links", { path: "Notes/Alpha" });
 	assert.ok(outgoing.ok);
@@ -129,7 +140,7 @@ test("other tools pass through to core unchanged, without reading notes", async 
 });
 
 test("find_evidence reads every note through the Vault API and core ranks them", async (t) => {
-	const { vaultDir, host, reads } = setUp(t);
+	const { vaultDir, host, reads } = await setUp(t);
 	// Written after indexing: only a fresh read of Beta.md can find this mention.
 	fs.writeFileSync(path.join(vaultDir, "Beta.md"), "Back to [[Alpha]]. Alpha comes first in the alphabet.");
 	const outcome = await runTool(host, "find_evidence", { title: "alpha" });
@@ -150,4 +161,28 @@ test("find_evidence reads every note through the Vault API and core ranks them",
 	const refused = await runTool(host, "find_evidence", { title: "" });
 	assert.equal(refused.ok, false);
 	assert.equal((refused as { ok: false; error: { code: string } }).error.code, "invalid_arguments");
+});
+
+test("find_evidence reads at most READ_CONCURRENCY notes at once, and reads every one", async (t) => {
+	const notes = Array.from({ length: 5 * READ_CONCURRENCY }, (_, at) => `//- Note ${at}.md\nNote ${at} mentions the lighthouse.\n`).join("");
+	const { app, host, reads } = await setUp(t, notes);
+	let reading = 0;
+	let most = 0;
+	const cachedRead = app.vault.cachedRead.bind(app.vault);
+	t.mock.method(app.vault, "cachedRead", async (file: TFile) => {
+		reading += 1;
+		most = Math.max(most, reading);
+		try {
+			// A read that takes a turn of the event loop, as a read from disk does.
+			await new Promise((resolve) => setTimeout(resolve, 1));
+			return await cachedRead(file);
+		} finally {
+			reading -= 1;
+		}
+	});
+	const outcome = await runTool(host, "find_evidence", { title: "lighthouse" });
+	assert.ok(outcome.ok, JSON.stringify(outcome));
+	assert.equal((outcome.result as { total: number }).total, 5 * READ_CONCURRENCY);
+	assert.equal(most, READ_CONCURRENCY, "as many reads at once as allowed, and no more");
+	assert.equal(reads.length, 5 * READ_CONCURRENCY);
 });
