@@ -168,8 +168,14 @@ REFUSED = [
     ("move_note", {"from": "Home.md", "to": "What?.md", "dry_run": False}, "invalid_name", "`?`"),
     # Folders Obsidian does not index: a note moved there loses every link to it.
     ("move_note", {"from": "Home.md", "to": ".trash/Home.md"}, "invalid_path", "use delete_note"),
-    ("move_note", {"from": "Home.md", "to": ".obsidian/Home.md"}, "invalid_path", "not a place for a file of the vault"),
+    ("move_note", {"from": "Home.md", "to": ".obsidian/Home.md"}, "invalid_path", "config folder"),
+    # Issue 21: a move onto the journal destroyed the moved file. Nothing under a hidden folder
+    # can be named, as the source, the destination or the note read or deleted.
     ("move_note", {"from": "Home.md", "to": ".vaultlink/journal.json", "dry_run": False}, "invalid_path", "vaultlink's own journal"),
+    ("move_note", {"from": ".vaultlink", "to": "Elsewhere", "dry_run": False}, "invalid_path", "vaultlink's own journal"),
+    ("bulk_move_notes", {"moves": [{"from": "Home.md", "to": ".vaultlink/journal.json"}], "dry_run": False}, "invalid_path", "vaultlink's own journal"),
+    ("read_note", {"path": ".obsidian/app.json"}, "invalid_path", "config folder"),
+    ("delete_note", {"path": ".vaultlink/journal.json", "confirm": True, "force": True}, "invalid_path", "vaultlink's own journal"),
     ("move_note", {"from": "Home.md", "to": ""}, "invalid_path", "the destination `to`"),
     ("move_note", {"from": "Home.md", "to": "Home.md"}, "invalid_arguments", "nothing to move"),
     ("move_note", {"from": "Home.md", "to": "LPT0.md"}, "invalid_name", "Windows keeps for a device"),

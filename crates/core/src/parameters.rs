@@ -252,8 +252,17 @@ pub fn check(tool: &str, arguments: &Value) -> Result<(), CallError> {
             }
         }
         if PATH_PARAMETERS.contains(&key) {
-            if let Some(problem) = crate::paths::vault_path_problem(value.as_str().unwrap_or_default()) {
-                return Err(path_refused(key, value.as_str().unwrap_or_default(), problem));
+            let path = value.as_str().unwrap_or_default();
+            if let Some(problem) = crate::paths::vault_path_problem(path) {
+                return Err(path_refused(key, path, problem));
+            }
+            if let Some(problem) = crate::paths::hidden_path_problem(path) {
+                return Err(CallError::new(
+                    ErrorCode::InvalidPath,
+                    format!("`{key}` {path:?} is not a place of the vault's notes: {problem}; nothing was read or changed"),
+                    "Name a note or folder Obsidian shows; files under hidden folders (.vaultlink, .trash, the config folder) are not the vault's notes.",
+                    false,
+                ));
             }
         }
     }
@@ -329,6 +338,23 @@ mod tests {
         assert_eq!(error.code, ErrorCode::InvalidPath);
         assert!(error.message.starts_with("`to` \"../B\" is not a path inside the vault"), "{}", error.message);
         assert_eq!(check("rewrite_link", &json!({"from_target": "../A", "to_target": "/B"})), Ok(()), "link targets are not paths");
+        // Issue 21 (red team, High): a move onto `.vaultlink/journal.json` was renamed over the
+        // journal and deleted with it at the commit. Refused before anything is planned.
+        for (tool, arguments) in [
+            ("move_note", json!({"from": "A.md", "to": ".vaultlink/journal.json"})),
+            ("move_note", json!({"from": ".vaultlink/journal.json", "to": "B.md"})),
+            ("read_note", json!({"path": ".obsidian/app.json"})),
+            ("delete_note", json!({"path": ".trash/Old.md", "confirm": true})),
+            ("list_notes", json!({"folder": "notes/.hidden"})),
+        ] {
+            let error = check(tool, &arguments).expect_err("a hidden place");
+            assert_eq!(error.code, ErrorCode::InvalidPath, "{arguments}");
+            assert!(error.message.contains("is not a place of the vault's notes"), "{}", error.message);
+        }
+        assert!(check("move_note", &json!({"from": "A.md", "to": ".vaultlink/journal.json"}))
+            .expect_err("refused")
+            .message
+            .contains("vaultlink's own journal"));
         assert!(refusal("delete_note", json!({"path": "A", "force": true})).contains("`force` needs `confirm: true`"));
         assert_eq!(check("delete_note", &json!({"path": "A", "force": false})), Ok(()));
         assert!(refusal("move_note", json!({"from": "A", "to": "B", "dry_run": true, "approved_plan_hash": "x"}))

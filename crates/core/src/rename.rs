@@ -335,14 +335,8 @@ fn expand(vault: &Vault, from: &str, to: &str) -> Result<(Vec<(String, String)>,
     if to.is_empty() {
         return Err(MoveError::InvalidDestination { to: to.to_owned(), reason: "it is empty".to_owned() });
     }
-    if let Some(hidden) = to.split('/').find(|segment| segment.starts_with('.')) {
-        let reason = match hidden {
-            ".trash" => "`.trash` is the vault's trash, which Obsidian does not index: every link to the note would break (to delete a note, use delete_note)".to_owned(),
-            ".vaultlink" => "`.vaultlink` holds vaultlink's own journal".to_owned(),
-            _ => format!(
-                "`{hidden}` is a hidden folder or file (the config folder is one), which Obsidian does not index: every link to it would break"
-            ),
-        };
+    // The one rule of hidden places (`paths`), for the destinations a bulk move's objects hold too.
+    if let Some(reason) = crate::paths::hidden_path_problem(to) {
         return Err(MoveError::InvalidDestination { to: to.to_owned(), reason });
     }
     let moves: Vec<(String, String)> = match vault.find_file(from) {
