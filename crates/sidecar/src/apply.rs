@@ -63,14 +63,10 @@ pub fn carry_out(disk: &dyn Disk, folder: &mut FolderIndex, mut outcome: Outcome
     serde_json::to_value(outcome.answer).map_err(|error| ToolError::internal(&error.to_string()))
 }
 
-/// Carries out core's `batch` under `root` on `disk`, all or nothing. The batch was made from
-/// the notes' texts as the call read them a moment ago, and each note is read once more just
-/// before it is replaced. What else the
-/// folder holds is checked before the first change (each move's source is there and its
-/// destination free, no symbolic link on the way); the journal is written before the first
-/// change; any failed step undoes the batch from the journal, the way recovery after a crash
-/// does, so one path is tested by both.
-pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Journal, ToolError> {
+/// Checks the folder against `batch` (each move's source there and its destination free, each
+/// create's place free, each removed file there, no symbolic link on the way, no file where a
+/// folder must go); answers the folders the batch must make.
+fn check_folder(root: &Path, batch: &Batch) -> Result<Vec<String>, ToolError> {
     // The third names of a cycle's moves: put there by an earlier move of the batch.
     let mut arriving: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for file_move in &batch.moves {
@@ -110,8 +106,32 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Jou
             made_folders.push(folder.clone());
         }
     }
+    Ok(made_folders)
+}
+
+/// Carries out core's `batch` under `root` on `disk`, all or nothing. The batch was made from
+/// the notes' texts as the call read them a moment ago, and each note is read once more just
+/// before it is replaced. What else the
+/// folder holds is checked before the first change (each move's source is there and its
+/// destination free, no symbolic link on the way); the journal is written before the first
+/// change; any failed step undoes the batch from the journal, the way recovery after a crash
+/// does, so one path is tested by both.
+pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Journal, ToolError> {
+    let made_folders = check_folder(root, batch)?;
     let journal = batch.journal(made_folders, std::process::id(), journal::now_unix_ms(), &journal::machine());
     journal::begin(disk, root, &journal)?;
+    // Checked again holding the lock: a batch of another process that held it a moment ago may
+    // have made a folder, or moved a file, since the first look. Then nothing is changed.
+    match check_folder(root, batch) {
+        Ok(now) if now == journal.made_folders => {}
+        checked => {
+            let _ = journal::finish(disk, root, &journal);
+            return Err(checked.err().unwrap_or_else(|| {
+                let folder = journal.made_folders.iter().find(|folder| root.join(folder).exists()).cloned().unwrap_or_default();
+                concurrent(&folder)
+            }));
+        }
+    }
     // The notes written so far, and the one found edited under the batch, if any.
     let mut written = 0;
     let mut edited_meanwhile = None;
