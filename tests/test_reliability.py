@@ -168,8 +168,14 @@ REFUSED = [
     ("move_note", {"from": "Home.md", "to": "What?.md", "dry_run": False}, "invalid_name", "`?`"),
     # Folders Obsidian does not index: a note moved there loses every link to it.
     ("move_note", {"from": "Home.md", "to": ".trash/Home.md"}, "invalid_path", "use delete_note"),
-    ("move_note", {"from": "Home.md", "to": ".obsidian/Home.md"}, "invalid_path", "not a place for a file of the vault"),
+    ("move_note", {"from": "Home.md", "to": ".obsidian/Home.md"}, "invalid_path", "config folder"),
+    # Issue 21: a move onto the journal destroyed the moved file. Nothing under a hidden folder
+    # can be named, as the source, the destination or the note read or deleted.
     ("move_note", {"from": "Home.md", "to": ".vaultlink/journal.json", "dry_run": False}, "invalid_path", "vaultlink's own journal"),
+    ("move_note", {"from": ".vaultlink", "to": "Elsewhere", "dry_run": False}, "invalid_path", "vaultlink's own journal"),
+    ("bulk_move_notes", {"moves": [{"from": "Home.md", "to": ".vaultlink/journal.json"}], "dry_run": False}, "invalid_path", "vaultlink's own journal"),
+    ("read_note", {"path": ".obsidian/app.json"}, "invalid_path", "config folder"),
+    ("delete_note", {"path": ".vaultlink/journal.json", "confirm": True, "force": True}, "invalid_path", "vaultlink's own journal"),
     ("move_note", {"from": "Home.md", "to": ""}, "invalid_path", "the destination `to`"),
     ("move_note", {"from": "Home.md", "to": "Home.md"}, "invalid_arguments", "nothing to move"),
     ("move_note", {"from": "Home.md", "to": "LPT0.md"}, "invalid_name", "Windows keeps for a device"),
@@ -380,3 +386,45 @@ def test_plan_hash_mismatch_says_whether_the_hash_is_unknown_or_already_applied(
     assert applied.is_error is False and applied.structured_content["applied"] is True
     assert again.is_error and again.structured_content["code"] == "plan_hash_mismatch"
     assert "applied already" in again.structured_content["message"], again.structured_content
+
+
+# Two processes at once ----------------------------------------------------------------------
+
+def test_two_processes_moving_at_once_never_mix(tmp_path, runtime_dir):
+    """Issue 21 (red team, High): two batches creating `.vaultlink/` at once, and the loser's
+    error path deleted the winner's journal. Two `vaultlink mv` processes start together on one
+    vault, each moving a note many others link to, round after round: each is applied whole or
+    refused before any change (`change_in_progress`, or `concurrent_modification` when the other
+    rewrote a note it planned on), no journal or lock is left, and every link that resolved
+    before resolves after."""
+    vault = generated_vault(tmp_path / "vault", notes=300)
+    env = {**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir), "VAULTLINK_LOG": "error"}
+
+    def unresolved():
+        done = subprocess.run([str(SIDECAR), "unresolved", str(vault), "--json", "--mode", "standalone"],
+                              capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        return len(json.loads(done.stdout)["links"] if isinstance(json.loads(done.stdout), dict) else json.loads(done.stdout))
+
+    dangling = unresolved()
+    outcomes = {"applied": 0, "refused": 0}
+    for round_ in range(6):
+        moves = [(f"Note {3 * round_}.md", f"moved/{round_}/Note {3 * round_}.md"),
+                 (f"a/Note {3 * round_ + 1}.md", f"moved/{round_}/Note {3 * round_ + 1}.md")]
+        processes = [subprocess.Popen([str(SIDECAR), "mv", str(vault), source, destination, "--json", "--mode", "standalone"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                     for source, destination in moves]
+        for process, (source, destination) in zip(processes, moves):
+            out, err = process.communicate(timeout=120)
+            if process.returncode == 0:
+                outcomes["applied"] += 1
+                assert not (vault / source).exists() and (vault / destination).exists(), (source, out)
+            else:
+                outcomes["refused"] += 1
+                assert "change_in_progress" in err or "concurrent_modification" in err or "in progress" in err or "changed after" in err, err
+                assert (vault / source).exists() and not (vault / destination).exists(), (source, err)
+        # The kept changes (for undo_change) stay; no journal or lock does.
+        left = [path.name for path in (vault / ".vaultlink").glob("journal*")]
+        assert left == [], left
+        assert unresolved() == dangling, f"round {round_}: a link that resolved no longer does"
+    assert outcomes["applied"] >= 6, outcomes

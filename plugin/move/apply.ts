@@ -29,6 +29,9 @@ class ChangedWhileWriting extends Error {
 	}
 }
 
+/** A note saved by someone over what the batch wrote, found by the last look before the commit: it is theirs, and not undone. */
+class SavedOver extends ChangedWhileWriting {}
+
 /** A step that failed, described as the error message says it. */
 class StepFailed extends Error {
 	constructor(readonly what: string) {
@@ -125,14 +128,30 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 			await step(`removing ${remove.path} failed`, () => vault.adapter.remove(remove.path));
 			done.push({ kind: "removed", path: remove.path, before: remove.before });
 		}
+		// The last look before the commit: every note written or created holds what the batch put
+		// there. `vault.process` is atomic only against the vault's own writes (obsidian.d.ts); a
+		// save that came after it (an editor, or another program on the disk) is someone's, and
+		// the batch is undone around it.
+		for (const write of batch.writes) {
+			const file = files.get(write.path);
+			if (file === undefined || (await vault.adapter.read(file.path)) !== write.text) throw new SavedOver(write.path);
+		}
+		for (const change of done) {
+			if (change.kind === "created" && (await vault.adapter.read(change.file.path)) !== change.text) throw new SavedOver(change.path);
+		}
 	} catch (error) {
-		const leftOver = await undo(vault, done);
+		// A note saved over is left as the saver left it; everything else is undone.
+		const saved = error instanceof SavedOver ? error.path : null;
+		const leftOver = await undo(
+			vault,
+			done.filter((change) => !((change.kind === "wrote" || change.kind === "created") && change.path === saved)),
+		);
 		// A batch not wholly undone keeps its journal, for `vaultlink recover`.
-		if (leftOver.length === 0) await finishJournal(vault.adapter);
-		else await abandonJournal(vault.adapter);
+		if (leftOver.length === 0) await finishJournal(vault.adapter, journal);
+		else await abandonJournal(vault.adapter, journal);
 		return { ok: false, error: failureAfterUndo(error, leftOver) };
 	}
-	await finishJournal(vault.adapter);
+	await finishJournal(vault.adapter, journal);
 	// An undo's emptied folders are the ones the undone change made: removed from the disk, as a
 	// failed batch removes the folders it made, so the vault is as it was before that change.
 	if (batch.forget !== null) await removeEmptiedFolders(vault, batch.emptied_folders);

@@ -70,15 +70,28 @@ async function refusal(adapter: JournalAdapter): Promise<ToolError> {
 /** Writes the journal before the batch's first change; a refusal, changing nothing, when one is there. */
 export async function beginJournal(adapter: JournalAdapter, journal: Journal): Promise<ToolError | null> {
 	if (await adapter.exists(JOURNAL_PATH)) return refusal(adapter);
+	let sealed: string | null = null;
 	try {
-		const sealed = sealJournal(journalKey(), journal);
+		sealed = sealJournal(journalKey(), journal);
 		if (!(await adapter.exists(JOURNAL_FOLDER))) await adapter.mkdir(JOURNAL_FOLDER);
 		await adapter.write(JOURNAL_PATH, sealed);
 	} catch (error) {
-		await finishJournal(adapter);
+		// Only what this batch wrote is taken back: a journal another batch wrote meanwhile stays.
+		await finishJournal(adapter, journal);
 		return stepError({ kind: "journal_unwritable", journal: JOURNAL_PATH, why: error instanceof Error ? error.message : String(error) });
 	}
 	return null;
+}
+
+/** Whether two journals are of one batch: the same start, machine, tool and steps (the pid of an abandoned one differs). */
+function sameBatch(found: Journal, ours: Journal): boolean {
+	return (
+		found.started_unix_ms === ours.started_unix_ms &&
+		found.machine === ours.machine &&
+		found.tool === ours.tool &&
+		JSON.stringify(found.moves) === JSON.stringify(ours.moves) &&
+		JSON.stringify(found.made_folders) === JSON.stringify(ours.made_folders)
+	);
 }
 
 /**
@@ -94,10 +107,17 @@ export async function removeIfEmpty(adapter: Pick<DataAdapter, "exists" | "list"
 	return "removed";
 }
 
-/** Removes the journal, and its folder when nothing else is in it. */
-export async function finishJournal(adapter: JournalAdapter): Promise<void> {
+/**
+ * Removes the journal of `journal`'s batch, and its folder when nothing else is in it. The lock is
+ * released by its holder only: a journal of another batch (or one that cannot be opened) stays.
+ */
+export async function finishJournal(adapter: JournalAdapter, journal: Journal): Promise<void> {
 	try {
-		if (await adapter.exists(JOURNAL_PATH)) await adapter.remove(JOURNAL_PATH);
+		if (await adapter.exists(JOURNAL_PATH)) {
+			const opened = await openInVault(adapter);
+			if (!("journal" in opened) || !sameBatch(opened.journal, journal)) return;
+			await adapter.remove(JOURNAL_PATH);
+		}
 		await removeIfEmpty(adapter, JOURNAL_FOLDER);
 	} catch {
 		// The folder is gone already, or holds saved pre-images: either way nothing to tidy.
@@ -105,10 +125,12 @@ export async function finishJournal(adapter: JournalAdapter): Promise<void> {
 }
 
 /** Marks the journal of a batch that could not be wholly undone as abandoned, so `vaultlink recover` may run while Obsidian does. */
-export async function abandonJournal(adapter: JournalAdapter): Promise<void> {
+export async function abandonJournal(adapter: JournalAdapter, journal: Journal): Promise<void> {
 	try {
 		const opened = await openInVault(adapter);
 		if ("refusal" in opened) throw new Error(opened.refusal);
+		// Only the holder's own journal is marked.
+		if (!sameBatch(opened.journal, journal)) throw new Error("the journal in the vault is another batch's");
 		await adapter.write(JOURNAL_PATH, sealJournal(journalKey(), { ...opened.journal, pid: ABANDONED }));
 	} catch (error) {
 		console.error("vaultlink: marking the journal of a failed move as abandoned failed", error);

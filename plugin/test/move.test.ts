@@ -214,6 +214,68 @@ test("a note edited while the batch is written: the earlier writes are undone an
 	assert.deepEqual(await linkSources(index, "Old.md"), ["A.md", "B.md"]);
 });
 
+// Issue 21 (red team, High): a save between the batch's last check and its write was lost while
+// the batch answered applied. An editor saves B.md through the vault (`vault.modify`, as
+// Obsidian's editor does) as each step of the batch begins, in turn: the save is never lost; a
+// save made before the batch's write of B.md is done never lets the batch answer applied (it is
+// undone with concurrent_modification, the save kept); a later one finds the batch whole.
+test("a save through the vault at any step of the batch is never lost", async (t) => {
+	const saved = "[[Old]] saved by the editor\n";
+	for (let saveAt = 0; ; saveAt++) {
+		const { vaultDir, app, host } = await open(t, TWO_LINKERS);
+		const plan = await planned(host, "Old.md", "sub/New.md");
+		const before = snapshotVault(vaultDir);
+		const note = app.vault.getAbstractFileByPath("B.md");
+		assert.ok(note instanceof TFile);
+		let step = 0;
+		let writeOfNote = -1;
+		let save: Promise<void> | null = null;
+		const restore: (() => void)[] = [];
+		const atEachStep = (name: string, target: Record<string, unknown>, isNote: (args: unknown[]) => boolean): void => {
+			const original = target[name] as (...args: unknown[]) => Promise<unknown>;
+			target[name] = (...args: unknown[]): Promise<unknown> => {
+				if (step === saveAt) save = app.vault.modify(note, saved);
+				step++;
+				const done = original.apply(target, args);
+				// The steps begun before the batch's write of the note was done.
+				const mark = (): void => {
+					writeOfNote = step;
+				};
+				if (isNote(args)) void done.then(mark, mark);
+				return done;
+			};
+			restore.push(() => {
+				target[name] = original;
+			});
+		};
+		const vault = app.vault as unknown as Record<string, unknown>;
+		const adapter = app.vault.adapter as unknown as Record<string, unknown>;
+		atEachStep("process", vault, (args) => args[0] === note);
+		for (const name of ["rename", "createFolder", "create"]) atEachStep(name, vault, () => false);
+		for (const name of ["write", "remove", "mkdir", "rmdir"]) atEachStep(name, adapter, () => false);
+		const outcome = await applyBatch(asObsidianApp(app), plan);
+		for (const undo of restore) undo();
+		if (save === null) {
+			assert.ok(outcome.ok, "no save: the batch applies");
+			assert.ok(saveAt >= 5, `the batch has ${step} steps`);
+			break;
+		}
+		await save;
+		const now = snapshotVault(vaultDir);
+		assert.equal(now["B.md"], saved, `saved at step ${saveAt}: the save is kept`);
+		const others = (files: Record<string, string>): Record<string, string> =>
+			Object.fromEntries(Object.entries(files).filter(([name]) => name !== "B.md" && !name.startsWith(".vaultlink")));
+		if (outcome.ok) {
+			assert.ok(saveAt >= writeOfNote, `saved at step ${saveAt}, before B.md's write was done (at step ${writeOfNote}): the batch must not answer applied`);
+			assert.deepEqual(others(now), { "A.md": "[[New]]", "sub/": "", "sub/New.md": "" });
+		} else {
+			assert.equal(outcome.error.code, "concurrent_modification", `saved at step ${saveAt}: ${outcome.error.message}`);
+			assert.deepEqual(others(now), others(before), `saved at step ${saveAt}: the rest is undone`);
+		}
+		assert.ok(!fs.existsSync(path.join(vaultDir, ".vaultlink", "journal.json")), "no journal left");
+	}
+});
+
 const THREE_LINKS = `
 //- A.md
 [[Old]] and [[Old]]

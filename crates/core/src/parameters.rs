@@ -57,8 +57,13 @@ pub struct Parameters {
     pub rules: &'static [Rule],
 }
 
-/// Parameters that name a place in the vault: each is held to `paths::vault_path_problem`.
+/// Parameters that name a place in the vault: each is held to `paths::vault_path_problem`,
+/// `paths::hidden_path_problem` and to names of at most `rename::MAX_NAME_BYTES` bytes.
 pub const PATH_PARAMETERS: [&str; 4] = ["path", "from", "to", "folder"];
+
+/// Parameters that are link targets: at most `rename::MAX_TARGET_BYTES` bytes, and names of at
+/// most `rename::MAX_NAME_BYTES` bytes.
+pub const TARGET_PARAMETERS: [&str; 2] = ["from_target", "to_target"];
 
 const RESPONSE_FORMATS: &[&str] = &["concise", "detailed"];
 
@@ -246,14 +251,48 @@ pub fn check(tool: &str, arguments: &Value) -> Result<(), CallError> {
                 return Err(invalid(format!("parameter `{key}` is {length} characters, over the {MAX_STRING_CHARS} it may have")));
             }
         }
+        // Names and link targets as filesystems take them, counted in bytes (the schema's
+        // `maxLength` counts characters, which may be four bytes each).
+        if PATH_PARAMETERS.contains(&key) || TARGET_PARAMETERS.contains(&key) {
+            let text = value.as_str().unwrap_or_default();
+            if TARGET_PARAMETERS.contains(&key) && text.len() > crate::rename::MAX_TARGET_BYTES {
+                return Err(invalid(format!(
+                    "parameter `{key}` is {} bytes, over the {} a link's target may have",
+                    text.len(),
+                    crate::rename::MAX_TARGET_BYTES
+                )));
+            }
+            if let Some(long) = text.split(['/', '\\']).find(|segment| segment.len() > crate::rename::MAX_NAME_BYTES) {
+                return Err(CallError::new(
+                    ErrorCode::InvalidName,
+                    format!(
+                        "parameter `{key}` has a name of {} bytes ({}…), more than the {} bytes filesystems take in one name; nothing was planned",
+                        long.len(),
+                        long.chars().take(24).collect::<String>(),
+                        crate::rename::MAX_NAME_BYTES
+                    ),
+                    "Shorten the name: each folder or file name of a path may have at most 255 bytes.",
+                    false,
+                ));
+            }
+        }
         if let (Kind::Choice(allowed), Value::String(text)) = (parameter.kind, value) {
             if !allowed.contains(&text.as_str()) {
                 return Err(invalid(format!("parameter `{key}` must be one of {}", Value::from(allowed.to_vec()))));
             }
         }
         if PATH_PARAMETERS.contains(&key) {
-            if let Some(problem) = crate::paths::vault_path_problem(value.as_str().unwrap_or_default()) {
-                return Err(path_refused(key, value.as_str().unwrap_or_default(), problem));
+            let path = value.as_str().unwrap_or_default();
+            if let Some(problem) = crate::paths::vault_path_problem(path) {
+                return Err(path_refused(key, path, problem));
+            }
+            if let Some(problem) = crate::paths::hidden_path_problem(path) {
+                return Err(CallError::new(
+                    ErrorCode::InvalidPath,
+                    format!("`{key}` {path:?} is not a place of the vault's notes: {problem}; nothing was read or changed"),
+                    "Name a note or folder Obsidian shows; files under hidden folders (.vaultlink, .trash, the config folder) are not the vault's notes.",
+                    false,
+                ));
             }
         }
     }
@@ -329,6 +368,23 @@ mod tests {
         assert_eq!(error.code, ErrorCode::InvalidPath);
         assert!(error.message.starts_with("`to` \"../B\" is not a path inside the vault"), "{}", error.message);
         assert_eq!(check("rewrite_link", &json!({"from_target": "../A", "to_target": "/B"})), Ok(()), "link targets are not paths");
+        // Issue 21 (red team, High): a move onto `.vaultlink/journal.json` was renamed over the
+        // journal and deleted with it at the commit. Refused before anything is planned.
+        for (tool, arguments) in [
+            ("move_note", json!({"from": "A.md", "to": ".vaultlink/journal.json"})),
+            ("move_note", json!({"from": ".vaultlink/journal.json", "to": "B.md"})),
+            ("read_note", json!({"path": ".obsidian/app.json"})),
+            ("delete_note", json!({"path": ".trash/Old.md", "confirm": true})),
+            ("list_notes", json!({"folder": "notes/.hidden"})),
+        ] {
+            let error = check(tool, &arguments).expect_err("a hidden place");
+            assert_eq!(error.code, ErrorCode::InvalidPath, "{arguments}");
+            assert!(error.message.contains("is not a place of the vault's notes"), "{}", error.message);
+        }
+        assert!(check("move_note", &json!({"from": "A.md", "to": ".vaultlink/journal.json"}))
+            .expect_err("refused")
+            .message
+            .contains("vaultlink's own journal"));
         assert!(refusal("delete_note", json!({"path": "A", "force": true})).contains("`force` needs `confirm: true`"));
         assert_eq!(check("delete_note", &json!({"path": "A", "force": false})), Ok(()));
         assert!(refusal("move_note", json!({"from": "A", "to": "B", "dry_run": true, "approved_plan_hash": "x"}))

@@ -29,6 +29,25 @@ pub fn vault_path_problem(path: &str) -> Option<&'static str> {
     None
 }
 
+/// Why a vault path is in a place Obsidian does not index, as the end of a sentence: under
+/// `.vaultlink/` (vaultlink's journal and kept changes), `.trash/`, the config folder
+/// (`.obsidian/` or whatever the vault calls it: it starts with a dot), or any other hidden file
+/// or folder. Nothing a tool names may be there: Obsidian would not see a note moved there (every
+/// link to it would break), and the engine's own files must never be read, moved or written
+/// over by a tool. Both edges hold every path parameter to it (`parameters::check`), and core's
+/// moves every destination. A `.` segment (the vault's root) is not hidden.
+pub fn hidden_path_problem(path: &str) -> Option<String> {
+    let hidden = path.split(['/', '\\']).find(|segment| segment.starts_with('.') && *segment != "." && *segment != "..")?;
+    Some(match hidden {
+        ".vaultlink" => "`.vaultlink` holds vaultlink's own journal and kept changes, which no tool may touch".to_owned(),
+        ".trash" => "`.trash` is the vault's trash, which Obsidian does not index: every link to the note would break (to delete a note, use delete_note)".to_owned(),
+        ".obsidian" => "`.obsidian` is the vault's config folder, which Obsidian does not index".to_owned(),
+        _ => format!(
+            "`{hidden}` is a hidden folder or file (the config folder is one), which Obsidian does not index: every link to it would break"
+        ),
+    })
+}
+
 /// The stricter rule for a path the engine itself wrote (a journal's): relative, `/`-separated,
 /// no empty, `.` or `..` segment, and no segment that starts with a dot (Obsidian indexes no
 /// hidden file or folder, so no note the engine changes is in one). Temporary names are checked
@@ -83,6 +102,19 @@ mod tests {
         }
         for fine in ["a/b..c/x.md", "100%.md", "...md", "Folder/Note.md"] {
             assert_eq!(vault_path_problem(fine), None, "{fine}");
+        }
+    }
+
+    #[test]
+    fn hidden_places_are_named_with_what_they_are() {
+        let problem = |path: &str| hidden_path_problem(path).unwrap_or_default();
+        assert!(problem(".vaultlink/journal.json").contains("vaultlink's own journal"));
+        assert!(problem("a/.trash/x.md").contains("delete_note"));
+        assert!(problem(".obsidian/app.json").contains("config folder"));
+        assert!(problem(".config/x.md").contains("`.config` is a hidden folder"));
+        assert!(problem("Folder/.hidden.md").contains("`.hidden.md`"));
+        for fine in ["Folder/Note.md", "./Note.md", "a/b..c/x.md"] {
+            assert_eq!(hidden_path_problem(fine), None, "{fine}");
         }
     }
 

@@ -252,6 +252,11 @@ pub fn content_hash(text: &str) -> String {
 pub const MAX_NAME_BYTES: usize = 255;
 /// The most bytes of a link target `rewrite_link` writes (a path of many names).
 pub const MAX_TARGET_BYTES: usize = 4096;
+/// The most bytes of new link text one `rewrite_link` plan holds (each link's new target, and
+/// the link as the answer shows it): a plan grows with links × the target's length (20,000
+/// links to a 4 KiB target would be 160 MiB before the proof and the answer copy it again), so
+/// past this it is refused as it is made, before it grows further.
+pub const MAX_PLAN_TEXT_BYTES: usize = 32 << 20;
 
 /// Characters a path segment cannot hold and still be linked to.
 fn bad_characters(segment: &str) -> Vec<String> {
@@ -335,14 +340,8 @@ fn expand(vault: &Vault, from: &str, to: &str) -> Result<(Vec<(String, String)>,
     if to.is_empty() {
         return Err(MoveError::InvalidDestination { to: to.to_owned(), reason: "it is empty".to_owned() });
     }
-    if let Some(hidden) = to.split('/').find(|segment| segment.starts_with('.')) {
-        let reason = match hidden {
-            ".trash" => "`.trash` is the vault's trash, which Obsidian does not index: every link to the note would break (to delete a note, use delete_note)".to_owned(),
-            ".vaultlink" => "`.vaultlink` holds vaultlink's own journal".to_owned(),
-            _ => format!(
-                "`{hidden}` is a hidden folder or file (the config folder is one), which Obsidian does not index: every link to it would break"
-            ),
-        };
+    // The one rule of hidden places (`paths`), for the destinations a bulk move's objects hold too.
+    if let Some(reason) = crate::paths::hidden_path_problem(to) {
         return Err(MoveError::InvalidDestination { to: to.to_owned(), reason });
     }
     let moves: Vec<(String, String)> = match vault.find_file(from) {
@@ -1030,6 +1029,8 @@ pub fn plan_rewrite_link(
     }
     let config = vault.config().parse;
     let mut edits: BTreeMap<String, Vec<(TextEdit, LinkChange)>> = BTreeMap::new();
+    // The bytes of new link text planned so far, held to MAX_PLAN_TEXT_BYTES.
+    let mut planned_bytes = 0;
     for source in notes_to_read_for_rewrite(vault, from_target) {
         let text = texts.get(&source).ok_or_else(|| MoveError::MissingText { path: source.clone() })?;
         let links = parse_note(&source, text, &config).links;
@@ -1068,6 +1069,15 @@ pub fn plan_rewrite_link(
             let mut after = text[link.span.start..link.target_span.start].to_owned();
             after.push_str(&replacement);
             after.push_str(&text[link.target_span.end..link.span.end]);
+            planned_bytes += replacement.len() + after.len();
+            if planned_bytes > MAX_PLAN_TEXT_BYTES {
+                let links: usize = edits.values().map(Vec::len).sum::<usize>() + 1;
+                return invalid(format!(
+                    "rewriting these links to a target of {} bytes would hold more than {} MiB of new link text (past it at link {links})",
+                    to_target.len(),
+                    MAX_PLAN_TEXT_BYTES >> 20
+                ));
+            }
             edits.entry(source.clone()).or_default().push((
                 TextEdit { span: link.target_span, replacement },
                 LinkChange {

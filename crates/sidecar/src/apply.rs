@@ -63,14 +63,10 @@ pub fn carry_out(disk: &dyn Disk, folder: &mut FolderIndex, mut outcome: Outcome
     serde_json::to_value(outcome.answer).map_err(|error| ToolError::internal(&error.to_string()))
 }
 
-/// Carries out core's `batch` under `root` on `disk`, all or nothing. The batch was made from
-/// the notes' texts as the call read them a moment ago, and each note is read once more just
-/// before it is replaced. What else the
-/// folder holds is checked before the first change (each move's source is there and its
-/// destination free, no symbolic link on the way); the journal is written before the first
-/// change; any failed step undoes the batch from the journal, the way recovery after a crash
-/// does, so one path is tested by both.
-pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Journal, ToolError> {
+/// Checks the folder against `batch` (each move's source there and its destination free, each
+/// create's place free, each removed file there, no symbolic link on the way, no file where a
+/// folder must go); answers the folders the batch must make.
+fn check_folder(root: &Path, batch: &Batch) -> Result<Vec<String>, ToolError> {
     // The third names of a cycle's moves: put there by an earlier move of the batch.
     let mut arriving: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for file_move in &batch.moves {
@@ -110,23 +106,55 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Jou
             made_folders.push(folder.clone());
         }
     }
+    Ok(made_folders)
+}
+
+/// Carries out core's `batch` under `root` on `disk`, all or nothing. The batch was made from
+/// the notes' texts as the call read them a moment ago, and each note is read once more just
+/// before it is replaced. What else the
+/// folder holds is checked before the first change (each move's source is there and its
+/// destination free, no symbolic link on the way); the journal is written before the first
+/// change; any failed step undoes the batch from the journal, the way recovery after a crash
+/// does, so one path is tested by both.
+pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Journal, ToolError> {
+    let made_folders = check_folder(root, batch)?;
     let journal = batch.journal(made_folders, std::process::id(), journal::now_unix_ms(), &journal::machine());
     journal::begin(disk, root, &journal)?;
+    // Checked again holding the lock: a batch of another process that held it a moment ago may
+    // have made a folder, or moved a file, since the first look. Then nothing is changed.
+    match check_folder(root, batch) {
+        Ok(now) if now == journal.made_folders => {}
+        checked => {
+            let _ = journal::finish(disk, root, &journal);
+            return Err(checked.err().unwrap_or_else(|| {
+                let folder = journal.made_folders.iter().find(|folder| root.join(folder).exists()).cloned().unwrap_or_default();
+                concurrent(&folder)
+            }));
+        }
+    }
     // The notes written so far, and the one found edited under the batch, if any.
     let mut written = 0;
     let mut edited_meanwhile = None;
     let mut removed_meanwhile: Option<String> = None;
+    // A note saved over after the batch wrote it, found by the last look before the commit.
+    let mut saved_over: Option<String> = None;
     let result = (|| {
         for write in &batch.writes {
-            let path = root.join(&write.path);
-            // Read once more just before it is replaced: an editor's save since the check is
-            // kept, and the batch is undone, rather than written over.
-            if fs::read(&path).ok().as_deref() != Some(write.before.as_bytes()) {
+            // The note is moved aside and checked before the new text goes in with a rename that
+            // never replaces: a save by anyone at any moment is kept, and the batch undone.
+            let replaced = journal::replace_note(
+                disk,
+                root,
+                &write.path,
+                &write.temporary,
+                journal::Expected::Bytes(write.before.as_bytes()),
+                write.text.as_bytes(),
+            )
+            .map_err(|error| format!("writing {} failed: {error}", write.path))?;
+            if replaced == journal::Replaced::ChangedMeanwhile {
                 edited_meanwhile = Some(write.path.clone());
                 return Err(format!("`{}` changed while the batch was being written", write.path));
             }
-            journal::write_atomically(disk, &path, &root.join(&write.temporary), write.text.as_bytes())
-                .map_err(|error| format!("writing {} failed: {error}", write.path))?;
             written += 1;
         }
         for folder in &journal.made_folders {
@@ -162,20 +190,43 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Jou
             }
             disk.remove_file(&path).map_err(|error| format!("removing {} failed: {error}", remove.path))?;
         }
-        journal::finish(disk, root).map_err(|error| format!("removing the journal failed: {error}"))
+        // The last look before the commit: every note the batch wrote or created holds what it
+        // wrote, where the moves took it. One saved over since is someone's, and the batch is
+        // undone around it.
+        for (path, after_hash) in batch
+            .writes
+            .iter()
+            .map(|write| (write.path.as_str(), write.after_hash.as_str()))
+            .chain(batch.creates.iter().map(|create| (create.path.as_str(), create.after_hash.as_str())))
+        {
+            let now = batch.moves.iter().fold(path, |now, file_move| if file_move.from == now { file_move.to.as_str() } else { now });
+            let text = fs::read(root.join(now)).ok().and_then(|bytes| String::from_utf8(bytes).ok());
+            if text.is_none_or(|text| vaultlink_core::rename::content_hash(&text) != after_hash) {
+                saved_over = Some(path.to_owned());
+                return Err(format!("`{path}` changed while the batch was being written"));
+            }
+        }
+        journal::finish(disk, root, &journal).map_err(|error| format!("removing the journal failed: {error}"))
     })();
     if let Err(what) = result {
-        let undone = match &edited_meanwhile {
+        let undone = match (&edited_meanwhile, &saved_over) {
             // Only what this batch wrote is undone: the edited note is the editor's.
-            Some(_) => journal::undo(disk, root, &Journal { writes: journal.writes[..written].to_vec(), ..journal.clone() }).map(Some),
-            None => journal::recover(disk, root),
+            (Some(_), _) => journal::undo(disk, root, &Journal { writes: journal.writes[..written].to_vec(), ..journal.clone() }).map(Some),
+            (None, Some(saved)) => {
+                let writes = journal.writes.iter().filter(|write| write.path != *saved).cloned().collect();
+                journal::undo(disk, root, &Journal { writes, ..journal.clone() }).map(Some)
+            }
+            (None, None) => journal::recover(disk, root),
         };
+        if let Some(saved) = saved_over {
+            edited_meanwhile = Some(saved);
+        }
         return Err(match undone {
             Ok(_) if edited_meanwhile.is_some() => concurrent(edited_meanwhile.as_deref().unwrap_or_default()),
             Ok(_) if removed_meanwhile.is_some() => concurrent(removed_meanwhile.as_deref().unwrap_or_default()),
             Ok(_) => write_failed(what),
             Err(undo) => {
-                journal::abandon(disk, root);
+                journal::abandon(disk, root, &journal);
                 StepError::UndoIncomplete { what, left: undo.message }.error().into()
             }
         });
@@ -378,7 +429,8 @@ mod tests {
     #[test]
     fn an_undo_that_fails_too_keeps_the_journal_and_recovery_restores_the_vault() {
         for (files, from, to, moved_folder) in BATCHES {
-            for fail_at in 3.. {
+            // Steps 0-3 take the lock; the undo can fail from the first change on.
+            for fail_at in 4.. {
                 let (dir, index) = vault(files);
                 let plan = plan_for(&index, from, to);
                 let before = snapshot(dir.path());
@@ -413,10 +465,10 @@ mod tests {
     fn recovery_keeps_an_edit_made_after_the_interruption_and_saves_the_pre_image() {
         let (dir, index) = vault(BATCHES[0].0);
         let plan = plan_for(&index, "Old.md", "deep/er/New.md");
-        // Steps 0-2 write the journal, 3-5 rewrite A.md; C.md's write (6) and everything after
-        // it fail, the undo included.
-        let mut disk = FaultyDisk::new(Fault::Io, 6);
-        disk.also_fail = (7..100).collect();
+        // Steps 0-3 take the lock (the journal), 4-8 rewrite A.md; C.md's write (9) and
+        // everything after it fail, the undo included.
+        let mut disk = FaultyDisk::new(Fault::Io, 9);
+        disk.also_fail = (10..100).collect();
         let error = apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap_err();
         assert!(error.message.contains("failed in part"), "{}", error.message);
         assert_eq!(fs::read_to_string(dir.path().join("A.md")).unwrap(), "[[New]] and [[New]]\n", "A.md was left rewritten");
@@ -449,6 +501,141 @@ mod tests {
         assert_eq!(fs::read_to_string(dir.path().join("Old.md")).unwrap(), "# Old\n");
         assert_eq!(fs::read_to_string(dir.path().join("A.md")).unwrap(), "[[Old]]\n", "the batch was undone");
         assert!(!dir.path().join(".vaultlink").exists());
+    }
+
+    /// How another program saves a note: into the file, as `fs::write` and Node's `writeFile`
+    /// do (truncate, then write), or by writing a file beside it and renaming it over the note,
+    /// as many editors and sync services do.
+    #[derive(Debug, Clone, Copy)]
+    enum Save {
+        InPlace,
+        Replacing,
+    }
+
+    fn save(note: &Path, bytes: &[u8], how: Save) {
+        match how {
+            Save::InPlace => fs::write(note, bytes).unwrap(),
+            Save::Replacing => {
+                let beside = note.with_file_name(".editor-save.tmp");
+                fs::write(&beside, bytes).unwrap();
+                fs::rename(&beside, note).unwrap();
+            }
+        }
+    }
+
+    /// The vault without `skip`, and without the engine's own folder, for comparing the rest.
+    fn without(files: &[(String, Vec<u8>)], skip: &str) -> Vec<(String, Vec<u8>)> {
+        files.iter().filter(|(path, _)| path != skip && !path.starts_with(".vaultlink")).cloned().collect()
+    }
+
+    /// Issue 21 (red team, High): a save between the batch's last check and its replace was
+    /// lost while the batch reported `applied: true`. Another program saves a rewritten note
+    /// before each step of the batch in turn (every change the batch makes, through the `Disk`
+    /// trait), both ways a program saves: the save is never lost, and the batch is applied whole
+    /// (the save came after it) or undone with `concurrent_modification`, the save kept.
+    #[test]
+    fn a_save_at_any_step_of_the_batch_is_never_lost() {
+        // The batches of the fault matrix, and a note each rewrites without moving it.
+        let saved_notes = ["C.md", "B.md", "Home.md"];
+        for ((files, from, to, moved_folder), saved_note) in BATCHES.into_iter().zip(saved_notes) {
+            for how in [Save::InPlace, Save::Replacing] {
+                for save_at in 0.. {
+                    let (dir, index) = vault(files);
+                    let plan = plan_for(&index, from, to);
+                    let before = snapshot(dir.path());
+                    let after = expected_after(&before, &plan);
+                    let note = dir.path().join(saved_note);
+                    let bytes = format!("saved by another program before step {save_at}\n");
+                    let step = std::cell::Cell::new(0);
+                    let disk = Hooked(|_: &str, _: &Path| {
+                        if step.get() == save_at {
+                            save(&note, bytes.as_bytes(), how);
+                        }
+                        step.set(step.get() + 1);
+                    });
+                    let outcome = apply_plan_on(&disk, index.root(), &plan, moved_folder, "move_note");
+                    if save_at >= step.get() {
+                        // Past the batch's last step: done.
+                        outcome.unwrap();
+                        assert!(save_at >= 8, "{from} -> {to} has {} steps", step.get());
+                        break;
+                    }
+                    let now = snapshot(dir.path());
+                    let shown = format!("{from} -> {to}, saved {how:?} before step {save_at}: {outcome:?}");
+                    assert_eq!(fs::read_to_string(&note).unwrap(), bytes, "{shown}: the save is kept");
+                    match outcome {
+                        Ok(()) => assert_eq!(without(&now, saved_note), without(&after, saved_note), "{shown}"),
+                        Err(refusal) => {
+                            assert_eq!(refusal.code, "concurrent_modification", "{shown}");
+                            assert_eq!(without(&now, saved_note), without(&before, saved_note), "{shown}");
+                        }
+                    }
+                    assert!(!dir.path().join(".vaultlink").exists(), "{shown}: no journal, lock or saved text left");
+                }
+            }
+        }
+    }
+
+    /// The soak of the save test: another program saves a rewritten note in a loop, on a
+    /// thread of its own, while the batch runs, starting at a different moment each run; after
+    /// each run the note holds the program's last save, and the rest of the vault is as before
+    /// or as after, whole. `VAULTLINK_SOAK_RUNS` sets the number of runs (default 40).
+    #[test]
+    fn a_program_saving_in_a_loop_while_batches_run_never_loses_a_save() {
+        let runs: usize = std::env::var("VAULTLINK_SOAK_RUNS").ok().and_then(|runs| runs.parse().ok()).unwrap_or(40);
+        let (files, from, to, moved_folder) = BATCHES[0];
+        let (mut applied, mut refused, mut kept_earlier) = (0, 0, 0);
+        for run in 0..runs {
+            let (dir, index) = vault(files);
+            let plan = plan_for(&index, from, to);
+            let before = snapshot(dir.path());
+            let after = expected_after(&before, &plan);
+            let note = dir.path().join("C.md");
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            let last_save = std::thread::scope(|scope| {
+                let writer = scope.spawn(|| {
+                    // A different start each run, from at once to about a batch's length later.
+                    std::thread::sleep(std::time::Duration::from_micros((run as u64 * 7919) % 3000));
+                    let mut last = None;
+                    for number in 0.. {
+                        if stop.load(std::sync::atomic::Ordering::SeqCst) && number > 0 {
+                            break;
+                        }
+                        let bytes = format!("save {number} of run {run}\n");
+                        save(&note, bytes.as_bytes(), if number % 2 == 0 { Save::InPlace } else { Save::Replacing });
+                        last = Some(bytes);
+                        std::thread::sleep(std::time::Duration::from_micros(150));
+                    }
+                    last
+                });
+                let outcome = apply_plan_on(&RealDisk, index.root(), &plan, moved_folder, "move_note");
+                stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                let last_save = writer.join().unwrap();
+                match outcome {
+                    Ok(()) => {
+                        applied += 1;
+                        assert_eq!(without(&snapshot(dir.path()), "C.md"), without(&after, "C.md"), "run {run}");
+                    }
+                    Err(refusal) => {
+                        refused += 1;
+                        assert_eq!(refusal.code, "concurrent_modification", "run {run}: {refusal:?}");
+                        assert_eq!(without(&snapshot(dir.path()), "C.md"), without(&before, "C.md"), "run {run}");
+                    }
+                }
+                last_save
+            });
+            assert_eq!(fs::read_to_string(&note).ok(), last_save, "run {run}: the last save is what the note holds");
+            // No journal or lock is left. An earlier save the program made over at once (it was
+            // moved aside when the next one came) is kept too, under `recovered/`.
+            for (path, bytes) in snapshot(dir.path()).into_iter().filter(|(path, _)| path.starts_with(".vaultlink")) {
+                assert!(path.starts_with(".vaultlink/recovered/C.md"), "run {run}: {path} left");
+                assert!(String::from_utf8(bytes).unwrap().starts_with("save "), "run {run}: {path} holds one of the program's saves");
+                kept_earlier += 1;
+            }
+        }
+        eprintln!(
+            "{runs} runs with a program saving meanwhile: {applied} applied, {refused} undone, {kept_earlier} earlier saves kept in recovered/, no save lost"
+        );
     }
 
     /// An editor saving a note after the check, just before the batch replaces it: the save
@@ -700,7 +887,7 @@ mod tests {
         let (dir, mut index) = vault(&[("Ada.md", text)]);
         let note = dir.path().join("Ada.md");
         let disk = Hooked(|operation: &str, path: &Path| {
-            if operation == "write_new" && path.ends_with("journal.json") {
+            if operation == "write_new" && path.parent().is_some_and(|folder| folder.ends_with(".vaultlink")) {
                 fs::write(&note, "---\nrole: other\n---\nsaved meanwhile\n").unwrap();
             }
         });
@@ -721,8 +908,8 @@ mod tests {
         let mut steps = None;
         for fault in Fault::ALL {
             for fail_at in 0..60 {
-                // Steps 0-2 write the journal: from the first change on, the undo may fail too.
-                for undo_fails in [false, true].into_iter().filter(|undo_fails| !undo_fails || (fail_at >= 3 && fault == Fault::Io)) {
+                // Steps 0-3 take the lock (the journal): from the first change on, the undo may fail too.
+                for undo_fails in [false, true].into_iter().filter(|undo_fails| !undo_fails || (fail_at >= 4 && fault == Fault::Io)) {
                     let (dir, mut index) = vault(files);
                     let before = snapshot(dir.path());
                     let mut disk = FaultyDisk::new(fault, fail_at);

@@ -394,6 +394,44 @@ pub mod testing {
         }
     }
 
+    /// The real disk, except that `intercept(operation, path)` runs before each operation and,
+    /// when it answers an error, the operation fails with it without doing anything: a test
+    /// plays another program acting at that moment, then a failure.
+    pub struct Intercepted<F: Fn(&str, &Path) -> Option<io::Error>>(pub F);
+
+    impl<F: Fn(&str, &Path) -> Option<io::Error>> std::fmt::Debug for Intercepted<F> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("Intercepted")
+        }
+    }
+
+    impl<F: Fn(&str, &Path) -> Option<io::Error>> Disk for Intercepted<F> {
+        fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+            (self.0)("write_new", path).map_or_else(|| RealDisk.write_new(path, bytes), Err)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            (self.0)("rename", to).map_or_else(|| RealDisk.rename(from, to), Err)
+        }
+        fn rename_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+            (self.0)("rename_new", to).map_or_else(|| RealDisk.rename_new(from, to), Err)
+        }
+        fn remove_file(&self, path: &Path) -> io::Result<()> {
+            (self.0)("remove_file", path).map_or_else(|| RealDisk.remove_file(path), Err)
+        }
+        fn create_dir(&self, path: &Path) -> io::Result<()> {
+            (self.0)("create_dir", path).map_or_else(|| RealDisk.create_dir(path), Err)
+        }
+        fn remove_dir(&self, path: &Path) -> io::Result<()> {
+            (self.0)("remove_dir", path).map_or_else(|| RealDisk.remove_dir(path), Err)
+        }
+        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
+            (self.0)("copy_permissions", to).map_or_else(|| RealDisk.copy_permissions(from, to), Err)
+        }
+        fn sync_dir(&self, path: &Path) -> io::Result<()> {
+            (self.0)("sync_dir", path).map_or_else(|| RealDisk.sync_dir(path), Err)
+        }
+    }
+
     /// Every file under `root` with its bytes, sorted; a symbolic link as where it points.
     #[allow(clippy::unwrap_used)]
     pub fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {

@@ -153,6 +153,16 @@ pub fn find(root: &Path) -> Found {
     Found::Ours(journal)
 }
 
+impl Found {
+    /// This, if it is the journal of `ours`'s batch; `Nothing` otherwise.
+    fn filter_batch(self, ours: &Journal) -> Found {
+        match self {
+            Found::Ours(found) if same_batch(&found, ours) => Found::Ours(found),
+            _ => Found::Nothing,
+        }
+    }
+}
+
 fn interrupted(root: &Path, found: &Found) -> ToolError {
     let refusal = match found {
         Found::Ours(journal) if process_alive(journal.pid) => StepError::InProgress { tool: journal.tool.clone(), pid: journal.pid },
@@ -192,25 +202,54 @@ pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), Tool
     let write_failed = |error: std::io::Error| -> ToolError {
         StepError::JournalUnwritable { journal: path.display().to_string(), why: error.to_string() }.error().into()
     };
-    // Only what this call made is taken back on a failure: another batch may have made the
-    // folder, or the journal, a moment before.
-    let made_folder = match disk.create_dir(&folder) {
-        Ok(()) => true,
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => false,
-        Err(error) => return Err(write_failed(error)),
-    };
-    match disk.write_new(&path, bytes.as_bytes()) {
-        Ok(()) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => return Err(interrupted(root, &find(root))),
-        Err(error) => {
-            // write_new made the file before it failed part way: it is ours to take back.
-            let _ = disk.remove_file(&path);
-            if made_folder {
-                let _ = disk.remove_dir(&folder);
+    // The lock is the journal file itself, taken in one step: the sealed journal is written whole
+    // to a name of this attempt's own, then renamed to `journal.json` with a rename that never
+    // replaces, so two batches starting at once cannot both hold it, and no one ever sees a
+    // journal half written. Every error path takes back only what this attempt made: its own
+    // file, and the folder if it made it and it is empty.
+    let mut attempt = 0;
+    let own = loop {
+        let made_folder = match disk.create_dir(&folder) {
+            Ok(()) => true,
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => false,
+            Err(error) => return Err(write_failed(error)),
+        };
+        let own = folder.join(format!("{JOURNAL_FILE}.{}-{}.lock", std::process::id(), next_attempt()));
+        match disk.write_new(&own, bytes.as_bytes()) {
+            Ok(()) => break (own, made_folder),
+            // The folder was removed by a batch finishing a moment ago: made again.
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound && attempt < 10 => attempt += 1,
+            Err(error) => {
+                // write_new made this file of our own before it failed part way (a full disk).
+                if own.exists() {
+                    let _ = disk.remove_file(&own);
+                }
+                if made_folder {
+                    let _ = disk.remove_dir(&folder);
+                }
+                return Err(write_failed(error));
             }
+        }
+    };
+    let (own, made_folder) = own;
+    let take_back = |disk: &dyn Disk| {
+        let _ = disk.remove_file(&own);
+        if made_folder {
+            let _ = disk.remove_dir(&folder);
+        }
+    };
+    match disk.rename_new(&own, &path) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            take_back(disk);
+            return Err(interrupted(root, &find(root)));
+        }
+        Err(error) => {
+            take_back(disk);
             return Err(write_failed(error));
         }
     }
+    // The lock is ours from here: on a failure, the journal is ours to remove.
     if let Err(error) = disk.sync_dir(&folder) {
         let _ = disk.remove_file(&path);
         if made_folder {
@@ -220,6 +259,38 @@ pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), Tool
     }
     copy_for_tests(&bytes);
     Ok(())
+}
+
+/// Removes what a process killed while it took the lock left: its own file of the attempt
+/// (`journal.json.<pid>-<n>.lock`), written whole but never renamed to the journal. Only the files
+/// of processes that are gone are removed, and the folder only if that empties it.
+fn remove_stale_locks(disk: &dyn Disk, root: &Path) {
+    let folder = root.join(JOURNAL_FOLDER);
+    if !std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.is_dir()) {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(&folder) else { return };
+    let mut removed = false;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .strip_prefix(&format!("{JOURNAL_FILE}."))
+            .and_then(|rest| rest.strip_suffix(".lock"))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok());
+        if pid.is_some_and(|pid| pid != ABANDONED && !process_alive(pid)) && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            removed |= disk.remove_file(&entry.path()).is_ok();
+        }
+    }
+    if removed {
+        let _ = disk.remove_dir(&folder);
+    }
+}
+
+/// A number new to each attempt at the lock in this process, so two threads never share a name.
+fn next_attempt() -> u64 {
+    static ATTEMPTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    ATTEMPTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// In a debug build only: appends each journal begun to the file `VAULTLINK_DEBUG_JOURNAL_COPY`
@@ -238,12 +309,18 @@ fn copy_for_tests(bytes: &str) {
     let _ = bytes;
 }
 
-/// Removes the journal once every change is made: from here on the batch is applied, and what
-/// follows (the emptied `.vaultlink` folder, a sync of the root) is tidying that may fail.
-pub fn finish(disk: &dyn Disk, root: &Path) -> std::io::Result<()> {
-    match disk.remove_file(&journal_path(root)) {
-        Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
-        _ => {}
+/// Removes the journal of `journal`'s batch once every change is made (or undone): from here on
+/// the batch is applied, and what follows (the emptied `.vaultlink` folder, a sync of the root)
+/// is tidying that may fail. The lock is released only by its holder: a journal file that is
+/// not this batch's (another batch's, begun since) is left where it is.
+pub fn finish(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Result<()> {
+    match find(root) {
+        Found::Ours(found) if same_batch(&found, journal) => match disk.remove_file(&journal_path(root)) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
+            _ => {}
+        },
+        Found::Nothing => {}
+        _ => tracing::warn!("the journal in {} is another batch's now, and is left to it", root.display()),
     }
     // Removed only when empty: `recovered/` may hold saved pre-images.
     let _ = disk.remove_dir(&root.join(JOURNAL_FOLDER));
@@ -253,11 +330,25 @@ pub fn finish(disk: &dyn Disk, root: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether two journals are of one batch: the same start, machine, tool and steps. The pid may
+/// differ (an abandoned journal's is [`ABANDONED`]), and so may the writes (a batch that stops
+/// itself undoes only those it made).
+fn same_batch(found: &Journal, ours: &Journal) -> bool {
+    found.started_unix_ms == ours.started_unix_ms
+        && found.machine == ours.machine
+        && found.tool == ours.tool
+        && found.change_id == ours.change_id
+        && found.moves == ours.moves
+        && found.made_folders == ours.made_folders
+        && (found.pid == ours.pid || found.pid == ABANDONED || ours.pid == ABANDONED)
+}
+
 /// Marks the journal of a batch that failed and could not be undone as abandoned, so the next
 /// read of the vault (by this process too) recovers it. Best effort: if even this fails, the
 /// journal still names this process, and `vaultlink recover` after it ends recovers it.
-pub fn abandon(disk: &dyn Disk, root: &Path) {
-    let Found::Ours(mut journal) = find(root) else {
+pub fn abandon(disk: &dyn Disk, root: &Path, ours: &Journal) {
+    // Only the holder's own journal is marked.
+    let Found::Ours(mut journal) = find(root).filter_batch(ours) else {
         return;
     };
     let Ok(key) = crate::state::journal_key() else {
@@ -302,6 +393,7 @@ pub fn process_alive(pid: u32) -> bool {
 /// Called before the sidecar reads the folder; logs what it did. A journal that is not ours is
 /// never acted on here: it is logged, and reading goes on (writing refuses while it is there).
 pub fn recover_if_interrupted(root: &Path) -> Result<Option<Recovery>, ToolError> {
+    remove_stale_locks(&RealDisk, root);
     let journal = match find(root) {
         Found::Nothing => return Ok(None),
         Found::Ours(journal) if process_alive(journal.pid) => return Ok(None),
@@ -344,6 +436,7 @@ pub fn describe(root: &Path, recovery: &Recovery) -> String {
 /// Undoes the batch the journal describes and removes the journal. `Ok(None)` when there is
 /// no journal; a journal that is not ours to act on is refused with the reason, and left.
 pub fn recover(disk: &dyn Disk, root: &Path) -> Result<Option<Recovery>, ToolError> {
+    remove_stale_locks(disk, root);
     match find(root) {
         Found::Nothing => Ok(None),
         Found::Ours(journal) => undo(disk, root, &journal).map(Some),
@@ -379,9 +472,13 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
         let path = full(root, &write.path);
         if !path.exists() {
             make_parents(disk, root, &path).map_err(|error| failed(format!("recreating the folder of {}", write.path), error))?;
-            write_atomically(disk, &path, &full(root, &temporary_of(write)), write.before.as_bytes())
-                .map_err(|error| failed(format!("putting back {}", write.path), error))?;
-            recovery.restored.push(write.path.clone());
+            // Put in place without replacing: a file saved there since the look is someone's.
+            match create_file(disk, &path, &full(root, &temporary_of(write)), write.before.as_bytes(), NewFile::LikeItsFolder) {
+                Ok(()) => recovery.restored.push(write.path.clone()),
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => keep_edited(disk, root, write, &mut recovery)
+                    .map_err(|error| failed(format!("saving the text of {}", write.path), error))?,
+                Err(error) => return Err(failed(format!("putting back {}", write.path), error)),
+            }
         }
     }
     for (at, file_move) in journal.moves.iter().enumerate().rev() {
@@ -389,7 +486,8 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
         let via = file_move.via.as_deref().map(|via| full(root, via));
         let back = |source: &Path| -> Result<(), ToolError> {
             make_parents(disk, root, &from).map_err(|error| failed(format!("recreating the folder of {}", file_move.from), error))?;
-            disk.rename(source, &from).map_err(|error| failed(format!("moving {} back", file_move.to), error))
+            // Never over a file that appeared there since the look.
+            disk.rename_new(source, &from).map_err(|error| failed(format!("moving {} back", file_move.to), error))
         };
         if let Some(via) = via.as_ref().filter(|via| exists_exactly(via)) {
             back(via)?;
@@ -398,7 +496,7 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
             match via.as_ref() {
                 // A case-only move goes back in two renames too.
                 Some(via) => {
-                    disk.rename(&to, via).map_err(|error| failed(format!("moving {} back", file_move.to), error))?;
+                    disk.rename_new(&to, via).map_err(|error| failed(format!("moving {} back", file_move.to), error))?;
                     back(via)?;
                 }
                 None => back(&to)?,
@@ -417,27 +515,37 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
     }
     for write in journal.writes.iter().filter(|write| write.kind == WriteKind::Replace) {
         let path = full(root, &write.path);
+        // Stopped inside `replace_note`, with the note moved aside: it comes back first (and the
+        // batch's text, if it was put in place already, goes).
+        if let Some(aside) = aside_of(&write.temporary).map(|aside| full(root, &aside)).filter(|aside| exists_exactly(aside)) {
+            let put_right = (|| {
+                let before = Expected::Bytes(write.before.as_bytes());
+                if exists_exactly(&path) && holds(&path, Some(&write.after_hash)) {
+                    let temporary = full(root, &write.temporary);
+                    disk.rename_new(&path, &temporary)?;
+                    put_back(disk, root, &write.path, &aside, before)?;
+                    disk.remove_file(&temporary)
+                } else {
+                    put_back(disk, root, &write.path, &aside, before)
+                }
+            })();
+            put_right.map_err(|error| failed(format!("putting back {}", write.path), error))?;
+        }
         match std::fs::read(&path) {
             Ok(bytes) if bytes == write.before.as_bytes() => {}
             Ok(bytes) if std::str::from_utf8(&bytes).is_ok_and(|text| content_hash(text) == write.after_hash) => {
-                write_atomically(disk, &path, &full(root, &temporary_of(write)), write.before.as_bytes())
-                    .map_err(|error| failed(format!("restoring {}", write.path), error))?;
-                recovery.restored.push(write.path.clone());
-            }
-            _ => {
-                // Edited, or removed, by someone since: theirs stays; ours is kept beside it.
-                let saved = saved_path(&write.path);
-                let saved_full = full(root, &saved);
-                if std::fs::read(&saved_full).ok().as_deref() != Some(write.before.as_bytes()) {
-                    make_parents(disk, root, &saved_full).map_err(|error| failed(format!("saving the text of {}", write.path), error))?;
-                    if saved_full.exists() {
-                        let _ = disk.remove_file(&saved_full);
-                    }
-                    disk.write_new(&saved_full, write.before.as_bytes())
+                let restored =
+                    replace_note(disk, root, &write.path, &temporary_of(write), Expected::Hash(&write.after_hash), write.before.as_bytes())
+                        .map_err(|error| failed(format!("restoring {}", write.path), error))?;
+                if restored == Replaced::Yes {
+                    recovery.restored.push(write.path.clone());
+                } else {
+                    keep_edited(disk, root, write, &mut recovery)
                         .map_err(|error| failed(format!("saving the text of {}", write.path), error))?;
                 }
-                recovery.kept.push((write.path.clone(), saved));
             }
+            _ => keep_edited(disk, root, write, &mut recovery)
+                .map_err(|error| failed(format!("saving the text of {}", write.path), error))?,
         }
     }
     for folder in journal.made_folders.iter().rev() {
@@ -446,8 +554,24 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
             disk.remove_dir(&folder).map_err(|error| failed(format!("removing the folder {}", folder.display()), error))?;
         }
     }
-    finish(disk, root).map_err(|error| failed(format!("removing {}", journal_path(root).display()), error))?;
+    finish(disk, root, journal).map_err(|error| failed(format!("removing {}", journal_path(root).display()), error))?;
     Ok(recovery)
+}
+
+/// A note edited, or removed, by someone since the batch: theirs stays; the batch's pre-image
+/// is kept beside it, under `.vaultlink/recovered/`.
+fn keep_edited(disk: &dyn Disk, root: &Path, write: &JournalWrite, recovery: &mut Recovery) -> std::io::Result<()> {
+    let saved = saved_path(&write.path);
+    let saved_full = full(root, &saved);
+    if std::fs::read(&saved_full).ok().as_deref() != Some(write.before.as_bytes()) {
+        make_parents(disk, root, &saved_full)?;
+        if saved_full.exists() {
+            let _ = disk.remove_file(&saved_full);
+        }
+        disk.write_new(&saved_full, write.before.as_bytes())?;
+    }
+    recovery.kept.push((write.path.clone(), saved));
+    Ok(())
 }
 
 /// Whether the file at `path` holds the text of content hash `hash` (any file, without one): a
@@ -519,6 +643,154 @@ pub fn write_atomically(disk: &dyn Disk, path: &Path, temporary: &Path, bytes: &
         let _ = disk.remove_file(temporary);
     }
     result
+}
+
+/// What a note must hold for [`replace_note`] to replace it: the exact text, or a text of this
+/// content hash (recovery, which knows what a batch wrote only by its hash).
+#[derive(Debug, Clone, Copy)]
+pub enum Expected<'a> {
+    Bytes(&'a [u8]),
+    Hash(&'a str),
+}
+
+impl Expected<'_> {
+    fn held_by(self, bytes: &[u8]) -> bool {
+        match self {
+            Expected::Bytes(expected) => bytes == expected,
+            Expected::Hash(hash) => std::str::from_utf8(bytes).is_ok_and(|text| content_hash(text) == hash),
+        }
+    }
+}
+
+/// Whether [`replace_note`] put the new text in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replaced {
+    Yes,
+    /// The note did not hold what was expected, or another program saved it while it was being
+    /// replaced: nothing of the batch is in it, and the other program's bytes are.
+    ChangedMeanwhile,
+}
+
+/// The hidden name beside a note where [`replace_note`] moves the note while it checks it:
+/// the temporary file's name with `aside` for `tmp` (`<folder>/.<name>.vaultlink-<pid>.aside`).
+/// `None` for a write with no temporary file (the plugin's, written in place).
+pub fn aside_of(temporary: &str) -> Option<String> {
+    temporary.strip_suffix(".tmp").map(|stem| format!("{stem}.aside"))
+}
+
+/// Replaces the note at `path` by `bytes` only if it holds `expected`, without losing a save
+/// another program makes meanwhile (an editor, a sync service), at any moment:
+///
+/// 1. the new text goes to `temporary`, synced, with the note's permissions;
+/// 2. the note is renamed to `aside` (a rename that refuses to replace), so from here a save
+///    by path makes a new file at `path` instead of writing into what is checked;
+/// 3. what was moved aside is checked against `expected`; if it differs (a save came first), it
+///    goes back to `path`, and is kept whatever happens;
+/// 4. the new text is renamed to `path` without replacing: a file saved there since step 2
+///    fails the rename and stays;
+/// 5. what is aside is checked once more (a program that had the file open before step 2 may
+///    have written into it) and removed only if it still holds `expected`; otherwise it goes
+///    back to `path` and the new text is taken out.
+///
+/// Returns `ChangedMeanwhile` when another program's bytes won; an I/O error leaves at most the
+/// note at `aside` and the new text at `temporary`, which [`undo`] (recovery) puts right.
+pub fn replace_note(
+    disk: &dyn Disk,
+    root: &Path,
+    path: &str,
+    temporary: &str,
+    expected: Expected<'_>,
+    bytes: &[u8],
+) -> std::io::Result<Replaced> {
+    let (note, temporary_full) = (full(root, path), full(root, temporary));
+    let aside = full(root, &aside_of(temporary).unwrap_or_else(|| format!("{temporary}.aside")));
+    if temporary_full.exists() {
+        disk.remove_file(&temporary_full)?;
+    }
+    let take_back_temporary = |disk: &dyn Disk| -> std::io::Result<()> {
+        if temporary_full.exists() {
+            disk.remove_file(&temporary_full)?;
+        }
+        Ok(())
+    };
+    let prepared = disk.write_new(&temporary_full, bytes).and_then(|()| disk.copy_permissions(&note, &temporary_full));
+    if let Err(error) = prepared {
+        let _ = take_back_temporary(disk);
+        // The note gone before it was touched: someone moved or removed it.
+        return if error.kind() == std::io::ErrorKind::NotFound { Ok(Replaced::ChangedMeanwhile) } else { Err(error) };
+    }
+    match disk.rename_new(&note, &aside) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            take_back_temporary(disk)?;
+            return Ok(Replaced::ChangedMeanwhile);
+        }
+        Err(error) => {
+            let _ = take_back_temporary(disk);
+            return Err(error);
+        }
+    }
+    // From here the note is at `aside`: every way out puts it back or replaces it.
+    if !std::fs::read(&aside).is_ok_and(|held| expected.held_by(&held)) {
+        put_back(disk, root, path, &aside, expected)?;
+        take_back_temporary(disk)?;
+        return Ok(Replaced::ChangedMeanwhile);
+    }
+    match disk.rename_new(&temporary_full, &note) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            // Saved at `path` after the note was moved aside: that save is the newest text.
+            take_back_temporary(disk)?;
+            put_back(disk, root, path, &aside, expected)?;
+            return Ok(Replaced::ChangedMeanwhile);
+        }
+        Err(error) => {
+            // The note goes back where it was; if even that fails, recovery finds it aside.
+            let _ = put_back(disk, root, path, &aside, expected);
+            let _ = take_back_temporary(disk);
+            return Err(error);
+        }
+    }
+    if std::fs::read(&aside).is_ok_and(|held| expected.held_by(&held)) {
+        disk.remove_file(&aside)?;
+        return Ok(Replaced::Yes);
+    }
+    // Written into through a file opened before it was moved aside: that write is the newest.
+    disk.rename_new(&note, &temporary_full)?;
+    put_back(disk, root, path, &aside, expected)?;
+    take_back_temporary(disk)?;
+    Ok(Replaced::ChangedMeanwhile)
+}
+
+/// Puts what is at `aside` back at the note's `path`, never over a file there: when one was
+/// saved there meanwhile, that one is the newest and stays, and what was aside is removed if
+/// it holds the expected text, or else kept under `.vaultlink/recovered/`.
+fn put_back(disk: &dyn Disk, root: &Path, path: &str, aside: &Path, expected: Expected<'_>) -> std::io::Result<()> {
+    match disk.rename_new(aside, &full(root, path)) {
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            if std::fs::read(aside).is_ok_and(|held| expected.held_by(&held)) {
+                return disk.remove_file(aside);
+            }
+            let saved = full(root, &saved_path(path));
+            make_parents(disk, root, &saved)?;
+            let mut target = saved.clone();
+            let mut number = 2;
+            // Never over an earlier saved text.
+            loop {
+                match disk.rename_new(aside, &target) {
+                    Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && number < 10_000 => {
+                        target = saved.with_file_name(format!(
+                            "{} {number}",
+                            saved.file_name().map(|name| name.to_string_lossy()).unwrap_or_default()
+                        ));
+                        number += 1;
+                    }
+                    other => return other,
+                }
+            }
+        }
+        other => other,
+    }
 }
 
 /// Who may read a file `create_file` makes.
@@ -700,6 +972,106 @@ mod tests {
             assert_eq!(lost.code, "change_in_progress", "{lost:?}");
             assert!(lost.retryable);
             assert!(matches!(find(&root), Found::Ours(_)), "the winner's journal is whole and in place");
+        }
+    }
+
+    /// Issue 21 (red team, High): the loser of two batches creating `.vaultlink/` at once
+    /// deleted the winner's journal on its error path, so a kill then left the winner's batch
+    /// half applied with nothing to recover. Here the loser's write of its journal fails (EIO)
+    /// just after the winner took the lock, at every step of the loser's taking it: the winner's
+    /// journal is never touched, and the loser leaves nothing of its own. (A failure of the
+    /// last step, the folder's sync, comes once the lock is the loser's own: the fault matrix
+    /// covers it.)
+    #[test]
+    fn a_failing_batch_removes_nothing_it_did_not_create() {
+        let steps = ["create_dir", "write_new", "rename_new"];
+        for (at, failing) in steps.into_iter().enumerate() {
+            let (_dir, root) = victim();
+            fs::remove_dir(root.join(JOURNAL_FOLDER)).unwrap();
+            let winner =
+                Journal { writes: vec![], moves: vec![], made_folders: vec![], pid: std::process::id(), started_unix_ms: 1, ..crafted() };
+            let loser = Journal { started_unix_ms: 2, ..winner.clone() };
+            let disk = crate::disk::testing::Intercepted(|operation: &str, _: &Path| {
+                if operation != failing {
+                    return None;
+                }
+                // The winner takes the lock a moment before the loser's step fails.
+                if !journal_path(&root).exists() {
+                    begin(&RealDisk, &root, &winner).unwrap();
+                }
+                Some(std::io::Error::from_raw_os_error(5))
+            });
+            let refusal = begin(&disk, &root, &loser).expect_err("the loser fails");
+            assert!(["write_failed", "change_in_progress"].contains(&refusal.code.as_str()), "{failing}: {refusal:?}");
+            match find(&root) {
+                Found::Ours(found) => assert!(same_batch(&found, &winner), "{failing}: the winner's journal is in place"),
+                other => panic!("{failing} (step {at}): the winner's journal is gone: {other:?}"),
+            }
+            let names: Vec<String> = fs::read_dir(root.join(JOURNAL_FOLDER))
+                .unwrap()
+                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(names, vec![JOURNAL_FILE.to_owned()], "{failing}: the loser left nothing of its own");
+            // And the winner's journal is released by the winner only: the loser finishing (as
+            // a confused error path would) leaves it.
+            finish(&RealDisk, &root, &loser).unwrap();
+            assert!(journal_path(&root).exists(), "{failing}: only its holder releases the lock");
+            finish(&RealDisk, &root, &winner).unwrap();
+            assert!(!root.join(JOURNAL_FOLDER).exists());
+        }
+    }
+
+    /// Two whole batches on one vault at once, on threads, `.vaultlink` not there yet: each is
+    /// applied whole or refused before any change, and the vault ends as one of them, or both
+    /// one after the other, made it; no journal or lock left.
+    #[test]
+    fn two_batches_applied_at_once_never_mix() {
+        use crate::standalone::FolderIndex;
+        for _ in 0..30 {
+            let dir = tempfile::tempdir().unwrap();
+            for (name, text) in [("A.md", "[[X]] [[Y]]\n"), ("B.md", "[[X]]\n"), ("C.md", "[[Y]]\n"), ("X.md", "x\n"), ("Y.md", "y\n")] {
+                fs::write(dir.path().join(name), text).unwrap();
+            }
+            let root = fs::canonicalize(dir.path()).unwrap();
+            let mut index = FolderIndex::new(root.clone());
+            index.refresh().unwrap();
+            let plan = |from: &str, to: &str| {
+                let needed = vaultlink_core::rename::notes_to_read(index.vault(), from, to).unwrap();
+                let texts = needed.iter().map(|path| (path.clone(), fs::read_to_string(root.join(path)).unwrap())).collect();
+                let plan = vaultlink_core::rename::plan_move(index.vault(), from, to, &texts).unwrap();
+                vaultlink_core::batch::batch(&plan, &texts, "move_note", &[], std::process::id()).unwrap()
+            };
+            let batches = [plan("X.md", "sub/X2.md"), plan("Y.md", "sub/Y2.md")];
+            let barrier = std::sync::Barrier::new(2);
+            let outcomes: Vec<Result<Journal, ToolError>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = batches
+                    .iter()
+                    .map(|batch| {
+                        let (barrier, root) = (&barrier, &root);
+                        scope.spawn(move || {
+                            barrier.wait();
+                            crate::apply::apply_batch_on(&RealDisk, root, batch)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|handle| handle.join().unwrap()).collect()
+            });
+            let read = |name: &str| fs::read_to_string(root.join(name)).ok();
+            for (outcome, (from, to)) in outcomes.iter().zip([("X", "X2"), ("Y", "Y2")]) {
+                match outcome {
+                    Ok(_) => {
+                        assert!(read(&format!("{from}.md")).is_none() && read(&format!("sub/{to}.md")).is_some());
+                        assert!(read("A.md").unwrap().contains(&format!("[[{to}]]")));
+                    }
+                    Err(error) => {
+                        assert!(["change_in_progress", "concurrent_modification"].contains(&error.code.as_str()), "{error:?}");
+                        assert!(read(&format!("{from}.md")).is_some() && read(&format!("sub/{to}.md")).is_none());
+                        assert!(read("A.md").unwrap().contains(&format!("[[{from}]]")));
+                    }
+                }
+            }
+            assert!(outcomes.iter().any(Result::is_ok), "one of them at least: {outcomes:?}");
+            assert!(!root.join(JOURNAL_FOLDER).exists(), "no journal or lock left");
         }
     }
 

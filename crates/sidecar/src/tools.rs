@@ -597,8 +597,13 @@ mod tests {
             let refusal = check("move_note", json!({ "from": "A.md", "to": path })).expect_err(path);
             assert!(refusal.starts_with("invalid_path") && refusal.contains("`to`"), "{path}: {refusal}");
         }
-        for fine in ["a/b..c/x.md", "100%.md", "a%2e.md", "...md", ".hidden/x.md"] {
+        for fine in ["a/b..c/x.md", "100%.md", "a%2e.md"] {
             assert_eq!(check("read_note", json!({ "path": fine })), Ok(()), "{fine}");
+        }
+        // Issue 21: nothing under a folder Obsidian does not index may be named.
+        for hidden in ["...md", ".hidden/x.md", ".vaultlink/journal.json", "a/.trash/x.md"] {
+            let refusal = check("read_note", json!({ "path": hidden })).expect_err(hidden);
+            assert!(refusal.starts_with("invalid_path") && refusal.contains("not a place of the vault's notes"), "{hidden}: {refusal}");
         }
     }
 }

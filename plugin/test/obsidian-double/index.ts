@@ -551,17 +551,43 @@ export class Vault
 	async modify(file: TFile, data: string): Promise<void> {
 		this.assertKnown(file);
 		this.throwIfInjected("modify", file.path);
-		await this.write(file, data);
+		await this.inTurn(file, () => this.write(file, data));
 	}
 
-	/** Reads the file, writes what `fn` makes of it, and returns that; nothing is written if `fn` throws. */
+	/**
+	 * Reads the file, writes what `fn` makes of it, and returns that; nothing is written if `fn`
+	 * throws. Atomic with respect to the vault's own writes of the file, as obsidian.d.ts says
+	 * ("Atomically read, modify, and save"): a `modify` or `process` of the same file made
+	 * meanwhile waits for it, instead of landing between its read and its write.
+	 */
 	async process(file: TFile, fn: (data: string) => string): Promise<string> {
 		this.assertKnown(file);
 		this.throwIfInjected("process", file.path);
-		const data = fn(await this.read(file));
-		await this.write(file, data);
-		return data;
+		return this.inTurn(file, async () => {
+			const data = fn(await this.read(file));
+			await this.write(file, data);
+			return data;
+		});
 	}
+
+	/** Runs `change` once every vault write of `file` begun before it is done: one at a time. */
+	private async inTurn<T>(file: TFile, change: () => Promise<T>): Promise<T> {
+		const before = this.turns.get(file) ?? Promise.resolve();
+		const mine = before.then(change, change);
+		const settled = mine.then(
+			() => undefined,
+			() => undefined,
+		);
+		this.turns.set(file, settled);
+		try {
+			return await mine;
+		} finally {
+			if (this.turns.get(file) === settled) this.turns.delete(file);
+		}
+	}
+
+	/** The last vault write of each file under way. */
+	private readonly turns = new Map<TFile, Promise<void>>();
 
 	private async write(file: TFile, data: string): Promise<void> {
 		await this.adapter.write(file.path, data);
