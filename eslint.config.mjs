@@ -19,6 +19,8 @@ export default defineConfig(
 		"plugin/wasm",
 		"plugin/test",
 		"plugin/bench",
+		// Node scripts of the build and the release, not part of the plugin.
+		"scripts",
 		"crates",
 		"fuzz",
 		"tests",

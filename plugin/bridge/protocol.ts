@@ -5,6 +5,7 @@
 import * as crypto from "crypto";
 import type * as net from "net";
 import type { ToolOutcome } from "../wasm";
+import { incompatibility } from "./compatibility";
 import { PROTOCOL_VERSION } from "./discovery";
 import { ErrorCode as ToolErrorCode } from "../error-codes";
 
@@ -34,6 +35,8 @@ export const ErrorCode = {
 	toolFailed: -32000,
 	/** No `hello` first, or a wrong token. The connection is closed after it. */
 	unauthorized: -32001,
+	/** `hello` from a sidecar of another bridge protocol; the message says which to update. Closed after it. */
+	incompatible: -32002,
 } as const;
 
 export interface ProtocolContext {
@@ -43,6 +46,8 @@ export interface ProtocolContext {
 	vaultPath: string;
 	/** For example "vaultlink-plugin 0.1.0". */
 	serverName: string;
+	/** The plugin's version, said in `hello`'s answer and in a version skew's message. */
+	pluginVersion: string;
 	/**
 	 * Runs one of core's operations on the plugin's index (some read a note first). `signal` is
 	 * aborted when the connection closes: a call that has not started by then is dropped.
@@ -51,6 +56,8 @@ export interface ProtocolContext {
 	helloTimeoutMs?: number;
 	/** Told of each connection that presented the right token, with the `client` its `hello` named. */
 	onAuthenticated?(client: string | null): void;
+	/** Told of a sidecar that presented the right token but speaks another protocol, with what it was told. */
+	onIncompatible?(message: string): void;
 	/** The longest answer line; `MAX_ANSWER_BYTES` unless a test sets it. */
 	maxAnswerBytes?: number;
 }
@@ -162,7 +169,12 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 		context.helloTimeoutMs ?? HELLO_TIMEOUT_MS,
 	);
 
-	const helloResult = () => ({ protocol: PROTOCOL_VERSION, vault_path: context.vaultPath, server: context.serverName });
+	const helloResult = () => ({
+		protocol: PROTOCOL_VERSION,
+		version: context.pluginVersion,
+		vault_path: context.vaultPath,
+		server: context.serverName,
+	});
 
 	const handleLine = (line: Buffer): void => {
 		const text = line.toString("utf8");
@@ -197,6 +209,18 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 				unauthorized(id, "the first request must be `hello` with the token from the discovery file");
 			} else if (!isRecord(params) || !tokenMatches(params["token"], expectedToken)) {
 				unauthorized(id, "wrong token; read it again from the discovery file (it changes every time the plugin loads)");
+			} else if (params["protocol"] !== PROTOCOL_VERSION) {
+				// The sidecar's own check says the same; told here, the settings tab shows it too.
+				const skew =
+					typeof params["protocol"] === "number"
+						? incompatibility(
+								{ version: typeof params["version"] === "string" ? params["version"] : null, protocol: params["protocol"] },
+								{ version: context.pluginVersion, protocol: PROTOCOL_VERSION },
+							)
+						: null;
+				const message = skew ?? `hello names no bridge protocol; this plugin speaks protocol ${PROTOCOL_VERSION}: update the vaultlink program to ${context.pluginVersion} or later`;
+				context.onIncompatible?.(message);
+				closeWith(id, { code: ErrorCode.incompatible, message, data: { protocol: PROTOCOL_VERSION, version: context.pluginVersion } });
 			} else {
 				authenticated = true;
 				window.clearTimeout(helloTimer);

@@ -138,12 +138,20 @@ export interface BridgeConnection {
 	client: string | null;
 }
 
+/** The last sidecar refused for speaking another bridge protocol: when, and what it was told. */
+export interface BridgeSkew {
+	at: Date;
+	message: string;
+}
+
 export class BridgeServer {
 	readonly paths: BridgePaths;
 	/** The token a client must present; `regenerateToken` replaces it. */
 	token: string;
 	/** The last connection that presented the right token, or null when none has yet. */
 	lastConnection: BridgeConnection | null = null;
+	/** The last sidecar of another bridge protocol, or null when none came; cleared by a compatible one. */
+	lastSkew: BridgeSkew | null = null;
 	private readonly server: net.Server;
 	private readonly connections = new Set<net.Socket>();
 	/** Connections yet to show the token, oldest first. */
@@ -213,11 +221,16 @@ export class BridgeServer {
 				token: bridge.token,
 				vaultPath: paths.vaultPath,
 				serverName: `vaultlink-plugin ${options.pluginVersion}`,
+				pluginVersion: options.pluginVersion,
 				call: (tool, args, signal) => options.call(tool, args, signal),
 				helloTimeoutMs: options.helloTimeoutMs,
 				onAuthenticated: (client) => {
 					bridge.authenticated(socket);
 					bridge.lastConnection = { at: new Date(), client };
+					bridge.lastSkew = null;
+				},
+				onIncompatible: (message) => {
+					bridge.lastSkew = { at: new Date(), message };
 				},
 			});
 		});

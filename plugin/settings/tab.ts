@@ -1,5 +1,6 @@
 //! The plugin's settings tab: agents (the bridge on or off, its token, whether a sidecar has
-//! connected and when, the MCP client configuration to copy), the lint (which checks run, which
+//! connected and when, or was refused for another bridge protocol; the vaultlink program
+//! configured, checked: there, running, its version; the MCP client configuration to copy), the lint (which checks run, which
 //! folders are left out besides Obsidian's own Excluded files), and how links are written.
 
 import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
@@ -7,6 +8,8 @@ import { kindTitle } from "../lint/report";
 import { CLIENT_NAMES, CLIENT_PLACES, MCP_CLIENTS, type McpClient } from "../onboarding/mcp-config";
 import type { ObsidianSettings } from "../obsidian-config";
 import type { LintRule } from "../wasm";
+import { PROTOCOL_VERSION } from "../bridge/discovery";
+import { checkSidecar, type SidecarCheck } from "./sidecar-check";
 import { isLintKindOn, setLintKind, tidyFolders, type VaultlinkSettings } from "./settings";
 
 /** The bridge as the settings tab reports it. */
@@ -18,6 +21,8 @@ export interface BridgeStatus {
 	error?: string;
 	/** The last sidecar connection that authenticated, since the plugin loaded. */
 	lastConnection: { at: Date; client: string | null } | null;
+	/** The last sidecar refused for another bridge protocol, and what it was told (both versions, which to update). */
+	skew?: { at: Date; message: string } | null;
 }
 
 /** What the tab asks of the plugin. */
@@ -37,11 +42,17 @@ export interface SettingsHost {
 export class VaultlinkSettingTab extends PluginSettingTab {
 	/** The last redraw started (it reads Obsidian's settings first), for callers that wait on it. */
 	drawing: Promise<void> = Promise.resolve();
+	/** The last check of the configured vaultlink program, for callers that wait on it. */
+	checking: Promise<SidecarCheck | null> = Promise.resolve(null);
 	private readonly host: SettingsHost;
+	private readonly pluginVersion: string;
+	/** Which check is the latest: an earlier one finishing late does not overwrite it. */
+	private checks = 0;
 
 	constructor(app: App, plugin: Plugin, host: SettingsHost) {
 		super(app, plugin);
 		this.host = host;
+		this.pluginVersion = plugin.manifest.version;
 	}
 
 	override display(): void {
@@ -105,8 +116,14 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 						await this.host.saveSettings((changed) => {
 							changed.sidecarCommand = value.trim() === "" ? "vaultlink" : value.trim();
 						});
+						this.check(check, this.host.currentSettings()?.sidecarCommand ?? "vaultlink");
 					}),
 			);
+		const check = new Setting(container)
+			.setName("Program check")
+			.setClass("vaultlink-sidecar-check")
+			.addButton((button) => button.setButtonText("Check again").onClick(() => this.check(check, this.host.currentSettings()?.sidecarCommand ?? "vaultlink")));
+		this.check(check, settings.sidecarCommand);
 		new Setting(container)
 			.setName("Copy MCP client configuration")
 			.setDesc("For Claude Desktop, Claude Code and Codex, with this vault's path filled in. Paste the part for your client.")
@@ -122,6 +139,19 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 				.setDesc(`Only its configuration: ${CLIENT_PLACES[client]}.`)
 				.addButton((button) => button.setButtonText("Copy").onClick(() => this.host.copyMcpConfiguration(client)));
 		}
+	}
+
+	/** Checks the program `command` names and says what it found in `setting`. */
+	private check(setting: Setting, command: string): void {
+		const which = ++this.checks;
+		setting.setDesc(`Checking ${command}…`);
+		this.checking = checkSidecar(command, { version: this.pluginVersion, protocol: PROTOCOL_VERSION }).then((found) => {
+			if (which !== this.checks) return found;
+			setting.setDesc(found.message);
+			if (found.ok) setting.settingEl.removeClass("vaultlink-sidecar-problem");
+			else setting.settingEl.addClass("vaultlink-sidecar-problem");
+			return found;
+		});
 	}
 
 	private drawLint(container: HTMLElement, settings: VaultlinkSettings, obsidian: ObsidianSettings, rules: LintRule[]): void {
@@ -189,5 +219,7 @@ export function describeBridge(status: BridgeStatus): string {
 		last === null
 			? "No agent has connected since the plugin loaded."
 			: `An agent last connected at ${last.at.toLocaleString()}${last.client === null ? "" : ` (${last.client})`}.`;
-	return `${state} ${connected}`;
+	const skew = status.skew ?? null;
+	const refused = skew === null ? "" : ` An agent's vaultlink program was refused at ${skew.at.toLocaleString()}: ${skew.message}`;
+	return `${state} ${connected}${refused}`;
 }

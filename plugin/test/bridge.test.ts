@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { BridgeServer, BridgeStartError } from "../bridge/server";
 import { bridgePaths } from "../bridge/paths";
+import manifest from "../../manifest.json";
 import type VaultlinkPlugin from "../main";
 import { BridgeClient, loadPlugin, readDiscovery, temporaryDirectory, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
@@ -51,7 +52,12 @@ test("hello with the discovery file's token, then call answers as the index does
 		const discovery = readDiscovery(info.discoveryPath);
 		const client = await BridgeClient.connect(info.socketPath);
 		const hello = await client.request("hello", { token: discovery["token"], protocol: 1, client: "test" });
-		assert.deepEqual(hello?.result, { protocol: 1, vault_path: fs.realpathSync(vaultDir), server: "vaultlink-plugin 0.1.0" });
+		assert.deepEqual(hello?.result, {
+			protocol: 1,
+			version: manifest.version,
+			vault_path: fs.realpathSync(vaultDir),
+			server: `vaultlink-plugin ${manifest.version}`,
+		});
 
 		const index = plugin.index;
 		assert.ok(index !== null);

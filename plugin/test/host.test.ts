@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
+import manifest from "../../manifest.json";
 import { BridgeClient, REPO_ROOT, readDiscovery, temporaryDirectory, writeFixtureVault } from "./support";
 
 const HOST = path.join(REPO_ROOT, "build", "plugin-host.cjs");
@@ -41,7 +42,7 @@ test("the host serves the built plugin's bridge and cleans up on SIGTERM", { ski
 
 		const client = await BridgeClient.connect(ready.socket);
 		const hello = await client.request("hello", { token: discovery["token"], protocol: 1, client: "host test" });
-		assert.equal((hello?.result as { server?: unknown } | undefined)?.server, "vaultlink-plugin 0.1.0");
+		assert.equal((hello?.result as { server?: unknown } | undefined)?.server, `vaultlink-plugin ${manifest.version}`);
 		const backlinks = await client.request("call", { tool: "get_backlinks", arguments: { path: "B.md" } });
 		assert.ok(backlinks?.result !== undefined, JSON.stringify(backlinks));
 		assert.ok(JSON.stringify(backlinks.result).includes('"A.md"'), JSON.stringify(backlinks.result));

@@ -13,7 +13,9 @@
 //! the plugin ran (each is on stderr).
 //!
 //! stdout carries that line only; logs go to stderr. `VAULTLINK_PLUGIN_MAIN` overrides which
-//! main.js is loaded.
+//! main.js is loaded. `VAULTLINK_PLUGIN_DIR=<folder>` loads the plugin installed there, as
+//! Obsidian does from `<vault>/.obsidian/plugins/<id>/`: its main.js and its manifest.json (whose
+//! id must be the folder's name), and its styles.css must be there.
 //!
 //! `VAULTLINK_HOST_STALL_READ=<vault path>` makes every read of that file after the ready line
 //! wait forever, and print `{"stalled":"<path>"}` on stdout when the first one starts, so that a
@@ -65,7 +67,8 @@ async function main(): Promise<void> {
 	console.info = console.error;
 	console.debug = console.error;
 
-	const mainPath = path.resolve(process.env["VAULTLINK_PLUGIN_MAIN"] ?? path.join(__dirname, "..", "main.js"));
+	const installed = installedPlugin(process.env["VAULTLINK_PLUGIN_DIR"]);
+	const mainPath = installed?.main ?? path.resolve(process.env["VAULTLINK_PLUGIN_MAIN"] ?? path.join(__dirname, "..", "main.js"));
 	if (!fs.existsSync(mainPath)) fail(`${mainPath} does not exist; run \`npm run build\` first`);
 	redirectObsidian();
 	const exported = require(mainPath) as { default?: typeof VaultlinkPlugin } & typeof VaultlinkPlugin;
@@ -73,7 +76,7 @@ async function main(): Promise<void> {
 
 	// A folder that ignores case, as on macOS and Windows, when asked.
 	const app = new double.App(vaultDir, { caseInsensitive: process.env["VAULTLINK_HOST_CASE_INSENSITIVE"] === "1" });
-	const plugin = new PluginClass(double.asObsidianApp(app), { ...manifest });
+	const plugin = new PluginClass(double.asObsidianApp(app), { ...(installed?.manifest ?? manifest) });
 	let stopping = false;
 	const stop = (signal: string) => {
 		if (stopping) return;
@@ -121,6 +124,18 @@ async function main(): Promise<void> {
 	copyJournals(app, process.env["VAULTLINK_HOST_JOURNAL_COPY"]);
 	process.stdout.write(`${JSON.stringify({ ready: true, discovery: bridge.discoveryPath, socket: bridge.socketPath, startup: plugin.startup })}\n`);
 	// The bridge's server keeps the process alive until a signal arrives.
+}
+
+/** The plugin installed in `folder` (see the top of this file), or null when none is named. */
+function installedPlugin(folder: string | undefined): { main: string; manifest: typeof manifest } | null {
+	if (folder === undefined || folder === "") return null;
+	const dir = path.resolve(folder);
+	for (const file of ["main.js", "manifest.json", "styles.css"]) {
+		if (!fs.statSync(path.join(dir, file), { throwIfNoEntry: false })?.isFile()) fail(`${dir} has no ${file}: it is not an installed vaultlink release`);
+	}
+	const installedManifest = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8")) as typeof manifest;
+	if (installedManifest.id !== path.basename(dir)) fail(`${dir} holds the plugin ${installedManifest.id}; Obsidian loads a plugin from a folder named as its id`);
+	return { main: path.join(dir, "main.js"), manifest: installedManifest };
 }
 
 /** Makes reads of `stalledPath` never finish (see the top of this file). */

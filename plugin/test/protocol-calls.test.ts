@@ -17,7 +17,7 @@ const TOKEN = "t".repeat(64);
 async function serve(call: ProtocolContext["call"], maxAnswerBytes?: number): Promise<{ client: BridgeClient; stop: () => void }> {
 	const socketPath = path.join(temporaryDirectory("protocol"), "s.sock");
 	const server = net.createServer((socket) =>
-		serveConnection(socket, { token: TOKEN, vaultPath: "/vault", serverName: "test", call, maxAnswerBytes }),
+		serveConnection(socket, { token: TOKEN, vaultPath: "/vault", serverName: "test", pluginVersion: "0.0.0", call, maxAnswerBytes }),
 	);
 	await new Promise<void>((resolve) => server.listen(socketPath, resolve));
 	const client = await BridgeClient.connect(socketPath);

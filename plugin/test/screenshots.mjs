@@ -1,6 +1,7 @@
 // Renders the DOM snapshots of the plugin's views (plugin/test/snapshots/*.html, written and
 // checked by plugin/test/views.test.ts) in headless Chromium and saves PNG screenshots for the
-// README in docs/screenshots/. The snapshots are the test; these pictures are for people, and
+// README in docs/screenshots/, styled by the plugin's styles.css over a frame in the spirit of
+// Obsidian's light theme (snapshots/page.css). The snapshots are the test; these pictures are for people, and
 // their pixels vary with the fonts installed, so nothing compares them.
 //
 //   npm run screenshots        (Chromium from scripts/setup.sh test, or $VAULTLINK_CHROMIUM)
@@ -37,7 +38,8 @@ function chromium() {
 }
 
 function page(view, body) {
-	const css = readFileSync(path.join(snapshots, "page.css"), "utf8");
+	// The frame (Obsidian's light theme, approximated), then the plugin's own styles.css.
+	const css = readFileSync(path.join(snapshots, "page.css"), "utf8") + readFileSync(path.join(root, "styles.css"), "utf8");
 	const framed =
 		view.frame === "pane"
 			? `<div class="workspace-leaf"><div class="pane-title">${view.title}</div>${body}</div>`

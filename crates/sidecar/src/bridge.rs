@@ -38,6 +38,38 @@ type Reader = Box<dyn AsyncRead + Unpin + Send>;
 type Writer = Box<dyn AsyncWrite + Unpin + Send>;
 type Answer = Result<Value, Value>;
 
+/// One end of the bridge as the other sees it: its version, when it says it, and the bridge
+/// protocol it speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct End<'a> {
+    pub version: Option<&'a str>,
+    pub protocol: u64,
+}
+
+/// This sidecar, as it says itself in `hello`.
+pub const SIDECAR: End<'static> = End { version: Some(env!("CARGO_PKG_VERSION")), protocol: PROTOCOL as u64 };
+
+/// What a version skew between the sidecar and the plugin says, naming both versions and which
+/// to update (the one of the older protocol), or `None` when they speak the same protocol. The
+/// plugin words it alike (`plugin/bridge/compatibility.ts`); `tests/vectors/version_skew.json`
+/// holds the cases both check.
+pub fn incompatibility(sidecar: End<'_>, plugin: End<'_>) -> Option<String> {
+    if sidecar.protocol == plugin.protocol {
+        return None;
+    }
+    let named = |version: Option<&str>| version.map_or_else(|| "(version not said)".to_owned(), str::to_owned);
+    let (sidecar_version, plugin_version) = (named(sidecar.version), named(plugin.version));
+    let skew = format!(
+        "The vaultlink program {sidecar_version} speaks bridge protocol {} and the vaultlink plugin {plugin_version} in Obsidian speaks bridge protocol {}: they cannot work together.",
+        sidecar.protocol, plugin.protocol
+    );
+    Some(if sidecar.protocol < plugin.protocol {
+        format!("{skew} Update the vaultlink program to {plugin_version} or later: `cargo install vaultlink`, or the vaultlink program of that release; then restart the agent's MCP client.")
+    } else {
+        format!("{skew} Update the vaultlink plugin to {sidecar_version} or later: in Obsidian, Settings → Community plugins → Check for updates, or the plugin files of that release.")
+    })
+}
+
 /// Why a forwarded call got no answer from the plugin.
 #[derive(Debug, Clone)]
 pub struct Lost {
@@ -137,15 +169,31 @@ impl BridgeClient {
         let hello = json!({
             "token": discovery.token,
             "protocol": PROTOCOL,
+            "version": env!("CARGO_PKG_VERSION"),
             "client": format!("vaultlink {}", env!("CARGO_PKG_VERSION")),
         });
         let answer = tokio::time::timeout(CONNECT_TIMEOUT, client.request("hello", hello)).await;
+        let announced = End { version: discovery.plugin_version.as_deref(), protocol: u64::from(discovery.protocol) };
         match answer {
             Ok(Ok(Ok(result))) => {
+                // The answer's own protocol and version, or the discovery file's from a plugin
+                // that does not say them in `hello`.
+                let plugin = End {
+                    version: result.get("version").and_then(Value::as_str).or(announced.version),
+                    protocol: result.get("protocol").and_then(Value::as_u64).unwrap_or(announced.protocol),
+                };
+                if let Some(skew) = incompatibility(SIDECAR, plugin) {
+                    return Err(ConnectError::Refused(anyhow!(skew)));
+                }
                 client.server = result.get("server").and_then(Value::as_str).unwrap_or("vaultlink-plugin").to_owned();
+                client.plugin_version = plugin.version.map(str::to_owned);
                 Ok(client)
             }
-            Ok(Ok(Err(error))) => Err(ConnectError::Refused(anyhow!("the plugin refused the connection: {}", error.message))),
+            // A plugin of another protocol refuses our hello, in the same words.
+            Ok(Ok(Err(error))) => Err(ConnectError::Refused(match incompatibility(SIDECAR, announced) {
+                Some(skew) => anyhow!(skew),
+                None => anyhow!("the plugin refused the connection: {}", error.message),
+            })),
             Ok(Err(lost)) => Err(ConnectError::Refused(anyhow!("the plugin closed the connection during hello: {}", lost.reason))),
             Err(_) => Err(ConnectError::Refused(anyhow!("the plugin did not answer hello within {CONNECT_TIMEOUT:?}"))),
         }
@@ -320,6 +368,16 @@ mod tests {
     where
         F: Fn(Value) -> Vec<String> + Send + 'static,
     {
+        fake_plugin_greeting(|hello| json!({"jsonrpc": "2.0", "id": hello["id"], "result": {"server": "fake 1"}}), serve).await
+    }
+
+    /// [`fake_plugin`] whose answer to `hello` is `greet`'s.
+    #[allow(clippy::unwrap_used)]
+    async fn fake_plugin_greeting<G, F>(greet: G, serve: F) -> (tempfile::TempDir, Discovery)
+    where
+        G: Fn(Value) -> Value + Send + 'static,
+        F: Fn(Value) -> Vec<String> + Send + 'static,
+    {
         let dir = tempfile::tempdir().unwrap();
         let socket = dir.path().join("s.sock");
         let listener = tokio::net::UnixListener::bind(&socket).unwrap();
@@ -329,11 +387,7 @@ mod tests {
             let mut lines = BufReader::new(reader).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 let request: Value = serde_json::from_str(&line).unwrap();
-                let replies = if request["method"] == "hello" {
-                    vec![json!({"jsonrpc": "2.0", "id": request["id"], "result": {"server": "fake 1"}}).to_string()]
-                } else {
-                    serve(request)
-                };
+                let replies = if request["method"] == "hello" { vec![greet(request).to_string()] } else { serve(request) };
                 for reply in replies {
                     if writer.write_all(format!("{reply}\n").as_bytes()).await.is_err() {
                         return;
@@ -423,5 +477,64 @@ mod tests {
             state: crate::discovery::PluginState::Ready,
         };
         assert!(matches!(BridgeClient::connect(&discovery).await, Err(ConnectError::NothingListens(_))));
+    }
+
+    #[test]
+    fn a_version_skew_is_worded_as_the_plugin_words_it() {
+        let vectors: Value = serde_json::from_str(include_str!("../../../tests/vectors/version_skew.json")).unwrap();
+        let cases = vectors["cases"].as_array().unwrap();
+        assert!(cases.len() >= 4);
+        for case in cases {
+            let end = |side: &str| End { version: case[side]["version"].as_str(), protocol: case[side]["protocol"].as_u64().unwrap() };
+            assert_eq!(incompatibility(end("sidecar"), end("plugin")).as_deref(), case["message"].as_str(), "{case}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_plugin_of_a_newer_protocol_is_refused_naming_both_versions_and_the_program_to_update() {
+        // A plugin that says hello's answer with protocol 2 (its discovery file said 1).
+        let (_dir, discovery) = fake_plugin_greeting(
+            |hello| json!({"jsonrpc": "2.0", "id": hello["id"], "result": {"server": "fake 9", "protocol": PROTOCOL + 1, "version": "9.0.0"}}),
+            |_| vec![],
+        )
+        .await;
+        let Err(ConnectError::Refused(error)) = BridgeClient::connect(&discovery).await else { panic!("a skew must be refused") };
+        let message = format!("{error:#}");
+        assert!(
+            message.contains(&format!("The vaultlink program {} speaks bridge protocol {PROTOCOL}", env!("CARGO_PKG_VERSION"))),
+            "{message}"
+        );
+        assert!(message.contains("the vaultlink plugin 9.0.0 in Obsidian speaks bridge protocol 2"), "{message}");
+        assert!(message.contains("Update the vaultlink program to 9.0.0 or later"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn a_plugin_of_an_older_protocol_that_refuses_hello_is_named_as_the_one_to_update() {
+        // Its discovery file says protocol 0 and version 0.0.1; it refuses the hello of protocol 1.
+        let (_dir, mut discovery) = fake_plugin_greeting(
+            |hello| json!({"jsonrpc": "2.0", "id": hello["id"], "error": {"code": -32002, "message": "incompatible"}}),
+            |_| vec![],
+        )
+        .await;
+        discovery.protocol = 0;
+        let Err(ConnectError::Refused(error)) = BridgeClient::connect(&discovery).await else { panic!("a skew must be refused") };
+        let message = format!("{error:#}");
+        assert!(message.contains("the vaultlink plugin 0.0.1 in Obsidian speaks bridge protocol 0"), "{message}");
+        assert!(message.contains(&format!("Update the vaultlink plugin to {} or later", env!("CARGO_PKG_VERSION"))), "{message}");
+    }
+
+    #[tokio::test]
+    async fn hello_says_the_sidecars_version_and_protocol_and_keeps_the_plugins_version() {
+        let (_dir, discovery) = fake_plugin_greeting(
+            |hello| {
+                // The fake plugin echoes what hello said, as its version, so the test sees it.
+                let said = format!("{}/{}", hello["params"]["version"].as_str().unwrap_or("none"), hello["params"]["protocol"]);
+                json!({"jsonrpc": "2.0", "id": hello["id"], "result": {"server": "fake", "protocol": PROTOCOL, "version": said}})
+            },
+            |_| vec![],
+        )
+        .await;
+        let client = BridgeClient::connect(&discovery).await.unwrap();
+        assert_eq!(client.plugin_version.as_deref(), Some(format!("{}/{PROTOCOL}", env!("CARGO_PKG_VERSION")).as_str()));
     }
 }

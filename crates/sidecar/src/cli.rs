@@ -25,8 +25,14 @@ macro_rules! out {
     }};
 }
 
+/// What `vaultlink --version` says after the name: the version and the bridge protocol, which
+/// the plugin's settings tab reads to check the program it is configured with
+/// (`plugin/settings/sidecar-check.ts`). A literal, as clap wants one; a test holds it to
+/// `discovery::PROTOCOL`.
+pub const VERSION_LINE: &str = concat!(env!("CARGO_PKG_VERSION"), " (bridge protocol 1)");
+
 #[derive(Debug, Parser)]
-#[command(name = "vaultlink", version, about = "Links of an Obsidian vault, parsed and resolved as Obsidian does.")]
+#[command(name = "vaultlink", version = VERSION_LINE, about = "Links of an Obsidian vault, parsed and resolved as Obsidian does.")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -496,4 +502,12 @@ fn print_summary(vault: &std::path::Path, summary: &Value) {
 /// The server's router, waiting `wait_for_plugin` seconds for a plugin still indexing.
 fn router(vault: PathBuf, mode: Mode, wait_for_plugin: u64) -> Router {
     Router::new(vault, mode).with_startup_wait(std::time::Duration::from_secs(wait_for_plugin))
+}
+
+#[cfg(test)]
+mod version_tests {
+    #[test]
+    fn the_version_line_names_the_protocol_the_bridge_speaks() {
+        assert_eq!(super::VERSION_LINE, format!("{} (bridge protocol {})", env!("CARGO_PKG_VERSION"), crate::discovery::PROTOCOL));
+    }
 }

@@ -191,9 +191,8 @@ pub fn read_in(dir: &Path, canonical_vault: &Path) -> Result<Option<Discovery>> 
     }
     check_socket_place(&path, &discovery.socket)?;
     check_socket(&discovery.socket)?;
-    if discovery.protocol != PROTOCOL {
-        bail!("the plugin speaks bridge protocol {}, this sidecar speaks {PROTOCOL}; update the one that is older", discovery.protocol);
-    }
+    // A plugin of another bridge protocol is still connected to: `hello` tells both ends of the
+    // skew, so the plugin's settings show it as `server_health` does (`bridge::incompatibility`).
     Ok(Some(discovery))
 }
 

@@ -1,0 +1,110 @@
+// Gathers the built release into one folder, as scripts/release.sh's last step:
+//
+//   main.js, manifest.json, styles.css    the plugin, as Obsidian (and BRAT) download it from a release
+//   vaultlink-<version>.zip               the same three files in a folder `vaultlink/`, to unpack
+//                                         into <vault>/.obsidian/plugins/
+//   vaultlink-<version>-<target>[.exe]    the sidecar built for this machine
+//   SHA256SUMS                            every file above, as `sha256sum -c` reads it
+//
+// The zip is reproducible: its entries are in a fixed order with a fixed time (the DOS epoch) and
+// no extra fields, so the same three files give the same zip bytes on any machine.
+//
+//   node scripts/release-assets.mjs <out-dir> <sidecar binary> <target triple>
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, chmodSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { deflateRawSync } from "node:zlib";
+
+const [outDir, sidecar, target] = process.argv.slice(2);
+if (outDir === undefined || sidecar === undefined || target === undefined) {
+	process.stderr.write("usage: node scripts/release-assets.mjs <out-dir> <sidecar binary> <target triple>\n");
+	process.exit(2);
+}
+const PLUGIN_FILES = ["main.js", "manifest.json", "styles.css"];
+const manifest = JSON.parse(readFileSync("manifest.json", "utf8"));
+const version = manifest.version;
+
+rmSync(outDir, { recursive: true, force: true });
+mkdirSync(outDir, { recursive: true });
+for (const name of PLUGIN_FILES) copyFileSync(name, join(outDir, name));
+const exe = target.includes("windows") ? ".exe" : "";
+const binary = `vaultlink-${version}-${target}${exe}`;
+copyFileSync(sidecar, join(outDir, binary));
+if (process.platform !== "win32") chmodSync(join(outDir, binary), 0o755);
+writeFileSync(
+	join(outDir, `vaultlink-${version}.zip`),
+	zip(PLUGIN_FILES.map((name) => ({ name: `${manifest.id}/${name}`, data: readFileSync(name) }))),
+);
+
+const sums = readdirSync(outDir)
+	.filter((name) => name !== "SHA256SUMS")
+	.sort()
+	.map((name) => `${createHash("sha256").update(readFileSync(join(outDir, name))).digest("hex")}  ${name}\n`);
+writeFileSync(join(outDir, "SHA256SUMS"), sums.join(""));
+process.stdout.write(`release assets in ${outDir}:\n${sums.join("")}`);
+
+/** CRC-32 (IEEE), as the zip format records for each entry. */
+function crc32(data) {
+	let crc = 0xffffffff;
+	for (const byte of data) {
+		crc ^= byte;
+		for (let bit = 0; bit < 8; bit++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+	}
+	return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** A zip archive of `entries` (deflated), every entry dated 1980-01-01 00:00, nothing else varying. */
+function zip(entries) {
+	const DOS_DATE = (0 << 9) | (1 << 5) | 1; // 1980-01-01
+	const DOS_TIME = 0;
+	const locals = [];
+	const centrals = [];
+	let offset = 0;
+	for (const entry of entries) {
+		const name = Buffer.from(entry.name, "utf8");
+		const compressed = deflateRawSync(entry.data, { level: 9 });
+		const crc = crc32(entry.data);
+		const local = Buffer.alloc(30);
+		local.writeUInt32LE(0x04034b50, 0);
+		local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
+		local.writeUInt16LE(0x0800, 6); // names are UTF-8
+		local.writeUInt16LE(8, 8); // deflate
+		local.writeUInt16LE(DOS_TIME, 10);
+		local.writeUInt16LE(DOS_DATE, 12);
+		local.writeUInt32LE(crc, 14);
+		local.writeUInt32LE(compressed.length, 18);
+		local.writeUInt32LE(entry.data.length, 22);
+		local.writeUInt16LE(name.length, 26);
+		local.writeUInt16LE(0, 28);
+		locals.push(local, name, compressed);
+		const central = Buffer.alloc(46);
+		central.writeUInt32LE(0x02014b50, 0);
+		central.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix, 2.0 (for the file mode below)
+		central.writeUInt16LE(20, 6);
+		central.writeUInt16LE(0x0800, 8);
+		central.writeUInt16LE(8, 10);
+		central.writeUInt16LE(DOS_TIME, 12);
+		central.writeUInt16LE(DOS_DATE, 14);
+		central.writeUInt32LE(crc, 16);
+		central.writeUInt32LE(compressed.length, 20);
+		central.writeUInt32LE(entry.data.length, 24);
+		central.writeUInt16LE(name.length, 28);
+		central.writeUInt16LE(0, 30); // extra
+		central.writeUInt16LE(0, 32); // comment
+		central.writeUInt16LE(0, 34); // disk
+		central.writeUInt16LE(0, 36); // internal attributes
+		central.writeUInt32LE((0o100644 << 16) >>> 0, 38); // a regular file, rw-r--r--
+		central.writeUInt32LE(offset, 42);
+		centrals.push(central, name);
+		offset += local.length + name.length + compressed.length;
+	}
+	const centralBytes = Buffer.concat(centrals);
+	const end = Buffer.alloc(22);
+	end.writeUInt32LE(0x06054b50, 0);
+	end.writeUInt16LE(entries.length, 8);
+	end.writeUInt16LE(entries.length, 10);
+	end.writeUInt32LE(centralBytes.length, 12);
+	end.writeUInt32LE(offset, 16);
+	return Buffer.concat([...locals, centralBytes, end]);
+}
