@@ -296,6 +296,9 @@ impl Vault {
         }
         let mut names = BTreeSet::new();
         let mut added = Vec::with_capacity(new.len());
+        // The file table grows once, rather than by doubling, which would leave the old tables
+        // as free memory the process keeps.
+        self.slots.reserve(new.len().saturating_sub(self.free.len()));
         for (path, note) in new {
             match self.id(&path) {
                 // The same new path twice in one batch: the later file wins, as it would
