@@ -69,6 +69,8 @@ fn main() -> Result<()> {
         let before = held_bytes();
         let vault = build(&notes);
         println!("{}", held_bytes() - before);
+        // The same index counted structure by structure, on the next line.
+        println!("{}", serde_json::to_string(&vault.memory())?);
         drop(vault);
         return Ok(());
     }
@@ -102,8 +104,17 @@ fn main() -> Result<()> {
         "index" => {
             println!("| vault | notes | floor: read files | floor: read + pulldown-cmark + YAML | index from disk (one core) | ratio to floor | in-memory rebuild | one-note update median / p99 | index memory / Markdown bytes |");
             println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+            let mut breakdowns = Vec::new();
             for folder in folders {
-                index(&folder)?;
+                breakdowns.push(index(&folder)?);
+            }
+            println!();
+            println!("Index memory by structure (counted by `Vault::memory`: bytes asked of the allocator, beside the resident memory measured above):");
+            println!();
+            println!("| vault | notes (file table, headings, block ids) | links | resolutions | reverse index | names | sketches | facts | counted | measured | per note |");
+            println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            for row in breakdowns {
+                println!("{row}");
             }
         }
         "lint" => {
@@ -166,13 +177,18 @@ fn read_vault(root: &Path) -> Result<Vec<Note>> {
 }
 
 /// The memory an index of the vault at `folder` holds, measured in a new process of this
-/// program (`index-memory`), so no memory freed by earlier work is reused.
-fn index_memory(folder: &Path) -> Result<isize> {
+/// program (`index-memory`), so no memory freed by earlier work is reused: the growth of the
+/// resident memory, and the index's own count by structure.
+fn index_memory(folder: &Path) -> Result<(isize, serde_json::Value)> {
     let output = std::process::Command::new(std::env::current_exe()?).arg("index-memory").arg(folder).output()?;
     if !output.status.success() {
         bail!("measuring the index's memory failed: {}", String::from_utf8_lossy(&output.stderr));
     }
-    String::from_utf8_lossy(&output.stdout).trim().parse().context("index-memory printed no number")
+    let output = String::from_utf8_lossy(&output.stdout);
+    let mut lines = output.lines();
+    let resident = lines.next().unwrap_or_default().trim().parse().context("index-memory printed no number")?;
+    let counted = serde_json::from_str(lines.next().unwrap_or_default()).context("index-memory printed no count by structure")?;
+    Ok((resident, counted))
 }
 
 /// The note with the most links in (the first by path among equals).
@@ -244,10 +260,11 @@ fn milliseconds(time: Duration) -> String {
     format!("{:.1} ms", time.as_secs_f64() * 1e3)
 }
 
-fn index(folder: &Path) -> Result<()> {
+/// The index table's row for the vault at `folder`; answers the row of the memory table.
+fn index(folder: &Path) -> Result<String> {
     let notes = read_vault(folder)?;
     let bytes: usize = notes.iter().map(|note| note.text.len()).sum();
-    let memory = index_memory(folder)?;
+    let (memory, counted) = index_memory(folder)?;
     let read_floor = median(|| {
         std::hint::black_box(read_vault(folder).expect("the vault reads"));
     });
@@ -310,7 +327,20 @@ fn index(folder: &Path) -> Result<()> {
         bytes as f64 / 1e6,
         memory as f64 / bytes as f64,
     );
-    Ok(())
+    record(&name, "index_ms_per_note", from_disk.as_secs_f64() * 1e3 / notes.len().max(1) as f64);
+    record(&name, "index_memory_bytes_per_note", memory as f64 / notes.len().max(1) as f64);
+    let parts = ["notes", "links", "resolutions", "reverse_index", "names", "sketches", "facts"];
+    let mut row = format!("| {name} |");
+    let mut total = 0.0;
+    for part in parts {
+        let value = counted[part].as_f64().unwrap_or(0.0);
+        total += value;
+        record(&name, &format!("memory_{part}_mb"), value / 1e6);
+        row.push_str(&format!(" {:.1} MB |", value / 1e6));
+    }
+    record(&name, "memory_counted_mb", total / 1e6);
+    row.push_str(&format!(" {:.1} MB | {:.1} MB | {:.0} B |", total / 1e6, memory as f64 / 1e6, memory as f64 / notes.len().max(1) as f64));
+    Ok(row)
 }
 
 /// Plans (with its proof) the move of the most-linked note and of the folder nearest 500
@@ -505,6 +535,23 @@ fn targets(file: &Path) -> Result<()> {
             vault,
             get(vault, "move_folder_ms").map(|ms| (ms, format!("{ms:.1} ms{folder}"))),
             200.0,
+        );
+    }
+    let ratio = get(large, "index_from_disk_ms").zip(get(large, "parse_floor_ms")).map(|(index, floor)| index / floor);
+    row(
+        "100,000 notes: index from disk ≤ 1.5 × the pulldown-cmark + YAML floor (one core each)",
+        large,
+        ratio.map(|ratio| (ratio, format!("{ratio:.2} ×"))),
+        1.5,
+    );
+    let small = "generated-1000";
+    for (figure, what) in [("index_ms_per_note", "index time"), ("index_memory_bytes_per_note", "index memory")] {
+        let growth = get(large, figure).zip(get(small, figure)).map(|(large, small)| large / small);
+        row(
+            &format!("cost per note, 1,000 to 100,000 notes, within 1.2 × ({what})"),
+            large,
+            growth.map(|growth| (growth, format!("{growth:.2} ×"))),
+            1.2,
         );
     }
     row(

@@ -99,6 +99,12 @@ const FRONTMATTER_CODES: [&str; 4] =
 /// Reads what lint needs from a parsed note and its text: the H1, the top-level properties,
 /// the frontmatter's problems, and for `SCHEMA.md` its schema.
 pub fn note_facts(path: &str, text: &str, parsed: &ParsedNote) -> NoteFacts {
+    note_facts_from(path, text, parsed, None)
+}
+
+/// [`note_facts`], given the frontmatter block as the parser's YAML library read it when it
+/// read it (`parse::parse_note_keeping_yaml`), so each block is read by the YAML library once.
+pub(crate) fn note_facts_from(path: &str, text: &str, parsed: &ParsedNote, yaml: Option<&serde_yaml::Value>) -> NoteFacts {
     let mut facts = NoteFacts { h1: parsed.h1.as_deref().map(cut_chars), ..NoteFacts::default() };
     for diagnostic in parsed.diagnostics.iter().filter(|diagnostic| FRONTMATTER_CODES.contains(&diagnostic.code.as_str())) {
         push_problem(&mut facts, text, &diagnostic.code, diagnostic.message.clone(), diagnostic.span.map_or(0, |span| span.start));
@@ -113,8 +119,12 @@ pub fn note_facts(path: &str, text: &str, parsed: &ParsedNote) -> NoteFacts {
         // lint needs every block read, as Obsidian reads it, for its properties and to find
         // malformed YAML anywhere.
         if !already_unreadable && !content.trim().is_empty() {
-            match serde_yaml::from_str::<serde_yaml::Value>(content) {
-                Ok(serde_yaml::Value::Mapping(map)) => read_properties(&map, &mut facts),
+            let read = match yaml {
+                Some(yaml) => Ok(std::borrow::Cow::Borrowed(yaml)),
+                None => serde_yaml::from_str::<serde_yaml::Value>(content).map(std::borrow::Cow::Owned),
+            };
+            match read.as_deref() {
+                Ok(serde_yaml::Value::Mapping(map)) => read_properties(map, &mut facts),
                 Ok(_) => {}
                 Err(error) => push_problem(
                     &mut facts,

@@ -13,13 +13,15 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::facts::note_facts;
+use crate::facts::note_facts_from;
 pub use crate::facts::{
     FrontmatterProblem, NoteFacts, Property, ValueShape, MAX_FRONTMATTER_PROBLEMS, MAX_PROPERTIES_KEPT, MAX_VALUES_KEPT,
 };
+pub use crate::memory::IndexMemory;
+use crate::memory::{btree_bytes, facts_bytes, hash_map_bytes, hash_set_bytes, link_bytes, resolution_bytes, str_bytes, vec_bytes};
 use crate::pages::PageNames;
-use crate::parse::{parse_note, Link, ParseConfig};
-use crate::resolve::{self, fold, heading_key, watch_key, FileLookup, Resolution};
+use crate::parse::{parse_note_keeping_yaml, Link, ParseConfig};
+use crate::resolve::{self, fold, heading_key, watch_key, FileLookup, Found, Resolution};
 use crate::sketch::Sketch;
 pub use crate::yaml_text::MAX_VALUE_CHARS;
 
@@ -80,23 +82,62 @@ pub struct Prepared {
     parse: ParseConfig,
 }
 
-/// One link of one note: the note's path and the link's position in its list.
-type LinkRef = (Arc<str>, u32);
+/// A file's place in the index's file table. Ids are reused after a file is removed; nothing
+/// keeps one past its file's removal (a removed file's links are unfiled first, and the links
+/// that resolved to it are resolved again).
+type FileId = u32;
+
+/// One link of one note: the note's id and the link's position in its list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct LinkRef {
+    source: FileId,
+    index: u32,
+}
+
+/// What a link resolves to, as the index keeps it: the target's id in the file table rather
+/// than a copy of its path. An ambiguous resolution (rare) keeps its candidates whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    Unresolved,
+    Resolved(FileId),
+    /// The chosen file's id, and the resolution with every candidate.
+    Ambiguous(FileId, Box<Resolution>),
+}
+
+/// The resolution every unresolved link answers with.
+static UNRESOLVED: Resolution = Resolution::Unresolved;
+
+/// One file of the index.
+#[derive(Debug, Clone)]
+struct Slot {
+    path: Arc<str>,
+    /// `Resolution::Resolved` to this file: what every link resolved to it answers with, so a
+    /// link keeps only the file's id.
+    resolved: Resolution,
+    /// `None` for an attachment.
+    note: Option<Note>,
+    /// What each of the note's links resolves to, in the order of its links; empty until its
+    /// links are filed.
+    targets: Vec<Target>,
+    /// The links that resolve to this file, in no order (queries sort them).
+    backlinks: Vec<LinkRef>,
+}
 
 /// The links of a vault, indexed.
 #[derive(Debug, Clone)]
 pub struct Vault {
     config: IndexConfig,
-    /// Every file; `None` for an attachment.
-    files: BTreeMap<Arc<str>, Option<Note>>,
-    /// Folded file name to every path with that name.
-    by_name: HashMap<String, BTreeSet<Arc<str>>>,
-    /// Each note's link resolutions, in the order of its links.
-    resolutions: HashMap<Arc<str>, Vec<Resolution>>,
-    /// Target path to the links that resolve to it.
-    backlinks: HashMap<Arc<str>, BTreeSet<LinkRef>>,
-    /// [`watch_key`] of a name to the links whose resolution depends on the files of that name.
-    watchers: HashMap<String, HashSet<LinkRef>>,
+    /// The file table, by [`FileId`]; `None` where a removed file's id waits for reuse.
+    slots: Vec<Option<Slot>>,
+    /// Ids of the table's empty places.
+    free: Vec<FileId>,
+    /// Every file's id, by path, in path order.
+    ids: BTreeMap<Arc<str>, FileId>,
+    /// Folded file name to every file with that name.
+    by_name: HashMap<Box<str>, Vec<FileId>>,
+    /// [`watch_key`] of a name to the links whose resolution depends on the files of that name,
+    /// in no order.
+    watchers: HashMap<Box<str>, Vec<LinkRef>>,
     /// Every note's names, for `find_existing_page`.
     pages: PageNames,
 }
@@ -161,7 +202,17 @@ pub fn is_note_path(path: &str) -> bool {
 
 impl FileLookup for Vault {
     fn files_named(&self, folded_name: &str) -> Vec<&str> {
-        self.by_name.get(folded_name).map(|paths| paths.iter().map(|path| &**path).collect()).unwrap_or_default()
+        let mut paths: Vec<&str> =
+            self.by_name.get(folded_name).map(|ids| ids.iter().map(|id| &*self.slot(*id).path).collect()).unwrap_or_default();
+        paths.sort_unstable();
+        paths
+    }
+}
+
+/// Takes `link` out of `links` (at most once), keeping the others in any order.
+fn unfile_link(links: &mut Vec<LinkRef>, link: LinkRef) {
+    if let Some(at) = links.iter().position(|held| *held == link) {
+        links.swap_remove(at);
     }
 }
 
@@ -169,10 +220,10 @@ impl Vault {
     pub fn new(config: IndexConfig) -> Vault {
         Vault {
             config,
-            files: BTreeMap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            ids: BTreeMap::new(),
             by_name: HashMap::new(),
-            resolutions: HashMap::new(),
-            backlinks: HashMap::new(),
             watchers: HashMap::new(),
             pages: PageNames::default(),
         }
@@ -201,14 +252,18 @@ impl Vault {
     /// `config().parse`.
     pub fn prepare(parse: &ParseConfig, path: &str, text: &str) -> Prepared {
         let note = is_note_path(path).then(|| {
-            let parsed = parse_note(path, text, parse);
-            let facts = note_facts(path, text, &parsed);
+            let (mut parsed, yaml) = parse_note_keeping_yaml(path, text, parse);
+            let facts = note_facts_from(path, text, &parsed, yaml.as_ref());
             let body_start = crate::frontmatter::find_block(text).map_or(0, |block| block.span.end);
+            parsed.links.shrink_to_fit();
+            parsed.aliases.shrink_to_fit();
+            let mut block_ids: HashSet<String> = parsed.block_ids.iter().map(|block| fold(&block.id)).collect();
+            block_ids.shrink_to_fit();
             Note {
                 sketch: Sketch::of_body(&text[body_start..]),
                 facts,
                 heading_keys: parsed.headings.iter().map(|heading| heading_key(&heading.text)).collect(),
-                block_ids: parsed.block_ids.iter().map(|block| fold(&block.id)).collect(),
+                block_ids,
                 aliases: parsed.aliases,
                 truncated: parsed.truncated,
                 links: parsed.links,
@@ -233,47 +288,117 @@ impl Vault {
         let mut new = Vec::new();
         for (path, prepared) in files {
             debug_assert_eq!(prepared.parse, self.config.parse, "prepared with other parse settings");
-            if self.files.contains_key(path.as_str()) {
+            if self.ids.contains_key(path.as_str()) {
                 self.insert(&path, prepared.note);
             } else {
-                new.push((Arc::<str>::from(path), prepared.note));
+                new.push((path, prepared.note));
             }
         }
         let mut names = BTreeSet::new();
-        for (path, note) in &mut new {
-            let note = note.take();
-            self.file_names(path, note.as_ref());
-            self.files.insert(path.clone(), note);
-            self.by_name.entry(fold(resolve::file_name(path))).or_default().insert(path.clone());
-            names.insert(watch_key(path));
+        let mut added = Vec::with_capacity(new.len());
+        // The file table grows once, rather than by doubling, which would leave the old tables
+        // as free memory the process keeps.
+        self.slots.reserve(new.len().saturating_sub(self.free.len()));
+        for (path, note) in new {
+            match self.id(&path) {
+                // The same new path twice in one batch: the later file wins, as it would
+                // one by one.
+                Some(id) => {
+                    if let Some(note) = &note {
+                        self.pages.add(&self.slot(id).path.clone(), note_title(&path), &note.aliases, &note.facts);
+                    }
+                    if let Some(old) = std::mem::replace(&mut self.slot_mut(id).note, note) {
+                        self.pages.remove(&path, note_title(&path), &old.aliases, &old.facts);
+                    }
+                }
+                None => {
+                    names.insert(watch_key(&path));
+                    added.push(self.add_file(&path, note));
+                }
+            }
         }
         // Links already indexed whose resolution the new files may change. The new notes'
         // own links are not filed yet, so this touches only the others.
         for name in &names {
             self.reresolve_watchers(name);
         }
-        for (path, _) in &new {
-            self.index_links(path);
+        for id in added {
+            self.index_links(id);
         }
+    }
+
+    fn slot(&self, id: FileId) -> &Slot {
+        self.slots[id as usize].as_ref().expect("a file id in use")
+    }
+
+    fn slot_mut(&mut self, id: FileId) -> &mut Slot {
+        self.slots[id as usize].as_mut().expect("a file id in use")
+    }
+
+    fn id(&self, path: &str) -> Option<FileId> {
+        self.ids.get(path).copied()
+    }
+
+    /// The slot of the file at `path`.
+    fn file(&self, path: &str) -> Option<&Slot> {
+        self.id(path).map(|id| self.slot(id))
+    }
+
+    /// The note at `path`, with its interned path; `None` for no file or an attachment.
+    fn note_at(&self, path: &str) -> Option<(&Slot, &Note)> {
+        let slot = self.file(path)?;
+        Some((slot, slot.note.as_ref()?))
+    }
+
+    /// Puts a file that is not in the index into the file table and under its name, without
+    /// resolving anything.
+    fn add_file(&mut self, path: &str, note: Option<Note>) -> FileId {
+        let path = Arc::<str>::from(path);
+        if let Some(note) = &note {
+            self.pages.add(&path, note_title(&path), &note.aliases, &note.facts);
+        }
+        let slot = Slot {
+            resolved: Resolution::Resolved { path: path.to_string() },
+            path: path.clone(),
+            note,
+            targets: Vec::new(),
+            backlinks: Vec::new(),
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.slots[id as usize] = Some(slot);
+                id
+            }
+            None => {
+                self.slots.push(Some(slot));
+                FileId::try_from(self.slots.len() - 1).expect("fewer than 2^32 files")
+            }
+        };
+        self.by_name.entry(fold(resolve::file_name(&path)).into_boxed_str()).or_default().push(id);
+        self.ids.insert(path, id);
+        id
     }
 
     /// Puts `note` (or an attachment) at `path`, replacing whatever was there.
     fn insert(&mut self, path: &str, note: Option<Note>) {
-        let (path, is_new) = match self.files.get_key_value(path) {
-            Some((existing, _)) => (existing.clone(), false),
-            None => (Arc::<str>::from(path), true),
-        };
-        self.unindex_links(&path);
-        self.file_names(&path, note.as_ref());
-        if let Some(Some(old)) = self.files.insert(path.clone(), note) {
-            self.unfile_names(&path, &old);
+        match self.id(path) {
+            Some(id) => {
+                self.unindex_links(id);
+                let path = self.slot(id).path.clone();
+                if let Some(note) = &note {
+                    self.pages.add(&path, note_title(&path), &note.aliases, &note.facts);
+                }
+                if let Some(old) = std::mem::replace(&mut self.slot_mut(id).note, note) {
+                    self.pages.remove(&path, note_title(&path), &old.aliases, &old.facts);
+                }
+                self.index_links(id);
+            }
+            None => {
+                let id = self.add_file(path, note);
+                self.reresolve_watchers(&watch_key(path));
+                self.index_links(id);
+            }
         }
-        if is_new {
-            let name = fold(resolve::file_name(&path));
-            self.by_name.entry(name).or_default().insert(path.clone());
-            self.reresolve_watchers(&watch_key(&path));
-        }
-        self.index_links(&path);
     }
 
     /// Removes a file. Returns false when there was none at `path`.
@@ -284,22 +409,31 @@ impl Vault {
     /// Takes the file at `path` out of the index, returning its note (`Some(None)` for an
     /// attachment).
     fn take(&mut self, path: &str) -> Option<Option<Note>> {
-        let (path, _) = self.files.get_key_value(path)?;
-        let path = path.clone();
-        self.unindex_links(&path);
-        let note = self.files.remove(&path)?;
-        if let Some(old) = &note {
-            self.unfile_names(&path, old);
-        }
+        let id = self.id(path)?;
+        self.unindex_links(id);
+        let path = self.slot(id).path.clone();
         let name = fold(resolve::file_name(&path));
-        if let Some(paths) = self.by_name.get_mut(&name) {
-            paths.remove(&path);
-            if paths.is_empty() {
-                self.by_name.remove(&name);
+        if let Some(ids) = self.by_name.get_mut(name.as_str()) {
+            ids.retain(|held| *held != id);
+            if ids.is_empty() {
+                self.by_name.remove(name.as_str());
             }
         }
+        self.ids.remove(&path);
+        // The links that resolved to the file look again, now that it is gone; every one of
+        // them is filed under the file's name, and any other would keep a stale id, so those
+        // are resolved again too.
         self.reresolve_watchers(&watch_key(&path));
-        Some(note)
+        let stale = std::mem::take(&mut self.slot_mut(id).backlinks);
+        for link in stale {
+            self.reresolve(link);
+        }
+        let slot = self.slots[id as usize].take().expect("a file id in use");
+        self.free.push(id);
+        if let Some(old) = &slot.note {
+            self.pages.remove(&path, note_title(&path), &old.aliases, &old.facts);
+        }
+        Some(slot.note)
     }
 
     /// Moves a file, keeping its parsed links. Returns false when there was none at `from`.
@@ -314,18 +448,6 @@ impl Vault {
         true
     }
 
-    /// Files a note's names for `find_existing_page` (nothing for an attachment).
-    fn file_names(&mut self, path: &Arc<str>, note: Option<&Note>) {
-        if let Some(note) = note {
-            self.pages.add(path, note_title(path), &note.aliases, &note.facts);
-        }
-    }
-
-    /// Takes out what [`Vault::file_names`] filed for `note`.
-    fn unfile_names(&mut self, path: &str, note: &Note) {
-        self.pages.remove(path, note_title(path), &note.aliases, &note.facts);
-    }
-
     /// Every note's names, indexed.
     pub fn page_names(&self) -> &PageNames {
         &self.pages
@@ -333,115 +455,159 @@ impl Vault {
 
     /// The note at `path` with what the index keeps of it; `None` when it is not a note.
     pub fn note(&self, path: &str) -> Option<NoteView<'_>> {
-        let (path, note) = self.files.get_key_value(path)?;
-        let note = note.as_ref()?;
-        Some(NoteView { path, aliases: &note.aliases, facts: &note.facts, sketch: &note.sketch })
+        let (slot, note) = self.note_at(path)?;
+        Some(NoteView { path: &slot.path, aliases: &note.aliases, facts: &note.facts, sketch: &note.sketch })
     }
 
-    fn index_links(&mut self, source: &Arc<str>) {
-        let Some(Some(note)) = self.files.get(source) else { return };
-        let mut resolutions = Vec::with_capacity(note.links.len());
+    /// What `link` of the note at `source` resolves to now, as the index keeps it.
+    fn target_of(&self, source: &str, link: &Link) -> Target {
+        match resolve::find(self, source, link) {
+            Found::Resolved(path) => self.id(path).map_or(Target::Unresolved, Target::Resolved),
+            Found::Ambiguous(path, candidates) => match self.id(path) {
+                Some(id) => Target::Ambiguous(
+                    id,
+                    Box::new(Resolution::Ambiguous {
+                        path: path.to_owned(),
+                        candidates: candidates.into_iter().map(str::to_owned).collect(),
+                    }),
+                ),
+                None => Target::Unresolved,
+            },
+            Found::Unresolved => Target::Unresolved,
+        }
+    }
+
+    /// The id of the file a target points to.
+    fn target_id(&self, target: &Target) -> Option<FileId> {
+        match target {
+            Target::Unresolved => None,
+            Target::Resolved(id) => Some(*id),
+            Target::Ambiguous(id, _) => Some(*id),
+        }
+    }
+
+    /// The public form of a target.
+    fn resolution_of<'a>(&'a self, target: &'a Target) -> &'a Resolution {
+        match target {
+            Target::Unresolved => &UNRESOLVED,
+            Target::Resolved(id) => &self.slot(*id).resolved,
+            Target::Ambiguous(_, resolution) => resolution,
+        }
+    }
+
+    fn index_links(&mut self, source: FileId) {
+        let slot = self.slot(source);
+        let Some(note) = &slot.note else { return };
+        let mut targets = Vec::with_capacity(note.links.len());
         let mut watched = Vec::new();
         for (index, link) in note.links.iter().enumerate() {
-            let resolution = resolve::resolve(self, source, link);
-            let link_ref: LinkRef = (source.clone(), index as u32);
+            let target = self.target_of(&slot.path, link);
+            let link_ref = LinkRef { source, index: index as u32 };
             if !link.path.trim().is_empty() {
-                watched.push((watch_key(&link.path), link_ref.clone()));
+                watched.push((watch_key(&link.path), link_ref));
             }
-            let target = resolution.path().and_then(|target| self.files.get_key_value(target)).map(|(path, _)| path.clone());
-            if let Some(target) = target {
-                self.backlinks.entry(target).or_default().insert(link_ref);
-            }
-            resolutions.push(resolution);
+            targets.push(target);
+        }
+        let backlinks: Vec<(FileId, LinkRef)> = targets
+            .iter()
+            .enumerate()
+            .filter_map(|(index, target)| Some((self.target_id(target)?, LinkRef { source, index: index as u32 })))
+            .collect();
+        for (target, link_ref) in backlinks {
+            self.slot_mut(target).backlinks.push(link_ref);
         }
         for (name, link_ref) in watched {
-            self.watchers.entry(name).or_default().insert(link_ref);
+            self.watchers.entry(name.into_boxed_str()).or_default().push(link_ref);
         }
-        self.resolutions.insert(source.clone(), resolutions);
+        self.slot_mut(source).targets = targets;
     }
 
-    fn unindex_links(&mut self, source: &Arc<str>) {
-        let Some(resolutions) = self.resolutions.remove(source) else { return };
-        let Some(Some(note)) = self.files.get(source) else { return };
-        for (index, (link, resolution)) in note.links.iter().zip(&resolutions).enumerate() {
-            let link_ref: LinkRef = (source.clone(), index as u32);
-            if let Some(target) = resolution.path() {
-                if let Some(referrers) = self.backlinks.get_mut(target) {
-                    referrers.remove(&link_ref);
-                    if referrers.is_empty() {
-                        self.backlinks.remove(target);
-                    }
-                }
-            }
-            if !link.path.trim().is_empty() {
-                let key = watch_key(&link.path);
-                if let Some(watching) = self.watchers.get_mut(&key) {
-                    watching.remove(&link_ref);
-                    if watching.is_empty() {
-                        self.watchers.remove(&key);
-                    }
+    fn unindex_links(&mut self, source: FileId) {
+        let slot = self.slot_mut(source);
+        let targets = std::mem::take(&mut slot.targets);
+        let Some(note) = &slot.note else { return };
+        if targets.len() != note.links.len() {
+            return;
+        }
+        let keys: BTreeSet<String> =
+            note.links.iter().filter(|link| !link.path.trim().is_empty()).map(|link| watch_key(&link.path)).collect();
+        let target_ids: BTreeSet<FileId> = targets.iter().filter_map(|target| self.target_id(target)).collect();
+        for target in target_ids {
+            self.slot_mut(target).backlinks.retain(|link| link.source != source);
+        }
+        for key in keys {
+            if let Some(watching) = self.watchers.get_mut(key.as_str()) {
+                watching.retain(|link| link.source != source);
+                if watching.is_empty() {
+                    self.watchers.remove(key.as_str());
                 }
             }
         }
+    }
+
+    /// Resolves one filed link again, moving its backlink if its target changed.
+    fn reresolve(&mut self, link_ref: LinkRef) {
+        let Some(Some(slot)) = self.slots.get(link_ref.source as usize) else { return };
+        let Some(note) = &slot.note else { return };
+        let Some(link) = note.links.get(link_ref.index as usize) else { return };
+        let Some(old) = slot.targets.get(link_ref.index as usize) else { return };
+        let new = self.target_of(&slot.path, link);
+        if *old == new {
+            return;
+        }
+        if let Some(target) = self.target_id(old) {
+            if let Some(Some(target)) = self.slots.get_mut(target as usize) {
+                unfile_link(&mut target.backlinks, link_ref);
+            }
+        }
+        if let Some(target) = self.target_id(&new) {
+            self.slot_mut(target).backlinks.push(link_ref);
+        }
+        self.slot_mut(link_ref.source).targets[link_ref.index as usize] = new;
     }
 
     /// Resolves again every link filed under the watch key `key`.
     fn reresolve_watchers(&mut self, key: &str) {
         let Some(watching) = self.watchers.get(key) else { return };
-        let mut watching: Vec<LinkRef> = watching.iter().cloned().collect();
-        watching.sort();
-        for (source, index) in watching {
-            let Some(Some(note)) = self.files.get(&source) else { continue };
-            let Some(link) = note.links.get(index as usize) else { continue };
-            let new = resolve::resolve(self, &source, link);
-            let Some(old) = self.resolutions.get(&source).and_then(|all| all.get(index as usize)) else { continue };
-            if *old == new {
-                continue;
-            }
-            let link_ref: LinkRef = (source.clone(), index);
-            if let Some(target) = old.path() {
-                if let Some(referrers) = self.backlinks.get_mut(target) {
-                    referrers.remove(&link_ref);
-                    if referrers.is_empty() {
-                        self.backlinks.remove(target);
-                    }
-                }
-            }
-            if let Some(target) = new.path().and_then(|target| self.files.get_key_value(target)).map(|(path, _)| path.clone()) {
-                self.backlinks.entry(target).or_default().insert(link_ref);
-            }
-            if let Some(slot) = self.resolutions.get_mut(&source).and_then(|all| all.get_mut(index as usize)) {
-                *slot = new;
-            }
+        for link_ref in watching.clone() {
+            self.reresolve(link_ref);
         }
     }
 
     /// The links filed under a [`watch_key`]: those whose resolution depends on the files of
     /// that name, as `(source, position)`.
     pub fn links_watching(&self, key: &str) -> Vec<(&str, usize)> {
-        self.watchers.get(key).map(|links| links.iter().map(|(source, index)| (&**source, *index as usize)).collect()).unwrap_or_default()
+        self.watchers
+            .get(key)
+            .map(|links| links.iter().map(|link| (&*self.slot(link.source).path, link.index as usize)).collect())
+            .unwrap_or_default()
     }
 
     pub fn contains(&self, path: &str) -> bool {
-        self.files.contains_key(path)
+        self.ids.contains_key(path)
     }
 
     pub fn is_note(&self, path: &str) -> bool {
-        matches!(self.files.get(path), Some(Some(_)))
+        self.note_at(path).is_some()
+    }
+
+    /// Every file's slot, in path order.
+    fn files(&self) -> impl Iterator<Item = &Slot> {
+        self.ids.values().map(|id| self.slot(*id))
     }
 
     /// Every path, notes and attachments, in order.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.files.keys().map(|path| &**path)
+        self.ids.keys().map(|path| &**path)
     }
 
     /// Every note path, in order.
     pub fn note_paths(&self) -> impl Iterator<Item = &str> {
-        self.files.iter().filter(|(_, note)| note.is_some()).map(|(path, _)| &**path)
+        self.files().filter(|slot| slot.note.is_some()).map(|slot| &*slot.path)
     }
 
     pub fn note_count(&self) -> usize {
-        self.files.values().filter(|note| note.is_some()).count()
+        self.files().filter(|slot| slot.note.is_some()).count()
     }
 
     /// True when `path` lies in an excluded folder.
@@ -461,7 +627,7 @@ impl Vault {
             tries.push(format!("{path}.md"));
         }
         for wanted in &tries {
-            if let Some((found, _)) = self.files.get_key_value(wanted.as_str()) {
+            if let Some((found, _)) = self.ids.get_key_value(wanted.as_str()) {
                 return Some(found);
             }
         }
@@ -480,32 +646,38 @@ impl Vault {
         self.find_file(path).filter(|found| self.is_note(found))
     }
 
+    /// The links of a note with their resolutions, in the order written.
+    fn links_of<'a>(&'a self, slot: &'a Slot) -> impl Iterator<Item = ResolvedLink<'a>> + 'a {
+        let links = slot.note.as_ref().map(|note| note.links.as_slice()).unwrap_or_default();
+        links.iter().zip(&slot.targets).map(move |(link, target)| ResolvedLink {
+            source: &slot.path,
+            link,
+            resolution: self.resolution_of(target),
+        })
+    }
+
     /// The links of the note at `path` with their resolutions, in the order written.
     /// `None` when there is no note at `path`.
     pub fn outgoing_links(&self, path: &str) -> Option<Vec<ResolvedLink<'_>>> {
-        let (source, Some(note)) = self.files.get_key_value(path)? else { return None };
-        let resolutions = self.resolutions.get(source)?;
-        Some(note.links.iter().zip(resolutions).map(|(link, resolution)| ResolvedLink { source, link, resolution }).collect())
+        let (slot, _) = self.note_at(path)?;
+        Some(self.links_of(slot).collect())
     }
 
     /// True when the note at `path` had more links than the parser keeps.
     pub fn is_truncated(&self, path: &str) -> bool {
-        matches!(self.files.get(path), Some(Some(note)) if note.truncated)
+        self.note_at(path).is_some_and(|(_, note)| note.truncated)
     }
 
     /// The identity and properties kept of the note at `path`.
     pub fn facts(&self, path: &str) -> Option<&NoteFacts> {
-        match self.files.get(path) {
-            Some(Some(note)) => Some(&note.facts),
-            _ => None,
-        }
+        self.note_at(path).map(|(_, note)| &note.facts)
     }
 
     /// Every note with what the index keeps of it, in path order.
     pub fn notes(&self) -> impl Iterator<Item = NoteView<'_>> {
-        self.files.iter().filter_map(|(path, note)| {
-            let note = note.as_ref()?;
-            Some(NoteView { path, aliases: &note.aliases, facts: &note.facts, sketch: &note.sketch })
+        self.files().filter_map(|slot| {
+            let note = slot.note.as_ref()?;
+            Some(NoteView { path: &slot.path, aliases: &note.aliases, facts: &note.facts, sketch: &note.sketch })
         })
     }
 
@@ -516,36 +688,44 @@ impl Vault {
 
     /// The aliases of the note at `path`.
     pub fn aliases(&self, path: &str) -> &[String] {
-        match self.files.get(path) {
-            Some(Some(note)) => &note.aliases,
-            _ => &[],
-        }
+        self.note_at(path).map_or(&[], |(_, note)| &note.aliases)
+    }
+
+    /// The links filed as resolving to `path`, by source path, then position in the source.
+    fn referrers(&self, path: &str) -> Vec<LinkRef> {
+        let Some(slot) = self.file(path) else { return Vec::new() };
+        let mut referrers = slot.backlinks.clone();
+        referrers.sort_unstable_by(|a, b| {
+            if a.source == b.source {
+                a.index.cmp(&b.index)
+            } else {
+                self.slot(a.source).path.cmp(&self.slot(b.source).path)
+            }
+        });
+        referrers
     }
 
     /// Every link that resolves to `path`, by source path, then position in the source.
     pub fn backlinks(&self, path: &str) -> Vec<ResolvedLink<'_>> {
-        let Some(referrers) = self.backlinks.get(path) else { return Vec::new() };
-        referrers.iter().filter_map(|(source, index)| self.link(source, *index)).collect()
+        self.referrers(path).into_iter().filter_map(|link| self.link(link)).collect()
     }
 
     /// How many links resolve to `path`, counting only links from other files.
     pub fn inbound_count(&self, path: &str) -> usize {
-        self.backlinks.get(path).map_or(0, |referrers| referrers.iter().filter(|(source, _)| &**source != path).count())
+        let Some(id) = self.id(path) else { return 0 };
+        self.slot(id).backlinks.iter().filter(|link| link.source != id).count()
     }
 
-    fn link(&self, source: &str, index: u32) -> Option<ResolvedLink<'_>> {
-        let (source, Some(note)) = self.files.get_key_value(source)? else { return None };
-        let link = note.links.get(index as usize)?;
-        let resolution = self.resolutions.get(source)?.get(index as usize)?;
-        Some(ResolvedLink { source, link, resolution })
+    fn link(&self, link: LinkRef) -> Option<ResolvedLink<'_>> {
+        let slot = self.slots.get(link.source as usize)?.as_ref()?;
+        let found = slot.note.as_ref()?.links.get(link.index as usize)?;
+        let target = slot.targets.get(link.index as usize)?;
+        Some(ResolvedLink { source: &slot.path, link: found, resolution: self.resolution_of(target) })
     }
 
     /// Every link of every note, resolved, by source path, then position.
     pub fn all_links(&self) -> impl Iterator<Item = ResolvedLink<'_>> {
-        self.files.iter().filter_map(|(source, note)| Some((source, note.as_ref()?))).flat_map(move |(source, note)| {
-            let resolutions = self.resolutions.get(source).map(Vec::as_slice).unwrap_or_default();
-            note.links.iter().zip(resolutions).map(move |(link, resolution)| ResolvedLink { source, link, resolution })
-        })
+        self.files().flat_map(move |slot| self.links_of(slot))
     }
 
     /// Whether the `#heading` or `#^block` of a resolved link exists in its target.
@@ -553,7 +733,7 @@ impl Vault {
         let (Some(subpath), Some(target)) = (link.subpath.as_deref(), resolution.path()) else {
             return SubpathStatus::NotApplicable;
         };
-        let Some(Some(note)) = self.files.get(target) else { return SubpathStatus::NotApplicable };
+        let Some((_, note)) = self.note_at(target) else { return SubpathStatus::NotApplicable };
         let subpath = subpath.trim_start_matches('#');
         if let Some(block) = subpath.strip_prefix('^') {
             return if note.block_ids.contains(&fold(block.trim())) { SubpathStatus::Found } else { SubpathStatus::MissingBlock };
@@ -571,8 +751,8 @@ impl Vault {
 
     pub fn summary(&self) -> Summary {
         let mut summary = Summary::default();
-        for note in self.files.values() {
-            match note {
+        for slot in self.files() {
+            match slot.note {
                 Some(_) => summary.notes += 1,
                 None => summary.attachments += 1,
             }
@@ -591,20 +771,51 @@ impl Vault {
     /// A canonical dump of everything the index answers, for comparing two indexes.
     pub fn snapshot(&self) -> Vec<String> {
         let mut lines = Vec::new();
-        for (path, note) in &self.files {
-            lines.push(format!("file {path} note={}", note.is_some()));
+        for slot in self.files() {
+            lines.push(format!("file {} note={}", slot.path, slot.note.is_some()));
         }
         for link in self.all_links() {
             lines.push(format!("link {} {:?} -> {:?}", link.source, link.link.target, link.resolution));
         }
-        let mut targets: Vec<&Arc<str>> = self.backlinks.keys().collect();
-        targets.sort();
-        for target in targets {
+        for target in self.paths() {
             for link in self.backlinks(target) {
                 lines.push(format!("backlink {target} <- {} {:?}", link.source, link.link.target));
             }
         }
         lines
+    }
+
+    /// The memory the index holds, structure by structure (see [`IndexMemory`]).
+    pub fn memory(&self) -> IndexMemory {
+        let mut memory = IndexMemory::default();
+        memory.notes += vec_bytes(&self.slots) + vec_bytes(&self.free) + btree_bytes(&self.ids);
+        for slot in self.slots.iter().flatten() {
+            memory.notes += str_bytes(&slot.path) + resolution_bytes(&slot.resolved);
+            memory.resolutions += vec_bytes(&slot.targets);
+            for target in &slot.targets {
+                if let Target::Ambiguous(_, resolution) = target {
+                    memory.resolutions += size_of::<Resolution>() + resolution_bytes(resolution);
+                }
+            }
+            memory.reverse_index += vec_bytes(&slot.backlinks);
+            let Some(note) = &slot.note else { continue };
+            memory.links += vec_bytes(&note.links) + note.links.iter().map(link_bytes).sum::<usize>();
+            memory.notes += vec_bytes(&note.heading_keys) + note.heading_keys.iter().map(|key| key.capacity()).sum::<usize>();
+            memory.notes += hash_set_bytes(&note.block_ids) + note.block_ids.iter().map(String::capacity).sum::<usize>();
+            memory.names += vec_bytes(&note.aliases) + note.aliases.iter().map(String::capacity).sum::<usize>();
+            memory.sketches += note.sketch.heap_bytes();
+            memory.facts += facts_bytes(&note.facts);
+        }
+        memory.reverse_index += hash_map_bytes(&self.watchers);
+        for (key, links) in &self.watchers {
+            memory.reverse_index += key.len() + vec_bytes(links);
+        }
+        memory.names += hash_map_bytes(&self.by_name);
+        for (name, ids) in &self.by_name {
+            memory.names += name.len() + vec_bytes(ids);
+        }
+        memory.names += self.pages.heap_bytes();
+        memory
     }
 }
 

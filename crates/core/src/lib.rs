@@ -24,6 +24,7 @@ pub mod index;
 pub mod journal;
 pub mod line_index;
 pub mod lint;
+pub mod memory;
 pub mod ops;
 pub mod pages;
 pub mod parameters;

@@ -172,6 +172,18 @@ impl PageNames {
         qid.iter().for_each(|qid| unfile(&mut self.by_qid, qid, path));
     }
 
+    /// The bytes these maps hold, for the index's memory count (the paths are the index's,
+    /// shared, and counted there).
+    pub fn heap_bytes(&self) -> usize {
+        [&self.by_key, &self.by_word, &self.by_qid]
+            .into_iter()
+            .map(|map| {
+                crate::memory::hash_map_bytes(map)
+                    + map.iter().map(|(key, paths)| key.len() + crate::memory::vec_bytes(paths)).sum::<usize>()
+            })
+            .sum()
+    }
+
     /// Notes with a name whose [`page_key`] is `key`.
     pub fn with_key(&self, key: &str) -> &[Arc<str>] {
         self.by_key.get(key).map_or(&[], Vec::as_slice)

@@ -310,11 +310,19 @@ pub struct ParsedNote {
 
 /// Parses the note at `path` (used for its title) with text `text`.
 pub fn parse_note(path: &str, text: &str, config: &ParseConfig) -> ParsedNote {
+    parse_note_keeping_yaml(path, text, config).0
+}
+
+/// [`parse_note`], also answering the frontmatter block as the YAML library read it when the
+/// parse had it read (a block that may hold a link, read without error), so that the index
+/// reads what it keeps of the properties from the same reading rather than a second one.
+pub(crate) fn parse_note_keeping_yaml(path: &str, text: &str, config: &ParseConfig) -> (ParsedNote, Option<serde_yaml::Value>) {
     let mut note = ParsedNote { title: title(path).to_owned(), ..ParsedNote::default() };
+    let mut yaml = None;
     let body_start = match frontmatter::find_block(text) {
         Some(block) => {
             note.frontmatter = Some(block.span);
-            read_frontmatter(text, block, &mut note);
+            yaml = read_frontmatter(text, block, &mut note);
             block.span.end
         }
         None => usize::from(text.starts_with('\u{feff}')) * '\u{feff}'.len_utf8(),
@@ -331,7 +339,7 @@ pub fn parse_note(path: &str, text: &str, config: &ParseConfig) -> ParsedNote {
     }
     dedupe_in_order(&mut note.tags);
     set_positions(text, &mut note.links);
-    note
+    (note, yaml)
 }
 
 /// Sets each link's line and column (1-based, columns in characters) from the note's line
@@ -382,7 +390,9 @@ fn title(path: &str) -> &str {
 /// the body is read as usual.
 pub const MAX_FRONTMATTER_BYTES: usize = 256 * 1024;
 
-fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote) {
+/// Reads the frontmatter block into `note`; answers the block as the YAML library read it, when
+/// it was read (see [`parse_note_keeping_yaml`]).
+fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote) -> Option<serde_yaml::Value> {
     if block.content.range().len() > MAX_FRONTMATTER_BYTES {
         note.diagnostics.push(Diagnostic {
             code: "frontmatter_too_large".to_owned(),
@@ -392,7 +402,7 @@ fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote
             ),
             span: Some(block.span),
         });
-        return;
+        return None;
     }
     if frontmatter::nests_too_deep(&text[block.content.range()]) {
         note.diagnostics.push(Diagnostic {
@@ -403,7 +413,7 @@ fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote
             ),
             span: Some(block.span),
         });
-        return;
+        return None;
     }
     let scan = frontmatter::scan(text, block);
     let content = &text[block.content.range()];
@@ -415,7 +425,7 @@ fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote
                 span: Some(block.span),
             });
         }
-        return;
+        return None;
     }
     for unquoted in &scan.unquoted_links {
         note.diagnostics.push(Diagnostic {
@@ -442,7 +452,7 @@ fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote
                 ),
                 span: Some(block.span),
             });
-            return;
+            return None;
         }
         None => None,
     };
@@ -451,7 +461,7 @@ fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote
     for string in &scan.strings {
         read_aliases_and_tags(string, note);
     }
-    let Some(yaml) = yaml else { return };
+    let yaml = yaml?;
     for string in scan.strings.iter().filter(|string| has_link_opening(&string.value)) {
         // A span-aware scan is only trusted where the YAML library reads the same value.
         if yaml_string_at(&yaml, &string.path) != Some(string.value.as_str()) {
@@ -467,6 +477,7 @@ fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote
         }
         property_links(text, string, &mut note.links);
     }
+    Some(yaml)
 }
 
 /// True when `text` holds the opening of a wikilink or of a markdown link's destination.

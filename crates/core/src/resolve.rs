@@ -105,15 +105,36 @@ pub fn folder(path: &str) -> &str {
 
 /// Resolves `link`, found in the note at `source`, against `files`.
 pub fn resolve(files: &dyn FileLookup, source: &str, link: &Link) -> Resolution {
+    match find(files, source, link) {
+        Found::Resolved(path) => Resolution::Resolved { path: path.to_owned() },
+        Found::Ambiguous(path, candidates) => {
+            Resolution::Ambiguous { path: path.to_owned(), candidates: candidates.into_iter().map(str::to_owned).collect() }
+        }
+        Found::Unresolved => Resolution::Unresolved,
+    }
+}
+
+/// What [`find`] found: a [`Resolution`] whose paths are borrowed from the files it looked in
+/// (or the source), so that an index can file it by its own note ids without copying a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Found<'a> {
+    Resolved(&'a str),
+    /// The chosen path, and every candidate, sorted.
+    Ambiguous(&'a str, Vec<&'a str>),
+    Unresolved,
+}
+
+/// [`resolve`], borrowing the paths it answers.
+pub(crate) fn find<'a>(files: &'a dyn FileLookup, source: &'a str, link: &Link) -> Found<'a> {
     let path = link.path.trim();
     if path.is_empty() {
-        return Resolution::Resolved { path: source.to_owned() };
+        return Found::Resolved(source);
     }
     if matches!(link.kind, LinkKind::Markdown | LinkKind::MarkdownEmbed) || is_relative(path) {
         if let Some(relative) = join_relative(source, path) {
-            let resolution = resolve_linkpath(files, source, &relative, true);
-            if resolution != Resolution::Unresolved {
-                return resolution;
+            let found = resolve_linkpath(files, source, &relative, true);
+            if found != Found::Unresolved {
+                return found;
             }
         }
     }
@@ -158,7 +179,7 @@ pub fn decided_by(source: &str, candidates: &[String]) -> Decision {
 
 /// Resolves a vault path or a name. `exact_path` asks for the whole path to match rather
 /// than a suffix of it.
-fn resolve_linkpath(files: &dyn FileLookup, source: &str, linkpath: &str, exact_path: bool) -> Resolution {
+fn resolve_linkpath<'a>(files: &'a dyn FileLookup, source: &str, linkpath: &str, exact_path: bool) -> Found<'a> {
     let folded_linkpath = fold(linkpath);
     let with_extension = [folded_linkpath.as_str(), ".md"];
     let as_written = [folded_linkpath.as_str(), ""];
@@ -166,7 +187,7 @@ fn resolve_linkpath(files: &dyn FileLookup, source: &str, linkpath: &str, exact_
     for wanted in tries {
         let name = format!("{}{}", file_name(wanted[0]), wanted[1]);
         let mut candidates: Vec<&str> =
-            files.files_named(&name).into_iter().filter(|candidate| path_matches(&fold(candidate), wanted, exact_path)).collect();
+            files.files_named(&name).into_iter().filter(|candidate| candidate_matches(candidate, wanted, exact_path)).collect();
         if candidates.is_empty() {
             continue;
         }
@@ -177,13 +198,29 @@ fn resolve_linkpath(files: &dyn FileLookup, source: &str, linkpath: &str, exact_
             .iter()
             .min_by_key(|candidate| (!is_under(candidate, source_folder), candidate.len(), **candidate))
             .expect("candidates is not empty");
-        return if candidates.len() == 1 {
-            Resolution::Resolved { path: chosen.to_owned() }
-        } else {
-            Resolution::Ambiguous { path: chosen.to_owned(), candidates: candidates.into_iter().map(str::to_owned).collect() }
-        };
+        return if candidates.len() == 1 { Found::Resolved(chosen) } else { Found::Ambiguous(chosen, candidates) };
     }
-    Resolution::Unresolved
+    Found::Unresolved
+}
+
+/// [`path_matches`] on `candidate` folded; an ASCII path (most are) is compared in place,
+/// since folding it only lowers its case, without allocating its folded form.
+fn candidate_matches(candidate: &str, wanted: &[&str; 2], exact_path: bool) -> bool {
+    if !candidate.is_ascii() {
+        return path_matches(&fold(candidate), wanted, exact_path);
+    }
+    let ends_with = |text: &str, suffix: &str| {
+        text.len() >= suffix.len() && text.as_bytes()[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+    };
+    if !ends_with(candidate, wanted[1]) {
+        return false;
+    }
+    let stem = &candidate[..candidate.len() - wanted[1].len()];
+    if !ends_with(stem, wanted[0]) {
+        return false;
+    }
+    let before = &stem[..stem.len() - wanted[0].len()];
+    before.is_empty() || (!exact_path && before.ends_with('/'))
 }
 
 /// True when the folded `path` is the wanted path (`wanted[0]` followed by `wanted[1]`), or,

@@ -62,6 +62,11 @@ impl Sketch {
         self.body_hash
     }
 
+    /// The bytes the sketch holds on the heap (its hashes), for the index's memory count.
+    pub fn heap_bytes(&self) -> usize {
+        size_of_val(&*self.hashes)
+    }
+
     /// Words in the body.
     pub fn words(&self) -> u32 {
         self.words
