@@ -983,9 +983,9 @@ fn server_health() -> ToolSpec {
         "server_health",
         "Check where calls run and what the index holds",
         "Reports where calls run (`mode`: `plugin` inside Obsidian, `standalone` on the folder, or `unavailable`), where a \
-write would go now and why (`writes`), the versions, the index's counts and the last bridge error. Use it first \
-when answers look stale or calls fail with `plugin_unavailable`; use list_notes for the vault's content. It reads \
-only. It fails with `vault_unreadable`.",
+write would go now and why (`writes`), the versions, the index's counts, whether the folder's index is live and why \
+(`folder_index`) and the last bridge error. Use it first when answers look stale or calls fail with \
+`plugin_unavailable`; use list_notes for the vault's content. It reads only. It fails with `vault_unreadable`.",
         object(json!({"response_format": response_format()}), &[]),
         json!({
             "type": "object",
@@ -1025,6 +1025,11 @@ only. It fails with `vault_unreadable`.",
                         "ambiguous_links": {"type": "integer", "minimum": 0}
                     },
                     "required": ["notes", "attachments", "links", "resolved_links", "unresolved_links", "ambiguous_links"]
+                },
+                "folder_index": {
+                    "type": "object",
+                    "properties": {"mode": {"type": "string", "enum": ["live", "walk"]}, "reason": {"type": "string"}},
+                    "required": ["mode", "reason"]
                 },
                 "last_bridge_error": {
                     "type": "object",

@@ -18,6 +18,7 @@ mod standalone;
 mod state;
 mod tools;
 mod trash;
+mod watch;
 
 use clap::Parser;
 

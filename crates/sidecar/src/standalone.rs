@@ -1,17 +1,26 @@
 //! The vault as a folder on disk: found, read and kept current without Obsidian.
 //!
-//! Each refresh walks the folder and reads only the files whose size or modification time
-//! changed, so a long-running sidecar follows edits made by anyone.
+//! The MCP server keeps its index live: the folder is watched (`watch`), and each call first
+//! applies what changed since the last one, reading only those files (a folder that appeared or
+//! changed itself is walked). Whenever the watcher cannot prove that it reported every change
+//! (it could not start, it overflowed or failed, its barrier did not arrive) the call walks the
+//! whole folder instead, reading only the files whose size or modification time changed; so does
+//! every call of a command of the command line, which reads the folder once. Either way a call
+//! sees every edit made by anyone before it began, and the index is the one a fresh walk gives.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 use vaultlink_core::error::ErrorCode;
 
 use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
 use vaultlink_core::index::is_note_path;
 use vaultlink_core::index::{IndexConfig, Prepared};
 use vaultlink_core::Vault;
+
+use crate::watch::Watch;
 
 /// Files changed at once from which reading and parsing run on several threads.
 const PARALLEL_FROM: usize = 64;
@@ -28,6 +37,13 @@ pub const MAX_NOTE_BYTES: u64 = 16 * 1024 * 1024;
 /// While indexing, a progress notification every this many files read (and none when fewer
 /// files changed, which is every refresh but the first of a big vault).
 const PROGRESS_EVERY_FILES: usize = 500;
+
+/// After the watcher failed twice in a row, or could not start, calls walk the folder for this
+/// long before a new watcher is tried.
+const WATCH_RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The vault's Obsidian settings, which the index follows.
+const APP_JSON: &str = ".obsidian/app.json";
 
 /// Resolves the vault folder to its canonical absolute path, with a clear error when it is
 /// not a folder.
@@ -46,35 +62,118 @@ pub fn canonical_vault(path: &Path) -> Result<PathBuf> {
 pub struct FolderIndex {
     root: PathBuf,
     vault: Vault,
-    /// What each indexed file looked like when it was read.
-    seen: HashMap<String, Stamp>,
+    /// What each indexed file looked like when it was read, by path (in order, so that the
+    /// files below a folder are one range).
+    seen: BTreeMap<String, Stamp>,
+    /// What `.obsidian/app.json` looked like when it was read.
+    config_stamp: Option<Stamp>,
+    /// How the index follows the folder.
+    updates: Updates,
+    /// Whole walks of the folder so far, the first index included.
+    full_walks: u64,
+    /// Why the live index was last left for a walk.
+    last_fallback: Option<String>,
+    /// Live refreshes that failed since the last that worked.
+    failures_in_a_row: u32,
     /// The plan hashes this server's previews gave and those it applied, for core's approval.
     pub plans: vaultlink_core::approval::PlanHistory,
 }
 
+/// How the index follows the folder.
+#[derive(Debug)]
+enum Updates {
+    /// Each refresh walks the whole folder, for `reason`; from `retry_at` on, the next refresh
+    /// tries to watch it instead.
+    Walk { reason: String, retry_at: Option<Instant> },
+    /// The folder is watched: each refresh applies the changes reported since the last.
+    Live(Watch),
+}
+
+/// A walk failed because a folder could not be watched: walk again without watching.
+#[derive(Debug)]
+struct NotWatched(String);
+
+impl std::fmt::Display for NotWatched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotWatched {}
+
+/// What a changed path holds now, by the walk's rules.
+enum Found {
+    /// Nothing the walk would index: no file, or one below a hidden name, a symbolic link or
+    /// something that is not a folder.
+    Nothing,
+    File(Stamp),
+    Folder,
+}
+
 impl FolderIndex {
     /// The folder's index, configured as the vault's `.obsidian/app.json` asks (Obsidian's
-    /// defaults when there is none).
+    /// defaults when there is none), walked whole on every refresh: for one command, which reads
+    /// the folder once.
     pub fn new(root: PathBuf) -> FolderIndex {
-        let config = match std::fs::read_to_string(root.join(".obsidian/app.json")) {
-            Ok(text) => {
-                let (config, warnings) = vaultlink_core::config::from_app_json(&text);
-                for warning in warnings {
-                    tracing::warn!("{warning}");
-                }
-                config
-            }
-            Err(_) => IndexConfig::obsidian_defaults(),
-        };
-        FolderIndex { root, vault: Vault::new(config), seen: HashMap::new(), plans: Default::default() }
+        FolderIndex::with_updates(root, Updates::Walk { reason: "one command reads the folder once".to_owned(), retry_at: None })
+    }
+
+    /// The folder's index, kept live by watching the folder from the first refresh on, for a
+    /// server that answers while others edit the vault.
+    pub fn live(root: PathBuf) -> FolderIndex {
+        FolderIndex::with_updates(root, Updates::Walk { reason: "not indexed yet".to_owned(), retry_at: Some(Instant::now()) })
+    }
+
+    /// A server's index whose watcher is unavailable, as on a network drive: every refresh walks.
+    #[cfg(test)]
+    pub fn without_watcher(root: PathBuf) -> FolderIndex {
+        FolderIndex::with_updates(root, Updates::Walk { reason: "the watcher is unavailable (a test)".to_owned(), retry_at: None })
+    }
+
+    fn with_updates(root: PathBuf, updates: Updates) -> FolderIndex {
+        let (config, config_stamp) = read_config(&root);
+        FolderIndex {
+            root,
+            vault: Vault::new(config),
+            seen: BTreeMap::new(),
+            config_stamp,
+            updates,
+            full_walks: 0,
+            last_fallback: None,
+            failures_in_a_row: 0,
+            plans: Default::default(),
+        }
     }
 
     pub fn root(&self) -> &Path {
         &self.root
     }
 
+    /// The watcher, while the index is live.
+    #[cfg(all(test, any(target_os = "linux", target_os = "android")))]
+    fn watch(&self) -> Option<&Watch> {
+        match &self.updates {
+            Updates::Live(watch) => Some(watch),
+            Updates::Walk { .. } => None,
+        }
+    }
+
     pub fn vault(&self) -> &Vault {
         &self.vault
+    }
+
+    /// How the index follows the folder now, and why, for `server_health`.
+    pub fn updates(&self) -> Value {
+        let (mode, mut reason) = match &self.updates {
+            Updates::Live(_) => {
+                ("live", "the folder is watched (inotify): each call first reads the files changed since the last".to_owned())
+            }
+            Updates::Walk { reason, .. } => ("walk", format!("each call walks the whole folder: {reason}")),
+        };
+        if let Some(fallback) = self.last_fallback.as_ref().filter(|_| mode == "live") {
+            reason.push_str(&format!("; the last time the watcher could not be trusted ({fallback}), the call walked the folder"));
+        }
+        json!({"mode": mode, "reason": reason})
     }
 
     /// Brings the index up to date with the folder, first undoing a change that a process
@@ -88,14 +187,161 @@ impl FolderIndex {
     /// left half made is undone first (see `journal`).
     pub fn refresh_with(&mut self, progress: &crate::progress::Progress) -> Result<()> {
         crate::journal::recover_if_interrupted(&self.root).map_err(|error| anyhow::anyhow!("{} {}", error.message, error.hint))?;
+        self.follow_config();
+        let updates = std::mem::replace(&mut self.updates, Updates::Walk { reason: String::new(), retry_at: None });
+        let watch_now = match updates {
+            Updates::Live(mut watch) => {
+                let applied = watch.changes().and_then(|changed| {
+                    self.apply_changes(&mut watch, &changed, progress)
+                        .map_err(|error| format!("reading the reported changes failed ({error:#})"))
+                });
+                match applied {
+                    Ok(()) => {
+                        self.updates = Updates::Live(watch);
+                        self.failures_in_a_row = 0;
+                        return Ok(());
+                    }
+                    Err(reason) => {
+                        tracing::warn!("the live index cannot be trusted ({reason}); walking the whole folder");
+                        drop(watch);
+                        self.last_fallback = Some(reason.clone());
+                        self.failures_in_a_row += 1;
+                        // A watcher that fails again at once is given a rest: walking is what
+                        // the calls would do anyway.
+                        if self.failures_in_a_row < 2 {
+                            Ok(())
+                        } else {
+                            Err(format!("the live index failed twice in a row, last: {reason}"))
+                        }
+                    }
+                }
+            }
+            Updates::Walk { reason, retry_at } if retry_at.is_none_or(|at| Instant::now() < at) => {
+                self.updates = Updates::Walk { reason, retry_at };
+                return self.walk_all(None, progress);
+            }
+            Updates::Walk { .. } => Ok(()),
+        };
+        let watch = watch_now.and_then(|()| Watch::start(&self.root));
+        match watch {
+            Ok(mut watch) => match self.walk_all(Some(&mut watch), progress) {
+                Ok(()) => {
+                    self.updates = Updates::Live(watch);
+                    Ok(())
+                }
+                Err(error) => match error.downcast::<NotWatched>() {
+                    Ok(NotWatched(reason)) => self.walk_without_watching(reason, progress),
+                    // The folder could not be read: the next call tries again from the start.
+                    Err(error) => {
+                        self.updates =
+                            Updates::Walk { reason: format!("the last walk failed ({error:#})"), retry_at: Some(Instant::now()) };
+                        Err(error)
+                    }
+                },
+            },
+            Err(reason) => self.walk_without_watching(reason, progress),
+        }
+    }
+
+    /// Walks the whole folder, and keeps doing so for a while, for `reason`.
+    fn walk_without_watching(&mut self, reason: String, progress: &crate::progress::Progress) -> Result<()> {
+        tracing::info!("the vault folder is not watched ({reason}); each call walks it");
+        self.updates = Updates::Walk { reason, retry_at: Some(Instant::now() + WATCH_RETRY_AFTER) };
+        self.walk_all(None, progress)
+    }
+
+    /// Reads `.obsidian/app.json` again when it changed, and reconfigures the index.
+    fn follow_config(&mut self) {
+        if stamp_of(&self.root.join(APP_JSON)) == self.config_stamp {
+            return;
+        }
+        let (config, stamp) = read_config(&self.root);
+        self.config_stamp = stamp;
+        if config != *self.vault.config() {
+            self.vault.reconfigure(config);
+        }
+    }
+
+    /// Walks the whole folder, reads the files whose stamp changed and forgets those gone; with
+    /// `watch`, watches every folder it enters before reading it.
+    fn walk_all(&mut self, watch: Option<&mut Watch>, progress: &crate::progress::Progress) -> Result<()> {
         let mut found = Vec::new();
-        walk(&self.root, "", &mut found)?;
-        let mut present = std::collections::HashSet::with_capacity(found.len());
-        let mut changed = Vec::new();
+        walk(&self.root, "", &mut found, watch)?;
+        let mut present = HashSet::with_capacity(found.len());
+        let mut changes = Vec::new();
         for (path, stamp) in found {
-            present.insert(path.clone());
             if self.seen.get(&path) != Some(&stamp) {
-                changed.push((path, stamp));
+                changes.push((path.clone(), Some(stamp)));
+            }
+            present.insert(path);
+        }
+        changes.extend(self.seen.keys().filter(|path| !present.contains(*path)).map(|path| (path.clone(), None)));
+        self.full_walks += 1;
+        self.take_in(changes, progress);
+        Ok(())
+    }
+
+    /// Brings the index up to date with the vault paths the watcher reported, by the walk's
+    /// rules: a path that holds a file is read again, one that holds a folder is walked (it
+    /// appeared, was renamed into place or changed itself), and whatever was indexed at or below
+    /// a path that holds neither is forgotten.
+    fn apply_changes(&mut self, watch: &mut Watch, changed: &BTreeSet<String>, progress: &crate::progress::Progress) -> Result<()> {
+        // Path to its stamp (read it) or `None` (forget it). Paths are looked at in order, a
+        // folder before what is in it, and a later look wins: it saw the disk later.
+        let mut changes: BTreeMap<String, Option<Stamp>> = BTreeMap::new();
+        let mut looks = Looks::default();
+        for path in changed {
+            let found = looks.at(&self.root, path)?;
+            // Whatever was below the path is gone, unless the walk of a folder there finds it.
+            self.forget_below(&mut changes, path);
+            if !path.is_empty() {
+                changes.insert(path.clone(), None);
+            }
+            match found {
+                Found::Nothing => {}
+                // Read even when its stamp looks the same: the watcher said it changed.
+                Found::File(stamp) => {
+                    changes.insert(path.clone(), Some(stamp));
+                }
+                Found::Folder => {
+                    let mut found = Vec::new();
+                    let folder = if path.is_empty() { self.root.clone() } else { self.root.join(path) };
+                    walk(&folder, path, &mut found, Some(watch))?;
+                    for (path, stamp) in found {
+                        if self.seen.get(&path) == Some(&stamp) {
+                            changes.remove(&path);
+                        } else {
+                            changes.insert(path, Some(stamp));
+                        }
+                    }
+                }
+            }
+        }
+        let changes = changes.into_iter().filter(|(path, stamp)| stamp.is_some() || self.seen.contains_key(path)).collect();
+        self.take_in(changes, progress);
+        Ok(())
+    }
+
+    /// Marks every file indexed below the folder `path`, or found below it so far, as gone.
+    fn forget_below(&self, changes: &mut BTreeMap<String, Option<Stamp>>, path: &str) {
+        for (_, stamp) in changes.range_mut(below(path)) {
+            *stamp = None;
+        }
+        for (path, _) in self.seen.range(below(path)) {
+            changes.insert(path.clone(), None);
+        }
+    }
+
+    /// Reads and indexes the files given a stamp, and forgets those given `None`.
+    fn take_in(&mut self, changes: Vec<(String, Option<Stamp>)>, progress: &crate::progress::Progress) {
+        let mut changed = Vec::new();
+        for (path, stamp) in changes {
+            match stamp {
+                Some(stamp) => changed.push((path, stamp)),
+                None => {
+                    self.vault.remove(&path);
+                    self.seen.remove(&path);
+                }
             }
         }
         let count = changed.len();
@@ -113,22 +359,16 @@ impl FolderIndex {
         if let Some(progress) = progress {
             progress.report(count as f64, Some(count as f64), format!("indexed {count} files"));
         }
-        let gone: Vec<String> = self.seen.keys().filter(|path| !present.contains(*path)).cloned().collect();
-        for path in gone {
-            self.vault.remove(&path);
-            self.seen.remove(&path);
-        }
-        Ok(())
     }
 
-    /// Reads a note's text for a tool, refusing a file that a symbolic link leads out of the
-    /// vault.
     /// The folder as a call's edge: notes' texts read from disk now (`tool`'s progress reported
     /// while `find_evidence` reads the whole vault), modification times, and this process's id.
     pub fn edge<'a>(&'a self, tool: &str, progress: &'a crate::progress::Progress) -> FolderEdge<'a> {
         FolderEdge { folder: self, progress, reads: 0, evidence: tool == "find_evidence" }
     }
 
+    /// Reads a note's text for a tool, refusing a file that a symbolic link leads out of the
+    /// vault.
     pub fn read_text(&self, path: &str) -> Result<String, vaultlink_core::error::CallError> {
         let full = self.root.join(path);
         let canonical = std::fs::canonicalize(&full).map_err(|error| {
@@ -217,10 +457,17 @@ impl FolderIndex {
     }
 }
 
-/// Collects `(vault path, (mtime, size))` for every file below `dir`. Like Obsidian, it skips
-/// names starting with a dot (`.obsidian`, `.trash`, `.git`). Symbolic links are not followed,
-/// so nothing outside the vault is read.
-fn walk(dir: &Path, prefix: &str, found: &mut Vec<(String, (Option<SystemTime>, u64))>) -> Result<()> {
+/// Collects `(vault path, stamp)` for every file below `dir`. Like Obsidian, it skips names
+/// starting with a dot (`.obsidian`, `.trash`, `.git`). Symbolic links are not followed, so
+/// nothing outside the vault is read. With `watch`, each folder is watched before it is read, so
+/// that a change in it is either found now or reported later.
+fn walk(dir: &Path, prefix: &str, found: &mut Vec<(String, Stamp)>, mut watch: Option<&mut Watch>) -> Result<()> {
+    if let Some(watch) = watch.as_deref_mut() {
+        if !watch.folder(dir).map_err(NotWatched)? && !prefix.is_empty() {
+            // Gone since its parent was read: if it comes back, the parent's watch says so.
+            return Ok(());
+        }
+    }
     let entries = std::fs::read_dir(dir).with_context(|| format!("reading the folder {}", dir.display()))?;
     for entry in entries {
         let entry = entry.with_context(|| format!("reading the folder {}", dir.display()))?;
@@ -228,19 +475,149 @@ fn walk(dir: &Path, prefix: &str, found: &mut Vec<(String, (Option<SystemTime>, 
             tracing::warn!("skipping {}: its name is not UTF-8", entry.path().display());
             continue;
         };
-        if name.starts_with('.') {
+        if !walked_name(&name) {
             continue;
         }
         let path = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
         let file_type = entry.file_type()?;
         if file_type.is_dir() {
-            walk(&entry.path(), &path, found)?;
+            walk(&entry.path(), &path, found, watch.as_deref_mut())?;
         } else if file_type.is_file() {
-            let meta = entry.metadata()?;
-            found.push((path, (meta.modified().ok(), meta.len())));
+            found.push((path, stamp(&entry.metadata()?)));
         }
     }
     Ok(())
+}
+
+/// Whether the walk looks at an entry of this name: not a hidden one.
+fn walked_name(name: &str) -> bool {
+    !name.starts_with('.')
+}
+
+fn stamp(meta: &std::fs::Metadata) -> Stamp {
+    (meta.modified().ok(), meta.len())
+}
+
+fn stamp_of(path: &Path) -> Option<Stamp> {
+    std::fs::metadata(path).ok().map(|meta| stamp(&meta))
+}
+
+/// The index configuration `.obsidian/app.json` asks for (Obsidian's defaults when there is
+/// none), and the file's stamp, taken first: a change while it is read is read next time.
+fn read_config(root: &Path) -> (IndexConfig, Option<Stamp>) {
+    let path = root.join(APP_JSON);
+    let config_stamp = stamp_of(&path);
+    let config = match std::fs::read_to_string(path) {
+        Ok(text) => {
+            let (config, warnings) = vaultlink_core::config::from_app_json(&text);
+            for warning in warnings {
+                tracing::warn!("{warning}");
+            }
+            config
+        }
+        Err(_) => IndexConfig::obsidian_defaults(),
+    };
+    (config, config_stamp)
+}
+
+/// The keys strictly below the folder `path` (every key for the vault's folder, `""`).
+fn below(path: &str) -> (std::ops::Bound<String>, std::ops::Bound<String>) {
+    use std::ops::Bound::{Excluded, Included, Unbounded};
+    if path.is_empty() {
+        return (Unbounded, Unbounded);
+    }
+    // `0` is the character after `/`.
+    (Included(format!("{path}/")), Excluded(format!("{path}0")))
+}
+
+/// Looks at the paths the watcher reported, for one refresh, remembering which folders the walk
+/// enters and the listing of any folder that matches names without regard to case.
+#[derive(Default)]
+struct Looks {
+    folders: HashMap<String, bool>,
+    listings: HashMap<PathBuf, HashSet<OsString>>,
+}
+
+impl Looks {
+    /// What `path` holds now, as the walk would find it: only through folders it enters, only
+    /// under the name spelt exactly so.
+    fn at(&mut self, root: &Path, path: &str) -> Result<Found> {
+        if path.is_empty() {
+            return Ok(Found::Folder);
+        }
+        let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
+        if !walked_name(name) || !self.is_folder(root, parent)? {
+            return Ok(Found::Nothing);
+        }
+        let full = root.join(path);
+        let meta = match std::fs::symlink_metadata(&full) {
+            Ok(meta) => meta,
+            Err(error) if matches!(error.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+                return Ok(Found::Nothing)
+            }
+            Err(error) => return Err(error).with_context(|| format!("reading {}", full.display())),
+        };
+        let folder = if parent.is_empty() { root.to_owned() } else { root.join(parent) };
+        if !self.spelt_exactly(&folder, name, &meta)? {
+            return Ok(Found::Nothing);
+        }
+        Ok(if meta.is_dir() {
+            Found::Folder
+        } else if meta.is_file() {
+            Found::File(stamp(&meta))
+        } else {
+            Found::Nothing
+        })
+    }
+
+    /// Whether the walk enters the folder `path` (`""` for the vault's own).
+    fn is_folder(&mut self, root: &Path, path: &str) -> Result<bool> {
+        if path.is_empty() {
+            return Ok(true);
+        }
+        if let Some(known) = self.folders.get(path) {
+            return Ok(*known);
+        }
+        let is_folder = matches!(self.at(root, path)?, Found::Folder);
+        self.folders.insert(path.to_owned(), is_folder);
+        Ok(is_folder)
+    }
+
+    /// Whether `name`, found in `folder` as `meta`, is spelt so there. A folder that matches
+    /// names without regard to case (vfat, exfat, a case-folded ext4 folder) finds `a.md` when
+    /// only `A.md` is there, and the walk would give `A.md`; only its listing tells.
+    fn spelt_exactly(&mut self, folder: &Path, name: &str, meta: &std::fs::Metadata) -> Result<bool> {
+        let upper = name.to_uppercase();
+        let other = if upper == name { name.to_lowercase() } else { upper };
+        if other == name {
+            return Ok(true);
+        }
+        match std::fs::symlink_metadata(folder.join(&other)) {
+            Ok(other_meta) if same_file(&other_meta, meta) => {}
+            _ => return Ok(true),
+        }
+        if !self.listings.contains_key(folder) {
+            let mut names = HashSet::new();
+            for entry in std::fs::read_dir(folder).with_context(|| format!("reading the folder {}", folder.display()))? {
+                names.insert(entry.with_context(|| format!("reading the folder {}", folder.display()))?.file_name());
+            }
+            self.listings.insert(folder.to_owned(), names);
+        }
+        Ok(self.listings.get(folder).is_some_and(|names| names.contains(std::ffi::OsStr::new(name))))
+    }
+}
+
+#[cfg(unix)]
+fn same_file(one: &std::fs::Metadata, other: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (one.dev(), one.ino()) == (other.dev(), other.ino())
+}
+
+/// Without inode numbers, two spellings that both open are taken for one file: the folder's
+/// listing then decides, which is exact either way.
+#[cfg(not(unix))]
+fn same_file(_one: &std::fs::Metadata, _other: &std::fs::Metadata) -> bool {
+    true
 }
 
 /// While `find_evidence` reads notes on the folder, a progress notification this often.
@@ -281,23 +658,259 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+
+    /// A vault on disk, its canonical path, and a folder outside it on the same filesystem.
+    fn vault_on_disk() -> (tempfile::TempDir, PathBuf, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        for (path, text) in [
+            ("A.md", "[[B]] [[Sub/C]] [[Missing]]"),
+            ("B.md", "[[A]]"),
+            ("Sub/C.md", "[[A]] [[D]] ![[img.png]]"),
+            ("Sub/Deep/D.md", "[[B]]"),
+            ("img.png", "png"),
+        ] {
+            fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+            fs::write(root.join(path), text).unwrap();
+        }
+        (dir, root, tempfile::tempdir().unwrap())
+    }
+
+    /// A change another program makes to the vault folder: what it is, and how it is made.
+    type Change = (&'static str, fn(&Path, &Path));
+
+    /// Every kind of change, in an order where each finds what it needs. With `keeps_stamp`, also
+    /// an edit that keeps the file's size and modification time, which only the watcher sees.
+    fn changes(keeps_stamp: bool) -> Vec<Change> {
+        let mut changes: Vec<Change> = vec![
+            ("an edit", |root, _| fs::write(root.join("A.md"), "[[B]] [[Gone]] [[D]]").unwrap()),
+            ("a new note", |root, _| fs::write(root.join("New.md"), "[[A]] [[Missing]] [[Renamed]]").unwrap()),
+            ("a note renamed", |root, _| fs::rename(root.join("New.md"), root.join("Renamed.md")).unwrap()),
+            ("a folder with notes renamed", |root, _| fs::rename(root.join("Sub"), root.join("Moved")).unwrap()),
+            ("a note deleted", |root, _| fs::remove_file(root.join("B.md")).unwrap()),
+            ("a note created and deleted before the call", |root, _| {
+                fs::write(root.join("Brief.md"), "[[A]]").unwrap();
+                fs::remove_file(root.join("Brief.md")).unwrap();
+            }),
+            ("saves through a temporary file renamed over the note", |root, _| {
+                fs::write(root.join("A.md.tmp"), "[[Renamed]]").unwrap();
+                fs::rename(root.join("A.md.tmp"), root.join("A.md")).unwrap();
+                fs::write(root.join(".Renamed.md.swp"), "[[A]] [[D]]").unwrap();
+                fs::rename(root.join(".Renamed.md.swp"), root.join("Renamed.md")).unwrap();
+            }),
+            ("a case-only rename", |root, _| fs::rename(root.join("Renamed.md"), root.join("renamed.md")).unwrap()),
+            ("new nested folders and a note in them, made at once", |root, _| {
+                fs::create_dir_all(root.join("X/Y/Z")).unwrap();
+                fs::write(root.join("X/Y/Z/N.md"), "[[A]] [[D]]").unwrap();
+            }),
+            ("a folder moved out of the vault, changed there, and moved back under another name", |root, outside| {
+                fs::rename(root.join("Moved"), outside.join("Moved")).unwrap();
+                fs::write(outside.join("Moved/Deep/E.md"), "[[A]]").unwrap();
+                fs::rename(outside.join("Moved"), root.join("Back")).unwrap();
+            }),
+            ("a folder deleted with its notes", |root, _| fs::remove_dir_all(root.join("X")).unwrap()),
+            ("a hidden folder, and a symbolic link out of the vault", |root, outside| {
+                fs::create_dir_all(root.join(".hidden")).unwrap();
+                fs::write(root.join(".hidden/H.md"), "[[A]]").unwrap();
+                fs::write(outside.join("Out.md"), "[[A]]").unwrap();
+                #[cfg(unix)]
+                std::os::unix::fs::symlink(outside, root.join("Linked")).unwrap();
+            }),
+            ("a file replaced by a folder of its name", |root, _| {
+                fs::remove_file(root.join("img.png")).unwrap();
+                fs::create_dir(root.join("img.png")).unwrap();
+                fs::write(root.join("img.png/I.md"), "[[A]]").unwrap();
+            }),
+            ("a folder replaced by a file of its name", |root, _| {
+                fs::remove_dir_all(root.join("img.png")).unwrap();
+                fs::write(root.join("img.png"), "png again").unwrap();
+            }),
+            ("a folder renamed to a hidden name and back", |root, _| {
+                fs::rename(root.join("Back/Deep"), root.join("Back/.Deep")).unwrap();
+                fs::write(root.join("Back/.Deep/F.md"), "[[A]]").unwrap();
+                fs::rename(root.join("Back/.Deep"), root.join("Back/Deep")).unwrap();
+            }),
+            ("the excluded folders changed in .obsidian/app.json", |root, _| {
+                fs::create_dir_all(root.join(".obsidian")).unwrap();
+                fs::write(root.join(APP_JSON), r#"{"userIgnoreFilters": ["Back/"]}"#).unwrap();
+            }),
+        ];
+        if keeps_stamp {
+            changes.insert(
+                1,
+                ("an edit that keeps the size and the modification time", |root, _| {
+                    let path = root.join("B.md");
+                    let modified = fs::metadata(&path).unwrap().modified().unwrap();
+                    fs::write(&path, "[[D]]").unwrap();
+                    fs::File::options().write(true).open(&path).unwrap().set_modified(modified).unwrap();
+                }),
+            );
+        }
+        changes
+    }
+
+    /// The index a fresh walk of the folder gives.
+    fn fresh(root: &Path) -> FolderIndex {
+        let mut index = FolderIndex::new(root.to_owned());
+        index.refresh().unwrap();
+        index
+    }
+
+    /// `index` answers as a fresh walk of the folder does: the same files, links, resolutions,
+    /// backlinks and settings.
+    fn check_fresh(index: &FolderIndex, what: &str) {
+        let fresh = fresh(index.root());
+        assert_eq!(index.vault().snapshot(), fresh.vault().snapshot(), "after {what}");
+        assert_eq!(index.seen.keys().collect::<Vec<_>>(), fresh.seen.keys().collect::<Vec<_>>(), "after {what}");
+        assert_eq!(index.vault().config(), fresh.vault().config(), "after {what}");
+    }
+
+    /// After each kind of change, the next refresh of the live index answers as a fresh walk does,
+    /// and it walked the folder only once, at the start.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn the_live_index_equals_a_fresh_walk_after_every_kind_of_change() {
+        let (_dir, root, outside) = vault_on_disk();
+        let mut live = FolderIndex::live(root.clone());
+        live.refresh().unwrap();
+        assert_eq!(live.updates()["mode"], "live", "{}", live.updates());
+        for (what, change) in changes(true) {
+            change(&root, outside.path());
+            live.refresh().unwrap();
+            check_fresh(&live, what);
+            assert_eq!(live.updates()["mode"], "live", "after {what}");
+            assert_eq!((live.full_walks, &live.last_fallback), (1, &None), "after {what}");
+        }
+        assert!(live.vault().contains("Back/Deep/E.md") && live.vault().contains("Back/Deep/F.md") && live.vault().contains("renamed.md"));
+        assert!(!live.vault().contains(".hidden/H.md") && !live.vault().contains("Linked/Out.md"));
+        assert_eq!(live.vault().config().excluded_folders, ["Back"]);
+    }
+
+    /// The barrier at work: each refresh, made the moment after an edit, sees it, hundreds of
+    /// times over (without the barrier the events of the last edit are often still on their way).
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn each_refresh_right_after_an_edit_sees_it() {
+        let (_dir, root, _outside) = vault_on_disk();
+        let mut live = FolderIndex::live(root.clone());
+        live.refresh().unwrap();
+        for round in 0..300 {
+            let (note, target) = (format!("N{}.md", round % 7), format!("T{round}"));
+            fs::write(root.join(&note), format!("[[{target}]]")).unwrap();
+            live.refresh().unwrap();
+            let links =
+                live.vault().outgoing_links(&note).map(|links| links.iter().map(|link| link.link.target.clone()).collect::<Vec<_>>());
+            assert_eq!(links, Some(vec![target]), "round {round}");
+        }
+        assert_eq!(live.full_walks, 1);
+    }
+
+    /// The sidecar's own writes (a move's batch, its journal and kept change) are events too: the
+    /// index after the batch is the one a fresh walk gives, and stays live.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn the_live_index_after_the_sidecars_own_batch_equals_a_fresh_walk() {
+        let (_dir, root, _outside) = vault_on_disk();
+        let mut live = FolderIndex::live(root.clone());
+        live.refresh().unwrap();
+        let arguments = json!({"from": "Sub", "to": "Archive/Sub", "dry_run": false});
+        let applied = crate::tools::run_on_folder_with(
+            &crate::disk::RealDisk,
+            &mut live,
+            "move_note",
+            &arguments,
+            &crate::progress::Progress::none(),
+        );
+        assert_eq!(applied.unwrap()["applied"], true);
+        assert!(root.join("Archive/Sub/Deep/D.md").exists());
+        check_fresh(&live, "the move");
+        live.refresh().unwrap();
+        check_fresh(&live, "the move's own events");
+        assert_eq!(live.updates()["mode"], "live");
+        assert_eq!((live.full_walks, &live.last_fallback), (1, &None));
+    }
+
+    /// Without a watcher (as on a network drive) every refresh walks the folder, and answers
+    /// as freshly.
+    #[test]
+    fn without_a_watcher_every_refresh_walks_and_answers_as_freshly() {
+        let (_dir, root, outside) = vault_on_disk();
+        let mut index = FolderIndex::without_watcher(root.clone());
+        index.refresh().unwrap();
+        let all = changes(false);
+        for (what, change) in &all {
+            change(&root, outside.path());
+            index.refresh().unwrap();
+            check_fresh(&index, what);
+        }
+        let updates = index.updates();
+        assert_eq!(updates["mode"], "walk");
+        assert_eq!(updates["reason"], "each call walks the whole folder: the watcher is unavailable (a test)");
+        assert_eq!(index.full_walks, all.len() as u64 + 1);
+    }
+
+    /// An overflow of inotify's queue (events lost) makes the next refresh walk the whole folder,
+    /// then watch it anew; `server_health` says so.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn an_overflow_walks_the_folder_then_watches_it_again() {
+        use notify::event::{Event, EventKind, Flag};
+        let (_dir, root, _outside) = vault_on_disk();
+        let mut live = FolderIndex::live(root.clone());
+        live.refresh().unwrap();
+        fs::write(root.join("A.md"), "[[Overflowed]]").unwrap();
+        live.watch().unwrap().simulate(Event::new(EventKind::Other).set_flag(Flag::Rescan));
+        live.refresh().unwrap();
+        check_fresh(&live, "an overflow");
+        let updates = live.updates();
+        assert_eq!((&updates["mode"], live.full_walks), (&json!("live"), 2), "{updates}");
+        assert!(updates["reason"].as_str().unwrap().contains("could not be trusted (inotify's queue overflowed"), "{updates}");
+        fs::write(root.join("B.md"), "[[After]]").unwrap();
+        live.refresh().unwrap();
+        check_fresh(&live, "an edit after the overflow");
+        assert_eq!(live.full_walks, 2, "live again");
+    }
+
+    /// A barrier that cannot be made (its folder removed) walks the folder and watches anew; a
+    /// second failure in a row leaves the index walking for a while, as freshly.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn a_failed_barrier_walks_the_folder_and_twice_in_a_row_rests_the_watcher() {
+        let (_dir, root, _outside) = vault_on_disk();
+        let mut live = FolderIndex::live(root.clone());
+        live.refresh().unwrap();
+        for attempt in 1..=2 {
+            fs::remove_dir_all(live.watch().unwrap().barrier_folder()).unwrap();
+            fs::write(root.join("A.md"), format!("[[Attempt {attempt}]]")).unwrap();
+            live.refresh().unwrap();
+            check_fresh(&live, "a failed barrier");
+            assert!(live.last_fallback.as_ref().unwrap().contains("barrier could not be set"), "{:?}", live.last_fallback);
+        }
+        let updates = live.updates();
+        assert_eq!(updates["mode"], "walk", "{updates}");
+        assert!(updates["reason"].as_str().unwrap().contains("failed twice in a row"), "{updates}");
+        fs::write(root.join("B.md"), "[[Walked]]").unwrap();
+        live.refresh().unwrap();
+        check_fresh(&live, "an edit while the watcher rests");
+    }
 
     #[test]
     fn refresh_follows_edits_on_disk() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("A.md"), "[[B]]").unwrap();
-        std::fs::create_dir(dir.path().join(".obsidian")).unwrap();
-        std::fs::write(dir.path().join(".obsidian/hidden.md"), "[[B]]").unwrap();
+        fs::write(dir.path().join("A.md"), "[[B]]").unwrap();
+        fs::create_dir(dir.path().join(".obsidian")).unwrap();
+        fs::write(dir.path().join(".obsidian/hidden.md"), "[[B]]").unwrap();
         let mut index = FolderIndex::new(dir.path().to_owned());
         index.refresh().unwrap();
         assert_eq!(index.vault().summary().unresolved_links, 1);
         assert_eq!(index.vault().note_count(), 1);
 
-        std::fs::write(dir.path().join("B.md"), "").unwrap();
+        fs::write(dir.path().join("B.md"), "").unwrap();
         index.refresh().unwrap();
         assert_eq!(index.vault().backlinks("B.md").len(), 1);
 
-        std::fs::remove_file(dir.path().join("A.md")).unwrap();
+        fs::remove_file(dir.path().join("A.md")).unwrap();
         index.refresh().unwrap();
         assert!(index.vault().backlinks("B.md").is_empty());
         assert!(!index.vault().contains("A.md"));
@@ -321,8 +934,8 @@ mod tests {
         files.push(("a/diagram.png".to_owned(), String::new()));
         for (path, text) in &files {
             let full = dir.path().join(path);
-            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-            std::fs::write(full, text).unwrap();
+            fs::create_dir_all(full.parent().unwrap()).unwrap();
+            fs::write(full, text).unwrap();
         }
         let mut folder = FolderIndex::new(dir.path().to_owned());
         folder.refresh().unwrap();
@@ -338,11 +951,11 @@ mod tests {
     #[test]
     fn a_symbolic_link_out_of_the_vault_is_neither_indexed_nor_read() {
         let outside = tempfile::tempdir().unwrap();
-        std::fs::write(outside.path().join("secret.md"), "secret").unwrap();
+        fs::write(outside.path().join("secret.md"), "secret").unwrap();
         let dir = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("link.md")).unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("folder")).unwrap();
-        let mut index = FolderIndex::new(std::fs::canonicalize(dir.path()).unwrap());
+        let mut index = FolderIndex::new(fs::canonicalize(dir.path()).unwrap());
         index.refresh().unwrap();
         assert_eq!(index.vault().note_count(), 0);
         let refusal = index.read_text("link.md").unwrap_err();
@@ -357,9 +970,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let big = "[[Target]] ".repeat((MAX_NOTE_BYTES as usize) / 11 + 1);
         assert!(big.len() as u64 > MAX_NOTE_BYTES);
-        std::fs::write(dir.path().join("Big.md"), &big).unwrap();
-        std::fs::write(dir.path().join("Target.md"), "").unwrap();
-        let mut index = FolderIndex::new(std::fs::canonicalize(dir.path()).unwrap());
+        fs::write(dir.path().join("Big.md"), &big).unwrap();
+        fs::write(dir.path().join("Target.md"), "").unwrap();
+        let mut index = FolderIndex::new(fs::canonicalize(dir.path()).unwrap());
         index.refresh().unwrap();
         assert!(index.vault().contains("Big.md"));
         assert!(index.vault().backlinks("Target.md").is_empty(), "the big note's links are not indexed");

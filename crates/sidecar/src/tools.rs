@@ -147,9 +147,9 @@ pub struct Router {
     last_bridge_error: std::sync::Mutex<Option<BridgeFailure>>,
     /// How long a call that needs the plugin waits for one still indexing.
     startup_wait: std::time::Duration,
-    /// Whether the folder is walked again before every call (a server, which lives while
-    /// others edit the vault) or only before the first (one command, which may page through
-    /// many calls in a moment).
+    /// Whether the folder's index is brought up to date before every call (a server, which
+    /// lives while others edit the vault: its index is live, see `standalone`) or only before
+    /// the first (one command, which may page through many calls in a moment).
     fresh: Freshness,
 }
 
@@ -397,25 +397,37 @@ impl Router {
 
     /// Runs a call on the folder, on a blocking thread: the folder is read with `std::fs`.
     async fn call_folder(&self, tool: &str, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
+        let tool = tool.to_owned();
+        self.on_folder(progress, move |folder, progress| run_on_folder(folder, &tool, arguments, progress)).await
+    }
+
+    /// Runs `work` on the folder's index, brought up to date first, on a blocking thread.
+    async fn on_folder<T: Send + 'static>(
+        &self,
+        progress: &Progress,
+        work: impl FnOnce(&mut FolderIndex, &Progress) -> Result<T, ToolError> + Send + 'static,
+    ) -> Result<T, ToolError> {
         let folder = Arc::clone(&self.folder);
         let vault = self.vault.clone();
-        let tool = tool.to_owned();
         let progress = progress.clone();
         let fresh = self.fresh;
         let work = tokio::task::spawn_blocking(move || {
             let mut slot = folder.lock().map_err(|_| ToolError::internal("the folder index's lock was poisoned by an earlier failure"))?;
             let first = slot.is_none();
-            let folder = slot.get_or_insert_with(|| FolderIndex::new(vault));
+            let folder = slot.get_or_insert_with(|| match fresh {
+                Freshness::EveryCall => FolderIndex::live(vault),
+                Freshness::FirstCall => FolderIndex::new(vault),
+            });
             if first || fresh == Freshness::EveryCall {
                 folder.refresh_with(&progress).map_err(|error| ToolError::io(format!("{error:#}")))?;
             }
-            run_on_folder(folder, &tool, arguments, &progress)
+            work(folder, &progress)
         });
         work.await.unwrap_or_else(|error| Err(ToolError::internal(&format!("the call stopped unexpectedly: {error}"))))
     }
 
     /// `server_health`: where calls run now, where a write would go and on what evidence, what
-    /// the index holds, and the last bridge error.
+    /// the index holds (and, on the folder, whether it is live), and the last bridge error.
     async fn health(&self, progress: &Progress) -> (Served, Result<Value, ToolError>) {
         let mut plugin = json!({"connected": false});
         let mut served = Served::Standalone;
@@ -468,12 +480,16 @@ impl Router {
                 }
             }
         }
+        let mut folder_index = None;
         if index.is_none() {
             if self.mode == Mode::Plugin {
                 served = Served::Plugin;
             } else {
-                match self.call_folder("vault_summary", json!({}), progress).await {
-                    Ok(summary) => index = Some(summary),
+                let summary = self.on_folder(progress, |folder, progress| {
+                    run_on_folder(folder, "vault_summary", json!({}), progress).map(|summary| (summary, folder.updates()))
+                });
+                match summary.await {
+                    Ok((summary, updates)) => (index, folder_index) = (Some(summary), Some(updates)),
                     Err(error) => return (Served::Standalone, Err(error)),
                 }
             }
@@ -492,6 +508,9 @@ impl Router {
         });
         if let Some(index) = index {
             answer["index"] = index;
+        }
+        if let Some(folder_index) = folder_index {
+            answer["folder_index"] = folder_index;
         }
         if let Some(failure) = self.last_bridge_error.lock().ok().and_then(|last| last.clone()) {
             answer["last_bridge_error"] = json!({"message": failure.message, "at_unix_ms": failure.at_unix_ms});
