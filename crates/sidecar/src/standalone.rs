@@ -535,6 +535,9 @@ fn below(path: &str) -> (std::ops::Bound<String>, std::ops::Bound<String>) {
 #[derive(Default)]
 struct Looks {
     folders: HashMap<String, bool>,
+    /// Folders found to tell names apart by case, where a name that opens is spelt so.
+    case_sensitive: HashSet<PathBuf>,
+    /// The names in each folder found to match names without regard to case.
     listings: HashMap<PathBuf, HashSet<OsString>>,
 }
 
@@ -587,16 +590,20 @@ impl Looks {
     /// names without regard to case (vfat, exfat, a case-folded ext4 folder) finds `a.md` when
     /// only `A.md` is there, and the walk would give `A.md`; only its listing tells.
     fn spelt_exactly(&mut self, folder: &Path, name: &str, meta: &std::fs::Metadata) -> Result<bool> {
-        let upper = name.to_uppercase();
-        let other = if upper == name { name.to_lowercase() } else { upper };
-        if other == name {
+        if self.case_sensitive.contains(folder) {
             return Ok(true);
         }
-        match std::fs::symlink_metadata(folder.join(&other)) {
-            Ok(other_meta) if same_file(&other_meta, meta) => {}
-            _ => return Ok(true),
-        }
         if !self.listings.contains_key(folder) {
+            // The name in other case: the same file when the folder ignores case.
+            let upper = name.to_uppercase();
+            let other = if upper == name { name.to_lowercase() } else { upper };
+            if other == name {
+                return Ok(true);
+            }
+            if !std::fs::symlink_metadata(folder.join(&other)).is_ok_and(|other_meta| same_file(&other_meta, meta)) {
+                self.case_sensitive.insert(folder.to_owned());
+                return Ok(true);
+            }
             let mut names = HashSet::new();
             for entry in std::fs::read_dir(folder).with_context(|| format!("reading the folder {}", folder.display()))? {
                 names.insert(entry.with_context(|| format!("reading the folder {}", folder.display()))?.file_name());
