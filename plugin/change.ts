@@ -13,7 +13,7 @@
 //! carries it out) or the move of a note to the trash (`delete/apply.ts`). Writing calls on one
 //! index run one at a time. A call whose caller went away (`signal`) before it started is dropped.
 
-import { TFile, type Vault } from "obsidian";
+import { TFile, type App, type Vault } from "obsidian";
 import { applyBatch } from "./move/apply";
 import { forgetChange, keepChange, keptChanges } from "./history";
 import { trashNote } from "./delete/apply";
@@ -67,16 +67,8 @@ async function readingCall(host: ToolHost, tool: string, args: unknown, signal: 
 	const { app, index } = host;
 	const needed = await index.notesNeeded(tool, args);
 	if (signal?.aborted === true) throw new CallDroppedError(tool);
-	const read = await eachAtMost(READ_CONCURRENCY, needed, async (path) => {
-		const file = app.vault.getAbstractFileByPath(path);
-		if (!(file instanceof TFile)) return null;
-		try {
-			return await app.vault.cachedRead(file);
-		} catch {
-			// Core lists the note as unread (`find_evidence`) or asks for the call again.
-			return null;
-		}
-	});
+	// A note that cannot be read is left out: core lists it as unread (`find_evidence`) or asks for the call again.
+	const read = await eachAtMost(READ_CONCURRENCY, needed, (path) => cachedTextOrNull(app, path));
 	const texts = new Map<string, string>();
 	needed.forEach((path, at) => {
 		const text = read[at];
@@ -225,4 +217,15 @@ function oneAtATime<T>(index: LinkEngine, run: () => Promise<T>): Promise<T> {
 		next.catch(() => undefined),
 	);
 	return next;
+}
+
+/** A note's text from Obsidian's cache, or null when there is no such note or it cannot be read. */
+export async function cachedTextOrNull(app: App, path: string): Promise<string | null> {
+	const file = app.vault.getAbstractFileByPath(path);
+	if (!(file instanceof TFile)) return null;
+	try {
+		return await app.vault.cachedRead(file);
+	} catch {
+		return null;
+	}
 }

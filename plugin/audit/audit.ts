@@ -3,8 +3,9 @@
 //! and the `rewrite_link` calls that would repoint them; this reads each such note's text to show
 //! the link as written.
 
-import { TFile, type App } from "obsidian";
+import type { App } from "obsidian";
 import type { LinkEngine } from "../engine/client";
+import { cachedTextOrNull } from "../change";
 import type { RecordedRename } from "./renames";
 
 /** A link that still names a renamed file's old path and no longer points to the file. */
@@ -55,7 +56,7 @@ async function auditRename(app: App, index: LinkEngine, rename: RecordedRename):
 	const texts = new Map<string, string | null>();
 	const stale: StaleLink[] = [];
 	for (const link of audit.stale) {
-		if (!texts.has(link.note)) texts.set(link.note, await readOrNull(app, link.note));
+		if (!texts.has(link.note)) texts.set(link.note, await cachedTextOrNull(app, link.note));
 		const found: StaleLink = { note: link.note, line: link.line, text: writtenLink(texts.get(link.note) ?? null, link.span) ?? link.target, source: link.source };
 		if (link.key !== undefined) found.key = link.key;
 		if (link.resolved_path !== undefined) found.resolvedPath = link.resolved_path;
@@ -72,12 +73,3 @@ function writtenLink(text: string | null, span: { start: number; end: number }):
 	return new TextDecoder().decode(bytes.subarray(span.start, span.end));
 }
 
-async function readOrNull(app: App, path: string): Promise<string | null> {
-	const file = app.vault.getAbstractFileByPath(path);
-	if (!(file instanceof TFile)) return null;
-	try {
-		return await app.vault.cachedRead(file);
-	} catch {
-		return null;
-	}
-}

@@ -17,33 +17,22 @@
 //! "value"}` (the worker) and `ui_block_lint_direct_ms` (the main thread), as the other benches do.
 
 import * as fs from "fs";
-import Module from "module";
 import * as net from "net";
 import * as os from "os";
 import * as path from "path";
 import { monitorEventLoopDelay, performance } from "perf_hooks";
 import manifest from "../../manifest.json";
+import { redirectObsidian } from "../test/obsidian-redirect";
 import type VaultlinkPlugin from "../main";
 import * as double from "../test/obsidian-double";
 
 const RUNS = Number(process.env["VAULTLINK_UI_BLOCK_RUNS"] ?? 5);
-
-type ModuleLoad = (request: string, parent: unknown, isMain: boolean) => unknown;
 
 function fail(message: string): never {
 	console.error(`bench:ui-block: ${message}`);
 	process.exit(1);
 }
 
-/** Makes every `require("obsidian")` return the double bundled into this bench. */
-function redirectObsidian(): void {
-	const loader = Module as unknown as { _load: ModuleLoad };
-	const originalLoad = loader._load;
-	loader._load = function (this: unknown, request, parent, isMain) {
-		if (request === "obsidian") return double;
-		return originalLoad.call(this, request, parent, isMain);
-	};
-}
 
 /** A bridge client: hello, then one call at a time. */
 class Client {

@@ -34,29 +34,18 @@
 //! plugin (`"state": "starting"`).
 
 import * as fs from "fs";
-import Module from "module";
 import * as path from "path";
 import manifest from "../../manifest.json";
+import { redirectObsidian } from "./obsidian-redirect";
 import type VaultlinkPlugin from "../main";
 import * as double from "./obsidian-double";
 import { describeRendererFaults, rendererFaults } from "./renderer";
-
-type ModuleLoad = (request: string, parent: unknown, isMain: boolean) => unknown;
 
 function fail(message: string): never {
 	console.error(`plugin-host: ${message}`);
 	process.exit(1);
 }
 
-/** Makes every `require("obsidian")` return the double bundled into this host. */
-function redirectObsidian(): void {
-	const loader = Module as unknown as { _load: ModuleLoad };
-	const originalLoad = loader._load;
-	loader._load = function (this: unknown, request, parent, isMain) {
-		if (request === "obsidian") return double;
-		return originalLoad.call(this, request, parent, isMain);
-	};
-}
 
 async function main(): Promise<void> {
 	const vaultDir = process.argv[2];
