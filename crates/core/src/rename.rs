@@ -1895,7 +1895,6 @@ mod tests {
             local += 1;
             check_reread(&text, &old, &edits, &reread, &format!("seed {seed}"));
         }
-        eprintln!("local {local} of {tried}");
         assert!(local > 2_000, "only {local} of {tried} edited notes were read again locally");
     }
 }
