@@ -133,6 +133,76 @@ fn main() -> Result<()> {
                 moves(&folder)?;
             }
         }
+        // The plan and proof of the most-linked note's move, once each, for a profiler
+        // (`perf record`, or valgrind --tool=callgrind --toggle-collect='*plan_move*').
+        "move-once" => {
+            for folder in folders {
+                let notes = read_vault(&folder)?;
+                let texts: std::collections::HashMap<String, String> =
+                    notes.iter().map(|note| (note.path.clone(), note.text.clone())).collect();
+                let vault = build(&notes);
+                let from = most_linked(&vault).map(str::to_owned).context("the vault has no notes")?;
+                let to = format!("moved/{} (renamed).md", from.rsplit('/').next().unwrap_or(&from).trim_end_matches(".md"));
+                let start = Instant::now();
+                let needed = vaultlink_core::rename::notes_to_read(&vault, &from, &to)?;
+                let named = start.elapsed();
+                let wanted: std::collections::BTreeMap<String, String> =
+                    needed.into_iter().map(|path| (path.clone(), texts[&path].clone())).collect();
+                let read = start.elapsed();
+                let plan = vaultlink_core::rename::plan_move(&vault, &from, &to, &wanted)?;
+                println!(
+                    "{}: {from}: {} notes edited, {} links changed; notes_to_read {}, texts {}, plan_move {}",
+                    folder.display(),
+                    plan.edits.len(),
+                    plan.changes.len(),
+                    milliseconds(named),
+                    milliseconds(read - named),
+                    milliseconds(start.elapsed() - read)
+                );
+            }
+        }
+        // The plan of many moves, each as its hash or its refusal, to compare two builds.
+        "move-hashes" => {
+            for folder in folders {
+                let notes = read_vault(&folder)?;
+                let texts: std::collections::BTreeMap<String, String> =
+                    notes.iter().map(|note| (note.path.clone(), note.text.clone())).collect();
+                let vault = build(&notes);
+                let paths: Vec<&str> = vault.paths().collect();
+                let mut cases: Vec<(String, String)> = Vec::new();
+                if let Some(most) = most_linked(&vault) {
+                    cases.push((
+                        most.to_owned(),
+                        format!("moved/{} (renamed).md", most.rsplit('/').next().unwrap_or(most).trim_end_matches(".md")),
+                    ));
+                    cases.push((most.to_owned(), "Elsewhere.md".to_owned()));
+                }
+                let step = (paths.len() / 60).max(1);
+                for (at, path) in paths.iter().enumerate().step_by(step) {
+                    let name = path.rsplit('/').next().unwrap_or(path);
+                    let other = paths[(at * 7 + 3) % paths.len()];
+                    let other_folder = other.rsplit_once('/').map_or("", |(folder, _)| folder);
+                    cases.push(((*path).to_owned(), format!("{other_folder}/{name}").trim_start_matches('/').to_owned()));
+                    cases.push(((*path).to_owned(), format!("x/{}", other.rsplit('/').next().unwrap_or(other))));
+                    if let Some((folder, _)) = path.rsplit_once('/') {
+                        cases.push((folder.to_owned(), format!("archive/{folder}")));
+                    }
+                }
+                for (from, to) in cases {
+                    let planned = vaultlink_core::rename::notes_to_read(&vault, &from, &to).and_then(|needed| {
+                        let wanted: std::collections::BTreeMap<String, String> =
+                            needed.into_iter().map(|path| (path.clone(), texts[&path].clone())).collect();
+                        vaultlink_core::rename::plan_move(&vault, &from, &to, &wanted)
+                    });
+                    match planned {
+                        Ok(plan) => {
+                            println!("{from} -> {to}: {} ({} edits, {} changes)", plan.plan_hash, plan.edits.len(), plan.changes.len())
+                        }
+                        Err(error) => println!("{from} -> {to}: refused: {}", error.message()),
+                    }
+                }
+            }
+        }
         // One in-memory build and nothing else, for a profiler (valgrind --tool=callgrind).
         "index-once" => {
             for folder in folders {
@@ -144,7 +214,7 @@ fn main() -> Result<()> {
                 println!("{}: {} notes", folder.display(), vault.note_count());
             }
         }
-        _ => bail!("usage: vaultlink-bench parse|index|lint|move|index-once <vault folder>..."),
+        _ => bail!("usage: vaultlink-bench parse|index|lint|move|move-once|index-once <vault folder>..."),
     }
     Ok(())
 }
@@ -347,7 +417,9 @@ fn index(folder: &Path) -> Result<String> {
 /// notes, from texts in memory, as the sidecar does after reading them.
 fn moves(folder: &Path) -> Result<()> {
     let notes = read_vault(folder)?;
-    let texts: std::collections::BTreeMap<String, String> = notes.iter().map(|note| (note.path.clone(), note.text.clone())).collect();
+    // The texts as an edge holds them once read; a hash map, so that looking up the notes a plan
+    // names costs no more than the edge's read would.
+    let texts: std::collections::HashMap<String, String> = notes.iter().map(|note| (note.path.clone(), note.text.clone())).collect();
     let vault = build(&notes);
     let most_linked = most_linked(&vault).map(str::to_owned).context("the vault has no notes")?;
     let mut folder_sizes: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();

@@ -170,10 +170,11 @@ pub fn batch(
             temporary: temporary_name(&file.path, tag, "tmp"),
         });
     }
-    let mut folders: Vec<String> = Vec::new();
+    // Every step below is linear in the moves and writes: a folder of 10,000 notes is one batch.
+    let mut folders = FolderList::default();
     let mut creates = Vec::with_capacity(plan.creates.len());
     for create in &plan.creates {
-        add_parent_folders(&mut folders, &create.path);
+        folders.add_parents(&create.path);
         creates.push(BatchCreate {
             path: create.path.clone(),
             after_hash: content_hash(&create.text),
@@ -185,30 +186,31 @@ pub fn batch(
     // The folded sources of the moves before this one: a destination among them is vacated.
     let mut left_before: std::collections::HashSet<String> = std::collections::HashSet::new();
     let sources: Vec<String> = plan.moves.iter().map(|file_move| crate::resolve::fold(&file_move.from)).collect();
+    // The last move that leaves each folded name.
+    let last_leaving: std::collections::HashMap<&str, usize> =
+        sources.iter().enumerate().map(|(at, source)| (source.as_str(), at)).collect();
     let destinations: std::collections::HashSet<String> = plan.moves.iter().map(|file_move| crate::resolve::fold(&file_move.to)).collect();
     // A file of a cycle of names has a name another move takes. Every such file counts (a
     // chain's too, as `rename::notes_to_read_for_bulk` reads them): the hash costs nothing.
     let in_cycle = |from: &str| destinations.contains(&crate::resolve::fold(from));
     // The text the file holds when it moves: the batch's new text, or the one it was read with.
+    let written: std::collections::HashMap<&str, &str> =
+        writes.iter().map(|write| (write.path.as_str(), write.after_hash.as_str())).collect();
     let moved_hash = |from: &str| -> Option<String> {
-        writes
-            .iter()
-            .find(|write| write.path == from)
-            .map(|write| write.after_hash.clone())
-            .or_else(|| texts.get(from).map(|text| content_hash(text)))
+        written.get(from).map(|hash| (*hash).to_owned()).or_else(|| texts.get(from).map(|text| content_hash(text)))
     };
     // The second halves of moves through a third name (a cycle's), each waiting for the move
     // that leaves its destination (by that move's folded source).
     let mut waiting: Vec<(String, BatchMove)> = Vec::new();
     for (at, file_move) in plan.moves.iter().enumerate() {
-        add_parent_folders(&mut folders, &file_move.to);
+        folders.add_parents(&file_move.to);
         let (from, to) = (crate::resolve::fold(&file_move.from), crate::resolve::fold(&file_move.to));
         let case_only = file_move.from != file_move.to && from == to;
         let vacated = left_before.contains(&to);
         left_before.insert(from.clone());
         // A move of a cycle carries the hash of what it moves, for recovery.
         let hash = || in_cycle(&file_move.from).then(|| moved_hash(&file_move.from)).flatten();
-        if !vacated && !case_only && sources[at + 1..].contains(&to) {
+        if !vacated && !case_only && last_leaving.get(to.as_str()).is_some_and(|&last| last > at) {
             // Its destination is left by a later move of the cycle: through a third name.
             let third = swap_name(&file_move.from, tag);
             moves.push(BatchMove { from: file_move.from.clone(), to: third.clone(), via: None, vacated: false, hash: hash() });
@@ -226,20 +228,24 @@ pub fn batch(
             moves.push(waiting.remove(ready).1);
         }
     }
+    let mut folders = folders.list;
     folders.sort_by_key(|folder| folder.matches('/').count());
-    let mut emptied_folders = Vec::new();
+    let mut emptied_folders: Vec<String> = Vec::new();
+    let mut emptied: std::collections::HashSet<String> = std::collections::HashSet::new();
     for moved in moved_folders {
         let inside = format!("{moved}/");
+        // The folders under `moved` walked up from so far: their folders above are done.
+        let mut walked: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for file_move in &plan.moves {
-            let mut folder = file_move.from.rsplit_once('/').map(|(folder, _)| folder.to_owned());
+            let mut folder = file_move.from.rsplit_once('/').map(|(folder, _)| folder);
             while let Some(current) = folder {
-                if current != *moved && !current.starts_with(&inside) {
+                if (current != moved && !current.starts_with(&inside)) || !walked.insert(current) {
                     break;
                 }
-                if !emptied_folders.contains(&current) {
-                    emptied_folders.push(current.clone());
+                if emptied.insert(current.to_owned()) {
+                    emptied_folders.push(current.to_owned());
                 }
-                folder = current.rsplit_once('/').map(|(parent, _)| parent.to_owned());
+                folder = current.rsplit_once('/').map(|(parent, _)| parent);
             }
         }
         emptied_folders.sort_by_key(|folder| std::cmp::Reverse(folder.matches('/').count()));
@@ -268,6 +274,26 @@ pub fn swap_name(path: &str, tag: u32) -> String {
     match name.rsplit_once('.') {
         Some((stem, extension)) if !stem.is_empty() => format!("{folder}{stem}.vaultlink-{tag}.swap.{extension}"),
         _ => format!("{folder}{name}.vaultlink-{tag}.swap"),
+    }
+}
+
+/// The folders a batch needs, in the order first met, each once.
+#[derive(Default)]
+struct FolderList {
+    list: Vec<String>,
+    seen: std::collections::HashSet<String>,
+}
+
+impl FolderList {
+    /// Adds the folders above `path` not listed yet, top first.
+    fn add_parents(&mut self, path: &str) {
+        for (at, _) in path.match_indices('/') {
+            let folder = &path[..at];
+            if !self.seen.contains(folder) {
+                self.seen.insert(folder.to_owned());
+                self.list.push(folder.to_owned());
+            }
+        }
     }
 }
 

@@ -480,6 +480,37 @@ fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote
     Some(yaml)
 }
 
+/// The frontmatter block at the start of `text` and its property links, as [`parse_note`] reads
+/// them (without their lines and columns): the part of a parse that a move's proof runs again
+/// when it rewrote a property link (`rename`). `None` when `text` has no frontmatter block.
+pub(crate) fn frontmatter_links(text: &str) -> Option<(Span, Vec<Link>)> {
+    let block = frontmatter::find_block(text)?;
+    let mut note = ParsedNote::default();
+    read_frontmatter(text, block, &mut note);
+    Some((block.span, note.links))
+}
+
+/// The one body link of kind `kind` that `text` is, read as [`parse_note`]'s scan reads a link of
+/// that kind where the scan finds it (without its line and column): a move's proof reads each
+/// link it rewrote this way again when nothing around the link can read differently (`rename`).
+/// `in_table` says the link sits in a table row, where `\|` ends the target. `None` when
+/// `text` is not exactly one such link.
+pub(crate) fn link_alone(text: &str, kind: LinkKind, in_table: bool) -> Option<Link> {
+    let embed = matches!(kind, LinkKind::Embed | LinkKind::MarkdownEmbed);
+    let bracket = usize::from(embed);
+    if (embed && !text.starts_with('!')) || text.as_bytes().get(bracket) != Some(&b'[') {
+        return None;
+    }
+    let link = if kind.is_markdown() {
+        scan_markdown_link(text, 0, bracket + 1, embed)
+    } else if text.as_bytes().get(bracket + 1) == Some(&b'[') {
+        scan_wikilink(text, 0, bracket + 2, embed, in_table)
+    } else {
+        None
+    }?;
+    (link.span.end == text.len()).then_some(link)
+}
+
 /// True when `text` holds the opening of a wikilink or of a markdown link's destination.
 fn has_link_opening(text: &str) -> bool {
     text.contains("[[") || text.contains("](")
