@@ -2,6 +2,9 @@
 # The benchmark: measures vaultlink on the shared corpora (when present) and on generated vaults
 # of 1,000, 10,000 and 100,000 notes, side by side with its floors and with peer tools, prints
 # the tables and writes them into BENCHMARKS.md between its "bench:start" and "bench:end" marks.
+# Every program appends its figures to target/bench/figures.jsonl; the last table, the targets
+# (issue 20's beside the figures it started from, then the earlier issues'), is made from them
+# by `vaultlink-bench targets`.
 #
 #   scripts/bench.sh [corpora folder]     # default: ../shared/corpora, when it exists
 #
@@ -86,6 +89,22 @@ done
   echo "### wasm in headless Chromium"
   echo
   node plugin/bench/chromium-bench.mjs "${vaults[@]}"
+  echo
+  echo "### The UI thread while lint_wiki runs through the bridge (the plugin in the renderer host)"
+  echo
+  # plugin/bench/ui-block-bench.ts; a checkout without it yet still runs the rest (grep reads
+  # all of npm's list, so pipefail sees no broken pipe). On every vault but the 100,000-note
+  # one: the target is the corpus's, and a lint there takes long.
+  if npm run | grep bench:ui-block >/dev/null; then
+    echo '```'
+    for vault in "${vaults[@]}"; do
+      [ "$(basename "$vault")" = generated-100000 ] && continue
+      npm run --silent bench:ui-block -- "$vault"
+    done
+    echo '```'
+  else
+    echo "Not measured: this checkout has no \`npm run bench:ui-block\`."
+  fi
   if [ "${VAULTLINK_BENCH_PEERS:-1}" != 0 ]; then
     echo
     echo "### Peers, on the same vaults"

@@ -1,9 +1,18 @@
-"""Times peers and vaultlink on the same tasks, as whole processes (median of 3 runs, each
-stopped after 60 s; one run when it takes over 10 s). Called by scripts/bench-peers.sh, which builds the peers.
+"""Times peers and vaultlink on the same tasks, as whole processes, each stopped after 60 s.
+Called by scripts/bench-peers.sh, which builds the peers.
 
     python3 scripts/bench_peers.py <peers folder> <vault folder>...
+
+A task vaultlink shares with hyalo runs in pairs: vaultlink, then hyalo, three times (once when a
+run takes over 10 s); each time is the median of its runs, and the ratio hyalo's time over
+vaultlink's is the median of the pairs' ratios, which a machine whose load changes from second
+to second moves far less than the ratio of two medians taken apart. Each ratio is appended to
+the file `VAULTLINK_BENCH_FIGURES` names (`hyalo_ratio_<task>`), for `vaultlink-bench targets`.
+obsidian-export's export runs alone, three times, median.
 """
 
+import json
+import os
 import statistics
 import subprocess
 import sys
@@ -15,28 +24,60 @@ ROOT = Path(__file__).resolve().parent.parent
 VAULTLINK = ROOT / "target" / "release" / "vaultlink"
 BENCH = ROOT / "target" / "release" / "vaultlink-bench"
 LIMIT = 60
+RUNS = 3
+
+
+def run_once(command):
+    """Wall time in ms of one run, or None when it failed or took over LIMIT s."""
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=LIMIT)
+    except subprocess.TimeoutExpired:
+        return None
+    if done.returncode not in (0, 1):
+        return None
+    return (time.perf_counter() - start) * 1000
 
 
 def timed(command):
-    """Median wall time in ms of 3 runs (1 when the first takes over 10 s), or None when a run
+    """Median wall time in ms of RUNS runs (1 when the first takes over 10 s), or None when a run
     failed or took over LIMIT s."""
     times = []
-    for _ in range(3):
+    for _ in range(RUNS):
         if times and times[0] > 10_000:
             break
-        start = time.perf_counter()
-        try:
-            done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=LIMIT)
-        except subprocess.TimeoutExpired:
+        ms = run_once(command)
+        if ms is None:
             return None
-        if done.returncode not in (0, 1):
-            return None
-        times.append((time.perf_counter() - start) * 1000)
+        times.append(ms)
     return statistics.median(times)
+
+
+def paired(ours, theirs):
+    """(our median, their median, median of the pairs' ratios theirs / ours), from runs in pairs;
+    a side that failed or timed out is None, and so is the ratio."""
+    pairs = []
+    for _ in range(RUNS):
+        if pairs and max(pairs[0]) > 10_000:
+            break
+        mine, other = run_once(ours), run_once(theirs)
+        if mine is None or other is None:
+            return (mine, other, None)
+        pairs.append((mine, other))
+    return (statistics.median(mine for mine, _ in pairs), statistics.median(other for _, other in pairs),
+            statistics.median(other / mine for mine, other in pairs))
 
 
 def shown(ms):
     return f"> {LIMIT} s or failed" if ms is None else f"{ms:.0f} ms"
+
+
+def record(vault, figure, value):
+    """Appends one figure to `VAULTLINK_BENCH_FIGURES`, when it is set."""
+    figures = os.environ.get("VAULTLINK_BENCH_FIGURES")
+    if figures and value is not None:
+        with open(figures, "a") as out:
+            out.write(json.dumps({"vault": vault, "figure": figure, "value": value}) + "\n")
 
 
 def main():
@@ -45,29 +86,36 @@ def main():
     export = peers / "obsidian-export" / "bin" / "obsidian-export"
     versions = [subprocess.run([str(tool), "--version"], capture_output=True, text=True).stdout.strip()
                 for tool in (hyalo, export)]
-    print(f"Versions: {versions[0]}, {versions[1]}; vaultlink at this commit. Whole processes, median of 3 runs.")
+    print(f"Versions: {versions[0]}, {versions[1]}; vaultlink at this commit. Whole processes: vaultlink and hyalo in "
+          f"pairs, {RUNS} pairs (one when a run takes over 10 s), medians, and hyalo's time over vaultlink's as the median "
+          "of the pairs' ratios; obsidian-export alone, median of 3.")
     print()
-    print("| vault | task | vaultlink | hyalo | obsidian-export |")
-    print("|---|---|---:|---:|---:|")
+    print("| vault | task | vaultlink | hyalo | hyalo / vaultlink | obsidian-export |")
+    print("|---|---|---:|---:|---:|---:|")
     for folder in sys.argv[2:]:
         vault = Path(folder).resolve()
         name = vault.name
         most = subprocess.run([str(BENCH), "most-linked", str(vault)], capture_output=True, text=True, check=True).stdout.strip()
         moved = f"moved/{Path(most).name}"
-        rows = [
-            ("broken links", [str(VAULTLINK), "unresolved", str(vault), "--json"],
-             [str(hyalo), "--dir", str(vault), "find", "--broken-links", "--format", "json", "--no-hints"], None),
-            ("orphans", [str(VAULTLINK), "orphans", str(vault), "--json"],
-             [str(hyalo), "--dir", str(vault), "find", "--orphan", "--filenames-only"], None),
-            (f"move the most-linked note, dry run (`{most}`)", [str(VAULTLINK), "mv", str(vault), most, moved, "--dry-run", "--json"],
-             [str(hyalo), "--dir", str(vault), "mv", most, moved, "--dry-run", "--format", "json", "--no-hints"], None),
+        shared = [
+            ("broken links", "broken_links", [str(VAULTLINK), "unresolved", str(vault), "--json"],
+             [str(hyalo), "--dir", str(vault), "find", "--broken-links", "--format", "json", "--no-hints"]),
+            ("orphans", "orphans", [str(VAULTLINK), "orphans", str(vault), "--json"],
+             [str(hyalo), "--dir", str(vault), "find", "--orphan", "--filenames-only"]),
+            (f"move the most-linked note, dry run (`{most}`)", "move_dry_run",
+             [str(VAULTLINK), "mv", str(vault), most, moved, "--dry-run", "--json"],
+             [str(hyalo), "--dir", str(vault), "mv", most, moved, "--dry-run", "--format", "json", "--no-hints"]),
         ]
+        for task, slug, ours, theirs in shared:
+            mine, other, ratio = paired(ours, theirs)
+            record(name, f"hyalo_ratio_{slug}", ratio)
+            ratio_shown = "—" if ratio is None else f"{ratio:.2f} ×"
+            print(f"| {name} | {task} | {shown(mine)} | {shown(other)} | {ratio_shown} | — |", flush=True)
         with tempfile.TemporaryDirectory() as out:
-            rows.append(("parse the whole vault (obsidian-export: export it)", [str(VAULTLINK), "summary", str(vault)], None,
-                         [str(export), str(vault), out]))
-            for task, ours, theirs, exported in rows:
-                print(f"| {name} | {task} | {shown(timed(ours))} | {shown(timed(theirs)) if theirs else '—'} | "
-                      f"{shown(timed(exported)) if exported else '—'} |", flush=True)
+            mine = timed([str(VAULTLINK), "summary", str(vault)])
+            exported = timed([str(export), str(vault), out])
+            print(f"| {name} | parse the whole vault (obsidian-export: export it) | {shown(mine)} | — | — | {shown(exported)} |",
+                  flush=True)
 
 
 if __name__ == "__main__":
