@@ -468,7 +468,12 @@ fn walk(dir: &Path, prefix: &str, found: &mut Vec<(String, Stamp)>, mut watch: O
             return Ok(());
         }
     }
-    let entries = std::fs::read_dir(dir).with_context(|| format!("reading the folder {}", dir.display()))?;
+    let entries = match std::fs::read_dir(dir) {
+        // A folder below the root removed since its parent was read (another program's batch,
+        // an editor's temporary folder): there is nothing in it to index.
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound && !prefix.is_empty() => return Ok(()),
+        entries => entries.with_context(|| format!("reading the folder {}", dir.display()))?,
+    };
     for entry in entries {
         let entry = entry.with_context(|| format!("reading the folder {}", dir.display()))?;
         let Ok(name) = entry.file_name().into_string() else {
@@ -479,11 +484,21 @@ fn walk(dir: &Path, prefix: &str, found: &mut Vec<(String, Stamp)>, mut watch: O
             continue;
         }
         let path = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
-        let file_type = entry.file_type()?;
+        // An entry gone between the folder's listing and this look (a temporary file renamed
+        // into place, a note another program moved) is simply not there: other calls must not
+        // fail because of it.
+        let file_type = match entry.file_type() {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+            file_type => file_type?,
+        };
         if file_type.is_dir() {
             walk(&entry.path(), &path, found, watch.as_deref_mut())?;
         } else if file_type.is_file() {
-            found.push((path, stamp(&entry.metadata()?)));
+            match entry.metadata() {
+                Ok(meta) => found.push((path, stamp(&meta))),
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => return Err(error.into()),
+            }
         }
     }
     Ok(())
