@@ -528,9 +528,9 @@ impl FileLookup for After<'_> {
 /// The files that move, as a list and as lookups.
 struct Moves {
     list: Vec<(String, String)>,
-    to_by_from: HashMap<String, String>,
+    to_by_from: QuickMap<String, String>,
     /// Every destination.
-    arriving: HashSet<String>,
+    arriving: QuickSet<String>,
 }
 
 impl Moves {
@@ -552,7 +552,7 @@ impl Moves {
 fn candidates<'a>(vault: &'a Vault, moves: &Moves) -> Vec<(&'a str, Vec<usize>)> {
     // Grouped by where each path's text is (the index hands out one string per path), so that no
     // path is read until the groups are put in order.
-    let mut found: HashMap<usize, (&'a str, Vec<usize>), BuildAddressHasher> = HashMap::default();
+    let mut found: QuickMap<usize, (&'a str, Vec<usize>)> = QuickMap::default();
     let mut add = |source: &'a str, indexes: &mut dyn Iterator<Item = usize>| {
         found.entry(source.as_ptr() as usize).or_insert_with(|| (source, Vec::new())).1.extend(indexes);
     };
@@ -597,35 +597,56 @@ fn candidates<'a>(vault: &'a Vault, moves: &Moves) -> Vec<(&'a str, Vec<usize>)>
     ordered
 }
 
-/// Hashes a memory address (a `usize` key) with one multiplication: addresses are already
-/// spread, and SipHash would cost more than the look-up it serves.
+/// A hash for the plan's own look-ups (addresses, paths, the memos' keys), a multiply and a
+/// rotation per 8 bytes: SipHash's protection against chosen collisions buys nothing for maps
+/// a single plan builds and drops, and costs more than the look-ups it serves.
 #[derive(Default, Clone, Copy)]
-struct BuildAddressHasher;
+struct BuildQuickHasher;
 
 #[derive(Default)]
-struct AddressHasher(u64);
+struct QuickHasher(u64);
 
-impl std::hash::BuildHasher for BuildAddressHasher {
-    type Hasher = AddressHasher;
+type QuickMap<K, V> = HashMap<K, V, BuildQuickHasher>;
+type QuickSet<K> = HashSet<K, BuildQuickHasher>;
 
-    fn build_hasher(&self) -> AddressHasher {
-        AddressHasher(0)
+impl std::hash::BuildHasher for BuildQuickHasher {
+    type Hasher = QuickHasher;
+
+    fn build_hasher(&self) -> QuickHasher {
+        QuickHasher(0)
     }
 }
 
-impl std::hash::Hasher for AddressHasher {
+impl QuickHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for QuickHasher {
     fn finish(&self) -> u64 {
-        self.0
+        // hashbrown takes its bucket from the low bits and its tag from the high ones: both
+        // must depend on every word, and a product's low bits depend only on low bits.
+        self.0 ^ (self.0 >> 29)
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(*byte)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.add(u64::from_le_bytes(<[u8; 8]>::try_from(word).unwrap_or_default()));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            self.add(rest.iter().rev().fold(0, |word, byte| (word << 8) | u64::from(*byte)));
         }
     }
 
+    fn write_u8(&mut self, value: u8) {
+        self.add(u64::from(value));
+    }
+
     fn write_usize(&mut self, value: usize) {
-        self.0 = ((self.0.rotate_left(5) ^ value as u64).wrapping_mul(0x517c_c1b7_2722_0a95)).rotate_left(26);
+        self.add(value as u64);
     }
 }
 
@@ -703,11 +724,11 @@ struct NotePlan<'a> {
 struct Planner<'a> {
     after: After<'a>,
     /// A resolution's key to its place in `targets`.
-    resolved: HashMap<String, usize>,
+    resolved: QuickMap<String, usize>,
     /// What each resolution found.
     targets: Vec<Option<String>>,
     /// A rewrite's key to the new path part of the target, or why there is none.
-    rewritten: HashMap<String, Result<String, String>>,
+    rewritten: QuickMap<String, Result<String, String>>,
     /// Where keys are written before a look-up.
     key: String,
 }
@@ -725,9 +746,9 @@ impl<'a> Planner<'a> {
     fn new(vault: &'a Vault, moves: &Moves) -> Planner<'a> {
         Planner {
             after: After::new(vault, moves),
-            resolved: HashMap::new(),
+            resolved: QuickMap::default(),
             targets: Vec::new(),
-            rewritten: HashMap::new(),
+            rewritten: QuickMap::default(),
             key: String::new(),
         }
     }
@@ -824,11 +845,12 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
     let mut planner = Planner::new(vault, &moves);
     let config = vault.config().parse;
     let mut newly_resolved = Vec::new();
-    let mut notes: Vec<NotePlan<'_>> = Vec::new();
+    let candidates = candidates(vault, &moves);
+    let mut notes: Vec<NotePlan<'_>> = Vec::with_capacity(candidates.len());
     // The notes come in path order, as `texts` keeps them: each text is found by walking along
     // `texts` rather than searching it.
     let mut walk = texts.iter().peekable();
-    for (source, candidates) in candidates(vault, &moves) {
+    for (source, candidates) in candidates {
         while walk.next_if(|(path, _)| path.as_str() < source).is_some() {}
         let text = walk
             .next_if(|(path, _)| path.as_str() == source)
@@ -903,20 +925,24 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
     for note in notes.iter().filter(|note| !note.edits.is_empty()) {
         prove(&mut planner, &moves, note, &config)?;
     }
+    let edited = notes.iter().filter(|note| !note.edits.is_empty()).count();
+    let changed = notes.iter().map(|note| note.changes.len()).sum();
     let files =
         notes.into_iter().filter(|note| !note.edits.is_empty()).map(|note| (note.source.to_owned(), note.text, note.edits, note.changes));
-    Ok(assemble(&moves.list, files, newly_resolved))
+    Ok(assemble(&moves.list, (edited, changed), files, newly_resolved))
 }
 
 /// The plan: the moves, each edited note's edits (sorted by where they start, disjoint) over the
-/// text they apply to, with that text's hash, the changes, and the plan's hash.
+/// text they apply to, with that text's hash, the changes, and the plan's hash. `sizes`: how
+/// many notes and changes there are, so that no list of the plan is copied as it grows.
 fn assemble<'t>(
     moves: &[(String, String)],
+    sizes: (usize, usize),
     files: impl IntoIterator<Item = (String, &'t str, Vec<TextEdit>, Vec<LinkChange>)>,
     newly_resolved: Vec<NewlyResolved>,
 ) -> MovePlan {
-    let mut file_edits = Vec::new();
-    let mut changes = Vec::new();
+    let mut file_edits = Vec::with_capacity(sizes.0);
+    let mut changes = Vec::with_capacity(sizes.1);
     for (path, text, edits, file_changes) in files {
         assert!(edits.windows(2).all(|pair| pair[0].span.end <= pair[1].span.start), "edits in one note are sorted and disjoint");
         changes.extend(file_changes);
@@ -1561,13 +1587,14 @@ pub fn plan_rewrite_link(
             ));
         }
     }
+    let sizes = (edits.len(), edits.values().map(Vec::len).sum());
     let files = edits.into_iter().map(|(path, mut list)| {
         list.sort_by_key(|(edit, _)| edit.span.start);
         let text = texts[&path].as_str();
         let (edits, changes): (Vec<TextEdit>, Vec<LinkChange>) = list.into_iter().unzip();
         (path, text, edits, changes)
     });
-    let plan = assemble(&[], files, Vec::new());
+    let plan = assemble(&[], sizes, files, Vec::new());
     // The proof: each note parses to as many links, the rewritten ones with the new target,
     // the others exactly as before.
     for file in &plan.edits {
