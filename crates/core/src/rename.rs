@@ -489,7 +489,7 @@ pub fn notes_to_read_for_bulk(vault: &Vault, asked: &[(String, String)]) -> Resu
     let destinations: HashSet<String> = pairs.iter().map(|(_, to)| fold(to)).collect();
     let cycle: Vec<String> = pairs.iter().filter(|(from, _)| destinations.contains(&fold(from))).map(|(from, _)| from.clone()).collect();
     let moves = Moves::new(pairs);
-    let mut notes: BTreeSet<String> = candidates(vault, &moves).into_iter().map(|(source, _)| source.to_owned()).collect();
+    let mut notes: BTreeSet<String> = candidates(vault, &moves).notes.into_iter().map(|(source, _)| source.to_owned()).collect();
     notes.extend(cycle.into_iter().filter(|path| vault.is_note(path)));
     Ok(notes.into_iter().collect())
 }
@@ -549,52 +549,67 @@ impl Moves {
 /// The links a move may affect, by note (in path order), each note's by position: every link
 /// in a moving note, and every link that looks up a file by a name that leaves or arrives (the
 /// index files links by those names). No other link can resolve elsewhere after the move.
-fn candidates<'a>(vault: &'a Vault, moves: &Moves) -> Vec<(&'a str, Vec<usize>)> {
-    // Grouped by where each path's text is (the index hands out one string per path), so that no
-    // path is read until the groups are put in order.
-    let mut found: QuickMap<usize, (&'a str, Vec<usize>)> = QuickMap::default();
-    let mut add = |source: &'a str, indexes: &mut dyn Iterator<Item = usize>| {
-        found.entry(source.as_ptr() as usize).or_insert_with(|| (source, Vec::new())).1.extend(indexes);
-    };
+fn candidates<'a>(vault: &'a Vault, moves: &Moves) -> Candidates<'a> {
+    let mut links: Vec<(&'a str, usize)> = Vec::new();
     for (from, to) in &moves.list {
         for key in [watch_key(from), watch_key(to)] {
-            for (source, index) in vault.links_watching(&key) {
-                add(source, &mut std::iter::once(index));
-            }
+            links.extend(vault.links_watching(&key));
         }
-        if let Some(links) = vault.outgoing_links(from) {
-            if let Some(first) = links.first() {
-                add(first.source, &mut (0..links.len()));
+        if let Some(outgoing) = vault.outgoing_links(from) {
+            if let Some(first) = outgoing.first() {
+                links.extend((0..outgoing.len()).map(|index| (first.source, index)));
             }
         }
     }
-    let mut ordered: Vec<(&'a str, Vec<usize>)> = Vec::with_capacity(found.len());
-    // Many notes: put them in order by going over the vault's paths, already in order, which
-    // reads no path's text; should one not be met that way (a path handed out in two strings),
-    // sort them instead.
-    if found.len() > 1024 {
+    // Grouped by where each path's text is (the index hands out one string per path), which
+    // reads no path: sorted by address and position, each group a run.
+    links.sort_unstable_by_key(|(source, index)| (source.as_ptr() as usize, *index));
+    links.dedup_by_key(|(source, index)| (source.as_ptr() as usize, *index));
+    let mut groups: Vec<(&'a str, std::ops::Range<usize>)> = Vec::new();
+    for (at, (source, _)) in links.iter().enumerate() {
+        match groups.last_mut() {
+            Some((last, run)) if last.as_ptr() == source.as_ptr() => run.end = at + 1,
+            _ => groups.push((source, at..at + 1)),
+        }
+    }
+    // Then put in path order. Many notes: by going over the vault's paths, already in order, each
+    // looked up among the groups by address; should a group not be met that way (a path handed
+    // out in two strings), or for a few notes, by sorting them by path.
+    let mut ordered: Vec<(&'a str, std::ops::Range<usize>)> = Vec::with_capacity(groups.len());
+    if groups.len() > 1024 {
         for path in vault.paths() {
-            if let Some(group) = found.remove(&(path.as_ptr() as usize)) {
-                ordered.push(group);
+            if let Ok(at) = groups.binary_search_by_key(&(path.as_ptr() as usize), |(source, _)| source.as_ptr() as usize) {
+                ordered.push(groups[at].clone());
             }
         }
     }
-    if !found.is_empty() {
-        ordered.extend(found.into_values());
+    if ordered.len() != groups.len() {
+        ordered = groups;
         ordered.sort_by(|a, b| a.0.cmp(b.0));
-        ordered.dedup_by(|later, earlier| {
-            let same = later.0 == earlier.0;
-            if same {
-                earlier.1.append(&mut later.1);
-            }
-            same
-        });
     }
-    for (_, indexes) in &mut ordered {
-        indexes.sort_unstable();
-        indexes.dedup();
+    let mut indexes: Vec<usize> = links.into_iter().map(|(_, index)| index).collect();
+    let mut notes: Vec<(&'a str, std::ops::Range<usize>)> = Vec::with_capacity(ordered.len());
+    for (source, run) in ordered {
+        if let Some((_, previous)) = notes.last_mut().filter(|(last, _)| *last == source) {
+            // Two groups of one path (two strings): their positions merged, in order.
+            let mut all: Vec<usize> = indexes[previous.clone()].iter().chain(&indexes[run]).copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            let start = indexes.len();
+            indexes.extend(all);
+            *previous = start..indexes.len();
+            continue;
+        }
+        notes.push((source, run));
     }
-    ordered
+    Candidates { notes, indexes }
+}
+
+/// The links a move may affect: each note (in path order) with the range of its links'
+/// positions (sorted, each once) in `indexes`.
+struct Candidates<'a> {
+    notes: Vec<(&'a str, std::ops::Range<usize>)>,
+    indexes: Vec<usize>,
 }
 
 /// A hash for the plan's own look-ups (addresses, paths, the memos' keys), a multiply and a
@@ -653,7 +668,7 @@ impl std::hash::Hasher for QuickHasher {
 /// Step one: the notes whose text a plan for this move needs.
 pub fn notes_to_read(vault: &Vault, from: &str, to: &str) -> Result<Vec<String>, MoveError> {
     let moves = Moves::new(moves(vault, from, to)?);
-    Ok(candidates(vault, &moves).into_iter().map(|(source, _)| source.to_owned()).collect())
+    Ok(candidates(vault, &moves).notes.into_iter().map(|(source, _)| source.to_owned()).collect())
 }
 
 /// Step two: plans and proves the move. `texts` holds the text of every note that
@@ -708,7 +723,7 @@ struct NotePlan<'a> {
     new_source: &'a str,
     text: &'a str,
     read: NoteRead<'a>,
-    candidates: Vec<usize>,
+    candidates: &'a [usize],
     /// The edits, in the order of the text, each with its change and the position of the link
     /// it rewrites.
     edits: Vec<TextEdit>,
@@ -846,11 +861,12 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
     let config = vault.config().parse;
     let mut newly_resolved = Vec::new();
     let candidates = candidates(vault, &moves);
-    let mut notes: Vec<NotePlan<'_>> = Vec::with_capacity(candidates.len());
+    let mut notes: Vec<NotePlan<'_>> = Vec::with_capacity(candidates.notes.len());
     // The notes come in path order, as `texts` keeps them: each text is found by walking along
     // `texts` rather than searching it.
     let mut walk = texts.iter().peekable();
-    for (source, candidates) in candidates {
+    for (source, run) in &candidates.notes {
+        let (source, candidates) = (*source, &candidates.indexes[run.clone()]);
         while walk.next_if(|(path, _)| path.as_str() < source).is_some() {}
         let text = walk
             .next_if(|(path, _)| path.as_str() == source)
@@ -860,7 +876,7 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
         let read = NoteRead::new(vault, source, text, &config)?;
         let new_source = moves.map(source);
         let (mut edits, mut changes, mut edited) = (Vec::new(), Vec::new(), Vec::new());
-        for &index in &candidates {
+        for &index in candidates {
             let link = read.link(index);
             let expected = read.resolution(index).path().map(|path| moves.map(path));
             let now = planner.resolve(new_source, link);
@@ -1031,7 +1047,7 @@ fn prove(planner: &mut Planner<'_>, moves: &Moves, note: &NotePlan<'_>, config: 
     }
     let new_text = apply_edits_of(note.text, note.edits.iter());
     let now = parse_note(note.new_source, &new_text, config).links;
-    for &index in &note.candidates {
+    for &index in note.candidates {
         let old = note.read.link(index);
         let unrepresentable = |reason: &str| MoveError::UnrepresentableLink {
             note: note.source.to_owned(),
@@ -1226,16 +1242,20 @@ fn markdown_links_are_simple(body: &str) -> bool {
     let in_text = |byte: u8| !matches!(byte, b'[' | b']' | b'\\' | b'`' | b'$' | b'{' | b'}' | b'<' | b'>' | b'\n' | b'\r');
     let in_destination =
         |byte: u8| in_text(byte) && !(byte.is_ascii_whitespace() || byte.is_ascii_control() || matches!(byte, b'(' | b')' | b'"' | b'|'));
+    // Each `(` found with the byte search, then the `]` before it: `(` is rare where wikilinks
+    // make `]` common, and a body without `](` is passed over in one quick search.
+    if !body.contains("](") {
+        return true;
+    }
     let mut from = 0;
-    // Each `]` found with the byte search, then the `(` after it: far quicker than searching
-    // for the two bytes together.
-    while let Some(found) = body[from..].find(']') {
-        let text_end = from + found;
-        from = text_end + 1;
-        if bytes.get(from) != Some(&b'(') {
+    while let Some(found) = body[from..].find('(') {
+        let paren = from + found;
+        from = paren + 1;
+        if paren == 0 || bytes[paren - 1] != b']' {
             continue;
         }
-        let destination = text_end + 2;
+        let text_end = paren - 1;
+        let destination = paren + 1;
         let Some(open) = bytes[..text_end].iter().rposition(|&byte| !in_text(byte)) else { return false };
         if bytes[open] != b'[' || (open > 0 && bytes[open - 1] == b'\\') {
             return false;
