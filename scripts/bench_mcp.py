@@ -32,9 +32,9 @@ PLUGIN_HOST = ROOT / "build" / "plugin-host.cjs"
 CALLS = 200
 
 
-def record(figures, vault, figure, value):
+def record(figures, name, figure, value):
     with open(figures, "a") as out:
-        out.write(json.dumps({"vault": vault.name, "figure": figure, "value": value}) + "\n")
+        out.write(json.dumps({"vault": name, "figure": figure, "value": value}) + "\n")
 
 
 def percentile(values, share):
@@ -103,8 +103,11 @@ def main():
     print("|---|---:|---:|---:|---:|")
     for folder in sys.argv[2:]:
         vault = Path(folder).resolve()
+        # Named as the folder is given, as the other benches name it (a link to a vault elsewhere
+        # keeps its own name).
+        name = Path(os.path.abspath(folder)).name
         index_ms = index_from_disk(vault)
-        record(figures, vault, "sidecar_index_ms", index_ms)
+        record(figures, name, "sidecar_index_ms", index_ms)
         notes = json.loads(subprocess.run([str(SIDECAR), "summary", str(vault), "--json"], check=True,
                                           capture_output=True, text=True).stdout)["notes"]
         runtime_dir = Path(tempfile.mkdtemp(prefix="vlb-", dir="/tmp"))
@@ -121,13 +124,13 @@ def main():
                 host.wait(timeout=60)
         finally:
             shutil.rmtree(runtime_dir, ignore_errors=True)
-        record(figures, vault, "backlinks_standalone_median_ms", alone[0])
-        record(figures, vault, "backlinks_bridge_median_ms", bridged[0])
-        record(figures, vault, "backlinks_bridge_p99_ms", bridged[1])
+        record(figures, name, "backlinks_standalone_median_ms", alone[0])
+        record(figures, name, "backlinks_bridge_median_ms", bridged[0])
+        record(figures, name, "backlinks_bridge_p99_ms", bridged[1])
         if alone[2] is not None:
-            record(figures, vault, "sidecar_rss_mb", alone[2])
+            record(figures, name, "sidecar_rss_mb", alone[2])
         rss = f"{alone[2]:.0f} MB" if alone[2] is not None else "not measured"
-        print(f"| {vault.name} | {index_ms:.0f} ms | {alone[0]:.2f} / {alone[1]:.2f} ms | "
+        print(f"| {name} | {index_ms:.0f} ms | {alone[0]:.2f} / {alone[1]:.2f} ms | "
               f"{bridged[0]:.2f} / {bridged[1]:.2f} ms | {rss} |", flush=True)
 
 

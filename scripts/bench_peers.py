@@ -94,7 +94,9 @@ def main():
     print("|---|---|---:|---:|---:|---:|")
     for folder in sys.argv[2:]:
         vault = Path(folder).resolve()
-        name = vault.name
+        # Named as the folder is given, as the other benches name it (a link to a vault elsewhere
+        # keeps its own name).
+        name = Path(os.path.abspath(folder)).name
         most = subprocess.run([str(BENCH), "most-linked", str(vault)], capture_output=True, text=True, check=True).stdout.strip()
         moved = f"moved/{Path(most).name}"
         shared = [

@@ -488,7 +488,7 @@ pub fn notes_to_read_for_bulk(vault: &Vault, asked: &[(String, String)]) -> Resu
     let destinations: HashSet<String> = pairs.iter().map(|(_, to)| fold(to)).collect();
     let cycle: Vec<String> = pairs.iter().filter(|(from, _)| destinations.contains(&fold(from))).map(|(from, _)| from.clone()).collect();
     let moves = Moves::new(pairs);
-    let mut notes: BTreeSet<String> = candidates(vault, &moves).into_iter().map(|(source, _)| source.to_owned()).collect();
+    let mut notes: BTreeSet<String> = candidates(vault, &moves).notes.into_iter().map(|(source, _)| source.to_owned()).collect();
     notes.extend(cycle.into_iter().filter(|path| vault.is_note(path)));
     Ok(notes.into_iter().collect())
 }
@@ -527,9 +527,9 @@ impl FileLookup for After<'_> {
 /// The files that move, as a list and as lookups.
 struct Moves {
     list: Vec<(String, String)>,
-    to_by_from: HashMap<String, String>,
+    to_by_from: QuickMap<String, String>,
     /// Every destination.
-    arriving: HashSet<String>,
+    arriving: QuickSet<String>,
 }
 
 impl Moves {
@@ -548,90 +548,126 @@ impl Moves {
 /// The links a move may affect, by note (in path order), each note's by position: every link
 /// in a moving note, and every link that looks up a file by a name that leaves or arrives (the
 /// index files links by those names). No other link can resolve elsewhere after the move.
-fn candidates<'a>(vault: &'a Vault, moves: &Moves) -> Vec<(&'a str, Vec<usize>)> {
-    // Grouped by where each path's text is (the index hands out one string per path), so that no
-    // path is read until the groups are put in order.
-    let mut found: HashMap<usize, (&'a str, Vec<usize>), BuildAddressHasher> = HashMap::default();
-    let mut add = |source: &'a str, indexes: &mut dyn Iterator<Item = usize>| {
-        found.entry(source.as_ptr() as usize).or_insert_with(|| (source, Vec::new())).1.extend(indexes);
-    };
+fn candidates<'a>(vault: &'a Vault, moves: &Moves) -> Candidates<'a> {
+    let mut links: Vec<(&'a str, usize)> = Vec::new();
     for (from, to) in &moves.list {
         for key in [watch_key(from), watch_key(to)] {
-            for (source, index) in vault.links_watching(&key) {
-                add(source, &mut std::iter::once(index));
-            }
+            links.extend(vault.links_watching(&key));
         }
-        if let Some(links) = vault.outgoing_links(from) {
-            if let Some(first) = links.first() {
-                add(first.source, &mut (0..links.len()));
+        if let Some(outgoing) = vault.outgoing_links(from) {
+            if let Some(first) = outgoing.first() {
+                links.extend((0..outgoing.len()).map(|index| (first.source, index)));
             }
         }
     }
-    let mut ordered: Vec<(&'a str, Vec<usize>)> = Vec::with_capacity(found.len());
-    // Many notes: put them in order by going over the vault's paths, already in order, which
-    // reads no path's text; should one not be met that way (a path handed out in two strings),
-    // sort them instead.
-    if found.len() > 1024 {
+    // Grouped by where each path's text is (the index hands out one string per path), which
+    // reads no path: sorted by address and position, each group a run.
+    links.sort_unstable_by_key(|(source, index)| (source.as_ptr() as usize, *index));
+    links.dedup_by_key(|(source, index)| (source.as_ptr() as usize, *index));
+    let mut groups: Vec<(&'a str, std::ops::Range<usize>)> = Vec::new();
+    for (at, (source, _)) in links.iter().enumerate() {
+        match groups.last_mut() {
+            Some((last, run)) if last.as_ptr() == source.as_ptr() => run.end = at + 1,
+            _ => groups.push((source, at..at + 1)),
+        }
+    }
+    // Then put in path order. Many notes: by going over the vault's paths, already in order, each
+    // looked up among the groups by address; should a group not be met that way (a path handed
+    // out in two strings), or for a few notes, by sorting them by path.
+    let mut ordered: Vec<(&'a str, std::ops::Range<usize>)> = Vec::with_capacity(groups.len());
+    if groups.len() > 1024 {
         for path in vault.paths() {
-            if let Some(group) = found.remove(&(path.as_ptr() as usize)) {
-                ordered.push(group);
+            if let Ok(at) = groups.binary_search_by_key(&(path.as_ptr() as usize), |(source, _)| source.as_ptr() as usize) {
+                ordered.push(groups[at].clone());
             }
         }
     }
-    if !found.is_empty() {
-        ordered.extend(found.into_values());
+    if ordered.len() != groups.len() {
+        ordered = groups;
         ordered.sort_by(|a, b| a.0.cmp(b.0));
-        ordered.dedup_by(|later, earlier| {
-            let same = later.0 == earlier.0;
-            if same {
-                earlier.1.append(&mut later.1);
-            }
-            same
-        });
     }
-    for (_, indexes) in &mut ordered {
-        indexes.sort_unstable();
-        indexes.dedup();
+    let mut indexes: Vec<usize> = links.into_iter().map(|(_, index)| index).collect();
+    let mut notes: Vec<(&'a str, std::ops::Range<usize>)> = Vec::with_capacity(ordered.len());
+    for (source, run) in ordered {
+        if let Some((_, previous)) = notes.last_mut().filter(|(last, _)| *last == source) {
+            // Two groups of one path (two strings): their positions merged, in order.
+            let mut all: Vec<usize> = indexes[previous.clone()].iter().chain(&indexes[run]).copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            let start = indexes.len();
+            indexes.extend(all);
+            *previous = start..indexes.len();
+            continue;
+        }
+        notes.push((source, run));
     }
-    ordered
+    Candidates { notes, indexes }
 }
 
-/// Hashes a memory address (a `usize` key) with one multiplication: addresses are already
-/// spread, and SipHash would cost more than the look-up it serves.
+/// The links a move may affect: each note (in path order) with the range of its links'
+/// positions (sorted, each once) in `indexes`.
+struct Candidates<'a> {
+    notes: Vec<(&'a str, std::ops::Range<usize>)>,
+    indexes: Vec<usize>,
+}
+
+/// A hash for the plan's own look-ups (addresses, paths, the memos' keys), a multiply and a
+/// rotation per 8 bytes: SipHash's protection against chosen collisions buys nothing for maps
+/// a single plan builds and drops, and costs more than the look-ups it serves.
 #[derive(Default, Clone, Copy)]
-struct BuildAddressHasher;
+struct BuildQuickHasher;
 
 #[derive(Default)]
-struct AddressHasher(u64);
+struct QuickHasher(u64);
 
-impl std::hash::BuildHasher for BuildAddressHasher {
-    type Hasher = AddressHasher;
+type QuickMap<K, V> = HashMap<K, V, BuildQuickHasher>;
+type QuickSet<K> = HashSet<K, BuildQuickHasher>;
 
-    fn build_hasher(&self) -> AddressHasher {
-        AddressHasher(0)
+impl std::hash::BuildHasher for BuildQuickHasher {
+    type Hasher = QuickHasher;
+
+    fn build_hasher(&self) -> QuickHasher {
+        QuickHasher(0)
     }
 }
 
-impl std::hash::Hasher for AddressHasher {
+impl QuickHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for QuickHasher {
     fn finish(&self) -> u64 {
-        self.0
+        // hashbrown takes its bucket from the low bits and its tag from the high ones: both
+        // must depend on every word, and a product's low bits depend only on low bits.
+        self.0 ^ (self.0 >> 29)
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(*byte)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.add(u64::from_le_bytes(<[u8; 8]>::try_from(word).unwrap_or_default()));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            self.add(rest.iter().rev().fold(0, |word, byte| (word << 8) | u64::from(*byte)));
         }
     }
 
+    fn write_u8(&mut self, value: u8) {
+        self.add(u64::from(value));
+    }
+
     fn write_usize(&mut self, value: usize) {
-        self.0 = ((self.0.rotate_left(5) ^ value as u64).wrapping_mul(0x517c_c1b7_2722_0a95)).rotate_left(26);
+        self.add(value as u64);
     }
 }
 
 /// Step one: the notes whose text a plan for this move needs.
 pub fn notes_to_read(vault: &Vault, from: &str, to: &str) -> Result<Vec<String>, MoveError> {
     let moves = Moves::new(moves(vault, from, to)?);
-    Ok(candidates(vault, &moves).into_iter().map(|(source, _)| source.to_owned()).collect())
+    Ok(candidates(vault, &moves).notes.into_iter().map(|(source, _)| source.to_owned()).collect())
 }
 
 /// Step two: plans and proves the move. `texts` holds the text of every note that
@@ -686,7 +722,7 @@ struct NotePlan<'a> {
     new_source: &'a str,
     text: &'a str,
     read: NoteRead<'a>,
-    candidates: Vec<usize>,
+    candidates: &'a [usize],
     /// The edits, in the order of the text, each with its change and the position of the link
     /// it rewrites.
     edits: Vec<TextEdit>,
@@ -702,11 +738,11 @@ struct NotePlan<'a> {
 struct Planner<'a> {
     after: After<'a>,
     /// A resolution's key to its place in `targets`.
-    resolved: HashMap<String, usize>,
+    resolved: QuickMap<String, usize>,
     /// What each resolution found.
     targets: Vec<Option<String>>,
     /// A rewrite's key to the new path part of the target, or why there is none.
-    rewritten: HashMap<String, Result<String, String>>,
+    rewritten: QuickMap<String, Result<String, String>>,
     /// Where keys are written before a look-up.
     key: String,
 }
@@ -724,9 +760,9 @@ impl<'a> Planner<'a> {
     fn new(vault: &'a Vault, moves: &Moves) -> Planner<'a> {
         Planner {
             after: After::new(vault, moves),
-            resolved: HashMap::new(),
+            resolved: QuickMap::default(),
             targets: Vec::new(),
-            rewritten: HashMap::new(),
+            rewritten: QuickMap::default(),
             key: String::new(),
         }
     }
@@ -823,11 +859,13 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
     let mut planner = Planner::new(vault, &moves);
     let config = vault.config().parse;
     let mut newly_resolved = Vec::new();
-    let mut notes: Vec<NotePlan<'_>> = Vec::new();
+    let candidates = candidates(vault, &moves);
+    let mut notes: Vec<NotePlan<'_>> = Vec::with_capacity(candidates.notes.len());
     // The notes come in path order, as `texts` keeps them: each text is found by walking along
     // `texts` rather than searching it.
     let mut walk = texts.iter().peekable();
-    for (source, candidates) in candidates(vault, &moves) {
+    for (source, run) in &candidates.notes {
+        let (source, candidates) = (*source, &candidates.indexes[run.clone()]);
         while walk.next_if(|(path, _)| path.as_str() < source).is_some() {}
         let text = walk
             .next_if(|(path, _)| path.as_str() == source)
@@ -837,7 +875,7 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
         let read = NoteRead::new(vault, source, text, &config)?;
         let new_source = moves.map(source);
         let (mut edits, mut changes, mut edited) = (Vec::new(), Vec::new(), Vec::new());
-        for &index in &candidates {
+        for &index in candidates {
             let link = read.link(index);
             let expected = read.resolution(index).path().map(|path| moves.map(path));
             let now = planner.resolve(new_source, link);
@@ -902,20 +940,24 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
     for note in notes.iter().filter(|note| !note.edits.is_empty()) {
         prove(&mut planner, &moves, note, &config)?;
     }
+    let edited = notes.iter().filter(|note| !note.edits.is_empty()).count();
+    let changed = notes.iter().map(|note| note.changes.len()).sum();
     let files =
         notes.into_iter().filter(|note| !note.edits.is_empty()).map(|note| (note.source.to_owned(), note.text, note.edits, note.changes));
-    Ok(assemble(&moves.list, files, newly_resolved))
+    Ok(assemble(&moves.list, (edited, changed), files, newly_resolved))
 }
 
 /// The plan: the moves, each edited note's edits (sorted by where they start, disjoint) over the
-/// text they apply to, with that text's hash, the changes, and the plan's hash.
+/// text they apply to, with that text's hash, the changes, and the plan's hash. `sizes`: how
+/// many notes and changes there are, so that no list of the plan is copied as it grows.
 fn assemble<'t>(
     moves: &[(String, String)],
+    sizes: (usize, usize),
     files: impl IntoIterator<Item = (String, &'t str, Vec<TextEdit>, Vec<LinkChange>)>,
     newly_resolved: Vec<NewlyResolved>,
 ) -> MovePlan {
-    let mut file_edits = Vec::new();
-    let mut changes = Vec::new();
+    let mut file_edits = Vec::with_capacity(sizes.0);
+    let mut changes = Vec::with_capacity(sizes.1);
     for (path, text, edits, file_changes) in files {
         assert!(edits.windows(2).all(|pair| pair[0].span.end <= pair[1].span.start), "edits in one note are sorted and disjoint");
         changes.extend(file_changes);
@@ -1004,7 +1046,7 @@ fn prove(planner: &mut Planner<'_>, moves: &Moves, note: &NotePlan<'_>, config: 
     }
     let new_text = apply_edits_of(note.text, note.edits.iter());
     let now = parse_note(note.new_source, &new_text, config).links;
-    for &index in &note.candidates {
+    for &index in note.candidates {
         let old = note.read.link(index);
         let unrepresentable = |reason: &str| MoveError::UnrepresentableLink {
             note: note.source.to_owned(),
@@ -1199,16 +1241,20 @@ fn markdown_links_are_simple(body: &str) -> bool {
     let in_text = |byte: u8| !matches!(byte, b'[' | b']' | b'\\' | b'`' | b'$' | b'{' | b'}' | b'<' | b'>' | b'\n' | b'\r');
     let in_destination =
         |byte: u8| in_text(byte) && !(byte.is_ascii_whitespace() || byte.is_ascii_control() || matches!(byte, b'(' | b')' | b'"' | b'|'));
+    // Each `(` found with the byte search, then the `]` before it: `(` is rare where wikilinks
+    // make `]` common, and a body without `](` is passed over in one quick search.
+    if !body.contains("](") {
+        return true;
+    }
     let mut from = 0;
-    // Each `]` found with the byte search, then the `(` after it: far quicker than searching
-    // for the two bytes together.
-    while let Some(found) = body[from..].find(']') {
-        let text_end = from + found;
-        from = text_end + 1;
-        if bytes.get(from) != Some(&b'(') {
+    while let Some(found) = body[from..].find('(') {
+        let paren = from + found;
+        from = paren + 1;
+        if paren == 0 || bytes[paren - 1] != b']' {
             continue;
         }
-        let destination = text_end + 2;
+        let text_end = paren - 1;
+        let destination = paren + 1;
         let Some(open) = bytes[..text_end].iter().rposition(|&byte| !in_text(byte)) else { return false };
         if bytes[open] != b'[' || (open > 0 && bytes[open - 1] == b'\\') {
             return false;
@@ -1571,13 +1617,14 @@ pub fn plan_rewrite_link(
             ));
         }
     }
+    let sizes = (edits.len(), edits.values().map(Vec::len).sum());
     let files = edits.into_iter().map(|(path, mut list)| {
         list.sort_by_key(|(edit, _)| edit.span.start);
         let text = texts[&path].as_str();
         let (edits, changes): (Vec<TextEdit>, Vec<LinkChange>) = list.into_iter().unzip();
         (path, text, edits, changes)
     });
-    let plan = assemble(&[], files, Vec::new());
+    let plan = assemble(&[], sizes, files, Vec::new());
     // The proof: each note parses to as many links, the rewritten ones with the new target,
     // the others exactly as before.
     for file in &plan.edits {
