@@ -905,10 +905,7 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
                 ChangeReason::SecondOrder
             };
             let replacement = planner.rewrite_target(source, new_source, text, link, expected)?;
-            let mut after_text = String::with_capacity(link.span.end - link.span.start + replacement.len());
-            after_text.push_str(&text[link.span.start..link.target_span.start]);
-            after_text.push_str(&replacement);
-            after_text.push_str(&text[link.target_span.end..link.span.end]);
+            let after_text = link_with_target(text, link, &replacement);
             edits.push(TextEdit { span: link.target_span, replacement });
             changes.push(LinkChange {
                 note: source.to_owned(),
@@ -1593,9 +1590,7 @@ pub fn plan_rewrite_link(
             let path = escape_in_property(link, &path)
                 .ok_or_else(|| unrepresentable(format!("{to_target:?} cannot be written inside this property's string")))?;
             let replacement = format!("{path}{subpath_written}");
-            let mut after = text[link.span.start..link.target_span.start].to_owned();
-            after.push_str(&replacement);
-            after.push_str(&text[link.target_span.end..link.span.end]);
+            let after = link_with_target(text, link, &replacement);
             planned_bytes += replacement.len() + after.len();
             if planned_bytes > MAX_PLAN_TEXT_BYTES {
                 let links: usize = edits.values().map(Vec::len).sum::<usize>() + 1;
@@ -1655,6 +1650,16 @@ pub fn plan_rewrite_link(
         }
     }
     Ok(plan)
+}
+
+/// The whole written link `link` of `text` with its target (`target_span`) replaced by
+/// `replacement`: what a change shows as the link after it.
+fn link_with_target(text: &str, link: &Link, replacement: &str) -> String {
+    let mut after = String::with_capacity(link.span.end - link.span.start + replacement.len());
+    after.push_str(&text[link.span.start..link.target_span.start]);
+    after.push_str(replacement);
+    after.push_str(&text[link.target_span.end..link.span.end]);
+    after
 }
 
 #[cfg(test)]
@@ -1893,9 +1898,7 @@ mod tests {
                         }
                         let path = if link.kind.is_markdown() { "moved/Rinami%20%28renamed%29.md" } else { "moved/Rinami (renamed)" };
                         let replacement = format!("{path}{subpath}");
-                        let mut after = text[link.span.start..link.target_span.start].to_owned();
-                        after.push_str(&replacement);
-                        after.push_str(&text[link.target_span.end..link.span.end]);
+                        let after = link_with_target(&text, link, &replacement);
                         edits.push((TextEdit { span: link.target_span, replacement }, after, index));
                     }
                     if edits.is_empty() {
@@ -1941,9 +1944,7 @@ mod tests {
                     path = path.replace(' ', "%20").replace('(', "%28").replace(')', "%29") + ".md";
                 }
                 let replacement = format!("{path}{subpath}");
-                let mut after = text[link.span.start..link.target_span.start].to_owned();
-                after.push_str(&replacement);
-                after.push_str(&text[link.target_span.end..link.span.end]);
+                let after = link_with_target(&text, link, &replacement);
                 edits.push((TextEdit { span: link.target_span, replacement }, after, index));
             }
             if edits.is_empty() {
