@@ -65,32 +65,28 @@ function zip(entries) {
 		const name = Buffer.from(entry.name, "utf8");
 		const compressed = deflateRawSync(entry.data, { level: 9 });
 		const crc = crc32(entry.data);
+		// The fields the local header and the central directory's entry share, in the same order
+		// (from "version needed" to the extra field's length), written where each has them.
+		const shared = (header, at) => {
+			header.writeUInt16LE(20, at); // version needed: 2.0 (deflate)
+			header.writeUInt16LE(0x0800, at + 2); // names are UTF-8
+			header.writeUInt16LE(8, at + 4); // deflate
+			header.writeUInt16LE(DOS_TIME, at + 6);
+			header.writeUInt16LE(DOS_DATE, at + 8);
+			header.writeUInt32LE(crc, at + 10);
+			header.writeUInt32LE(compressed.length, at + 14);
+			header.writeUInt32LE(entry.data.length, at + 18);
+			header.writeUInt16LE(name.length, at + 22);
+			header.writeUInt16LE(0, at + 24); // extra
+		};
 		const local = Buffer.alloc(30);
 		local.writeUInt32LE(0x04034b50, 0);
-		local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-		local.writeUInt16LE(0x0800, 6); // names are UTF-8
-		local.writeUInt16LE(8, 8); // deflate
-		local.writeUInt16LE(DOS_TIME, 10);
-		local.writeUInt16LE(DOS_DATE, 12);
-		local.writeUInt32LE(crc, 14);
-		local.writeUInt32LE(compressed.length, 18);
-		local.writeUInt32LE(entry.data.length, 22);
-		local.writeUInt16LE(name.length, 26);
-		local.writeUInt16LE(0, 28);
+		shared(local, 4);
 		locals.push(local, name, compressed);
 		const central = Buffer.alloc(46);
 		central.writeUInt32LE(0x02014b50, 0);
 		central.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix, 2.0 (for the file mode below)
-		central.writeUInt16LE(20, 6);
-		central.writeUInt16LE(0x0800, 8);
-		central.writeUInt16LE(8, 10);
-		central.writeUInt16LE(DOS_TIME, 12);
-		central.writeUInt16LE(DOS_DATE, 14);
-		central.writeUInt32LE(crc, 16);
-		central.writeUInt32LE(compressed.length, 20);
-		central.writeUInt32LE(entry.data.length, 24);
-		central.writeUInt16LE(name.length, 28);
-		central.writeUInt16LE(0, 30); // extra
+		shared(central, 6);
 		central.writeUInt16LE(0, 32); // comment
 		central.writeUInt16LE(0, 34); // disk
 		central.writeUInt16LE(0, 36); // internal attributes
