@@ -81,7 +81,7 @@ export class EngineLoadingError extends Error {
  */
 export function loadEngine(): Promise<InitOutput> {
 	if (engine !== null) return Promise.resolve(engine);
-	loading ??= initialiseWasm({ module_or_path: wasmBytes }).then(
+	loading ??= compiledModule().then((module) => initialiseWasm({ module_or_path: module })).then(
 		(output) => {
 			engine = output;
 			return output;
@@ -92,6 +92,22 @@ export function loadEngine(): Promise<InitOutput> {
 		},
 	);
 	return loading;
+}
+
+/** The module compiled, once per process; a failed compile may be tried again. */
+let compiling: Promise<WebAssembly.Module> | null = null;
+
+/**
+ * The wasm module compiled from the bytes main.js holds, asynchronously (`WebAssembly.compile`;
+ * the window refuses a synchronous compile), once: this thread instantiates it for the pure
+ * functions and the engine's worker is handed the same compiled module, so it is not compiled twice.
+ */
+export function compiledModule(): Promise<WebAssembly.Module> {
+	compiling ??= WebAssembly.compile(wasmBytes as unknown as BufferSource).catch((error: unknown) => {
+		compiling = null;
+		throw error;
+	});
+	return compiling;
 }
 
 /** Whether `loadEngine` has finished. */

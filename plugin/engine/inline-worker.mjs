@@ -3,7 +3,7 @@
 // the bundle as text, so main.js can make the worker from a blob: URL. Used by
 // esbuild.config.mjs and plugin/test/build.mjs alike.
 //
-// The worker gets the wasm module's bytes in a message from main.js, which holds them once:
+// The worker gets the wasm module, compiled once by main.js from the bytes it holds, in a message:
 // importing a .wasm file into the worker's bundle is refused, so they are never inlined twice.
 import esbuild from "esbuild";
 import path from "node:path";
@@ -39,7 +39,7 @@ export function inlineWorker(options = {}) {
 							name: "no-wasm-in-worker",
 							setup(inner) {
 								inner.onResolve({ filter: /\.wasm$/ }, (wasm) => ({
-									errors: [{ text: `the worker's bundle may not import ${wasm.path}: main.js posts the module's bytes to the worker, so they are inlined once` }],
+									errors: [{ text: `the worker's bundle may not import ${wasm.path}: main.js posts the compiled module to the worker, so the bytes are inlined once` }],
 								}));
 							},
 						},

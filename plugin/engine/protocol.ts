@@ -61,8 +61,8 @@ export type EngineReply =
 	/** The number of missing targets changed (`find_unresolved_links`' `total_targets`). */
 	| { event: "unresolved"; count: number };
 
-/** The first message to a worker: the wasm module's bytes, compiled there. */
+/** The first message to a worker: the wasm module, compiled once by the window (structured-cloned, not compiled again). */
 export interface EngineStart {
 	op: "start";
-	wasm: Uint8Array;
+	wasm: WebAssembly.Module;
 }

@@ -1,22 +1,18 @@
 //! Starts the plugin's link engine: in a Web Worker made from the worker's source inlined in
-//! main.js (`inline-worker.mjs`), with the wasm bytes main.js already holds; on the calling
+//! main.js (`inline-worker.mjs`), handed the wasm module this thread compiled; on the calling
 //! thread (`DirectEngine`) only where no worker can be made, and then it says so.
 
 import workerSource from "inline-worker:./worker";
-import inlinedWasm from "../wasm/vaultlink_wasm_bg.wasm";
-import { loadEngine } from "../wasm";
+import { compiledModule, loadEngine } from "../wasm";
 import type { LinkEngine } from "./client";
 import { DirectEngine } from "./direct";
 import { WorkerEngine } from "./worker-engine";
 
 export { workerSource };
 
-/** The module's bytes, which main.js holds once (esbuild's binary loader; the glue's typings say otherwise). */
-const wasmBytes = inlinedWasm as unknown as Uint8Array;
-
 /** A worker engine, once its module is loaded; rejects when no worker can be made or it cannot load. */
 export async function startWorkerEngine(): Promise<WorkerEngine> {
-	const engine = new WorkerEngine(workerSource, wasmBytes);
+	const engine = new WorkerEngine(workerSource, await compiledModule());
 	try {
 		await engine.loaded;
 	} catch (error) {

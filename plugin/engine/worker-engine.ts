@@ -1,6 +1,6 @@
 //! The shipped `LinkEngine`: the index in a Web Worker. A plugin is one main.js, so the worker is
 //! made from its bundled source, inlined as text (`inline-worker.mjs`), through a `blob:` URL;
-//! the wasm module's bytes are posted to it and compiled there, asynchronously. Messages are
+//! the wasm module this thread compiled is posted to it and instantiated there. Messages are
 //! structured-cloned both ways: no function crosses (`protocol.ts`).
 
 import { LinkEngine, EngineFailedError } from "./client";
@@ -14,7 +14,7 @@ export class WorkerEngine extends LinkEngine {
 	private stopped = false;
 
 	/** Makes the worker from `source` and hands it `wasm`; throws when no worker can be made here. */
-	constructor(source: string, wasm: Uint8Array) {
+	constructor(source: string, wasm: WebAssembly.Module) {
 		super();
 		const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
 		let worker: Worker;

@@ -1,7 +1,7 @@
 //! The engine's Web Worker: the link index lives here, off Obsidian's UI thread. esbuild bundles
 //! this file on its own (`plugin/engine/inline-worker.mjs`) and main.js holds the bundle as text,
 //! from which `client.ts` makes the worker (a plugin is one main.js, so there is no file to point
-//! a worker at). Its first message is the wasm module's bytes, compiled here asynchronously;
+//! a worker at). Its first message is the wasm module the window compiled, instantiated here;
 //! then each message is one request of `protocol.ts`, answered in the order it came
 //! (`EngineHost`). Requests that arrive while the module compiles wait for it.
 
@@ -32,7 +32,7 @@ scope.onmessage = (event) => {
 	else host?.answer(message);
 };
 
-function start(wasm: Uint8Array): void {
+function start(wasm: WebAssembly.Module): void {
 	// Asynchronous, as the window must: `initialiseWasm` compiles with `WebAssembly.instantiate`.
 	initialiseWasm({ module_or_path: wasm }).then(
 		(output) => {
