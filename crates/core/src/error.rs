@@ -51,7 +51,7 @@ codes! {
     NothingToUndo = "nothing_to_undo": "`undo_change` found no kept change (or none with the id given); nothing changed.",
     UndoRefused = "undo_refused": "A kept change cannot be undone: a note it touched was edited, moved or removed since; the message names them; nothing changed.",
     TooLarge = "too_large": "A note or a request is over a size limit; the message gives the limit.",
-    VaultUnreadable = "vault_unreadable": "The vault folder could not be read (retryable).",
+    VaultUnreadable = "vault_unreadable": "The vault folder could not be read (retryable), or, after a change was made whole, could not be read again (then the change is made: read, do not apply it again).",
     PluginUnavailable = "plugin_unavailable": "The Obsidian plugin is needed but not serving the vault (still indexing, or off while Obsidian has the vault open: the hint says what to do), or went away during the call (retryable; nothing was written by the sidecar).",
     UnknownTool = "unknown_tool": "No tool has that name (only from the command line: over MCP it is a protocol error).",
     Internal = "internal": "A bug in vaultlink; report it.",

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use vaultlink_core::batch::Batch;
+use vaultlink_core::error::ErrorCode;
 use vaultlink_core::ops::{Change, Outcome};
 use vaultlink_core::step::StepError;
 
@@ -25,6 +26,18 @@ fn concurrent(path: &str) -> ToolError {
 
 fn write_failed(what: String) -> ToolError {
     StepError::Failed { what }.error().into()
+}
+
+/// A change that was carried out whole, after which the folder could not be read again. It is
+/// not `write_failed`, whose wording says everything was undone: here nothing was, and the agent
+/// must not apply the change a second time.
+fn unread_after(what: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::VaultUnreadable,
+        what,
+        "The change is made. Call a reading tool (it reads the folder again) to see the vault as it is now; do not apply the change again.",
+        false,
+    )
 }
 
 /// Carries out what a call on the folder answered: nothing for a read or a preview; for an
@@ -48,16 +61,16 @@ pub fn carry_out(disk: &dyn Disk, folder: &mut FolderIndex, mut outcome: Outcome
                     tracing::warn!("the undone change {name} could not be removed: {error}");
                 }
             }
-            folder
-                .refresh()
-                .map_err(|error| write_failed(format!("the change was applied but the index could not be refreshed: {error:#}")))?;
+            folder.refresh().map_err(|error| {
+                unread_after(&format!("the change was applied, but the vault folder could not be read again after it: {error:#}"))
+            })?;
         }
         Some(Change::Trash { path, before }) => {
             let place = crate::trash::trash_on(disk, folder.root(), &path, &before)?;
             outcome.trashed_to(place);
-            folder
-                .refresh()
-                .map_err(|error| write_failed(format!("the note was deleted but the index could not be refreshed: {error:#}")))?;
+            folder.refresh().map_err(|error| {
+                unread_after(&format!("the note was moved to the trash, but the vault folder could not be read again after it: {error:#}"))
+            })?;
         }
     }
     serde_json::to_value(outcome.answer).map_err(|error| ToolError::internal(&error.to_string()))
