@@ -12,6 +12,7 @@ import {
 	EDITOR_SAVE_DELAY_MS,
 	FakeElement,
 	ItemView,
+	MAX_CACHE_READS,
 	Plugin,
 	FuzzySuggestModal,
 	Modal,
@@ -386,6 +387,35 @@ test("the app starts as Obsidian does: a create for every file and folder, then 
 	assert.ok(calledAtOnce, "once the layout is ready, onLayoutReady calls back at once");
 });
 
+test("the metadata cache reads a big vault a bounded number of notes at a time, and every note once", async () => {
+	const notes = 3 * MAX_CACHE_READS + 5;
+	const dir = writeFixtureVault(Array.from({ length: notes }, (_, at) => `//- N${at}.md\nnote ${at}\n`).join(""));
+	const app = new App(dir, { metadataDelayMs: 1 });
+	const cache = app.metadataCache;
+	let open = 0;
+	let most = 0;
+	const read = app.vault.adapter.read.bind(app.vault.adapter);
+	app.vault.adapter.read = async (normalizedPath: string) => {
+		open += 1;
+		most = Math.max(most, open);
+		try {
+			await new Promise((resolve) => setTimeout(resolve, 2));
+			return await read(normalizedPath);
+		} finally {
+			open -= 1;
+		}
+	};
+	const seen: string[] = [];
+	cache.computeCache = (file, text) => {
+		seen.push(`${file.path}: ${text.trim()}`);
+		return {};
+	};
+	await app.started;
+	await cache.whenResolved();
+	assert.equal(most, MAX_CACHE_READS, "the reads overlap, up to the bound and no further");
+	assert.deepEqual(seen.sort(), Array.from({ length: notes }, (_, at) => `N${at}.md: note ${at}`).sort());
+});
+
 test("the metadata cache updates a note a while after its modify, and a rename moves its entry without reading it again", async () => {
 	const dir = writeFixtureVault("//- A.md\nfirst\n");
 	const app = new App(dir, { metadataDelayMs: 30 });
@@ -456,8 +486,10 @@ test("an open editor keeps typed text unsaved until it saves, 2 s later or when 
 	assert.ok(!view.dirty);
 
 	// A change on disk is shown while nothing is unsaved...
+	// (the editor reads the file again on the change's event, as its own read: wait for it, as
+	// a loaded machine may take longer than a few milliseconds)
 	await app.vault.modify(file, "from disk\n");
-	await new Promise((resolve) => setTimeout(resolve, 10));
+	for (let wait = 0; wait < 100 && view.editor.getValue() !== "from disk\n"; wait += 1) await new Promise((resolve) => setTimeout(resolve, 20));
 	assert.equal(view.editor.getValue(), "from disk\n");
 	// ...but unsaved text stays, and its save, when it comes, writes over the disk.
 	view.editor.setValue("typed again\n");

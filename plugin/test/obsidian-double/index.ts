@@ -676,6 +676,14 @@ export class Vault
 // ---------------------------------------------------------------------------------------------
 // App, workspace, metadata
 
+/** A note's turn to be read by the metadata cache: its timer while its delay runs. */
+interface Turn {
+	timer?: ReturnType<typeof setTimeout>;
+}
+
+/** How many notes the double's metadata cache reads at once. */
+export const MAX_CACHE_READS = 64;
+
 /** How long the double's metadata cache takes to read a changed note again, unless told otherwise. */
 export const DEFAULT_METADATA_DELAY_MS = 30;
 
@@ -723,8 +731,15 @@ export class MetadataCache
 	private readonly caches = new Map<string, obsidian.CachedMetadata>();
 	/** Destination paths by source path, then by linkpath. */
 	private readonly destinations = new Map<string, Map<string, string | null>>();
-	/** The notes waiting to be read again, with their timers. */
-	private readonly waiting = new Map<TFile, ReturnType<typeof setTimeout>>();
+	/**
+	 * The notes waiting to be read again, each with its turn: a timer until its delay is over,
+	 * then a place in the queue of reads. A later change gives the note a new turn, and a read
+	 * whose turn was replaced answers nothing.
+	 */
+	private readonly waiting = new Map<TFile, Turn>();
+	/** The notes whose delay is over, in order, read at most `MAX_CACHE_READS` at a time. */
+	private readonly queue: { file: TFile; turn: Turn }[] = [];
+	private reading = 0;
 	private started = false;
 
 	constructor(vault: Vault, delayMs = DEFAULT_METADATA_DELAY_MS) {
@@ -760,8 +775,8 @@ export class MetadataCache
 		} else if (name === "rename" && typeof oldPath === "string") {
 			this.moveEntries(oldPath, file.path);
 		} else if (name === "delete") {
-			const timer = this.waiting.get(file);
-			if (timer !== undefined) clearTimeout(timer);
+			const turn = this.waiting.get(file);
+			if (turn?.timer !== undefined) clearTimeout(turn.timer);
 			this.waiting.delete(file);
 			const previous = this.caches.get(file.path) ?? null;
 			this.caches.delete(file.path);
@@ -775,14 +790,35 @@ export class MetadataCache
 	private schedule(file: TFile): void {
 		this.resolved = false;
 		const existing = this.waiting.get(file);
-		if (existing !== undefined) clearTimeout(existing);
-		this.waiting.set(
-			file,
-			setTimeout(() => void this.reread(file), this.delayMs),
-		);
+		if (existing?.timer !== undefined) clearTimeout(existing.timer);
+		const turn: Turn = {};
+		turn.timer = setTimeout(() => {
+			turn.timer = undefined;
+			this.queue.push({ file, turn });
+			this.pump();
+		}, this.delayMs);
+		this.waiting.set(file, turn);
 	}
 
-	private async reread(file: TFile): Promise<void> {
+	/**
+	 * Starts queued reads while fewer than `MAX_CACHE_READS` are open: Obsidian's cache indexes a
+	 * large vault a bounded number of files at a time (it shows its progress), never every file
+	 * at once, which on 100,000 notes would pass the process's limit of open files.
+	 */
+	private pump(): void {
+		while (this.reading < MAX_CACHE_READS && this.queue.length > 0) {
+			const next = this.queue.shift();
+			if (next === undefined) break;
+			if (this.waiting.get(next.file) !== next.turn) continue;
+			this.reading += 1;
+			void this.reread(next.file, next.turn).finally(() => {
+				this.reading -= 1;
+				this.pump();
+			});
+		}
+	}
+
+	private async reread(file: TFile, turn: Turn): Promise<void> {
 		let text: string | null = null;
 		try {
 			// Obsidian's cache reads the file itself, not through the plugin-visible `vault.read`
@@ -791,6 +827,8 @@ export class MetadataCache
 		} catch {
 			text = null;
 		}
+		// A change while the note was read gave it a new turn: that read answers instead.
+		if (this.waiting.get(file) !== turn) return;
 		this.waiting.delete(file);
 		if (text !== null) {
 			if (this.computeCache !== null) {
