@@ -43,11 +43,18 @@ fn unread_after(what: &str) -> ToolError {
 /// Carries out what a call on the folder answered: nothing for a read or a preview; for an
 /// approved change, the steps core decided ([`apply_batch_on`], or the one move to the trash of a
 /// delete), then the index is refreshed. Returns the answer, as it holds now.
-pub fn carry_out(disk: &dyn Disk, folder: &mut FolderIndex, mut outcome: Outcome) -> Result<Value, ToolError> {
+/// `held`: the vault's lock, when the call took it before it planned (the batch's journal then
+/// takes its place).
+pub fn carry_out(
+    disk: &dyn Disk,
+    folder: &mut FolderIndex,
+    mut outcome: Outcome,
+    held: Option<&journal::VaultLock>,
+) -> Result<Value, ToolError> {
     match outcome.change.take() {
         None => {}
         Some(Change::Batch { batch, plan_hash }) => {
-            let journal = apply_batch_on(disk, folder.root(), &batch)?;
+            let journal = apply_batch_holding(disk, folder.root(), &batch, held)?;
             folder.plans.record_applied(&plan_hash);
             // Keeping the change for undo, and forgetting the one an undo consumed, come after
             // the change is whole: a failure there is logged, and the change stands.
@@ -129,10 +136,20 @@ fn check_folder(root: &Path, batch: &Batch) -> Result<Vec<String>, ToolError> {
 /// destination free, no symbolic link on the way); the journal is written before the first
 /// change; any failed step undoes the batch from the journal, the way recovery after a crash
 /// does, so one path is tested by both.
+#[cfg(test)]
 pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Journal, ToolError> {
+    apply_batch_holding(disk, root, batch, None)
+}
+
+/// [`apply_batch_on`], the vault's lock `held` by the call since before it planned (its journal
+/// goes in the lock's place), or taken here when `None`.
+pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Option<&journal::VaultLock>) -> Result<Journal, ToolError> {
     let made_folders = check_folder(root, batch)?;
     let journal = batch.journal(made_folders, std::process::id(), journal::now_unix_ms(), &journal::machine());
-    journal::begin(disk, root, &journal)?;
+    match held {
+        Some(held) => journal::begin_holding(disk, root, held, &journal)?,
+        None => journal::begin(disk, root, &journal)?,
+    }
     // Checked again holding the lock: a batch of another process that held it a moment ago may
     // have made a folder, or moved a file, since the first look. Then nothing is changed.
     match check_folder(root, batch) {
