@@ -630,6 +630,13 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
     // What the batch removed (last), put back first, unless a file is there again.
     for write in journal.writes.iter().filter(|write| write.kind == WriteKind::Remove) {
         let path = full(root, &write.path);
+        // Stopped with the file moved aside to be checked: it goes back (kept under
+        // `recovered/` if a file was saved at its place since and it differs from it).
+        let aside = full(root, &removal_aside(&write.path));
+        if exists_exactly(&aside) {
+            put_back(disk, root, &write.path, &aside, Expected::Bytes(write.before.as_bytes()))
+                .map_err(|error| failed(format!("putting back {}", write.path), error))?;
+        }
         if !path.exists() {
             make_parents(disk, root, &path).map_err(|error| failed(format!("recreating the folder of {}", write.path), error))?;
             // Put in place without replacing: a file saved there since the look is someone's.
@@ -951,6 +958,37 @@ fn put_back(disk: &dyn Disk, root: &Path, path: &str, aside: &Path, expected: Ex
         }
         other => other,
     }
+}
+
+/// The hidden name beside `path` where a file an undo removes is moved while it is checked
+/// (`<folder>/.<name>.vaultlink-remove.aside`); recovery puts back what it finds there.
+pub fn removal_aside(path: &str) -> String {
+    match path.rsplit_once('/') {
+        Some((folder, name)) => format!("{folder}/.{name}.vaultlink-remove.aside"),
+        None => format!(".{path}.vaultlink-remove.aside"),
+    }
+}
+
+/// Removes the file at `path` only if it holds `expected`, without losing a save another program
+/// makes meanwhile: the file is moved aside with a rename that never replaces, what was moved
+/// aside is checked, and it is removed only if it holds `expected`; otherwise it goes back (or,
+/// when a file was saved at `path` since, under `.vaultlink/recovered/`). A save by path after
+/// the move makes a new file at `path`, which is left. `Ok(false)` when the file was not there
+/// or held something else (it is kept).
+pub fn remove_if_holds(disk: &dyn Disk, root: &Path, path: &str, expected: &[u8]) -> std::io::Result<bool> {
+    let aside = full(root, &removal_aside(path));
+    match disk.rename_new(&full(root, path), &aside) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(error) => return Err(error),
+    }
+    if std::fs::read(&aside).is_ok_and(|held| held == expected) {
+        disk.remove_file(&aside)?;
+        return Ok(true);
+    }
+    // Saved before it was moved aside: the save goes back where it was.
+    put_back(disk, root, path, &aside, Expected::Bytes(expected))?;
+    Ok(false)
 }
 
 /// Who may read a file `create_file` makes.
