@@ -182,6 +182,13 @@ fn untrusted_hint(root: &Path) -> String {
 /// Writes the journal, sealed, before a batch's first change. Fails, changing nothing, when
 /// another journal is there.
 pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), ToolError> {
+    let bytes = take(disk, root, journal)?;
+    copy_for_tests(&bytes);
+    Ok(())
+}
+
+/// Takes the lock with `journal` in it (see [`begin`]); answers what was written.
+fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolError> {
     let path = journal_path(root);
     let folder = root.join(JOURNAL_FOLDER);
     if std::fs::symlink_metadata(&path).is_ok() {
@@ -257,8 +264,7 @@ pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), Tool
         }
         return Err(write_failed(error));
     }
-    copy_for_tests(&bytes);
-    Ok(())
+    Ok(bytes)
 }
 
 /// The vault's lock, held by a writing call from before it reads the folder to plan until its
@@ -298,8 +304,9 @@ impl VaultLock {
                 made_folders: Vec::new(),
                 change_id: format!("lock-{}", next_attempt()),
             };
-            match begin(disk, root, &journal) {
-                Ok(()) => return Ok(VaultLock { journal }),
+            // The lock alone is no batch's journal: not copied for the tests.
+            match take(disk, root, &journal) {
+                Ok(_) => return Ok(VaultLock { journal }),
                 Err(error) if error.code == ErrorCode::InterruptedChange.as_str() && !recovered => {
                     recovered = true;
                     recover_if_interrupted(root)?;
