@@ -366,6 +366,7 @@ export type StepFailure =
 	| { kind: "in_progress"; tool: string; pid: number }
 	| { kind: "interrupted"; tool: string; pid: number; vault: string }
 	| { kind: "untrusted"; reason: string; journal: string }
+	| { kind: "just_applied" }
 	| { kind: "journal_unwritable"; journal: string; why: string };
 
 /** The error a change ends with for `failure`, worded by core as the sidecar words it. */

@@ -16,6 +16,7 @@ import json
 import os
 import random
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -428,3 +429,92 @@ def test_two_processes_moving_at_once_never_mix(tmp_path, runtime_dir):
         assert left == [], left
         assert unresolved() == dangling, f"round {round_}: a link that resolved no longer does"
     assert outcomes["applied"] >= 6, outcomes
+
+
+# Two servers at once ------------------------------------------------------------------------
+
+# Rounds of the two-server test; raise it to soak (RELIABILITY.md, the soak run).
+TWO_SERVERS_ROUNDS = int(os.environ.get("VAULTLINK_TWO_SERVERS_ROUNDS", "8"))
+
+
+async def resolutions(session, notes):
+    """Each note's links in order, as the path each resolves to (None when it does not)."""
+    results = await asyncio.gather(*(session.call_tool("get_outgoing_links", {"path": note}) for note in notes))
+    found = {}
+    for note, result in zip(notes, results):
+        assert not result.is_error, (note, result.structured_content)
+        links = result.structured_content["links"]
+        found[note] = [link.get("resolved_path") for link in links]
+    return found
+
+
+def test_two_servers_moving_at_once_never_break_a_link(tmp_path, runtime_dir):
+    """Issue 21: two standalone `vaultlink mcp` servers on one vault, moving at once. One planned
+    from the other's half-applied batch (it read the folder while the other's journal was there)
+    or planned before it took the lock, so a batch that ended in between left a link its plan
+    never saw: both answered applied, and a link ended up broken (6 of 18 runs). Each round,
+    one server moves a note and the other moves a note that links to it, at once, through real
+    MCP clients; after it, every link that resolved before resolves to the same note (where the
+    round's moves took it), every move is applied whole or refused before any change
+    (`change_in_progress`, retryable), and no journal or lock is left. A third server, reading
+    only, checks."""
+    vault = generated_vault(tmp_path / "vault", notes=300)
+    rng = random.Random(21)
+    outcomes = {"applied": 0, "refused": 0, "links_checked": 0}
+
+    async def run():
+        async with stdio_client(params(vault, runtime_dir, "standalone"), errlog=open(os.devnull, "w")) as (read_a, write_a), \
+                stdio_client(params(vault, runtime_dir, "standalone"), errlog=open(os.devnull, "w")) as (read_b, write_b), \
+                stdio_client(params(vault, runtime_dir, "standalone"), errlog=open(os.devnull, "w")) as (read_c, write_c):
+            async with ClientSession(read_a, write_a) as first, ClientSession(read_b, write_b) as second, \
+                    ClientSession(read_c, write_c) as checker:
+                for session in (first, second, checker):
+                    await session.initialize()
+                before = await resolutions(checker, note_paths(vault))
+                for round_ in range(TWO_SERVERS_ROUNDS):
+                    # A note many link to, and a note linking to it: the second server's move
+                    # rewrites notes the first one's rewrites too, and moves one of them.
+                    linked = [note for note in before if sum(targets.count(note) for targets in before.values()) >= 2]
+                    target = rng.choice(linked)
+                    linking = rng.choice([note for note, targets in before.items() if target in targets and note != target])
+                    moves = [(target, f"moved/{round_}/{Path(target).name}"), (linking, f"moved/{round_}b/{Path(linking).name}")]
+                    results = await asyncio.gather(
+                        first.call_tool("move_note", {"from": moves[0][0], "to": moves[0][1], "dry_run": False}),
+                        second.call_tool("move_note", {"from": moves[1][0], "to": moves[1][1], "dry_run": False}))
+                    applied = {}
+                    for result, (source, destination) in zip(results, moves):
+                        answer = result.structured_content
+                        if result.is_error:
+                            outcomes["refused"] += 1
+                            assert answer["code"] == "change_in_progress" and answer["retryable"], answer
+                            assert (vault / source).exists() and not (vault / destination).exists(), answer
+                        else:
+                            outcomes["applied"] += 1
+                            assert answer["applied"] is True, answer
+                            assert not (vault / source).exists() and (vault / destination).exists(), answer
+                            applied[source] = destination
+                    left = sorted(path.name for path in (vault / ".vaultlink").glob("journal*")) if (vault / ".vaultlink").exists() else []
+                    assert left == [], f"round {round_}: {left}"
+                    where = lambda path: applied.get(path, path)  # noqa: E731
+                    expected = {where(note): [where(target) if target is not None else None for target in targets]
+                                for note, targets in before.items()}
+                    assert sorted(note_paths(vault)) == sorted(expected), f"round {round_}: the notes are not where the moves put them"
+                    # Every tenth round and the last, every note's links; else those a move could
+                    # break: the moved notes' and those of the notes linking to them (the names
+                    # are unique, so no other link can resolve elsewhere).
+                    whole = round_ % 10 == 9 or round_ == TWO_SERVERS_ROUNDS - 1
+                    checked = sorted(expected) if whole else sorted(
+                        {where(note) for note, targets in before.items() if any(source in targets for source, _ in moves)}
+                        | {where(source) for source, _ in moves})
+                    after = await resolutions(checker, checked)
+                    for note in checked:
+                        assert after[note] == expected[note], f"round {round_}: a link of {note} no longer resolves to the same note"
+                        outcomes["links_checked"] += sum(1 for target in expected[note] if target is not None)
+                    before = expected
+
+    started = time.monotonic()
+    asyncio.run(run())
+    minutes = (time.monotonic() - started) / 60
+    print(f"two servers: {TWO_SERVERS_ROUNDS} rounds in {minutes:.1f} min: {outcomes['applied']} moves applied, "
+          f"{outcomes['refused']} refused, {outcomes['links_checked']} resolved links checked, 0 broken")
+    assert outcomes["applied"] >= TWO_SERVERS_ROUNDS, outcomes

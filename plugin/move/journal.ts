@@ -10,8 +10,10 @@
 //! (`crates/core/src/journal.rs`), so that a journal that arrives with a vault from anywhere
 //! else is never acted on: recovery refuses any journal whose seal does not verify.
 
+import * as fs from "fs";
 import * as os from "os";
-import type { DataAdapter } from "obsidian";
+import * as path from "path";
+import { FileSystemAdapter, type DataAdapter } from "obsidian";
 import { journalKey } from "../state";
 import { openJournal, sealJournal, stepError, type Journal, type ToolError } from "../wasm";
 
@@ -61,24 +63,105 @@ async function openInVault(adapter: JournalAdapter): Promise<{ journal: Journal 
 
 /** Why a batch cannot start while a journal is there. */
 async function refusal(adapter: JournalAdapter): Promise<ToolError> {
+	// Gone since it was seen: the change that held the lock was just made.
+	if (!(await adapter.exists(JOURNAL_PATH))) return stepError({ kind: "just_applied" });
 	const opened = await openInVault(adapter);
 	if ("refusal" in opened) return stepError({ kind: "untrusted", reason: `${JOURNAL_PATH} was left alone: ${opened.refusal}`, journal: JOURNAL_PATH });
 	const { tool, pid } = opened.journal;
 	return stepError(processAlive(pid) ? { kind: "in_progress", tool, pid } : { kind: "interrupted", tool, pid, vault: "<vault folder>" });
 }
 
-/** Writes the journal before the batch's first change; a refusal, changing nothing, when one is there. */
+/** A number new to each attempt at the lock in this process, so that two attempts never share a file. */
+let attempts = 0;
+
+/** Errors of a filesystem that has no hard links (FAT, exFAT, some network ones). */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+
+/** Creates `file`, which must not exist, with `text`, synced; private, as the journal holds notes' texts. */
+function writeNew(file: string, text: string): void {
+	const fd = fs.openSync(file, "wx", 0o600);
+	try {
+		fs.writeSync(fd, text);
+		fs.fsyncSync(fd);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+function removeQuietly(file: string): void {
+	try {
+		fs.unlinkSync(file);
+	} catch {
+		// Gone already.
+	}
+}
+
+/**
+ * Takes the vault's lock, the journal file, in one step, as the sidecar does: the sealed journal
+ * is written whole under a name of this attempt's own (`journal.json.<pid>-<n>.lock`), then
+ * linked to `journal.json` with a hard link, which fails when anything is there (a journal of
+ * the sidecar's, or a lock it holds while it plans), so two batches starting at once never both
+ * hold it and no one sees a journal half written. Obsidian's adapter has no create that refuses
+ * to replace (its `write` replaces; its `rename` and `copy` check first), so this goes through
+ * Node's `fs` under the vault's folder, as the plugin is desktop only. On a filesystem without
+ * hard links the journal is created exclusively (`wx`) and then written. `"taken"`, `"held"`
+ * (by someone else), or the error.
+ */
+function takeLock(base: string, sealed: string): "taken" | "held" | Error {
+	const folder = path.join(base, JOURNAL_FOLDER);
+	const target = path.join(base, ...JOURNAL_PATH.split("/"));
+	for (let attempt = 0; ; attempt++) {
+		const own = path.join(folder, `journal.json.${process.pid}-${attempts++}.lock`);
+		try {
+			fs.mkdirSync(folder, { recursive: true });
+			writeNew(own, sealed);
+		} catch (error) {
+			removeQuietly(own);
+			// The folder was removed by a batch finishing a moment ago: made again.
+			if ((error as NodeJS.ErrnoException).code === "ENOENT" && attempt < 10) continue;
+			return error instanceof Error ? error : new Error(String(error));
+		}
+		try {
+			try {
+				fs.linkSync(own, target);
+			} catch (error) {
+				if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
+				writeNew(target, sealed);
+			}
+			return "taken";
+		} catch (error) {
+			return (error as NodeJS.ErrnoException).code === "EEXIST" ? "held" : error instanceof Error ? error : new Error(String(error));
+		} finally {
+			removeQuietly(own);
+		}
+	}
+}
+
+/** Writes the journal before the batch's first change, taking the vault's lock; a refusal, changing nothing, when one is there. */
 export async function beginJournal(adapter: JournalAdapter, journal: Journal): Promise<ToolError | null> {
 	if (await adapter.exists(JOURNAL_PATH)) return refusal(adapter);
-	let sealed: string | null = null;
+	const unwritable = (error: unknown) =>
+		stepError({ kind: "journal_unwritable", journal: JOURNAL_PATH, why: error instanceof Error ? error.message : String(error) });
+	let sealed: string;
 	try {
 		sealed = sealJournal(journalKey(), journal);
+	} catch (error) {
+		return unwritable(error);
+	}
+	if (adapter instanceof FileSystemAdapter) {
+		const taken = takeLock(adapter.getBasePath(), sealed);
+		if (taken === "held") return refusal(adapter);
+		return taken === "taken" ? null : unwritable(taken);
+	}
+	// No folder on disk (not a desktop vault, which the plugin is not made for): a check, then a
+	// write through the adapter, which cannot refuse to replace.
+	try {
 		if (!(await adapter.exists(JOURNAL_FOLDER))) await adapter.mkdir(JOURNAL_FOLDER);
 		await adapter.write(JOURNAL_PATH, sealed);
 	} catch (error) {
 		// Only what this batch wrote is taken back: a journal another batch wrote meanwhile stays.
 		await finishJournal(adapter, journal);
-		return stepError({ kind: "journal_unwritable", journal: JOURNAL_PATH, why: error instanceof Error ? error.message : String(error) });
+		return unwritable(error);
 	}
 	return null;
 }

@@ -24,8 +24,8 @@
 //! `VAULTLINK_HOST_CASE_INSENSITIVE=1` gives the vault a folder that ignores case, as on macOS
 //! and Windows (the double's `caseInsensitive` adapter).
 //!
-//! `VAULTLINK_HOST_JOURNAL_COPY=<file>` appends every journal the plugin writes to that file, one
-//! per line, as the sidecar's debug build does with `VAULTLINK_DEBUG_JOURNAL_COPY`, so a test can
+//! `VAULTLINK_HOST_JOURNAL_COPY=<file>` appends every journal the plugin writes to that file (as
+//! it takes the lock, and through the adapter), one per line, as the sidecar's debug build does with `VAULTLINK_DEBUG_JOURNAL_COPY`, so a test can
 //! hold the journals of both edges side by side.
 //!
 //! `VAULTLINK_HOST_HOLD_INDEX=1` makes every read of a note wait from the start until the host
@@ -150,6 +150,17 @@ function copyJournals(app: double.App, copy: string | undefined): void {
 	adapter.write = async (normalizedPath: string, data: string) => {
 		await write(normalizedPath, data);
 		if (normalizedPath === ".vaultlink/journal.json") fs.appendFileSync(copy, `${data}\n`);
+	};
+	// The plugin takes the lock with the journal through Node's `fs`, linking its own file to
+	// `journal.json` (move/journal.ts): the journal is copied as it is linked in place.
+	// The module itself (an import's namespace cannot be assigned to), which main.js requires too.
+	const nodeFs = require("fs") as typeof fs;
+	const link = nodeFs.linkSync.bind(nodeFs);
+	nodeFs.linkSync = (existing: fs.PathLike, target: fs.PathLike) => {
+		link(existing, target);
+		if (path.basename(String(target)) === "journal.json" && path.basename(path.dirname(String(target))) === ".vaultlink") {
+			fs.appendFileSync(copy, `${fs.readFileSync(existing, "utf8")}\n`);
+		}
 	};
 }
 

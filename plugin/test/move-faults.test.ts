@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
-import { JOURNAL_PATH, machineName } from "../move/journal";
+import { JOURNAL_PATH, beginJournal, finishJournal, machineName } from "../move/journal";
 import { journalKey } from "../state";
 import { runTool } from "../tools";
 import { contentHash, sealJournal, type ToolError, type ToolOutcome } from "../wasm";
@@ -291,3 +291,38 @@ if (process.env[KILL_CHILD] !== undefined) {
 		}
 	});
 }
+
+test("two batches taking the vault's lock at once: one holds it, the other is refused with change_in_progress and removes nothing of the winner's", async (t) => {
+	const { vaultDir, app } = await open(t);
+	const journal = (started: number) => ({ version: 2, pid: process.pid, tool: "move_note", started_unix_ms: started, machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "" });
+	for (let round = 0; round < 20; round++) {
+		// Both look for a journal before either has written one, as two batches starting at once do.
+		const results = await Promise.all([beginJournal(app.vault.adapter, journal(2 * round)), beginJournal(app.vault.adapter, journal(2 * round + 1))]);
+		const won = results.filter((result) => result === null).length;
+		assert.equal(won, 1, `round ${round}: ${JSON.stringify(results)}`);
+		const lost = results.find((result) => result !== null);
+		assert.equal(lost?.code, "change_in_progress", JSON.stringify(lost));
+		assert.equal(lost?.retryable, true);
+		const held = (JSON.parse(fs.readFileSync(path.join(vaultDir, JOURNAL_PATH), "utf8")) as { journal: { started_unix_ms: number } }).journal;
+		const winner = results[0] === null ? 2 * round : 2 * round + 1;
+		assert.equal(held.started_unix_ms, winner, "the journal in place is the winner's, whole");
+		assert.deepEqual(fs.readdirSync(path.join(vaultDir, ".vaultlink")), ["journal.json"], "no attempt's own file is left");
+		await finishJournal(app.vault.adapter, journal(winner));
+		assert.equal(fs.existsSync(path.join(vaultDir, JOURNAL_PATH)), false);
+	}
+});
+
+test("a batch is refused while another live process holds the vault's lock (a sidecar planning or applying)", async (t) => {
+	const { vaultDir, host } = await open(t);
+	const sidecar = spawn("sleep", ["30"]);
+	t.after(() => sidecar.kill());
+	assert.ok(sidecar.pid !== undefined);
+	fs.mkdirSync(path.join(vaultDir, ".vaultlink"));
+	const lock = { version: 2, pid: sidecar.pid, tool: "move_note", started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "lock-0" };
+	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealJournal(journalKey(), lock));
+	const before = snapshotVault(vaultDir);
+	const error = errorOf(await runTool(host, "move_note", MOVE));
+	assert.equal(error.code, "change_in_progress");
+	assert.equal(error.retryable, true);
+	assert.deepEqual(snapshotVault(vaultDir), before, "nothing changed, the lock left to its holder");
+});

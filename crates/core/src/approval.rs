@@ -101,7 +101,15 @@ pub fn decide_plan(plan_hash: &str, approval: &PlanApproval, history: &PlanHisto
             ApprovalError::UnknownHash
         });
     }
-    Ok(approval.dry_run == Some(false) || (approval.dry_run.is_none() && approval.approved_plan_hash.is_some()))
+    Ok(approval.asks_to_apply())
+}
+
+impl PlanApproval {
+    /// Whether the caller asks for the change to be made (and not only previewed): `dry_run:
+    /// false`, or an approved plan hash without `dry_run`.
+    pub fn asks_to_apply(&self) -> bool {
+        self.dry_run == Some(false) || (self.dry_run.is_none() && self.approved_plan_hash.is_some())
+    }
 }
 
 #[cfg(test)]

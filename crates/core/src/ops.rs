@@ -88,6 +88,27 @@ impl Request {
                 | Request::UndoChange(_)
         )
     }
+
+    /// Whether the call asks for a change to be made, not previewed: a writing operation whose
+    /// arguments apply its plan (`dry_run: false`, or an approved plan hash) or confirm its
+    /// delete. An edge takes the vault's lock before it plans such a call, and holds it until
+    /// the change is made; a preview plans as a read does.
+    pub fn asks_to_apply(&self) -> bool {
+        use crate::approval::PlanApproval;
+        let approval = |dry_run: Option<bool>, approved: &Option<String>| {
+            PlanApproval { dry_run, approved_plan_hash: approved.clone() }.asks_to_apply()
+        };
+        match self {
+            Request::MoveNote(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
+            Request::RewriteLink(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
+            Request::UpdateProperties(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
+            Request::BulkMoveNotes(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
+            Request::CommitWikiPage(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
+            Request::UndoChange(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
+            Request::DeleteNote(arguments) => arguments.confirm || arguments.approved_plan_hash.is_some(),
+            _ => false,
+        }
+    }
 }
 
 /// What a call answers, and what the edge must carry out first when the call changes the vault.

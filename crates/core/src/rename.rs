@@ -170,6 +170,10 @@ pub enum MoveError {
     InvalidBulk {
         detail: String,
     },
+    /// The plan's new link text would pass [`MAX_PLAN_TEXT_BYTES`]: refused as it is made.
+    PlanTooLarge {
+        detail: String,
+    },
 }
 
 impl Failure for MoveError {
@@ -186,6 +190,7 @@ impl Failure for MoveError {
             MoveError::SamePath { .. } => ErrorCode::InvalidArguments,
             MoveError::InvalidRewrite { .. } => ErrorCode::InvalidArguments,
             MoveError::InvalidBulk { .. } => ErrorCode::InvalidArguments,
+            MoveError::PlanTooLarge { .. } => ErrorCode::TooLarge,
         }
     }
 
@@ -208,6 +213,7 @@ impl Failure for MoveError {
             MoveError::SamePath { path } => format!("`from` and `to` both name `{path}`: there is nothing to move"),
             MoveError::InvalidRewrite { detail } => format!("{detail}; nothing was planned"),
             MoveError::InvalidBulk { detail } => format!("{detail}; nothing was planned"),
+            MoveError::PlanTooLarge { detail } => format!("{detail}; nothing was planned"),
         }
     }
 
@@ -233,6 +239,9 @@ impl Failure for MoveError {
             }
             MoveError::InvalidBulk { .. } => {
                 "Move each file once, each to its own place; to swap two names, move one of them to a free name first, in a batch of its own."
+            }
+            MoveError::PlanTooLarge { .. } => {
+                "Nothing was changed. Choose a shorter path or target (the links' new text is what grows), or make the change in several smaller ones (a folder's notes in parts, a rewrite note by note)."
             }
         }
     }
@@ -260,10 +269,10 @@ pub fn content_hash(text: &str) -> String {
 pub const MAX_NAME_BYTES: usize = 255;
 /// The most bytes of a link target `rewrite_link` writes (a path of many names).
 pub const MAX_TARGET_BYTES: usize = 4096;
-/// The most bytes of new link text one `rewrite_link` plan holds (each link's new target, and
-/// the link as the answer shows it): a plan grows with links × the target's length (20,000
-/// links to a 4 KiB target would be 160 MiB before the proof and the answer copy it again), so
-/// past this it is refused as it is made, before it grows further.
+/// The most bytes of new link text one `rewrite_link` or move plan holds (each link's new
+/// target, and the link as the answer shows it): a plan grows with links × the target's length
+/// (20,000 links to a 4 KiB target would be 160 MiB before the proof and the answer copy it
+/// again), so past this it is refused as it is made, before it grows further.
 pub const MAX_PLAN_TEXT_BYTES: usize = 32 << 20;
 
 /// Characters a path segment cannot hold and still be linked to.
@@ -864,6 +873,8 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
     // The notes come in path order, as `texts` keeps them: each text is found by walking along
     // `texts` rather than searching it.
     let mut walk = texts.iter().peekable();
+    // The bytes of new link text planned so far, held to MAX_PLAN_TEXT_BYTES as for a rewrite.
+    let mut planned_bytes = 0;
     for (source, run) in &candidates.notes {
         let (source, candidates) = (*source, &candidates.indexes[run.clone()]);
         while walk.next_if(|(path, _)| path.as_str() < source).is_some() {}
@@ -906,6 +917,17 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
             };
             let replacement = planner.rewrite_target(source, new_source, text, link, expected)?;
             let after_text = link_with_target(text, link, &replacement);
+            planned_bytes += replacement.len() + after_text.len();
+            if planned_bytes > MAX_PLAN_TEXT_BYTES {
+                return Err(MoveError::PlanTooLarge {
+                    detail: format!(
+                        "this move would hold more than {} MiB of new link text (past it at link {} of `{source}`, {} notes in)",
+                        MAX_PLAN_TEXT_BYTES >> 20,
+                        edits.len() + 1,
+                        notes.len() + 1
+                    ),
+                });
+            }
             edits.push(TextEdit { span: link.target_span, replacement });
             changes.push(LinkChange {
                 note: source.to_owned(),
@@ -1594,11 +1616,13 @@ pub fn plan_rewrite_link(
             planned_bytes += replacement.len() + after.len();
             if planned_bytes > MAX_PLAN_TEXT_BYTES {
                 let links: usize = edits.values().map(Vec::len).sum::<usize>() + 1;
-                return invalid(format!(
-                    "rewriting these links to a target of {} bytes would hold more than {} MiB of new link text (past it at link {links})",
-                    to_target.len(),
-                    MAX_PLAN_TEXT_BYTES >> 20
-                ));
+                return Err(MoveError::PlanTooLarge {
+                    detail: format!(
+                        "rewriting these links to a target of {} bytes would hold more than {} MiB of new link text (past it at link {links})",
+                        to_target.len(),
+                        MAX_PLAN_TEXT_BYTES >> 20
+                    ),
+                });
             }
             edits.entry(source.clone()).or_default().push((
                 TextEdit { span: link.target_span, replacement },

@@ -36,6 +36,10 @@ pub enum StepError {
     JustApplied,
     /// The journal could not be written (`why`); `journal` names the file.
     JournalUnwritable { journal: String, why: String },
+    /// Another process's change (`tool` by process `pid`, when its journal could be read) was
+    /// still being made after `waited_s` seconds of waiting, so the vault was not read: a call
+    /// never answers from a change half made.
+    Busy { tool: Option<String>, pid: Option<u32>, waited_s: u64 },
 }
 
 const RECOVER_HINT: &str = "Run `vaultlink recover <vault folder>` to undo the rest from the journal the change left in .vaultlink (or put the files named here right by hand), then preview the change again.";
@@ -103,6 +107,18 @@ impl StepError {
             ),
             StepError::JustApplied => {
                 CallError::new(ChangeInProgress, "another change to this vault was just applied; nothing was changed", "Preview the change again.", true)
+            }
+            StepError::Busy { tool, pid, waited_s } => {
+                let who = match (tool, pid) {
+                    (Some(tool), Some(pid)) => format!("{tool} by process {pid}"),
+                    _ => "its journal is still being written".to_owned(),
+                };
+                CallError::new(
+                    ChangeInProgress,
+                    format!("another change to this vault ({who}) was still being made after {waited_s} s of waiting; the vault was not read, so that no answer comes from a change half made"),
+                    "Call again in a moment, once that change is made; if it never ends, the process making it is stuck: stop it, then call again (the next call undoes what it left half made).",
+                    true,
+                )
             }
             StepError::JournalUnwritable { journal, why } => {
                 CallError::new(WriteFailed, format!("writing the journal {journal} failed ({why}); nothing was changed"), PERMISSIONS_HINT, true)

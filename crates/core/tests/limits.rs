@@ -7,7 +7,7 @@ use serde_json::json;
 use vaultlink_core::error::{ErrorCode, Failure};
 use vaultlink_core::index::IndexConfig;
 use vaultlink_core::parameters::check;
-use vaultlink_core::rename::{plan_rewrite_link, MovePlan, MAX_PLAN_TEXT_BYTES, MAX_TARGET_BYTES};
+use vaultlink_core::rename::{plan_move, plan_rewrite_link, MovePlan, MAX_PLAN_TEXT_BYTES, MAX_TARGET_BYTES};
 use vaultlink_core::Vault;
 
 /// A target of `bytes` bytes, in names of 200 bytes (each under the 255 a name may have).
@@ -23,10 +23,15 @@ fn long_target(bytes: usize) -> String {
 
 /// `notes` notes of `links` links to `Old` each, and `Old` itself.
 fn vault_of_links(notes: usize, links: usize) -> (Vault, std::collections::BTreeMap<String, String>) {
+    vault_of("[[Old]] ", notes, links)
+}
+
+/// `notes` notes of `links` times `link` each, and `Old.md`.
+fn vault_of(link: &str, notes: usize, links: usize) -> (Vault, std::collections::BTreeMap<String, String>) {
     let mut vault = Vault::new(IndexConfig::obsidian_defaults());
     let mut texts = std::collections::BTreeMap::new();
     for note in 0..notes {
-        let text = "[[Old]] ".repeat(links);
+        let text = link.repeat(links);
         vault.upsert(&format!("N{note}.md"), &text);
         texts.insert(format!("N{note}.md"), text);
     }
@@ -70,7 +75,7 @@ fn a_plan_of_a_long_target_over_many_links_stays_bounded() {
     // the bound, not after it holds all of it.
     let (vault, texts) = vault_of_links(20, 1000);
     let error = plan_rewrite_link(&vault, "Old", &target, &texts).expect_err("refused");
-    assert_eq!(error.code(), ErrorCode::InvalidArguments);
+    assert_eq!(error.code(), ErrorCode::TooLarge);
     let message = error.message();
     assert!(message.contains("more than 32 MiB of new link text"), "{message}");
     let at: usize =
@@ -84,6 +89,34 @@ fn a_plan_of_a_long_target_over_many_links_stays_bounded() {
     // Under the bound, a plan is made, and what it holds is counted within it.
     let (vault, texts) = vault_of_links(2, 1000);
     let plan = plan_rewrite_link(&vault, "Old", &target, &texts).expect("planned");
+    assert_eq!(plan.changes.len(), 2000);
+    let bytes = plan_text_bytes(&plan);
+    assert!(bytes >= 2000 * per_link && bytes <= MAX_PLAN_TEXT_BYTES, "{bytes} bytes");
+}
+
+/// Issue 21: `move_note`'s plan had no bound, where `rewrite_link`'s had. A note moved to a long
+/// path rewrites every Markdown link to it (a wikilink by name still resolves and is left), each
+/// holding the new path twice: refused with `too_large` as the plan is made, at the first link
+/// past the bound, not once it holds all 20,000.
+#[test]
+fn a_move_whose_plan_would_pass_the_bound_is_refused_as_it_is_made() {
+    let to = format!("{}.md", long_target(MAX_TARGET_BYTES - 3));
+    let (vault, texts) = vault_of("[x](Old.md) ", 20, 1000);
+    let error = plan_move(&vault, "Old.md", &to, &texts).expect_err("refused");
+    assert_eq!(error.code(), ErrorCode::TooLarge);
+    let message = error.message();
+    assert!(message.contains("more than 32 MiB of new link text") && message.contains("nothing was planned"), "{message}");
+    assert!(error.hint().contains("shorter path"), "{}", error.hint());
+    let at: usize = message.split("at link ").nth(1).and_then(|rest| rest.split(' ').next()).and_then(|n| n.parse().ok()).unwrap();
+    let notes_in: usize = message.rsplit(", ").next().and_then(|rest| rest.split(' ').next()).and_then(|n| n.parse().ok()).unwrap();
+    // Each link holds the path twice (the edit, and the link in the answer).
+    let per_link = 2 * to.len() + "[x]()".len();
+    let links = (notes_in - 1) * 1000 + at;
+    assert!(links * per_link > MAX_PLAN_TEXT_BYTES && links * per_link <= MAX_PLAN_TEXT_BYTES + 2 * per_link, "stopped at link {links}");
+
+    // Under the bound, the move is planned, and what it holds is counted within it.
+    let (vault, texts) = vault_of("[x](Old.md) ", 2, 1000);
+    let plan = plan_move(&vault, "Old.md", &to, &texts).expect("planned");
     assert_eq!(plan.changes.len(), 2000);
     let bytes = plan_text_bytes(&plan);
     assert!(bytes >= 2000 * per_link && bytes <= MAX_PLAN_TEXT_BYTES, "{bytes} bytes");

@@ -28,6 +28,21 @@ fn write_failed(what: String) -> ToolError {
     StepError::Failed { what }.error().into()
 }
 
+/// An undo whose file to remove (one the change created) was saved over since: it is kept, and
+/// the undo is refused as core words it.
+fn undo_refused(batch: &Batch, path: &str) -> ToolError {
+    // The kept change's name is `<folder>/<ms>-<change_id>.json`.
+    let change_id = batch
+        .forget
+        .as_deref()
+        .and_then(|name| name.rsplit('/').next())
+        .and_then(|name| name.strip_suffix(".json"))
+        .and_then(|name| name.split_once('-'))
+        .map(|(_, id)| id.to_owned())
+        .unwrap_or_default();
+    vaultlink_core::error::CallError::of(&vaultlink_core::history::UndoError::Edited { change_id, notes: vec![path.to_owned()] }).into()
+}
+
 /// A change that was carried out whole, after which the folder could not be read again. It is
 /// not `write_failed`, whose wording says everything was undone: here nothing was, and the agent
 /// must not apply the change a second time.
@@ -43,11 +58,18 @@ fn unread_after(what: &str) -> ToolError {
 /// Carries out what a call on the folder answered: nothing for a read or a preview; for an
 /// approved change, the steps core decided ([`apply_batch_on`], or the one move to the trash of a
 /// delete), then the index is refreshed. Returns the answer, as it holds now.
-pub fn carry_out(disk: &dyn Disk, folder: &mut FolderIndex, mut outcome: Outcome) -> Result<Value, ToolError> {
+/// `held`: the vault's lock, when the call took it before it planned (the batch's journal then
+/// takes its place).
+pub fn carry_out(
+    disk: &dyn Disk,
+    folder: &mut FolderIndex,
+    mut outcome: Outcome,
+    held: Option<&journal::VaultLock>,
+) -> Result<Value, ToolError> {
     match outcome.change.take() {
         None => {}
         Some(Change::Batch { batch, plan_hash }) => {
-            let journal = apply_batch_on(disk, folder.root(), &batch)?;
+            let journal = apply_batch_holding(disk, folder.root(), &batch, held)?;
             folder.plans.record_applied(&plan_hash);
             // Keeping the change for undo, and forgetting the one an undo consumed, come after
             // the change is whole: a failure there is logged, and the change stands.
@@ -129,10 +151,20 @@ fn check_folder(root: &Path, batch: &Batch) -> Result<Vec<String>, ToolError> {
 /// destination free, no symbolic link on the way); the journal is written before the first
 /// change; any failed step undoes the batch from the journal, the way recovery after a crash
 /// does, so one path is tested by both.
+#[cfg(test)]
 pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Journal, ToolError> {
+    apply_batch_holding(disk, root, batch, None)
+}
+
+/// [`apply_batch_on`], the vault's lock `held` by the call since before it planned (its journal
+/// goes in the lock's place), or taken here when `None`.
+pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Option<&journal::VaultLock>) -> Result<Journal, ToolError> {
     let made_folders = check_folder(root, batch)?;
     let journal = batch.journal(made_folders, std::process::id(), journal::now_unix_ms(), &journal::machine());
-    journal::begin(disk, root, &journal)?;
+    match held {
+        Some(held) => journal::begin_holding(disk, root, held, &journal)?,
+        None => journal::begin(disk, root, &journal)?,
+    }
     // Checked again holding the lock: a batch of another process that held it a moment ago may
     // have made a folder, or moved a file, since the first look. Then nothing is changed.
     match check_folder(root, batch) {
@@ -196,12 +228,15 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Jou
             moved.map_err(|error| format!("moving {} failed: {error}", file_move.from))?;
         }
         for remove in &batch.removes {
-            let path = root.join(&remove.path);
-            if fs::read(&path).ok().as_deref() != Some(remove.before.as_bytes()) {
+            // Moved aside first (a rename that never replaces), then what was moved aside is
+            // checked and removed only if it is what the change created: a save by path after
+            // the move makes a new file, which stays; a save before it is put back.
+            let kept = journal::remove_if_holds(disk, root, &remove.path, remove.before.as_bytes())
+                .map_err(|error| format!("removing {} failed: {error}", remove.path))?;
+            if !kept {
                 removed_meanwhile = Some(remove.path.clone());
                 return Err(format!("`{}` changed while the batch was being written", remove.path));
             }
-            disk.remove_file(&path).map_err(|error| format!("removing {} failed: {error}", remove.path))?;
         }
         // The last look before the commit: every note the batch wrote or created holds what it
         // wrote, where the moves took it. One saved over since is someone's, and the batch is
@@ -236,7 +271,7 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Jou
         }
         return Err(match undone {
             Ok(_) if edited_meanwhile.is_some() => concurrent(edited_meanwhile.as_deref().unwrap_or_default()),
-            Ok(_) if removed_meanwhile.is_some() => concurrent(removed_meanwhile.as_deref().unwrap_or_default()),
+            Ok(_) if removed_meanwhile.is_some() => undo_refused(batch, removed_meanwhile.as_deref().unwrap_or_default()),
             Ok(_) => write_failed(what),
             Err(undo) => {
                 journal::abandon(disk, root, &journal);
@@ -1037,6 +1072,77 @@ mod tests {
             }
         }
         assert!(steps.is_some_and(|steps| steps >= 4), "the undo takes several steps: {steps:?}");
+    }
+
+    /// Issue 21: `undo_change` removed a file its change created by reading it, checking it and
+    /// removing it, so a save between the check and the removal was lost. The file is now moved
+    /// aside (a rename that never replaces), and what was moved aside is checked and removed only
+    /// if it is what the change created.
+    #[test]
+    fn a_save_while_an_undo_removes_the_page_it_created_is_never_lost() {
+        let files: &[(&str, &str)] = &[("Graph.md", "# Graph\n")];
+        let commit = json!({"page": {"path": "wiki/Forest", "body": "# Forest\n[[Graph]]\n"}, "dry_run": false});
+        let undo = |disk: &dyn Disk, index: &mut FolderIndex| {
+            crate::tools::run_on_folder_with(disk, index, "undo_change", &json!({"dry_run": false}), &Progress::none())
+        };
+        let is_page = |path: &Path| path.file_name().is_some_and(|name| name.to_string_lossy().contains("Forest.md"));
+
+        // Saved between the check and the removal: by path, so a new file, which stays.
+        let (dir, mut index) = vault(files);
+        crate::tools::run_on_folder_with(&RealDisk, &mut index, "commit_wiki_page", &commit, &Progress::none()).unwrap();
+        let page = dir.path().join("wiki/Forest.md");
+        let saved = std::cell::Cell::new(false);
+        let disk = Hooked(|operation: &str, path: &Path| {
+            if operation == "remove_file" && is_page(path) && !saved.get() {
+                saved.set(true);
+                fs::write(&page, "saved meanwhile\n").unwrap();
+            }
+        });
+        let outcome = undo(&disk, &mut index);
+        assert!(saved.get(), "the save was made");
+        assert_eq!(fs::read_to_string(&page).ok().as_deref(), Some("saved meanwhile\n"), "the save is kept: {outcome:?}");
+        assert!(outcome.is_ok(), "the page the change created is removed; the save came after: {outcome:?}");
+        assert!(fs::read_dir(page.parent().unwrap())
+            .unwrap()
+            .flatten()
+            .all(|entry| !entry.file_name().to_string_lossy().contains("aside")));
+
+        // Saved just before it is moved aside: the check finds the save, which goes back in
+        // place; the undo is refused and the change stays kept.
+        let (dir, mut index) = vault(files);
+        crate::tools::run_on_folder_with(&RealDisk, &mut index, "commit_wiki_page", &commit, &Progress::none()).unwrap();
+        let page = dir.path().join("wiki/Forest.md");
+        let disk = Hooked(|operation: &str, path: &Path| {
+            if operation == "rename_new" && path.to_string_lossy().ends_with(".vaultlink-remove.aside") {
+                fs::write(&page, "saved before\n").unwrap();
+            }
+        });
+        let refusal = undo(&disk, &mut index).unwrap_err();
+        assert_eq!(refusal.code, "undo_refused", "{refusal:?}");
+        assert!(refusal.message.contains("wiki/Forest.md"), "{}", refusal.message);
+        assert_eq!(fs::read_to_string(&page).unwrap(), "saved before\n");
+        assert_eq!(crate::history::kept_changes(index.root()).len(), 1, "the change is still kept");
+        assert!(!index.root().join(".vaultlink/journal.json").exists());
+
+        // Stopped with the page moved aside (a kill): recovery puts it back.
+        let (dir, mut index) = vault(files);
+        crate::tools::run_on_folder_with(&RealDisk, &mut index, "commit_wiki_page", &commit, &Progress::none()).unwrap();
+        let committed = snapshot(dir.path());
+        let page = dir.path().join("wiki/Forest.md");
+        let root = index.root().to_owned();
+        let stop = Hooked(|operation: &str, path: &Path| {
+            if operation == "remove_file" && path.to_string_lossy().ends_with(".vaultlink-remove.aside") {
+                // As if killed here: the journal stays, and recovery finds the page aside.
+                journal::recover(&RealDisk, &root).unwrap();
+                panic!("stopped");
+            }
+        });
+        let stopped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| undo(&stop, &mut index)));
+        assert!(stopped.is_err(), "the undo was stopped with the page aside");
+        assert_eq!(fs::read_to_string(&page).unwrap(), "# Forest\n[[Graph]]\n", "recovery put the page back");
+        let now: Vec<(String, Vec<u8>)> = snapshot(dir.path()).into_iter().filter(|(path, _)| !path.starts_with(".vaultlink")).collect();
+        let before: Vec<(String, Vec<u8>)> = committed.into_iter().filter(|(path, _)| !path.starts_with(".vaultlink")).collect();
+        assert_eq!(now, before, "the vault is as the change left it");
     }
 
     /// A swap of two names (a bulk move's cycle, through a third name) on a disk that fails at

@@ -182,6 +182,13 @@ fn untrusted_hint(root: &Path) -> String {
 /// Writes the journal, sealed, before a batch's first change. Fails, changing nothing, when
 /// another journal is there.
 pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), ToolError> {
+    let bytes = take(disk, root, journal)?;
+    copy_for_tests(&bytes);
+    Ok(())
+}
+
+/// Takes the lock with `journal` in it (see [`begin`]); answers what was written.
+fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolError> {
     let path = journal_path(root);
     let folder = root.join(JOURNAL_FOLDER);
     if std::fs::symlink_metadata(&path).is_ok() {
@@ -257,7 +264,167 @@ pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), Tool
         }
         return Err(write_failed(error));
     }
+    Ok(bytes)
+}
+
+/// The vault's lock, held by a writing call from before it reads the folder to plan until its
+/// change is made: the journal file, holding a journal of no steps (the tool, this process, when)
+/// while the call plans. No other process (a second server, a command, the plugin) changes the
+/// vault meanwhile, so the plan is made on a vault no one else is changing, and every reader
+/// waits (see [`wait_for_changes`]). Once planned, [`begin_holding`] puts the batch's journal in
+/// its place; a call that changes nothing gives the lock back with [`VaultLock::release`].
+#[derive(Debug)]
+pub struct VaultLock {
+    journal: Journal,
+}
+
+impl VaultLock {
+    /// Takes the lock, waiting up to `wait` for another process's change to end (with a progress
+    /// step now and then); `change_in_progress` after that. A journal a gone process left is
+    /// recovered first (as the next read would).
+    pub fn take(
+        disk: &dyn Disk,
+        root: &Path,
+        tool: &str,
+        wait: std::time::Duration,
+        progress: &crate::progress::Progress,
+    ) -> Result<VaultLock, ToolError> {
+        let started = std::time::Instant::now();
+        let mut said = None::<std::time::Instant>;
+        let mut recovered = false;
+        loop {
+            let journal = Journal {
+                version: format::VERSION,
+                pid: std::process::id(),
+                tool: tool.to_owned(),
+                started_unix_ms: now_unix_ms(),
+                machine: machine(),
+                writes: Vec::new(),
+                moves: Vec::new(),
+                made_folders: Vec::new(),
+                change_id: format!("lock-{}", next_attempt()),
+            };
+            // The lock alone is no batch's journal: not copied for the tests.
+            match take(disk, root, &journal) {
+                Ok(_) => return Ok(VaultLock { journal }),
+                Err(error) if error.code == ErrorCode::InterruptedChange.as_str() && !recovered => {
+                    recovered = true;
+                    recover_if_interrupted(root)?;
+                }
+                Err(error) if error.code == ErrorCode::ChangeInProgress.as_str() && started.elapsed() < wait => {
+                    if said.is_none_or(|at| at.elapsed() >= PROGRESS_EVERY) {
+                        said = Some(std::time::Instant::now());
+                        progress.step(format!(
+                            "{}; waiting for it ({} of at most {} s)",
+                            error.message.trim_end_matches("; nothing was changed"),
+                            started.elapsed().as_secs(),
+                            wait.as_secs()
+                        ));
+                    }
+                    std::thread::sleep(POLL);
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    /// Gives the lock back, if it is still the lock and not a batch's journal (a batch removes
+    /// its own journal when it is made or undone).
+    pub fn release(&self, disk: &dyn Disk, root: &Path) {
+        if let Found::Ours(found) = find(root) {
+            if same_batch(&found, &self.journal) {
+                if let Err(error) = finish(disk, root, &self.journal) {
+                    tracing::warn!("releasing the vault's lock failed: {error}");
+                }
+            }
+        }
+    }
+}
+
+/// Puts the journal of `journal`'s batch in the place of the lock `held`, before the batch's
+/// first change: written whole under a name of its own, synced, and renamed over the lock (the
+/// lock is this call's, so nothing else can be there). Fails, changing nothing, when the lock is
+/// no longer this call's.
+pub fn begin_holding(disk: &dyn Disk, root: &Path, held: &VaultLock, journal: &Journal) -> Result<(), ToolError> {
+    let path = journal_path(root);
+    match find(root) {
+        Found::Ours(found) if same_batch(&found, &held.journal) && found.pid == held.journal.pid => {}
+        other => return Err(interrupted(root, &other)),
+    }
+    let key = crate::state::journal_key().map_err(|error| {
+        ToolError::new(ErrorCode::WriteFailed, format!("{error}; nothing was changed"), "Fix what the message names, then try again.", true)
+    })?;
+    let bytes = format::seal(&key, journal);
+    let own = root.join(JOURNAL_FOLDER).join(format!("{JOURNAL_FILE}.{}-{}.lock", std::process::id(), next_attempt()));
+    write_atomically(disk, &path, &own, bytes.as_bytes()).and_then(|()| disk.sync_dir(&root.join(JOURNAL_FOLDER))).map_err(
+        |error| -> ToolError {
+            StepError::JournalUnwritable { journal: path.display().to_string(), why: error.to_string() }.error().into()
+        },
+    )?;
     copy_for_tests(&bytes);
+    Ok(())
+}
+
+/// How often a call waiting for another process's change looks again, and says so.
+const POLL: std::time::Duration = std::time::Duration::from_millis(25);
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long a call waits for another process's change to the vault before it answers
+/// `change_in_progress`.
+pub const WAIT_FOR_CHANGE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Another process's change being made in the vault now: its journal (or lock) is there, and
+/// its process lives; `None` when nothing is in flight (a journal of a gone process, or one not
+/// ours, is recovery's or the user's business, not a change in flight).
+fn in_flight(root: &Path) -> Option<(Option<String>, Option<u32>)> {
+    match find(root) {
+        Found::Ours(journal) if journal.pid != std::process::id() && process_alive(journal.pid) => {
+            Some((Some(journal.tool), Some(journal.pid)))
+        }
+        Found::Refused { young: true, .. } => Some((None, None)),
+        _ => None,
+    }
+}
+
+/// What the journal's folder looks like: it changes whenever a journal (or the lock) is made,
+/// replaced or removed in it.
+pub fn lock_stamp(root: &Path) -> Option<(Option<std::time::SystemTime>, u64, u64)> {
+    let meta = std::fs::symlink_metadata(root.join(JOURNAL_FOLDER)).ok()?;
+    #[cfg(unix)]
+    let (inode, changed) = {
+        use std::os::unix::fs::MetadataExt;
+        (meta.ino(), (meta.ctime() as u64).wrapping_mul(1_000_000_000).wrapping_add(meta.ctime_nsec() as u64))
+    };
+    #[cfg(not(unix))]
+    let (inode, changed) = (0, meta.len());
+    Some((meta.modified().ok(), inode, changed))
+}
+
+/// Waits, up to `wait`, while another process's change is being made in the vault (a second
+/// server's, a command's, the plugin's: they share the journal file), reporting progress now and
+/// then; `change_in_progress` when it is still being made after that. A reading call (or a
+/// preview) calls this before it reads the folder, so it never reads a change half made.
+pub fn wait_for_changes(root: &Path, wait: std::time::Duration, progress: &crate::progress::Progress) -> Result<(), ToolError> {
+    let started = std::time::Instant::now();
+    let mut said = None::<std::time::Instant>;
+    while let Some((tool, pid)) = in_flight(root) {
+        if started.elapsed() >= wait {
+            return Err(StepError::Busy { tool, pid, waited_s: started.elapsed().as_secs() }.error().into());
+        }
+        if said.is_none_or(|at| at.elapsed() >= PROGRESS_EVERY) {
+            said = Some(std::time::Instant::now());
+            let who = match (&tool, pid) {
+                (Some(tool), Some(pid)) => format!("{tool} by process {pid}"),
+                _ => "a change starting".to_owned(),
+            };
+            progress.step(format!(
+                "another change to the vault is being made ({who}); waiting for it before reading ({} of at most {} s)",
+                started.elapsed().as_secs(),
+                wait.as_secs()
+            ));
+        }
+        std::thread::sleep(POLL);
+    }
     Ok(())
 }
 
@@ -470,6 +637,13 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
     // What the batch removed (last), put back first, unless a file is there again.
     for write in journal.writes.iter().filter(|write| write.kind == WriteKind::Remove) {
         let path = full(root, &write.path);
+        // Stopped with the file moved aside to be checked: it goes back (kept under
+        // `recovered/` if a file was saved at its place since and it differs from it).
+        let aside = full(root, &removal_aside(&write.path));
+        if exists_exactly(&aside) {
+            put_back(disk, root, &write.path, &aside, Expected::Bytes(write.before.as_bytes()))
+                .map_err(|error| failed(format!("putting back {}", write.path), error))?;
+        }
         if !path.exists() {
             make_parents(disk, root, &path).map_err(|error| failed(format!("recreating the folder of {}", write.path), error))?;
             // Put in place without replacing: a file saved there since the look is someone's.
@@ -791,6 +965,37 @@ fn put_back(disk: &dyn Disk, root: &Path, path: &str, aside: &Path, expected: Ex
         }
         other => other,
     }
+}
+
+/// The hidden name beside `path` where a file an undo removes is moved while it is checked
+/// (`<folder>/.<name>.vaultlink-remove.aside`); recovery puts back what it finds there.
+pub fn removal_aside(path: &str) -> String {
+    match path.rsplit_once('/') {
+        Some((folder, name)) => format!("{folder}/.{name}.vaultlink-remove.aside"),
+        None => format!(".{path}.vaultlink-remove.aside"),
+    }
+}
+
+/// Removes the file at `path` only if it holds `expected`, without losing a save another program
+/// makes meanwhile: the file is moved aside with a rename that never replaces, what was moved
+/// aside is checked, and it is removed only if it holds `expected`; otherwise it goes back (or,
+/// when a file was saved at `path` since, under `.vaultlink/recovered/`). A save by path after
+/// the move makes a new file at `path`, which is left. `Ok(false)` when the file was not there
+/// or held something else (it is kept).
+pub fn remove_if_holds(disk: &dyn Disk, root: &Path, path: &str, expected: &[u8]) -> std::io::Result<bool> {
+    let aside = full(root, &removal_aside(path));
+    match disk.rename_new(&full(root, path), &aside) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(error) => return Err(error),
+    }
+    if std::fs::read(&aside).is_ok_and(|held| held == expected) {
+        disk.remove_file(&aside)?;
+        return Ok(true);
+    }
+    // Saved before it was moved aside: the save goes back where it was.
+    put_back(disk, root, path, &aside, Expected::Bytes(expected))?;
+    Ok(false)
 }
 
 /// Who may read a file `create_file` makes.

@@ -395,9 +395,20 @@ impl Router {
         Err(NoPlugin::Unusable(reason.to_owned()))
     }
 
-    /// Runs a call on the folder, on a blocking thread: the folder is read with `std::fs`.
+    /// Runs a call on the folder, on a blocking thread: the folder is read with `std::fs`. A call
+    /// that makes a change takes the vault's lock before it reads the folder to plan.
     async fn call_folder(&self, tool: &str, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
         let tool = tool.to_owned();
+        if asks_to_apply(&tool, &arguments) {
+            // The first index of the folder is built as for a read (not holding the lock, which
+            // would keep every other process waiting while a big vault is read); then the
+            // folder is read again holding the lock.
+            return self
+                .on_folder_with(progress, Freshness::FirstCall, move |folder, progress| {
+                    run_locked(&crate::disk::RealDisk, folder, &tool, &arguments, progress)
+                })
+                .await;
+        }
         self.on_folder(progress, move |folder, progress| run_on_folder(folder, &tool, arguments, progress)).await
     }
 
@@ -407,19 +418,30 @@ impl Router {
         progress: &Progress,
         work: impl FnOnce(&mut FolderIndex, &Progress) -> Result<T, ToolError> + Send + 'static,
     ) -> Result<T, ToolError> {
+        self.on_folder_with(progress, self.fresh, work).await
+    }
+
+    /// Runs `work` on the folder's index on a blocking thread, the index brought up to date
+    /// first for a read (on the first call, or on every call with `Freshness::EveryCall`).
+    async fn on_folder_with<T: Send + 'static>(
+        &self,
+        progress: &Progress,
+        fresh: Freshness,
+        work: impl FnOnce(&mut FolderIndex, &Progress) -> Result<T, ToolError> + Send + 'static,
+    ) -> Result<T, ToolError> {
         let folder = Arc::clone(&self.folder);
         let vault = self.vault.clone();
         let progress = progress.clone();
-        let fresh = self.fresh;
+        let made = self.fresh;
         let work = tokio::task::spawn_blocking(move || {
             let mut slot = folder.lock().map_err(|_| ToolError::internal("the folder index's lock was poisoned by an earlier failure"))?;
             let first = slot.is_none();
-            let folder = slot.get_or_insert_with(|| match fresh {
+            let folder = slot.get_or_insert_with(|| match made {
                 Freshness::EveryCall => FolderIndex::live(vault),
                 Freshness::FirstCall => FolderIndex::new(vault),
             });
             if first || fresh == Freshness::EveryCall {
-                folder.refresh_with(&progress).map_err(|error| ToolError::io(format!("{error:#}")))?;
+                refresh_for_reading(folder, &progress)?;
             }
             work(folder, &progress)
         });
@@ -525,13 +547,68 @@ fn run_on_folder(folder: &mut FolderIndex, tool: &str, arguments: Value, progres
     run_on_folder_with(&crate::disk::RealDisk, folder, tool, &arguments, progress)
 }
 
-/// [`run_on_folder`] on a given disk.
+/// [`run_on_folder`] on a given disk, on the index as it is (the caller brought it up to date).
 pub(crate) fn run_on_folder_with(
     disk: &dyn crate::disk::Disk,
     folder: &mut FolderIndex,
     tool: &str,
     arguments: &Value,
     progress: &Progress,
+) -> Result<Value, ToolError> {
+    run_holding(disk, folder, tool, arguments, progress, None)
+}
+
+/// Whether a call asks for a change to be made (not a read, not a preview): such a call takes the
+/// vault's lock before it reads the folder to plan. Arguments core cannot read count as a read:
+/// the call is refused before it plans anyway.
+fn asks_to_apply(tool: &str, arguments: &Value) -> bool {
+    vaultlink_core::ops::request(tool, arguments).is_ok_and(|request| request.asks_to_apply())
+}
+
+/// A call that makes a change, on the folder: the vault's lock is taken first (waiting a few
+/// seconds for another process's change), then the index is brought up to date and the change
+/// planned and made, the lock held throughout, so that the plan is made on a vault no one else is
+/// changing and no other process's change lands between the plan and its batch.
+pub(crate) fn run_locked(
+    disk: &dyn crate::disk::Disk,
+    folder: &mut FolderIndex,
+    tool: &str,
+    arguments: &Value,
+    progress: &Progress,
+) -> Result<Value, ToolError> {
+    let lock = crate::journal::VaultLock::take(disk, folder.root(), tool, crate::journal::WAIT_FOR_CHANGE, progress)?;
+    let answer = folder
+        .refresh_with(progress)
+        .map_err(|error| ToolError::io(format!("{error:#}")))
+        .and_then(|()| run_holding(disk, folder, tool, arguments, progress, Some(&lock)));
+    lock.release(disk, folder.root());
+    answer
+}
+
+/// Brings the index up to date for a read (or a preview): waits first, a few seconds at most,
+/// while another process's change is being made, and reads again when one began or ended while
+/// the folder was read, so that no answer comes from a change half made.
+pub(crate) fn refresh_for_reading(folder: &mut FolderIndex, progress: &Progress) -> Result<(), ToolError> {
+    let started = std::time::Instant::now();
+    loop {
+        let left = crate::journal::WAIT_FOR_CHANGE.saturating_sub(started.elapsed());
+        crate::journal::wait_for_changes(folder.root(), left, progress)?;
+        let before = crate::journal::lock_stamp(folder.root());
+        folder.refresh_with(progress).map_err(|error| ToolError::io(format!("{error:#}")))?;
+        if crate::journal::lock_stamp(folder.root()) == before {
+            return Ok(());
+        }
+        tracing::debug!("a change to the vault began or ended while it was read; reading it again");
+    }
+}
+
+fn run_holding(
+    disk: &dyn crate::disk::Disk,
+    folder: &mut FolderIndex,
+    tool: &str,
+    arguments: &Value,
+    progress: &Progress,
+    held: Option<&crate::journal::VaultLock>,
 ) -> Result<Value, ToolError> {
     let long = LONG_TOOLS.contains(&tool);
     if long {
@@ -541,7 +618,7 @@ pub(crate) fn run_on_folder_with(
     let mut plans = std::mem::take(&mut folder.plans);
     let outcome = vaultlink_core::ops::run(folder.vault(), &request, &mut folder.edge(tool, progress), &mut plans);
     folder.plans = plans;
-    let answer = crate::apply::carry_out(disk, folder, outcome?);
+    let answer = crate::apply::carry_out(disk, folder, outcome?, held);
     if long {
         progress.step(format!("{tool} done"));
     }
@@ -624,5 +701,145 @@ mod tests {
             let refusal = check("read_note", json!({ "path": hidden })).expect_err(hidden);
             assert!(refusal.starts_with("invalid_path") && refusal.contains("not a place of the vault's notes"), "{hidden}: {refusal}");
         }
+    }
+
+    /// Another process (a second server, a command, the plugin) making a change: a live process
+    /// of its own, and its sealed journal in the vault, here of a move of `B.md` into `sub/`.
+    struct OtherProcess(std::process::Child);
+
+    impl OtherProcess {
+        fn start() -> OtherProcess {
+            OtherProcess(std::process::Command::new("sleep").arg("60").spawn().unwrap())
+        }
+
+        fn begins_its_batch(&self, root: &Path) {
+            use vaultlink_core::journal::{self as format, Journal, JournalMove};
+            let journal = Journal {
+                version: format::VERSION,
+                pid: self.0.id(),
+                tool: "move_note".to_owned(),
+                started_unix_ms: crate::journal::now_unix_ms(),
+                machine: crate::journal::machine(),
+                writes: Vec::new(),
+                moves: vec![JournalMove { from: "f/B.md".to_owned(), to: "sub/B.md".to_owned(), via: None, hash: None }],
+                made_folders: vec!["sub".to_owned()],
+                change_id: String::new(),
+            };
+            std::fs::create_dir_all(root.join(".vaultlink")).unwrap();
+            let sealed = format::seal(&crate::state::journal_key().unwrap(), &journal);
+            std::fs::write(root.join(".vaultlink/journal.json"), sealed).unwrap();
+        }
+
+        fn ends_its_batch(root: &Path) {
+            std::fs::remove_file(root.join(".vaultlink/journal.json")).unwrap();
+            let _ = std::fs::remove_dir(root.join(".vaultlink"));
+        }
+    }
+
+    impl Drop for OtherProcess {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    fn vault_of(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+        let root = crate::standalone::canonical_vault(dir.path()).unwrap();
+        (dir, root)
+    }
+
+    /// Issue 21: a server read the vault while another process's batch was half made (its
+    /// journal there, its process alive), and answered from it. A read now waits for that batch
+    /// to end, reporting progress, and reads the vault as the batch left it; a batch that does
+    /// not end within the wait makes the read answer `change_in_progress` (retryable), the vault
+    /// not read.
+    #[tokio::test]
+    async fn a_read_waits_for_another_process_change_and_never_answers_from_it_half_made() {
+        let (_dir, root) = vault_of(&[("A.md", "[x](f/B.md)\n"), ("f/B.md", "# B\n")]);
+        let router = Router::new(root.clone(), Mode::Standalone);
+        let unresolved = |answer: &Value| answer["total_targets"].as_u64();
+        let before = router.call("find_unresolved_links", json!({})).await.1.unwrap();
+        assert_eq!(unresolved(&before), Some(0), "{before}");
+
+        // Half made: B moved, A not rewritten yet.
+        let other = OtherProcess::start();
+        other.begins_its_batch(&root);
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::rename(root.join("f/B.md"), root.join("sub/B.md")).unwrap();
+        let finishing = {
+            let root = root.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(1500));
+                std::fs::write(root.join("A.md"), "[x](sub/B.md)\n").unwrap();
+                OtherProcess::ends_its_batch(&root);
+            })
+        };
+        let (progress, mut steps) = Progress::channel();
+        let answer = router.call_with("find_unresolved_links", json!({}), &progress).await.1.unwrap();
+        finishing.join().unwrap();
+        assert_eq!(unresolved(&answer), Some(0), "answered from the batch whole, not half made: {answer}");
+        let said: Vec<String> = std::iter::from_fn(|| steps.try_recv().ok()).map(|step| step.message).collect();
+        assert!(
+            said.iter().any(|step| step.contains("waiting for it before reading") && step.contains("move_note by process")),
+            "{said:?}"
+        );
+
+        // A batch that does not end: refused, retryable, saying what to do.
+        other.begins_its_batch(&root);
+        let refusal = router.call("get_backlinks", json!({"path": "sub/B.md"})).await.1.unwrap_err();
+        assert_eq!(refusal.code, "change_in_progress", "{refusal:?}");
+        assert!(refusal.retryable);
+        assert!(refusal.message.contains("the vault was not read") && refusal.hint.contains("Call again in a moment"), "{refusal:?}");
+        drop(other);
+        // Its process gone, the next call undoes what it left (here: B moved back) and reads.
+        let answer = router.call("find_unresolved_links", json!({})).await.1.unwrap();
+        assert!(root.join("f/B.md").exists() && !root.join(".vaultlink/journal.json").exists());
+        assert_eq!(unresolved(&answer), Some(1), "A links sub/B.md, moved back to f/ by recovery: {answer}");
+    }
+
+    /// Issue 21: a writing call planned before it took the vault's lock, so a batch of another
+    /// process that ended between the plan and the lock (here: a note made to link the moved
+    /// note) left a link the plan never saw. The lock is now taken first (waiting for the other
+    /// batch), and the plan made once it is held, on the vault as that batch left it.
+    #[tokio::test]
+    async fn a_writing_call_takes_the_lock_before_it_plans() {
+        let (_dir, root) = vault_of(&[("A.md", "[x](f/B.md)\n"), ("f/B.md", "# B\n")]);
+        let router = Router::new(root.clone(), Mode::Standalone);
+        router.call("list_notes", json!({})).await.1.unwrap();
+        let other = OtherProcess::start();
+        other.begins_its_batch(&root);
+        let finishing = {
+            let root = root.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(1500));
+                std::fs::write(root.join("C.md"), "[y](f/B.md)\n").unwrap();
+                OtherProcess::ends_its_batch(&root);
+            })
+        };
+        let (progress, mut steps) = Progress::channel();
+        let moved = router.call_with("move_note", json!({"from": "f/B.md", "to": "Archive/B.md", "dry_run": false}), &progress).await.1;
+        finishing.join().unwrap();
+        let moved = moved.unwrap();
+        assert_eq!(moved["applied"], true, "{moved}");
+        assert_eq!(
+            std::fs::read_to_string(root.join("C.md")).unwrap(),
+            "[y](Archive/B.md)\n",
+            "the note the other batch made is in the plan"
+        );
+        assert_eq!(std::fs::read_to_string(root.join("A.md")).unwrap(), "[x](Archive/B.md)\n");
+        let said: Vec<String> = std::iter::from_fn(|| steps.try_recv().ok()).map(|step| step.message).collect();
+        assert!(said.iter().any(|step| step.contains("waiting for it")), "{said:?}");
+        assert!(!root.join(".vaultlink/journal.json").exists(), "the lock is released");
+
+        // A preview takes no lock: it plans as a read does, and leaves nothing.
+        let preview = router.call("move_note", json!({"from": "Archive/B.md", "to": "B.md"})).await.1.unwrap();
+        assert_eq!(preview["applied"], false, "{preview}");
+        assert!(!root.join(".vaultlink/journal.json").exists());
     }
 }
