@@ -305,10 +305,10 @@ impl Vault {
                 // one by one.
                 Some(id) => {
                     if let Some(note) = &note {
-                        self.pages.add(&self.slot(id).path.clone(), note_title(&path), &note.aliases, &note.facts);
+                        self.pages.add(id, note_title(&path), &note.aliases, &note.facts);
                     }
                     if let Some(old) = std::mem::replace(&mut self.slot_mut(id).note, note) {
-                        self.pages.remove(&path, note_title(&path), &old.aliases, &old.facts);
+                        self.pages.remove(id, note_title(&path), &old.aliases, &old.facts);
                     }
                 }
                 None => {
@@ -354,9 +354,6 @@ impl Vault {
     /// resolving anything.
     fn add_file(&mut self, path: &str, note: Option<Note>) -> FileId {
         let path = Arc::<str>::from(path);
-        if let Some(note) = &note {
-            self.pages.add(&path, note_title(&path), &note.aliases, &note.facts);
-        }
         let slot = Slot {
             resolved: Resolution::Resolved { path: path.to_string() },
             path: path.clone(),
@@ -374,6 +371,9 @@ impl Vault {
                 FileId::try_from(self.slots.len() - 1).expect("fewer than 2^32 files")
             }
         };
+        if let Some(Some(Slot { note: Some(note), .. })) = self.slots.get(id as usize) {
+            self.pages.add(id, note_title(&path), &note.aliases, &note.facts);
+        }
         self.by_name.entry(fold(resolve::file_name(&path)).into_boxed_str()).or_default().push(id);
         self.ids.insert(path, id);
         id
@@ -386,10 +386,10 @@ impl Vault {
                 self.unindex_links(id);
                 let path = self.slot(id).path.clone();
                 if let Some(note) = &note {
-                    self.pages.add(&path, note_title(&path), &note.aliases, &note.facts);
+                    self.pages.add(id, note_title(&path), &note.aliases, &note.facts);
                 }
                 if let Some(old) = std::mem::replace(&mut self.slot_mut(id).note, note) {
-                    self.pages.remove(&path, note_title(&path), &old.aliases, &old.facts);
+                    self.pages.remove(id, note_title(&path), &old.aliases, &old.facts);
                 }
                 self.index_links(id);
             }
@@ -431,7 +431,7 @@ impl Vault {
         let slot = self.slots[id as usize].take().expect("a file id in use");
         self.free.push(id);
         if let Some(old) = &slot.note {
-            self.pages.remove(&path, note_title(&path), &old.aliases, &old.facts);
+            self.pages.remove(id, note_title(&path), &old.aliases, &old.facts);
         }
         Some(slot.note)
     }
@@ -448,9 +448,22 @@ impl Vault {
         true
     }
 
-    /// Every note's names, indexed.
-    pub fn page_names(&self) -> &PageNames {
-        &self.pages
+    /// The notes a topic can concern, in path order, from the index of every note's names
+    /// (see [`PageNames::concerning`]): never fewer than those `find_existing_page` reports.
+    pub fn notes_concerning(&self, key: &str, qid: Option<&str>, words: &[String]) -> Vec<NoteView<'_>> {
+        let mut notes: Vec<NoteView<'_>> = self
+            .pages
+            .concerning(key, qid, words)
+            .into_iter()
+            .filter_map(|id| Vault::note_view(self.slots.get(id as usize)?.as_ref()?))
+            .collect();
+        notes.sort_unstable_by(|left, right| left.path.cmp(right.path));
+        notes
+    }
+
+    fn note_view(slot: &Slot) -> Option<NoteView<'_>> {
+        let note = slot.note.as_ref()?;
+        Some(NoteView { path: &slot.path, aliases: &note.aliases, facts: &note.facts, sketch: &note.sketch })
     }
 
     /// The note at `path` with what the index keeps of it; `None` when it is not a note.
