@@ -140,6 +140,19 @@ pub struct Vault {
     watchers: HashMap<Box<str>, Vec<LinkRef>>,
     /// Every note's names, for `find_existing_page`.
     pages: PageNames,
+    /// The unresolved links, by missing target: the folded, trimmed path they name (as
+    /// `find_unresolved_links` groups them) to how many links name it. Kept current wherever a
+    /// link's target is filed, changed or unfiled, so the count of missing targets needs no
+    /// walk over the links.
+    missing: HashMap<Box<str>, u32>,
+    /// How many links are unresolved (the sum of `missing`).
+    unresolved_links: usize,
+}
+
+/// The key under which an unresolved link is counted in [`Vault`]'s `missing` (and grouped by
+/// `find_unresolved_links`): its path, trimmed and folded.
+pub fn missing_target_key(link: &Link) -> String {
+    fold(link.path.trim())
 }
 
 /// A link of one note, with what it resolves to.
@@ -226,7 +239,42 @@ impl Vault {
             by_name: HashMap::new(),
             watchers: HashMap::new(),
             pages: PageNames::default(),
+            missing: HashMap::new(),
+            unresolved_links: 0,
         }
+    }
+
+    /// Counts one more unresolved link naming `link`'s target.
+    fn count_missing(&mut self, link_key: String) {
+        self.unresolved_links += 1;
+        match self.missing.get_mut(link_key.as_str()) {
+            Some(count) => *count += 1,
+            None => {
+                self.missing.insert(link_key.into_boxed_str(), 1);
+            }
+        }
+    }
+
+    /// Counts one unresolved link fewer naming the target `link_key`.
+    fn uncount_missing(&mut self, link_key: &str) {
+        self.unresolved_links = self.unresolved_links.saturating_sub(1);
+        if let Some(count) = self.missing.get_mut(link_key) {
+            *count -= 1;
+            if *count == 0 {
+                self.missing.remove(link_key);
+            }
+        }
+    }
+
+    /// How many missing notes the vault's unresolved links name: `find_unresolved_links`'
+    /// `total_targets`, kept current by every change to the index rather than counted.
+    pub fn missing_targets(&self) -> usize {
+        self.missing.len()
+    }
+
+    /// How many links find no file: `summary().unresolved_links`, kept current.
+    pub fn unresolved_link_count(&self) -> usize {
+        self.unresolved_links
     }
 
     pub fn config(&self) -> &IndexConfig {
@@ -532,6 +580,15 @@ impl Vault {
         for (name, link_ref) in watched {
             self.watchers.entry(name.into_boxed_str()).or_default().push(link_ref);
         }
+        let missing: Vec<String> = targets
+            .iter()
+            .zip(self.slot(source).note.iter().flat_map(|note| &note.links))
+            .filter(|(target, _)| **target == Target::Unresolved)
+            .map(|(_, link)| missing_target_key(link))
+            .collect();
+        for key in missing {
+            self.count_missing(key);
+        }
         self.slot_mut(source).targets = targets;
     }
 
@@ -544,6 +601,15 @@ impl Vault {
         }
         let keys: BTreeSet<String> =
             note.links.iter().filter(|link| !link.path.trim().is_empty()).map(|link| watch_key(&link.path)).collect();
+        let missing: Vec<String> = targets
+            .iter()
+            .zip(&note.links)
+            .filter(|(target, _)| **target == Target::Unresolved)
+            .map(|(_, link)| missing_target_key(link))
+            .collect();
+        for key in &missing {
+            self.uncount_missing(key);
+        }
         let target_ids: BTreeSet<FileId> = targets.iter().filter_map(|target| self.target_id(target)).collect();
         for target in target_ids {
             self.slot_mut(target).backlinks.retain(|link| link.source != source);
@@ -568,7 +634,17 @@ impl Vault {
         if *old == new {
             return;
         }
-        if let Some(target) = self.target_id(old) {
+        let was_unresolved = *old == Target::Unresolved;
+        let old_target = self.target_id(old);
+        let missing_key = (was_unresolved != (new == Target::Unresolved)).then(|| missing_target_key(link));
+        if let Some(key) = missing_key {
+            if was_unresolved {
+                self.uncount_missing(&key);
+            } else {
+                self.count_missing(key);
+            }
+        }
+        if let Some(target) = old_target {
             if let Some(Some(target)) = self.slots.get_mut(target as usize) {
                 unfile_link(&mut target.backlinks, link_ref);
             }
@@ -828,6 +904,7 @@ impl Vault {
             memory.names += name.len() + vec_bytes(ids);
         }
         memory.names += self.pages.heap_bytes();
+        memory.reverse_index += hash_map_bytes(&self.missing) + self.missing.keys().map(|key| key.len()).sum::<usize>();
         memory
     }
 }
