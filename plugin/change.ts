@@ -19,7 +19,7 @@ import { forgetChange, keepChange, keptChanges } from "./history";
 import { trashNote } from "./delete/apply";
 import { saveOpenEditors } from "./editors";
 import type { ToolHost } from "./host";
-import { CallDroppedError, type LinkEngine } from "./engine/client";
+import { CallDroppedError, EngineRestartedError, type LinkEngine } from "./engine/client";
 import type { CallOutcome, Journal, KeptChange, ToolError, ToolOutcome } from "./wasm";
 import { ErrorCode } from "./error-codes";
 
@@ -42,6 +42,10 @@ export async function runCall(host: ToolHost, tool: string, args: unknown, signa
 			return writingCall(host, tool, args);
 		});
 	} catch (error) {
+		if (error instanceof EngineRestartedError) {
+			const hint = "Call again in a moment, once Obsidian has indexed the vault again; for a change, make a dry run first to see whether it was made.";
+			return { ok: false, error: { code: ErrorCode.PluginUnavailable, message: error.message, hint, retryable: true } };
+		}
 		if (!(error instanceof CallDroppedError)) throw error;
 		return { ok: false, error: { code: ErrorCode.PluginUnavailable, message: error.message, hint: "Call again.", retryable: true } };
 	}

@@ -21,7 +21,8 @@ import { readSettings, settingsData, type VaultlinkSettings } from "./settings/s
 import { VaultlinkSettingTab, type BridgeStatus } from "./settings/tab";
 import { runTool, type ToolHost } from "./tools";
 import { lintRules, loadEngine, type ToolOutcome } from "./wasm";
-import type { LinkEngine } from "./engine/client";
+import { EngineRestartedError, type LinkEngine } from "./engine/client";
+import { MAX_CRASHES, WorkerEngine, type EngineRestart } from "./engine/worker-engine";
 import { startEngine } from "./engine/start";
 import { DirectEngine } from "./engine/direct";
 import { ErrorCode } from "./error-codes";
@@ -100,6 +101,8 @@ export default class VaultlinkPlugin extends Plugin {
 	private settingTab: VaultlinkSettingTab | null = null;
 	private checkLinks: { running: Promise<void> | null } | null = null;
 	private unloaded = false;
+	/** The indexing of the vault after the link engine's latest restart, if there was one. */
+	private reindexing: Promise<void> | null = null;
 	/**
 	 * When each step of the start happened, in milliseconds after `onload` began (null until it
 	 * has); logged with console.debug once the first index is done. For tests and the startup bench.
@@ -175,15 +178,25 @@ export default class VaultlinkPlugin extends Plugin {
 			const indexer = new Indexer(this.app, linkIndex, this.indexerOptions);
 			this.linkIndex = linkIndex;
 			this.indexer = indexer;
+			if (linkIndex instanceof WorkerEngine) {
+				this.register(linkIndex.onRestart((restart) => void this.indexAgainAfterRestart(linkIndex, indexer, restart)));
+			}
 			try {
 				await applyObsidianConfig(this.app, linkIndex);
-				indexer.registerEvents(this);
-				startup.firstIndexStartedMs = performance.now() - started;
-				await indexer.indexAll();
 			} catch (error) {
 				// Unloaded meanwhile: the engine stopped with the plugin, and refused what was on its way.
 				if (this.unloaded) return;
-				throw error;
+				// The worker failed: its restart applies the settings and indexes the vault again.
+				if (!(error instanceof EngineRestartedError)) throw error;
+			}
+			indexer.registerEvents(this);
+			startup.firstIndexStartedMs = performance.now() - started;
+			try {
+				await indexer.indexAll();
+			} catch (error) {
+				if (this.unloaded) return;
+				if (!(error instanceof EngineRestartedError)) throw error;
+				await this.indexedAgain();
 			}
 			startup.firstIndexDoneMs = performance.now() - started;
 			console.debug(
@@ -233,6 +246,45 @@ export default class VaultlinkPlugin extends Plugin {
 		this.vaultLint = null;
 		this.settingTab = null;
 		this.checkLinks = null;
+	}
+
+	/**
+	 * The link engine's worker failed and the engine started again with an empty index: says so,
+	 * and indexes the vault again; calls are refused (retryably) until that is done.
+	 */
+	private indexAgainAfterRestart(engine: WorkerEngine, indexer: Indexer, restart: EngineRestart): Promise<void> {
+		const indexing = this.indexAgain(engine, indexer, restart);
+		this.reindexing = indexing;
+		return indexing;
+	}
+
+	/** Resolves once the indexing after the latest restart is over (and after any restart meanwhile). */
+	private async indexedAgain(): Promise<void> {
+		for (;;) {
+			const current = this.reindexing;
+			await current;
+			if (current === this.reindexing) return;
+		}
+	}
+
+	private async indexAgain(engine: WorkerEngine, indexer: Indexer, restart: EngineRestart): Promise<void> {
+		new Notice(
+			restart.onThisThread
+				? `vaultlink: the link engine failed again (${restart.reason}), ${MAX_CRASHES} times within a minute; it now runs on Obsidian's main thread, where long calls pause the app, and is indexing the vault again. Disable and enable the plugin to try a worker again.`
+				: `vaultlink: the link engine failed (${restart.reason}) and was started again; it is indexing the vault again, and agents' calls until then are refused so they can retry.`,
+			ERROR_NOTICE_MS,
+		);
+		try {
+			await applyObsidianConfig(this.app, engine);
+			await indexer.indexAll();
+			if (this.unloaded) return;
+			engine.rebuilt();
+		} catch (error) {
+			// Unloaded meanwhile, or another crash, which starts its own indexing.
+			if (this.unloaded || error instanceof EngineRestartedError) return;
+			console.error("vaultlink: the vault could not be indexed again after the link engine restarted", error);
+			new Notice(`vaultlink: the vault could not be indexed again (${messageOf(error)}); disable and enable the plugin.`, ERROR_NOTICE_MS);
+		}
 	}
 
 	/** The settings once read; null before that. */

@@ -33,6 +33,18 @@ export class EngineFailedError extends Error {
 	}
 }
 
+/**
+ * What a request was rejected with when the engine's worker crashed while it was on its way (or
+ * while the index was being built again after the crash): the engine was started again, so the
+ * same request may be made again once the vault is indexed.
+ */
+export class EngineRestartedError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = "EngineRestartedError";
+	}
+}
+
 /** A call dropped before it started, because its caller went away. */
 export class CallDroppedError extends Error {
 	constructor(tool: string) {
@@ -74,6 +86,8 @@ export abstract class LinkEngine {
 	private failure: Error | null = null;
 	private readonly unresolvedListeners = new Set<(count: number) => void>();
 	private lastUnresolved: number | null = null;
+	/** Set while the index is built again after a crash: calls are refused with it meanwhile. */
+	private rebuilding: Error | null = null;
 
 	/** Hands one request to the engine. */
 	protected abstract post(message: EngineMessage): void;
@@ -103,6 +117,25 @@ export abstract class LinkEngine {
 		for (const request of pending) request.reject(this.failure);
 		const calls = this.calls.splice(0);
 		for (const call of calls) call.reject(this.failure);
+	}
+
+	/**
+	 * Rejects every request on its way and every call waiting with `error`, and refuses calls with
+	 * it until `rebuilt`: the engine started again with an empty index. Updates and queries are
+	 * still taken, so the index can be built again.
+	 */
+	protected restartWith(error: Error): void {
+		this.rebuilding = error;
+		const pending = [...this.pending.values()];
+		this.pending.clear();
+		for (const request of pending) request.reject(error);
+		const calls = this.calls.splice(0);
+		for (const call of calls) call.reject(error);
+	}
+
+	/** The index holds the vault again after a restart: calls are taken again. */
+	rebuilt(): void {
+		this.rebuilding = null;
 	}
 
 	private request(request: EngineRequest): Promise<unknown> {
@@ -195,6 +228,10 @@ export abstract class LinkEngine {
 			if (call === undefined) return;
 			if (this.failure !== null) {
 				call.reject(this.failure);
+				continue;
+			}
+			if (this.rebuilding !== null) {
+				call.reject(this.rebuilding);
 				continue;
 			}
 			if (call.signal?.aborted === true) {

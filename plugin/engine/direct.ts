@@ -17,10 +17,7 @@ export class DirectEngine extends LinkEngine {
 	constructor(reason: string | null = null) {
 		super();
 		this.reason = reason;
-		this.host = new EngineHost(new EngineService(engineMemoryBytes), (reply) => this.receive(reply), {
-			setTimeout: (handler, delay) => window.setTimeout(handler, delay),
-			clearTimeout: (id) => window.clearTimeout(id),
-		});
+		this.host = new EngineHost(new EngineService(engineMemoryBytes), (reply) => this.receive(reply));
 	}
 
 	protected post(message: EngineMessage): void {

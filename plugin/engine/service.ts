@@ -7,22 +7,10 @@
 import { Vault } from "../wasm/vaultlink_wasm";
 import { UPDATING_OPS, type EngineFailure, type EngineMessage, type EngineReply, type EngineRequest } from "./protocol";
 
-/** How many missing targets the index's links name (`find_unresolved_links`' `total_targets`). */
-function countUnresolved(index: Vault): number {
-	const outcome = index.call("find_unresolved_links", { limit: 1 }, undefined, undefined, undefined, undefined) as
-		| { ok: true; result: { total_targets: number } }
-		| { ok: false; error: { message: string } };
-	if (!outcome.ok) throw new Error(`could not count the unresolved links: ${outcome.error.message}`);
-	return outcome.result.total_targets;
-}
-
 export class EngineService {
 	private readonly index = new Vault();
 	/** Texts staged for the next call. */
 	private staged = new Map<string, string>();
-	/** Whether the index changed since the unresolved targets were last counted. */
-	private changedSinceCount = true;
-	private lastCount: number | null = null;
 	/** The size of the module's linear memory, for `memoryBytes`; given by whoever loaded the module. */
 	private readonly memoryBytes: () => number;
 
@@ -32,7 +20,6 @@ export class EngineService {
 
 	/** Answers one request; throws what the index throws (an unknown note, arguments that do not fit). */
 	handle(request: EngineRequest): unknown {
-		if (UPDATING_OPS.has(request.op)) this.changedSinceCount = true;
 		const index = this.index;
 		switch (request.op) {
 			case "upsert":
@@ -85,18 +72,12 @@ export class EngineService {
 		}
 	}
 
-	/** The number of missing targets now, counted again only if the index changed since. */
+	/**
+	 * How many missing notes the unresolved links name (`find_unresolved_links`' `total_targets`):
+	 * the index keeps it current on every upsert, remove and rename, so this walks nothing.
+	 */
 	unresolvedCount(): number {
-		if (this.changedSinceCount || this.lastCount === null) {
-			this.lastCount = countUnresolved(this.index);
-			this.changedSinceCount = false;
-		}
-		return this.lastCount;
-	}
-
-	/** Whether an update came since the last count. */
-	get countIsStale(): boolean {
-		return this.changedSinceCount;
+		return this.index.missingTargets();
 	}
 
 	/** Frees the index's wasm memory; nothing may be asked after this. */
@@ -111,32 +92,20 @@ export function failureOf(error: unknown): EngineFailure {
 	return { name: "Error", message: String(error) };
 }
 
-/** Quiet time after the last update before the unresolved targets are counted again. */
-export const COUNT_QUIET_MS = 50;
-
-/** Timers as the place the engine runs in gives them (the worker's scope, or the window). */
-export interface EngineTimers {
-	setTimeout(handler: () => void, delay: number): number;
-	clearTimeout(id: number): void;
-}
-
 /**
- * Answers requests in the order they come, each with one reply through `post`, and tells `post`
- * when the count of unresolved targets changed: counted again once updates have been quiet for
- * `COUNT_QUIET_MS`, so a burst of saves costs one count, made where the index lives.
+ * Answers requests in the order they come, each with one reply through `post`, and after an
+ * update tells `post` when the count of unresolved targets changed (the index keeps the count as
+ * it changes, so asking after every update costs nothing).
  */
 export class EngineHost {
 	private readonly service: EngineService;
 	private readonly post: (reply: EngineReply) => void;
-	private readonly timers: EngineTimers;
-	private countTimer: number | null = null;
 	private lastCountPosted: number | null = null;
 	private freed = false;
 
-	constructor(service: EngineService, post: (reply: EngineReply) => void, timers: EngineTimers) {
+	constructor(service: EngineService, post: (reply: EngineReply) => void) {
 		this.service = service;
 		this.post = post;
-		this.timers = timers;
 	}
 
 	answer(message: EngineMessage): void {
@@ -150,31 +119,27 @@ export class EngineHost {
 			reply = { id: message.id, ok: false, error: failureOf(error) };
 		}
 		this.post(reply);
-		if (UPDATING_OPS.has(message.op)) this.scheduleCount();
+		if (UPDATING_OPS.has(message.op)) this.tellCount();
 	}
 
-	/** Stops counting and frees the index. */
+	/** Frees the index. */
 	free(): void {
 		if (this.freed) return;
 		this.freed = true;
-		if (this.countTimer !== null) this.timers.clearTimeout(this.countTimer);
 		this.service.free();
 	}
 
-	private scheduleCount(): void {
-		if (this.countTimer !== null) this.timers.clearTimeout(this.countTimer);
-		this.countTimer = this.timers.setTimeout(() => {
-			this.countTimer = null;
-			if (this.freed || !this.service.countIsStale) return;
-			try {
-				const count = this.service.unresolvedCount();
-				if (count === this.lastCountPosted) return;
-				this.lastCountPosted = count;
-				this.post({ event: "unresolved", count });
-			} catch (error) {
-				// The next update counts again; the status bar keeps the last count meanwhile.
-				console.error("vaultlink: could not count the unresolved links", error);
-			}
-		}, COUNT_QUIET_MS);
+	private tellCount(): void {
+		let count: number;
+		try {
+			count = this.service.unresolvedCount();
+		} catch (error) {
+			// The status bar keeps the last count; the next update tells it again.
+			console.error("vaultlink: could not read the count of unresolved links", error);
+			return;
+		}
+		if (count === this.lastCountPosted) return;
+		this.lastCountPosted = count;
+		this.post({ event: "unresolved", count });
 	}
 }

@@ -13,8 +13,6 @@ import { EngineHost, EngineService, failureOf } from "./service";
 interface WorkerScope {
 	onmessage: ((event: MessageEvent<EngineMessage | EngineStart>) => void) | null;
 	postMessage(message: EngineReply): void;
-	setTimeout(handler: () => void, delay: number): number;
-	clearTimeout(id: number): void;
 }
 
 const scope = self as unknown as WorkerScope;
@@ -37,10 +35,7 @@ function start(wasm: WebAssembly.Module): void {
 	initialiseWasm({ module_or_path: wasm }).then(
 		(output) => {
 			const service = new EngineService(() => output.memory.buffer.byteLength);
-			const started = new EngineHost(service, (reply) => scope.postMessage(reply), {
-				setTimeout: (handler, delay) => scope.setTimeout(handler, delay),
-				clearTimeout: (id) => scope.clearTimeout(id),
-			});
+			const started = new EngineHost(service, (reply) => scope.postMessage(reply));
 			host = started;
 			scope.postMessage({ event: "loaded" });
 			const queued = waiting ?? [];

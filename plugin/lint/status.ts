@@ -1,10 +1,10 @@
 //! The status-bar count of unresolved links: how many missing targets `find_unresolved_links`
-//! reports. The link engine counts them where the index lives (its worker), once updates have
-//! been quiet for a moment, and tells the plugin when the count changed; this only shows it, so
-//! no save costs the UI thread a count. Clicking it opens the "Vault lint" view.
+//! reports. The index keeps that number as it changes (core's `Vault::missing_targets`), and the
+//! link engine tells the plugin after an update that changed it; this only shows it, so no save
+//! costs the UI thread, or the worker, a count. Clicking it opens the "Vault lint" view.
 
 import type { Plugin } from "obsidian";
-import type { LinkEngine } from "../engine/client";
+import { EngineRestartedError, type LinkEngine } from "../engine/client";
 
 export class UnresolvedLinksStatus {
 	private readonly item: HTMLElement;
@@ -55,7 +55,8 @@ export class UnresolvedLinksStatus {
 	}
 
 	private failed(error: unknown): void {
-		// A count cut short by the plugin unloading (its engine stopped under it) is no failure.
-		if (!this.unloaded) console.error("vaultlink: could not count the unresolved links", error);
+		// A count cut short by the plugin unloading (its engine stopped under it) is no failure, nor
+		// one cut short by the engine's restart, which tells the count again once it indexed the vault.
+		if (!this.unloaded && !(error instanceof EngineRestartedError)) console.error("vaultlink: could not count the unresolved links", error);
 	}
 }

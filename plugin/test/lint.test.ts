@@ -11,7 +11,7 @@ import { LINT_VIEW_TYPE, LintView } from "../lint/view";
 import { renderLintReport, type LintReport } from "../lint/report";
 import type VaultlinkPlugin from "../main";
 import { PreviewConfirmModal } from "../move/modals";
-import { App, FakeElement, activeElement, asHTMLElement, doubleLeafOf, doublePluginOf, fakeElementOf, pressKey, shownNotices } from "./obsidian-double";
+import { App, FakeElement, TFile, activeElement, asHTMLElement, doubleLeafOf, doublePluginOf, fakeElementOf, pressKey, shownNotices } from "./obsidian-double";
 import { lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -127,6 +127,35 @@ test("the status bar counts unresolved links and follows the vault; unloading re
 	plugin.vaultIndexer?.flush();
 	await status.settle();
 	assert.equal(item.getText(), "3 unresolved links");
+
+	// After each edit the engine tells the count the index keeps; nothing here asks for it. The
+	// round trip of another request comes back after what the engine told before it.
+	const engine = plugin.index;
+	assert.ok(engine !== null);
+	const shownAfter = async (edit: () => Promise<unknown>): Promise<string> => {
+		await edit();
+		plugin.vaultIndexer?.flush();
+		await plugin.vaultIndexer?.whenIdle();
+		await engine.noteCount();
+		return item.getText();
+	};
+	const fileAt = (filePath: string): TFile => {
+		const file = app.vault.getAbstractFileByPath(filePath);
+		assert.ok(file instanceof TFile, filePath);
+		return file;
+	};
+	// A new note resolves the links elsewhere that name it.
+	assert.equal(await shownAfter(() => app.vault.create("Elsewhere.md", "here")), "2 unresolved links");
+	// Renamed away, it leaves them unresolved again; renamed back, it resolves them.
+	assert.equal(await shownAfter(() => app.vault.rename(fileAt("Elsewhere.md"), "Other.md")), "3 unresolved links");
+	assert.equal(await shownAfter(() => app.vault.rename(fileAt("Other.md"), "Elsewhere.md")), "2 unresolved links");
+	// An edit that names one more missing note, and one (in another case) already counted.
+	assert.equal(await shownAfter(() => app.vault.modify(fileAt("B.md"), "[[nowhere]] [[Nowhere]] [[Gone]]")), "3 unresolved links");
+	// A removed note unresolves what linked to it (Home's links to A), and takes its own links with
+	// it (its link to Missing, which Home names too).
+	assert.equal(await shownAfter(() => app.vault.delete(fileAt("A.md"))), "4 unresolved links");
+	assert.equal(await shownAfter(() => app.vault.delete(fileAt("B.md"))), "2 unresolved links");
+	assert.equal(await engine.unresolvedCount(), 2, "the count shown is the index's");
 
 	item.click();
 	assert.ok((await plugin.lint?.opening) instanceof LintView, "clicking the count opens the lint view");

@@ -5,6 +5,7 @@
 //!        `cargo run --release -p vaultlink-bench -- lint <vault folder>...`
 //!        `cargo run --release -p vaultlink-bench -- move <vault folder>...`
 //!        `cargo run --release -p vaultlink-bench -- generate <notes> <new folder> [seed]`
+//!        `cargo run --release -p vaultlink-bench -- find-page <vault folder>`
 //!
 //! Each figure is the median of several runs on one core, beside a floor measured in the same
 //! run: absolute times drift on shared machines, ratios much less.
@@ -79,6 +80,10 @@ fn main() -> Result<()> {
         let vault = build(&read_vault(&folder)?);
         println!("{}", most_linked(&vault).context("the vault has no notes")?);
         return Ok(());
+    }
+    if command == "find-page" {
+        let folder = PathBuf::from(args.next().context("usage: vaultlink-bench find-page <vault folder>")?);
+        return find_page(&folder);
     }
     if command == "generate" {
         let usage = "usage: vaultlink-bench generate <notes> <new folder> [seed]";
@@ -480,6 +485,60 @@ fn moves(folder: &Path) -> Result<()> {
             }
             Err(error) => println!("| {name} | {what} | refused: {} | | |", error.code()),
         }
+    }
+    Ok(())
+}
+
+/// `find_existing_page` on every title of the vault and on every distinct word of those titles
+/// as a topic of its own (a word shared by many names is the costly case): each the fastest of
+/// three runs, the median, 99th percentile and slowest printed, with the slowest topic.
+fn find_page(folder: &Path) -> Result<()> {
+    use vaultlink_core::ops::{self, FindPageArguments, ResponseFormat};
+    let notes = read_vault(folder)?;
+    let vault = build(&notes);
+    let titles: Vec<String> =
+        notes.iter().map(|note| note.path.rsplit('/').next().unwrap_or(&note.path).trim_end_matches(".md").to_owned()).collect();
+    let mut words: Vec<String> = titles.iter().flat_map(|title| vaultlink_core::words::topic_words(title)).collect();
+    words.sort_unstable();
+    words.dedup();
+    type Find = fn(&Vault, &FindPageArguments) -> Result<ops::ExistingPage, ops::OpError>;
+    let every_note: Find = vaultlink_core::existing::find_existing_page_comparing_every_note;
+    // Comparing every note takes milliseconds a topic: a spread of 300 titles.
+    let spread: Vec<String> = titles.iter().step_by(titles.len() / 300 + 1).cloned().collect();
+    let runs: [(&str, &Vec<String>, Find); 3] = [
+        ("titles", &titles, ops::find_existing_page),
+        ("words of titles", &words, ops::find_existing_page),
+        ("titles compared with every note (the reference, as before the index of names)", &spread, every_note),
+    ];
+    for (what, topics, find) in runs {
+        let mut times: Vec<(Duration, &str)> = topics
+            .iter()
+            .map(|topic| {
+                let arguments = FindPageArguments { topic: topic.clone(), limit: None, response_format: ResponseFormat::Concise };
+                // The fastest of three: a topic's own cost, not the moment the machine was busy.
+                let fastest = (0..3)
+                    .map(|_| {
+                        let start = Instant::now();
+                        std::hint::black_box(find(&vault, &arguments).ok());
+                        start.elapsed()
+                    })
+                    .min()
+                    .unwrap_or_default();
+                (fastest, topic.as_str())
+            })
+            .collect();
+        times.sort();
+        let at = |share: f64| times[((times.len() - 1) as f64 * share) as usize].0.as_secs_f64() * 1e3;
+        let slowest: Vec<String> =
+            times.iter().rev().take(3).map(|(time, topic)| format!("{topic:?} {:.3} ms", time.as_secs_f64() * 1e3)).collect();
+        println!(
+            "{}: {} {what}: median {:.3} ms, p99 {:.3} ms, slowest {}",
+            vault_name(folder),
+            times.len(),
+            at(0.5),
+            at(0.99),
+            slowest.join(", ")
+        );
     }
     Ok(())
 }

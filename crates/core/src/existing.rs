@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::answer::{OpError, ResponseFormat, MAX_LIMIT};
+use crate::index::NoteView;
 use crate::resolve::{self, Resolution};
 use crate::words::{shared_words, topic_words};
 use crate::Vault;
@@ -67,6 +68,26 @@ const MAX_MENTION_SOURCES: usize = 20;
 const DEFAULT_CANDIDATES: usize = 10;
 
 pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Result<ExistingPage, OpError> {
+    find(vault, arguments, Compared::Concerned)
+}
+
+/// [`find_existing_page`] as it was before the index of names: the topic compared with every
+/// note of the vault. The reference the indexed lookup is tested against (the two answer
+/// alike), and the figure it is measured beside; nothing else calls it.
+pub fn find_existing_page_comparing_every_note(vault: &Vault, arguments: &FindPageArguments) -> Result<ExistingPage, OpError> {
+    find(vault, arguments, Compared::Every)
+}
+
+/// Which notes the topic is compared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compared {
+    /// Only those the index of names gives ([`Vault::notes_concerning`]).
+    Concerned,
+    /// Every note.
+    Every,
+}
+
+fn find(vault: &Vault, arguments: &FindPageArguments, compared: Compared) -> Result<ExistingPage, OpError> {
     use crate::lint::{identities, identity_key, note_stem, page_key, same_identity, same_page_name, Facet};
     use crate::pages::wikidata_qid;
     let topic = arguments.topic.trim();
@@ -87,20 +108,22 @@ pub fn find_existing_page(vault: &Vault, arguments: &FindPageArguments) -> Resul
     // Soft matches stay borrowed until the few that are returned are known: a common word can
     // match thousands of names.
     let mut soft: Vec<(u32, usize, &str, &str)> = Vec::new();
-    // Only the notes the topic can concern: those filed under its name, its words or its
-    // Wikidata item (a superset of those that match, compared below as before), in path order.
-    let pages = vault.page_names();
-    let mut concerned: Vec<&str> = pages.with_key(&page).iter().map(|path| &**path).collect();
-    concerned.extend(by_path);
-    if let Some(qid) = &qid {
-        concerned.extend(pages.with_qid(qid).iter().map(|path| &**path));
-    }
-    for word in &words {
-        concerned.extend(pages.with_word(word).iter().map(|path| &**path));
-    }
-    concerned.sort_unstable();
-    concerned.dedup();
-    for note in concerned.into_iter().filter_map(|path| vault.note(path)) {
+    // The notes compared, in path order: with the index, only those filed under the topic's
+    // name, its Wikidata item or enough of its words, and the note its path names (a superset
+    // of those that match, compared below alike).
+    let concerned: Vec<NoteView<'_>> = match compared {
+        Compared::Every => vault.notes().collect(),
+        Compared::Concerned => {
+            let mut notes = vault.notes_concerning(&page, qid.as_deref(), &words);
+            if let Some(note) = by_path.and_then(|path| vault.note(path)) {
+                if let Err(at) = notes.binary_search_by(|held| held.path.cmp(note.path)) {
+                    notes.insert(at, note);
+                }
+            }
+            notes
+        }
+    };
+    for note in concerned {
         let mut evidence = Vec::new();
         if by_path == Some(note.path) {
             evidence.push(PageEvidence { kind: "path", value: note.path.to_owned(), score_percent: None });

@@ -114,10 +114,15 @@ pub(crate) fn note_facts_from(path: &str, text: &str, parsed: &ParsedNote, yaml:
         push_problem(&mut facts, text, &diagnostic.code, diagnostic.message.clone(), diagnostic.span.map_or(0, |span| span.start));
     }
     if let Some(block) = crate::frontmatter::find_block(text) {
-        let already_unreadable = facts
-            .frontmatter_problems
-            .iter()
-            .any(|problem| matches!(problem.code.as_str(), "malformed_frontmatter" | "frontmatter_not_a_mapping" | "frontmatter_too_deep"));
+        // A block the parser found unreadable, or would not read (over the bytes a block may
+        // hold, or nested past the bound, where the YAML library's time grows with the square of
+        // the depth), is not read again here.
+        let already_unreadable = parsed.diagnostics.iter().any(|diagnostic| {
+            matches!(
+                diagnostic.code.as_str(),
+                "malformed_frontmatter" | "frontmatter_not_a_mapping" | "frontmatter_too_deep" | "frontmatter_too_large"
+            )
+        });
         let content = &text[block.content.range()];
         // The parser runs the YAML library only on blocks that may hold a link, for speed;
         // lint needs every block read, as Obsidian reads it, for its properties and to find
@@ -125,7 +130,7 @@ pub(crate) fn note_facts_from(path: &str, text: &str, parsed: &ParsedNote, yaml:
         if !already_unreadable && !content.trim().is_empty() {
             let read = match yaml {
                 Some(yaml) => Ok(std::borrow::Cow::Borrowed(yaml)),
-                None => serde_yaml::from_str::<serde_yaml::Value>(content).map(std::borrow::Cow::Owned),
+                None => crate::frontmatter::read_yaml(content).map(std::borrow::Cow::Owned),
             };
             match read.as_deref() {
                 Ok(serde_yaml::Value::Mapping(map)) => read_properties(map, &mut facts),

@@ -76,6 +76,38 @@ pub struct Scan {
 /// (`frontmatter_too_deep`), and every note indexes in time linear in its length.
 pub const MAX_NESTING: usize = 64;
 
+// The work of this module's scanners, counted in tests only: one step for each byte one of them
+// reads, so a test can show that the work grows with a block's length and no faster. Nothing is
+// counted, or costs anything, outside tests.
+#[cfg(test)]
+thread_local! {
+    static STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+// The bytes handed to the YAML library when a note is read, counted in tests only.
+#[cfg(test)]
+thread_local! {
+    static YAML_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A frontmatter block's YAML as the YAML library reads it: the one way a note's frontmatter
+/// reaches it when a note is read (the parser's and the index's facts' readings), so tests can
+/// count what it is given.
+pub(crate) fn read_yaml(content: &str) -> Result<serde_yaml::Value, serde_yaml::Error> {
+    #[cfg(test)]
+    YAML_BYTES.with(|bytes| bytes.set(bytes.get() + content.len()));
+    serde_yaml::from_str(content)
+}
+
+/// Counts `bytes` bytes read (in tests only).
+#[inline(always)]
+fn read_bytes(bytes: usize) {
+    #[cfg(test)]
+    STEPS.with(|steps| steps.set(steps.get() + bytes));
+    #[cfg(not(test))]
+    let _ = bytes;
+}
+
 /// Whether `content` nests deeper than [`MAX_NESTING`]: flow brackets outside quotes, or a line
 /// indented past `4 × MAX_NESTING` columns. One pass over the bytes.
 pub fn nests_too_deep(content: &str) -> bool {
@@ -84,6 +116,7 @@ pub fn nests_too_deep(content: &str) -> bool {
     let mut line_start = true;
     let mut indent = 0usize;
     for &byte in content.as_bytes() {
+        read_bytes(1);
         if byte == b'\n' {
             line_start = true;
             indent = 0;
@@ -166,6 +199,7 @@ pub fn scan(text: &str, block: Block) -> Scan {
     let mut at = block.content.start;
     while at < block.content.end {
         let end = line_end(text, at).min(block.content.end);
+        read_bytes(end + 1 - at);
         scanner.lines.push(Line { start: at, end });
         at = next_line(text, end);
     }
@@ -244,6 +278,7 @@ struct Scanner<'a> {
 
 impl Scanner<'_> {
     fn byte(&self, at: usize) -> Option<u8> {
+        read_bytes(1);
         if at < self.end {
             self.text.as_bytes().get(at).copied()
         } else {
@@ -253,12 +288,15 @@ impl Scanner<'_> {
 
     fn indent(&self, line: usize) -> usize {
         let Line { start, end } = self.lines[line];
-        self.text[start..end].bytes().take_while(|byte| *byte == b' ').count()
+        let indent = self.text[start..end].bytes().take_while(|byte| *byte == b' ').count();
+        read_bytes(indent + 1);
+        indent
     }
 
     fn is_blank_or_comment(&self, line: usize) -> bool {
         let Line { start, end } = self.lines[line];
         let trimmed = self.text[start..end].trim_start();
+        read_bytes(end - start - trimmed.len() + 1);
         trimmed.is_empty() || trimmed.starts_with('#')
     }
 
@@ -298,6 +336,7 @@ impl Scanner<'_> {
                 let line = &self.text[at..line_end];
                 let mut search = 0;
                 while let Some(found) = line[search..].find(':') {
+                    read_bytes(found + 1);
                     let colon = at + search + found;
                     if colon_follows(colon) {
                         let key = self.text[at..colon].trim_end();
@@ -565,6 +604,7 @@ impl Scanner<'_> {
             let line_end = self.lines[self.line_of(at)].end;
             let inner = &self.text.as_bytes()[at + 2..line_end];
             let stop = inner.iter().position(|byte| *byte == b'[').unwrap_or(inner.len());
+            read_bytes(2 * stop + 1);
             if let Some(close) = inner[..stop].windows(2).position(|pair| pair == b"]]") {
                 self.scan.unquoted_links.push(UnquotedLink { path: path.clone(), span: Span { start: at, end: at + 2 + close + 2 } });
             }
@@ -862,4 +902,115 @@ fn plain_segment_end(line: &str) -> usize {
 fn push_raw(value: &mut String, sources: &mut Vec<Span>, text: &str, from: usize, to: usize) {
     value.push_str(&text[from..to]);
     sources.extend((from..to).map(|at| Span { start: at, end: at + 1 }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{IndexConfig, Vault};
+    use crate::parse::{parse_note, ParseConfig};
+
+    /// The steps the scanners take on `note`'s frontmatter as the parser reads it, with the
+    /// parse's diagnostic codes.
+    fn steps_to_parse(note: &str) -> (usize, Vec<String>) {
+        STEPS.with(|steps| steps.set(0));
+        let parsed = parse_note("Note.md", note, &ParseConfig::OBSIDIAN);
+        (STEPS.with(std::cell::Cell::get), parsed.diagnostics.into_iter().map(|diagnostic| diagnostic.code).collect())
+    }
+
+    /// The bytes the YAML library is given while the index reads `note` (its parse and its facts).
+    fn yaml_bytes_to_index(note: &str) -> usize {
+        YAML_BYTES.with(|bytes| bytes.set(0));
+        Vault::new(IndexConfig::obsidian_defaults()).upsert("Note.md", note);
+        YAML_BYTES.with(std::cell::Cell::get)
+    }
+
+    /// Notes of `n` nested flow collections and more, in the shapes that nest: each the block's
+    /// length and the frontmatter.
+    fn shapes(n: usize) -> Vec<(&'static str, String)> {
+        let deep = |open: &str, close: &str, depth: usize| format!("{}x{}", open.repeat(depth), close.repeat(depth));
+        vec![
+            // Past the bound: one collection nested `n` deep, of each kind.
+            ("sequences nested n deep", deep("[", "]", n)),
+            ("mappings nested n deep", deep("{a: ", "}", n)),
+            ("link-like sequences nested n deep", deep("[[", "]]", n)),
+            // Within the bound: `n` collections side by side, each nested as deep as is read.
+            ("n sequences nested to the bound", format!("[{}]", vec![deep("[", "]", MAX_NESTING - 2); n].join(", "))),
+            ("n link-like sequences nested to the bound", format!("[{}]", vec![deep("[[", "]]", MAX_NESTING / 2 - 1); n].join(", "))),
+            (
+                "n quoted links nested to the bound",
+                format!("[{}]", vec![deep("[", "]", MAX_NESTING - 2).replace('x', "\"[[L]]\""); n].join(", ")),
+            ),
+        ]
+    }
+
+    /// The frontmatter scanners' work grows linearly with the block, however it nests: counted,
+    /// not timed. For every shape, the steps per byte of frontmatter stay under a small bound
+    /// and do not grow as the block grows sixteenfold.
+    #[test]
+    fn nested_flow_collections_are_scanned_in_linear_time() {
+        for (at, _) in shapes(1).iter().enumerate() {
+            let mut per_byte = Vec::new();
+            // Up to 1,600 collections side by side, 213 KB at most: within the bytes a block may hold.
+            for n in [100, 200, 400, 800, 1_600] {
+                let (what, value) = shapes(n).swap_remove(at);
+                let note = format!("---\nkey: {value}\n---\n[[Body]]\n");
+                let (steps, _) = steps_to_parse(&note);
+                per_byte.push((n, steps as f64 / note.len() as f64, what));
+            }
+            // The YAML library is given a block nested within the bound once, whole (its work per
+            // byte bounded by the depth), and one nested past it not at all.
+            let (what, value) = shapes(1_600).swap_remove(at);
+            let note = format!("---\nkey: {value}\n---\n[[Body]]\n");
+            let given = yaml_bytes_to_index(&note);
+            let block = note.len() - "---\n---\n[[Body]]\n".len();
+            assert!(given == 0 || given == block, "{what}: the YAML library was given {given} bytes of a {block}-byte block");
+            assert_eq!(given == 0, what.ends_with("n deep"), "{what}: given {given} bytes");
+            assert!(note.len() < crate::parse::MAX_FRONTMATTER_BYTES, "{what}: {} bytes", note.len());
+            let (_, first, what) = per_byte[0];
+            for (n, ratio, _) in &per_byte {
+                assert!(*ratio <= 12.0, "{what}: {ratio:.2} steps a byte at n = {n}: {per_byte:?}");
+                assert!(*ratio <= first * 1.05 + 0.05, "{what}: steps a byte grew from {first:.3} to {ratio:.3} at n = {n}: {per_byte:?}");
+            }
+        }
+    }
+
+    /// A block over the bytes a block may hold is not given to the YAML library either, by the
+    /// parser or by the index's facts, however it nests.
+    #[test]
+    fn a_block_too_large_is_not_given_to_the_yaml_library() {
+        let depth = crate::parse::MAX_FRONTMATTER_BYTES;
+        for value in [format!("{}x{}", "[".repeat(depth), "]".repeat(depth)), format!("[{}]", vec!["\"[[L]]\""; depth / 6].join(", "))] {
+            let note = format!("---\nkey: {value}\n---\n[[Body]]\n");
+            assert_eq!(yaml_bytes_to_index(&note), 0, "{} bytes", note.len());
+            let (_, codes) = steps_to_parse(&note);
+            assert!(codes.iter().any(|code| code == "frontmatter_too_large"), "{codes:?}");
+        }
+    }
+
+    /// A note nested past the bound gets its diagnostic both from the parser (what the edges'
+    /// `parseNote` and the link index read) and from the index's facts, which lint reports; the
+    /// body's links are read all the same. One nested within the bound gets neither.
+    #[test]
+    fn a_note_nested_too_deep_is_told_by_the_parser_and_by_lint() {
+        for (what, value) in shapes(MAX_NESTING + 1).into_iter().take(3).chain([(
+            "indented past the bound",
+            (0..=MAX_NESTING * 3).map(|level| format!("\n{}k{level}:", " ".repeat(level * 2))).collect::<String>(),
+        )]) {
+            let note = format!("---\nkey: {value}\n---\n[[Body]]\n");
+            let (_, codes) = steps_to_parse(&note);
+            assert!(codes.iter().any(|code| code == "frontmatter_too_deep"), "{what}: {codes:?}");
+            let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+            vault.upsert("Note.md", &note);
+            let facts = vault.facts("Note.md").expect("a note");
+            assert!(facts.frontmatter_problems.iter().any(|problem| problem.code == "frontmatter_too_deep"), "{what}: {facts:?}");
+            let links: Vec<String> = vault.outgoing_links("Note.md").expect("a note").iter().map(|link| link.link.target.clone()).collect();
+            assert_eq!(links, ["Body"], "{what}");
+        }
+        for (what, value) in shapes(3).into_iter().skip(3) {
+            let note = format!("---\nkey: {value}\n---\n[[Body]]\n");
+            let (_, codes) = steps_to_parse(&note);
+            assert!(!codes.iter().any(|code| code == "frontmatter_too_deep"), "{what}: {codes:?}");
+        }
+    }
 }

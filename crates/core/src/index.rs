@@ -140,6 +140,19 @@ pub struct Vault {
     watchers: HashMap<Box<str>, Vec<LinkRef>>,
     /// Every note's names, for `find_existing_page`.
     pages: PageNames,
+    /// The unresolved links, by missing target: the folded, trimmed path they name (as
+    /// `find_unresolved_links` groups them) to how many links name it. Kept current wherever a
+    /// link's target is filed, changed or unfiled, so the count of missing targets needs no
+    /// walk over the links.
+    missing: HashMap<Box<str>, u32>,
+    /// How many links are unresolved (the sum of `missing`).
+    unresolved_links: usize,
+}
+
+/// The key under which an unresolved link is counted in [`Vault`]'s `missing` (and grouped by
+/// `find_unresolved_links`): its path, trimmed and folded.
+pub fn missing_target_key(link: &Link) -> String {
+    fold(link.path.trim())
 }
 
 /// A link of one note, with what it resolves to.
@@ -226,7 +239,42 @@ impl Vault {
             by_name: HashMap::new(),
             watchers: HashMap::new(),
             pages: PageNames::default(),
+            missing: HashMap::new(),
+            unresolved_links: 0,
         }
+    }
+
+    /// Counts one more unresolved link naming `link`'s target.
+    fn count_missing(&mut self, link_key: String) {
+        self.unresolved_links += 1;
+        match self.missing.get_mut(link_key.as_str()) {
+            Some(count) => *count += 1,
+            None => {
+                self.missing.insert(link_key.into_boxed_str(), 1);
+            }
+        }
+    }
+
+    /// Counts one unresolved link fewer naming the target `link_key`.
+    fn uncount_missing(&mut self, link_key: &str) {
+        self.unresolved_links = self.unresolved_links.saturating_sub(1);
+        if let Some(count) = self.missing.get_mut(link_key) {
+            *count -= 1;
+            if *count == 0 {
+                self.missing.remove(link_key);
+            }
+        }
+    }
+
+    /// How many missing notes the vault's unresolved links name: `find_unresolved_links`'
+    /// `total_targets`, kept current by every change to the index rather than counted.
+    pub fn missing_targets(&self) -> usize {
+        self.missing.len()
+    }
+
+    /// How many links find no file: `summary().unresolved_links`, kept current.
+    pub fn unresolved_link_count(&self) -> usize {
+        self.unresolved_links
     }
 
     pub fn config(&self) -> &IndexConfig {
@@ -305,10 +353,10 @@ impl Vault {
                 // one by one.
                 Some(id) => {
                     if let Some(note) = &note {
-                        self.pages.add(&self.slot(id).path.clone(), note_title(&path), &note.aliases, &note.facts);
+                        self.pages.add(id, note_title(&path), &note.aliases, &note.facts);
                     }
                     if let Some(old) = std::mem::replace(&mut self.slot_mut(id).note, note) {
-                        self.pages.remove(&path, note_title(&path), &old.aliases, &old.facts);
+                        self.pages.remove(id, note_title(&path), &old.aliases, &old.facts);
                     }
                 }
                 None => {
@@ -354,9 +402,6 @@ impl Vault {
     /// resolving anything.
     fn add_file(&mut self, path: &str, note: Option<Note>) -> FileId {
         let path = Arc::<str>::from(path);
-        if let Some(note) = &note {
-            self.pages.add(&path, note_title(&path), &note.aliases, &note.facts);
-        }
         let slot = Slot {
             resolved: Resolution::Resolved { path: path.to_string() },
             path: path.clone(),
@@ -374,6 +419,9 @@ impl Vault {
                 FileId::try_from(self.slots.len() - 1).expect("fewer than 2^32 files")
             }
         };
+        if let Some(Some(Slot { note: Some(note), .. })) = self.slots.get(id as usize) {
+            self.pages.add(id, note_title(&path), &note.aliases, &note.facts);
+        }
         self.by_name.entry(fold(resolve::file_name(&path)).into_boxed_str()).or_default().push(id);
         self.ids.insert(path, id);
         id
@@ -386,10 +434,10 @@ impl Vault {
                 self.unindex_links(id);
                 let path = self.slot(id).path.clone();
                 if let Some(note) = &note {
-                    self.pages.add(&path, note_title(&path), &note.aliases, &note.facts);
+                    self.pages.add(id, note_title(&path), &note.aliases, &note.facts);
                 }
                 if let Some(old) = std::mem::replace(&mut self.slot_mut(id).note, note) {
-                    self.pages.remove(&path, note_title(&path), &old.aliases, &old.facts);
+                    self.pages.remove(id, note_title(&path), &old.aliases, &old.facts);
                 }
                 self.index_links(id);
             }
@@ -431,7 +479,7 @@ impl Vault {
         let slot = self.slots[id as usize].take().expect("a file id in use");
         self.free.push(id);
         if let Some(old) = &slot.note {
-            self.pages.remove(&path, note_title(&path), &old.aliases, &old.facts);
+            self.pages.remove(id, note_title(&path), &old.aliases, &old.facts);
         }
         Some(slot.note)
     }
@@ -448,9 +496,22 @@ impl Vault {
         true
     }
 
-    /// Every note's names, indexed.
-    pub fn page_names(&self) -> &PageNames {
-        &self.pages
+    /// The notes a topic can concern, in path order, from the index of every note's names
+    /// (see [`PageNames::concerning`]): never fewer than those `find_existing_page` reports.
+    pub fn notes_concerning(&self, key: &str, qid: Option<&str>, words: &[String]) -> Vec<NoteView<'_>> {
+        let mut notes: Vec<NoteView<'_>> = self
+            .pages
+            .concerning(key, qid, words)
+            .into_iter()
+            .filter_map(|id| Vault::note_view(self.slots.get(id as usize)?.as_ref()?))
+            .collect();
+        notes.sort_unstable_by(|left, right| left.path.cmp(right.path));
+        notes
+    }
+
+    fn note_view(slot: &Slot) -> Option<NoteView<'_>> {
+        let note = slot.note.as_ref()?;
+        Some(NoteView { path: &slot.path, aliases: &note.aliases, facts: &note.facts, sketch: &note.sketch })
     }
 
     /// The note at `path` with what the index keeps of it; `None` when it is not a note.
@@ -519,6 +580,15 @@ impl Vault {
         for (name, link_ref) in watched {
             self.watchers.entry(name.into_boxed_str()).or_default().push(link_ref);
         }
+        let missing: Vec<String> = targets
+            .iter()
+            .zip(self.slot(source).note.iter().flat_map(|note| &note.links))
+            .filter(|(target, _)| **target == Target::Unresolved)
+            .map(|(_, link)| missing_target_key(link))
+            .collect();
+        for key in missing {
+            self.count_missing(key);
+        }
         self.slot_mut(source).targets = targets;
     }
 
@@ -531,6 +601,15 @@ impl Vault {
         }
         let keys: BTreeSet<String> =
             note.links.iter().filter(|link| !link.path.trim().is_empty()).map(|link| watch_key(&link.path)).collect();
+        let missing: Vec<String> = targets
+            .iter()
+            .zip(&note.links)
+            .filter(|(target, _)| **target == Target::Unresolved)
+            .map(|(_, link)| missing_target_key(link))
+            .collect();
+        for key in &missing {
+            self.uncount_missing(key);
+        }
         let target_ids: BTreeSet<FileId> = targets.iter().filter_map(|target| self.target_id(target)).collect();
         for target in target_ids {
             self.slot_mut(target).backlinks.retain(|link| link.source != source);
@@ -555,7 +634,17 @@ impl Vault {
         if *old == new {
             return;
         }
-        if let Some(target) = self.target_id(old) {
+        let was_unresolved = *old == Target::Unresolved;
+        let old_target = self.target_id(old);
+        let missing_key = (was_unresolved != (new == Target::Unresolved)).then(|| missing_target_key(link));
+        if let Some(key) = missing_key {
+            if was_unresolved {
+                self.uncount_missing(&key);
+            } else {
+                self.count_missing(key);
+            }
+        }
+        if let Some(target) = old_target {
             if let Some(Some(target)) = self.slots.get_mut(target as usize) {
                 unfile_link(&mut target.backlinks, link_ref);
             }
@@ -815,6 +904,7 @@ impl Vault {
             memory.names += name.len() + vec_bytes(ids);
         }
         memory.names += self.pages.heap_bytes();
+        memory.reverse_index += hash_map_bytes(&self.missing) + self.missing.keys().map(|key| key.len()).sum::<usize>();
         memory
     }
 }

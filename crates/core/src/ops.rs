@@ -619,7 +619,7 @@ pub fn unresolved(vault: &Vault, arguments: &PageArguments) -> Result<Unresolved
         if *found.resolution != Resolution::Unresolved {
             continue;
         }
-        let key = fold(found.link.path.trim());
+        let key = crate::index::missing_target_key(found.link);
         let group = groups.entry(key).or_insert_with(|| MissingTarget {
             target: found.link.path.trim().to_owned(),
             referrer_count: 0,

@@ -4,7 +4,6 @@
 //! index keeps a `PageNames` current as notes are added, replaced and removed.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -114,18 +113,19 @@ pub fn wikidata_qid(text: &str) -> Option<String> {
 }
 
 /// Every note's names, indexed three ways: by [`page_key`], by each of their
-/// [`topic_words`], and by the Wikidata item of the note's `wikidata` property. A lookup
-/// gives a superset of the notes that match (callers still compare), never fewer: a name
-/// [`same_page_name`] matches has the same `page_key`, and a name sharing a topic word
-/// holds that word among its own `topic_words`.
+/// [`topic_words`], and by the Wikidata item of the note's `wikidata` property, each to the ids
+/// of the notes in the index's file table (a note filed twice under one key, by two of its names,
+/// is listed once). A lookup gives a superset of the notes that match (callers still compare),
+/// never fewer: a name [`same_page_name`] matches has the same `page_key`, and a name sharing a
+/// topic word holds that word among its own `topic_words`.
 #[derive(Debug, Clone, Default)]
 pub struct PageNames {
-    by_key: HashMap<Box<str>, Vec<Arc<str>>>,
-    by_word: HashMap<Box<str>, Vec<Arc<str>>>,
-    by_qid: HashMap<Box<str>, Vec<Arc<str>>>,
+    by_key: HashMap<Box<str>, Vec<u32>>,
+    by_word: HashMap<Box<str>, Vec<u32>>,
+    by_qid: HashMap<Box<str>, Vec<u32>>,
 }
 
-/// The keys under which one note is filed.
+/// The keys under which one note is filed, each once.
 fn keys_of(title: &str, aliases: &[String], facts: &NoteFacts) -> (Vec<String>, Vec<String>, Option<String>) {
     let mut keys = Vec::new();
     let mut words = Vec::new();
@@ -140,62 +140,90 @@ fn keys_of(title: &str, aliases: &[String], facts: &NoteFacts) -> (Vec<String>, 
     (keys, words, facts.property_text("wikidata").and_then(wikidata_qid))
 }
 
-fn file(map: &mut HashMap<Box<str>, Vec<Arc<str>>>, key: String, path: &Arc<str>) {
-    map.entry(key.into_boxed_str()).or_default().push(path.clone());
+fn file(map: &mut HashMap<Box<str>, Vec<u32>>, key: String, id: u32) {
+    match map.get_mut(key.as_str()) {
+        Some(ids) => ids.push(id),
+        None => {
+            map.insert(key.into_boxed_str(), vec![id]);
+        }
+    }
 }
 
-fn unfile(map: &mut HashMap<Box<str>, Vec<Arc<str>>>, key: &str, path: &str) {
-    if let Some(paths) = map.get_mut(key) {
-        if let Some(at) = paths.iter().position(|held| &**held == path) {
-            paths.swap_remove(at);
+fn unfile(map: &mut HashMap<Box<str>, Vec<u32>>, key: &str, id: u32) {
+    if let Some(ids) = map.get_mut(key) {
+        if let Some(at) = ids.iter().position(|held| *held == id) {
+            ids.swap_remove(at);
         }
-        if paths.is_empty() {
+        if ids.is_empty() {
             map.remove(key);
         }
     }
 }
 
 impl PageNames {
-    /// Files the note at `path` (title, aliases and facts as the index keeps them).
-    pub fn add(&mut self, path: &Arc<str>, title: &str, aliases: &[String], facts: &NoteFacts) {
+    /// Files the note `id` (title, aliases and facts as the index keeps them).
+    pub fn add(&mut self, id: u32, title: &str, aliases: &[String], facts: &NoteFacts) {
         let (keys, words, qid) = keys_of(title, aliases, facts);
-        keys.into_iter().for_each(|key| file(&mut self.by_key, key, path));
-        words.into_iter().for_each(|word| file(&mut self.by_word, word, path));
-        qid.into_iter().for_each(|qid| file(&mut self.by_qid, qid, path));
+        keys.into_iter().for_each(|key| file(&mut self.by_key, key, id));
+        words.into_iter().for_each(|word| file(&mut self.by_word, word, id));
+        qid.into_iter().for_each(|qid| file(&mut self.by_qid, qid, id));
     }
 
     /// Takes out what [`PageNames::add`] filed for the same note.
-    pub fn remove(&mut self, path: &str, title: &str, aliases: &[String], facts: &NoteFacts) {
+    pub fn remove(&mut self, id: u32, title: &str, aliases: &[String], facts: &NoteFacts) {
         let (keys, words, qid) = keys_of(title, aliases, facts);
-        keys.iter().for_each(|key| unfile(&mut self.by_key, key, path));
-        words.iter().for_each(|word| unfile(&mut self.by_word, word, path));
-        qid.iter().for_each(|qid| unfile(&mut self.by_qid, qid, path));
+        keys.iter().for_each(|key| unfile(&mut self.by_key, key, id));
+        words.iter().for_each(|word| unfile(&mut self.by_word, word, id));
+        qid.iter().for_each(|qid| unfile(&mut self.by_qid, qid, id));
     }
 
-    /// The bytes these maps hold, for the index's memory count (the paths are the index's,
-    /// shared, and counted there).
+    /// The bytes these maps hold, for the index's memory count.
     pub fn heap_bytes(&self) -> usize {
         [&self.by_key, &self.by_word, &self.by_qid]
             .into_iter()
             .map(|map| {
-                crate::memory::hash_map_bytes(map)
-                    + map.iter().map(|(key, paths)| key.len() + crate::memory::vec_bytes(paths)).sum::<usize>()
+                crate::memory::hash_map_bytes(map) + map.iter().map(|(key, ids)| key.len() + crate::memory::vec_bytes(ids)).sum::<usize>()
             })
             .sum()
     }
 
     /// Notes with a name whose [`page_key`] is `key`.
-    pub fn with_key(&self, key: &str) -> &[Arc<str>] {
+    pub fn with_key(&self, key: &str) -> &[u32] {
         self.by_key.get(key).map_or(&[], Vec::as_slice)
     }
 
     /// Notes with a name holding `word` (one of [`topic_words`]).
-    pub fn with_word(&self, word: &str) -> &[Arc<str>] {
+    pub fn with_word(&self, word: &str) -> &[u32] {
         self.by_word.get(word).map_or(&[], Vec::as_slice)
     }
 
     /// Notes whose `wikidata` property names the item `qid` (`Q42`).
-    pub fn with_qid(&self, qid: &str) -> &[Arc<str>] {
+    pub fn with_qid(&self, qid: &str) -> &[u32] {
         self.by_qid.get(qid).map_or(&[], Vec::as_slice)
+    }
+
+    /// The notes a topic can concern, as `find_existing_page` compares them: those with a name
+    /// whose page key is `key`, those whose `wikidata` is `qid`, and those with names holding at
+    /// least half of `words` (the topic's [`topic_words`], sorted and without repeats), counted
+    /// over all their names together. A note holding fewer has no name that shares half of the
+    /// topic's words, so no word overlap to report. In no order, each once.
+    pub fn concerning(&self, key: &str, qid: Option<&str>, words: &[String]) -> Vec<u32> {
+        let mut found: Vec<u32> = self.with_key(key).to_vec();
+        found.extend(qid.map_or(&[][..], |qid| self.with_qid(qid)));
+        let mut holding: Vec<u32> = words.iter().flat_map(|word| self.with_word(word)).copied().collect();
+        if words.len() <= 2 {
+            // One shared word is half of one or two: every note holding any of them.
+            found.append(&mut holding);
+        } else {
+            holding.sort_unstable();
+            for run in holding.chunk_by(|left, right| left == right) {
+                if run.len() * 2 >= words.len() {
+                    found.push(run[0]);
+                }
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        found
     }
 }

@@ -442,7 +442,7 @@ fn read_frontmatter(text: &str, block: frontmatter::Block, note: &mut ParsedNote
     // The YAML library only runs where a link could be, which keeps it off most notes: it is
     // far slower than the scan. A block it cannot read has no properties in Obsidian, so
     // nothing of it is kept (a malformed block without a link goes unnoticed).
-    let yaml = match has_link_opening(content).then(|| serde_yaml::from_str::<serde_yaml::Value>(content)) {
+    let yaml = match has_link_opening(content).then(|| frontmatter::read_yaml(content)) {
         Some(Ok(yaml)) => Some(yaml),
         Some(Err(error)) => {
             note.diagnostics.push(Diagnostic {

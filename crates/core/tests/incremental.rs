@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use vaultlink_core::index::IndexConfig;
+use vaultlink_core::ops::{self, PageArguments, ResponseFormat};
 use vaultlink_core::Vault;
 
 mod common;
@@ -30,19 +31,32 @@ fn random_text(random: &mut Random) -> String {
     for _ in 0..random.next() % 6 {
         let name = random.pick(&NAMES);
         let folder = random.pick(&FOLDERS);
-        let link = match random.next() % 7 {
+        let link = match random.next() % 9 {
             0 => format!("[[{name}]]"),
             1 => format!("[[{folder}{name}]]"),
             2 => format!("[x](../{folder}{}.md)", name.replace(' ', "%20")),
             3 => format!("[x](/{folder}{name}.md)"),
             4 => format!("![[{}]]", random.pick(&ATTACHMENTS)),
             5 => format!("[[{name}#Heading]]"),
+            // Names no file has, in two cases: unresolved links grouped as one missing note.
+            6 => format!("[[{}]]", random.pick(&["Gone", "gone", "Gone.md", "x/Gone"])),
+            7 => format!("[[{name}.png]]"),
             _ => format!("[[{name}.md|alias]]"),
         };
         text.push_str(&link);
         text.push('\n');
     }
     text
+}
+
+/// The counts of unresolved links the index keeps as it changes equal a full count:
+/// `find_unresolved_links`' `total_targets` (the missing notes, grouped as it groups them) and
+/// the summary's unresolved links, both walking every link.
+fn check_unresolved_counts(vault: &Vault, context: &str) {
+    let arguments = PageArguments { limit: Some(1), cursor: None, response_format: ResponseFormat::Concise };
+    let counted = ops::unresolved(vault, &arguments).expect("find_unresolved_links answers").total_targets;
+    assert_eq!(vault.missing_targets(), counted, "{context}: the missing targets kept differ from a count");
+    assert_eq!(vault.unresolved_link_count(), vault.summary().unresolved_links, "{context}: the unresolved links kept differ from a count");
 }
 
 fn rebuilt(files: &BTreeMap<String, String>) -> Vault {
@@ -91,6 +105,7 @@ fn incremental_updates_equal_a_rebuild() {
                 rebuilt(&files).snapshot(),
                 "seed {seed}, step {step}: after `{description}` the index differs from a rebuild"
             );
+            check_unresolved_counts(&vault, &format!("seed {seed}, step {step}, after `{description}`"));
         }
     }
 }
@@ -115,6 +130,7 @@ fn batches_of_prepared_files_equal_a_rebuild() {
             }
             vault.insert_prepared_many(batch);
             assert_eq!(vault.snapshot(), rebuilt(&files).snapshot(), "seed {seed}");
+            check_unresolved_counts(&vault, &format!("seed {seed}, after a batch"));
         }
     }
 }

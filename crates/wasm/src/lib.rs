@@ -276,6 +276,13 @@ impl Vault {
         self.inner.note_count()
     }
 
+    /// How many missing notes the unresolved links name (`find_unresolved_links`'
+    /// `total_targets`), which the index keeps current as it changes: no walk over the links.
+    #[wasm_bindgen(js_name = missingTargets)]
+    pub fn missing_targets(&self) -> usize {
+        self.inner.missing_targets()
+    }
+
     /// The links of a note with their resolutions. Throws when there is no such note.
     #[wasm_bindgen(js_name = outgoingLinks)]
     pub fn outgoing_links(&self, path: &str) -> Result<JsValue, JsError> {

@@ -48,6 +48,21 @@ fn backlinks_follow_rename_and_remove() {
 }
 
 #[wasm_bindgen_test]
+fn missing_targets_follow_upsert_remove_and_rename() {
+    let mut vault = sample();
+    assert_eq!(vault.missing_targets(), 0);
+    // Two links to one missing note (its name in two cases) and one to another.
+    vault.upsert("Gamma.md", "[[Later]] [[later]] [[Elsewhere]]");
+    assert_eq!(vault.missing_targets(), 2);
+    vault.upsert("Later.md", "");
+    assert_eq!(vault.missing_targets(), 1);
+    assert!(vault.rename("Later.md", "Sooner.md"));
+    assert_eq!(vault.missing_targets(), 2);
+    assert!(vault.remove("Gamma.md"));
+    assert_eq!(vault.missing_targets(), 0);
+}
+
+#[wasm_bindgen_test]
 fn a_missing_note_throws_with_its_code() {
     let error = sample().outgoing_links("Nope.md").expect_err("no such note");
     let message: JsValue = error.into();
