@@ -517,10 +517,7 @@ fn candidates(resolution: &Resolution) -> Option<Vec<String>> {
 }
 
 fn link_source(source: &LinkSource) -> (&'static str, Option<String>) {
-    match source {
-        LinkSource::Body => ("body", None),
-        LinkSource::Property { key, .. } => ("property", Some(key.clone())),
-    }
+    source.describe()
 }
 
 fn subpath_status(vault: &Vault, found: &ResolvedLink<'_>) -> Option<SubpathStatus> {
