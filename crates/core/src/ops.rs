@@ -528,7 +528,12 @@ fn subpath_status(vault: &Vault, found: &ResolvedLink<'_>) -> Option<SubpathStat
 }
 
 pub fn outgoing_links(vault: &Vault, path: &str, format: ResponseFormat) -> Result<OutgoingLinks, OpError> {
-    let path = find(vault, path)?;
+    // A canvas holds links too: its file cards and the links of its text cards.
+    let canvas = vault.find_file(path).filter(|found| crate::canvas::is_canvas_path(found));
+    let path = match canvas {
+        Some(canvas) => canvas,
+        None => find(vault, path)?,
+    };
     let detailed = format == ResponseFormat::Detailed;
     let links = vault
         .outgoing_links(path)
