@@ -665,6 +665,12 @@ impl Vault {
         None
     }
 
+    /// Like [`Vault::find_file`], for the files whose text the engine reads and rewrites: notes
+    /// and canvases.
+    pub fn find_text_file(&self, path: &str) -> Option<&str> {
+        self.find_file(path).filter(|found| self.is_note(found) || is_canvas_path(found))
+    }
+
     /// Like [`Vault::find_file`], for notes only.
     pub fn find_note(&self, path: &str) -> Option<&str> {
         self.find_file(path).filter(|found| self.is_note(found))
