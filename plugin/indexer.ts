@@ -32,9 +32,19 @@ interface FileRead {
 	text: string;
 }
 
-/** Notes are indexed with their text; other files (attachments) with "", so links to them resolve. */
+/** Notes, counted for the progress notice. */
 function isMarkdown(file: TFile): boolean {
 	return file.extension === "md";
+}
+
+/**
+ * Files indexed with their text: notes, and canvases (`.canvas`, JSON Canvas), whose file cards
+ * and text cards hold links. Obsidian's metadata cache has no links for a canvas, so its text is
+ * read as a note's is; core reads the cards. Other files (attachments) are indexed with "", so
+ * links to them resolve.
+ */
+function holdsLinks(file: TFile): boolean {
+	return file.extension === "md" || file.extension === "canvas";
 }
 
 function yieldToEventLoop(): Promise<void> {
@@ -218,10 +228,10 @@ export class Indexer {
 		await this.apply(await this.readFile(file, path));
 	}
 
-	/** The text the index gets for `file`: a note's Markdown, or "" for an attachment; null if unreadable. */
+	/** The text the index gets for `file`: a note's Markdown or a canvas's JSON, or "" for an attachment; null if unreadable. */
 	private async readFile(file: TFile, path: string): Promise<FileRead | null> {
 		const generation = this.generations.get(path) ?? 0;
-		if (!isMarkdown(file)) return { path, generation, text: "" };
+		if (!holdsLinks(file)) return { path, generation, text: "" };
 		try {
 			return { path, generation, text: await this.app.vault.cachedRead(file) };
 		} catch (error) {

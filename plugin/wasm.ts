@@ -136,6 +136,12 @@ export interface NoteLocation {
 	offset: number;
 }
 
+/**
+ * Where an answer says a link was written (`LinkSource::describe` in `crates/core/src/parse.rs`):
+ * a note's body, a property, a canvas's file card or a link in a canvas's text card.
+ */
+export type LinkSourceName = "body" | "property" | "canvas_file" | "canvas_text";
+
 /** One link as core's parser reads it (`crates/core/src/parse.rs`), as far as the plugin reads it. */
 export interface ParsedLink {
 	kind: "wikilink" | "embed" | "markdown" | "markdown_embed";
@@ -205,7 +211,7 @@ export type ResolutionStatus = "resolved" | "ambiguous" | "unresolved";
  */
 export interface OutgoingLink {
 	kind: ParsedLink["kind"];
-	source: "body" | "property";
+	source: LinkSourceName;
 	key?: string;
 	/** The target as written: the path part and any `#heading`, percent-encoded in a Markdown link as written. */
 	target: string;
@@ -417,7 +423,7 @@ export interface DeleteReferrer {
 	line: number;
 	link: string;
 	kind: string;
-	source: "body" | "property";
+	source: LinkSourceName;
 	key?: string;
 }
 

@@ -79,14 +79,17 @@ def entries(journal):
     }
 
 
-def through_both_edges(tool, arguments, tmp_path, runtime_dir):
-    """Copies the sample vault twice, previews and applies the call through the plugin on one
-    copy and on the folder on the other: the vaults, the two answers (preview, applied) of each
-    edge, and the files holding each edge's journals."""
+def through_both_edges(tool, arguments, tmp_path, runtime_dir, extra_files=None):
+    """Copies the sample vault twice (with `extra_files`, path to text, added), previews and
+    applies the call through the plugin on one copy and on the folder on the other: the vaults,
+    the two answers (preview, applied) of each edge, and the files holding each edge's journals."""
     vaults, copies = {}, {}
     for edge in ("plugin", "standalone"):
         vaults[edge] = tmp_path / edge / "vault"
         shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
+        for path, text in (extra_files or {}).items():
+            (vaults[edge] / path).parent.mkdir(parents=True, exist_ok=True)
+            (vaults[edge] / path).write_text(text)
         copies[edge] = tmp_path / f"{edge}-journals.jsonl"
         copies[edge].touch()
     host = subprocess.Popen(
@@ -156,3 +159,32 @@ def test_update_properties_through_both_edges(tmp_path, runtime_dir):
     assert len(plugin_journals) == len(folder_journals) == 1
     assert entries(plugin_journals[0]) == entries(folder_journals[0])
     assert plugin_journals[0]["tool"] == tool
+
+
+# A canvas as Obsidian writes it: tab-indented JSON, one card a line; a file card showing a heading
+# of People/Ada.md and a text card whose Markdown (JSON-escaped) links it twice.
+CANVAS = (
+    '{\n\t"nodes":[\n'
+    '\t\t{"id":"6f0ad84f44ce9c17","type":"file","file":"People/Ada.md","subpath":"#Bio","x":0,"y":0,"width":400,"height":400},\n'
+    '\t\t{"id":"a1b2c3d4e5f60718","type":"text","text":"## Who\\n[[Ada]] and [her page](../People/Ada.md) \\"quoted\\"","x":500,"y":0,"width":250,"height":60}\n'
+    '\t],\n\t"edges":[\n\t\t{"id":"0a1b2c3d4e5f6a7b","fromNode":"6f0ad84f44ce9c17","toNode":"a1b2c3d4e5f60718"}\n\t]\n}\n'
+)
+
+
+def test_a_move_rewrites_a_canvas_alike_through_both_edges(tmp_path, runtime_dir):
+    """A canvas's file card and text-card links are rewritten by move_note through the plugin (which
+    reads the canvas from Obsidian's vault, where the metadata cache has no links for it) and on
+    the folder alike, the JSON edited in place."""
+    tool, arguments = CASES["a note"]
+    vaults, through_plugin, on_folder, _ = through_both_edges(
+        tool, arguments, tmp_path, runtime_dir, {"Boards/People.canvas": CANVAS})
+    assert through_plugin == on_folder
+    assert snapshot(vaults["plugin"]) == snapshot(vaults["standalone"])
+    expected = (CANVAS.replace('"file":"People/Ada.md"', '"file":"People/Ada Lovelace.md"')
+                .replace("[[Ada]] and [her page](../People/Ada.md)",
+                         "[[Ada Lovelace]] and [her page](../People/Ada%20Lovelace.md)"))
+    for vault in vaults.values():
+        assert (vault / "Boards" / "People.canvas").read_text() == expected
+        json.loads((vault / "Boards" / "People.canvas").read_text())
+    canvas_changes = [change for change in on_folder[0]["changes"] if change["note"] == "Boards/People.canvas"]
+    assert [change["before"] for change in canvas_changes] == ["People/Ada.md", "[[Ada]]", "[her page](../People/Ada.md)"]

@@ -56,6 +56,7 @@ FINAL_CALLS = [
     ("get_backlinks", {"path": "projects/beta.md", "limit": 1000}),
     ("get_outgoing_links", {"path": "Journal/Renamed.md"}),
     ("get_outgoing_links", {"path": "Inbox.md"}),
+    ("get_outgoing_links", {"path": "Board.canvas"}),
     ("find_unresolved_links", {"limit": 1000}),
     ("find_orphans", {"limit": 1000}),
     ("list_notes", {"limit": 1000}),
@@ -106,6 +107,18 @@ def test_each_answer_right_after_a_change_behind_the_servers_back_sees_it(vault,
                 assert await sources_linking_to(session, "Nobody yet.md") == set()
                 assert await outgoing(session, "Journal/Renamed.md") == {("Alpha", "Projects/Alpha.md")}
                 assert "Journal/Renamed.md" in await sources_linking_to(session, "Projects/Alpha")
+
+                # A canvas created, then saved again with other cards: its file card and the links
+                # of its text card are read from its JSON.
+                board = vault / "Board.canvas"
+                board.write_text('{"nodes":[{"id":"a","type":"file","file":"Projects/Alpha.md"},'
+                                 '{"id":"b","type":"text","text":"[[Nobody at all]]"}]}')
+                assert "Board.canvas" in await sources_linking_to(session, "Projects/Alpha")
+                assert "Nobody at all" in await unresolved_targets(session)
+                board.write_text('{"nodes":[{"id":"a","type":"file","file":"Inbox.md"}]}')
+                assert "Board.canvas" not in await sources_linking_to(session, "Projects/Alpha")
+                assert await sources_linking_to(session, "Inbox") == {"Board.canvas"}
+                assert "Nobody at all" not in await unresolved_targets(session)
 
                 # A note deleted: the links to it no longer resolve.
                 (vault / "People" / "Ada.md").unlink()

@@ -92,3 +92,31 @@ def test_undo_is_refused_after_a_later_edit_to_a_touched_note(tmp_path, runtime_
     is_error, error, untouched = on_folder
     assert is_error and error["code"] == "undo_refused" and "`Home.md`" in error["message"], error
     assert untouched, "the refusal changed nothing"
+
+
+CANVAS = ('{\n\t"nodes":[\n\t\t{"id":"f1","type":"file","file":"People/Ada.md","x":0,"y":0,"width":400,"height":400},\n'
+          '\t\t{"id":"t1","type":"text","text":"[[Ada]] \\"quoted\\"","x":0,"y":500,"width":250,"height":60}\n\t],\n\t"edges":[]\n}\n')
+
+
+async def undo_a_move_that_rewrote_a_canvas(vault, runtime_dir, mode):
+    async with session_on(vault, runtime_dir, mode) as (session, _):
+        before = snapshot(vault)
+        moved = await apply(session, *CHANGES[0])
+        rewritten = (vault / "Board.canvas").read_text()
+        undone = await apply(session, "undo_change", {})
+        return moved["links_changed"], rewritten, undone["applied"], snapshot(vault) == before
+
+
+def test_undo_of_a_move_gives_back_the_canvas_it_rewrote(tmp_path, runtime_dir):
+    """A move rewrote a canvas's file card and text card: its undo writes the canvas back too
+    (before, undo_change refused, saying the canvas had changed since: it read the texts of notes only)."""
+    vaults = {}
+    for edge in ("plugin", "standalone"):
+        vaults[edge] = tmp_path / edge
+        shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
+        (vaults[edge] / "Board.canvas").write_text(CANVAS)
+    through_plugin, on_folder = on_both_paths(vaults, runtime_dir, undo_a_move_that_rewrote_a_canvas)
+    assert through_plugin == on_folder
+    _, rewritten, applied, back = on_folder
+    assert '"file":"Archive/People/Ada Lovelace.md"' in rewritten and "[[Ada Lovelace]]" in rewritten, rewritten
+    assert applied is True and back, "the vault, the canvas included, is back byte for byte"

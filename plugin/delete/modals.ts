@@ -70,7 +70,14 @@ export function describePreview(answer: DeleteAnswer): string {
 
 /** A backlink as the preview lists it: the line, the link as written, and where in the note it is. */
 export function describeReferrer(referrer: DeleteReferrer): string {
-	const where = referrer.source === "property" ? `in the property ${referrer.key ?? "(unnamed)"}` : "in the body";
+	const where =
+		referrer.source === "property"
+			? `in the property ${referrer.key ?? "(unnamed)"}`
+			: referrer.source === "canvas_file"
+				? "a file card of the canvas"
+				: referrer.source === "canvas_text"
+					? "in a text card of the canvas"
+					: "in the body";
 	return `line ${referrer.line}: ${referrer.link} (${where})`;
 }
 

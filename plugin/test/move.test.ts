@@ -444,3 +444,41 @@ test("on a case-insensitive folder a move onto another note's name in another ca
 	assert.equal(app.vault.getFileByPath("Beta.md"), null, "the vault's lookup is exact: the old spelling is gone");
 	assert.deepEqual(fs.readdirSync(vaultDir).sort(), [".vaultlink", "BETA.md", "Gamma.md", "Notes"], "the case-only rename is done; `.vaultlink` keeps it for undo_change");
 });
+
+/** A canvas as Obsidian writes it (tab-indented JSON, one card a line): a file card and a text card pointing at `Old.md`. */
+const CANVAS =
+	'{\n\t"nodes":[\n\t\t{"id":"a1","type":"file","file":"Old.md","x":0,"y":0,"width":400,"height":400},\n' +
+	'\t\t{"id":"b2","type":"text","text":"See [[Old]]\\nand \\"this\\"","x":0,"y":500,"width":250,"height":60}\n\t],\n\t"edges":[]\n}\n';
+
+test("a move rewrites the canvases that point at the note, in place, and the index follows", async (t) => {
+	// Obsidian's vault lists a canvas among its files and has no links for it in the metadata
+	// cache: the indexer reads its text, and core its cards.
+	const vaultDir = writeFixtureVault(RENAME);
+	fs.mkdirSync(path.join(vaultDir, "Boards"));
+	fs.writeFileSync(path.join(vaultDir, "Boards", "Board.canvas"), CANVAS);
+	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
+	t.after(() => plugin.unload());
+	const host = plugin.toolHost;
+	const index = plugin.index;
+	assert.ok(host !== null && index !== null, "the plugin is loaded");
+	assert.ok(app.vault.getFiles().some((file) => file.extension === "canvas"), "the double lists the canvas as Obsidian does");
+	assert.deepEqual(await linkSources(index, "Old.md"), ["A.md", "Boards/Board.canvas"]);
+
+	const preview = answerOf(await move(host, { from: "Old.md", to: "sub/New.md" }));
+	const canvasChanges = (preview.changes ?? []).filter((change) => change.note === "Boards/Board.canvas");
+	assert.deepEqual(
+		canvasChanges.map((change) => [change.before, change.after]),
+		[
+			["Old.md", "sub/New.md"],
+			["[[Old]]", "[[New]]"],
+		],
+	);
+	answerOf(await move(host, { from: "Old.md", to: "sub/New.md", approved_plan_hash: preview.plan_hash }));
+	assert.equal(
+		readText(vaultDir, "Boards/Board.canvas"),
+		CANVAS.replace('"file":"Old.md"', '"file":"sub/New.md"').replace("[[Old]]", "[[New]]"),
+		"only the targets changed; the JSON kept its form",
+	);
+	assert.deepEqual(await linkSources(index, "sub/New.md"), ["A.md", "Boards/Board.canvas"]);
+	assert.deepEqual(await linkTargets(index, "Boards/Board.canvas"), ["sub/New.md", "sub/New.md"]);
+});

@@ -7,7 +7,6 @@
 use serde::Serialize;
 
 use crate::index::is_note_path;
-use crate::parse::LinkSource;
 use crate::rename::{notes_to_read_for_rewrite, targets_match};
 use crate::resolve::{file_name, fold};
 use crate::span::Span;
@@ -70,10 +69,7 @@ pub fn audit_rename(vault: &Vault, from: &str, to: &str) -> RenameAudit {
                 if !targets_match(link.link, &target) || link.resolution.path() == Some(to) {
                     continue;
                 }
-                let (source, key) = match &link.link.source {
-                    LinkSource::Body => ("body", None),
-                    LinkSource::Property { key, .. } => ("property", Some(key.clone())),
-                };
+                let (source, key) = link.link.source.describe();
                 found.push(StaleLink {
                     note: note.clone(),
                     line: link.link.line,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::index::Vault;
-use crate::parse::{LinkKind, LinkSource};
+use crate::parse::LinkKind;
 use crate::rename::content_hash;
 
 /// A link that points to the note.
@@ -22,7 +22,8 @@ pub struct Referrer {
     /// The link as written.
     pub link: String,
     pub kind: LinkKind,
-    /// `body` or `property`.
+    /// `body`, `property`, `canvas_file` (a canvas's file card) or `canvas_text` (a link in a
+    /// canvas's text card).
     pub source: String,
     /// The property's key, for a property link.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -88,10 +89,8 @@ pub fn plan_delete(vault: &Vault, path: &str, text: &str) -> Result<DeletePlan, 
         .iter()
         .filter(|link| link.source != found)
         .map(|link| {
-            let (source, key) = match &link.link.source {
-                LinkSource::Body => ("body".to_owned(), None),
-                LinkSource::Property { key, .. } => ("property".to_owned(), Some(key.clone())),
-            };
+            let (source, key) = link.link.source.describe();
+            let source = source.to_owned();
             Referrer { note: link.source.to_owned(), line: link.link.line, link: written(link.link), kind: link.link.kind, source, key }
         })
         .collect();
@@ -107,6 +106,10 @@ pub fn plan_delete(vault: &Vault, path: &str, text: &str) -> Result<DeletePlan, 
 
 /// A link as its author wrote it, rebuilt from what the parser read.
 fn written(link: &crate::parse::Link) -> String {
+    if let crate::parse::LinkSource::CanvasFile { .. } = link.source {
+        // A canvas's file card: the vault path it shows, and its heading or block.
+        return format!("{}{}", link.target, link.subpath.as_deref().unwrap_or(""));
+    }
     let display = link.display.as_deref().map(|display| format!("|{display}")).unwrap_or_default();
     match link.kind {
         LinkKind::Wikilink => format!("[[{}{display}]]", link.target),

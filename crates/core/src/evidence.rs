@@ -157,7 +157,7 @@ pub fn find_evidence(
             link_mentions += 1;
             match link.link.source {
                 LinkSource::Property { .. } => strength = strongest(strength, Strength::Frontmatter),
-                LinkSource::Body => {
+                LinkSource::Body | LinkSource::CanvasText { .. } | LinkSource::CanvasFile { .. } => {
                     // A link whose written text says the name is counted with the prose.
                     if says_name(link.link, &key) {
                         said_in_links += 1;

@@ -188,7 +188,7 @@ pub fn notes_needed(vault: &Vault, arguments: &UndoArguments, changes: &[KeptCha
         .writes
         .iter()
         .filter(|write| write.kind != WriteKind::Remove)
-        .filter_map(|write| vault.find_note(&now_at(&kept.journal, &write.path)).map(str::to_owned))
+        .filter_map(|write| vault.find_text_file(&now_at(&kept.journal, &write.path)).map(str::to_owned))
         .collect()
 }
 
@@ -229,7 +229,7 @@ pub fn undo_change(
     let tag = edge.tag();
     for write in &journal.writes {
         let path = now_at(journal, &write.path);
-        let current = match vault.find_note(&path).filter(|found| *found == path) {
+        let current = match vault.find_text_file(&path).filter(|found| *found == path) {
             Some(found) => edge.text(found).ok(),
             None => None,
         };

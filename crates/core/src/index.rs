@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::canvas::{is_canvas_path, parse_canvas};
 use crate::facts::note_facts_from;
 pub use crate::facts::{
     FrontmatterProblem, NoteFacts, Property, ValueShape, MAX_FRONTMATTER_PROBLEMS, MAX_PROPERTIES_KEPT, MAX_VALUES_KEPT,
@@ -79,6 +80,8 @@ struct Note {
 #[derive(Debug, Clone)]
 pub struct Prepared {
     note: Option<Note>,
+    /// A canvas's links (empty for any other file).
+    canvas: Vec<Link>,
     parse: ParseConfig,
 }
 
@@ -114,9 +117,13 @@ struct Slot {
     /// `Resolution::Resolved` to this file: what every link resolved to it answers with, so a
     /// link keeps only the file's id.
     resolved: Resolution,
-    /// `None` for an attachment.
+    /// `None` for an attachment or a canvas.
     note: Option<Note>,
-    /// What each of the note's links resolves to, in the order of its links; empty until its
+    /// A canvas's links (its file cards and the links of its text cards), in file order; empty
+    /// for any other file. A canvas is a source of links but not a note: it has no title,
+    /// headings or properties, and is no subject of a note's report.
+    canvas: Vec<Link>,
+    /// What each of the note's (or canvas's) links resolves to, in the order of its links; empty until its
     /// links are filed.
     targets: Vec<Target>,
     /// The links that resolve to this file, in no order (queries sort them).
@@ -222,6 +229,14 @@ impl FileLookup for Vault {
     }
 }
 
+/// The links a file holds: a note's, or a canvas's; none for an attachment.
+fn links_in(slot: &Slot) -> &[Link] {
+    match &slot.note {
+        Some(note) => &note.links,
+        None => &slot.canvas,
+    }
+}
+
 /// Takes `link` out of `links` (at most once), keeping the others in any order.
 fn unfile_link(links: &mut Vec<LinkRef>, link: LinkRef) {
     if let Some(at) = links.iter().position(|held| *held == link) {
@@ -317,14 +332,21 @@ impl Vault {
                 links: parsed.links,
             }
         });
-        Prepared { note, parse: *parse }
+        let canvas = if is_canvas_path(path) {
+            let mut links = parse_canvas(path, text, parse).links;
+            links.shrink_to_fit();
+            links
+        } else {
+            Vec::new()
+        };
+        Prepared { note, canvas, parse: *parse }
     }
 
     /// Adds a file prepared by [`Vault::prepare`], or replaces it. It must have been prepared
     /// with this index's parse settings (checked in debug builds).
     pub fn insert_prepared(&mut self, path: &str, prepared: Prepared) {
         debug_assert_eq!(prepared.parse, self.config.parse, "prepared with other parse settings");
-        self.insert(path, prepared.note);
+        self.insert(path, prepared.note, prepared.canvas);
     }
 
     /// Adds many prepared files at once, as a first index or a refresh that found many changes
@@ -337,9 +359,9 @@ impl Vault {
         for (path, prepared) in files {
             debug_assert_eq!(prepared.parse, self.config.parse, "prepared with other parse settings");
             if self.ids.contains_key(path.as_str()) {
-                self.insert(&path, prepared.note);
+                self.insert(&path, prepared.note, prepared.canvas);
             } else {
-                new.push((path, prepared.note));
+                new.push((path, prepared.note, prepared.canvas));
             }
         }
         let mut names = BTreeSet::new();
@@ -347,7 +369,7 @@ impl Vault {
         // The file table grows once, rather than by doubling, which would leave the old tables
         // as free memory the process keeps.
         self.slots.reserve(new.len().saturating_sub(self.free.len()));
-        for (path, note) in new {
+        for (path, note, canvas) in new {
             match self.id(&path) {
                 // The same new path twice in one batch: the later file wins, as it would
                 // one by one.
@@ -355,13 +377,14 @@ impl Vault {
                     if let Some(note) = &note {
                         self.pages.add(id, note_title(&path), &note.aliases, &note.facts);
                     }
+                    self.slot_mut(id).canvas = canvas;
                     if let Some(old) = std::mem::replace(&mut self.slot_mut(id).note, note) {
                         self.pages.remove(id, note_title(&path), &old.aliases, &old.facts);
                     }
                 }
                 None => {
                     names.insert(watch_key(&path));
-                    added.push(self.add_file(&path, note));
+                    added.push(self.add_file(&path, note, canvas));
                 }
             }
         }
@@ -400,12 +423,13 @@ impl Vault {
 
     /// Puts a file that is not in the index into the file table and under its name, without
     /// resolving anything.
-    fn add_file(&mut self, path: &str, note: Option<Note>) -> FileId {
+    fn add_file(&mut self, path: &str, note: Option<Note>, canvas: Vec<Link>) -> FileId {
         let path = Arc::<str>::from(path);
         let slot = Slot {
             resolved: Resolution::Resolved { path: path.to_string() },
             path: path.clone(),
             note,
+            canvas,
             targets: Vec::new(),
             backlinks: Vec::new(),
         };
@@ -427,11 +451,13 @@ impl Vault {
         id
     }
 
-    /// Puts `note` (or an attachment) at `path`, replacing whatever was there.
-    fn insert(&mut self, path: &str, note: Option<Note>) {
+    /// Puts `note` (or a canvas's links, or an attachment) at `path`, replacing whatever was
+    /// there.
+    fn insert(&mut self, path: &str, note: Option<Note>, canvas: Vec<Link>) {
         match self.id(path) {
             Some(id) => {
                 self.unindex_links(id);
+                self.slot_mut(id).canvas = canvas;
                 let path = self.slot(id).path.clone();
                 if let Some(note) = &note {
                     self.pages.add(id, note_title(&path), &note.aliases, &note.facts);
@@ -442,7 +468,7 @@ impl Vault {
                 self.index_links(id);
             }
             None => {
-                let id = self.add_file(path, note);
+                let id = self.add_file(path, note, canvas);
                 self.reresolve_watchers(&watch_key(path));
                 self.index_links(id);
             }
@@ -454,9 +480,9 @@ impl Vault {
         self.take(path).is_some()
     }
 
-    /// Takes the file at `path` out of the index, returning its note (`Some(None)` for an
-    /// attachment).
-    fn take(&mut self, path: &str) -> Option<Option<Note>> {
+    /// Takes the file at `path` out of the index, returning its note (`None` for an attachment
+    /// or a canvas) and a canvas's links.
+    fn take(&mut self, path: &str) -> Option<(Option<Note>, Vec<Link>)> {
         let id = self.id(path)?;
         self.unindex_links(id);
         let path = self.slot(id).path.clone();
@@ -481,7 +507,7 @@ impl Vault {
         if let Some(old) = &slot.note {
             self.pages.remove(id, note_title(&path), &old.aliases, &old.facts);
         }
-        Some(slot.note)
+        Some((slot.note, slot.canvas))
     }
 
     /// Moves a file, keeping its parsed links. Returns false when there was none at `from`.
@@ -490,9 +516,9 @@ impl Vault {
         if from == to {
             return self.contains(from);
         }
-        let Some(note) = self.take(from) else { return false };
+        let Some((note, canvas)) = self.take(from) else { return false };
         self.take(to);
-        self.insert(to, note);
+        self.insert(to, note, canvas);
         true
     }
 
@@ -558,10 +584,10 @@ impl Vault {
 
     fn index_links(&mut self, source: FileId) {
         let slot = self.slot(source);
-        let Some(note) = &slot.note else { return };
-        let mut targets = Vec::with_capacity(note.links.len());
+        let links = links_in(slot);
+        let mut targets = Vec::with_capacity(links.len());
         let mut watched = Vec::new();
-        for (index, link) in note.links.iter().enumerate() {
+        for (index, link) in links.iter().enumerate() {
             let target = self.target_of(&slot.path, link);
             let link_ref = LinkRef { source, index: index as u32 };
             if !link.path.trim().is_empty() {
@@ -582,7 +608,7 @@ impl Vault {
         }
         let missing: Vec<String> = targets
             .iter()
-            .zip(self.slot(source).note.iter().flat_map(|note| &note.links))
+            .zip(links_in(self.slot(source)))
             .filter(|(target, _)| **target == Target::Unresolved)
             .map(|(_, link)| missing_target_key(link))
             .collect();
@@ -595,15 +621,14 @@ impl Vault {
     fn unindex_links(&mut self, source: FileId) {
         let slot = self.slot_mut(source);
         let targets = std::mem::take(&mut slot.targets);
-        let Some(note) = &slot.note else { return };
-        if targets.len() != note.links.len() {
+        let links = links_in(slot);
+        if targets.len() != links.len() {
             return;
         }
-        let keys: BTreeSet<String> =
-            note.links.iter().filter(|link| !link.path.trim().is_empty()).map(|link| watch_key(&link.path)).collect();
+        let keys: BTreeSet<String> = links.iter().filter(|link| !link.path.trim().is_empty()).map(|link| watch_key(&link.path)).collect();
         let missing: Vec<String> = targets
             .iter()
-            .zip(&note.links)
+            .zip(links)
             .filter(|(target, _)| **target == Target::Unresolved)
             .map(|(_, link)| missing_target_key(link))
             .collect();
@@ -627,8 +652,7 @@ impl Vault {
     /// Resolves one filed link again, moving its backlink if its target changed.
     fn reresolve(&mut self, link_ref: LinkRef) {
         let Some(Some(slot)) = self.slots.get(link_ref.source as usize) else { return };
-        let Some(note) = &slot.note else { return };
-        let Some(link) = note.links.get(link_ref.index as usize) else { return };
+        let Some(link) = links_in(slot).get(link_ref.index as usize) else { return };
         let Some(old) = slot.targets.get(link_ref.index as usize) else { return };
         let new = self.target_of(&slot.path, link);
         if *old == new {
@@ -730,6 +754,12 @@ impl Vault {
         None
     }
 
+    /// Like [`Vault::find_file`], for the files whose text the engine reads and rewrites: notes
+    /// and canvases.
+    pub fn find_text_file(&self, path: &str) -> Option<&str> {
+        self.find_file(path).filter(|found| self.is_note(found) || is_canvas_path(found))
+    }
+
     /// Like [`Vault::find_file`], for notes only.
     pub fn find_note(&self, path: &str) -> Option<&str> {
         self.find_file(path).filter(|found| self.is_note(found))
@@ -737,18 +767,17 @@ impl Vault {
 
     /// The links of a note with their resolutions, in the order written.
     fn links_of<'a>(&'a self, slot: &'a Slot) -> impl Iterator<Item = ResolvedLink<'a>> + 'a {
-        let links = slot.note.as_ref().map(|note| note.links.as_slice()).unwrap_or_default();
-        links.iter().zip(&slot.targets).map(move |(link, target)| ResolvedLink {
+        links_in(slot).iter().zip(&slot.targets).map(move |(link, target)| ResolvedLink {
             source: &slot.path,
             link,
             resolution: self.resolution_of(target),
         })
     }
 
-    /// The links of the note at `path` with their resolutions, in the order written.
-    /// `None` when there is no note at `path`.
+    /// The links of the note or canvas at `path` with their resolutions, in the order written.
+    /// `None` when there is no note or canvas at `path`.
     pub fn outgoing_links(&self, path: &str) -> Option<Vec<ResolvedLink<'_>>> {
-        let (slot, _) = self.note_at(path)?;
+        let slot = self.file(path).filter(|slot| slot.note.is_some() || is_canvas_path(&slot.path))?;
         Some(self.links_of(slot).collect())
     }
 
@@ -807,7 +836,7 @@ impl Vault {
 
     fn link(&self, link: LinkRef) -> Option<ResolvedLink<'_>> {
         let slot = self.slots.get(link.source as usize)?.as_ref()?;
-        let found = slot.note.as_ref()?.links.get(link.index as usize)?;
+        let found = links_in(slot).get(link.index as usize)?;
         let target = slot.targets.get(link.index as usize)?;
         Some(ResolvedLink { source: &slot.path, link: found, resolution: self.resolution_of(target) })
     }
@@ -887,6 +916,7 @@ impl Vault {
                 }
             }
             memory.reverse_index += vec_bytes(&slot.backlinks);
+            memory.links += vec_bytes(&slot.canvas) + slot.canvas.iter().map(link_bytes).sum::<usize>();
             let Some(note) = &slot.note else { continue };
             memory.links += vec_bytes(&note.links) + note.links.iter().map(link_bytes).sum::<usize>();
             memory.notes += vec_bytes(&note.heading_keys) + note.heading_keys.iter().map(|key| key.capacity()).sum::<usize>();

@@ -8,6 +8,7 @@ pub mod answer;
 pub mod approval;
 pub mod audit;
 pub mod batch;
+pub mod canvas;
 pub mod change;
 pub mod config;
 pub mod delete;

@@ -88,6 +88,7 @@ pub(crate) fn resolution_bytes(resolution: &Resolution) -> usize {
 pub(crate) fn link_bytes(link: &Link) -> usize {
     let source = match &link.source {
         LinkSource::Body => 0,
+        LinkSource::CanvasFile { node } | LinkSource::CanvasText { node } => node.capacity(),
         LinkSource::Property { key, key_path, .. } => {
             key.capacity()
                 + vec_bytes(key_path)

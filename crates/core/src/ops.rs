@@ -538,10 +538,7 @@ fn candidates(resolution: &Resolution) -> Option<Vec<String>> {
 }
 
 fn link_source(source: &LinkSource) -> (&'static str, Option<String>) {
-    match source {
-        LinkSource::Body => ("body", None),
-        LinkSource::Property { key, .. } => ("property", Some(key.clone())),
-    }
+    source.describe()
 }
 
 fn subpath_status(vault: &Vault, found: &ResolvedLink<'_>) -> Option<SubpathStatus> {
@@ -552,7 +549,12 @@ fn subpath_status(vault: &Vault, found: &ResolvedLink<'_>) -> Option<SubpathStat
 }
 
 pub fn outgoing_links(vault: &Vault, path: &str, format: ResponseFormat) -> Result<OutgoingLinks, OpError> {
-    let path = find(vault, path)?;
+    // A canvas holds links too: its file cards and the links of its text cards.
+    let canvas = vault.find_file(path).filter(|found| crate::canvas::is_canvas_path(found));
+    let path = match canvas {
+        Some(canvas) => canvas,
+        None => find(vault, path)?,
+    };
     let detailed = format == ResponseFormat::Detailed;
     let links = vault
         .outgoing_links(path)

@@ -73,6 +73,29 @@ pub enum LinkSource {
         #[serde(default, skip_serializing_if = "PropertyQuote::is_plain")]
         quote: PropertyQuote,
     },
+    /// The `file` of a canvas's file card (`node` is the card's `id`): a vault path, found
+    /// exactly as written.
+    CanvasFile { node: String },
+    /// In the Markdown of a canvas's text card (`node` is the card's `id`).
+    CanvasText { node: String },
+}
+
+impl LinkSource {
+    /// True for a link written in a canvas (a file card or a text card).
+    pub fn is_canvas(&self) -> bool {
+        matches!(self, LinkSource::CanvasFile { .. } | LinkSource::CanvasText { .. })
+    }
+
+    /// How answers name where a link was written: `body`, `property`, `canvas_file`,
+    /// `canvas_text`, and for a property link its top-level key.
+    pub fn describe(&self) -> (&'static str, Option<String>) {
+        match self {
+            LinkSource::Body => ("body", None),
+            LinkSource::Property { key, .. } => ("property", Some(key.clone())),
+            LinkSource::CanvasFile { .. } => ("canvas_file", None),
+            LinkSource::CanvasText { .. } => ("canvas_text", None),
+        }
+    }
 }
 
 /// How a property string is written in the YAML.
@@ -231,7 +254,7 @@ impl Link {
     pub fn frontmatter_key(&self) -> Option<String> {
         match &self.source {
             LinkSource::Property { key_path, .. } => Some(dotted_key(key_path)),
-            LinkSource::Body => None,
+            _ => None,
         }
     }
 

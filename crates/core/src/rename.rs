@@ -31,6 +31,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::canvas::{is_canvas_path, json_string_content, parse_file};
 use crate::facts::text_fingerprint;
 use crate::index::{is_note_path, ResolvedLink, Vault};
 use crate::parse::{parse_note, Link, LinkSource, ParseConfig, Span};
@@ -701,7 +702,7 @@ impl<'a> NoteRead<'a> {
         if vault.facts(source).is_some_and(|facts| facts.text_fingerprint == text_fingerprint(text)) {
             return Ok(NoteRead { indexed, parsed: None });
         }
-        let links = parse_note(source, text, config).links;
+        let links = parse_file(source, text, config).links;
         if links.len() != indexed.len() || links.iter().zip(&indexed).any(|(fresh, old)| fresh.target != old.link.target) {
             return Err(MoveError::StaleIndex { path: source.to_owned() });
         }
@@ -759,7 +760,12 @@ struct Planner<'a> {
 /// The key of a resolution from a note in `folder`: the kind, the folder, the path.
 fn resolved_key(key: &mut String, link: &Link, folder: &str) {
     key.clear();
-    key.push(if link.kind.is_markdown() { 'm' } else { 'w' });
+    key.push(match link.source {
+        // Found by its exact path, unlike any link of the same path.
+        LinkSource::CanvasFile { .. } => 'f',
+        _ if link.kind.is_markdown() => 'm',
+        _ => 'w',
+    });
     key.push_str(folder);
     key.push('\0');
     key.push_str(link.path.trim());
@@ -801,7 +807,13 @@ impl<'a> Planner<'a> {
     /// The new target text (path and subpath as written) for `link` in `source` (which moves to
     /// `new_source`), pointing at `expected`.
     fn rewrite_target(&mut self, source: &str, new_source: &str, text: &str, link: &Link, expected: &str) -> Result<String, MoveError> {
-        let written = &text[link.target_span.range()];
+        if let LinkSource::CanvasFile { .. } = link.source {
+            // A file card names its file by its vault path, whatever the canvas's folder.
+            return Ok(json_string_content(expected));
+        }
+        // In a canvas's text card the target as written is the decoded JSON string's; the raw
+        // bytes may hold escapes.
+        let written = if link.source.is_canvas() { link.target.as_str() } else { &text[link.target_span.range()] };
         let subpath_written = written.find('#').map_or("", |hash| &written[hash..]);
         let unrepresentable = |reason: String| MoveError::UnrepresentableLink {
             note: source.to_owned(),
@@ -1060,11 +1072,12 @@ fn apply_edits_of<'e>(text: &str, edits: impl Iterator<Item = &'e TextEdit>) -> 
 /// only those links (and a frontmatter block holding one) are read again; otherwise the new
 /// text is parsed whole, and a refusal names the first candidate that fails.
 fn prove(planner: &mut Planner<'_>, moves: &Moves, note: &NotePlan<'_>, config: &ParseConfig) -> Result<(), MoveError> {
-    if proven_locally(planner, moves, note) {
+    // A canvas is read again whole: the local re-read reasons about Markdown alone.
+    if !is_canvas_path(note.source) && proven_locally(planner, moves, note) {
         return Ok(());
     }
     let new_text = apply_edits_of(note.text, note.edits.iter());
-    let now = parse_note(note.new_source, &new_text, config).links;
+    let now = parse_file(note.new_source, &new_text, config).links;
     for &index in note.candidates {
         let old = note.read.link(index);
         let unrepresentable = |reason: &str| MoveError::UnrepresentableLink {
@@ -1322,12 +1335,13 @@ impl ClearBefore<'_> {
 }
 
 /// `path` as it is written in the link's place: escaped as its property's YAML string needs
-/// (`It's` is `'It''s'` in single quotes), as is in the body. `None` when the string cannot
+/// (`It's` is `'It''s'` in single quotes), as a JSON string needs in a canvas, as is in the body. `None` when the string cannot
 /// hold it.
 fn escape_in_property<'p>(link: &Link, path: &'p str) -> Option<std::borrow::Cow<'p, str>> {
     match &link.source {
         LinkSource::Property { quote, .. } => quote.escape(path).map(std::borrow::Cow::Owned),
         LinkSource::Body => Some(std::borrow::Cow::Borrowed(path)),
+        LinkSource::CanvasFile { .. } | LinkSource::CanvasText { .. } => Some(std::borrow::Cow::Owned(json_string_content(path))),
     }
 }
 

@@ -18,10 +18,12 @@
 //! cases are in `crates/core/tests/resolution.rs`. Such a link is reported as ambiguous. A
 //! wikilink path with a leading `/` (`[[/Note]]`) is anchored at the vault root, which is how
 //! vaultlink writes a link to a root note whose name other folders share.
+//!
+//! A canvas's file card names its file by its exact vault path, and finds nothing else.
 
 use serde::{Deserialize, Serialize};
 
-use crate::parse::{Link, LinkKind};
+use crate::parse::{Link, LinkKind, LinkSource};
 
 /// What a link resolved to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,6 +128,16 @@ pub(crate) enum Found<'a> {
 
 /// [`resolve`], borrowing the paths it answers.
 pub(crate) fn find<'a>(files: &'a dyn FileLookup, source: &'a str, link: &Link) -> Found<'a> {
+    if let LinkSource::CanvasFile { .. } = link.source {
+        // A canvas's file card opens the file at exactly its path (Obsidian looks it up with
+        // `getAbstractFileByPath`): no search by name, no folder, no case folding.
+        let path = link.path.as_str();
+        return files
+            .files_named(&fold(file_name(path)))
+            .into_iter()
+            .find(|found| *found == path)
+            .map_or(Found::Unresolved, Found::Resolved);
+    }
     let path = link.path.trim();
     if path.is_empty() {
         return Found::Resolved(source);

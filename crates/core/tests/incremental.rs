@@ -21,8 +21,31 @@ fn random_path(random: &mut Random) -> String {
     let folder = random.pick(&FOLDERS);
     if random.next().is_multiple_of(5) {
         format!("{folder}{}", random.pick(&ATTACHMENTS))
+    } else if random.next().is_multiple_of(7) {
+        format!("{folder}{}.canvas", random.pick(&NAMES))
     } else {
         format!("{folder}{}.md", random.pick(&NAMES))
+    }
+}
+
+/// A canvas: a file card naming a path exactly (one of the vault's or a missing one) and a
+/// text card holding a note's links, so canvases come and go among the notes too.
+fn random_canvas(random: &mut Random) -> String {
+    let card = format!("{}{}.md", random.pick(&FOLDERS), random.pick(&["Note", "Other", "Gone"]));
+    let text = random_text(random).replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n");
+    format!(
+        r#"{{"nodes":[{{"id":"a","type":"file","file":"{card}","x":0,"y":0,"width":10,"height":10}},{{"id":"b","type":"text","text":"{text}","x":0,"y":20,"width":10,"height":10}}],"edges":[]}}"#
+    )
+}
+
+/// What a file at `path` holds: a note's text, a canvas's JSON, nothing for an attachment.
+fn random_content(random: &mut Random, path: &str) -> String {
+    if path.ends_with(".canvas") {
+        random_canvas(random)
+    } else if path.ends_with(".md") {
+        random_text(random)
+    } else {
+        String::new()
     }
 }
 
@@ -77,7 +100,7 @@ fn incremental_updates_equal_a_rebuild() {
             let operation = random.next() % 10;
             let description = if operation < 5 || files.is_empty() {
                 let path = random_path(&mut random);
-                let text = random_text(&mut random);
+                let text = random_content(&mut random, &path);
                 vault.upsert(&path, &text);
                 files.insert(path.clone(), text);
                 format!("upsert {path}")
@@ -91,8 +114,10 @@ fn incremental_updates_equal_a_rebuild() {
                 let paths: Vec<&str> = files.keys().map(String::as_str).collect();
                 let from = random.pick(&paths).to_owned();
                 let mut to = random_path(&mut random);
-                // A note stays a note and an attachment an attachment, as a rename keeps the text.
-                if from.ends_with(".md") != to.ends_with(".md") {
+                // A note stays a note, a canvas a canvas and an attachment an attachment, as a
+                // rename keeps what the index read of the file.
+                let kind = |path: &str| (path.ends_with(".md"), path.ends_with(".canvas"));
+                if kind(&from) != kind(&to) {
                     to = from.clone();
                 }
                 assert!(vault.rename(&from, &to));
@@ -124,7 +149,7 @@ fn batches_of_prepared_files_equal_a_rebuild() {
             let mut batch = Vec::new();
             for _ in 0..random.next() % 12 {
                 let path = random_path(&mut random);
-                let text = if path.ends_with(".md") { random_text(&mut random) } else { String::new() };
+                let text = random_content(&mut random, &path);
                 files.insert(path.clone(), text.clone());
                 batch.push((path.clone(), Vault::prepare(&parse, &path, &text)));
             }

@@ -252,3 +252,67 @@ fn deeply_nested_frontmatter_is_skipped_with_a_diagnostic_and_the_body_is_read()
     let quoted = format!("---\nkey: \"{}\"\n---\n", "[".repeat(1_000));
     assert!(check(&quoted).diagnostics.iter().all(|diagnostic| diagnostic.code != "frontmatter_too_deep"));
 }
+
+/// A canvas read from hostile text: every span inside the text on character boundaries, and
+/// each text card's link spans over the raw JSON string the link was decoded from.
+fn check_canvas(text: &str) {
+    let canvas = vaultlink_core::canvas::parse_canvas("Board.canvas", text, &ParseConfig::OBSIDIAN);
+    for link in &canvas.links {
+        for span in [link.span, link.target_span] {
+            assert!(span.start <= span.end && span.end <= text.len(), "span {span:?} outside a text of {} bytes", text.len());
+            assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "span {span:?} splits a character");
+        }
+        assert!(link.span.start <= link.target_span.start && link.target_span.end <= link.span.end);
+    }
+}
+
+#[test]
+fn hostile_canvases() {
+    let card = |text: &str| format!("{{\"nodes\":[{{\"id\":\"t\",\"type\":\"text\",\"text\":\"{text}\"}}]}}");
+    let mut inputs: Vec<String> = [
+        "",
+        "{",
+        "}",
+        "[",
+        "{\"nodes\":",
+        "{\"nodes\":[",
+        "{\"nodes\":[{",
+        "{\"nodes\":[{\"type\":\"text\",\"text\":\"",
+        "{\"nodes\":[{\"type\":\"text\",\"text\":\"\\",
+        "{\"nodes\":[{\"type\":\"text\",\"text\":\"\\u",
+        "{\"nodes\":[{\"type\":\"text\",\"text\":\"\\ud83d",
+        "\u{feff}{}",
+        "{\"a\":-}",
+        "{\"a\":1e}",
+        "{\"a\":\"\u{0}\"}",
+        "nul",
+        "{\"nodes\":[{\"type\":\"file\",\"file\":\"\\ud800\\udc00\"}]}",
+    ]
+    .iter()
+    .map(|text| (*text).to_owned())
+    .collect();
+    for text in [
+        "[[",
+        "[[a]]\\n[[b",
+        "\\u005b\\u005ba]]",
+        "[[\\ud83d\\ude00]]",
+        "é[[é]]é",
+        "\\\"[[a|\\\"b\\\"]]\\\"",
+        "[x](\\u0061.md)",
+        "[[a\\/b#c^d|e]]",
+        "\\ud800[[a]]\\udc00",
+        "---\\na: [[b]]\\n---\\n[[c]]",
+        "%%[[a]]%%",
+        "`[[a]]`",
+        "[[a]](b.md)",
+    ] {
+        inputs.push(card(text));
+    }
+    inputs.push(format!("{{\"a\":{}}}", "[".repeat(1_000_000)));
+    inputs.push(format!("{{\"a\":{}", "{\"a\":".repeat(200_000)));
+    inputs.push(card(&"[[a]]".repeat(60_000)));
+    inputs.push(card(&"\\u00e9[[".repeat(50_000)));
+    for text in &inputs {
+        check_canvas(text);
+    }
+}

@@ -87,6 +87,7 @@ fn render(text: &str, note: &ParsedNote, whole_note: bool) -> String {
         let source = match &link.source {
             LinkSource::Body => "body".to_owned(),
             LinkSource::Property { key_path: path, .. } => format!("property:{}", key_path(path)),
+            other => other.describe().0.to_owned(),
         };
         write!(out, "{} {source} {:?}", kind.as_str().expect("a string"), link.target).expect("writing to a String");
         let written_path = link.target.split('#').next().unwrap_or("").trim();

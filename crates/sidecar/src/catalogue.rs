@@ -195,7 +195,7 @@ fn get_outgoing_links() -> ToolSpec {
     read_only(
         "get_outgoing_links",
         "Get a note's outgoing links",
-        "Lists one note's links (body and properties) in order, each with its line, target, subpath and display text, and \
+        "Lists one note's (or canvas's) links in order, each with its line, target, subpath and display text, and \
 how Obsidian resolves it: `resolved`, `ambiguous` (with the candidates) or `unresolved`, and whether a heading or \
 block it names exists. Use it to see where a note points before editing or moving it; use get_backlinks for the \
 links into a note. It reads only. It fails with `note_not_found`.",
@@ -211,7 +211,7 @@ links into a note. It reads only. It fails with `note_not_found`.",
                         "type": "object",
                         "properties": {
                             "kind": kind(),
-                            "source": {"type": "string", "enum": ["body", "property"]},
+                            "source": {"type": "string", "enum": ["body", "property", "canvas_file", "canvas_text"]},
                             "key": {"type": "string", "description": "The property that holds the link, for a property link."},
                             "target": {"type": "string", "description": "The target as written."},
                             "link": {"type": "string"},
@@ -263,7 +263,7 @@ reads only. It fails with `note_not_found`, or `invalid_arguments` for a stale c
                         "properties": {
                             "source": {"type": "string", "description": "The note that holds the link."},
                             "kind": kind(),
-                            "link_source": {"type": "string", "enum": ["body", "property"]},
+                            "link_source": {"type": "string", "enum": ["body", "property", "canvas_file", "canvas_text"]},
                             "key": {"type": "string", "description": "The property that holds the link, for a property link."},
                             "target": {"type": "string", "description": "The target as written in the referring note."},
                             "link": {"type": "string"},
@@ -711,7 +711,7 @@ fn delete_note() -> ToolSpec {
             "line": {"type": "integer", "minimum": 1},
             "link": {"type": "string", "description": "The link as written."},
             "kind": kind(),
-            "source": {"type": "string", "enum": ["body", "property"]},
+            "source": {"type": "string", "enum": ["body", "property", "canvas_file", "canvas_text"]},
             "key": {"type": "string", "description": "The property holding the link, for a property link."}
         },
         "required": ["note", "line", "link", "kind", "source"]

@@ -239,7 +239,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             let changes = answer["changes"].as_array().cloned().unwrap_or_default();
             out!(
-                "{} links in {} notes {}:",
+                "{} links in {} files {}:",
                 changes.len(),
                 number(&answer, "notes_edited"),
                 if dry_run { "would be rewritten" } else { "rewritten" }

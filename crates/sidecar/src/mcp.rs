@@ -428,8 +428,9 @@ mod tests {
     /// came to 28.7 KB (2.05 KB a tool) when it was set, a third less than the 43.8 KB before the
     /// catalogue was cut; a new tool may take about as much as the others do. It was 2,200 bytes, 1
     /// byte over the nineteen tools, until server_health said whether the folder's index is live
-    /// (`folder_index`, 184 bytes).
-    const TOOLS_LIST_BUDGET_BYTES_PER_TOOL: usize = 2_210;
+    /// (`folder_index`, 184 bytes), then 2,210 until a link's `source` could name a canvas's card
+    /// (`canvas_file`, `canvas_text`: 90 bytes over three schemas).
+    const TOOLS_LIST_BUDGET_BYTES_PER_TOOL: usize = 2_215;
 
     #[test]
     fn tools_list_stays_under_its_budget() {

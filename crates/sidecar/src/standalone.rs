@@ -16,6 +16,7 @@ use vaultlink_core::error::ErrorCode;
 
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
+use vaultlink_core::canvas::is_canvas_path;
 use vaultlink_core::index::is_note_path;
 use vaultlink_core::index::{IndexConfig, Prepared};
 use vaultlink_core::Vault;
@@ -414,7 +415,8 @@ impl FolderIndex {
         let prepared_so_far = std::sync::atomic::AtomicUsize::new(0);
         let total = files.len();
         let prepare = |(path, stamp): &(String, Stamp)| {
-            let text = if is_note_path(path) { self.read_note(path, stamp.1) } else { String::new() };
+            // A canvas's text is read too: its cards are links. Other attachments are not read.
+            let text = if is_note_path(path) || is_canvas_path(path) { self.read_note(path, stamp.1) } else { String::new() };
             let prepared = Vault::prepare(&parse, path, &text);
             if let Some(progress) = progress {
                 let done = prepared_so_far.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;

@@ -25,6 +25,11 @@ pub const RULE: Rule = Rule {
             expected: &["unresolved_link JS -> A.md (rewrite_link)"],
         },
         Example {
+            name: "a canvas's file card names a missing file and a text card a missing note",
+            vault: "//- Board.canvas\n{\"nodes\":[{\"id\":\"f\",\"type\":\"file\",\"file\":\"Gone.md\"},{\"id\":\"t\",\"type\":\"text\",\"text\":\"See [[Missing]] and [[B]]\"}]}\n//- B.md\n",
+            expected: &["unresolved_link Gone.md -> Board.canvas", "unresolved_link Missing -> Board.canvas"],
+        },
+        Example {
             name: "resolved links and same-note headings are fine",
             vault: "//- A.md\n[[B]] [[#Top]]\n# Top\n//- B.md\n",
             expected: &[],

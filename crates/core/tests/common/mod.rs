@@ -88,8 +88,9 @@ pub fn check_invariant_with(old_vault: &Vault, before: &Files, plan: &MovePlan, 
     for file_move in &plan.moves {
         assert!(new_vault.rename(&file_move.from, &file_move.to));
     }
-    for source in old_vault.note_paths() {
-        let old_links = old_vault.outgoing_links(source).expect("a note");
+    // Every file that holds links: notes and canvases.
+    for source in old_vault.paths().filter(|path| old_vault.outgoing_links(path).is_some()) {
+        let old_links = old_vault.outgoing_links(source).expect("a note or canvas");
         let new_links = new_vault.outgoing_links(&moved(source)).expect("the note is still there");
         assert_eq!(old_links.len(), new_links.len(), "{source}: the number of links changed");
         for (old, new) in old_links.iter().zip(&new_links) {
