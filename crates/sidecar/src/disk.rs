@@ -96,13 +96,89 @@ impl Disk for RealDisk {
     }
 }
 
-/// The rename where the system has no rename that refuses to replace: refused when something is
-/// at `to` now (a small window remains between the check and the rename).
+/// The rename where the system has no rename that refuses to replace (another system, or a
+/// filesystem that refuses `RENAME_NOREPLACE`: some network and FUSE ones): a hard link from
+/// `from` to `to`, which the system refuses whenever anything is at `to`, even a file that
+/// appeared a moment ago, then `from` removed. It never replaces. Stopped between the two, both
+/// names hold the one file, and recovery removes the new one (`journal::undo`).
+///
+/// Only where the filesystem has no hard links either (FAT, some network shares) is it weaker:
+/// `to` is looked at, then renamed onto, and a file that appears in that window (microseconds)
+/// is replaced. The journal's lock keeps vaultlink's own batches out of it; another program's
+/// save landing exactly there is what remains.
 fn rename_if_free(from: &Path, to: &Path) -> io::Result<()> {
-    if std::fs::symlink_metadata(to).is_ok() && !same_file_but_for_case(from, to) {
-        return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", to.display())));
+    rename_if_free_meanwhile(from, to, &|| {})
+}
+
+/// [`rename_if_free`], with `meanwhile` run just before the file is put at `to`: a test plays
+/// another program saving a file there at that moment.
+fn rename_if_free_meanwhile(from: &Path, to: &Path, meanwhile: &dyn Fn()) -> io::Result<()> {
+    let checked_free = |to: &Path| -> io::Result<()> {
+        if std::fs::symlink_metadata(to).is_ok() && !one_file_spelt_twice(from, to) {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", to.display())));
+        }
+        Ok(())
+    };
+    if !std::fs::symlink_metadata(from)?.is_file() {
+        // Not a file (never asked of a batch): a folder cannot be hard linked.
+        checked_free(to)?;
+        meanwhile();
+        return std::fs::rename(from, to);
     }
-    std::fs::rename(from, to)
+    meanwhile();
+    match std::fs::hard_link(from, to) {
+        Ok(()) => match std::fs::remove_file(from) {
+            Ok(()) => Ok(()),
+            Err(error) => {
+                // Both names hold the file: the new one is taken back, and nothing moved.
+                let _ = std::fs::remove_file(to);
+                Err(error)
+            }
+        },
+        // On a filesystem that ignores case, `a.md` and `A.md` are one file: renaming one to the
+        // other replaces nothing.
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists && one_file_spelt_twice(from, to) => std::fs::rename(from, to),
+        Err(error) if hard_links_unsupported(&error) => {
+            checked_free(to)?;
+            std::fs::rename(from, to)
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// Whether a hard link failed because the filesystem (or the system) has none.
+fn hard_links_unsupported(error: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        error.raw_os_error().is_some_and(|code| [libc::EPERM, libc::EOPNOTSUPP, libc::ENOTSUP, libc::ENOSYS, libc::EMLINK].contains(&code))
+    }
+    #[cfg(not(unix))]
+    {
+        error.kind() == io::ErrorKind::Unsupported || error.kind() == io::ErrorKind::PermissionDenied
+    }
+}
+
+/// Whether `from` and `to` are spelt alike but for case and are one file (a filesystem that
+/// ignores case), so a rename between them replaces nothing.
+fn one_file_spelt_twice(from: &Path, to: &Path) -> bool {
+    same_file_but_for_case(from, to) && one_file(from, to)
+}
+
+/// Whether two paths name one file (the same inode; on systems where that cannot be told, the
+/// same name but for case).
+pub fn one_file(one: &Path, other: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::symlink_metadata(one), std::fs::symlink_metadata(other)) {
+            (Ok(one), Ok(other)) => one.dev() == other.dev() && one.ino() == other.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        same_file_but_for_case(one, other) && one.exists() && other.exists()
+    }
 }
 
 /// On a filesystem that ignores case, `a.md` and `A.md` are one file: renaming one to the other
@@ -453,5 +529,46 @@ pub mod testing {
         }
         files.sort();
         files
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    /// Issue 21: where the system refuses `RENAME_NOREPLACE`, the rename looked at the
+    /// destination and then renamed onto it, so a file saved there in between was replaced.
+    #[test]
+    fn the_fallback_rename_never_replaces_a_file_that_appears_just_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("a.md"), dir.path().join("b.md"));
+        std::fs::write(&from, "moved").unwrap();
+        let refused = super::rename_if_free_meanwhile(&from, &to, &|| std::fs::write(&to, "saved meanwhile").unwrap()).unwrap_err();
+        assert_eq!(refused.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read_to_string(&to).unwrap(), "saved meanwhile", "the file saved there is kept");
+        assert_eq!(std::fs::read_to_string(&from).unwrap(), "moved", "nothing moved");
+
+        // Free: moved, one name left.
+        std::fs::remove_file(&to).unwrap();
+        super::rename_if_free(&from, &to).unwrap();
+        assert!(!from.exists());
+        assert_eq!(std::fs::read_to_string(&to).unwrap(), "moved");
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(std::fs::metadata(&to).unwrap().nlink(), 1);
+    }
+
+    /// On a filesystem that keeps case, `a.md` and `A.md` are two files: the fallback never
+    /// takes one for the other (it once skipped its look for a name spelt alike but for case).
+    #[test]
+    fn the_fallback_rename_never_replaces_a_file_spelt_alike_but_for_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("a.md"), dir.path().join("A.md"));
+        std::fs::write(&from, "lower").unwrap();
+        std::fs::write(&to, "upper").unwrap();
+        if std::fs::read_to_string(&from).unwrap() == "upper" {
+            return; // This filesystem ignores case: one file, nothing to test here.
+        }
+        assert_eq!(super::rename_if_free(&from, &to).unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!((std::fs::read_to_string(&from).unwrap(), std::fs::read_to_string(&to).unwrap()), ("lower".into(), "upper".into()));
     }
 }

@@ -489,6 +489,14 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
             // Never over a file that appeared there since the look.
             disk.rename_new(source, &from).map_err(|error| failed(format!("moving {} back", file_move.to), error))
         };
+        // A rename made as a hard link and an unlink (`disk::rename_if_free`, where the system
+        // has no rename that refuses to replace) and stopped between the two leaves both names
+        // on the one file: the new name goes, and the move is undone.
+        for arrived in via.iter().chain((!same_name_but_for_case(&file_move.from, &file_move.to)).then_some(&to)) {
+            if exists_exactly(arrived) && exists_exactly(&from) && crate::disk::one_file(arrived, &from) {
+                disk.remove_file(arrived).map_err(|error| failed(format!("removing the second name of {}", file_move.from), error))?;
+            }
+        }
         if let Some(via) = via.as_ref().filter(|via| exists_exactly(via)) {
             back(via)?;
             recovery.moved_back.push(file_move.from.clone());
@@ -596,6 +604,12 @@ fn hop_done(root: &Path, journal: &Journal, at: usize) -> bool {
         Some(refill) => exists_exactly(&source) && holds(&source, refill.hash.as_deref()),
         None => !source.exists(),
     }
+}
+
+/// Whether two vault paths differ only in case (a case-only move: one file on a filesystem that
+/// ignores case, never two names of it to tidy).
+fn same_name_but_for_case(one: &str, other: &str) -> bool {
+    one.to_lowercase() == other.to_lowercase()
 }
 
 /// Where recovery saves the text from before the batch of a note edited since.
@@ -1073,6 +1087,25 @@ mod tests {
             assert!(outcomes.iter().any(Result::is_ok), "one of them at least: {outcomes:?}");
             assert!(!root.join(JOURNAL_FOLDER).exists(), "no journal or lock left");
         }
+    }
+
+    #[test]
+    fn a_move_stopped_between_its_hard_link_and_its_unlink_is_undone() {
+        let (_dir, root) = victim();
+        fs::write(root.join("Old.md"), "moved").unwrap();
+        // `disk::rename_if_free` stopped after its link: both names hold the one file.
+        fs::hard_link(root.join("Old.md"), root.join("B.md")).unwrap();
+        let journal = Journal {
+            writes: vec![],
+            moves: vec![JournalMove { from: "Old.md".to_owned(), to: "B.md".to_owned(), via: None, hash: None }],
+            made_folders: vec![],
+            ..crafted()
+        };
+        fs::write(journal_path(&root), format::seal(&crate::state::journal_key().unwrap(), &journal)).unwrap();
+        recover_if_interrupted(&root).unwrap().expect("recovered");
+        assert_eq!(fs::read_to_string(root.join("Old.md")).unwrap(), "moved");
+        assert!(!root.join("B.md").exists(), "the second name is gone");
+        assert!(!root.join(JOURNAL_FOLDER).exists());
     }
 
     #[test]
