@@ -22,8 +22,10 @@ pub trait Disk {
     fn create_dir(&self, path: &Path) -> io::Result<()>;
     /// Removes an empty folder; fails on one that holds anything.
     fn remove_dir(&self, path: &Path) -> io::Result<()>;
-    /// Gives `to` the permissions of `from`.
-    fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// Gives `to` what `from` has besides its bytes: its permissions, and where the system allows
+    /// (Linux), its owner and group (as far as this user may give them) and its extended
+    /// attributes. A note's new text is a new file renamed into place, so it must take them.
+    fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()>;
     /// Makes the folder's entries (files created, renamed or removed in it) durable.
     fn sync_dir(&self, path: &Path) -> io::Result<()>;
 }
@@ -79,9 +81,28 @@ impl Disk for RealDisk {
         std::fs::remove_dir(path)
     }
 
-    fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
-        let permissions = std::fs::metadata(from)?.permissions();
-        std::fs::set_permissions(to, permissions)
+    fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let meta = std::fs::metadata(from)?;
+        // Owner and group first: giving a file away clears its set-user-id and set-group-id
+        // bits, which the mode, set last, puts back.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let now = std::fs::metadata(to)?;
+            if (now.uid(), now.gid()) != (meta.uid(), meta.gid()) {
+                match std::os::unix::fs::chown(to, Some(meta.uid()), Some(meta.gid())) {
+                    Ok(()) => {}
+                    // Only root may give a file to another user: the group is kept where this
+                    // user is in it, and the owner is this user's, as any editor's save leaves it.
+                    Err(error) if error.kind() == io::ErrorKind::PermissionDenied => {
+                        let _ = std::os::unix::fs::chown(to, None, Some(meta.gid()));
+                    }
+                    Err(error) => return Err(error),
+                }
+            }
+        }
+        copy_extended_attributes(from, to);
+        std::fs::set_permissions(to, meta.permissions())
     }
 
     #[cfg(unix)]
@@ -94,6 +115,24 @@ impl Disk for RealDisk {
         // Windows cannot open a folder as a file to sync it; NTFS journals its metadata.
         Ok(())
     }
+}
+
+/// Copies each extended attribute of `from` to `to` (Linux: user tags, SELinux labels, ACLs),
+/// each as far as the filesystem and this user's rights allow: one that cannot be copied is
+/// left out (and logged), and the note is written all the same. Elsewhere nothing is copied.
+fn copy_extended_attributes(from: &Path, to: &Path) {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let Ok(names) = xattr::list(from) else { return };
+        for name in names {
+            let copied = xattr::get(from, &name).and_then(|value| value.map_or(Ok(()), |value| xattr::set(to, &name, &value)));
+            if let Err(error) = copied {
+                tracing::debug!("the extended attribute {name:?} of {} could not be kept: {error}", from.display());
+            }
+        }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let _ = (from, to);
 }
 
 /// The rename where the system has no rename that refuses to replace (another system, or a
@@ -311,8 +350,8 @@ pub mod testing {
         fn remove_dir(&self, path: &Path) -> io::Result<()> {
             self.step().map_or_else(|| RealDisk.remove_dir(path), Err)
         }
-        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
-            self.step().map_or_else(|| RealDisk.copy_permissions(from, to), Err)
+        fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.step().map_or_else(|| RealDisk.copy_attributes(from, to), Err)
         }
         fn sync_dir(&self, path: &Path) -> io::Result<()> {
             self.step().map_or_else(|| RealDisk.sync_dir(path), Err)
@@ -367,9 +406,9 @@ pub mod testing {
             self.step();
             RealDisk.remove_dir(path)
         }
-        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
+        fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
             self.step();
-            RealDisk.copy_permissions(from, to)
+            RealDisk.copy_attributes(from, to)
         }
         fn sync_dir(&self, path: &Path) -> io::Result<()> {
             self.step();
@@ -417,10 +456,57 @@ pub mod testing {
         fn remove_dir(&self, path: &Path) -> io::Result<()> {
             RealDisk.remove_dir(path)
         }
-        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
-            RealDisk.copy_permissions(from, to)
+        fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
+            RealDisk.copy_attributes(from, to)
         }
         fn sync_dir(&self, path: &Path) -> io::Result<()> {
+            RealDisk.sync_dir(path)
+        }
+    }
+
+    /// The real disk, recording each operation and the paths it names, in order.
+    #[derive(Debug, Default)]
+    pub struct Recording {
+        pub operations: RefCell<Vec<(&'static str, Vec<PathBuf>)>>,
+    }
+
+    impl Recording {
+        fn record(&self, operation: &'static str, paths: &[&Path]) {
+            self.operations.borrow_mut().push((operation, paths.iter().map(|path| path.to_path_buf()).collect()));
+        }
+    }
+
+    impl Disk for Recording {
+        fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+            self.record("write_new", &[path]);
+            RealDisk.write_new(path, bytes)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.record("rename", &[from, to]);
+            RealDisk.rename(from, to)
+        }
+        fn rename_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.record("rename_new", &[from, to]);
+            RealDisk.rename_new(from, to)
+        }
+        fn remove_file(&self, path: &Path) -> io::Result<()> {
+            self.record("remove_file", &[path]);
+            RealDisk.remove_file(path)
+        }
+        fn create_dir(&self, path: &Path) -> io::Result<()> {
+            self.record("create_dir", &[path]);
+            RealDisk.create_dir(path)
+        }
+        fn remove_dir(&self, path: &Path) -> io::Result<()> {
+            self.record("remove_dir", &[path]);
+            RealDisk.remove_dir(path)
+        }
+        fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.record("copy_attributes", &[to]);
+            RealDisk.copy_attributes(from, to)
+        }
+        fn sync_dir(&self, path: &Path) -> io::Result<()> {
+            self.record("sync_dir", &[path]);
             RealDisk.sync_dir(path)
         }
     }
@@ -460,9 +546,9 @@ pub mod testing {
             (self.0)("remove_dir", path);
             RealDisk.remove_dir(path)
         }
-        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
-            (self.0)("copy_permissions", to);
-            RealDisk.copy_permissions(from, to)
+        fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
+            (self.0)("copy_attributes", to);
+            RealDisk.copy_attributes(from, to)
         }
         fn sync_dir(&self, path: &Path) -> io::Result<()> {
             (self.0)("sync_dir", path);
@@ -500,8 +586,8 @@ pub mod testing {
         fn remove_dir(&self, path: &Path) -> io::Result<()> {
             (self.0)("remove_dir", path).map_or_else(|| RealDisk.remove_dir(path), Err)
         }
-        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
-            (self.0)("copy_permissions", to).map_or_else(|| RealDisk.copy_permissions(from, to), Err)
+        fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
+            (self.0)("copy_attributes", to).map_or_else(|| RealDisk.copy_attributes(from, to), Err)
         }
         fn sync_dir(&self, path: &Path) -> io::Result<()> {
             (self.0)("sync_dir", path).map_or_else(|| RealDisk.sync_dir(path), Err)

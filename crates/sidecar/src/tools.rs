@@ -539,7 +539,7 @@ pub(crate) fn run_on_folder_with(
     }
     let request = vaultlink_core::ops::request(tool, arguments)?;
     let mut plans = std::mem::take(&mut folder.plans);
-    let outcome = vaultlink_core::ops::run(folder.vault(), &request, &mut folder.edge(tool, progress), &mut plans);
+    let outcome = vaultlink_core::ops::run(folder.vault(), &request, &mut folder.edge(tool, request.writes(), progress), &mut plans);
     folder.plans = plans;
     let answer = crate::apply::carry_out(disk, folder, outcome?);
     if long {
