@@ -20,7 +20,7 @@ import { trashNote } from "./delete/apply";
 import { saveOpenEditors } from "./editors";
 import type { ToolHost } from "./host";
 import { CallDroppedError, EngineRestartedError, type LinkEngine } from "./engine/client";
-import type { CallOutcome, Journal, KeptChange, ToolError, ToolOutcome } from "./wasm";
+import { stepError, type CallOutcome, type Journal, type KeptChange, type ToolError, type ToolOutcome } from "./wasm";
 import { ErrorCode } from "./error-codes";
 
 /** How many notes a call reads at once. */
@@ -203,10 +203,31 @@ async function readNote(vault: Vault, path: string): Promise<{ path: string; tex
 		return { error: { code: ErrorCode.NoteNotFound, message: `\`${path}\` cannot be opened: it is not in the vault`, hint: "Call list_notes to see the paths.", retryable: true } };
 	}
 	try {
-		return { path, text: await vault.read(file) };
+		const text = await exactText(vault, file);
+		if (text === null) return { error: stepError({ kind: "not_utf8", path }) };
+		return { path, text };
 	} catch (error) {
 		const message = error instanceof Error ? error.message : String(error);
 		return { error: { code: ErrorCode.VaultUnreadable, message: `\`${path}\` could not be read: ${message}`, hint: "Check the file's permissions, then call again.", retryable: true } };
+	}
+}
+
+/**
+ * A note's text as it is on disk, or null when its bytes are not UTF-8 text. `vault.read`
+ * decodes such bytes as U+FFFD, which a plan would write back over them (issue 21), so a text
+ * holding U+FFFD is read again as bytes and decoded strictly; only a note whose bytes are UTF-8
+ * (U+FFFD written as itself) passes.
+ */
+async function exactText(vault: Vault, file: TFile): Promise<string | null> {
+	const text = await vault.read(file);
+	if (!text.includes("\uFFFD")) return text;
+	const bytes = await vault.adapter.readBinary(file.path);
+	try {
+		new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+		return text;
+	} catch (error) {
+		if (error instanceof TypeError) return null;
+		throw error;
 	}
 }
 

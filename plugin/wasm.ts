@@ -373,7 +373,9 @@ export type StepFailure =
 	| { kind: "interrupted"; tool: string; pid: number; vault: string }
 	| { kind: "untrusted"; reason: string; journal: string }
 	| { kind: "just_applied" }
-	| { kind: "journal_unwritable"; journal: string; why: string };
+	| { kind: "journal_unwritable"; journal: string; why: string }
+	| { kind: "not_utf8"; path: string }
+	| { kind: "hard_linked"; path: string; links: number };
 
 /** The error a change ends with for `failure`, worded by core as the sidecar words it. */
 export function stepError(failure: StepFailure): ToolError {

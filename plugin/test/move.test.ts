@@ -399,6 +399,32 @@ test("arguments are checked as the sidecar's schema checks them; core's refusals
 	assert.deepEqual(snapshotVault(vaultDir), before);
 });
 
+test("a note that is not UTF-8 text is refused once, saying what to do, and never rewritten (issue 21)", async (t) => {
+	// Obsidian's `vault.read` decodes its other bytes as U+FFFD: planned from that text, the note
+	// would have been written back without them.
+	const vaultDir = writeFixtureVault("//- Old.md\n# Old\n");
+	fs.writeFileSync(path.join(vaultDir, "Latin.md"), Buffer.concat([Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20]), Buffer.from("[[Old]]\n")]));
+	const { plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
+	t.after(() => plugin.unload());
+	const host = plugin.toolHost;
+	assert.ok(host !== null);
+	const before = snapshotVault(vaultDir);
+	for (const args of [{ from: "Old.md", to: "New.md" }, { from: "Old.md", to: "New.md", dry_run: false }]) {
+		const error = errorOf(await move(host, args));
+		assert.equal(error.code, "unwritable_note", JSON.stringify(error));
+		assert.equal(error.retryable, false);
+		assert.match(error.message, /^`Latin\.md` is not UTF-8 text/);
+		assert.match(error.hint, /Convert the note to UTF-8/);
+	}
+	assert.deepEqual(snapshotVault(vaultDir), before, "nothing was written");
+});
+
+test("a note holding U+FFFD written as UTF-8 is rewritten as any other", async (t) => {
+	const { vaultDir, host } = await open(t, "//- Old.md\n# Old\n//- Fine.md\n\uFFFD [[Old]]\n");
+	answerOf(await move(host, { from: "Old.md", to: "New.md", dry_run: false }));
+	assert.match(readText(vaultDir, "Fine.md"), /^\uFFFD \[\[New\]\]\n?$/);
+});
+
 test("move_note over the bridge previews, then applies the approved plan", async (t) => {
 	const vaultDir = writeFixtureVault(RENAME);
 	const { plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });

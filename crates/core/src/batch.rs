@@ -133,6 +133,13 @@ pub fn change_id(plan_hash: &str) -> String {
     plan_hash.chars().take(16).collect()
 }
 
+/// The most bytes the engine's temporary names add to a file's name: `.` before it and
+/// `.vaultlink-<tag>.aside` after it ([`temporary_name`], the longest kind, with a tag of ten
+/// digits, the most a `u32` has); [`swap_name`] adds less. A file's new name leaves room for
+/// them (`rename::MAX_FILE_NAME_BYTES`), so the temporary files of a later rewrite fit the
+/// filesystem's limit on a name too.
+pub const TEMPORARY_NAME_EXTRA_BYTES: usize = ".".len() + ".vaultlink-".len() + 10 + ".aside".len();
+
 /// A hidden name beside `path` for a temporary file: `<folder>/.<name>.vaultlink-<tag>.<kind>`.
 /// `tag` is the edge's process id, so two processes never share a temporary name.
 pub fn temporary_name(path: &str, tag: u32, kind: &str) -> String {
@@ -391,6 +398,17 @@ mod tests {
         assert_eq!(journal.tool, "move_note");
         assert_eq!(journal.writes[0].before, "[[Old]] and [[Old]]");
         assert!(crate::journal::check_paths(&journal).is_ok(), "a batch's journal passes the journal's own path rules");
+    }
+
+    #[test]
+    fn the_temporary_names_of_the_longest_file_name_fit_a_filesystems_name() {
+        let name = "n".repeat(crate::rename::MAX_FILE_NAME_BYTES - 3) + ".md";
+        for kind in ["tmp", "aside", "case"] {
+            let temporary = temporary_name(&format!("folder/{name}"), u32::MAX, kind);
+            assert!(temporary.rsplit('/').next().unwrap().len() <= crate::rename::MAX_NAME_BYTES, "{kind}");
+        }
+        assert_eq!(temporary_name(&name, u32::MAX, "aside").len(), crate::rename::MAX_NAME_BYTES);
+        assert!(swap_name(&name, u32::MAX).len() <= crate::rename::MAX_NAME_BYTES);
     }
 
     #[test]

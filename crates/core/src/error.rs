@@ -37,7 +37,7 @@ macro_rules! codes {
 codes! {
     InvalidArguments = "invalid_arguments": "The arguments do not fit the tool's input schema or a rule between parameters; the message names the parameter.",
     InvalidPath = "invalid_path": "A path leaves the vault (absolute, `~`, `..`, `%2e%2e`, a NUL byte, a symbolic link out), or names a folder or attachment where a note is needed, or moves a folder into itself.",
-    InvalidName = "invalid_name": "A new name holds a character Obsidian or Windows refuses in names ([ ] # ^ | : \\ * \" < > ? %% or a control character), ends with a space or a dot, or is a name Windows keeps for a device (CON, NUL, COM1…).",
+    InvalidName = "invalid_name": "A new name holds a character Obsidian or Windows refuses in names ([ ] # ^ | : \\ * \" < > ? %% or a control character), ends with a space or a dot, is a name Windows keeps for a device (CON, NUL, COM1…), or is too long (a name over 255 bytes; a file's name over 227, which leaves room for the engine's temporary names beside it).",
     NoteNotFound = "note_not_found": "No note (or file) has the given path.",
     DestinationExists = "destination_exists": "A move's destination is taken.",
     UnrepresentableLink = "unrepresentable_link": "Some link could not be written so that it keeps its target; nothing changed.",
@@ -50,6 +50,7 @@ codes! {
     PageRefused = "page_refused": "A new wiki page breaks a rule (a link that finds no note, a required property missing, a path taken, unlinkable or outside the wiki, a patched note changed since it was read); the message names every one; nothing changed.",
     NothingToUndo = "nothing_to_undo": "`undo_change` found no kept change (or none with the id given); nothing changed.",
     UndoRefused = "undo_refused": "A kept change cannot be undone: a note it touched was edited, moved or removed since; the message names them; nothing changed.",
+    UnwritableNote = "unwritable_note": "A note the change must read or rewrite cannot be rewritten without harm: its bytes are not UTF-8 text, or it is a hard link (one file under several names, which a rewrite would split); the message names it and what to do; nothing changed.",
     TooLarge = "too_large": "A note or a request is over a size limit; the message gives the limit.",
     VaultUnreadable = "vault_unreadable": "The vault folder could not be read (retryable), or, after a change was made whole, could not be read again (then the change is made: read, do not apply it again).",
     PluginUnavailable = "plugin_unavailable": "The Obsidian plugin is needed but not serving the vault (still indexing, or off while Obsidian has the vault open: the hint says what to do), or went away during the call (retryable; nothing was written by the sidecar).",

@@ -222,7 +222,7 @@ impl Failure for MoveError {
         match self {
             MoveError::NotFound { .. } => "Give the path relative to the vault root; call list_notes to see the paths.",
             MoveError::InvalidName { .. } => {
-                "Choose a name without [ ] # ^ | : \\ * \" < > ? %% or control characters, not ending with a space or a dot, and not a name Windows keeps for a device (CON, PRN, AUX, NUL, COM1-9, LPT1-9)."
+                "Choose a name without [ ] # ^ | : \\ * \" < > ? %% or control characters, not ending with a space or a dot, not a name Windows keeps for a device (CON, PRN, AUX, NUL, COM1-9, LPT1-9), and short enough (a file's name at most 227 bytes, a folder's 255)."
             }
             MoveError::DestinationExists { .. } => "Choose another destination, or move or delete the file that is there first.",
             MoveError::IntoItself { .. } => "Choose a destination outside the folder being moved.",
@@ -268,6 +268,10 @@ pub fn content_hash(text: &str) -> String {
 
 /// The most bytes of one segment of a path, as filesystems allow (ext4, APFS, NTFS in UTF-16).
 pub const MAX_NAME_BYTES: usize = 255;
+/// The most bytes of a file's name that a move or a new page may give: the engine's temporary
+/// names beside the file (`batch::temporary_name`) add up to `batch::TEMPORARY_NAME_EXTRA_BYTES`
+/// to it and must fit `MAX_NAME_BYTES` too, or the file's first rewrite would fail at write time.
+pub const MAX_FILE_NAME_BYTES: usize = MAX_NAME_BYTES - crate::batch::TEMPORARY_NAME_EXTRA_BYTES;
 /// The most bytes of a link target `rewrite_link` writes (a path of many names).
 pub const MAX_TARGET_BYTES: usize = 4096;
 /// The most bytes of new link text one `rewrite_link` or move plan holds (each link's new
@@ -325,6 +329,23 @@ pub(crate) fn check_name(path: &str) -> Result<(), MoveError> {
         if !bad.is_empty() {
             return Err(MoveError::InvalidName { name: path.to_owned(), characters: bad.join(", ") });
         }
+    }
+    Ok(())
+}
+
+/// [`check_name`] for a file's new path, whose name also leaves room for the temporary names
+/// beside it ([`MAX_FILE_NAME_BYTES`]).
+pub(crate) fn check_file_name(path: &str) -> Result<(), MoveError> {
+    check_name(path)?;
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name.len() > MAX_FILE_NAME_BYTES {
+        return Err(MoveError::InvalidName {
+            name: path.to_owned(),
+            characters: format!(
+                "{} bytes in the file's name, more than the {MAX_FILE_NAME_BYTES} that leave room for vaultlink's temporary names beside it",
+                name.len()
+            ),
+        });
     }
     Ok(())
 }
@@ -419,7 +440,7 @@ fn check_moves(vault: &Vault, moves: &[(String, String)], check_names: bool) -> 
             return Err(MoveError::DestinationExists { path: to.clone() });
         }
         if check_names {
-            check_name(to)?;
+            check_file_name(to)?;
         }
         // A file already there is refused, unless it is one that moves away (a rename that
         // changes only case, or files changing places inside a moving folder).
@@ -448,7 +469,7 @@ pub fn bulk_moves(vault: &Vault, asked: &[(String, String)]) -> Result<Vec<(Stri
     for (from, to) in asked {
         let (pairs, is_folder) = expand(vault, from, to)?;
         if !is_folder {
-            check_name(&pairs[0].1)?;
+            check_file_name(&pairs[0].1)?;
         }
         for (source, destination) in pairs {
             if let Some(other) = sources.insert(fold(&source), from.clone()) {

@@ -40,6 +40,12 @@ pub enum StepError {
     /// still being made after `waited_s` seconds of waiting, so the vault was not read: a call
     /// never answers from a change half made.
     Busy { tool: Option<String>, pid: Option<u32>, waited_s: u64 },
+    /// A note the change must read or rewrite is not UTF-8 text: read, its other bytes would
+    /// become U+FFFD, and written back, they would be lost.
+    NotUtf8 { path: String },
+    /// A note the change must rewrite is one file under `links` names (a hard link): the new
+    /// text goes to a new file, which would leave the other names with the old text.
+    HardLinked { path: String, links: u64 },
 }
 
 const RECOVER_HINT: &str = "Run `vaultlink recover <vault folder>` to undo the rest from the journal the change left in .vaultlink (or put the files named here right by hand), then preview the change again.";
@@ -120,6 +126,18 @@ impl StepError {
                     true,
                 )
             }
+            StepError::NotUtf8 { path } => CallError::new(
+                UnwritableNote,
+                format!("`{path}` is not UTF-8 text (some of its bytes are in another encoding), and the change must read or rewrite it: rewritten, those bytes would be lost; nothing was changed"),
+                "Convert the note to UTF-8 (for example `iconv -f <its encoding> -t UTF-8`, or re-save it as UTF-8 in an editor), or change its links by hand; then preview the change again.",
+                false,
+            ),
+            StepError::HardLinked { path, links } => CallError::new(
+                UnwritableNote,
+                format!("`{path}` is one file under {links} names (a hard link), and the change must rewrite it: the rewrite would split it, leaving the other names with the old text; nothing was changed"),
+                "Replace the other names by copies of the file (or remove them), or change its links by hand; then preview the change again.",
+                false,
+            ),
             StepError::JournalUnwritable { journal, why } => {
                 CallError::new(WriteFailed, format!("writing the journal {journal} failed ({why}); nothing was changed"), PERMISSIONS_HINT, true)
             }
@@ -154,5 +172,17 @@ mod tests {
         let parsed: StepError =
             serde_json::from_value(serde_json::json!({"kind": "trash_failed", "path": "A.md", "why": "ENOSPC"})).unwrap();
         assert_eq!(parsed.error().message, "moving `A.md` to the trash failed (ENOSPC); nothing was deleted");
+        // Issue 21: a note in another encoding was answered `concurrent_modification`, retryable,
+        // so an agent tried again for ever; it is refused once, saying what to do.
+        let parsed: StepError = serde_json::from_value(serde_json::json!({"kind": "not_utf8", "path": "Latin1.md"})).unwrap();
+        let not_utf8 = parsed.error();
+        assert_eq!(not_utf8.code, ErrorCode::UnwritableNote);
+        assert!(
+            !not_utf8.retryable
+                && not_utf8.message.contains("`Latin1.md` is not UTF-8")
+                && not_utf8.hint.contains("Convert the note to UTF-8")
+        );
+        let linked = StepError::HardLinked { path: "A.md".to_owned(), links: 2 }.error();
+        assert!(!linked.retryable && linked.message.contains("one file under 2 names"), "{linked:?}");
     }
 }

@@ -131,6 +131,9 @@ fn check_folder(root: &Path, batch: &Batch) -> Result<Vec<String>, ToolError> {
         }
         crate::disk::refuse_links_on_the_way(root, &remove.path)?;
     }
+    for write in &batch.writes {
+        refuse_hard_link(root, &write.path)?;
+    }
     let mut made_folders = Vec::new();
     for folder in &batch.folders {
         let full = root.join(folder);
@@ -142,6 +145,23 @@ fn check_folder(root: &Path, batch: &Batch) -> Result<Vec<String>, ToolError> {
         }
     }
     Ok(made_folders)
+}
+
+/// A note the batch rewrites must be its file's only name: its new text goes to a new file
+/// renamed into place, which would leave the file's other names (hard links) with the old text.
+/// Refused before any change (`unwritable_note`). Windows has hard links too, but the standard
+/// library cannot count them there; this check is Unix only.
+fn refuse_hard_link(root: &Path, path: &str) -> Result<(), ToolError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let Some(meta) = fs::symlink_metadata(root.join(path)).ok().filter(|meta| meta.is_file() && meta.nlink() > 1) {
+            return Err(StepError::HardLinked { path: path.to_owned(), links: meta.nlink() }.error().into());
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (root, path);
+    Ok(())
 }
 
 /// Carries out core's `batch` under `root` on `disk`, all or nothing. The batch was made from
@@ -375,6 +395,109 @@ mod tests {
         let refusal = apply_plan_on(&RealDisk, index.root(), &plan, None, "move_note").unwrap_err();
         assert_eq!(refusal.code, "concurrent_modification");
         assert_eq!(snapshot(dir.path()), before, "nothing was written");
+    }
+
+    /// Issue 21: a note in another encoding that links to a moved note was read with U+FFFD
+    /// for its other bytes, and the batch took it for a note changed since the plan:
+    /// `concurrent_modification`, retryable, on every try. It is refused once, at the preview,
+    /// saying what to do, and never written; its links are still read for the reading tools.
+    #[test]
+    fn a_note_that_is_not_utf8_is_refused_once_and_never_rewritten() {
+        let (dir, mut index) = vault(&[("Old.md", "# Old\n"), ("Home.md", "[[Latin]]\n")]);
+        fs::write(dir.path().join("Latin.md"), b"caf\xe9 [[Old]]\n").unwrap();
+        index.refresh().unwrap();
+        assert_eq!(index.vault().backlinks("Old.md").len(), 1, "its links are read");
+        let before = snapshot(dir.path());
+        for arguments in [json!({"from": "Old.md", "to": "New.md"}), json!({"from": "Old.md", "to": "New.md", "dry_run": false})] {
+            let refusal = move_note(&mut index, &arguments).unwrap_err();
+            assert_eq!(refusal.code, "unwritable_note", "{refusal:?}");
+            assert!(!refusal.retryable && refusal.message.contains("`Latin.md` is not UTF-8"), "{refusal:?}");
+            assert!(refusal.hint.contains("Convert the note to UTF-8") && refusal.hint.contains("by hand"), "{refusal:?}");
+        }
+        // A move of the note itself reads it too (its own links may need rewriting): refused alike.
+        let refusal = move_note(&mut index, &json!({"from": "Latin.md", "to": "Moved.md", "dry_run": false})).unwrap_err();
+        assert_eq!(refusal.code, "unwritable_note", "{refusal:?}");
+        assert_eq!(snapshot(dir.path()), before, "nothing was written");
+        // Reading tools read it as before, with U+FFFD for the other bytes.
+        let read =
+            crate::tools::run_on_folder_with(&RealDisk, &mut index, "read_note", &json!({"path": "Latin.md"}), &Progress::none()).unwrap();
+        assert!(read.to_string().contains("caf\u{fffd} [[Old]]"), "{read}");
+    }
+
+    /// A note the batch rewrites that is one file under two names (a hard link): rewritten by a
+    /// new file renamed into place, the other name would keep the old text. Refused before any
+    /// change.
+    #[test]
+    fn a_hard_linked_note_is_refused_before_any_change_rather_than_split() {
+        let (dir, mut index) = vault(&[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")]);
+        let elsewhere = tempfile::tempdir_in(dir.path().parent().unwrap()).unwrap();
+        fs::hard_link(dir.path().join("A.md"), elsewhere.path().join("A.md")).unwrap();
+        let before = snapshot(dir.path());
+        let refusal = move_note(&mut index, &json!({"from": "Old.md", "to": "New.md", "dry_run": false})).unwrap_err();
+        assert_eq!(refusal.code, "unwritable_note", "{refusal:?}");
+        assert!(refusal.message.contains("`A.md` is one file under 2 names"), "{refusal:?}");
+        assert_eq!(snapshot(dir.path()), before, "nothing was changed");
+        assert_eq!(fs::read_to_string(elsewhere.path().join("A.md")).unwrap(), "[[Old]]\n");
+    }
+
+    /// A rewritten note is a new file renamed into place: it takes the note's mode, owner,
+    /// group and extended attributes (the owner only where the system lets this user give it:
+    /// root here; the group where the user is in it).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_rewritten_note_keeps_its_mode_owner_group_and_extended_attributes() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let (dir, mut index) = vault(&[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")]);
+        let note = dir.path().join("A.md");
+        fs::set_permissions(&note, fs::Permissions::from_mode(0o640)).unwrap();
+        // Another owner and group where this process may give them (as root), else its own.
+        let (uid, gid) = match std::os::unix::fs::chown(&note, Some(4242), Some(4243)) {
+            Ok(()) => (4242, 4243),
+            Err(_) => (fs::metadata(&note).unwrap().uid(), fs::metadata(&note).unwrap().gid()),
+        };
+        xattr::set(&note, "user.vaultlink.test", b"kept").expect("this filesystem takes user extended attributes");
+        move_note(&mut index, &json!({"from": "Old.md", "to": "New.md", "dry_run": false})).unwrap();
+        assert_eq!(fs::read_to_string(&note).unwrap(), "[[New]]\n", "the note was rewritten");
+        let meta = fs::metadata(&note).unwrap();
+        assert_eq!((meta.mode() & 0o7777, meta.uid(), meta.gid()), (0o640, uid, gid));
+        assert_eq!(xattr::get(&note, "user.vaultlink.test").unwrap().as_deref(), Some(&b"kept"[..]));
+    }
+
+    /// Issue 21: only the vault's root was synced, after the journal's removal, so a power loss
+    /// could leave no journal while a rename of the batch was not yet on the disk. Every folder
+    /// whose entries a batch changes is synced after its last change there and before the
+    /// journal goes, on each batch shape.
+    #[test]
+    fn every_folder_a_batch_changes_is_synced_before_the_journal_goes() {
+        for (files, from, to, moved_folder) in BATCHES {
+            let (_dir, index) = vault(files);
+            let plan = plan_for(&index, from, to);
+            let disk = crate::disk::testing::Recording::default();
+            apply_plan_on(&disk, index.root(), &plan, moved_folder, "move_note").unwrap();
+            let operations = disk.operations.borrow();
+            let journal = index.root().join(".vaultlink/journal.json");
+            let removal = operations
+                .iter()
+                .position(|(operation, paths)| *operation == "remove_file" && paths[0] == journal)
+                .expect("the journal goes");
+            let changes = ["write_new", "rename", "rename_new", "remove_file", "create_dir", "remove_dir"];
+            let mut checked = 0;
+            for (at, (operation, paths)) in
+                operations[..removal].iter().enumerate().filter(|(_, (operation, _))| changes.contains(operation))
+            {
+                for folder in paths.iter().filter_map(|path| path.parent()) {
+                    // The journal's own folder is synced as the lock is taken.
+                    if folder.starts_with(index.root().join(".vaultlink")) {
+                        continue;
+                    }
+                    let synced =
+                        operations[at + 1..removal].iter().any(|(operation, paths)| *operation == "sync_dir" && paths[0] == folder);
+                    assert!(synced, "{from} -> {to}: {operation} {paths:?} (step {at}): {folder:?} is not synced before the journal goes");
+                    checked += 1;
+                }
+            }
+            assert!(checked >= 3, "{from} -> {to}: {checked} changes checked");
+        }
     }
 
     #[test]

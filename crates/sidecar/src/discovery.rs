@@ -172,13 +172,19 @@ pub fn read(canonical_vault: &Path) -> Result<Option<Discovery>> {
 /// planted it.
 pub fn read_in(dir: &Path, canonical_vault: &Path) -> Result<Option<Discovery>> {
     let path = dir.join(format!("{}.json", vault_key(canonical_vault)));
-    let text = match std::fs::read_to_string(&path) {
+    match std::fs::symlink_metadata(&path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error).with_context(|| format!("reading {}", path.display())),
+        Ok(_) => {}
+    }
+    check_private_dir(dir)?;
+    check_private(&path)?;
+    let text = match read_plain_file(&path) {
         Ok(text) => text,
+        // Removed since the look (the plugin unloading): nothing announced.
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error).with_context(|| format!("reading {}", path.display())),
     };
-    check_private_dir(dir)?;
-    check_private(&path)?;
     let discovery: Discovery = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a vaultlink discovery file; remove it and reload the plugin", path.display()))?;
     if vault_form(&discovery.vault_path) != vault_form(canonical_vault) {
@@ -224,10 +230,44 @@ fn check_socket_place(file: &Path, socket: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The text of the plain file at `path`, read without ever blocking: opened without following a
+/// symbolic link and without waiting (`O_NONBLOCK`), then refused unless what was opened is a
+/// plain file. A FIFO put where the discovery file belongs (or swapped in between the checks and
+/// the open) would otherwise hold the sidecar's every call until someone wrote into it.
+#[cfg(unix)]
+fn read_plain_file(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW).open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a plain file (a FIFO, a device or a folder); refusing to read it",
+            path.display()
+        )));
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    Ok(text)
+}
+
+#[cfg(not(unix))]
+fn read_plain_file(path: &Path) -> std::io::Result<String> {
+    if !std::fs::symlink_metadata(path)?.is_file() {
+        return Err(std::io::Error::other(format!("{} is not a plain file; refusing to read it", path.display())));
+    }
+    std::fs::read_to_string(path)
+}
+
 #[cfg(unix)]
 fn check_private(path: &Path) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(path).with_context(|| format!("reading {}", path.display()))?;
+    if !meta.file_type().is_symlink() && !meta.is_file() {
+        bail!(
+            "{} is not a plain file (a FIFO, a socket, a device or a folder); refusing to read it. Remove it and reload the plugin to rewrite it",
+            path.display()
+        );
+    }
     if meta.file_type().is_symlink() || meta.mode() & 0o077 != 0 || meta.uid() != user_id() {
         bail!(
             "{} must be a file of yours with mode 0600 (it is {:o}); refusing to use its token. Reload the plugin to rewrite it",
@@ -372,6 +412,44 @@ mod tests {
                 let refusal = refusal(runtime.path(), &vault);
                 assert!(refusal.contains("must be a file of yours with mode 0600") && refusal.contains(&format!("{mode:o}")), "{refusal}");
             }
+        }
+
+        /// Runs `read` on its own thread and answers what it returned, or fails the test if it
+        /// has not returned after 20 s: a read that blocks is a failure, not a hung test.
+        fn within_a_guard<T: Send + 'static>(read: impl FnOnce() -> T + Send + 'static) -> T {
+            let (sender, receiver) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let _ = sender.send(read());
+            });
+            receiver.recv_timeout(std::time::Duration::from_secs(20)).expect("reading a FIFO blocked")
+        }
+
+        fn mkfifo(path: &Path) {
+            let _ = std::fs::remove_file(path);
+            let made = std::process::Command::new("mkfifo").arg("-m").arg("600").arg(path).status().unwrap();
+            assert!(made.success(), "mkfifo {}", path.display());
+        }
+
+        /// Issue 21: a FIFO where the discovery file belongs held the sidecar on its open.
+        #[test]
+        fn a_fifo_where_the_discovery_file_belongs_is_refused_without_blocking() {
+            let (runtime, vault, file, _listener) = setup();
+            mkfifo(&file);
+            let runtime_path = runtime.path().to_owned();
+            let refusal = within_a_guard(move || read_in(&runtime_path, &vault).map(|_| ()).map_err(|error| format!("{error:#}")));
+            let refusal = refusal.expect_err("a FIFO is refused");
+            assert!(refusal.contains("is not a plain file") && refusal.contains("reload the plugin"), "{refusal}");
+        }
+
+        /// A FIFO swapped in between the checks and the open: the open does not wait for a
+        /// writer, and what was opened is refused.
+        #[test]
+        fn a_fifo_swapped_in_after_the_checks_is_refused_without_blocking() {
+            let (runtime, _vault, file, _listener) = setup();
+            mkfifo(&file);
+            let read = within_a_guard(move || read_plain_file(&file).map_err(|error| error.to_string()));
+            assert!(read.expect_err("a FIFO is refused").contains("is not a plain file"));
+            drop(runtime);
         }
 
         #[test]

@@ -22,8 +22,10 @@ pub trait Disk {
     fn create_dir(&self, path: &Path) -> io::Result<()>;
     /// Removes an empty folder; fails on one that holds anything.
     fn remove_dir(&self, path: &Path) -> io::Result<()>;
-    /// Gives `to` the permissions of `from`.
-    fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// Gives `to` what `from` has besides its bytes: its permissions, and where the system allows
+    /// (Linux), its owner and group (as far as this user may give them) and its extended
+    /// attributes. A note's new text is a new file renamed into place, so it must take them.
+    fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()>;
     /// Makes the folder's entries (files created, renamed or removed in it) durable.
     fn sync_dir(&self, path: &Path) -> io::Result<()>;
 }
@@ -79,9 +81,28 @@ impl Disk for RealDisk {
         std::fs::remove_dir(path)
     }
 
-    fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
-        let permissions = std::fs::metadata(from)?.permissions();
-        std::fs::set_permissions(to, permissions)
+    fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let meta = std::fs::metadata(from)?;
+        // Owner and group first: giving a file away clears its set-user-id and set-group-id
+        // bits, which the mode, set last, puts back.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let now = std::fs::metadata(to)?;
+            if (now.uid(), now.gid()) != (meta.uid(), meta.gid()) {
+                match std::os::unix::fs::chown(to, Some(meta.uid()), Some(meta.gid())) {
+                    Ok(()) => {}
+                    // Only root may give a file to another user: the group is kept where this
+                    // user is in it, and the owner is this user's, as any editor's save leaves it.
+                    Err(error) if error.kind() == io::ErrorKind::PermissionDenied => {
+                        let _ = std::os::unix::fs::chown(to, None, Some(meta.gid()));
+                    }
+                    Err(error) => return Err(error),
+                }
+            }
+        }
+        copy_extended_attributes(from, to);
+        std::fs::set_permissions(to, meta.permissions())
     }
 
     #[cfg(unix)]
@@ -96,13 +117,107 @@ impl Disk for RealDisk {
     }
 }
 
-/// The rename where the system has no rename that refuses to replace: refused when something is
-/// at `to` now (a small window remains between the check and the rename).
-fn rename_if_free(from: &Path, to: &Path) -> io::Result<()> {
-    if std::fs::symlink_metadata(to).is_ok() && !same_file_but_for_case(from, to) {
-        return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", to.display())));
+/// Copies each extended attribute of `from` to `to` (Linux: user tags, SELinux labels, ACLs),
+/// each as far as the filesystem and this user's rights allow: one that cannot be copied is
+/// left out (and logged), and the note is written all the same. Elsewhere nothing is copied.
+fn copy_extended_attributes(from: &Path, to: &Path) {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let Ok(names) = xattr::list(from) else { return };
+        for name in names {
+            let copied = xattr::get(from, &name).and_then(|value| value.map_or(Ok(()), |value| xattr::set(to, &name, &value)));
+            if let Err(error) = copied {
+                tracing::debug!("the extended attribute {name:?} of {} could not be kept: {error}", from.display());
+            }
+        }
     }
-    std::fs::rename(from, to)
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let _ = (from, to);
+}
+
+/// The rename where the system has no rename that refuses to replace (another system, or a
+/// filesystem that refuses `RENAME_NOREPLACE`: some network and FUSE ones): a hard link from
+/// `from` to `to`, which the system refuses whenever anything is at `to`, even a file that
+/// appeared a moment ago, then `from` removed. It never replaces. Stopped between the two, both
+/// names hold the one file, and recovery removes the new one (`journal::undo`).
+///
+/// Only where the filesystem has no hard links either (FAT, some network shares) is it weaker:
+/// `to` is looked at, then renamed onto, and a file that appears in that window (microseconds)
+/// is replaced. The journal's lock keeps vaultlink's own batches out of it; another program's
+/// save landing exactly there is what remains.
+fn rename_if_free(from: &Path, to: &Path) -> io::Result<()> {
+    rename_if_free_meanwhile(from, to, &|| {})
+}
+
+/// [`rename_if_free`], with `meanwhile` run just before the file is put at `to`: a test plays
+/// another program saving a file there at that moment.
+fn rename_if_free_meanwhile(from: &Path, to: &Path, meanwhile: &dyn Fn()) -> io::Result<()> {
+    let checked_free = |to: &Path| -> io::Result<()> {
+        if std::fs::symlink_metadata(to).is_ok() && !one_file_spelt_twice(from, to) {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{} exists", to.display())));
+        }
+        Ok(())
+    };
+    if !std::fs::symlink_metadata(from)?.is_file() {
+        // Not a file (never asked of a batch): a folder cannot be hard linked.
+        checked_free(to)?;
+        meanwhile();
+        return std::fs::rename(from, to);
+    }
+    meanwhile();
+    match std::fs::hard_link(from, to) {
+        Ok(()) => match std::fs::remove_file(from) {
+            Ok(()) => Ok(()),
+            Err(error) => {
+                // Both names hold the file: the new one is taken back, and nothing moved.
+                let _ = std::fs::remove_file(to);
+                Err(error)
+            }
+        },
+        // On a filesystem that ignores case, `a.md` and `A.md` are one file: renaming one to the
+        // other replaces nothing.
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists && one_file_spelt_twice(from, to) => std::fs::rename(from, to),
+        Err(error) if hard_links_unsupported(&error) => {
+            checked_free(to)?;
+            std::fs::rename(from, to)
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// Whether a hard link failed because the filesystem (or the system) has none.
+fn hard_links_unsupported(error: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        error.raw_os_error().is_some_and(|code| [libc::EPERM, libc::EOPNOTSUPP, libc::ENOTSUP, libc::ENOSYS, libc::EMLINK].contains(&code))
+    }
+    #[cfg(not(unix))]
+    {
+        error.kind() == io::ErrorKind::Unsupported || error.kind() == io::ErrorKind::PermissionDenied
+    }
+}
+
+/// Whether `from` and `to` are spelt alike but for case and are one file (a filesystem that
+/// ignores case), so a rename between them replaces nothing.
+fn one_file_spelt_twice(from: &Path, to: &Path) -> bool {
+    same_file_but_for_case(from, to) && one_file(from, to)
+}
+
+/// Whether two paths name one file (the same inode; on systems where that cannot be told, the
+/// same name but for case).
+pub fn one_file(one: &Path, other: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::symlink_metadata(one), std::fs::symlink_metadata(other)) {
+            (Ok(one), Ok(other)) => one.dev() == other.dev() && one.ino() == other.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        same_file_but_for_case(one, other) && one.exists() && other.exists()
+    }
 }
 
 /// On a filesystem that ignores case, `a.md` and `A.md` are one file: renaming one to the other
@@ -235,8 +350,8 @@ pub mod testing {
         fn remove_dir(&self, path: &Path) -> io::Result<()> {
             self.step().map_or_else(|| RealDisk.remove_dir(path), Err)
         }
-        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
-            self.step().map_or_else(|| RealDisk.copy_permissions(from, to), Err)
+        fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.step().map_or_else(|| RealDisk.copy_attributes(from, to), Err)
         }
         fn sync_dir(&self, path: &Path) -> io::Result<()> {
             self.step().map_or_else(|| RealDisk.sync_dir(path), Err)
@@ -291,9 +406,9 @@ pub mod testing {
             self.step();
             RealDisk.remove_dir(path)
         }
-        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
+        fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
             self.step();
-            RealDisk.copy_permissions(from, to)
+            RealDisk.copy_attributes(from, to)
         }
         fn sync_dir(&self, path: &Path) -> io::Result<()> {
             self.step();
@@ -341,10 +456,57 @@ pub mod testing {
         fn remove_dir(&self, path: &Path) -> io::Result<()> {
             RealDisk.remove_dir(path)
         }
-        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
-            RealDisk.copy_permissions(from, to)
+        fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
+            RealDisk.copy_attributes(from, to)
         }
         fn sync_dir(&self, path: &Path) -> io::Result<()> {
+            RealDisk.sync_dir(path)
+        }
+    }
+
+    /// The real disk, recording each operation and the paths it names, in order.
+    #[derive(Debug, Default)]
+    pub struct Recording {
+        pub operations: RefCell<Vec<(&'static str, Vec<PathBuf>)>>,
+    }
+
+    impl Recording {
+        fn record(&self, operation: &'static str, paths: &[&Path]) {
+            self.operations.borrow_mut().push((operation, paths.iter().map(|path| path.to_path_buf()).collect()));
+        }
+    }
+
+    impl Disk for Recording {
+        fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+            self.record("write_new", &[path]);
+            RealDisk.write_new(path, bytes)
+        }
+        fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.record("rename", &[from, to]);
+            RealDisk.rename(from, to)
+        }
+        fn rename_new(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.record("rename_new", &[from, to]);
+            RealDisk.rename_new(from, to)
+        }
+        fn remove_file(&self, path: &Path) -> io::Result<()> {
+            self.record("remove_file", &[path]);
+            RealDisk.remove_file(path)
+        }
+        fn create_dir(&self, path: &Path) -> io::Result<()> {
+            self.record("create_dir", &[path]);
+            RealDisk.create_dir(path)
+        }
+        fn remove_dir(&self, path: &Path) -> io::Result<()> {
+            self.record("remove_dir", &[path]);
+            RealDisk.remove_dir(path)
+        }
+        fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
+            self.record("copy_attributes", &[to]);
+            RealDisk.copy_attributes(from, to)
+        }
+        fn sync_dir(&self, path: &Path) -> io::Result<()> {
+            self.record("sync_dir", &[path]);
             RealDisk.sync_dir(path)
         }
     }
@@ -384,9 +546,9 @@ pub mod testing {
             (self.0)("remove_dir", path);
             RealDisk.remove_dir(path)
         }
-        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
-            (self.0)("copy_permissions", to);
-            RealDisk.copy_permissions(from, to)
+        fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
+            (self.0)("copy_attributes", to);
+            RealDisk.copy_attributes(from, to)
         }
         fn sync_dir(&self, path: &Path) -> io::Result<()> {
             (self.0)("sync_dir", path);
@@ -424,8 +586,8 @@ pub mod testing {
         fn remove_dir(&self, path: &Path) -> io::Result<()> {
             (self.0)("remove_dir", path).map_or_else(|| RealDisk.remove_dir(path), Err)
         }
-        fn copy_permissions(&self, from: &Path, to: &Path) -> io::Result<()> {
-            (self.0)("copy_permissions", to).map_or_else(|| RealDisk.copy_permissions(from, to), Err)
+        fn copy_attributes(&self, from: &Path, to: &Path) -> io::Result<()> {
+            (self.0)("copy_attributes", to).map_or_else(|| RealDisk.copy_attributes(from, to), Err)
         }
         fn sync_dir(&self, path: &Path) -> io::Result<()> {
             (self.0)("sync_dir", path).map_or_else(|| RealDisk.sync_dir(path), Err)
@@ -453,5 +615,46 @@ pub mod testing {
         }
         files.sort();
         files
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    /// Issue 21: where the system refuses `RENAME_NOREPLACE`, the rename looked at the
+    /// destination and then renamed onto it, so a file saved there in between was replaced.
+    #[test]
+    fn the_fallback_rename_never_replaces_a_file_that_appears_just_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("a.md"), dir.path().join("b.md"));
+        std::fs::write(&from, "moved").unwrap();
+        let refused = super::rename_if_free_meanwhile(&from, &to, &|| std::fs::write(&to, "saved meanwhile").unwrap()).unwrap_err();
+        assert_eq!(refused.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read_to_string(&to).unwrap(), "saved meanwhile", "the file saved there is kept");
+        assert_eq!(std::fs::read_to_string(&from).unwrap(), "moved", "nothing moved");
+
+        // Free: moved, one name left.
+        std::fs::remove_file(&to).unwrap();
+        super::rename_if_free(&from, &to).unwrap();
+        assert!(!from.exists());
+        assert_eq!(std::fs::read_to_string(&to).unwrap(), "moved");
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(std::fs::metadata(&to).unwrap().nlink(), 1);
+    }
+
+    /// On a filesystem that keeps case, `a.md` and `A.md` are two files: the fallback never
+    /// takes one for the other (it once skipped its look for a name spelt alike but for case).
+    #[test]
+    fn the_fallback_rename_never_replaces_a_file_spelt_alike_but_for_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("a.md"), dir.path().join("A.md"));
+        std::fs::write(&from, "lower").unwrap();
+        std::fs::write(&to, "upper").unwrap();
+        if std::fs::read_to_string(&from).unwrap() == "upper" {
+            return; // This filesystem ignores case: one file, nothing to test here.
+        }
+        assert_eq!(super::rename_if_free(&from, &to).unwrap_err().kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!((std::fs::read_to_string(&from).unwrap(), std::fs::read_to_string(&to).unwrap()), ("lower".into(), "upper".into()));
     }
 }

@@ -481,6 +481,15 @@ fn copy_for_tests(bytes: &str) {
 /// is tidying that may fail. The lock is released only by its holder: a journal file that is
 /// not this batch's (another batch's, begun since) is left where it is.
 pub fn finish(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Result<()> {
+    // Every folder whose entries the batch (or its undo) changed is synced before the journal
+    // goes, so that a power loss leaves the journal (and recovery) or the whole batch, never a
+    // journal gone while a rename of the batch was not yet on the disk. A folder that cannot be
+    // synced (a filesystem that refuses it) is logged, as the root's sync after is.
+    for folder in touched_folders(journal) {
+        if let Err(error) = disk.sync_dir(&full(root, &folder)) {
+            tracing::warn!("syncing {} before the journal's removal failed: {error}", full(root, &folder).display());
+        }
+    }
     match find(root) {
         Found::Ours(found) if same_batch(&found, journal) => match disk.remove_file(&journal_path(root)) {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
@@ -489,12 +498,39 @@ pub fn finish(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Resul
         Found::Nothing => {}
         _ => tracing::warn!("the journal in {} is another batch's now, and is left to it", root.display()),
     }
-    // Removed only when empty: `recovered/` may hold saved pre-images.
-    let _ = disk.remove_dir(&root.join(JOURNAL_FOLDER));
+    // Removed only when empty: `recovered/` may hold saved pre-images. Kept, it is synced so the
+    // journal's removal is durable; removed, the root's sync makes that so.
+    if disk.remove_dir(&root.join(JOURNAL_FOLDER)).is_err() && root.join(JOURNAL_FOLDER).is_dir() {
+        if let Err(error) = disk.sync_dir(&root.join(JOURNAL_FOLDER)) {
+            tracing::warn!("syncing {} after a change failed: {error}", root.join(JOURNAL_FOLDER).display());
+        }
+    }
     if let Err(error) = disk.sync_dir(root) {
         tracing::warn!("syncing {} after a change failed: {error}", root.display());
     }
     Ok(())
+}
+
+/// The folders whose entries a batch changes, deepest first: each rewritten, created or removed
+/// file's folder (its temporary and aside names are beside it), each move's source, destination
+/// and third name's folder, and the folder holding each folder the batch makes. `""` is the
+/// vault's root.
+fn touched_folders(journal: &Journal) -> Vec<String> {
+    let parent = |path: &str| path.rsplit_once('/').map_or(String::new(), |(folder, _)| folder.to_owned());
+    let mut folders: Vec<String> = journal
+        .writes
+        .iter()
+        .map(|write| write.path.as_str())
+        .chain(journal.moves.iter().flat_map(|file_move| {
+            [Some(file_move.from.as_str()), Some(file_move.to.as_str()), file_move.via.as_deref()].into_iter().flatten()
+        }))
+        .chain(journal.made_folders.iter().map(String::as_str))
+        .map(parent)
+        .collect::<std::collections::BTreeSet<String>>()
+        .into_iter()
+        .collect();
+    folders.sort_by_key(|folder| std::cmp::Reverse(if folder.is_empty() { 0 } else { folder.split('/').count() }));
+    folders
 }
 
 /// Whether two journals are of one batch: the same start, machine, tool and steps. The pid may
@@ -663,6 +699,14 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
             // Never over a file that appeared there since the look.
             disk.rename_new(source, &from).map_err(|error| failed(format!("moving {} back", file_move.to), error))
         };
+        // A rename made as a hard link and an unlink (`disk::rename_if_free`, where the system
+        // has no rename that refuses to replace) and stopped between the two leaves both names
+        // on the one file: the new name goes, and the move is undone.
+        for arrived in via.iter().chain((!same_name_but_for_case(&file_move.from, &file_move.to)).then_some(&to)) {
+            if exists_exactly(arrived) && exists_exactly(&from) && crate::disk::one_file(arrived, &from) {
+                disk.remove_file(arrived).map_err(|error| failed(format!("removing the second name of {}", file_move.from), error))?;
+            }
+        }
         if let Some(via) = via.as_ref().filter(|via| exists_exactly(via)) {
             back(via)?;
             recovery.moved_back.push(file_move.from.clone());
@@ -772,6 +816,12 @@ fn hop_done(root: &Path, journal: &Journal, at: usize) -> bool {
     }
 }
 
+/// Whether two vault paths differ only in case (a case-only move: one file on a filesystem that
+/// ignores case, never two names of it to tidy).
+fn same_name_but_for_case(one: &str, other: &str) -> bool {
+    one.to_lowercase() == other.to_lowercase()
+}
+
 /// Where recovery saves the text from before the batch of a note edited since.
 fn saved_path(path: &str) -> String {
     format!("{JOURNAL_FOLDER}/{RECOVERED_FOLDER}/{path}")
@@ -809,7 +859,7 @@ pub fn write_atomically(disk: &dyn Disk, path: &Path, temporary: &Path, bytes: &
     let result = (|| {
         disk.write_new(temporary, bytes)?;
         if path.exists() {
-            disk.copy_permissions(path, temporary)?;
+            disk.copy_attributes(path, temporary)?;
         }
         disk.rename(temporary, path)
     })();
@@ -887,7 +937,7 @@ pub fn replace_note(
         }
         Ok(())
     };
-    let prepared = disk.write_new(&temporary_full, bytes).and_then(|()| disk.copy_permissions(&note, &temporary_full));
+    let prepared = disk.write_new(&temporary_full, bytes).and_then(|()| disk.copy_attributes(&note, &temporary_full));
     if let Err(error) = prepared {
         let _ = take_back_temporary(disk);
         // The note gone before it was touched: someone moved or removed it.
@@ -1278,6 +1328,25 @@ mod tests {
             assert!(outcomes.iter().any(Result::is_ok), "one of them at least: {outcomes:?}");
             assert!(!root.join(JOURNAL_FOLDER).exists(), "no journal or lock left");
         }
+    }
+
+    #[test]
+    fn a_move_stopped_between_its_hard_link_and_its_unlink_is_undone() {
+        let (_dir, root) = victim();
+        fs::write(root.join("Old.md"), "moved").unwrap();
+        // `disk::rename_if_free` stopped after its link: both names hold the one file.
+        fs::hard_link(root.join("Old.md"), root.join("B.md")).unwrap();
+        let journal = Journal {
+            writes: vec![],
+            moves: vec![JournalMove { from: "Old.md".to_owned(), to: "B.md".to_owned(), via: None, hash: None }],
+            made_folders: vec![],
+            ..crafted()
+        };
+        fs::write(journal_path(&root), format::seal(&crate::state::journal_key().unwrap(), &journal)).unwrap();
+        recover_if_interrupted(&root).unwrap().expect("recovered");
+        assert_eq!(fs::read_to_string(root.join("Old.md")).unwrap(), "moved");
+        assert!(!root.join("B.md").exists(), "the second name is gone");
+        assert!(!root.join(JOURNAL_FOLDER).exists());
     }
 
     #[test]

@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use vaultlink_core::canvas::is_canvas_path;
 use vaultlink_core::index::is_note_path;
 use vaultlink_core::index::{IndexConfig, Prepared};
+use vaultlink_core::step::StepError;
 use vaultlink_core::Vault;
 
 use crate::watch::Watch;
@@ -364,13 +365,29 @@ impl FolderIndex {
 
     /// The folder as a call's edge: notes' texts read from disk now (`tool`'s progress reported
     /// while `find_evidence` reads the whole vault), modification times, and this process's id.
-    pub fn edge<'a>(&'a self, tool: &str, progress: &'a crate::progress::Progress) -> FolderEdge<'a> {
-        FolderEdge { folder: self, progress, reads: 0, evidence: tool == "find_evidence" }
+    /// For a call that `writes`, a note is read exactly or not at all ([`Self::read_exact_text`]).
+    pub fn edge<'a>(&'a self, tool: &str, writes: bool, progress: &'a crate::progress::Progress) -> FolderEdge<'a> {
+        FolderEdge { folder: self, progress, reads: 0, evidence: tool == "find_evidence", writes }
     }
 
     /// Reads a note's text for a tool, refusing a file that a symbolic link leads out of the
-    /// vault.
+    /// vault. Bytes that are not UTF-8 are read as U+FFFD, which is what a reading tool shows.
     pub fn read_text(&self, path: &str) -> Result<String, vaultlink_core::error::CallError> {
+        self.read_bytes(path)
+            .map(|bytes| String::from_utf8(bytes).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
+    }
+
+    /// Reads a note's text for a call that may write it, as it is, byte for byte: a note that is
+    /// not UTF-8 is refused (`unwritable_note`, saying what to do), not read as U+FFFD, which a
+    /// plan would write back over its bytes, or take for a note changed since and refuse as
+    /// `concurrent_modification` on every try (issue 21).
+    pub fn read_exact_text(&self, path: &str) -> Result<String, vaultlink_core::error::CallError> {
+        String::from_utf8(self.read_bytes(path)?).map_err(|_| StepError::NotUtf8 { path: path.to_owned() }.error())
+    }
+
+    /// A note's bytes, refusing a file a symbolic link leads out of the vault, or one over
+    /// [`MAX_NOTE_BYTES`].
+    fn read_bytes(&self, path: &str) -> Result<Vec<u8>, vaultlink_core::error::CallError> {
         let full = self.root.join(path);
         let canonical = std::fs::canonicalize(&full).map_err(|error| {
             vaultlink_core::error::CallError::new(
@@ -397,7 +414,7 @@ impl FolderIndex {
                 false,
             ));
         }
-        std::fs::read(&canonical).map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).map_err(|error| {
+        std::fs::read(&canonical).map_err(|error| {
             vaultlink_core::error::CallError::new(
                 ErrorCode::VaultUnreadable,
                 format!("`{path}` could not be read: {error}"),
@@ -653,6 +670,8 @@ pub struct FolderEdge<'a> {
     progress: &'a crate::progress::Progress,
     reads: usize,
     evidence: bool,
+    /// The call may write the notes it reads: each is read exactly, or refused.
+    writes: bool,
 }
 
 impl vaultlink_core::ops::Edge for FolderEdge<'_> {
@@ -662,7 +681,11 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
             let notes = self.folder.vault().note_count();
             self.progress.report(self.reads as f64, Some(notes as f64), format!("find_evidence: read {} of {notes} notes", self.reads));
         }
-        self.folder.read_text(path)
+        if self.writes {
+            self.folder.read_exact_text(path)
+        } else {
+            self.folder.read_text(path)
+        }
     }
 
     fn modified_ms(&mut self, path: &str) -> Option<u64> {

@@ -616,7 +616,7 @@ fn run_holding(
     }
     let request = vaultlink_core::ops::request(tool, arguments)?;
     let mut plans = std::mem::take(&mut folder.plans);
-    let outcome = vaultlink_core::ops::run(folder.vault(), &request, &mut folder.edge(tool, progress), &mut plans);
+    let outcome = vaultlink_core::ops::run(folder.vault(), &request, &mut folder.edge(tool, request.writes(), progress), &mut plans);
     folder.plans = plans;
     let answer = crate::apply::carry_out(disk, folder, outcome?, held);
     if long {

@@ -253,6 +253,12 @@ export class FileSystemAdapter
 		return fs.promises.readFile(this.getFullPath(normalizedPath), "utf8");
 	}
 
+	/** As Obsidian's: the file's bytes, whatever they hold. */
+	async readBinary(normalizedPath: string): Promise<ArrayBuffer> {
+		const bytes = await fs.promises.readFile(this.getFullPath(normalizedPath));
+		return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+	}
+
 	async write(normalizedPath: string, data: string): Promise<void> {
 		const fullPath = this.getFullPath(normalizedPath);
 		// Obsidian's adapter writes with Node's writeFile, which may interleave two writes of one
