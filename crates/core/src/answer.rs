@@ -125,16 +125,31 @@ pub fn page_with_default<T: Serialize>(
     default_limit: usize,
     scope: &str,
 ) -> Result<(Vec<T>, usize, Option<String>), OpError> {
+    page_built(items, limit, cursor, default_limit, scope, |item| item)
+}
+
+/// [`page_with_default`] over a list of keys, each item built from its key by `build` only when
+/// the page holds it: a list whose items cost a search each (`find_unresolved_links`' referrers)
+/// pays for one page, not the whole list.
+pub fn page_built<K, T: Serialize>(
+    keys: Vec<K>,
+    limit: Option<usize>,
+    cursor: Option<&str>,
+    default_limit: usize,
+    scope: &str,
+    mut build: impl FnMut(K) -> T,
+) -> Result<(Vec<T>, usize, Option<String>), OpError> {
     let budget = if limit.is_none() { DEFAULT_PAGE_BYTES } else { usize::MAX };
     let limit = limit.unwrap_or(default_limit);
     if limit == 0 || limit > MAX_LIMIT {
         return Err(OpError::InvalidArguments { detail: format!("`limit` must be from 1 to {MAX_LIMIT}, not {limit}") });
     }
-    let total = items.len();
+    let total = keys.len();
     let start = parse_cursor(cursor, scope, total)?;
     let mut page = Vec::new();
     let mut bytes = 0;
-    for item in items.into_iter().skip(start).take(limit) {
+    for key in keys.into_iter().skip(start).take(limit) {
+        let item = build(key);
         if budget != usize::MAX {
             // Each item's JSON plus its separating comma.
             bytes += serde_json::to_string(&item).map_or(0, |json| json.len()) + 1;

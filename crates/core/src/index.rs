@@ -287,6 +287,53 @@ impl Vault {
         self.missing.len()
     }
 
+    /// The keys of the missing targets ([`missing_target_key`]) in order: the groups of
+    /// `find_unresolved_links`, without a walk over the links.
+    pub fn missing_target_keys(&self) -> Vec<&str> {
+        let mut keys: Vec<&str> = self.missing.keys().map(|key| &**key).collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// The unresolved links counted under the missing target `key` ([`missing_target_key`]),
+    /// by source path, then position, as [`Vault::all_links`] gives them: found among the links
+    /// watching the key's file name, not by a walk over every link.
+    pub fn unresolved_links_to(&self, key: &str) -> Vec<ResolvedLink<'_>> {
+        let counted = self.missing.get(key).map_or(0, |count| *count as usize);
+        if counted == 0 {
+            return Vec::new();
+        }
+        let unresolved_under_key = |link_ref: &LinkRef| {
+            let slot = self.slot(link_ref.source);
+            slot.targets.get(link_ref.index as usize) == Some(&Target::Unresolved)
+                && links_in(slot).get(link_ref.index as usize).is_some_and(|link| missing_target_key(link) == key)
+        };
+        let mut found: Vec<LinkRef> = self
+            .watchers
+            .get(watch_key(key).as_str())
+            .into_iter()
+            .flatten()
+            .filter(|link_ref| unresolved_under_key(link_ref))
+            .copied()
+            .collect();
+        if found.len() != counted {
+            // Some link of this key is filed under another name than the key's own: the walk,
+            // which is never wrong.
+            return self
+                .all_links()
+                .filter(|link| *link.resolution == Resolution::Unresolved && missing_target_key(link.link) == key)
+                .collect();
+        }
+        found.sort_unstable_by(|a, b| {
+            if a.source == b.source {
+                a.index.cmp(&b.index)
+            } else {
+                self.slot(a.source).path.cmp(&self.slot(b.source).path)
+            }
+        });
+        found.into_iter().filter_map(|link_ref| self.link(link_ref)).collect()
+    }
+
     /// How many links find no file: `summary().unresolved_links`, kept current.
     pub fn unresolved_link_count(&self) -> usize {
         self.unresolved_links

@@ -615,31 +615,33 @@ pub fn backlinks(vault: &Vault, arguments: &PagedNoteArguments) -> Result<Backli
 
 pub fn unresolved(vault: &Vault, arguments: &PageArguments) -> Result<Unresolved, OpError> {
     let detailed = arguments.response_format == ResponseFormat::Detailed;
-    // Grouped by the folded path, so `[[Foo]]` and `[[foo]]` are one missing note.
-    let mut groups: std::collections::BTreeMap<String, MissingTarget> = std::collections::BTreeMap::new();
-    for found in vault.all_links() {
-        if *found.resolution != Resolution::Unresolved {
-            continue;
+    // Grouped by the folded path, so `[[Foo]]` and `[[foo]]` are one missing note; the index
+    // keeps the groups, and a page looks up the links of its own groups only.
+    let missing_target = |key: &str| {
+        let links = vault.unresolved_links_to(key);
+        MissingTarget {
+            target: links.first().map(|found| found.link.path.trim().to_owned()).unwrap_or_default(),
+            referrer_count: links.len(),
+            referrers: links
+                .iter()
+                .take(MAX_REFERRERS_PER_TARGET)
+                .map(|found| Referrer {
+                    source: found.source.to_owned(),
+                    line: found.link.line,
+                    column: detailed.then_some(found.link.column),
+                    kind: detailed.then_some(found.link.kind),
+                })
+                .collect(),
         }
-        let key = crate::index::missing_target_key(found.link);
-        let group = groups.entry(key).or_insert_with(|| MissingTarget {
-            target: found.link.path.trim().to_owned(),
-            referrer_count: 0,
-            referrers: Vec::new(),
-        });
-        group.referrer_count += 1;
-        if group.referrers.len() >= MAX_REFERRERS_PER_TARGET {
-            continue;
-        }
-        group.referrers.push(Referrer {
-            source: found.source.to_owned(),
-            line: found.link.line,
-            column: detailed.then_some(found.link.column),
-            kind: detailed.then_some(found.link.kind),
-        });
-    }
-    let (targets, total_targets, next_cursor) =
-        page(groups.into_values().collect(), arguments.limit, arguments.cursor.as_deref(), "find_unresolved_links")?;
+    };
+    let (targets, total_targets, next_cursor) = page_built(
+        vault.missing_target_keys(),
+        arguments.limit,
+        arguments.cursor.as_deref(),
+        DEFAULT_LIMIT,
+        "find_unresolved_links",
+        missing_target,
+    )?;
     Ok(Unresolved { total_targets, targets, next_cursor })
 }
 

@@ -5,8 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use vaultlink_core::index::IndexConfig;
+use vaultlink_core::index::{missing_target_key, IndexConfig};
 use vaultlink_core::ops::{self, PageArguments, ResponseFormat};
+use vaultlink_core::resolve::Resolution;
 use vaultlink_core::Vault;
 
 mod common;
@@ -72,14 +73,48 @@ fn random_text(random: &mut Random) -> String {
     text
 }
 
-/// The counts of unresolved links the index keeps as it changes equal a full count:
-/// `find_unresolved_links`' `total_targets` (the missing notes, grouped as it groups them) and
-/// the summary's unresolved links, both walking every link.
+/// The counts of unresolved links the index keeps as it changes equal a full count, and
+/// `find_unresolved_links`, which pages through the missing targets the index keeps and looks up
+/// each one's links, answers what grouping every link of the vault gives, page by page.
 fn check_unresolved_counts(vault: &Vault, context: &str) {
-    let arguments = PageArguments { limit: Some(1), cursor: None, response_format: ResponseFormat::Concise };
-    let counted = ops::unresolved(vault, &arguments).expect("find_unresolved_links answers").total_targets;
-    assert_eq!(vault.missing_targets(), counted, "{context}: the missing targets kept differ from a count");
+    let by_walk = unresolved_by_walk(vault);
+    assert_eq!(vault.missing_targets(), by_walk.len(), "{context}: the missing targets kept differ from a count");
     assert_eq!(vault.unresolved_link_count(), vault.summary().unresolved_links, "{context}: the unresolved links kept differ from a count");
+    let mut paged = Vec::new();
+    let mut cursor = None;
+    loop {
+        let arguments = PageArguments { limit: Some(2), cursor, response_format: ResponseFormat::Detailed };
+        let page = ops::unresolved(vault, &arguments).expect("find_unresolved_links answers");
+        assert_eq!(page.total_targets, by_walk.len(), "{context}: total_targets");
+        paged.extend(page.targets);
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(paged, by_walk, "{context}: find_unresolved_links differs from grouping every link");
+}
+
+/// `find_unresolved_links`' groups, detailed, worked out by walking every link of the vault.
+fn unresolved_by_walk(vault: &Vault) -> Vec<ops::MissingTarget> {
+    let mut groups: BTreeMap<String, ops::MissingTarget> = BTreeMap::new();
+    for found in vault.all_links().filter(|found| *found.resolution == Resolution::Unresolved) {
+        let group = groups.entry(missing_target_key(found.link)).or_insert_with(|| ops::MissingTarget {
+            target: found.link.path.trim().to_owned(),
+            referrer_count: 0,
+            referrers: Vec::new(),
+        });
+        group.referrer_count += 1;
+        if group.referrers.len() < ops::MAX_REFERRERS_PER_TARGET {
+            group.referrers.push(ops::Referrer {
+                source: found.source.to_owned(),
+                line: found.link.line,
+                column: Some(found.link.column),
+                kind: Some(found.link.kind),
+            });
+        }
+    }
+    groups.into_values().collect()
 }
 
 fn rebuilt(files: &BTreeMap<String, String>) -> Vault {
