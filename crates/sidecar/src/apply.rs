@@ -500,6 +500,34 @@ mod tests {
         }
     }
 
+    /// The first batch in a vault makes `.vaultlink`: the folder's own entry in the vault's root
+    /// is synced, after the journal is in it, before the batch's first change, so a power loss
+    /// cannot keep a change and lose the journal that undoes it.
+    #[test]
+    fn the_first_batch_syncs_the_root_that_holds_the_new_journal_folder_before_any_change() {
+        let (files, from, to, moved_folder) = BATCHES[0];
+        let (_dir, index) = vault(files);
+        let journal_folder = index.root().join(".vaultlink");
+        assert!(!journal_folder.exists(), "no batch ran in this vault yet");
+        let plan = plan_for(&index, from, to);
+        let disk = crate::disk::testing::Recording::default();
+        apply_plan_on(&disk, index.root(), &plan, moved_folder, "move_note").unwrap();
+        let operations = disk.operations.borrow();
+        let made = operations
+            .iter()
+            .position(|(operation, paths)| *operation == "create_dir" && paths[0] == journal_folder)
+            .expect("the batch makes the journal's folder");
+        let changes = ["write_new", "rename", "rename_new", "remove_file", "create_dir", "remove_dir"];
+        let first_change = operations
+            .iter()
+            .position(|(operation, paths)| changes.contains(operation) && !paths[0].starts_with(&journal_folder))
+            .expect("the batch changes the vault");
+        assert!(
+            operations[made..first_change].iter().any(|(operation, paths)| *operation == "sync_dir" && paths[0] == index.root()),
+            "the root is not synced between making `.vaultlink` and the first change: {operations:?}"
+        );
+    }
+
     #[test]
     fn a_file_where_a_folder_must_go_refuses_the_batch_before_any_change() {
         let (dir, index) = vault(&[("A.md", "[[Old]] and [[Old]]\n"), ("C.md", "![[Old]]\n"), ("Old.md", "")]);
@@ -600,8 +628,9 @@ mod tests {
     #[test]
     fn an_undo_that_fails_too_keeps_the_journal_and_recovery_restores_the_vault() {
         for (files, from, to, moved_folder) in BATCHES {
-            // Steps 0-3 take the lock; the undo can fail from the first change on.
-            for fail_at in 4.. {
+            // Steps 0-4 take the lock (making `.vaultlink`, as in a vault where no batch ran
+            // yet); the undo can fail from the first change on.
+            for fail_at in 5.. {
                 let (dir, index) = vault(files);
                 let plan = plan_for(&index, from, to);
                 let before = snapshot(dir.path());
@@ -636,10 +665,10 @@ mod tests {
     fn recovery_keeps_an_edit_made_after_the_interruption_and_saves_the_pre_image() {
         let (dir, index) = vault(BATCHES[0].0);
         let plan = plan_for(&index, "Old.md", "deep/er/New.md");
-        // Steps 0-3 take the lock (the journal), 4-8 rewrite A.md; C.md's write (9) and
-        // everything after it fail, the undo included.
-        let mut disk = FaultyDisk::new(Fault::Io, 9);
-        disk.also_fail = (10..100).collect();
+        // Steps 0-4 take the lock (the journal, in the `.vaultlink` it makes), 5-9 rewrite
+        // A.md; C.md's write (10) and everything after it fail, the undo included.
+        let mut disk = FaultyDisk::new(Fault::Io, 10);
+        disk.also_fail = (11..100).collect();
         let error = apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap_err();
         assert!(error.message.contains("failed in part"), "{}", error.message);
         assert_eq!(fs::read_to_string(dir.path().join("A.md")).unwrap(), "[[New]] and [[New]]\n", "A.md was left rewritten");
@@ -1079,7 +1108,7 @@ mod tests {
         let mut steps = None;
         for fault in Fault::ALL {
             for fail_at in 0..60 {
-                // Steps 0-3 take the lock (the journal): from the first change on, the undo may fail too.
+                // Steps 0-3 take the lock (the journal; 0-4 when it makes `.vaultlink`): from then on, the undo may fail too.
                 for undo_fails in [false, true].into_iter().filter(|undo_fails| !undo_fails || (fail_at >= 4 && fault == Fault::Io)) {
                     let (dir, mut index) = vault(files);
                     let before = snapshot(dir.path());

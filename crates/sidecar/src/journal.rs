@@ -256,8 +256,10 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
             return Err(write_failed(error));
         }
     }
-    // The lock is ours from here: on a failure, the journal is ours to remove.
-    if let Err(error) = disk.sync_dir(&folder) {
+    // The lock is ours from here: on a failure, the journal is ours to remove. The journal's
+    // entry is made durable in its folder, and the folder's own entry in the vault's root when
+    // this call made it (the first batch in a vault), before any change it guards.
+    if let Err(error) = disk.sync_dir(&folder).and_then(|()| if made_folder { disk.sync_dir(root) } else { Ok(()) }) {
         let _ = disk.remove_file(&path);
         if made_folder {
             let _ = disk.remove_dir(&folder);
