@@ -211,11 +211,10 @@ fn main() -> Result<()> {
         // One in-memory build and nothing else, for a profiler (valgrind --tool=callgrind).
         "index-once" => {
             for folder in folders {
+                // Built as the sidecar builds it (`build`), for a profile of what the index
+                // bench times.
                 let notes = read_vault(&folder)?;
-                let mut vault = Vault::new(IndexConfig::obsidian_defaults());
-                for note in &notes {
-                    vault.upsert(&note.path, &note.text);
-                }
+                let vault = build(&notes);
                 println!("{}: {} notes", folder.display(), vault.note_count());
             }
         }
