@@ -14,7 +14,7 @@ use vaultlink_core::Vault;
 
 mod common;
 
-use common::Random;
+use common::{remove_at_random, rename_at_random, Random};
 
 /// Words names are made of: shared ones (many notes hold them), stop words, a word in two
 /// Unicode normalisations, capitals, digits.
@@ -146,19 +146,9 @@ fn the_indexed_lookup_answers_as_comparing_every_note_on_generated_vaults() {
                 vault.insert_prepared_many(batch.iter().map(|(path, text)| (path.clone(), Vault::prepare(&parse, path, text))).collect());
                 format!("insert {} prepared", batch.len())
             } else if operation < 7 {
-                let paths: Vec<&str> = files.keys().map(String::as_str).collect();
-                let path = random.pick(&paths).to_owned();
-                assert!(vault.remove(&path));
-                files.remove(&path);
-                format!("remove {path}")
+                remove_at_random(&mut vault, &mut files, &mut random)
             } else {
-                let paths: Vec<&str> = files.keys().map(String::as_str).collect();
-                let from = random.pick(&paths).to_owned();
-                let to = random_path(&mut random);
-                assert!(vault.rename(&from, &to));
-                let text = files.remove(&from).expect("present");
-                files.insert(to.clone(), text);
-                format!("rename {from} -> {to}")
+                rename_at_random(&mut vault, &mut files, &mut random, random_path)
             };
             if step % 4 != 3 {
                 continue;

@@ -12,7 +12,7 @@ use vaultlink_core::Vault;
 
 mod common;
 
-use common::Random;
+use common::{remove_at_random, rename_at_random, Random};
 
 const FOLDERS: [&str; 4] = ["", "a/", "b/", "a/deep/"];
 const NAMES: [&str; 6] = ["Note", "note", "Caf\u{e9}", "Cafe\u{301}", "Note.1", "Other"];
@@ -140,25 +140,9 @@ fn incremental_updates_equal_a_rebuild() {
                 files.insert(path.clone(), text);
                 format!("upsert {path}")
             } else if operation < 7 {
-                let paths: Vec<&str> = files.keys().map(String::as_str).collect();
-                let path = random.pick(&paths).to_owned();
-                assert!(vault.remove(&path));
-                files.remove(&path);
-                format!("remove {path}")
+                remove_at_random(&mut vault, &mut files, &mut random)
             } else {
-                let paths: Vec<&str> = files.keys().map(String::as_str).collect();
-                let from = random.pick(&paths).to_owned();
-                let mut to = random_path(&mut random);
-                // A note stays a note, a canvas a canvas and an attachment an attachment, as a
-                // rename keeps what the index read of the file.
-                let kind = |path: &str| (path.ends_with(".md"), path.ends_with(".canvas"));
-                if kind(&from) != kind(&to) {
-                    to = from.clone();
-                }
-                assert!(vault.rename(&from, &to));
-                let text = files.remove(&from).expect("present");
-                files.insert(to.clone(), text);
-                format!("rename {from} -> {to}")
+                rename_at_random(&mut vault, &mut files, &mut random, random_path)
             };
             assert_eq!(
                 vault.snapshot(),

@@ -142,6 +142,34 @@ impl Random {
     }
 }
 
+/// One step of a random test of the index: removes a file picked at random from the index and
+/// from `files`, the files it is checked against; answers the step, described.
+pub fn remove_at_random(vault: &mut Vault, files: &mut Files, random: &mut Random) -> String {
+    let paths: Vec<&str> = files.keys().map(String::as_str).collect();
+    let path = random.pick(&paths).to_owned();
+    assert!(vault.remove(&path));
+    files.remove(&path);
+    format!("remove {path}")
+}
+
+/// One step of a random test of the index: renames a file picked at random to a path `to` makes,
+/// in the index and in `files`. A note stays a note, a canvas a canvas and an attachment an
+/// attachment, as a rename keeps what the index read of the file: a path of another kind is
+/// replaced by the file's own. Answers the step, described.
+pub fn rename_at_random(vault: &mut Vault, files: &mut Files, random: &mut Random, to: impl FnOnce(&mut Random) -> String) -> String {
+    let paths: Vec<&str> = files.keys().map(String::as_str).collect();
+    let from = random.pick(&paths).to_owned();
+    let mut to = to(random);
+    let kind = |path: &str| (path.ends_with(".md"), path.ends_with(".canvas"));
+    if kind(&from) != kind(&to) {
+        to = from.clone();
+    }
+    assert!(vault.rename(&from, &to));
+    let text = files.remove(&from).expect("present");
+    files.insert(to.clone(), text);
+    format!("rename {from} -> {to}")
+}
+
 /// Where the real vaults are: `$VAULTLINK_CORPORA`, else `../shared/corpora` beside the
 /// checkout. A user's clone has none; the tests that need them say so.
 pub fn corpora_dir() -> std::path::PathBuf {
