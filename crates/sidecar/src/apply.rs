@@ -869,7 +869,6 @@ mod tests {
         let (dir, index) = vault(BATCHES[0].0);
         let plan = plan_for(&index, "Old.md", "New.md");
         for (pid, code) in [(std::process::id(), "change_in_progress"), (u32::MAX - 1, "interrupted_change")] {
-            fs::create_dir_all(dir.path().join(".vaultlink")).unwrap();
             let journal = Journal {
                 version: vaultlink_core::journal::VERSION,
                 pid,
@@ -881,8 +880,7 @@ mod tests {
                 made_folders: vec![],
                 change_id: String::new(),
             };
-            let key = crate::state::journal_key().unwrap();
-            fs::write(dir.path().join(".vaultlink/journal.json"), vaultlink_core::journal::seal(&key, &journal)).unwrap();
+            journal::plant(dir.path(), &journal);
             let before = snapshot(dir.path());
             let refusal = apply_plan_on(&RealDisk, index.root(), &plan, None, "move_note").unwrap_err();
             assert_eq!(refusal.code, code, "{refusal:?}");

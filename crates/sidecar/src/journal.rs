@@ -462,6 +462,16 @@ fn next_attempt() -> u64 {
     ATTEMPTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
+/// For tests: `journal` sealed with this user's key and left in `root` as a batch that stopped
+/// leaves it (`.vaultlink` made when it is not there); answers the text written.
+#[cfg(test)]
+pub(crate) fn plant(root: &Path, journal: &Journal) -> String {
+    let text = format::seal(&crate::state::journal_key().expect("the journal key"), journal);
+    std::fs::create_dir_all(root.join(JOURNAL_FOLDER)).expect("the journal's folder");
+    std::fs::write(journal_path(root), &text).expect("the journal written");
+    text
+}
+
 /// In a debug build only: appends each journal begun to the file `VAULTLINK_DEBUG_JOURNAL_COPY`
 /// names, one per line, so the end-to-end tests can hold the journals of both edges side by side
 /// (a journal lives only while its batch runs). A release build has no such seam.
@@ -1164,8 +1174,7 @@ mod tests {
     #[test]
     fn a_journal_sealed_with_our_key_but_naming_paths_outside_is_never_acted_on() {
         let (dir, root) = victim();
-        let text = format::seal(&crate::state::journal_key().unwrap(), &crafted());
-        fs::write(journal_path(&root), &text).unwrap();
+        let text = plant(&root, &crafted());
         assert_left_alone(dir.path(), &root, text.as_bytes(), "../home/notes.txt");
     }
 
@@ -1179,8 +1188,7 @@ mod tests {
         journal.writes[0].temporary = String::new();
         journal.moves.clear();
         journal.made_folders.clear();
-        let text = format::seal(&crate::state::journal_key().unwrap(), &journal);
-        fs::write(journal_path(&root), &text).unwrap();
+        let text = plant(&root, &journal);
         assert_left_alone(dir.path(), &root, text.as_bytes(), "symbolic link `linked`");
     }
 
@@ -1195,8 +1203,7 @@ mod tests {
         journal.writes.clear();
         journal.moves = vec![JournalMove { from: "A.md".to_owned(), to: "B.md".to_owned(), via: None, hash: None }];
         journal.made_folders.clear();
-        let text = format::seal(&crate::state::journal_key().unwrap(), &journal);
-        fs::write(journal_path(&root), &text).unwrap();
+        let text = plant(&root, &journal);
         assert_left_alone(dir.path(), &root, text.as_bytes(), "not a folder of the vault");
         // And no batch keeps its journal there.
         let refusal = begin(&RealDisk, &root, &journal).expect_err("refused");
@@ -1344,7 +1351,7 @@ mod tests {
             made_folders: vec![],
             ..crafted()
         };
-        fs::write(journal_path(&root), format::seal(&crate::state::journal_key().unwrap(), &journal)).unwrap();
+        plant(&root, &journal);
         recover_if_interrupted(&root).unwrap().expect("recovered");
         assert_eq!(fs::read_to_string(root.join("Old.md")).unwrap(), "moved");
         assert!(!root.join("B.md").exists(), "the second name is gone");
@@ -1361,7 +1368,7 @@ mod tests {
             made_folders: vec![],
             ..crafted()
         };
-        fs::write(journal_path(&root), format::seal(&crate::state::journal_key().unwrap(), &journal)).unwrap();
+        plant(&root, &journal);
         let recovery = recover_if_interrupted(&root).unwrap().expect("recovered");
         assert_eq!(recovery.moved_back, vec!["Old.md".to_owned()]);
         assert_eq!(fs::read_to_string(root.join("Old.md")).unwrap(), "moved");

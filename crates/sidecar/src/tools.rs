@@ -725,9 +725,7 @@ mod tests {
                 made_folders: vec!["sub".to_owned()],
                 change_id: String::new(),
             };
-            std::fs::create_dir_all(root.join(".vaultlink")).unwrap();
-            let sealed = format::seal(&crate::state::journal_key().unwrap(), &journal);
-            std::fs::write(root.join(".vaultlink/journal.json"), sealed).unwrap();
+            crate::journal::plant(root, &journal);
         }
 
         fn ends_its_batch(root: &Path) {
