@@ -136,7 +136,9 @@ async function writingCall(host: ToolHost, tool: string, args: unknown): Promise
 	const outcome = await prepareChange(host, tool, args);
 	if (!outcome.ok || outcome.change === undefined) return answerOf(outcome);
 	const change = outcome.change;
-	const done = change.kind === "batch" ? await applyBatch(host.app, change.batch) : await trashNote(host.app, change.path, change.before);
+	// Core's list of the paths the change touches, none of which may be reached through a link.
+	const guard = outcome.guard ?? [];
+	const done = change.kind === "batch" ? await applyBatch(host.app, change.batch, guard) : await trashNote(host.app, change.path, change.before, guard);
 	// The writes and renames reach the index through the indexer, from the vault's events;
 	// waiting for it means the answer, and every call after it, sees the vault as it is now.
 	await host.settle();

@@ -6,6 +6,7 @@
 
 import type { DataAdapter } from "obsidian";
 import { JOURNAL_FOLDER, removeIfEmpty } from "./move/journal";
+import { firstLinkOnTheWay } from "./move/links-out";
 import { journalKey } from "./state";
 import { changesToForget, isKeptChangeName, keptChangeName, openJournal, sealJournal, type Journal, type KeptChange } from "./wasm";
 
@@ -33,6 +34,9 @@ export async function keptChanges(adapter: ChangesAdapter): Promise<KeptChange[]
 /** Keeps an applied batch's journal for `undo_change`, then forgets the oldest past core's bounds. */
 export async function keepChange(adapter: ChangesAdapter, journal: Journal): Promise<void> {
 	if (journal.change_id === undefined || journal.change_id === "") return;
+	// Never through a link out of the vault: the record holds notes' texts.
+	const linked = firstLinkOnTheWay(adapter, [CHANGES_FOLDER]);
+	if (linked !== null) throw new Error(`\`${linked.link}\` is a symbolic link, so the change is not kept through it`);
 	if (!(await adapter.exists(JOURNAL_FOLDER))) await adapter.mkdir(JOURNAL_FOLDER);
 	if (!(await adapter.exists(CHANGES_FOLDER))) await adapter.mkdir(CHANGES_FOLDER);
 	await adapter.write(keptChangeName(Date.now(), journal.change_id), sealJournal(journalKey(), journal));

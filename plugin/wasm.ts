@@ -60,7 +60,8 @@ export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: To
 export type Change = { kind: "batch"; batch: Batch; plan_hash: string } | { kind: "trash"; path: string; before: string };
 
 /** What core's `call` answers: a tool's outcome, and for an approved change its steps. */
-export type CallOutcome = { ok: true; result: unknown; change?: Change } | { ok: false; error: ToolError };
+/** `guard`, with a change: core's `Change::paths_to_guard`, the paths no step may reach through a symbolic link. */
+export type CallOutcome = { ok: true; result: unknown; change?: Change; guard?: string[] } | { ok: false; error: ToolError };
 
 /** The instantiated module's exports, once `loadEngine` has finished. */
 let engine: InitOutput | null = null;
@@ -375,7 +376,8 @@ export type StepFailure =
 	| { kind: "just_applied" }
 	| { kind: "journal_unwritable"; journal: string; why: string }
 	| { kind: "not_utf8"; path: string }
-	| { kind: "hard_linked"; path: string; links: number };
+	| { kind: "hard_linked"; path: string; links: number }
+	| { kind: "through_link"; path: string; link: string };
 
 /** The error a change ends with for `failure`, worded by core as the sidecar words it. */
 export function stepError(failure: StepFailure): ToolError {

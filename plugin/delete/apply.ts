@@ -4,13 +4,19 @@
 
 import { TFile, type App } from "obsidian";
 import type { StepOutcome } from "../move/apply";
+import { firstLinkOnTheWay } from "../move/links-out";
 import { stepError } from "../wasm";
 
 /** Where a note deleted inside Obsidian goes, as the answer's `trashed_to` says. */
 export const OBSIDIAN_TRASH = "Obsidian's trash (as its Files and links settings choose)";
 
-/** Moves the note at `path` to the trash if it still holds `before`. */
-export async function trashNote(app: App, path: string, before: string): Promise<StepOutcome> {
+/**
+ * Moves the note at `path` to the trash if it still holds `before` and none of core's `guard`
+ * paths (the note, the trash folder) is reached through a symbolic link (`../move/links-out.ts`).
+ */
+export async function trashNote(app: App, path: string, before: string, guard: readonly string[]): Promise<StepOutcome> {
+	const linked = firstLinkOnTheWay(app.vault.adapter, guard);
+	if (linked !== null) return { ok: false, error: stepError({ kind: "through_link", ...linked }) };
 	const file = app.vault.getAbstractFileByPath(path);
 	// The text may have changed between the read and now; never trash what was not seen.
 	if (!(file instanceof TFile) || (await app.vault.read(file)) !== before) return { ok: false, error: stepError({ kind: "changed_before_trash", path }) };

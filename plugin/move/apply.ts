@@ -7,8 +7,9 @@
 //! updater would rewrite links a second time over the batch's edits. Any failure undoes every
 //! step made so far, newest first.
 
-import { TFile, TFolder, type App, type TAbstractFile, type Vault } from "obsidian";
+import { TFile, TFolder, type App, type DataAdapter, type TAbstractFile, type Vault } from "obsidian";
 import { abandonJournal, beginJournal, finishJournal, machineName, removeIfEmpty } from "./journal";
+import { firstLinkOnTheWay, presentOnDisk } from "./links-out";
 import { batchJournal, stepError, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError } from "../wasm";
 
 /** A step that either happened or was refused with a typed error. */
@@ -45,12 +46,16 @@ function concurrent(path: string): ToolError {
 
 /**
  * Carries out `batch`, all or nothing: checks the vault against it (each move's file there and
- * its destination free, no file where a folder must go), writes the journal, writes the notes,
- * makes the folders, moves the files, removes the journal, and trashes the folders a folder move
- * emptied. Any failed step undoes the batch.
+ * its destination free, no file where a folder must go, none of core's `guard` paths reached
+ * through a symbolic link), writes the journal, writes the notes, makes the folders, moves the
+ * files, removes the journal, and trashes the folders a folder move emptied. Each step's paths are
+ * looked at again right before it and after it (a folder swapped for a link meanwhile), and what
+ * a step moved or made must then be where it should be. Any failed step undoes the batch.
  */
-export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
+export async function applyBatch(app: App, batch: Batch, guard: readonly string[]): Promise<StepOutcome> {
 	const vault = app.vault;
+	const linked = firstLinkOnTheWay(vault.adapter, guard);
+	if (linked !== null) return { ok: false, error: stepError({ kind: "through_link", ...linked }) };
 	const files = new Map<string, TFile>();
 	for (const write of batch.writes) {
 		const file = vault.getAbstractFileByPath(write.path);
@@ -99,29 +104,39 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 	if (refused !== null) return { ok: false, error: refused };
 	const done: Done[] = [];
 	try {
+		const adapter = vault.adapter;
 		for (const write of batch.writes) {
 			const file = files.get(write.path);
 			if (file === undefined) throw new ChangedWhileWriting(write.path);
+			noLinkOnTheWay(adapter, `writing ${write.path}`, [write.path]);
 			await writeNote(vault, file, write, done);
+			noLinkOnTheWay(adapter, `writing ${write.path}`, [write.path]);
 		}
 		for (const folder of made) {
+			noLinkOnTheWay(adapter, `creating ${folder}`, [folder]);
 			await step(`creating ${folder} failed`, () => vault.createFolder(folder));
 			done.push({ kind: "madeFolder", path: folder });
+			inPlace(adapter, `creating ${folder}`, folder);
 		}
 		for (const create of batch.creates) {
+			noLinkOnTheWay(adapter, `creating ${create.path}`, [create.path]);
 			// `vault.create` fails when a file is already at the path: it never replaces one.
 			const file = await step(`creating ${create.path} failed`, () => vault.create(create.path, create.text));
 			done.push({ kind: "created", file, path: create.path, text: create.text });
+			inPlace(adapter, `creating ${create.path}`, create.path);
 		}
 		for (const { file, move } of moving) {
+			noLinkOnTheWay(adapter, `moving ${move.from}`, [move.from, move.to]);
 			// Obsidian makes a rename that changes only case itself; the journal's `via` is for
 			// recovery, which renames through it.
 			await step(`moving ${move.from} failed`, () => vault.rename(file, move.to));
 			done.push({ kind: "moved", file, from: move.from, to: move.to });
+			inPlace(adapter, `moving ${move.from}`, move.to);
 		}
 		for (const [at, remove] of batch.removes.entries()) {
 			const file = removing[at];
 			if (file === undefined || (await vault.read(file)) !== remove.before) throw new ChangedWhileWriting(remove.path);
+			noLinkOnTheWay(adapter, `removing ${remove.path}`, [remove.path]);
 			// A file a kept change created, holding what it wrote: removed from the disk (the vault's
 			// tree follows through Obsidian's watcher), not to the trash, so the undone change leaves
 			// the vault as it was before it; its text is in the journal until the batch is done.
@@ -176,6 +191,22 @@ async function writeNote(vault: Vault, file: TFile, write: BatchWrite, done: Don
 	}
 }
 
+/** Fails the step `what` (the batch is then undone) when one of `paths` is now reached through a symbolic link. */
+function noLinkOnTheWay(adapter: DataAdapter, what: string, paths: readonly string[]): void {
+	const linked = firstLinkOnTheWay(adapter, paths);
+	if (linked !== null) throw new StepFailed(`${what} failed: \`${linked.path}\` now goes through \`${linked.link}\`, a symbolic link`);
+}
+
+/**
+ * After a step that put something at `vaultPath`: no link on the way to it, and it is there, seen
+ * without following a link. A folder swapped for a link and back around the step would have
+ * taken it out of the vault; then the batch is undone.
+ */
+function inPlace(adapter: DataAdapter, what: string, vaultPath: string): void {
+	noLinkOnTheWay(adapter, what, [vaultPath]);
+	if (!presentOnDisk(adapter, vaultPath)) throw new StepFailed(`${what} failed: \`${vaultPath}\` is not where it was put`);
+}
+
 function writeFailed(what: string): ToolError {
 	return stepError({ kind: "failed", what });
 }
@@ -198,6 +229,10 @@ async function undo(vault: Vault, done: Done[]): Promise<string[]> {
 	const leftOver: string[] = [];
 	for (const change of [...done].reverse()) {
 		try {
+			// An undo writes only inside the vault too: a step whose place is now reached through a
+			// link is left, and named. (A move is undone from wherever the file went, link or not.)
+			const linked = firstLinkOnTheWay(vault.adapter, [change.kind === "moved" ? change.from : change.path]);
+			if (linked !== null) throw new Error(`\`${linked.path}\` goes through \`${linked.link}\`, a symbolic link`);
 			if (change.kind === "moved") {
 				await vault.rename(change.file, change.from);
 			} else if (change.kind === "removed") {
@@ -272,6 +307,7 @@ async function trashEmptiedFolders(app: App, folders: string[]): Promise<void> {
 	for (const folder of folders) {
 		const node = vault.getAbstractFileByPath(folder);
 		if (!(node instanceof TFolder) || node.children.length > 0) continue;
+		if (firstLinkOnTheWay(vault.adapter, [folder]) !== null) continue;
 		try {
 			// A folder with hidden files (which the vault does not list) is left, as the
 			// sidecar's `remove_dir` leaves it.
@@ -288,6 +324,7 @@ async function trashEmptiedFolders(app: App, folders: string[]): Promise<void> {
 async function removeEmptiedFolders(vault: Vault, folders: string[]): Promise<void> {
 	for (const folder of folders) {
 		try {
+			if (firstLinkOnTheWay(vault.adapter, [folder]) !== null) continue;
 			await removeIfEmpty(vault.adapter, folder);
 		} catch {
 			// Left as it is: tidying, after the batch is applied.

@@ -114,6 +114,9 @@ function takeLock(base: string, sealed: string): "taken" | "held" | Error {
 		const own = path.join(folder, `journal.json.${process.pid}-${attempts++}.lock`);
 		try {
 			fs.mkdirSync(folder, { recursive: true });
+			// Looked at right before the write: a folder swapped for a link would take the journal,
+			// which holds notes' texts, out of the vault.
+			if (fs.lstatSync(folder).isSymbolicLink()) return new Error(`\`${JOURNAL_FOLDER}\` is a symbolic link, so no journal is written through it`);
 			writeNew(own, sealed);
 		} catch (error) {
 			removeQuietly(own);

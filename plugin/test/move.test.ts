@@ -68,11 +68,12 @@ async function linkTargets(index: LinkIndex, notePath: string): Promise<string[]
 	return outgoing.links.map((link) => link.resolved_path ?? "?");
 }
 
-/** The batch core answers for an approved move from `from` to `to`, not yet carried out. */
-async function planned(host: ToolHost, from: string, to: string): Promise<Batch> {
+/** The batch core answers for an approved move from `from` to `to`, not yet carried out, with core's paths to guard. */
+async function planned(host: ToolHost, from: string, to: string): Promise<{ plan: Batch; guard: string[] }> {
 	const outcome = await prepareChange(host, "move_note", { from, to, dry_run: false });
 	assert.ok(outcome.ok && outcome.change?.kind === "batch", JSON.stringify(outcome));
-	return outcome.change.batch;
+	assert.ok(outcome.guard !== undefined && outcome.guard.length > 0, "core names the paths to guard");
+	return { plan: outcome.change.batch, guard: outcome.guard };
 }
 
 const RENAME = `
@@ -174,7 +175,7 @@ const TWO_LINKERS = `
 test("a note edited between planning and applying refuses the whole batch", async (t) => {
 	for (const editor of ["the Vault API", "another program"] as const) {
 		const { vaultDir, app, host } = await open(t, TWO_LINKERS);
-		const plan = await planned(host, "Old.md", "New.md");
+		const { plan, guard } = await planned(host, "Old.md", "New.md");
 		if (editor === "the Vault API") {
 			const b = app.vault.getAbstractFileByPath("B.md");
 			assert.ok(b instanceof TFile);
@@ -183,7 +184,7 @@ test("a note edited between planning and applying refuses the whole batch", asyn
 			fs.writeFileSync(path.join(vaultDir, "B.md"), "[[Old]] edited meanwhile\n");
 		}
 		const before = snapshotVault(vaultDir);
-		const refusal = await applyBatch(asObsidianApp(app), plan);
+		const refusal = await applyBatch(asObsidianApp(app), plan, guard);
 		assert.ok(!refusal.ok);
 		assert.deepEqual(refusal.error, {
 			code: "concurrent_modification",
@@ -197,7 +198,7 @@ test("a note edited between planning and applying refuses the whole batch", asyn
 
 test("a note edited while the batch is written: the earlier writes are undone and the edit is kept", async (t) => {
 	const { vaultDir, app, host, index } = await open(t, TWO_LINKERS);
-	const plan = await planned(host, "Old.md", "New.md");
+	const { plan, guard } = await planned(host, "Old.md", "New.md");
 	const before = snapshotVault(vaultDir);
 	// Someone saves B.md after the check before writing, just before the move writes it.
 	const process = app.vault.process.bind(app.vault);
@@ -205,7 +206,7 @@ test("a note edited while the batch is written: the earlier writes are undone an
 		if (file.path === "B.md") fs.writeFileSync(path.join(vaultDir, "B.md"), "[[Old]] saved meanwhile\n");
 		return process(file, fn);
 	});
-	const refusal = await applyBatch(asObsidianApp(app), plan);
+	const refusal = await applyBatch(asObsidianApp(app), plan, guard);
 	assert.ok(!refusal.ok);
 	assert.equal(refusal.error.code, "concurrent_modification");
 	assert.equal(refusal.error.message, "`B.md` changed after the plan was made; nothing was changed");
@@ -223,7 +224,7 @@ test("a save through the vault at any step of the batch is never lost", async (t
 	const saved = "[[Old]] saved by the editor\n";
 	for (let saveAt = 0; ; saveAt++) {
 		const { vaultDir, app, host } = await open(t, TWO_LINKERS);
-		const plan = await planned(host, "Old.md", "sub/New.md");
+		const { plan, guard } = await planned(host, "Old.md", "sub/New.md");
 		const before = snapshotVault(vaultDir);
 		const note = app.vault.getAbstractFileByPath("B.md");
 		assert.ok(note instanceof TFile);
@@ -253,7 +254,7 @@ test("a save through the vault at any step of the batch is never lost", async (t
 		atEachStep("process", vault, (args) => args[0] === note);
 		for (const name of ["rename", "createFolder", "create"]) atEachStep(name, vault, () => false);
 		for (const name of ["write", "remove", "mkdir", "rmdir"]) atEachStep(name, adapter, () => false);
-		const outcome = await applyBatch(asObsidianApp(app), plan);
+		const outcome = await applyBatch(asObsidianApp(app), plan, guard);
 		for (const undo of restore) undo();
 		if (save === null) {
 			assert.ok(outcome.ok, "no save: the batch applies");

@@ -99,7 +99,8 @@ export function listVaultFiles(vaultDir: string): string[] {
 
 /**
  * Every folder (as `path/`) and file under `vaultDir`, hidden ones too, with each file's bytes
- * (as text when they are UTF-8, else base64): equal snapshots mean byte-identical vaults.
+ * (as text when they are UTF-8, else base64), and each symbolic link as where it points:
+ * equal snapshots mean byte-identical vaults.
  */
 export function snapshotVault(vaultDir: string): Record<string, string> {
 	const snapshot: Record<string, string> = {};
@@ -107,7 +108,10 @@ export function snapshotVault(vaultDir: string): Record<string, string> {
 		const entries = fs.readdirSync(path.join(vaultDir, relative), { withFileTypes: true });
 		for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
 			const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
-			if (entry.isDirectory()) {
+			if (entry.isSymbolicLink()) {
+				// A link as where it points, never followed: what is behind it is not the vault's.
+				snapshot[child] = `symlink:${fs.readlinkSync(path.join(vaultDir, child))}`;
+			} else if (entry.isDirectory()) {
 				snapshot[`${child}/`] = "";
 				walk(child);
 			} else {

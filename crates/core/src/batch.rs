@@ -316,6 +316,48 @@ pub(crate) fn add_parent_folders(folders: &mut Vec<String>, path: &str) {
 }
 
 impl Batch {
+    /// Every vault path the batch writes, creates, moves, removes or makes, with the names it
+    /// passes through (temporary names, a case-only move's `via`, the folders it makes or
+    /// empties) and vaultlink's own files (the journal, the kept changes). No edge may carry out a
+    /// step through a symbolic link or junction, which may lead out of the vault (SECURITY.md): each
+    /// checks these paths, component by component, before the first step and again around the
+    /// steps that touch them. Each path once, in the batch's order.
+    pub fn paths_to_guard(&self) -> Vec<String> {
+        let mut paths: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut add = |path: &str| {
+            if !path.is_empty() && seen.insert(path.to_owned()) {
+                paths.push(path.to_owned());
+            }
+        };
+        for write in &self.writes {
+            add(&write.path);
+            add(&write.temporary);
+        }
+        for create in &self.creates {
+            add(&create.path);
+            add(&create.temporary);
+        }
+        for step in &self.moves {
+            add(&step.from);
+            add(&step.to);
+            if let Some(via) = &step.via {
+                add(via);
+            }
+        }
+        for remove in &self.removes {
+            add(&remove.path);
+        }
+        for folder in self.folders.iter().chain(&self.emptied_folders) {
+            add(folder);
+        }
+        add(crate::journal::JOURNAL_FILE);
+        if !self.change_id.is_empty() || self.forget.is_some() {
+            add(crate::history::CHANGES_FOLDER);
+        }
+        paths
+    }
+
     /// The journal entry to write before the first change. `made_folders` are the batch's
     /// `folders` the edge found missing (and will make); `pid`, `started_unix_ms` and `machine`
     /// say who applies it.
@@ -423,6 +465,21 @@ mod tests {
         let batch = batch_for(&[("P/a.md", ""), ("P/q/b.md", ""), ("P/q/r/c.md", ""), ("Home.md", "[[P/a]]")], "p", "Archive");
         assert_eq!(batch.emptied_folders, vec!["P/q/r".to_owned(), "P/q".to_owned(), "P".to_owned()]);
         assert_eq!(batch.folders, vec!["Archive".to_owned(), "Archive/q".to_owned(), "Archive/q/r".to_owned()]);
+    }
+
+    #[test]
+    fn the_paths_to_guard_are_every_path_a_batch_touches_and_its_own_files() {
+        let batch = batch_for(&[("A.md", "[[Old]]"), ("Old.md", "# Old")], "Old.md", "deep/er/New.md");
+        assert_eq!(
+            batch.paths_to_guard(),
+            ["A.md", ".A.md.vaultlink-7.tmp", "Old.md", "deep/er/New.md", "deep", "deep/er", crate::journal::JOURNAL_FILE, crate::history::CHANGES_FOLDER]
+        );
+        let case_only = batch_for(&[("a.md", "# a"), ("B.md", "[[a]]")], "a.md", "A.md");
+        assert!(case_only.paths_to_guard().contains(&".a.md.vaultlink-7.case".to_owned()));
+        let folder = batch_for(&[("P/a.md", ""), ("P/q/b.md", ""), ("Home.md", "[[P/a]]")], "P", "Archive");
+        for path in ["P/q", "P", "Archive/q", "P/q/b.md", "Archive/q/b.md"] {
+            assert!(folder.paths_to_guard().contains(&path.to_owned()), "{path}");
+        }
     }
 
     #[test]

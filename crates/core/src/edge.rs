@@ -38,6 +38,27 @@ pub enum Change {
     Trash { path: String, before: String },
 }
 
+/// The vault's trash folder as Obsidian's "Move to Obsidian trash" uses it, where the sidecar moves
+/// a deleted note.
+pub const TRASH_FOLDER: &str = ".trash";
+
+impl Change {
+    /// Every vault path carrying out this change touches or passes through, which no edge may
+    /// reach through a symbolic link or junction (`Batch::paths_to_guard`); a delete's are its
+    /// note and the trash folder.
+    pub fn paths_to_guard(&self) -> Vec<String> {
+        match self {
+            Change::Batch { batch, .. } => batch.paths_to_guard(),
+            Change::Trash { path, .. } => trash_paths_to_guard(path),
+        }
+    }
+}
+
+/// What a delete of `path` touches: the file and the trash folder.
+pub fn trash_paths_to_guard(path: &str) -> Vec<String> {
+    vec![path.to_owned(), TRASH_FOLDER.to_owned()]
+}
+
 /// One change kept for `undo_change`, as an edge hands it to core: its file's path in the vault
 /// and the journal it holds, opened (`journal::open`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]

@@ -27,6 +27,9 @@ use crate::paths::{engine_path_problem, is_temporary_beside};
 /// The version of the journal this engine writes and reads.
 pub const VERSION: u32 = 2;
 
+/// Where a batch's journal is, in the vault: the vault's lock while it is there.
+pub const JOURNAL_FILE: &str = ".vaultlink/journal.json";
+
 /// The `pid` of a journal whose batch failed and could not be wholly undone: no process is
 /// applying it any more, so recovery may run at once.
 pub const ABANDONED: u32 = 0;

@@ -21,7 +21,8 @@ pub enum StepError {
     ChangedBeforeTrash { path: String },
     /// Moving a note to the trash failed; nothing was deleted.
     TrashFailed { path: String, why: String },
-    /// A destination is reached through a symbolic link, which may lead out of the vault.
+    /// A path the change touches is reached through a symbolic link or junction (`link`), which
+    /// may lead out of the vault; found before the first step, so nothing was changed.
     ThroughLink { path: String, link: String },
     /// A journal of a live process is there: another change is being applied.
     InProgress { tool: String, pid: u32 },
@@ -83,8 +84,8 @@ impl StepError {
             ),
             StepError::ThroughLink { path, link } => CallError::new(
                 InvalidPath,
-                format!("`{path}` goes through `{link}`, a symbolic link, which may lead out of the vault; nothing was changed"),
-                "Choose a destination in a real folder of the vault.",
+                format!("`{path}` goes through `{link}`, a symbolic link or junction, which may lead out of the vault; nothing was changed"),
+                "vaultlink never creates, writes, moves or deletes anything through a symbolic link. Choose a path in a real folder of the vault, or replace the link by the folder it points to, then call again.",
                 false,
             ),
             StepError::InProgress { tool, pid } => CallError::new(

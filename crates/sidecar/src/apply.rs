@@ -102,6 +102,10 @@ pub fn carry_out(
 /// create's place free, each removed file there, no symbolic link on the way, no file where a
 /// folder must go); answers the folders the batch must make.
 fn check_folder(root: &Path, batch: &Batch) -> Result<Vec<String>, ToolError> {
+    // Core's list of what the batch touches: nothing of it may be reached through a link.
+    for path in batch.paths_to_guard() {
+        crate::disk::refuse_links_on_the_way(root, &path)?;
+    }
     // The third names of a cycle's moves: put there by an earlier move of the batch.
     let mut arriving: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for file_move in &batch.moves {
@@ -117,19 +121,16 @@ fn check_folder(root: &Path, batch: &Batch) -> Result<Vec<String>, ToolError> {
         if !exists_exactly(&from) || taken {
             return Err(concurrent(&file_move.from));
         }
-        crate::disk::refuse_links_on_the_way(root, &file_move.to)?;
     }
     for create in &batch.creates {
         if root.join(&create.path).exists() {
             return Err(concurrent(&create.path));
         }
-        crate::disk::refuse_links_on_the_way(root, &create.path)?;
     }
     for remove in &batch.removes {
         if !exists_exactly(&root.join(&remove.path)) {
             return Err(concurrent(&remove.path));
         }
-        crate::disk::refuse_links_on_the_way(root, &remove.path)?;
     }
     for write in &batch.writes {
         refuse_hard_link(root, &write.path)?;

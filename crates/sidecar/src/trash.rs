@@ -13,8 +13,11 @@ use crate::error::ToolError;
 /// trash" does, if it still holds `before`: one rename, which either happens or not, into a free
 /// name of the trash. A `.trash` folder made for it stays. Returns where the note went.
 pub fn trash_on(disk: &dyn Disk, root: &Path, path: &str, before: &str) -> Result<String, ToolError> {
-    let trash = root.join(".trash");
-    refuse_links_on_the_way(root, ".trash")?;
+    let trash = root.join(vaultlink_core::edge::TRASH_FOLDER);
+    // Core's list: the note and the trash, neither reached through a link.
+    for guarded in vaultlink_core::edge::trash_paths_to_guard(path) {
+        refuse_links_on_the_way(root, &guarded)?;
+    }
     if !trash.is_dir() {
         disk.create_dir(&trash)
             .map_err(|error| ToolError::from(StepError::Failed { what: format!("creating .trash failed: {error}") }.error()))?;

@@ -40,6 +40,10 @@ enum CallOutcome<'a> {
         result: &'a ops::Response,
         #[serde(skip_serializing_if = "Option::is_none")]
         change: Option<&'a ops::Change>,
+        /// With a change: the paths the plugin must find reached through no symbolic link
+        /// (core's `Change::paths_to_guard`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        guard: Option<Vec<String>>,
     },
     Failed {
         ok: bool,
@@ -331,7 +335,12 @@ impl Vault {
         let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0), changes: changes_of(changes) };
         let called = arguments_of(arguments).and_then(|arguments| ops::call(&self.inner, tool, &arguments, &mut edge, &mut self.plans));
         match &called {
-            Ok(outcome) => to_js(&CallOutcome::Done { ok: true, result: &outcome.answer, change: outcome.change.as_ref() }),
+            Ok(outcome) => to_js(&CallOutcome::Done {
+                ok: true,
+                result: &outcome.answer,
+                change: outcome.change.as_ref(),
+                guard: outcome.change.as_ref().map(ops::Change::paths_to_guard),
+            }),
             Err(error) => to_js(&CallOutcome::Failed { ok: false, error }),
         }
     }

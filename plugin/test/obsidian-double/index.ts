@@ -400,20 +400,47 @@ export class Vault
 		};
 	}
 
+	/**
+	 * Lists a folder as Obsidian's desktop adapter does, symbolic links and junctions included: a
+	 * link to a folder is shown as an ordinary folder and a link to a file as an ordinary file,
+	 * and every later read, write, rename or delete follows it wherever it leads (Obsidian's help,
+	 * "Symbolic links and junctions"). As there, a link whose target overlaps the vault (the vault
+	 * itself, a folder above it or one inside it) or another link's target is ignored, and so is
+	 * a link that leads nowhere.
+	 */
 	private scan(folder: TFolder): void {
 		const entries = fs.readdirSync(this.adapter.getFullPath(folder.path), { withFileTypes: true });
 		entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 		for (const entry of entries) {
 			if (entry.name.startsWith(".")) continue;
 			const childPath = folder.isRoot() ? entry.name : `${folder.path}/${entry.name}`;
-			if (entry.isDirectory()) {
+			const fullPath = this.adapter.getFullPath(childPath);
+			let kind: "folder" | "file" | null = entry.isDirectory() ? "folder" : entry.isFile() ? "file" : null;
+			if (entry.isSymbolicLink()) kind = this.followedLink(fullPath);
+			if (kind === "folder") {
 				const child = new TFolder(this, childPath, folder);
 				this.attach(child);
 				this.scan(child);
-			} else if (entry.isFile()) {
-				this.attach(new TFile(this, childPath, folder, statOf(this.adapter.getFullPath(childPath))));
+			} else if (kind === "file") {
+				this.attach(new TFile(this, childPath, folder, statOf(fullPath)));
 			}
 		}
+	}
+
+	/** The real targets of the links to folders the vault shows, to keep them disjoint. */
+	private readonly linkTargets: string[] = [];
+
+	/** What the link at `fullPath` shows as, following it; null when it is ignored. */
+	private followedLink(fullPath: string): "folder" | "file" | null {
+		const target = fs.statSync(fullPath, { throwIfNoEntry: false });
+		if (target === undefined) return null;
+		if (target.isFile()) return "file";
+		if (!target.isDirectory()) return null;
+		const real = fs.realpathSync(fullPath);
+		const overlaps = (other: string) => real === other || real.startsWith(other + path.sep) || other.startsWith(real + path.sep);
+		if (overlaps(fs.realpathSync(this.adapter.getBasePath())) || this.linkTargets.some(overlaps)) return null;
+		this.linkTargets.push(real);
+		return "folder";
 	}
 
 	private attach(file: TAbstractFile): void {
