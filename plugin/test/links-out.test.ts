@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { runTool, type ToolHost } from "../tools";
 import type { ToolOutcome } from "../wasm";
-import { App } from "./obsidian-double";
+import { App, TFile } from "./obsidian-double";
 import { loadPlugin, snapshotVault, temporaryDirectory, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -153,4 +153,55 @@ test("undo_change whose files went behind a link since is refused, and nothing m
 	const before = snapshotVault(path.dirname(elsewhere));
 	await refused(linked, "undo_change", { dry_run: false }, "Sub");
 	assert.deepEqual(snapshotVault(path.dirname(elsewhere)), before, "the moved-away folder is as it was");
+});
+
+// Issue 34 (red team, high): a folder swapped for a link between the check and the step. A
+// hook in the double's rename replaces `Sub` by a link to a folder outside just before the move
+// runs: the file lands outside, the look after the step sees the link, and the batch is undone,
+// which brings the file back; the answer says so and is not `applied`.
+test("a folder swapped for a link right before a move's step: the move is undone and nothing stays outside", async (t) => {
+	const linked = await open(t);
+	const outside = temporaryDirectory("swapped");
+	const before = snapshotVault(outside);
+	const realSub = path.join(temporaryDirectory("real-sub"), "Sub");
+	const rename = linked.app.vault.rename.bind(linked.app.vault);
+	t.mock.method(linked.app.vault, "rename", async (file: TFile, newPath: string) => {
+		if (newPath === "Sub/Note.md" && !fs.lstatSync(path.join(linked.vaultDir, "Sub")).isSymbolicLink()) {
+			fs.renameSync(path.join(linked.vaultDir, "Sub"), realSub);
+			fs.symlinkSync(outside, path.join(linked.vaultDir, "Sub"), "dir");
+		}
+		return rename(file, newPath);
+	});
+	const outcome = await runTool(linked.host, "move_note", { from: "Note.md", to: "Sub/Note.md", dry_run: false });
+	assert.ok(!outcome.ok, JSON.stringify(outcome));
+	assert.equal(outcome.error.code, "write_failed", JSON.stringify(outcome.error));
+	assert.match(outcome.error.message, /now goes through `Sub`, a symbolic link; every change made so far was undone/);
+	assert.deepEqual(snapshotVault(outside), before, "nothing stays outside");
+	assert.equal(fs.readFileSync(path.join(linked.vaultDir, "Note.md"), "utf8"), "# Note\nSee [[Other]].", "the note is back");
+});
+
+test("a folder swapped for a link and back around a move's step: the move is not answered applied", async (t) => {
+	const linked = await open(t);
+	const outside = temporaryDirectory("swapped");
+	const realSub = path.join(temporaryDirectory("real-sub"), "Sub");
+	const rename = linked.app.vault.rename.bind(linked.app.vault);
+	t.mock.method(linked.app.vault, "rename", async (file: TFile, newPath: string) => {
+		if (newPath !== "Sub/Note.md") return rename(file, newPath);
+		const sub = path.join(linked.vaultDir, "Sub");
+		fs.renameSync(sub, realSub);
+		fs.symlinkSync(outside, sub, "dir");
+		try {
+			return await rename(file, newPath);
+		} finally {
+			fs.unlinkSync(sub);
+			fs.renameSync(realSub, sub);
+		}
+	});
+	const outcome = await runTool(linked.host, "move_note", { from: "Note.md", to: "Sub/Note.md", dry_run: false });
+	assert.ok(!outcome.ok, JSON.stringify(outcome));
+	assert.match(outcome.error.message, /`Sub\/Note.md` is not where it was put/, outcome.error.message);
+	// The note went where the link led and cannot be brought back from there: the answer says
+	// the undo is incomplete, and the journal is left for `vaultlink recover`.
+	assert.equal(outcome.error.code, "write_failed");
+	assert.ok(fs.existsSync(path.join(linked.vaultDir, ".vaultlink", "journal.json")), "the journal is left");
 });

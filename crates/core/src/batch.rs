@@ -472,7 +472,16 @@ mod tests {
         let batch = batch_for(&[("A.md", "[[Old]]"), ("Old.md", "# Old")], "Old.md", "deep/er/New.md");
         assert_eq!(
             batch.paths_to_guard(),
-            ["A.md", ".A.md.vaultlink-7.tmp", "Old.md", "deep/er/New.md", "deep", "deep/er", crate::journal::JOURNAL_FILE, crate::history::CHANGES_FOLDER]
+            [
+                "A.md",
+                ".A.md.vaultlink-7.tmp",
+                "Old.md",
+                "deep/er/New.md",
+                "deep",
+                "deep/er",
+                crate::journal::JOURNAL_FILE,
+                crate::history::CHANGES_FOLDER
+            ]
         );
         let case_only = batch_for(&[("a.md", "# a"), ("B.md", "[[a]]")], "a.md", "A.md");
         assert!(case_only.paths_to_guard().contains(&".a.md.vaultlink-7.case".to_owned()));
