@@ -28,6 +28,15 @@ fn write_failed(what: String) -> ToolError {
     StepError::Failed { what }.error().into()
 }
 
+/// The words of a step that failed; a refusal because a folder on the way to `path` is a
+/// symbolic link now is kept in `link`, for the answer (`StepError::ThroughLink`).
+fn step_failed(what: String, path: &str, error: &std::io::Error, link: &mut Option<StepError>) -> String {
+    if let Some(found) = crate::disk::link_on_the_way(error) {
+        link.get_or_insert_with(|| StepError::ThroughLink { path: path.to_owned(), link: found.to_owned() });
+    }
+    format!("{what} failed: {error}")
+}
+
 /// An undo whose file to remove (one the change created) was saved over since: it is kept, and
 /// the undo is refused as core words it.
 fn undo_refused(batch: &Batch, path: &str) -> ToolError {
@@ -203,6 +212,10 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
     let mut removed_meanwhile: Option<String> = None;
     // A note saved over after the batch wrote it, found by the last look before the commit.
     let mut saved_over: Option<String> = None;
+    // A step refused because a folder on its way is a symbolic link now (swapped for one since
+    // the checks), and whether it was a note's rewrite (the notes after it were not touched).
+    let mut through_link: Option<StepError> = None;
+    let mut link_while_writing = false;
     let result = (|| {
         for write in &batch.writes {
             // The note is moved aside and checked before the new text goes in with a rename that
@@ -215,7 +228,10 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
                 journal::Expected::Bytes(write.before.as_bytes()),
                 write.text.as_bytes(),
             )
-            .map_err(|error| format!("writing {} failed: {error}", write.path))?;
+            .map_err(|error| {
+                link_while_writing = crate::disk::link_on_the_way(&error).is_some();
+                step_failed(format!("writing {}", write.path), &write.path, &error, &mut through_link)
+            })?;
             if replaced == journal::Replaced::ChangedMeanwhile {
                 edited_meanwhile = Some(write.path.clone());
                 return Err(format!("`{}` changed while the batch was being written", write.path));
@@ -223,17 +239,19 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
             written += 1;
         }
         for folder in &journal.made_folders {
-            disk.create_dir(&root.join(folder)).map_err(|error| format!("creating {folder} failed: {error}"))?;
+            disk.create_dir(root, &root.join(folder))
+                .map_err(|error| step_failed(format!("creating {folder}"), folder, &error, &mut through_link))?;
         }
         for create in &batch.creates {
             journal::create_file(
                 disk,
+                root,
                 &root.join(&create.path),
                 &root.join(&create.temporary),
                 create.text.as_bytes(),
                 journal::NewFile::LikeItsFolder,
             )
-            .map_err(|error| format!("creating {} failed: {error}", create.path))?;
+            .map_err(|error| step_failed(format!("creating {}", create.path), &create.path, &error, &mut through_link))?;
         }
         for file_move in &batch.moves {
             let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
@@ -242,25 +260,27 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
                 // nothing to do, or refuse it.
                 // Neither rename replaces anything: a file that appeared at the destination
                 // since the check fails the step, and the batch is undone, the file kept.
-                Some(via) => disk.rename_new(&from, &root.join(via)).and_then(|()| disk.rename_new(&root.join(via), &to)),
-                None => disk.rename_new(&from, &to),
+                Some(via) => disk.rename_new(root, &from, &root.join(via)).and_then(|()| disk.rename_new(root, &root.join(via), &to)),
+                None => disk.rename_new(root, &from, &to),
             };
-            moved.map_err(|error| format!("moving {} failed: {error}", file_move.from))?;
+            moved.map_err(|error| step_failed(format!("moving {}", file_move.from), &file_move.to, &error, &mut through_link))?;
         }
         for remove in &batch.removes {
             // Moved aside first (a rename that never replaces), then what was moved aside is
             // checked and removed only if it is what the change created: a save by path after
             // the move makes a new file, which stays; a save before it is put back.
             let kept = journal::remove_if_holds(disk, root, &remove.path, remove.before.as_bytes())
-                .map_err(|error| format!("removing {} failed: {error}", remove.path))?;
+                .map_err(|error| step_failed(format!("removing {}", remove.path), &remove.path, &error, &mut through_link))?;
             if !kept {
                 removed_meanwhile = Some(remove.path.clone());
                 return Err(format!("`{}` changed while the batch was being written", remove.path));
             }
         }
         // The last look before the commit: every note the batch wrote or created holds what it
-        // wrote, where the moves took it. One saved over since is someone's, and the batch is
-        // undone around it.
+        // wrote, where the moves took it, read as the steps reach it (no folder on the way a
+        // link). One saved over since is someone's, and the batch is undone around it; one behind
+        // a folder swapped for a link since its step is out of the vault's reach, and the batch
+        // is undone.
         for (path, after_hash) in batch
             .writes
             .iter()
@@ -268,7 +288,13 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
             .chain(batch.creates.iter().map(|create| (create.path.as_str(), create.after_hash.as_str())))
         {
             let now = batch.moves.iter().fold(path, |now, file_move| if file_move.from == now { file_move.to.as_str() } else { now });
-            let text = fs::read(root.join(now)).ok().and_then(|bytes| String::from_utf8(bytes).ok());
+            let read = crate::disk::read_beneath(root, &root.join(now));
+            if let Err(error) = &read {
+                if crate::disk::link_on_the_way(error).is_some() {
+                    return Err(step_failed(format!("reading {now} again"), now, error, &mut through_link));
+                }
+            }
+            let text = read.ok().and_then(|bytes| String::from_utf8(bytes).ok());
             if text.is_none_or(|text| vaultlink_core::rename::content_hash(&text) != after_hash) {
                 saved_over = Some(path.to_owned());
                 return Err(format!("`{path}` changed while the batch was being written"));
@@ -278,8 +304,12 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
     })();
     if let Err(what) = result {
         let undone = match (&edited_meanwhile, &saved_over) {
-            // Only what this batch wrote is undone: the edited note is the editor's.
+            // Only what this batch wrote is undone: the edited note is the editor's, and a note
+            // behind a link is out of reach (the notes after it were not touched).
             (Some(_), _) => journal::undo(disk, root, &Journal { writes: journal.writes[..written].to_vec(), ..journal.clone() }).map(Some),
+            (None, None) if link_while_writing => {
+                journal::undo(disk, root, &Journal { writes: journal.writes[..written].to_vec(), ..journal.clone() }).map(Some)
+            }
             (None, Some(saved)) => {
                 let writes = journal.writes.iter().filter(|write| write.path != *saved).cloned().collect();
                 journal::undo(disk, root, &Journal { writes, ..journal.clone() }).map(Some)
@@ -292,7 +322,7 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
         return Err(match undone {
             Ok(_) if edited_meanwhile.is_some() => concurrent(edited_meanwhile.as_deref().unwrap_or_default()),
             Ok(_) if removed_meanwhile.is_some() => undo_refused(batch, removed_meanwhile.as_deref().unwrap_or_default()),
-            Ok(_) => write_failed(what),
+            Ok(_) => through_link.map_or_else(|| write_failed(what), |refusal| refusal.error().into()),
             Err(undo) => {
                 journal::abandon(disk, root, &journal);
                 StepError::UndoIncomplete { what, left: undo.message }.error().into()
@@ -301,7 +331,7 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
     }
     // Tidying: a folder that is not empty (something else was put in it) stays.
     for folder in &batch.emptied_folders {
-        let _ = disk.remove_dir(&root.join(folder));
+        let _ = disk.remove_dir(root, &root.join(folder));
     }
     Ok(journal)
 }
