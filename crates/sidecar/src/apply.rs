@@ -28,6 +28,49 @@ fn write_failed(what: String) -> ToolError {
     StepError::Failed { what }.error().into()
 }
 
+/// The disk of a batch, counting the changes it made since the count was last set to 0: a note
+/// or page whose steps made none left nothing for the undo to look for.
+struct Counted<'a> {
+    disk: &'a dyn Disk,
+    made: std::cell::Cell<usize>,
+}
+
+impl Counted<'_> {
+    fn made(&self, result: std::io::Result<()>) -> std::io::Result<()> {
+        if result.is_ok() {
+            self.made.set(self.made.get() + 1);
+        }
+        result
+    }
+}
+
+impl Disk for Counted<'_> {
+    fn write_new(&self, root: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        self.made(self.disk.write_new(root, path, bytes))
+    }
+    fn rename(&self, root: &Path, from: &Path, to: &Path) -> std::io::Result<()> {
+        self.made(self.disk.rename(root, from, to))
+    }
+    fn rename_new(&self, root: &Path, from: &Path, to: &Path) -> std::io::Result<()> {
+        self.made(self.disk.rename_new(root, from, to))
+    }
+    fn remove_file(&self, root: &Path, path: &Path) -> std::io::Result<()> {
+        self.made(self.disk.remove_file(root, path))
+    }
+    fn create_dir(&self, root: &Path, path: &Path) -> std::io::Result<()> {
+        self.made(self.disk.create_dir(root, path))
+    }
+    fn remove_dir(&self, root: &Path, path: &Path) -> std::io::Result<()> {
+        self.made(self.disk.remove_dir(root, path))
+    }
+    fn copy_attributes(&self, root: &Path, from: &Path, to: &Path) -> std::io::Result<()> {
+        self.made(self.disk.copy_attributes(root, from, to))
+    }
+    fn sync_dir(&self, root: &Path, path: &Path) -> std::io::Result<()> {
+        self.disk.sync_dir(root, path)
+    }
+}
+
 /// The words of a step that failed; a refusal because a folder on the way to `path` is a
 /// symbolic link now is kept in `link`, for the answer (`StepError::ThroughLink`).
 fn step_failed(what: String, path: &str, error: &std::io::Error, link: &mut Option<StepError>) -> String {
@@ -213,15 +256,18 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
     // A note saved over after the batch wrote it, found by the last look before the commit.
     let mut saved_over: Option<String> = None;
     // A step refused because a folder on its way is a symbolic link now (swapped for one since
-    // the checks), and whether it was a note's rewrite (the notes after it were not touched).
+    // the checks), and from which note and page on the batch made nothing: the undo leaves those
+    // out, since it cannot look behind the link for them and has nothing there to take back.
     let mut through_link: Option<StepError> = None;
-    let mut link_while_writing = false;
+    let (mut untouched_writes, mut untouched_creates) = (batch.writes.len(), batch.creates.len());
+    let counted = Counted { disk, made: std::cell::Cell::new(0) };
     let result = (|| {
-        for write in &batch.writes {
+        for (at, write) in batch.writes.iter().enumerate() {
+            counted.made.set(0);
             // The note is moved aside and checked before the new text goes in with a rename that
             // never replaces: a save by anyone at any moment is kept, and the batch undone.
             let replaced = journal::replace_note(
-                disk,
+                &counted,
                 root,
                 &write.path,
                 &write.temporary,
@@ -229,7 +275,9 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
                 write.text.as_bytes(),
             )
             .map_err(|error| {
-                link_while_writing = crate::disk::link_on_the_way(&error).is_some();
+                if crate::disk::link_on_the_way(&error).is_some() {
+                    (untouched_writes, untouched_creates) = (at + usize::from(counted.made.get() > 0), 0);
+                }
                 step_failed(format!("writing {}", write.path), &write.path, &error, &mut through_link)
             })?;
             if replaced == journal::Replaced::ChangedMeanwhile {
@@ -242,16 +290,22 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
             disk.create_dir(root, &root.join(folder))
                 .map_err(|error| step_failed(format!("creating {folder}"), folder, &error, &mut through_link))?;
         }
-        for create in &batch.creates {
+        for (at, create) in batch.creates.iter().enumerate() {
+            counted.made.set(0);
             journal::create_file(
-                disk,
+                &counted,
                 root,
                 &root.join(&create.path),
                 &root.join(&create.temporary),
                 create.text.as_bytes(),
                 journal::NewFile::LikeItsFolder,
             )
-            .map_err(|error| step_failed(format!("creating {}", create.path), &create.path, &error, &mut through_link))?;
+            .map_err(|error| {
+                if crate::disk::link_on_the_way(&error).is_some() {
+                    untouched_creates = at + usize::from(counted.made.get() > 0);
+                }
+                step_failed(format!("creating {}", create.path), &create.path, &error, &mut through_link)
+            })?;
         }
         for file_move in &batch.moves {
             let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
@@ -307,14 +361,21 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
             // Only what this batch wrote is undone: the edited note is the editor's, and a note
             // behind a link is out of reach (the notes after it were not touched).
             (Some(_), _) => journal::undo(disk, root, &Journal { writes: journal.writes[..written].to_vec(), ..journal.clone() }).map(Some),
-            (None, None) if link_while_writing => {
-                journal::undo(disk, root, &Journal { writes: journal.writes[..written].to_vec(), ..journal.clone() }).map(Some)
+            (None, None) if through_link.is_some() => {
+                let untouched: std::collections::HashSet<&str> = batch.writes[untouched_writes..]
+                    .iter()
+                    .map(|write| write.path.as_str())
+                    .chain(batch.creates[untouched_creates..].iter().map(|create| create.path.as_str()))
+                    .collect();
+                let writes = journal.writes.iter().filter(|write| !untouched.contains(write.path.as_str())).cloned().collect();
+                journal::undo(disk, root, &Journal { writes, ..journal.clone() }).map(Some)
             }
             (None, Some(saved)) => {
                 let writes = journal.writes.iter().filter(|write| write.path != *saved).cloned().collect();
                 journal::undo(disk, root, &Journal { writes, ..journal.clone() }).map(Some)
             }
-            (None, None) => journal::recover(disk, root),
+            // The whole batch, from the journal it wrote, as recovery after a crash undoes it.
+            (None, None) => journal::undo(disk, root, &journal).map(Some),
         };
         if let Some(saved) = saved_over {
             edited_meanwhile = Some(saved);
@@ -1339,5 +1400,328 @@ mod tests {
         };
         let steps = fault_matrix(files, "bulk_move_notes", &arguments, swapped);
         assert!(steps.is_some_and(|steps| steps >= 6), "the swap takes several steps: {steps:?}");
+    }
+
+    /// Issue 34 (high): the checks looked at paths, then each step was a rename by path, so a
+    /// folder replaced by a symbolic link between the two carried a note out of the vault and the
+    /// batch answered `applied`. The vault, a folder outside it that the link points to, and the
+    /// place the real folder is moved to (outside the vault too, on the same filesystem).
+    #[cfg(unix)]
+    struct SwapScene {
+        dir: tempfile::TempDir,
+        index: FolderIndex,
+        outside: tempfile::TempDir,
+        away: tempfile::TempDir,
+        swap: crate::disk::testing::Swap,
+    }
+
+    #[cfg(unix)]
+    impl SwapScene {
+        /// `files` in a vault whose folder `folder` may be swapped for a link; the folder outside
+        /// holds a file of its own, so that "untouched" means something.
+        fn new(files: &[(&str, &str)], folder: &str) -> SwapScene {
+            let (dir, index) = vault(files);
+            let outside = tempfile::tempdir().unwrap();
+            fs::write(outside.path().join("elsewhere.txt"), "not the vault's\n").unwrap();
+            let away = tempfile::tempdir().unwrap();
+            let swap = crate::disk::testing::Swap {
+                folder: index.root().join(folder),
+                away: away.path().join("moved away"),
+                outside: outside.path().to_owned(),
+            };
+            SwapScene { dir, index, outside, away, swap }
+        }
+
+        /// The outside folder holds only its own file, as it did; nothing of the vault's is
+        /// anywhere outside it either (the folder moved away holds what the vault's held).
+        fn assert_nothing_outside(&self, shown: &str, moved_away: &[(String, Vec<u8>)]) {
+            assert_eq!(
+                snapshot(self.outside.path()),
+                vec![("elsewhere.txt".to_owned(), b"not the vault's\n".to_vec())],
+                "{shown}: the folder outside is untouched"
+            );
+            if self.swap.away.exists() {
+                assert_eq!(snapshot(&self.swap.away), moved_away, "{shown}: the folder moved away holds what it held");
+            }
+        }
+    }
+
+    /// The number of the step (counting every change through the `Disk` from 0) of `call` on a
+    /// vault of `files` at which `pick(operation, paths)` first holds, the root given.
+    #[cfg(unix)]
+    fn step_where(
+        files: &[(&str, &str)],
+        prepare: &dyn Fn(&mut FolderIndex),
+        call: &dyn Fn(&dyn Disk, &mut FolderIndex) -> Result<Value, ToolError>,
+        pick: &dyn Fn(&Path, &str, &[PathBuf]) -> bool,
+    ) -> usize {
+        let (_dir, mut index) = vault(files);
+        prepare(&mut index);
+        let disk = crate::disk::testing::Recording::default();
+        call(&disk, &mut index).unwrap();
+        let operations = disk.operations.borrow();
+        operations.iter().position(|(operation, paths)| pick(index.root(), operation, paths)).expect("the step is made")
+    }
+
+    /// A move into `Sub/`, with `Sub` swapped for a link to a folder outside the vault just
+    /// before the move's step (after every check): the move is refused as going through a link,
+    /// the batch undone, nothing reaches the folder outside, and once the folder is back the
+    /// vault is as it was. The same swap just after the step (before the disk's check of it):
+    /// the check finds the folder gone, the step is taken back, and the batch undone.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_swapped_for_a_link_around_a_move_into_it_keeps_the_note_in_the_vault() {
+        use crate::disk::testing::{SwapWhen, Swapping};
+        let files: &[(&str, &str)] = &[("A.md", "[[payload]]\n"), ("payload.md", "# payload\n"), ("Sub/Keep.md", "# Keep\n")];
+        let arguments = json!({"from": "payload.md", "to": "Sub/payload.md", "dry_run": false});
+        let call = |disk: &dyn Disk, index: &mut FolderIndex| {
+            crate::tools::run_on_folder_with(disk, index, "move_note", &arguments, &Progress::none())
+        };
+        let move_step = step_where(files, &|_| {}, &call, &|root, operation, paths| {
+            operation == "rename_new" && paths[1] == root.join("Sub/payload.md")
+        });
+        for when in [SwapWhen::BeforeStep, SwapWhen::AfterStep] {
+            let mut scene = SwapScene::new(files, "Sub");
+            let before = snapshot(scene.dir.path());
+            let moved_away = vec![("Keep.md".to_owned(), b"# Keep\n".to_vec())];
+            let disk = Swapping::new(scene.swap.clone(), move_step, when);
+            let refusal = call(&disk, &mut scene.index).unwrap_err();
+            let shown = format!("swapped {when:?} the move (step {move_step})");
+            assert!(scene.swap.made(), "{shown}: the folder was swapped");
+            assert_eq!(refusal.code, "invalid_path", "{shown}: {refusal:?}");
+            assert!(refusal.message.contains("`Sub`, a symbolic link"), "{shown}: {}", refusal.message);
+            scene.check_after(&shown, &moved_away, &before);
+        }
+    }
+
+    #[cfg(unix)]
+    impl SwapScene {
+        /// Nothing outside the vault was touched; with the folder put back (and an interrupted
+        /// batch recovered, as the next process would), the vault is byte-identical to `before`.
+        fn check_after(self, shown: &str, moved_away: &[(String, Vec<u8>)], before: &[(String, Vec<u8>)]) {
+            self.assert_nothing_outside(shown, moved_away);
+            self.swap.put_back();
+            journal::recover(&RealDisk, self.index.root()).unwrap();
+            assert_eq!(snapshot(self.dir.path()), before, "{shown}: the vault is as it was");
+            let _ = &self.away;
+        }
+    }
+
+    /// A note rewritten in `Sub/`, `Sub` swapped for a link before the rewrite's first step (its
+    /// new text written beside it) or just after it: the new text never lands outside the vault,
+    /// the batch is undone, and the vault is as it was once the folder is back.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_swapped_for_a_link_while_a_note_in_it_is_rewritten_keeps_the_text_in_the_vault() {
+        use crate::disk::testing::{SwapWhen, Swapping};
+        let files: &[(&str, &str)] = &[("Sub/A.md", "[[Old]]\n"), ("Old.md", "# Old\n")];
+        let arguments = json!({"from": "Old.md", "to": "New.md", "dry_run": false});
+        let call = |disk: &dyn Disk, index: &mut FolderIndex| {
+            crate::tools::run_on_folder_with(disk, index, "move_note", &arguments, &Progress::none())
+        };
+        let first_write =
+            step_where(files, &|_| {}, &call, &|root, operation, paths| operation == "write_new" && paths[0].starts_with(root.join("Sub")));
+        for when in [SwapWhen::BeforeStep, SwapWhen::AfterStep] {
+            let mut scene = SwapScene::new(files, "Sub");
+            let before = snapshot(scene.dir.path());
+            let disk = Swapping::new(scene.swap.clone(), first_write, when);
+            let refusal = call(&disk, &mut scene.index).unwrap_err();
+            let shown = format!("swapped {when:?} the rewrite's first step ({first_write})");
+            assert!(scene.swap.made(), "{shown}");
+            assert_eq!(refusal.code, "invalid_path", "{shown}: {refusal:?}");
+            let moved_away = vec![("A.md".to_owned(), b"[[Old]]\n".to_vec())];
+            scene.check_after(&shown, &moved_away, &before);
+        }
+    }
+
+    /// A wiki page created in `wiki/`, `wiki` swapped for a link before the page's first step
+    /// or just after it: the page is never written outside the vault, and the commit (its patch
+    /// too) is undone.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_swapped_for_a_link_while_a_page_is_created_in_it_keeps_the_page_in_the_vault() {
+        use crate::disk::testing::{SwapWhen, Swapping};
+        let files: &[(&str, &str)] = &[("Graph.md", "# Graph\n"), ("wiki/Tree.md", "# Tree\n")];
+        let arguments = json!({
+            "page": {"path": "wiki/Forest", "body": "# Forest\n[[Graph]]\n"},
+            "patches": [{"path": "Graph", "kind": "link"}],
+            "dry_run": false
+        });
+        let call = |disk: &dyn Disk, index: &mut FolderIndex| {
+            crate::tools::run_on_folder_with(disk, index, "commit_wiki_page", &arguments, &Progress::none())
+        };
+        let page_steps: Vec<usize> = {
+            let first = step_where(files, &|_| {}, &call, &|root, operation, paths| {
+                operation == "write_new" && paths[0].starts_with(root.join("wiki"))
+            });
+            let last = step_where(files, &|_| {}, &call, &|root, operation, paths| {
+                operation == "rename_new" && paths[1] == root.join("wiki/Forest.md")
+            });
+            vec![first, last]
+        };
+        for step in page_steps {
+            for when in [SwapWhen::BeforeStep, SwapWhen::AfterStep] {
+                let mut scene = SwapScene::new(files, "wiki");
+                let before = snapshot(scene.dir.path());
+                let disk = Swapping::new(scene.swap.clone(), step, when);
+                let refusal = call(&disk, &mut scene.index).unwrap_err();
+                let shown = format!("swapped {when:?} step {step} of the page");
+                assert!(scene.swap.made(), "{shown}");
+                let mut moved_away = vec![("Tree.md".to_owned(), b"# Tree\n".to_vec())];
+                if refusal.code == "write_failed" {
+                    // Swapped after the page's text was written beside it, in the vault: it left
+                    // with the folder. The undo cannot look behind the link, so it stops, and
+                    // the journal is kept for when the folder is back.
+                    assert!(
+                        refusal.message.contains("`wiki` is a symbolic link") && refusal.message.contains("failed in part"),
+                        "{shown}: {refusal:?}"
+                    );
+                    let temporary = snapshot(&scene.swap.away).into_iter().find(|(path, _)| path.starts_with(".Forest.md."));
+                    let temporary = temporary.unwrap_or_else(|| panic!("{shown}: {refusal:?} {:?}", snapshot(&scene.swap.away)));
+                    assert_eq!(temporary.1, b"# Forest\n[[Graph]]\n", "{shown}");
+                    moved_away.insert(0, temporary);
+                } else {
+                    assert_eq!(refusal.code, "invalid_path", "{shown}: {refusal:?}");
+                }
+                scene.check_after(&shown, &moved_away, &before);
+            }
+        }
+    }
+
+    /// The undo path: `undo_change` of a move into `Sub/`, and recovery of a batch interrupted
+    /// after it, with `Sub` swapped for a link just before the step that moves the note back:
+    /// the step is refused, nothing is taken from or put outside the vault, and the change (or
+    /// its journal) stays, to be undone once the folder is back.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_swapped_for_a_link_during_an_undo_or_a_recovery_moves_nothing_through_it() {
+        use crate::disk::testing::{SwapWhen, Swapping};
+        let files: &[(&str, &str)] = &[("A.md", "[[payload]]\n"), ("payload.md", "# payload\n"), ("Sub/Keep.md", "# Keep\n")];
+        let moved = json!({"from": "payload.md", "to": "Sub/payload.md", "dry_run": false});
+        let apply = |index: &mut FolderIndex| {
+            crate::tools::run_on_folder_with(&RealDisk, index, "move_note", &moved, &Progress::none()).unwrap();
+        };
+        let undo = |disk: &dyn Disk, index: &mut FolderIndex| {
+            crate::tools::run_on_folder_with(disk, index, "undo_change", &json!({"dry_run": false}), &Progress::none())
+        };
+        let back_step = step_where(files, &apply, &undo, &|root, operation, paths| {
+            operation == "rename_new" && paths[0] == root.join("Sub/payload.md")
+        });
+        let mut scene = SwapScene::new(files, "Sub");
+        let start = snapshot(scene.dir.path());
+        apply(&mut scene.index);
+        let changed = snapshot(scene.dir.path());
+        let disk = Swapping::new(scene.swap.clone(), back_step, SwapWhen::BeforeStep);
+        let refusal = undo(&disk, &mut scene.index).unwrap_err();
+        assert!(scene.swap.made());
+        assert_eq!(refusal.code, "invalid_path", "{refusal:?}");
+        let moved_away = vec![("Keep.md".to_owned(), b"# Keep\n".to_vec()), ("payload.md".to_owned(), b"# payload\n".to_vec())];
+        scene.assert_nothing_outside("undo_change", &moved_away);
+        scene.swap.put_back();
+        assert_eq!(snapshot(scene.dir.path()), changed, "the change stands, still kept for undo");
+        undo(&RealDisk, &mut scene.index).unwrap();
+        let now: Vec<(String, Vec<u8>)> =
+            snapshot(scene.dir.path()).into_iter().filter(|(path, _)| !path.starts_with(".vaultlink")).collect();
+        assert_eq!(now, start, "undone once the folder is back");
+
+        // Recovery: the batch stopped with the note moved and its undo failing (the journal
+        // left, as a kill leaves it); `Sub` swapped just before recovery moves the note back.
+        let stopped = |index: &mut FolderIndex| {
+            let mut disk = FaultyDisk::new(Fault::Io, 0);
+            let move_step = step_where(
+                files,
+                &|_| {},
+                &|disk, index| crate::tools::run_on_folder_with(disk, index, "move_note", &moved, &Progress::none()),
+                &|root, operation, paths| operation == "rename_new" && paths[1] == root.join("Sub/payload.md"),
+            );
+            disk.fail_at = move_step + 1;
+            disk.also_fail = (move_step + 2..move_step + 200).collect();
+            let error = crate::tools::run_on_folder_with(&disk, index, "move_note", &moved, &Progress::none()).unwrap_err();
+            assert!(error.message.contains("failed in part"), "{error:?}");
+        };
+        let recover = |disk: &dyn Disk, index: &mut FolderIndex| journal::recover(disk, index.root()).map(|_| Value::Null);
+        let back_step = step_where(files, &stopped, &recover, &|root, operation, paths| {
+            operation == "rename_new" && paths[0] == root.join("Sub/payload.md")
+        });
+        let mut scene = SwapScene::new(files, "Sub");
+        let before = snapshot(scene.dir.path());
+        stopped(&mut scene.index);
+        let disk = Swapping::new(scene.swap.clone(), back_step, SwapWhen::BeforeStep);
+        let refusal = journal::recover(&disk, scene.index.root()).unwrap_err();
+        assert!(scene.swap.made());
+        assert_eq!(refusal.code, "recovery_failed", "{refusal:?}");
+        assert!(refusal.message.contains("`Sub` is a symbolic link"), "{}", refusal.message);
+        assert!(
+            matches!(journal::find(scene.index.root()), journal::Found::Refused { .. }),
+            "the journal is kept, and refused while `Sub` is a link"
+        );
+        scene.check_after("recovery", &moved_away, &before);
+    }
+
+    /// The swap at every step of a batch that rewrites a note in `Sub/` and moves a note into it,
+    /// before the step and just after it: nothing ever reaches the folder outside, and the batch
+    /// answers `applied` only when it was whole in the vault at its last look (then, with the
+    /// folder back, the vault is as after the change); otherwise it answers an error, and with
+    /// the folder back (and a journal it had to leave recovered) the vault is as it was.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_swapped_for_a_link_at_any_step_never_carries_a_write_out_of_the_vault() {
+        use crate::disk::testing::{SwapWhen, Swapping};
+        let files: &[(&str, &str)] =
+            &[("Home.md", "[[payload]]\n"), ("Sub/A.md", "[[payload]] here\n"), ("payload.md", "# payload\n"), ("Sub/Keep.md", "# Keep\n")];
+        let arguments = json!({"from": "payload.md", "to": "Sub/payload.md", "dry_run": false});
+        let without_kept = |files: Vec<(String, Vec<u8>)>| -> Vec<(String, Vec<u8>)> {
+            files.into_iter().filter(|(path, _)| !path.starts_with(".vaultlink")).collect()
+        };
+        let after = {
+            let (dir, mut index) = vault(files);
+            crate::tools::run_on_folder_with(&RealDisk, &mut index, "move_note", &arguments, &Progress::none()).unwrap();
+            without_kept(snapshot(dir.path()))
+        };
+        let (mut applied, mut refused) = (0, 0);
+        for when in [SwapWhen::BeforeStep, SwapWhen::AfterStep] {
+            for swap_at in 0.. {
+                let mut scene = SwapScene::new(files, "Sub");
+                let before = snapshot(scene.dir.path());
+                let disk = Swapping::new(scene.swap.clone(), swap_at, when);
+                let outcome = crate::tools::run_on_folder_with(&disk, &mut scene.index, "move_note", &arguments, &Progress::none());
+                if swap_at >= disk.steps.get() {
+                    outcome.unwrap();
+                    assert!(swap_at >= 10, "the batch has {swap_at} steps");
+                    break;
+                }
+                if !scene.swap.made() {
+                    // A step with no check after it (a removal, a sync): nothing was swapped.
+                    assert_eq!(when, SwapWhen::AfterStep);
+                    continue;
+                }
+                let shown = format!("swapped {when:?} step {swap_at}: {outcome:?}");
+                assert_eq!(
+                    snapshot(scene.outside.path()),
+                    vec![("elsewhere.txt".to_owned(), b"not the vault's\n".to_vec())],
+                    "{shown}: the folder outside is untouched"
+                );
+                scene.swap.put_back();
+                match outcome {
+                    Ok(answer) => {
+                        assert_eq!(answer["applied"], true, "{shown}");
+                        assert_eq!(without_kept(snapshot(scene.dir.path())), after, "{shown}");
+                        applied += 1;
+                    }
+                    Err(error) => {
+                        assert!(
+                            error.code == "invalid_path"
+                                || error.message.contains("is a symbolic link")
+                                || error.message.contains("was moved or replaced"),
+                            "{shown}"
+                        );
+                        journal::recover(&RealDisk, scene.index.root()).unwrap();
+                        assert_eq!(snapshot(scene.dir.path()), before, "{shown}: the vault is as it was");
+                        refused += 1;
+                    }
+                }
+            }
+        }
+        assert!(refused >= 8 && applied >= 1, "{refused} refused, {applied} applied");
     }
 }

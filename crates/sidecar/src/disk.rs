@@ -134,9 +134,12 @@ mod beneath {
             let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
             match sys::openat2(&top, &joined, FOLDER, Mode::empty(), resolve) {
                 Ok(folder) => return Ok(folder),
-                // A link on the way (ELOOP), or no `openat2` here (before Linux 5.6, or refused by
-                // a sandbox): the walk below finds the link and names it, or opens the folder.
-                Err(error) if [Errno::LOOP, Errno::XDEV, Errno::NOSYS, Errno::PERM, Errno::INVAL, Errno::AGAIN].contains(&error) => {}
+                // A link on the way (ELOOP; ENOTDIR for the last name, which `O_NOFOLLOW` leaves
+                // unfollowed), or no `openat2` here (before Linux 5.6, or refused by a sandbox):
+                // the walk below finds the link and names it, or opens the folder.
+                Err(error)
+                    if [Errno::LOOP, Errno::NOTDIR, Errno::XDEV, Errno::NOSYS, Errno::PERM, Errno::INVAL, Errno::AGAIN]
+                        .contains(&error) => {}
                 Err(error) => return Err(error.into()),
             }
         }
@@ -427,6 +430,25 @@ pub fn read_beneath(root: &Path, path: &Path) -> io::Result<Vec<u8>> {
     {
         refuse_link_between(root, path)?;
         std::fs::read(path)
+    }
+}
+
+/// Whether anything is at `path` under `root`, looked for as the changes reach it: an error only
+/// when a folder on the way is a symbolic link ([`LinkOnTheWay`]), which is not looked through.
+pub fn exists_beneath(root: &Path, path: &Path) -> io::Result<bool> {
+    #[cfg(unix)]
+    {
+        let (names, name) = split_under(root, path)?;
+        match beneath::folder(root, &names) {
+            Ok(folder) => Ok(beneath::exists(&folder, name)),
+            Err(error) if link_on_the_way(&error).is_some() => Err(error),
+            Err(_) => Ok(false),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        refuse_link_between(root, path.parent().unwrap_or(root))?;
+        Ok(std::fs::symlink_metadata(path).is_ok())
     }
 }
 

@@ -88,6 +88,18 @@ pub enum Found {
 /// key on this machine ([`crate::state`]), of this version, every path by the engine's rules
 /// and none reached through a symbolic link. Reading it changes nothing.
 pub fn find(root: &Path) -> Found {
+    find_checking(root, true)
+}
+
+/// [`find`], for the holder of a batch's journal, which compares what is found with its own
+/// batch and acts on nothing else: the paths it names are not looked at, so a folder swapped
+/// for a link during the batch does not keep the batch from removing, or marking, its own
+/// journal.
+fn find_held(root: &Path) -> Found {
+    find_checking(root, false)
+}
+
+fn find_checking(root: &Path, check_paths: bool) -> Found {
     let path = journal_path(root);
     let shown = format!("{JOURNAL_FOLDER}/{JOURNAL_FILE}");
     let refused =
@@ -144,7 +156,7 @@ pub fn find(root: &Path) -> Found {
         .map(str::to_owned)
         // Where recovery saves the text of a note edited since.
         .chain(journal.writes.iter().map(|write| saved_path(&write.path)));
-    for named in named.filter(|named| !named.is_empty()) {
+    for named in named.filter(|named| check_paths && !named.is_empty()) {
         let named = named.as_str();
         if let Some(link) = symbolic_link_on_the_way(root, named) {
             return refused(format!("it names {named:?}, reached through the symbolic link `{link}`, which may lead out of the vault"));
@@ -333,7 +345,7 @@ impl VaultLock {
     /// Gives the lock back, if it is still the lock and not a batch's journal (a batch removes
     /// its own journal when it is made or undone).
     pub fn release(&self, disk: &dyn Disk, root: &Path) {
-        if let Found::Ours(found) = find(root) {
+        if let Found::Ours(found) = find_held(root) {
             if same_batch(&found, &self.journal) {
                 if let Err(error) = finish(disk, root, &self.journal) {
                     tracing::warn!("releasing the vault's lock failed: {error}");
@@ -502,7 +514,7 @@ pub fn finish(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Resul
             tracing::warn!("syncing {} before the journal's removal failed: {error}", full(root, &folder).display());
         }
     }
-    match find(root) {
+    match find_held(root) {
         Found::Ours(found) if same_batch(&found, journal) => match disk.remove_file(root, &journal_path(root)) {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
             _ => {}
@@ -563,7 +575,7 @@ fn same_batch(found: &Journal, ours: &Journal) -> bool {
 /// journal still names this process, and `vaultlink recover` after it ends recovers it.
 pub fn abandon(disk: &dyn Disk, root: &Path, ours: &Journal) {
     // Only the holder's own journal is marked.
-    let Found::Ours(mut journal) = find(root).filter_batch(ours) else {
+    let Found::Ours(mut journal) = find_held(root).filter_batch(ours) else {
         return;
     };
     let Ok(key) = crate::state::journal_key() else {
@@ -678,7 +690,12 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
     let mut recovery = Recovery { pid: journal.pid, tool: journal.tool.clone(), ..Recovery::default() };
     for write in journal.writes.iter().filter(|write| !write.temporary.is_empty()) {
         let temporary = full(root, &write.temporary);
-        if temporary.exists() {
+        // Looked for as the steps reach it: one behind a folder swapped for a symbolic link since
+        // cannot be, so the undo stops there and the journal is kept, for when it is a folder
+        // again.
+        let there =
+            crate::disk::exists_beneath(root, &temporary).map_err(|error| failed(format!("looking for {}", write.temporary), error))?;
+        if there {
             disk.remove_file(root, &temporary).map_err(|error| failed(format!("removing {}", write.temporary), error))?;
         }
     }
