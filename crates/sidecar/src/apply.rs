@@ -1411,7 +1411,8 @@ mod tests {
         dir: tempfile::TempDir,
         index: FolderIndex,
         outside: tempfile::TempDir,
-        away: tempfile::TempDir,
+        /// Where the real folder goes while it is swapped (kept for the scene's life).
+        _away: tempfile::TempDir,
         swap: crate::disk::testing::Swap,
     }
 
@@ -1429,7 +1430,7 @@ mod tests {
                 away: away.path().join("moved away"),
                 outside: outside.path().to_owned(),
             };
-            SwapScene { dir, index, outside, away, swap }
+            SwapScene { dir, index, outside, _away: away, swap }
         }
 
         /// The outside folder holds only its own file, as it did; nothing of the vault's is
@@ -1503,7 +1504,6 @@ mod tests {
             self.swap.put_back();
             journal::recover(&RealDisk, self.index.root()).unwrap();
             assert_eq!(snapshot(self.dir.path()), before, "{shown}: the vault is as it was");
-            let _ = &self.away;
         }
     }
 

@@ -70,6 +70,7 @@ pub fn link_on_the_way(error: &io::Error) -> Option<&str> {
 
 /// A step made in a folder that was no longer at its place in the vault just after (moved away
 /// or replaced by another): what the step made there was taken back.
+#[cfg(unix)]
 fn moved_meanwhile(root: &Path, folder: &[&std::ffi::OsStr]) -> io::Error {
     io::Error::other(format!(
         "the folder `{}` was moved or replaced while it was being changed, so the change was taken back",
@@ -146,8 +147,8 @@ mod beneath {
         walk(top, names)
     }
 
-    /// [`folder`], one name at a time.
-    fn walk(mut current: OwnedFd, names: &[&OsStr]) -> io::Result<OwnedFd> {
+    /// [`folder`], one name at a time from the folder `current`.
+    pub(super) fn walk(mut current: OwnedFd, names: &[&OsStr]) -> io::Result<OwnedFd> {
         for (at, name) in names.iter().enumerate() {
             match sys::openat(&current, *name, FOLDER, Mode::empty()) {
                 Ok(next) => current = next,
@@ -1166,6 +1167,33 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&to).unwrap(), "moved");
         use std::os::unix::fs::MetadataExt;
         assert_eq!(std::fs::metadata(&to).unwrap().nlink(), 1);
+    }
+
+    /// Both ways of opening a folder of the vault (`openat2` where the kernel has it, the walk
+    /// name by name elsewhere) open real folders, and refuse a symbolic link anywhere on the way,
+    /// naming it; a link to a folder is never followed, even as the last name.
+    #[test]
+    fn a_folder_is_opened_beneath_the_root_and_never_through_a_link() {
+        use std::ffi::OsStr;
+        let (dir, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        std::fs::create_dir_all(outside.path().join("x")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("a/l")).unwrap();
+        let names = |path: &'static str| path.split('/').map(OsStr::new).collect::<Vec<_>>();
+        let walk = |path: &'static str| {
+            let root = rustix::fs::open(dir.path(), rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY, rustix::fs::Mode::empty())
+                .unwrap();
+            super::beneath::walk(root, &names(path))
+        };
+        let by_open = |path: &'static str| super::beneath::folder(dir.path(), &names(path));
+        for open in [&walk as &dyn Fn(&'static str) -> io::Result<rustix::fd::OwnedFd>, &by_open] {
+            assert!(open("a/b").is_ok());
+            for through in ["a/l", "a/l/x"] {
+                let refused = open(through).unwrap_err();
+                assert_eq!(super::link_on_the_way(&refused), Some("a/l"), "{through}: {refused}");
+            }
+            assert_eq!(open("a/missing").unwrap_err().kind(), io::ErrorKind::NotFound);
+        }
     }
 
     /// On a filesystem that keeps case, `a.md` and `A.md` are two files: the fallback never
