@@ -92,6 +92,7 @@ fn names_under<'a>(root: &Path, path: &'a Path) -> io::Result<Vec<&'a std::ffi::
 }
 
 /// The folder of `path` under `root` as names, and `path`'s own name.
+#[cfg(unix)]
 fn split_under<'a>(root: &Path, path: &'a Path) -> io::Result<(Vec<&'a std::ffi::OsStr>, &'a std::ffi::OsStr)> {
     let mut names = names_under(root, path)?;
     let name = names.pop().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the vault's root itself cannot be changed"))?;
@@ -178,8 +179,8 @@ mod beneath {
         Ok(())
     }
 
-    /// The folder opened again for the check after a step. Tests swap a folder for a link at
-    /// this moment (`testing::swap_after_next_step`); the shipped binary has no such seam.
+    /// The folder opened again for the check after a step. A test may act at this moment
+    /// (`testing::at_next_check`, in test builds only); the shipped binary has no such seam.
     fn folder_again(root: &Path, names: &[&OsStr]) -> io::Result<OwnedFd> {
         #[cfg(test)]
         super::testing::before_the_check();
