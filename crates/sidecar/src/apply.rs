@@ -1724,4 +1724,29 @@ mod tests {
         }
         assert!(refused >= 8 && applied >= 1, "{refused} refused, {applied} applied");
     }
+
+    /// A delete whose `.trash` is swapped for a link to a folder outside the vault after the
+    /// look and before the note's one rename into it: refused as going through a link, the note
+    /// stays where it was, and nothing reaches the folder outside.
+    #[cfg(unix)]
+    #[test]
+    fn a_trash_swapped_for_a_link_before_the_delete_keeps_the_note_in_the_vault() {
+        use crate::disk::testing::{SwapWhen, Swapping};
+        let files: &[(&str, &str)] = &[("Gone.md", "# Gone\n"), (".trash/Earlier.md", "# Earlier\n")];
+        let arguments = json!({"path": "Gone.md", "confirm": true, "force": true});
+        let trash_step = step_where(files, &|_| {}, &|disk, index| delete_note_on(disk, index, &arguments), &|root, operation, paths| {
+            operation == "rename_new" && paths[1].starts_with(root.join(".trash"))
+        });
+        for when in [SwapWhen::BeforeStep, SwapWhen::AfterStep] {
+            let mut scene = SwapScene::new(files, ".trash");
+            let before = snapshot(scene.dir.path());
+            let disk = Swapping::new(scene.swap.clone(), trash_step, when);
+            let refusal = delete_note_on(&disk, &mut scene.index, &arguments).unwrap_err();
+            let shown = format!("swapped {when:?} the move to the trash");
+            assert!(scene.swap.made(), "{shown}");
+            assert_eq!(refusal.code, "invalid_path", "{shown}: {refusal:?}");
+            assert!(refusal.message.contains("`.trash`, a symbolic link"), "{shown}: {}", refusal.message);
+            scene.check_after(&shown, &[("Earlier.md".to_owned(), b"# Earlier\n".to_vec())], &before);
+        }
+    }
 }
