@@ -358,9 +358,11 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
     })();
     if let Err(what) = result {
         let undone = match (&edited_meanwhile, &saved_over) {
-            // Only what this batch wrote is undone: the edited note is the editor's, and a note
-            // behind a link is out of reach (the notes after it were not touched).
+            // Only what this batch wrote is undone: the edited note is the editor's.
             (Some(_), _) => journal::undo(disk, root, &Journal { writes: journal.writes[..written].to_vec(), ..journal.clone() }).map(Some),
+            // A step refused for a link: the notes and pages the batch made nothing of are left
+            // out; the rest is undone, and what the undo cannot look for behind the link keeps
+            // the journal, for recovery once the folder is back.
             (None, None) if through_link.is_some() => {
                 let untouched: std::collections::HashSet<&str> = batch.writes[untouched_writes..]
                     .iter()
