@@ -1197,6 +1197,39 @@ mod tests {
         }
     }
 
+    /// Every change `RealDisk` makes under a folder that is a symbolic link to a folder outside
+    /// the vault is refused, naming the link, and the folder outside is left as it was.
+    #[test]
+    fn every_change_through_a_link_under_the_root_is_refused() {
+        use super::{Disk, RealDisk};
+        let (dir, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let root = dir.path();
+        std::fs::write(root.join("a.md"), "in the vault").unwrap();
+        std::fs::create_dir(outside.path().join("empty")).unwrap();
+        std::fs::write(outside.path().join("b.md"), "outside").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("l")).unwrap();
+        let before = super::testing::snapshot(outside.path());
+        let (inside, through) = (root.join("a.md"), |name: &str| root.join("l").join(name));
+        let refusals = [
+            RealDisk.write_new(root, &through("new.md"), b"x"),
+            RealDisk.rename_new(root, &inside, &through("a.md")),
+            RealDisk.rename(root, &inside, &through("b.md")),
+            RealDisk.rename_new(root, &through("b.md"), &root.join("b.md")),
+            RealDisk.remove_file(root, &through("b.md")),
+            RealDisk.create_dir(root, &through("new")),
+            RealDisk.remove_dir(root, &through("empty")),
+            RealDisk.copy_attributes(root, &inside, &through("b.md")),
+            RealDisk.sync_dir(root, &through("empty")),
+        ];
+        for (at, refusal) in refusals.into_iter().enumerate() {
+            let refusal = refusal.expect_err("refused");
+            assert_eq!(super::link_on_the_way(&refusal), Some("l"), "operation {at}: {refusal}");
+        }
+        assert_eq!(super::testing::snapshot(outside.path()), before, "nothing outside changed");
+        assert!(outside.path().join("empty").is_dir() && !outside.path().join("new").exists());
+        assert_eq!(std::fs::read_to_string(&inside).unwrap(), "in the vault");
+    }
+
     /// On a filesystem that keeps case, `a.md` and `A.md` are two files: the fallback never
     /// takes one for the other (it once skipped its look for a name spelt alike but for case).
     #[test]
