@@ -28,6 +28,58 @@ fn write_failed(what: String) -> ToolError {
     StepError::Failed { what }.error().into()
 }
 
+/// The disk of a batch, counting the changes it made since the count was last set to 0: a note
+/// or page whose steps made none left nothing for the undo to look for.
+struct Counted<'a> {
+    disk: &'a dyn Disk,
+    made: std::cell::Cell<usize>,
+}
+
+impl Counted<'_> {
+    fn made(&self, result: std::io::Result<()>) -> std::io::Result<()> {
+        if result.is_ok() {
+            self.made.set(self.made.get() + 1);
+        }
+        result
+    }
+}
+
+impl Disk for Counted<'_> {
+    fn write_new(&self, root: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        self.made(self.disk.write_new(root, path, bytes))
+    }
+    fn rename(&self, root: &Path, from: &Path, to: &Path) -> std::io::Result<()> {
+        self.made(self.disk.rename(root, from, to))
+    }
+    fn rename_new(&self, root: &Path, from: &Path, to: &Path) -> std::io::Result<()> {
+        self.made(self.disk.rename_new(root, from, to))
+    }
+    fn remove_file(&self, root: &Path, path: &Path) -> std::io::Result<()> {
+        self.made(self.disk.remove_file(root, path))
+    }
+    fn create_dir(&self, root: &Path, path: &Path) -> std::io::Result<()> {
+        self.made(self.disk.create_dir(root, path))
+    }
+    fn remove_dir(&self, root: &Path, path: &Path) -> std::io::Result<()> {
+        self.made(self.disk.remove_dir(root, path))
+    }
+    fn copy_attributes(&self, root: &Path, from: &Path, to: &Path) -> std::io::Result<()> {
+        self.made(self.disk.copy_attributes(root, from, to))
+    }
+    fn sync_dir(&self, root: &Path, path: &Path) -> std::io::Result<()> {
+        self.disk.sync_dir(root, path)
+    }
+}
+
+/// The words of a step that failed; a refusal because a folder on the way to `path` is a
+/// symbolic link now is kept in `link`, for the answer (`StepError::ThroughLink`).
+fn step_failed(what: String, path: &str, error: &std::io::Error, link: &mut Option<StepError>) -> String {
+    if let Some(found) = crate::disk::link_on_the_way(error) {
+        link.get_or_insert_with(|| StepError::ThroughLink { path: path.to_owned(), link: found.to_owned() });
+    }
+    format!("{what} failed: {error}")
+}
+
 /// An undo whose file to remove (one the change created) was saved over since: it is kept, and
 /// the undo is refused as core words it.
 fn undo_refused(batch: &Batch, path: &str) -> ToolError {
@@ -204,19 +256,31 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
     let mut removed_meanwhile: Option<String> = None;
     // A note saved over after the batch wrote it, found by the last look before the commit.
     let mut saved_over: Option<String> = None;
+    // A step refused because a folder on its way is a symbolic link now (swapped for one since
+    // the checks), and from which note and page on the batch made nothing: the undo leaves those
+    // out, since it cannot look behind the link for them and has nothing there to take back.
+    let mut through_link: Option<StepError> = None;
+    let (mut untouched_writes, mut untouched_creates) = (batch.writes.len(), batch.creates.len());
+    let counted = Counted { disk, made: std::cell::Cell::new(0) };
     let result = (|| {
-        for write in &batch.writes {
+        for (at, write) in batch.writes.iter().enumerate() {
+            counted.made.set(0);
             // The note is moved aside and checked before the new text goes in with a rename that
             // never replaces: a save by anyone at any moment is kept, and the batch undone.
             let replaced = journal::replace_note(
-                disk,
+                &counted,
                 root,
                 &write.path,
                 &write.temporary,
                 journal::Expected::Bytes(write.before.as_bytes()),
                 write.text.as_bytes(),
             )
-            .map_err(|error| format!("writing {} failed: {error}", write.path))?;
+            .map_err(|error| {
+                if crate::disk::link_on_the_way(&error).is_some() {
+                    (untouched_writes, untouched_creates) = (at + usize::from(counted.made.get() > 0), 0);
+                }
+                step_failed(format!("writing {}", write.path), &write.path, &error, &mut through_link)
+            })?;
             if replaced == journal::Replaced::ChangedMeanwhile {
                 edited_meanwhile = Some(write.path.clone());
                 return Err(format!("`{}` changed while the batch was being written", write.path));
@@ -224,17 +288,25 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
             written += 1;
         }
         for folder in &journal.made_folders {
-            disk.create_dir(&root.join(folder)).map_err(|error| format!("creating {folder} failed: {error}"))?;
+            disk.create_dir(root, &root.join(folder))
+                .map_err(|error| step_failed(format!("creating {folder}"), folder, &error, &mut through_link))?;
         }
-        for create in &batch.creates {
+        for (at, create) in batch.creates.iter().enumerate() {
+            counted.made.set(0);
             journal::create_file(
-                disk,
+                &counted,
+                root,
                 &root.join(&create.path),
                 &root.join(&create.temporary),
                 create.text.as_bytes(),
                 journal::NewFile::LikeItsFolder,
             )
-            .map_err(|error| format!("creating {} failed: {error}", create.path))?;
+            .map_err(|error| {
+                if crate::disk::link_on_the_way(&error).is_some() {
+                    untouched_creates = at + usize::from(counted.made.get() > 0);
+                }
+                step_failed(format!("creating {}", create.path), &create.path, &error, &mut through_link)
+            })?;
         }
         for file_move in &batch.moves {
             let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
@@ -243,25 +315,27 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
                 // nothing to do, or refuse it.
                 // Neither rename replaces anything: a file that appeared at the destination
                 // since the check fails the step, and the batch is undone, the file kept.
-                Some(via) => disk.rename_new(&from, &root.join(via)).and_then(|()| disk.rename_new(&root.join(via), &to)),
-                None => disk.rename_new(&from, &to),
+                Some(via) => disk.rename_new(root, &from, &root.join(via)).and_then(|()| disk.rename_new(root, &root.join(via), &to)),
+                None => disk.rename_new(root, &from, &to),
             };
-            moved.map_err(|error| format!("moving {} failed: {error}", file_move.from))?;
+            moved.map_err(|error| step_failed(format!("moving {}", file_move.from), &file_move.to, &error, &mut through_link))?;
         }
         for remove in &batch.removes {
             // Moved aside first (a rename that never replaces), then what was moved aside is
             // checked and removed only if it is what the change created: a save by path after
             // the move makes a new file, which stays; a save before it is put back.
             let kept = journal::remove_if_holds(disk, root, &remove.path, remove.before.as_bytes())
-                .map_err(|error| format!("removing {} failed: {error}", remove.path))?;
+                .map_err(|error| step_failed(format!("removing {}", remove.path), &remove.path, &error, &mut through_link))?;
             if !kept {
                 removed_meanwhile = Some(remove.path.clone());
                 return Err(format!("`{}` changed while the batch was being written", remove.path));
             }
         }
         // The last look before the commit: every note the batch wrote or created holds what it
-        // wrote, where the moves took it. One saved over since is someone's, and the batch is
-        // undone around it.
+        // wrote, where the moves took it, read as the steps reach it (no folder on the way a
+        // link). One saved over since is someone's, and the batch is undone around it; one behind
+        // a folder swapped for a link since its step is out of the vault's reach, and the batch
+        // is undone.
         for (path, after_hash) in batch
             .writes
             .iter()
@@ -269,7 +343,13 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
             .chain(batch.creates.iter().map(|create| (create.path.as_str(), create.after_hash.as_str())))
         {
             let now = batch.moves.iter().fold(path, |now, file_move| if file_move.from == now { file_move.to.as_str() } else { now });
-            let text = fs::read(root.join(now)).ok().and_then(|bytes| String::from_utf8(bytes).ok());
+            let read = crate::disk::read_beneath(root, &root.join(now));
+            if let Err(error) = &read {
+                if crate::disk::link_on_the_way(error).is_some() {
+                    return Err(step_failed(format!("reading {now} again"), now, error, &mut through_link));
+                }
+            }
+            let text = read.ok().and_then(|bytes| String::from_utf8(bytes).ok());
             if text.is_none_or(|text| vaultlink_core::rename::content_hash(&text) != after_hash) {
                 saved_over = Some(path.to_owned());
                 return Err(format!("`{path}` changed while the batch was being written"));
@@ -281,11 +361,24 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
         let undone = match (&edited_meanwhile, &saved_over) {
             // Only what this batch wrote is undone: the edited note is the editor's.
             (Some(_), _) => journal::undo(disk, root, &Journal { writes: journal.writes[..written].to_vec(), ..journal.clone() }).map(Some),
+            // A step refused for a link: the notes and pages the batch made nothing of are left
+            // out; the rest is undone, and what the undo cannot look for behind the link keeps
+            // the journal, for recovery once the folder is back.
+            (None, None) if through_link.is_some() => {
+                let untouched: std::collections::HashSet<&str> = batch.writes[untouched_writes..]
+                    .iter()
+                    .map(|write| write.path.as_str())
+                    .chain(batch.creates[untouched_creates..].iter().map(|create| create.path.as_str()))
+                    .collect();
+                let writes = journal.writes.iter().filter(|write| !untouched.contains(write.path.as_str())).cloned().collect();
+                journal::undo(disk, root, &Journal { writes, ..journal.clone() }).map(Some)
+            }
             (None, Some(saved)) => {
                 let writes = journal.writes.iter().filter(|write| write.path != *saved).cloned().collect();
                 journal::undo(disk, root, &Journal { writes, ..journal.clone() }).map(Some)
             }
-            (None, None) => journal::recover(disk, root),
+            // The whole batch, from the journal it wrote, as recovery after a crash undoes it.
+            (None, None) => journal::undo(disk, root, &journal).map(Some),
         };
         if let Some(saved) = saved_over {
             edited_meanwhile = Some(saved);
@@ -293,7 +386,7 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
         return Err(match undone {
             Ok(_) if edited_meanwhile.is_some() => concurrent(edited_meanwhile.as_deref().unwrap_or_default()),
             Ok(_) if removed_meanwhile.is_some() => undo_refused(batch, removed_meanwhile.as_deref().unwrap_or_default()),
-            Ok(_) => write_failed(what),
+            Ok(_) => through_link.map_or_else(|| write_failed(what), |refusal| refusal.error().into()),
             Err(undo) => {
                 journal::abandon(disk, root, &journal);
                 StepError::UndoIncomplete { what, left: undo.message }.error().into()
@@ -302,7 +395,7 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
     }
     // Tidying: a folder that is not empty (something else was put in it) stays.
     for folder in &batch.emptied_folders {
-        let _ = disk.remove_dir(&root.join(folder));
+        let _ = disk.remove_dir(root, &root.join(folder));
     }
     Ok(journal)
 }
@@ -1310,5 +1403,353 @@ mod tests {
         };
         let steps = fault_matrix(files, "bulk_move_notes", &arguments, swapped);
         assert!(steps.is_some_and(|steps| steps >= 6), "the swap takes several steps: {steps:?}");
+    }
+
+    /// Issue 34 (high): the checks looked at paths, then each step was a rename by path, so a
+    /// folder replaced by a symbolic link between the two carried a note out of the vault and the
+    /// batch answered `applied`. The vault, a folder outside it that the link points to, and the
+    /// place the real folder is moved to (outside the vault too, on the same filesystem).
+    #[cfg(unix)]
+    struct SwapScene {
+        dir: tempfile::TempDir,
+        index: FolderIndex,
+        outside: tempfile::TempDir,
+        /// Where the real folder goes while it is swapped (kept for the scene's life).
+        _away: tempfile::TempDir,
+        swap: crate::disk::testing::Swap,
+    }
+
+    #[cfg(unix)]
+    impl SwapScene {
+        /// `files` in a vault whose folder `folder` may be swapped for a link; the folder outside
+        /// holds a file of its own, so that "untouched" means something.
+        fn new(files: &[(&str, &str)], folder: &str) -> SwapScene {
+            let (dir, index) = vault(files);
+            let outside = tempfile::tempdir().unwrap();
+            fs::write(outside.path().join("elsewhere.txt"), "not the vault's\n").unwrap();
+            let away = tempfile::tempdir().unwrap();
+            let swap = crate::disk::testing::Swap {
+                folder: index.root().join(folder),
+                away: away.path().join("moved away"),
+                outside: outside.path().to_owned(),
+            };
+            SwapScene { dir, index, outside, _away: away, swap }
+        }
+
+        /// The outside folder holds only its own file, as it did; nothing of the vault's is
+        /// anywhere outside it either (the folder moved away holds what the vault's held).
+        fn assert_nothing_outside(&self, shown: &str, moved_away: &[(String, Vec<u8>)]) {
+            assert_eq!(
+                snapshot(self.outside.path()),
+                vec![("elsewhere.txt".to_owned(), b"not the vault's\n".to_vec())],
+                "{shown}: the folder outside is untouched"
+            );
+            if self.swap.away.exists() {
+                assert_eq!(snapshot(&self.swap.away), moved_away, "{shown}: the folder moved away holds what it held");
+            }
+        }
+    }
+
+    /// The number of the step (counting every change through the `Disk` from 0) of `call` on a
+    /// vault of `files` at which `pick(operation, paths)` first holds, the root given.
+    #[cfg(unix)]
+    fn step_where(
+        files: &[(&str, &str)],
+        prepare: &dyn Fn(&mut FolderIndex),
+        call: &dyn Fn(&dyn Disk, &mut FolderIndex) -> Result<Value, ToolError>,
+        pick: &dyn Fn(&Path, &str, &[PathBuf]) -> bool,
+    ) -> usize {
+        let (_dir, mut index) = vault(files);
+        prepare(&mut index);
+        let disk = crate::disk::testing::Recording::default();
+        call(&disk, &mut index).unwrap();
+        let operations = disk.operations.borrow();
+        operations.iter().position(|(operation, paths)| pick(index.root(), operation, paths)).expect("the step is made")
+    }
+
+    /// A move into `Sub/`, with `Sub` swapped for a link to a folder outside the vault just
+    /// before the move's step (after every check): the move is refused as going through a link,
+    /// the batch undone, nothing reaches the folder outside, and once the folder is back the
+    /// vault is as it was. The same swap just after the step (before the disk's check of it):
+    /// the check finds the folder gone, the step is taken back, and the batch undone.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_swapped_for_a_link_around_a_move_into_it_keeps_the_note_in_the_vault() {
+        use crate::disk::testing::{SwapWhen, Swapping};
+        let files: &[(&str, &str)] = &[("A.md", "[[payload]]\n"), ("payload.md", "# payload\n"), ("Sub/Keep.md", "# Keep\n")];
+        let arguments = json!({"from": "payload.md", "to": "Sub/payload.md", "dry_run": false});
+        let call = |disk: &dyn Disk, index: &mut FolderIndex| {
+            crate::tools::run_on_folder_with(disk, index, "move_note", &arguments, &Progress::none())
+        };
+        let move_step = step_where(files, &|_| {}, &call, &|root, operation, paths| {
+            operation == "rename_new" && paths[1] == root.join("Sub/payload.md")
+        });
+        for when in [SwapWhen::BeforeStep, SwapWhen::AfterStep] {
+            let mut scene = SwapScene::new(files, "Sub");
+            let before = snapshot(scene.dir.path());
+            let moved_away = vec![("Keep.md".to_owned(), b"# Keep\n".to_vec())];
+            let disk = Swapping::new(scene.swap.clone(), move_step, when);
+            let refusal = call(&disk, &mut scene.index).unwrap_err();
+            let shown = format!("swapped {when:?} the move (step {move_step})");
+            assert!(scene.swap.made(), "{shown}: the folder was swapped");
+            assert_eq!(refusal.code, "invalid_path", "{shown}: {refusal:?}");
+            assert!(refusal.message.contains("`Sub`, a symbolic link"), "{shown}: {}", refusal.message);
+            scene.check_after(&shown, &moved_away, &before);
+        }
+    }
+
+    #[cfg(unix)]
+    impl SwapScene {
+        /// Nothing outside the vault was touched; with the folder put back (and an interrupted
+        /// batch recovered, as the next process would), the vault is byte-identical to `before`.
+        fn check_after(self, shown: &str, moved_away: &[(String, Vec<u8>)], before: &[(String, Vec<u8>)]) {
+            self.assert_nothing_outside(shown, moved_away);
+            self.swap.put_back();
+            journal::recover(&RealDisk, self.index.root()).unwrap();
+            assert_eq!(snapshot(self.dir.path()), before, "{shown}: the vault is as it was");
+        }
+    }
+
+    /// A note rewritten in `Sub/`, `Sub` swapped for a link before the rewrite's first step (its
+    /// new text written beside it) or just after it: the new text never lands outside the vault,
+    /// the batch is undone, and the vault is as it was once the folder is back.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_swapped_for_a_link_while_a_note_in_it_is_rewritten_keeps_the_text_in_the_vault() {
+        use crate::disk::testing::{SwapWhen, Swapping};
+        let files: &[(&str, &str)] = &[("Sub/A.md", "[[Old]]\n"), ("Old.md", "# Old\n")];
+        let arguments = json!({"from": "Old.md", "to": "New.md", "dry_run": false});
+        let call = |disk: &dyn Disk, index: &mut FolderIndex| {
+            crate::tools::run_on_folder_with(disk, index, "move_note", &arguments, &Progress::none())
+        };
+        let first_write =
+            step_where(files, &|_| {}, &call, &|root, operation, paths| operation == "write_new" && paths[0].starts_with(root.join("Sub")));
+        for when in [SwapWhen::BeforeStep, SwapWhen::AfterStep] {
+            let mut scene = SwapScene::new(files, "Sub");
+            let before = snapshot(scene.dir.path());
+            let disk = Swapping::new(scene.swap.clone(), first_write, when);
+            let refusal = call(&disk, &mut scene.index).unwrap_err();
+            let shown = format!("swapped {when:?} the rewrite's first step ({first_write})");
+            assert!(scene.swap.made(), "{shown}");
+            assert_eq!(refusal.code, "invalid_path", "{shown}: {refusal:?}");
+            let moved_away = vec![("A.md".to_owned(), b"[[Old]]\n".to_vec())];
+            scene.check_after(&shown, &moved_away, &before);
+        }
+    }
+
+    /// A wiki page created in `wiki/`, `wiki` swapped for a link before the page's first step
+    /// or just after it: the page is never written outside the vault, and the commit (its patch
+    /// too) is undone.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_swapped_for_a_link_while_a_page_is_created_in_it_keeps_the_page_in_the_vault() {
+        use crate::disk::testing::{SwapWhen, Swapping};
+        let files: &[(&str, &str)] = &[("Graph.md", "# Graph\n"), ("wiki/Tree.md", "# Tree\n")];
+        let arguments = json!({
+            "page": {"path": "wiki/Forest", "body": "# Forest\n[[Graph]]\n"},
+            "patches": [{"path": "Graph", "kind": "link"}],
+            "dry_run": false
+        });
+        let call = |disk: &dyn Disk, index: &mut FolderIndex| {
+            crate::tools::run_on_folder_with(disk, index, "commit_wiki_page", &arguments, &Progress::none())
+        };
+        let page_steps: Vec<usize> = {
+            let first = step_where(files, &|_| {}, &call, &|root, operation, paths| {
+                operation == "write_new" && paths[0].starts_with(root.join("wiki"))
+            });
+            let last = step_where(files, &|_| {}, &call, &|root, operation, paths| {
+                operation == "rename_new" && paths[1] == root.join("wiki/Forest.md")
+            });
+            vec![first, last]
+        };
+        for step in page_steps {
+            for when in [SwapWhen::BeforeStep, SwapWhen::AfterStep] {
+                let mut scene = SwapScene::new(files, "wiki");
+                let before = snapshot(scene.dir.path());
+                let disk = Swapping::new(scene.swap.clone(), step, when);
+                let refusal = call(&disk, &mut scene.index).unwrap_err();
+                let shown = format!("swapped {when:?} step {step} of the page");
+                assert!(scene.swap.made(), "{shown}");
+                let mut moved_away = vec![("Tree.md".to_owned(), b"# Tree\n".to_vec())];
+                if refusal.code == "write_failed" {
+                    // Swapped after the page's text was written beside it, in the vault: it left
+                    // with the folder. The undo cannot look behind the link, so it stops, and
+                    // the journal is kept for when the folder is back.
+                    assert!(
+                        refusal.message.contains("`wiki` is a symbolic link") && refusal.message.contains("failed in part"),
+                        "{shown}: {refusal:?}"
+                    );
+                    let temporary = snapshot(&scene.swap.away).into_iter().find(|(path, _)| path.starts_with(".Forest.md."));
+                    let temporary = temporary.unwrap_or_else(|| panic!("{shown}: {refusal:?} {:?}", snapshot(&scene.swap.away)));
+                    assert_eq!(temporary.1, b"# Forest\n[[Graph]]\n", "{shown}");
+                    moved_away.insert(0, temporary);
+                } else {
+                    assert_eq!(refusal.code, "invalid_path", "{shown}: {refusal:?}");
+                }
+                scene.check_after(&shown, &moved_away, &before);
+            }
+        }
+    }
+
+    /// The undo path: `undo_change` of a move into `Sub/`, and recovery of a batch interrupted
+    /// after it, with `Sub` swapped for a link just before the step that moves the note back:
+    /// the step is refused, nothing is taken from or put outside the vault, and the change (or
+    /// its journal) stays, to be undone once the folder is back.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_swapped_for_a_link_during_an_undo_or_a_recovery_moves_nothing_through_it() {
+        use crate::disk::testing::{SwapWhen, Swapping};
+        let files: &[(&str, &str)] = &[("A.md", "[[payload]]\n"), ("payload.md", "# payload\n"), ("Sub/Keep.md", "# Keep\n")];
+        let moved = json!({"from": "payload.md", "to": "Sub/payload.md", "dry_run": false});
+        let apply = |index: &mut FolderIndex| {
+            crate::tools::run_on_folder_with(&RealDisk, index, "move_note", &moved, &Progress::none()).unwrap();
+        };
+        let undo = |disk: &dyn Disk, index: &mut FolderIndex| {
+            crate::tools::run_on_folder_with(disk, index, "undo_change", &json!({"dry_run": false}), &Progress::none())
+        };
+        let back_step = step_where(files, &apply, &undo, &|root, operation, paths| {
+            operation == "rename_new" && paths[0] == root.join("Sub/payload.md")
+        });
+        let mut scene = SwapScene::new(files, "Sub");
+        let start = snapshot(scene.dir.path());
+        apply(&mut scene.index);
+        let changed = snapshot(scene.dir.path());
+        let disk = Swapping::new(scene.swap.clone(), back_step, SwapWhen::BeforeStep);
+        let refusal = undo(&disk, &mut scene.index).unwrap_err();
+        assert!(scene.swap.made());
+        assert_eq!(refusal.code, "invalid_path", "{refusal:?}");
+        let moved_away = vec![("Keep.md".to_owned(), b"# Keep\n".to_vec()), ("payload.md".to_owned(), b"# payload\n".to_vec())];
+        scene.assert_nothing_outside("undo_change", &moved_away);
+        scene.swap.put_back();
+        assert_eq!(snapshot(scene.dir.path()), changed, "the change stands, still kept for undo");
+        undo(&RealDisk, &mut scene.index).unwrap();
+        let now: Vec<(String, Vec<u8>)> =
+            snapshot(scene.dir.path()).into_iter().filter(|(path, _)| !path.starts_with(".vaultlink")).collect();
+        assert_eq!(now, start, "undone once the folder is back");
+
+        // Recovery: the batch stopped with the note moved and its undo failing (the journal
+        // left, as a kill leaves it); `Sub` swapped just before recovery moves the note back.
+        let stopped = |index: &mut FolderIndex| {
+            let mut disk = FaultyDisk::new(Fault::Io, 0);
+            let move_step = step_where(
+                files,
+                &|_| {},
+                &|disk, index| crate::tools::run_on_folder_with(disk, index, "move_note", &moved, &Progress::none()),
+                &|root, operation, paths| operation == "rename_new" && paths[1] == root.join("Sub/payload.md"),
+            );
+            disk.fail_at = move_step + 1;
+            disk.also_fail = (move_step + 2..move_step + 200).collect();
+            let error = crate::tools::run_on_folder_with(&disk, index, "move_note", &moved, &Progress::none()).unwrap_err();
+            assert!(error.message.contains("failed in part"), "{error:?}");
+        };
+        let recover = |disk: &dyn Disk, index: &mut FolderIndex| journal::recover(disk, index.root()).map(|_| Value::Null);
+        let back_step = step_where(files, &stopped, &recover, &|root, operation, paths| {
+            operation == "rename_new" && paths[0] == root.join("Sub/payload.md")
+        });
+        let mut scene = SwapScene::new(files, "Sub");
+        let before = snapshot(scene.dir.path());
+        stopped(&mut scene.index);
+        let disk = Swapping::new(scene.swap.clone(), back_step, SwapWhen::BeforeStep);
+        let refusal = journal::recover(&disk, scene.index.root()).unwrap_err();
+        assert!(scene.swap.made());
+        assert_eq!(refusal.code, "recovery_failed", "{refusal:?}");
+        assert!(refusal.message.contains("`Sub` is a symbolic link"), "{}", refusal.message);
+        assert!(
+            matches!(journal::find(scene.index.root()), journal::Found::Refused { .. }),
+            "the journal is kept, and refused while `Sub` is a link"
+        );
+        scene.check_after("recovery", &moved_away, &before);
+    }
+
+    /// The swap at every step of a batch that rewrites a note in `Sub/` and moves a note into it,
+    /// before the step and just after it: nothing ever reaches the folder outside, and the batch
+    /// answers `applied` only when it was whole in the vault at its last look (then, with the
+    /// folder back, the vault is as after the change); otherwise it answers an error, and with
+    /// the folder back (and a journal it had to leave recovered) the vault is as it was.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_swapped_for_a_link_at_any_step_never_carries_a_write_out_of_the_vault() {
+        use crate::disk::testing::{SwapWhen, Swapping};
+        let files: &[(&str, &str)] =
+            &[("Home.md", "[[payload]]\n"), ("Sub/A.md", "[[payload]] here\n"), ("payload.md", "# payload\n"), ("Sub/Keep.md", "# Keep\n")];
+        let arguments = json!({"from": "payload.md", "to": "Sub/payload.md", "dry_run": false});
+        let without_kept = |files: Vec<(String, Vec<u8>)>| -> Vec<(String, Vec<u8>)> {
+            files.into_iter().filter(|(path, _)| !path.starts_with(".vaultlink")).collect()
+        };
+        let after = {
+            let (dir, mut index) = vault(files);
+            crate::tools::run_on_folder_with(&RealDisk, &mut index, "move_note", &arguments, &Progress::none()).unwrap();
+            without_kept(snapshot(dir.path()))
+        };
+        let (mut applied, mut refused) = (0, 0);
+        for when in [SwapWhen::BeforeStep, SwapWhen::AfterStep] {
+            for swap_at in 0.. {
+                let mut scene = SwapScene::new(files, "Sub");
+                let before = snapshot(scene.dir.path());
+                let disk = Swapping::new(scene.swap.clone(), swap_at, when);
+                let outcome = crate::tools::run_on_folder_with(&disk, &mut scene.index, "move_note", &arguments, &Progress::none());
+                if swap_at >= disk.steps.get() {
+                    outcome.unwrap();
+                    assert!(swap_at >= 10, "the batch has {swap_at} steps");
+                    break;
+                }
+                if !scene.swap.made() {
+                    // A step with no check after it (a removal, a sync): nothing was swapped.
+                    assert_eq!(when, SwapWhen::AfterStep);
+                    continue;
+                }
+                let shown = format!("swapped {when:?} step {swap_at}: {outcome:?}");
+                assert_eq!(
+                    snapshot(scene.outside.path()),
+                    vec![("elsewhere.txt".to_owned(), b"not the vault's\n".to_vec())],
+                    "{shown}: the folder outside is untouched"
+                );
+                scene.swap.put_back();
+                match outcome {
+                    Ok(answer) => {
+                        assert_eq!(answer["applied"], true, "{shown}");
+                        assert_eq!(without_kept(snapshot(scene.dir.path())), after, "{shown}");
+                        applied += 1;
+                    }
+                    Err(error) => {
+                        assert!(
+                            error.code == "invalid_path"
+                                || error.message.contains("is a symbolic link")
+                                || error.message.contains("was moved or replaced"),
+                            "{shown}"
+                        );
+                        journal::recover(&RealDisk, scene.index.root()).unwrap();
+                        assert_eq!(snapshot(scene.dir.path()), before, "{shown}: the vault is as it was");
+                        refused += 1;
+                    }
+                }
+            }
+        }
+        assert!(refused >= 8 && applied >= 1, "{refused} refused, {applied} applied");
+    }
+
+    /// A delete whose `.trash` is swapped for a link to a folder outside the vault after the
+    /// look and before the note's one rename into it: refused as going through a link, the note
+    /// stays where it was, and nothing reaches the folder outside.
+    #[cfg(unix)]
+    #[test]
+    fn a_trash_swapped_for_a_link_before_the_delete_keeps_the_note_in_the_vault() {
+        use crate::disk::testing::{SwapWhen, Swapping};
+        let files: &[(&str, &str)] = &[("Gone.md", "# Gone\n"), (".trash/Earlier.md", "# Earlier\n")];
+        let arguments = json!({"path": "Gone.md", "confirm": true, "force": true});
+        let trash_step = step_where(files, &|_| {}, &|disk, index| delete_note_on(disk, index, &arguments), &|root, operation, paths| {
+            operation == "rename_new" && paths[1].starts_with(root.join(".trash"))
+        });
+        for when in [SwapWhen::BeforeStep, SwapWhen::AfterStep] {
+            let mut scene = SwapScene::new(files, ".trash");
+            let before = snapshot(scene.dir.path());
+            let disk = Swapping::new(scene.swap.clone(), trash_step, when);
+            let refusal = delete_note_on(&disk, &mut scene.index, &arguments).unwrap_err();
+            let shown = format!("swapped {when:?} the move to the trash");
+            assert!(scene.swap.made(), "{shown}");
+            assert_eq!(refusal.code, "invalid_path", "{shown}: {refusal:?}");
+            assert!(refusal.message.contains("`.trash`, a symbolic link"), "{shown}: {}", refusal.message);
+            scene.check_after(&shown, &[("Earlier.md".to_owned(), b"# Earlier\n".to_vec())], &before);
+        }
     }
 }

@@ -50,14 +50,14 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Result<
     let key = crate::state::journal_key().map_err(std::io::Error::other)?;
     for folder in [root.join(crate::journal::JOURNAL_FOLDER), root.join(CHANGES_FOLDER)] {
         if !folder.is_dir() {
-            disk.create_dir(&folder)?;
+            disk.create_dir(root, &folder)?;
         }
     }
     let name = record_name(crate::journal::now_unix_ms(), &journal.change_id);
     let path = root.join(&name);
     let temporary = root.join(format!("{name}.tmp"));
     // Private, as the journal is: it holds the notes' texts from before the change.
-    crate::journal::create_file(disk, &path, &temporary, format::seal(&key, journal).as_bytes(), crate::journal::NewFile::Private)?;
+    crate::journal::create_file(disk, root, &path, &temporary, format::seal(&key, journal).as_bytes(), crate::journal::NewFile::Private)?;
     let mut records = Vec::new();
     for entry in std::fs::read_dir(root.join(CHANGES_FOLDER))?.flatten() {
         let name = format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy());
@@ -66,7 +66,7 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Result<
         }
     }
     for old in to_forget(&records) {
-        disk.remove_file(&root.join(old))?;
+        disk.remove_file(root, &root.join(old))?;
     }
     Ok(())
 }
@@ -78,9 +78,9 @@ pub fn forget(disk: &dyn Disk, root: &Path, name: &str) -> std::io::Result<()> {
     }
     let path = root.join(name);
     if path.is_file() {
-        disk.remove_file(&path)?;
+        disk.remove_file(root, &path)?;
     }
-    let _ = disk.remove_dir(&root.join(CHANGES_FOLDER));
-    let _ = disk.remove_dir(&root.join(crate::journal::JOURNAL_FOLDER));
+    let _ = disk.remove_dir(root, &root.join(CHANGES_FOLDER));
+    let _ = disk.remove_dir(root, &root.join(crate::journal::JOURNAL_FOLDER));
     Ok(())
 }

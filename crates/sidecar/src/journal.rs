@@ -88,6 +88,18 @@ pub enum Found {
 /// key on this machine ([`crate::state`]), of this version, every path by the engine's rules
 /// and none reached through a symbolic link. Reading it changes nothing.
 pub fn find(root: &Path) -> Found {
+    find_checking(root, true)
+}
+
+/// [`find`], for the holder of a batch's journal, which compares what is found with its own
+/// batch and acts on nothing else: the paths it names are not looked at, so a folder swapped
+/// for a link during the batch does not keep the batch from removing, or marking, its own
+/// journal.
+fn find_held(root: &Path) -> Found {
+    find_checking(root, false)
+}
+
+fn find_checking(root: &Path, check_paths: bool) -> Found {
     let path = journal_path(root);
     let shown = format!("{JOURNAL_FOLDER}/{JOURNAL_FILE}");
     let refused =
@@ -144,7 +156,7 @@ pub fn find(root: &Path) -> Found {
         .map(str::to_owned)
         // Where recovery saves the text of a note edited since.
         .chain(journal.writes.iter().map(|write| saved_path(&write.path)));
-    for named in named.filter(|named| !named.is_empty()) {
+    for named in named.filter(|named| check_paths && !named.is_empty()) {
         let named = named.as_str();
         if let Some(link) = symbolic_link_on_the_way(root, named) {
             return refused(format!("it names {named:?}, reached through the symbolic link `{link}`, which may lead out of the vault"));
@@ -216,23 +228,23 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
     // file, and the folder if it made it and it is empty.
     let mut attempt = 0;
     let own = loop {
-        let made_folder = match disk.create_dir(&folder) {
+        let made_folder = match disk.create_dir(root, &folder) {
             Ok(()) => true,
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => false,
             Err(error) => return Err(write_failed(error)),
         };
         let own = folder.join(format!("{JOURNAL_FILE}.{}-{}.lock", std::process::id(), next_attempt()));
-        match disk.write_new(&own, bytes.as_bytes()) {
+        match disk.write_new(root, &own, bytes.as_bytes()) {
             Ok(()) => break (own, made_folder),
             // The folder was removed by a batch finishing a moment ago: made again.
             Err(error) if error.kind() == std::io::ErrorKind::NotFound && attempt < 10 => attempt += 1,
             Err(error) => {
                 // write_new made this file of our own before it failed part way (a full disk).
                 if own.exists() {
-                    let _ = disk.remove_file(&own);
+                    let _ = disk.remove_file(root, &own);
                 }
                 if made_folder {
-                    let _ = disk.remove_dir(&folder);
+                    let _ = disk.remove_dir(root, &folder);
                 }
                 return Err(write_failed(error));
             }
@@ -240,12 +252,12 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
     };
     let (own, made_folder) = own;
     let take_back = |disk: &dyn Disk| {
-        let _ = disk.remove_file(&own);
+        let _ = disk.remove_file(root, &own);
         if made_folder {
-            let _ = disk.remove_dir(&folder);
+            let _ = disk.remove_dir(root, &folder);
         }
     };
-    match disk.rename_new(&own, &path) {
+    match disk.rename_new(root, &own, &path) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
             take_back(disk);
@@ -259,10 +271,10 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
     // The lock is ours from here: on a failure, the journal is ours to remove. The journal's
     // entry is made durable in its folder, and the folder's own entry in the vault's root when
     // this call made it (the first batch in a vault), before any change it guards.
-    if let Err(error) = disk.sync_dir(&folder).and_then(|()| if made_folder { disk.sync_dir(root) } else { Ok(()) }) {
-        let _ = disk.remove_file(&path);
+    if let Err(error) = disk.sync_dir(root, &folder).and_then(|()| if made_folder { disk.sync_dir(root, root) } else { Ok(()) }) {
+        let _ = disk.remove_file(root, &path);
         if made_folder {
-            let _ = disk.remove_dir(&folder);
+            let _ = disk.remove_dir(root, &folder);
         }
         return Err(write_failed(error));
     }
@@ -333,7 +345,7 @@ impl VaultLock {
     /// Gives the lock back, if it is still the lock and not a batch's journal (a batch removes
     /// its own journal when it is made or undone).
     pub fn release(&self, disk: &dyn Disk, root: &Path) {
-        if let Found::Ours(found) = find(root) {
+        if let Found::Ours(found) = find_held(root) {
             if same_batch(&found, &self.journal) {
                 if let Err(error) = finish(disk, root, &self.journal) {
                     tracing::warn!("releasing the vault's lock failed: {error}");
@@ -358,7 +370,7 @@ pub fn begin_holding(disk: &dyn Disk, root: &Path, held: &VaultLock, journal: &J
     })?;
     let bytes = format::seal(&key, journal);
     let own = root.join(JOURNAL_FOLDER).join(format!("{JOURNAL_FILE}.{}-{}.lock", std::process::id(), next_attempt()));
-    write_atomically(disk, &path, &own, bytes.as_bytes()).and_then(|()| disk.sync_dir(&root.join(JOURNAL_FOLDER))).map_err(
+    write_atomically(disk, root, &path, &own, bytes.as_bytes()).and_then(|()| disk.sync_dir(root, &root.join(JOURNAL_FOLDER))).map_err(
         |error| -> ToolError {
             StepError::JournalUnwritable { journal: path.display().to_string(), why: error.to_string() }.error().into()
         },
@@ -448,11 +460,11 @@ fn remove_stale_locks(disk: &dyn Disk, root: &Path) {
             .and_then(|rest| rest.split_once('-'))
             .and_then(|(pid, _)| pid.parse::<u32>().ok());
         if pid.is_some_and(|pid| pid != ABANDONED && !process_alive(pid)) && entry.file_type().is_ok_and(|kind| kind.is_file()) {
-            removed |= disk.remove_file(&entry.path()).is_ok();
+            removed |= disk.remove_file(root, &entry.path()).is_ok();
         }
     }
     if removed {
-        let _ = disk.remove_dir(&folder);
+        let _ = disk.remove_dir(root, &folder);
     }
 }
 
@@ -498,12 +510,12 @@ pub fn finish(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Resul
     // journal gone while a rename of the batch was not yet on the disk. A folder that cannot be
     // synced (a filesystem that refuses it) is logged, as the root's sync after is.
     for folder in touched_folders(journal) {
-        if let Err(error) = disk.sync_dir(&full(root, &folder)) {
+        if let Err(error) = disk.sync_dir(root, &full(root, &folder)) {
             tracing::warn!("syncing {} before the journal's removal failed: {error}", full(root, &folder).display());
         }
     }
-    match find(root) {
-        Found::Ours(found) if same_batch(&found, journal) => match disk.remove_file(&journal_path(root)) {
+    match find_held(root) {
+        Found::Ours(found) if same_batch(&found, journal) => match disk.remove_file(root, &journal_path(root)) {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
             _ => {}
         },
@@ -512,12 +524,12 @@ pub fn finish(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Resul
     }
     // Removed only when empty: `recovered/` may hold saved pre-images. Kept, it is synced so the
     // journal's removal is durable; removed, the root's sync makes that so.
-    if disk.remove_dir(&root.join(JOURNAL_FOLDER)).is_err() && root.join(JOURNAL_FOLDER).is_dir() {
-        if let Err(error) = disk.sync_dir(&root.join(JOURNAL_FOLDER)) {
+    if disk.remove_dir(root, &root.join(JOURNAL_FOLDER)).is_err() && root.join(JOURNAL_FOLDER).is_dir() {
+        if let Err(error) = disk.sync_dir(root, &root.join(JOURNAL_FOLDER)) {
             tracing::warn!("syncing {} after a change failed: {error}", root.join(JOURNAL_FOLDER).display());
         }
     }
-    if let Err(error) = disk.sync_dir(root) {
+    if let Err(error) = disk.sync_dir(root, root) {
         tracing::warn!("syncing {} after a change failed: {error}", root.display());
     }
     Ok(())
@@ -563,7 +575,7 @@ fn same_batch(found: &Journal, ours: &Journal) -> bool {
 /// journal still names this process, and `vaultlink recover` after it ends recovers it.
 pub fn abandon(disk: &dyn Disk, root: &Path, ours: &Journal) {
     // Only the holder's own journal is marked.
-    let Found::Ours(mut journal) = find(root).filter_batch(ours) else {
+    let Found::Ours(mut journal) = find_held(root).filter_batch(ours) else {
         return;
     };
     let Ok(key) = crate::state::journal_key() else {
@@ -571,7 +583,7 @@ pub fn abandon(disk: &dyn Disk, root: &Path, ours: &Journal) {
     };
     journal.pid = ABANDONED;
     let temporary = root.join(JOURNAL_FOLDER).join(format!("{JOURNAL_FILE}.tmp"));
-    if let Err(error) = write_atomically(disk, &journal_path(root), &temporary, format::seal(&key, &journal).as_bytes()) {
+    if let Err(error) = write_atomically(disk, root, &journal_path(root), &temporary, format::seal(&key, &journal).as_bytes()) {
         tracing::warn!("marking the journal of a failed change as abandoned failed: {error}");
     }
 }
@@ -678,8 +690,13 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
     let mut recovery = Recovery { pid: journal.pid, tool: journal.tool.clone(), ..Recovery::default() };
     for write in journal.writes.iter().filter(|write| !write.temporary.is_empty()) {
         let temporary = full(root, &write.temporary);
-        if temporary.exists() {
-            disk.remove_file(&temporary).map_err(|error| failed(format!("removing {}", write.temporary), error))?;
+        // Looked for as the steps reach it: one behind a folder swapped for a symbolic link since
+        // cannot be, so the undo stops there and the journal is kept, for when it is a folder
+        // again.
+        let there =
+            crate::disk::exists_beneath(root, &temporary).map_err(|error| failed(format!("looking for {}", write.temporary), error))?;
+        if there {
+            disk.remove_file(root, &temporary).map_err(|error| failed(format!("removing {}", write.temporary), error))?;
         }
     }
     // What the batch removed (last), put back first, unless a file is there again.
@@ -695,7 +712,7 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
         if !path.exists() {
             make_parents(disk, root, &path).map_err(|error| failed(format!("recreating the folder of {}", write.path), error))?;
             // Put in place without replacing: a file saved there since the look is someone's.
-            match create_file(disk, &path, &full(root, &temporary_of(write)), write.before.as_bytes(), NewFile::LikeItsFolder) {
+            match create_file(disk, root, &path, &full(root, &temporary_of(write)), write.before.as_bytes(), NewFile::LikeItsFolder) {
                 Ok(()) => recovery.restored.push(write.path.clone()),
                 Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => keep_edited(disk, root, write, &mut recovery)
                     .map_err(|error| failed(format!("saving the text of {}", write.path), error))?,
@@ -709,14 +726,15 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
         let back = |source: &Path| -> Result<(), ToolError> {
             make_parents(disk, root, &from).map_err(|error| failed(format!("recreating the folder of {}", file_move.from), error))?;
             // Never over a file that appeared there since the look.
-            disk.rename_new(source, &from).map_err(|error| failed(format!("moving {} back", file_move.to), error))
+            disk.rename_new(root, source, &from).map_err(|error| failed(format!("moving {} back", file_move.to), error))
         };
         // A rename made as a hard link and an unlink (`disk::rename_if_free`, where the system
         // has no rename that refuses to replace) and stopped between the two leaves both names
         // on the one file: the new name goes, and the move is undone.
         for arrived in via.iter().chain((!same_name_but_for_case(&file_move.from, &file_move.to)).then_some(&to)) {
             if exists_exactly(arrived) && exists_exactly(&from) && crate::disk::one_file(arrived, &from) {
-                disk.remove_file(arrived).map_err(|error| failed(format!("removing the second name of {}", file_move.from), error))?;
+                disk.remove_file(root, arrived)
+                    .map_err(|error| failed(format!("removing the second name of {}", file_move.from), error))?;
             }
         }
         if let Some(via) = via.as_ref().filter(|via| exists_exactly(via)) {
@@ -726,7 +744,7 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
             match via.as_ref() {
                 // A case-only move goes back in two renames too.
                 Some(via) => {
-                    disk.rename_new(&to, via).map_err(|error| failed(format!("moving {} back", file_move.to), error))?;
+                    disk.rename_new(root, &to, via).map_err(|error| failed(format!("moving {} back", file_move.to), error))?;
                     back(via)?;
                 }
                 None => back(&to)?,
@@ -739,7 +757,7 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
         // is someone's, and stays.
         let path = full(root, &write.path);
         if holds(&path, Some(&write.after_hash)) {
-            disk.remove_file(&path).map_err(|error| failed(format!("removing {}", write.path), error))?;
+            disk.remove_file(root, &path).map_err(|error| failed(format!("removing {}", write.path), error))?;
             recovery.removed.push(write.path.clone());
         }
     }
@@ -752,9 +770,9 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
                 let before = Expected::Bytes(write.before.as_bytes());
                 if exists_exactly(&path) && holds(&path, Some(&write.after_hash)) {
                     let temporary = full(root, &write.temporary);
-                    disk.rename_new(&path, &temporary)?;
+                    disk.rename_new(root, &path, &temporary)?;
                     put_back(disk, root, &write.path, &aside, before)?;
-                    disk.remove_file(&temporary)
+                    disk.remove_file(root, &temporary)
                 } else {
                     put_back(disk, root, &write.path, &aside, before)
                 }
@@ -780,8 +798,10 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
     }
     for folder in journal.made_folders.iter().rev() {
         let folder = full(root, folder);
-        if folder.is_dir() && std::fs::read_dir(&folder).is_ok_and(|mut entries| entries.next().is_none()) {
-            disk.remove_dir(&folder).map_err(|error| failed(format!("removing the folder {}", folder.display()), error))?;
+        // A folder of the vault, not a link put in its place since (which is not the batch's).
+        let real = std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.is_dir());
+        if real && std::fs::read_dir(&folder).is_ok_and(|mut entries| entries.next().is_none()) {
+            disk.remove_dir(root, &folder).map_err(|error| failed(format!("removing the folder {}", folder.display()), error))?;
         }
     }
     finish(disk, root, journal).map_err(|error| failed(format!("removing {}", journal_path(root).display()), error))?;
@@ -796,9 +816,9 @@ fn keep_edited(disk: &dyn Disk, root: &Path, write: &JournalWrite, recovery: &mu
     if std::fs::read(&saved_full).ok().as_deref() != Some(write.before.as_bytes()) {
         make_parents(disk, root, &saved_full)?;
         if saved_full.exists() {
-            let _ = disk.remove_file(&saved_full);
+            let _ = disk.remove_file(root, &saved_full);
         }
-        disk.write_new(&saved_full, write.before.as_bytes())?;
+        disk.write_new(root, &saved_full, write.before.as_bytes())?;
     }
     recovery.kept.push((write.path.clone(), saved));
     Ok(())
@@ -859,24 +879,24 @@ fn make_parents(disk: &dyn Disk, root: &Path, path: &Path) -> std::io::Result<()
         return Ok(());
     }
     make_parents(disk, root, parent)?;
-    disk.create_dir(parent)
+    disk.create_dir(root, parent)
 }
 
 /// Writes `bytes` to `temporary` beside `path`, synced, and renames it over `path`; the
 /// temporary file is removed if any step fails.
-pub fn write_atomically(disk: &dyn Disk, path: &Path, temporary: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn write_atomically(disk: &dyn Disk, root: &Path, path: &Path, temporary: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if temporary.exists() {
-        disk.remove_file(temporary)?;
+        disk.remove_file(root, temporary)?;
     }
     let result = (|| {
-        disk.write_new(temporary, bytes)?;
+        disk.write_new(root, temporary, bytes)?;
         if path.exists() {
-            disk.copy_attributes(path, temporary)?;
+            disk.copy_attributes(root, path, temporary)?;
         }
-        disk.rename(temporary, path)
+        disk.rename(root, temporary, path)
     })();
     if result.is_err() && temporary.exists() {
-        let _ = disk.remove_file(temporary);
+        let _ = disk.remove_file(root, temporary);
     }
     result
 }
@@ -941,21 +961,21 @@ pub fn replace_note(
     let (note, temporary_full) = (full(root, path), full(root, temporary));
     let aside = full(root, &aside_of(temporary).unwrap_or_else(|| format!("{temporary}.aside")));
     if temporary_full.exists() {
-        disk.remove_file(&temporary_full)?;
+        disk.remove_file(root, &temporary_full)?;
     }
     let take_back_temporary = |disk: &dyn Disk| -> std::io::Result<()> {
         if temporary_full.exists() {
-            disk.remove_file(&temporary_full)?;
+            disk.remove_file(root, &temporary_full)?;
         }
         Ok(())
     };
-    let prepared = disk.write_new(&temporary_full, bytes).and_then(|()| disk.copy_attributes(&note, &temporary_full));
+    let prepared = disk.write_new(root, &temporary_full, bytes).and_then(|()| disk.copy_attributes(root, &note, &temporary_full));
     if let Err(error) = prepared {
         let _ = take_back_temporary(disk);
         // The note gone before it was touched: someone moved or removed it.
         return if error.kind() == std::io::ErrorKind::NotFound { Ok(Replaced::ChangedMeanwhile) } else { Err(error) };
     }
-    match disk.rename_new(&note, &aside) {
+    match disk.rename_new(root, &note, &aside) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             take_back_temporary(disk)?;
@@ -972,7 +992,7 @@ pub fn replace_note(
         take_back_temporary(disk)?;
         return Ok(Replaced::ChangedMeanwhile);
     }
-    match disk.rename_new(&temporary_full, &note) {
+    match disk.rename_new(root, &temporary_full, &note) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
             // Saved at `path` after the note was moved aside: that save is the newest text.
@@ -988,11 +1008,11 @@ pub fn replace_note(
         }
     }
     if std::fs::read(&aside).is_ok_and(|held| expected.held_by(&held)) {
-        disk.remove_file(&aside)?;
+        disk.remove_file(root, &aside)?;
         return Ok(Replaced::Yes);
     }
     // Written into through a file opened before it was moved aside: that write is the newest.
-    disk.rename_new(&note, &temporary_full)?;
+    disk.rename_new(root, &note, &temporary_full)?;
     put_back(disk, root, path, &aside, expected)?;
     take_back_temporary(disk)?;
     Ok(Replaced::ChangedMeanwhile)
@@ -1002,10 +1022,10 @@ pub fn replace_note(
 /// saved there meanwhile, that one is the newest and stays, and what was aside is removed if
 /// it holds the expected text, or else kept under `.vaultlink/recovered/`.
 fn put_back(disk: &dyn Disk, root: &Path, path: &str, aside: &Path, expected: Expected<'_>) -> std::io::Result<()> {
-    match disk.rename_new(aside, &full(root, path)) {
+    match disk.rename_new(root, aside, &full(root, path)) {
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
             if std::fs::read(aside).is_ok_and(|held| expected.held_by(&held)) {
-                return disk.remove_file(aside);
+                return disk.remove_file(root, aside);
             }
             let saved = full(root, &saved_path(path));
             make_parents(disk, root, &saved)?;
@@ -1013,7 +1033,7 @@ fn put_back(disk: &dyn Disk, root: &Path, path: &str, aside: &Path, expected: Ex
             let mut number = 2;
             // Never over an earlier saved text.
             loop {
-                match disk.rename_new(aside, &target) {
+                match disk.rename_new(root, aside, &target) {
                     Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && number < 10_000 => {
                         target = saved.with_file_name(format!(
                             "{} {number}",
@@ -1046,13 +1066,13 @@ pub fn removal_aside(path: &str) -> String {
 /// or held something else (it is kept).
 pub fn remove_if_holds(disk: &dyn Disk, root: &Path, path: &str, expected: &[u8]) -> std::io::Result<bool> {
     let aside = full(root, &removal_aside(path));
-    match disk.rename_new(&full(root, path), &aside) {
+    match disk.rename_new(root, &full(root, path), &aside) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(error) => return Err(error),
     }
     if std::fs::read(&aside).is_ok_and(|held| held == expected) {
-        disk.remove_file(&aside)?;
+        disk.remove_file(root, &aside)?;
         return Ok(true);
     }
     // Saved before it was moved aside: the save goes back where it was.
@@ -1072,22 +1092,22 @@ pub enum NewFile {
 /// Writes `bytes` to `temporary`, synced, and renames it to `path` only if nothing is there
 /// (a file that appeared since the check fails the step and is kept); the temporary file is
 /// removed if any step fails.
-pub fn create_file(disk: &dyn Disk, path: &Path, temporary: &Path, bytes: &[u8], access: NewFile) -> std::io::Result<()> {
+pub fn create_file(disk: &dyn Disk, root: &Path, path: &Path, temporary: &Path, bytes: &[u8], access: NewFile) -> std::io::Result<()> {
     if temporary.exists() {
-        disk.remove_file(temporary)?;
+        disk.remove_file(root, temporary)?;
     }
-    let result = disk.write_new(temporary, bytes).and_then(|()| {
+    let result = disk.write_new(root, temporary, bytes).and_then(|()| {
         // The temporary file is private; a note gets the permissions of its folder's new files.
         #[cfg(unix)]
         if let Some(folder) = path.parent().filter(|_| access == NewFile::LikeItsFolder) {
             use std::os::unix::fs::PermissionsExt;
             let mode = std::fs::metadata(folder)?.permissions().mode() & 0o666;
-            std::fs::set_permissions(temporary, std::fs::Permissions::from_mode(mode))?;
+            crate::disk::set_mode(root, temporary, mode)?;
         }
-        disk.rename_new(temporary, path)
+        disk.rename_new(root, temporary, path)
     });
     if result.is_err() && temporary.exists() {
-        let _ = disk.remove_file(temporary);
+        let _ = disk.remove_file(root, temporary);
     }
     result
 }

@@ -18,9 +18,17 @@ pub fn trash_on(disk: &dyn Disk, root: &Path, path: &str, before: &str) -> Resul
     for guarded in vaultlink_core::edge::trash_paths_to_guard(path) {
         refuse_links_on_the_way(root, &guarded)?;
     }
-    if !trash.is_dir() {
-        disk.create_dir(&trash)
-            .map_err(|error| ToolError::from(StepError::Failed { what: format!("creating .trash failed: {error}") }.error()))?;
+    // A link put in the place of a folder on the way since the look above is met by the step
+    // itself, which changes nothing through it.
+    let refused = |path: &str, error: &std::io::Error| {
+        crate::disk::link_on_the_way(error)
+            .map(|link| ToolError::from(StepError::ThroughLink { path: path.to_owned(), link: link.to_owned() }.error()))
+    };
+    if !fs::symlink_metadata(&trash).is_ok_and(|meta| meta.is_dir()) {
+        disk.create_dir(root, &trash).map_err(|error| {
+            refused(".trash", &error)
+                .unwrap_or_else(|| StepError::Failed { what: format!("creating .trash failed: {error}") }.error().into())
+        })?;
     }
     let name = path.rsplit('/').next().unwrap_or(path);
     let (stem, extension) = name.rsplit_once('.').unwrap_or((name, ""));
@@ -37,13 +45,16 @@ pub fn trash_on(disk: &dyn Disk, root: &Path, path: &str, before: &str) -> Resul
     // Never over a file that appeared in the trash since the look (a second delete of the same
     // name at once): the next number is tried instead.
     loop {
-        match disk.rename_new(&root.join(path), &target) {
+        match disk.rename_new(root, &root.join(path), &target) {
             Ok(()) => break,
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && number < 10_000 => {
                 target = trash.join(format!("{stem} {number}.{extension}"));
                 number += 1;
             }
-            Err(error) => return Err(StepError::TrashFailed { path: path.to_owned(), why: error.to_string() }.error().into()),
+            Err(error) => {
+                return Err(refused(path, &error)
+                    .unwrap_or_else(|| StepError::TrashFailed { path: path.to_owned(), why: error.to_string() }.error().into()))
+            }
         }
     }
     Ok(format!(".trash/{}", target.file_name().map(|name| name.to_string_lossy()).unwrap_or_default()))
