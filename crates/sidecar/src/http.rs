@@ -212,7 +212,7 @@ pub async fn serve_http(router: Router, address: SocketAddr) -> Result<()> {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             signal = stop.next() => {
-                eprintln!("vaultlink: stopping on {signal}");
+                eprintln!("vaultlink: stopping: {signal}");
                 break;
             }
         };
@@ -230,7 +230,8 @@ pub async fn serve_http(router: Router, address: SocketAddr) -> Result<()> {
                         held_back_note(held_back)
                     );
                 }
-                // The closed connection's task runs before this one again, giving back its file.
+                // On the server's one thread, the closed connection's task runs before this one
+                // again, and gives back its file.
                 tokio::task::yield_now().await;
                 continue;
             }
@@ -246,7 +247,7 @@ pub async fn serve_http(router: Router, address: SocketAddr) -> Result<()> {
                 tokio::select! {
                     () = tokio::time::sleep(delay) => continue,
                     signal = stop.next() => {
-                        eprintln!("vaultlink: stopping on {signal}");
+                        eprintln!("vaultlink: stopping: {signal}");
                         break;
                     }
                 }
@@ -514,51 +515,118 @@ fn held_back_note(held_back: u64) -> String {
     }
 }
 
-/// The signals that stop the server cleanly.
+/// What stops the server cleanly: SIGTERM, SIGINT or SIGHUP (Ctrl-C on Windows), and a stdin
+/// pipe closed by the program that started the server.
 #[derive(Debug)]
 struct StopSignals {
-    #[cfg(unix)]
-    terminate: tokio::signal::unix::Signal,
-    #[cfg(unix)]
-    interrupt: tokio::signal::unix::Signal,
-    #[cfg(unix)]
-    hangup: tokio::signal::unix::Signal,
+    signals: Signals,
+    stdin_closed: Option<tokio::sync::oneshot::Receiver<()>>,
 }
 
 impl StopSignals {
-    #[cfg(unix)]
     fn listen() -> Result<StopSignals> {
+        Ok(StopSignals { signals: Signals::listen()?, stdin_closed: stdin_pipe_closed() })
+    }
+
+    /// What stopped the server, once something has. Not called again after it answers.
+    async fn next(&mut self) -> &'static str {
+        let (signals, stdin_closed) = (&mut self.signals, &mut self.stdin_closed);
+        let stdin_closed = async {
+            match stdin_closed {
+                Some(closed) => {
+                    let _ = closed.await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = stdin_closed => "stdin was closed",
+            signal = signals.next() => signal,
+        }
+    }
+}
+
+#[cfg(unix)]
+#[derive(Debug)]
+struct Signals {
+    terminate: tokio::signal::unix::Signal,
+    interrupt: tokio::signal::unix::Signal,
+    hangup: tokio::signal::unix::Signal,
+}
+
+#[cfg(unix)]
+impl Signals {
+    fn listen() -> Result<Signals> {
         use tokio::signal::unix::{signal, SignalKind};
         let listen = |kind: SignalKind| signal(kind).context("listening for the signals that stop the server");
-        Ok(StopSignals {
+        Ok(Signals {
             terminate: listen(SignalKind::terminate())?,
             interrupt: listen(SignalKind::interrupt())?,
             hangup: listen(SignalKind::hangup())?,
         })
     }
 
-    #[cfg(not(unix))]
-    fn listen() -> Result<StopSignals> {
-        Ok(StopSignals {})
-    }
-
-    /// The name of the next signal that stops the server.
-    #[cfg(unix)]
     async fn next(&mut self) -> &'static str {
         tokio::select! {
-            _ = self.terminate.recv() => "SIGTERM",
-            _ = self.interrupt.recv() => "SIGINT",
-            _ = self.hangup.recv() => "SIGHUP",
+            _ = self.terminate.recv() => "SIGTERM was received",
+            _ = self.interrupt.recv() => "SIGINT was received",
+            _ = self.hangup.recv() => "SIGHUP was received",
         }
     }
+}
 
-    #[cfg(not(unix))]
+#[cfg(not(unix))]
+#[derive(Debug)]
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn listen() -> Result<Signals> {
+        Ok(Signals)
+    }
+
     async fn next(&mut self) -> &'static str {
         match tokio::signal::ctrl_c().await {
-            Ok(()) => "Ctrl-C",
+            Ok(()) => "Ctrl-C was pressed",
             Err(_) => std::future::pending().await,
         }
     }
+}
+
+/// Answers once stdin is a pipe that its writer has closed: the program that started the server
+/// and held the pipe is gone. None when stdin is not a pipe: a server started with stdin on
+/// `/dev/null` (a service manager, a test) or on a terminal runs until a signal, since over
+/// HTTP stdin carries nothing. Read on a thread of its own, which does not hold the process
+/// when it ends.
+fn stdin_pipe_closed() -> Option<tokio::sync::oneshot::Receiver<()>> {
+    #[cfg(unix)]
+    {
+        use std::io::Read;
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::FileTypeExt;
+        let stdin = std::io::stdin();
+        let metadata = stdin.as_fd().try_clone_to_owned().ok().map(std::fs::File::from).and_then(|file| file.metadata().ok())?;
+        if !metadata.file_type().is_fifo() {
+            return None;
+        }
+        let (closed, receiver) = tokio::sync::oneshot::channel();
+        std::thread::spawn(move || {
+            let mut stdin = stdin.lock();
+            let mut ignored = [0u8; 4_096];
+            loop {
+                match stdin.read(&mut ignored) {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            let _ = closed.send(());
+        });
+        Some(receiver)
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 /// The token file of a server that made its own token, removed when the server stops, however

@@ -46,8 +46,13 @@ struct Server {
 }
 
 impl Server {
-    /// Starts the server; with `open_files`, under that limit of open files (`ulimit -n`).
+    /// Starts the server with stdin on `/dev/null`; with `open_files`, under that limit of open
+    /// files (`ulimit -n`).
     fn start(vault: &Path, runtime: &Path, open_files: Option<u32>) -> Server {
+        Server::start_with(vault, runtime, open_files, Stdio::null())
+    }
+
+    fn start_with(vault: &Path, runtime: &Path, open_files: Option<u32>, stdin: Stdio) -> Server {
         let binary = env!("CARGO_BIN_EXE_vaultlink");
         let vault = vault.to_str().expect("a UTF-8 path");
         let args = ["mcp", "--vault", vault, "--mode", "standalone", "--http", "127.0.0.1:0"];
@@ -67,7 +72,7 @@ impl Server {
             .env("VAULTLINK_RUNTIME_DIR", runtime.join("bridge"))
             .env_remove("VAULTLINK_HTTP_TOKEN")
             .env_remove("VAULTLINK_LOG")
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -108,8 +113,13 @@ impl Server {
     }
 
     /// Sends `signal` and waits for the server to end; returns its exit code and what it said.
-    fn stop_with(mut self, signal: i32) -> (Option<i32>, usize, String) {
+    fn stop_with(self, signal: i32) -> (Option<i32>, usize, String) {
         assert_eq!(send_signal(self.pid(), signal), 0, "the signal is sent");
+        self.wait_for_stop()
+    }
+
+    /// Waits for the server to end; returns its exit code and what it said.
+    fn wait_for_stop(mut self) -> (Option<i32>, usize, String) {
         let started = Instant::now();
         let status = loop {
             if let Some(status) = self.child.try_wait().expect("the server can be waited for") {
@@ -117,7 +127,7 @@ impl Server {
             }
             if started.elapsed() > PATIENCE {
                 let _ = self.child.kill();
-                panic!("the server did not stop on signal {signal}");
+                panic!("the server did not stop");
             }
             std::thread::sleep(Duration::from_millis(20));
         };
@@ -300,6 +310,22 @@ fn the_token_file_is_removed_when_the_server_stops_on_a_signal() {
         assert_eq!(code, Some(0), "{name}: {said}");
         assert!(!token_file.exists(), "{name}: the token file is left: {said}");
     }
+}
+
+/// A server whose stdin is a pipe stops when the pipe is closed: the program that started it is
+/// gone. The token file goes with it. (A server whose stdin is `/dev/null` runs on: every test
+/// above starts one so.)
+#[test]
+fn a_server_whose_stdin_pipe_closes_stops_and_removes_the_token_file() {
+    let (vault, runtime) = (vault(), tempfile::tempdir().expect("a temporary folder"));
+    let mut server = Server::start_with(vault.path(), runtime.path(), None, Stdio::piped());
+    let token_file = server.token_file.clone();
+    initialize_and_call_a_tool(server.port, &server.token).expect("served while stdin is open");
+    drop(server.child.stdin.take());
+    let (code, _, said) = server.wait_for_stop();
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("stopping: stdin was closed"), "{said}");
+    assert!(!token_file.exists(), "the token file is left: {said}");
 }
 
 /// A token file that a later server of the same vault wrote over is that server's: it stays.
