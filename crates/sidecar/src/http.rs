@@ -336,12 +336,11 @@ fn refuse(stream: &tokio::net::TcpStream) {
 /// True for the `accept` errors of a process (`EMFILE`) or a system (`ENFILE`) out of files.
 fn out_of_files(error: &std::io::Error) -> bool {
     #[cfg(unix)]
-    return matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE));
+    let codes = [libc::EMFILE, libc::ENFILE];
+    // WSAEMFILE: no more sockets for this process.
     #[cfg(not(unix))]
-    return {
-        let _ = error;
-        false
-    };
+    let codes = [10024];
+    error.raw_os_error().is_some_and(|code| codes.contains(&code))
 }
 
 /// The open connections: a place each, at most `limit`, and the order in which the ones that
