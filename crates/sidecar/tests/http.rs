@@ -297,6 +297,43 @@ fn a_flood_past_the_limit_of_open_files_logs_little_and_a_token_holder_is_still_
     served.expect("an authorized client is served past the server's limit of open files");
 }
 
+/// The server's cap on MCP sessions (`http::MAX_SESSIONS`).
+const SERVER_SESSION_CAP: usize = 64;
+
+/// The server's resident memory, from `/proc/<pid>/status`, in KiB.
+#[cfg(target_os = "linux")]
+fn resident_kib(server: &Server) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).expect("the server's status");
+    let line = status.lines().find(|line| line.starts_with("VmRSS:")).expect("VmRSS");
+    line.split_whitespace().nth(1).and_then(|kib| kib.parse().ok()).expect("a number of KiB")
+}
+
+/// Issue 34: 3,000 `initialize` calls that never ended their sessions with `DELETE` took 176 MB
+/// (about 58 KB a session). Past the cap of sessions, as many again leave the server's memory
+/// where it was.
+#[cfg(target_os = "linux")]
+#[test]
+fn initialize_calls_without_delete_leave_the_servers_memory_bounded() {
+    let (vault, runtime) = (vault(), tempfile::tempdir().expect("a temporary folder"));
+    let server = Server::start(vault.path(), runtime.path(), None);
+    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
+    let initialize_times = |count: usize| {
+        for _ in 0..count {
+            let answer = post(server.port, &server.token, None, &initialize).expect("initialize is answered");
+            assert_eq!(answer.status, 200, "{}", answer.body);
+        }
+    };
+    initialize_times(2 * SERVER_SESSION_CAP);
+    let at_the_cap = resident_kib(&server);
+    initialize_times(10 * SERVER_SESSION_CAP);
+    let after = resident_kib(&server);
+    // 640 sessions more at 58 KB each would be 37 MB.
+    assert!(after < at_the_cap + 8 * 1_024, "{at_the_cap} KiB at the cap of sessions, {after} KiB after 640 more");
+    let (code, _, said) = server.stop_with(15);
+    assert_eq!(code, Some(0), "{said}");
+}
+
 /// The token file is removed when the server stops on SIGTERM, SIGINT or SIGHUP.
 #[test]
 fn the_token_file_is_removed_when_the_server_stops_on_a_signal() {
