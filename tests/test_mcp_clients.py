@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import re
+import socket
 import stat
 import subprocess
 import urllib.error
@@ -137,6 +138,45 @@ def test_the_python_sdk_works_over_http(http_server):
     assert not lint.is_error and len(lint.structured_content["proposals"]) == 2
     assert seen, "progress notifications reach an HTTP client too"
     assert back.structured_content["total"] == 8
+
+
+# The server's cap on open connections and its header timeout (`http::MAX_CONNECTIONS`,
+# `http::HEADER_READ_TIMEOUT`).
+SERVER_CONNECTION_CAP = 64
+HEADER_READ_TIMEOUT_S = 5
+
+
+def test_the_python_sdk_is_served_past_a_flood_of_half_sent_headers(http_server):
+    """Issue 34: connections that each sent half a header held the server's files until clients
+    with the token timed out. Three times the cap of them now leave the SDK served, on
+    connections that outlive the header timeout between its calls, and the server's open files
+    within its cap."""
+    flood = []
+    for _ in range(3 * SERVER_CONNECTION_CAP):
+        sock = socket.create_connection(("127.0.0.1", http_server.port), timeout=60)
+        sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{http_server.port}\r\nContent-".encode())
+        flood.append(sock)
+
+    async def run():
+        headers = {"authorization": f"Bearer {http_server.token}"}
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as client:
+            async with streamable_http_client(http_server.url, http_client=client) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    first = await session.call_tool("get_backlinks", {"path": "People/Ada", "limit": 2})
+                    # Idle past the header timeout: the server closes the idle connection, and
+                    # the client opens another for the next call.
+                    await asyncio.sleep(HEADER_READ_TIMEOUT_S + 1)
+                    second = await session.call_tool("get_backlinks", {"path": "People/Ada", "limit": 2})
+                    return first, second
+    try:
+        first, second = asyncio.run(run())
+        open_files = len(os.listdir(f"/proc/{http_server.process.pid}/fd"))
+    finally:
+        for sock in flood:
+            sock.close()
+    assert first.structured_content["total"] == 8 and second.structured_content["total"] == 8
+    assert open_files < SERVER_CONNECTION_CAP + 32, f"the server holds {open_files} files under the flood"
 
 
 def test_http_takes_a_given_token_and_refuses_a_short_one(vault, runtime_dir):

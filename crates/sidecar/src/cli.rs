@@ -164,11 +164,11 @@ pub enum Command {
 pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Mcp { vault, mode, http, wait_for_plugin } => {
-            let address = http.as_deref().map(crate::mcp::loopback_address).transpose()?;
+            let address = http.as_deref().map(crate::http::loopback_address).transpose()?;
             let vault = canonical_vault(&vault)?;
             tracing::info!("serving MCP for {} (mode {mode:?})", vault.display());
             match address {
-                Some(address) => crate::mcp::serve_http(router(vault, mode, wait_for_plugin), address).await,
+                Some(address) => crate::http::serve_http(router(vault, mode, wait_for_plugin), address).await,
                 None => crate::mcp::serve_stdio(router(vault, mode, wait_for_plugin)).await,
             }
         }

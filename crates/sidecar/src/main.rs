@@ -10,6 +10,7 @@ mod discovery;
 mod disk;
 mod error;
 mod history;
+mod http;
 mod journal;
 mod mcp;
 mod obsidian;
