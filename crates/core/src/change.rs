@@ -291,6 +291,9 @@ pub fn commit_wiki_page(
     edge: &mut dyn Edge,
     plans: &mut PlanHistory,
 ) -> Result<(crate::wiki::CommitAnswer, Option<Change>), CallError> {
+    if let Some(detail) = crate::wiki::arguments_problem(arguments) {
+        return Err(CallError::of(&crate::answer::OpError::InvalidArguments { detail }));
+    }
     let texts = read_all(edge, crate::wiki::notes_needed(vault, arguments))?;
     let (plan, mut answer) = crate::wiki::plan(vault, arguments, &texts).map_err(|error| CallError::of(&error))?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
@@ -361,6 +364,37 @@ mod tests {
         let refused = call(&vault, "rewrite_link", &arguments, &mut edge, &mut plans).unwrap_err();
         assert_eq!(refused.code, crate::error::ErrorCode::ConcurrentModification);
         assert!(refused.message.contains("`B.md`"), "{}", refused.message);
+    }
+
+    /// Issue 34: a patch's `heading` holding a line break wrote a line of its own after it (a
+    /// new H1, say) into the patched note. Every character Markdown or YAML reads as a line
+    /// break is refused as an invalid argument, naming the patch and the character.
+    #[test]
+    fn a_patch_heading_holding_a_line_break_is_refused() {
+        let (vault, mut edge) = vault(&[("A.md", "# A\n")]);
+        let mut plans = PlanHistory::default();
+        for (line_break, named) in
+            [("\n", "U+000A"), ("\r", "U+000D"), ("\r\n", "U+000D"), ("\u{85}", "U+0085"), ("\u{2028}", "U+2028"), ("\u{2029}", "U+2029")]
+        {
+            for kind in ["link", "append"] {
+                let patch = json!({"path": "A.md", "kind": kind, "heading": format!("See also{line_break}# Injected"), "text": "x"});
+                let mut patch = patch.as_object().cloned().unwrap_or_default();
+                if kind == "link" {
+                    patch.remove("text");
+                }
+                let arguments =
+                    json!({"page": {"path": "New", "body": "x\n"}, "patches": [{"path": "A.md", "kind": "append", "text": "y"}, patch]});
+                let refused = call(&vault, "commit_wiki_page", &arguments, &mut edge, &mut plans).unwrap_err();
+                assert_eq!(refused.code, crate::error::ErrorCode::InvalidArguments, "{kind} {line_break:?}: {}", refused.message);
+                assert!(
+                    refused.message.contains("`patches[1].heading`") && refused.message.contains(named),
+                    "{kind} {line_break:?}: {}",
+                    refused.message
+                );
+            }
+        }
+        let fine = json!({"page": {"path": "New", "body": "x\n"}, "patches": [{"path": "A.md", "kind": "link", "heading": "Related"}]});
+        assert!(call(&vault, "commit_wiki_page", &fine, &mut edge, &mut plans).is_ok());
     }
 
     #[test]

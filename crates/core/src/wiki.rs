@@ -161,6 +161,24 @@ pub fn page_path(asked: &str) -> String {
     }
 }
 
+/// The characters a heading cannot hold: those Markdown (`\n`, `\r`) or YAML (NEL, LINE
+/// SEPARATOR, PARAGRAPH SEPARATOR) reads as a line break. A heading is one line; one holding a
+/// break would write a line of its own after it (a new H1, a property) into the patched note.
+const LINE_BREAKS: [char; 5] = ['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}'];
+
+/// Why the arguments cannot make a commit before any note is read, as a sentence: a patch's
+/// `heading` that holds a line break.
+pub fn arguments_problem(arguments: &CommitArguments) -> Option<String> {
+    arguments.patches.iter().enumerate().find_map(|(at, patch)| {
+        let line_break = patch.heading.as_deref()?.chars().find(|c| LINE_BREAKS.contains(c))?;
+        Some(format!(
+            "`patches[{at}].heading` holds a line break (U+{:04X}); a heading is one line: give its text alone, without `#`, \
+and put other lines in an `append` patch's `text`",
+            line_break as u32
+        ))
+    })
+}
+
 /// The notes a commit reads: those it patches, and those `prev_hashes` names.
 pub fn notes_needed(vault: &Vault, arguments: &CommitArguments) -> Vec<String> {
     let named = arguments.patches.iter().map(|patch| patch.path.as_str()).chain(arguments.prev_hashes.keys().map(String::as_str));
