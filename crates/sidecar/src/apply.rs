@@ -28,6 +28,12 @@ fn write_failed(what: String) -> ToolError {
     StepError::Failed { what }.error().into()
 }
 
+/// A step refused because something is at `path` (`EEXIST`): no step replaces anything, so the
+/// name is taken, which is not a matter of permissions or space.
+fn taken(what: String, path: &str) -> ToolError {
+    StepError::Taken { what, path: path.to_owned() }.error().into()
+}
+
 /// An undo whose file to remove (one the change created) was saved over since: it is kept, and
 /// the undo is refused as core words it.
 fn undo_refused(batch: &Batch, path: &str) -> ToolError {
@@ -138,7 +144,7 @@ fn check_folder(root: &Path, batch: &Batch) -> Result<Vec<String>, ToolError> {
     for folder in &batch.folders {
         let full = root.join(folder);
         if full.exists() && !full.is_dir() {
-            return Err(write_failed(format!("creating {folder} failed: a file is there")));
+            return Err(taken(format!("creating {folder} failed"), folder));
         }
         if !full.exists() {
             made_folders.push(folder.clone());
@@ -203,6 +209,14 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
     let mut removed_meanwhile: Option<String> = None;
     // A note saved over after the batch wrote it, found by the last look before the commit.
     let mut saved_over: Option<String> = None;
+    // The name a create or a move found taken (`EEXIST`), with the step that found it.
+    let mut taken_name: Option<(String, String)> = None;
+    let mut note_taken = |what: String, path: &str, error: &std::io::Error| {
+        if error.kind() == std::io::ErrorKind::AlreadyExists {
+            taken_name = Some((what.clone(), path.to_owned()));
+        }
+        format!("{what}: {error}")
+    };
     let result = (|| {
         for write in &batch.writes {
             // The note is moved aside and checked before the new text goes in with a rename that
@@ -223,7 +237,7 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
             written += 1;
         }
         for folder in &journal.made_folders {
-            disk.create_dir(&root.join(folder)).map_err(|error| format!("creating {folder} failed: {error}"))?;
+            disk.create_dir(&root.join(folder)).map_err(|error| note_taken(format!("creating {folder} failed"), folder, &error))?;
         }
         for create in &batch.creates {
             journal::create_file(
@@ -233,7 +247,7 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
                 create.text.as_bytes(),
                 journal::NewFile::LikeItsFolder,
             )
-            .map_err(|error| format!("creating {} failed: {error}", create.path))?;
+            .map_err(|error| note_taken(format!("creating {} failed", create.path), &create.path, &error))?;
         }
         for file_move in &batch.moves {
             let (from, to) = (root.join(&file_move.from), root.join(&file_move.to));
@@ -245,7 +259,7 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
                 Some(via) => disk.rename_new(&from, &root.join(via)).and_then(|()| disk.rename_new(&root.join(via), &to)),
                 None => disk.rename_new(&from, &to),
             };
-            moved.map_err(|error| format!("moving {} failed: {error}", file_move.from))?;
+            moved.map_err(|error| note_taken(format!("moving {} failed", file_move.from), &file_move.to, &error))?;
         }
         for remove in &batch.removes {
             // Moved aside first (a rename that never replaces), then what was moved aside is
@@ -292,7 +306,10 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
         return Err(match undone {
             Ok(_) if edited_meanwhile.is_some() => concurrent(edited_meanwhile.as_deref().unwrap_or_default()),
             Ok(_) if removed_meanwhile.is_some() => undo_refused(batch, removed_meanwhile.as_deref().unwrap_or_default()),
-            Ok(_) => write_failed(what),
+            Ok(_) => match taken_name {
+                Some((step, path)) => taken(step, &path),
+                None => write_failed(what),
+            },
             Err(undo) => {
                 journal::abandon(disk, root, &journal);
                 StepError::UndoIncomplete { what, left: undo.message }.error().into()
@@ -535,8 +552,9 @@ mod tests {
         fs::write(dir.path().join("blocked"), "not a folder").unwrap();
         let before = snapshot(dir.path());
         let refusal = apply_plan_on(&RealDisk, index.root(), &plan, None, "move_note").unwrap_err();
-        assert_eq!(refusal.code, "write_failed");
-        assert!(refusal.message.starts_with("creating blocked failed: a file is there"), "{}", refusal.message);
+        assert_eq!(refusal.code, "destination_exists");
+        assert!(refusal.message.starts_with("creating blocked failed: `blocked` is taken"), "{}", refusal.message);
+        assert!(!refusal.hint.contains("permission"), "{}", refusal.hint);
         assert_eq!(snapshot(dir.path()), before, "the vault is byte-identical to before");
     }
 
@@ -696,7 +714,11 @@ mod tests {
             }
         });
         let refusal = apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap_err();
-        assert_eq!(refusal.code, "write_failed", "{refusal:?}");
+        // Issue 34: the name taken meanwhile (EEXIST) was answered `write_failed`, told to check
+        // the folder's permissions.
+        assert_eq!(refusal.code, "destination_exists", "{refusal:?}");
+        assert!(refusal.message.contains("`New.md` is taken") && refusal.message.contains("undone"), "{refusal:?}");
+        assert!(!refusal.hint.contains("permission") && refusal.hint.contains("choose another name"), "{refusal:?}");
         assert_eq!(fs::read_to_string(dir.path().join("New.md")).unwrap(), "someone else's\n", "kept");
         assert_eq!(fs::read_to_string(dir.path().join("Old.md")).unwrap(), "# Old\n");
         assert_eq!(fs::read_to_string(dir.path().join("A.md")).unwrap(), "[[Old]]\n", "the batch was undone");
@@ -1160,7 +1182,8 @@ mod tests {
             }
         });
         let refusal = crate::tools::run_on_folder_with(&disk, &mut index, "commit_wiki_page", &arguments, &Progress::none()).unwrap_err();
-        assert_eq!(refusal.code, "write_failed", "{refusal:?}");
+        assert_eq!(refusal.code, "destination_exists", "{refusal:?}");
+        assert!(refusal.message.starts_with("creating wiki/Forest.md failed: `wiki/Forest.md` is taken"), "{refusal:?}");
         assert_eq!(fs::read_to_string(&page).unwrap(), "someone else's page\n");
         assert_eq!(fs::read_to_string(dir.path().join("Graph.md")).unwrap(), "# Graph\n", "the patch is undone");
     }
