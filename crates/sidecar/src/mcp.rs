@@ -289,15 +289,15 @@ pub fn http_token(vault: &Path) -> Result<(String, Option<PathBuf>)> {
 
 #[cfg(unix)]
 fn create_private_dir(dir: &Path) -> Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    use std::os::unix::fs::DirBuilderExt;
     if !dir.exists() {
         std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let meta = std::fs::symlink_metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
-    if !meta.is_dir() || meta.mode() & 0o077 != 0 {
-        bail!("{} must be a directory of yours with mode 0700; fix it or set VAULTLINK_RUNTIME_DIR", dir.display());
+    match crate::discovery::private_dir_problem(dir, &meta, "the HTTP token is not written into it") {
+        Some(problem) => bail!("{problem}"),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(not(unix))]
@@ -424,6 +424,24 @@ pub async fn serve_http(router: Router, address: SocketAddr) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    /// Issue 34: the folder of the HTTP token file, when another user's (mode 0700), was taken
+    /// as this user's, and the token written into it; refused, naming the owner. Making another
+    /// user's folder needs root, as the issue's case did.
+    #[cfg(unix)]
+    #[test]
+    fn the_token_folder_of_another_user_is_refused_as_theirs() {
+        use super::create_private_dir;
+        if crate::state::user_id() != 0 {
+            panic!("this test makes a folder of another user's, which needs root (run it as root, as CI does)");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("vaultlink");
+        create_private_dir(&folder).unwrap();
+        std::os::unix::fs::chown(&folder, Some(65534), None).unwrap();
+        let refused = format!("{:#}", create_private_dir(&folder).unwrap_err());
+        assert!(refused.contains("belongs to another user (uid 65534; you are uid 0)") && !refused.contains("mode 0700"), "{refused}");
+    }
+
     /// What tools/list costs an agent's context, held under a budget per tool: the fourteen tools
     /// came to 28.7 KB (2.05 KB a tool) when it was set, a third less than the 43.8 KB before the
     /// catalogue was cut; a new tool may take about as much as the others do. It was 2,200 bytes, 1
