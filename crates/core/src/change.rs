@@ -135,6 +135,7 @@ fn finish(
     edge: &mut dyn Edge,
     plans: &mut PlanHistory,
 ) -> Result<(MoveAnswer, Option<Change>), CallError> {
+    crate::batch::check_rewritable(plan).map_err(|error| CallError::of(&error))?;
     let apply = decide_plan(&plan.plan_hash, approval, plans).map_err(|error| CallError::of(&error))?;
     if apply && page.cursor.is_some() {
         return Err(CallError::of(&crate::answer::OpError::InvalidArguments {
@@ -268,6 +269,7 @@ pub fn update_properties(
     let text = edge.text(&path)?;
     let (plan, mut answer) = crate::properties::plan(&path, &text, arguments).map_err(|error| CallError::of(&error))?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
     let apply = decide_plan(&plan.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
     if !apply || plan.edits.is_empty() {
         // Nothing is written: a preview, or a change that changes nothing.
@@ -297,6 +299,7 @@ pub fn commit_wiki_page(
     let texts = read_all(edge, crate::wiki::notes_needed(vault, arguments))?;
     let (plan, mut answer) = crate::wiki::plan(vault, arguments, &texts).map_err(|error| CallError::of(&error))?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
     let apply = decide_plan(&plan.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
     if !apply {
         plans.record_preview(&plan.plan_hash);
@@ -395,6 +398,36 @@ mod tests {
         }
         let fine = json!({"page": {"path": "New", "body": "x\n"}, "patches": [{"path": "A.md", "kind": "link", "heading": "Related"}]});
         assert!(call(&vault, "commit_wiki_page", &fine, &mut edge, &mut plans).is_ok());
+    }
+
+    /// Issue 34: a note whose name is over the 227 bytes that leave room for the temporary
+    /// names beside it (made outside vaultlink) was planned, and its rewrite failed at write time
+    /// with "File name too long", told to check permissions. Refused at the preview, as an
+    /// unwritable note, saying the limit, why, and to rename it shorter.
+    #[test]
+    fn a_note_whose_name_leaves_no_room_for_temporary_names_is_refused_at_the_preview() {
+        let long = format!("Folder/{}.md", "n".repeat(crate::rename::MAX_FILE_NAME_BYTES));
+        let (vault, mut edge) = vault(&[(long.as_str(), "[[Old]]\n"), ("Old.md", "# Old\n")]);
+        let mut plans = PlanHistory::default();
+        for (tool, arguments) in [
+            ("move_note", json!({"from": "Old", "to": "New"})),
+            ("rewrite_link", json!({"from_target": "Old", "to_target": "Other"})),
+            ("update_properties", json!({"path": long, "set": {"status": "done"}})),
+            ("commit_wiki_page", json!({"page": {"path": "Page", "body": "x\n"}, "patches": [{"path": long, "kind": "link"}]})),
+        ] {
+            for approve in [false, true] {
+                let mut arguments = arguments.clone();
+                arguments["dry_run"] = json!(!approve);
+                let refused = call(&vault, tool, &arguments, &mut edge, &mut plans).unwrap_err();
+                assert_eq!(refused.code, crate::error::ErrorCode::UnwritableNote, "{tool}: {}", refused.message);
+                assert!(
+                    refused.message.contains("230 bytes") && refused.message.contains("227") && refused.message.contains("temporary"),
+                    "{tool}: {}",
+                    refused.message
+                );
+                assert!(refused.hint.contains("Rename the note"), "{tool}: {}", refused.hint);
+            }
+        }
     }
 
     #[test]
