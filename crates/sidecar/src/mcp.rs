@@ -664,7 +664,7 @@ mod tests {
             (r#"{"text":"{\"id\":9}","id":10}"#, json!(10)),
         ] {
             for piece in [1, 2, 3, 7, line.len()] {
-                let mut scanner = super::IdScanner::default();
+                let mut scanner = IdScanner::default();
                 for chunk in line.as_bytes().chunks(piece) {
                     scanner.feed(chunk);
                 }
