@@ -156,7 +156,8 @@ async function refuseIfAnotherServes(paths: BridgePaths): Promise<void> {
 	if (!stat.isSocket()) return;
 	if (await socketAnswers(named)) throw new BridgeStartError("in-use", anotherWindowMessage({ ...paths, socketPath: named }));
 	const folder = path.dirname(named);
-	if (path.dirname(folder) === path.dirname(paths.socketDir) && /^vaultlink-[A-Za-z0-9]{6}$/.test(path.basename(folder)) && fs.lstatSync(folder).uid === stat.uid) {
+	const fresh = path.dirname(folder) === path.dirname(paths.socketDir) && /^vaultlink-[A-Za-z0-9]{6}$/.test(path.basename(folder));
+	if (fresh && fs.statSync(folder, { throwIfNoEntry: false })?.uid === stat.uid) {
 		fs.rmSync(named, { force: true });
 		removeEmptyFolder(folder);
 	}

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { BridgeServer, BridgeStartError } from "../bridge/server";
-import { bridgePaths } from "../bridge/paths";
+import { bridgePaths, canonicalVaultPath, discoveryDirectory, keyOfCanonicalPath } from "../bridge/paths";
 import manifest from "../../manifest.json";
 import type VaultlinkPlugin from "../main";
 import { BridgeClient, loadPlugin, readDiscovery, temporaryDirectory, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
@@ -318,6 +318,27 @@ test("without a runtime folder the socket is in a fresh private folder the disco
 		await bridge.stop();
 	}
 	assert.ok(!fs.existsSync(folder), "the folder goes with the server");
+});
+
+test("a crash's socket left in a fresh folder of its own goes with its folder when the next server starts", async () => {
+	const vaultDir = writeFixtureVault(FIXTURE);
+	const tmpdir = temporaryDirectory("tmp");
+	const home = path.join(temporaryDirectory("home"), "h".repeat(70));
+	const environment = { env: {}, platform: process.platform, uid: process.getuid?.() ?? null, tmpdir, home };
+	const discoveryPath = path.join(discoveryDirectory(environment), `${keyOfCanonicalPath(canonicalVaultPath(vaultDir))}.json`);
+	fs.mkdirSync(path.dirname(discoveryPath), { recursive: true, mode: 0o700 });
+	const crashed = fs.mkdtempSync(path.join(tmpdir, "vaultlink-"));
+	const staleSocket = path.join(crashed, "k.sock");
+	await leaveStaleSocket(staleSocket);
+	fs.writeFileSync(discoveryPath, JSON.stringify({ socket: staleSocket, token: "0".repeat(64) }), { mode: 0o600 });
+	const bridge = await BridgeServer.start({ vaultPath: vaultDir, pluginVersion: "0.1.0", call: () => ({ ok: true, result: {} }), environment });
+	try {
+		assert.ok(!fs.existsSync(crashed), "the crashed server's folder is gone");
+		assert.notEqual(path.dirname(bridge.paths.socketPath), crashed);
+		assert.equal(readDiscovery(discoveryPath)["socket"], bridge.paths.socketPath);
+	} finally {
+		await bridge.stop();
+	}
 });
 
 test("a runtime directory that others can enter is refused", async () => {
