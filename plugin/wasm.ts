@@ -367,6 +367,7 @@ export function batchJournal(batch: Batch, made: string[], pid: number, startedU
 export type StepFailure =
 	| { kind: "changed"; path: string }
 	| { kind: "failed"; what: string }
+	| { kind: "taken"; what: string; path: string }
 	| { kind: "undo_incomplete"; what: string; left: string }
 	| { kind: "changed_before_trash"; path: string }
 	| { kind: "trash_failed"; path: string; why: string }

@@ -58,17 +58,20 @@ def home_vault(home):
 
 
 def desktop_environment(home, runtime):
-    """What Obsidian gets from a desktop session, and nothing of vaultlink's."""
-    return {
+    """What Obsidian gets from a desktop session, and nothing of vaultlink's; a session without a
+    runtime directory (`runtime` None) has no XDG_RUNTIME_DIR."""
+    environment = {
         "PATH": os.environ["PATH"],
         "HOME": str(home),
         "USER": os.environ.get("USER", "ada"),
         "LANG": "C.UTF-8",
-        "XDG_RUNTIME_DIR": str(runtime),
         "XDG_SESSION_TYPE": "x11",
         "DISPLAY": ":0",
-        "DBUS_SESSION_BUS_ADDRESS": f"unix:path={runtime}/bus",
     }
+    if runtime is not None:
+        environment["XDG_RUNTIME_DIR"] = str(runtime)
+        environment["DBUS_SESSION_BUS_ADDRESS"] = f"unix:path={runtime}/bus"
+    return environment
 
 
 def start_desktop_plugin(vault, home, runtime, hold_index=False, case_insensitive=False):
@@ -135,11 +138,13 @@ def test_the_sdk_default_environment_carries_nothing_of_the_desktop_session(home
 
 
 @pytest.mark.parametrize("case_insensitive", [False, True], ids=["case-sensitive-folder", "case-insensitive-folder"])
-@pytest.mark.parametrize("deep_home", [False, True], ids=["socket-beside-discovery", "socket-in-runtime-dir"])
-def test_a_client_started_sidecar_finds_the_plugin_and_writes_through_it(home, desktop_runtime, monkeypatch, deep_home, case_insensitive):
-    if deep_home:
+@pytest.mark.parametrize("socket_place", ["beside", "runtime", "fresh"],
+                         ids=["socket-beside-discovery", "socket-in-runtime-dir", "socket-in-fresh-folder"])
+def test_a_client_started_sidecar_finds_the_plugin_and_writes_through_it(home, desktop_runtime, monkeypatch, socket_place, case_insensitive):
+    if socket_place != "beside":
         # A home whose bridge folder is too deep for a Unix socket: the socket goes to the
-        # session's runtime directory and the discovery file, found from the home, names it.
+        # session's runtime directory, or without one (issue 34) to a folder of a fresh random
+        # name in the temporary folder, and the discovery file, found from the home, names it.
         deep = home / ("h" * 70)
         deep.mkdir()
         monkeypatch.setenv("HOME", str(deep))
@@ -147,13 +152,18 @@ def test_a_client_started_sidecar_finds_the_plugin_and_writes_through_it(home, d
     vault = home / "Vault"
     shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "vault", vault)
     vault = vault.resolve()
-    host, ready = start_desktop_plugin(vault, home, desktop_runtime, case_insensitive=case_insensitive)
+    runtime = None if socket_place == "fresh" else desktop_runtime
+    host, ready = start_desktop_plugin(vault, home, runtime, case_insensitive=case_insensitive)
+    socket_dir = Path(ready["socket"]).parent
     try:
         discovery = Path(ready["discovery"])
         assert discovery.parent == home / ".local" / "state" / "vaultlink" / "bridge"
         assert discovery.stat().st_mode & 0o777 == 0o600 and discovery.parent.stat().st_mode & 0o777 == 0o700
-        expected_socket_dir = desktop_runtime / "vaultlink" if deep_home else discovery.parent
-        assert Path(ready["socket"]).parent == expected_socket_dir
+        if socket_place == "fresh":
+            assert socket_dir.parent == Path(tempfile.gettempdir()) and socket_dir.name.startswith("vaultlink-"), socket_dir
+            assert socket_dir.name != f"vaultlink-{os.getuid()}" and socket_dir.stat().st_mode & 0o777 == 0o700
+        else:
+            assert socket_dir == (desktop_runtime / "vaultlink" if socket_place == "runtime" else discovery.parent)
         assert json.loads(discovery.read_text())["state"] == "ready"
         # The plugin host plays Obsidian with the vault open: a write on the folder would be
         # refused, so an applied move can only have gone through the plugin.
@@ -180,6 +190,8 @@ def test_a_client_started_sidecar_finds_the_plugin_and_writes_through_it(home, d
     finally:
         code = stop(host)
     assert code == 0, "the plugin threw nothing uncaught while it ran"
+    if socket_place == "fresh":
+        assert not socket_dir.exists(), "the fresh folder goes with the plugin"
 
 
 def refused_write(vault, args=()):

@@ -6,7 +6,8 @@
 //! The discovery file is found from the home folder alone, `<state>/bridge/<key>.json` beside the
 //! journal key (`../state.ts`), because the sidecar is started by MCP clients that pass it
 //! hardly any environment (no `XDG_RUNTIME_DIR`). The socket goes beside it when that path fits
-//! a Unix socket, else in the private runtime directory; the discovery file names it.
+//! a Unix socket, else in the private runtime directory (`$XDG_RUNTIME_DIR/vaultlink`), else in a
+//! folder of a fresh random name under the system's temporary folder; the discovery file names it.
 
 import * as crypto from "crypto";
 import * as fs from "fs";
@@ -39,8 +40,10 @@ export interface BridgePaths {
 	key: string;
 	/** The folder of discovery files: `$VAULTLINK_RUNTIME_DIR`, else `<state>/bridge`. */
 	discoveryDir: string;
-	/** The folder the socket is in (the discovery folder, or the runtime directory); unused on Windows. */
+	/** The folder the socket is in (the discovery folder, the runtime directory, or a fresh one); unused on Windows. */
 	socketDir: string;
+	/** Whether `socketDir` was made for this server (`<tmpdir>/vaultlink-<random>`), to be removed with it. */
+	socketDirIsFresh: boolean;
 	/** A Unix socket path, or a named pipe's path on Windows. */
 	socketPath: string;
 	discoveryPath: string;
@@ -67,11 +70,23 @@ export function discoveryDirectory(environment: PathEnvironment = currentEnviron
 	return environment.platform === "win32" ? path.win32.join(state, "bridge") : path.posix.join(state, "bridge");
 }
 
-/** Where a socket goes when its path beside the discovery file is too long: `$XDG_RUNTIME_DIR/vaultlink`, else `<tmpdir>/vaultlink-<uid>`. */
-export function runtimeDirectory(environment: PathEnvironment = currentEnvironment()): string {
+/**
+ * Where a socket goes when its path beside the discovery file is too long: `$XDG_RUNTIME_DIR/vaultlink`,
+ * the session's own folder, or `null` without one. Then a folder of a fresh random name is made
+ * ({@link freshSocketDirectory}): a name known in advance in the shared temporary folder, such
+ * as `<tmpdir>/vaultlink-<uid>`, could be made first by another user.
+ */
+export function runtimeDirectory(environment: PathEnvironment = currentEnvironment()): string | null {
 	const xdg = nonEmpty(environment.env["XDG_RUNTIME_DIR"]);
-	if (xdg !== undefined) return path.posix.join(xdg, "vaultlink");
-	return path.posix.join(environment.tmpdir, `vaultlink-${environment.uid ?? "user"}`);
+	return xdg !== undefined ? path.posix.join(xdg, "vaultlink") : null;
+}
+
+/**
+ * Makes `<tmpdir>/vaultlink-<6 random characters>`: `mkdtemp` creates it new (never one that was
+ * there) with mode 0700, so it is this user's and nobody else's; the discovery file records it.
+ */
+export function freshSocketDirectory(environment: PathEnvironment): string {
+	return fs.mkdtempSync(path.posix.join(environment.tmpdir, "vaultlink-"));
 }
 
 function isDrive(text: string): boolean {
@@ -125,6 +140,10 @@ export function canonicalVaultPath(vaultPath: string, platform: NodeJS.Platform 
 	return canonicalForm(real, platform);
 }
 
+/**
+ * The bridge's paths for the vault at `vaultPath`. Where the socket needs a fresh folder (no
+ * `XDG_RUNTIME_DIR`, and a path too long beside the discovery file), the folder is made here.
+ */
 export function bridgePaths(vaultPath: string, environment: PathEnvironment = currentEnvironment()): BridgePaths {
 	const canonicalPath = canonicalVaultPath(vaultPath, environment.platform);
 	const key = keyOfCanonicalPath(canonicalPath);
@@ -132,12 +151,18 @@ export function bridgePaths(vaultPath: string, environment: PathEnvironment = cu
 	const isWindows = environment.platform === "win32";
 	const join = (...parts: string[]) => (isWindows ? path.win32.join(...parts) : path.posix.join(...parts));
 	let socketDir = discoveryDir;
-	if (!isWindows && Buffer.byteLength(join(discoveryDir, `${key}.sock`)) > MAX_SOCKET_PATH_BYTES) socketDir = runtimeDirectory(environment);
+	let socketDirIsFresh = false;
+	if (!isWindows && Buffer.byteLength(join(discoveryDir, `${key}.sock`)) > MAX_SOCKET_PATH_BYTES) {
+		const runtime = runtimeDirectory(environment);
+		socketDirIsFresh = runtime === null;
+		socketDir = runtime ?? freshSocketDirectory(environment);
+	}
 	return {
 		vaultPath: canonicalPath,
 		key,
 		discoveryDir,
 		socketDir,
+		socketDirIsFresh,
 		socketPath: isWindows ? `\\\\.\\pipe\\vaultlink-${key}` : join(socketDir, `${key}.sock`),
 		discoveryPath: join(discoveryDir, `${key}.json`),
 	};

@@ -4,6 +4,7 @@
 
 import * as fs from "fs";
 import * as net from "net";
+import * as path from "path";
 import type { ToolOutcome } from "../wasm";
 import { PROTOCOL_VERSION, newToken, removeDiscovery, writeDiscovery, type Discovery, type PluginState } from "./discovery";
 import { MAX_SOCKET_PATH_BYTES, bridgePaths, currentEnvironment, type BridgePaths, type PathEnvironment } from "./paths";
@@ -132,6 +133,49 @@ async function clearStaleSocket(paths: BridgePaths): Promise<void> {
 	fs.rmSync(paths.socketPath, { force: true });
 }
 
+/**
+ * Refuses to start when the discovery file names a socket, other than this server's, that a
+ * server answers on: another window serves the vault. A socket that answers nobody is a crash's
+ * leftover; when it is in a fresh folder of its own (`<tmpdir>/vaultlink-<random>`), that folder
+ * goes with it.
+ */
+async function refuseIfAnotherServes(paths: BridgePaths): Promise<void> {
+	let named: unknown;
+	try {
+		named = (JSON.parse(fs.readFileSync(paths.discoveryPath, "utf8")) as { socket?: unknown }).socket;
+	} catch {
+		return;
+	}
+	if (typeof named !== "string" || named === paths.socketPath) return;
+	let stat: fs.Stats;
+	try {
+		stat = fs.lstatSync(named);
+	} catch {
+		return;
+	}
+	if (!stat.isSocket()) return;
+	if (await socketAnswers(named)) throw new BridgeStartError("in-use", anotherWindowMessage({ ...paths, socketPath: named }));
+	const folder = path.dirname(named);
+	const fresh = path.dirname(folder) === path.dirname(paths.socketDir) && /^vaultlink-[A-Za-z0-9]{6}$/.test(path.basename(folder));
+	if (fresh && fs.statSync(folder, { throwIfNoEntry: false })?.uid === stat.uid) {
+		fs.rmSync(named, { force: true });
+		removeEmptyFolder(folder);
+	}
+}
+
+/** Removes the folder made for this server's socket, if it is one and is empty. */
+function removeFreshSocketDirectory(paths: BridgePaths): void {
+	if (paths.socketDirIsFresh) removeEmptyFolder(paths.socketDir);
+}
+
+function removeEmptyFolder(folder: string): void {
+	try {
+		fs.rmdirSync(folder);
+	} catch {
+		// Not empty (something else was put there) or gone: left as it is.
+	}
+}
+
 /** The last connection that authenticated: when, and the client its `hello` named. */
 export interface BridgeConnection {
 	at: Date;
@@ -195,14 +239,23 @@ export class BridgeServer {
 		const paths = bridgePaths(options.vaultPath, environment);
 		const isWindows = environment.platform === "win32";
 		if (!isWindows && Buffer.byteLength(paths.socketPath) > MAX_SOCKET_PATH_BYTES) {
+			removeFreshSocketDirectory(paths);
 			throw new BridgeStartError(
 				"runtime-dir",
 				`The socket path ${paths.socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes, which Unix sockets cannot take; set VAULTLINK_RUNTIME_DIR to a shorter directory (for the plugin and the sidecar alike).`,
 			);
 		}
-		ensureRuntimeDirectory(paths.discoveryDir, environment);
-		if (!isWindows && paths.socketDir !== paths.discoveryDir) ensureRuntimeDirectory(paths.socketDir, environment);
-		if (!isWindows) await clearStaleSocket(paths);
+		try {
+			ensureRuntimeDirectory(paths.discoveryDir, environment);
+			if (!isWindows && paths.socketDir !== paths.discoveryDir) ensureRuntimeDirectory(paths.socketDir, environment);
+			// A fresh folder's socket is new; a server already serving the vault is found through the
+			// discovery file, which names its socket wherever it is.
+			if (paths.socketDirIsFresh) await refuseIfAnotherServes(paths);
+			if (!isWindows) await clearStaleSocket(paths);
+		} catch (error) {
+			removeFreshSocketDirectory(paths);
+			throw error;
+		}
 
 		const token = newToken();
 		const discovery: Discovery = {
@@ -238,6 +291,7 @@ export class BridgeServer {
 
 		await new Promise<void>((resolve, reject) => {
 			const onError = (error: unknown) => {
+				removeFreshSocketDirectory(paths);
 				reject(
 					errorCode(error) === "EADDRINUSE"
 						? new BridgeStartError("in-use", anotherWindowMessage(paths))
@@ -304,6 +358,7 @@ export class BridgeServer {
 		this.closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
 		for (const socket of this.connections) socket.destroy();
 		if (this.platform !== "win32") fs.rmSync(this.paths.socketPath, { force: true });
+		removeFreshSocketDirectory(this.paths);
 		return this.closed;
 	}
 }

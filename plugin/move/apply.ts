@@ -40,6 +40,17 @@ class StepFailed extends Error {
 	}
 }
 
+/** A step refused because its name is taken: something is at `path` (EEXIST, or Obsidian's "already exists"). */
+class StepTaken extends StepFailed {
+	constructor(
+		what: string,
+		readonly step: string,
+		readonly path: string,
+	) {
+		super(what);
+	}
+}
+
 function concurrent(path: string): ToolError {
 	return stepError({ kind: "changed", path });
 }
@@ -93,7 +104,7 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 	const made: string[] = [];
 	for (const folder of batch.folders) {
 		const existing = vault.getAbstractFileByPath(folder);
-		if (existing !== null && !(existing instanceof TFolder)) return { ok: false, error: writeFailed(`creating ${folder} failed: a file is there`) };
+		if (existing !== null && !(existing instanceof TFolder)) return { ok: false, error: stepError({ kind: "taken", what: `creating ${folder} failed`, path: folder }) };
 		if (existing === null) made.push(folder);
 	}
 
@@ -114,14 +125,14 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		}
 		for (const folder of made) {
 			noLinkOnTheWay(adapter, `creating ${folder}`, [folder]);
-			await step(`creating ${folder} failed`, () => vault.createFolder(folder));
+			await step(`creating ${folder} failed`, () => vault.createFolder(folder), folder);
 			done.push({ kind: "madeFolder", path: folder });
 			inPlace(adapter, `creating ${folder}`, folder);
 		}
 		for (const create of batch.creates) {
 			noLinkOnTheWay(adapter, `creating ${create.path}`, [create.path]);
 			// `vault.create` fails when a file is already at the path: it never replaces one.
-			const file = await step(`creating ${create.path} failed`, () => vault.create(create.path, create.text));
+			const file = await step(`creating ${create.path} failed`, () => vault.create(create.path, create.text), create.path);
 			done.push({ kind: "created", file, path: create.path, text: create.text });
 			inPlace(adapter, `creating ${create.path}`, create.path);
 		}
@@ -129,7 +140,7 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 			noLinkOnTheWay(adapter, `moving ${move.from}`, [move.from, move.to]);
 			// Obsidian makes a rename that changes only case itself; the journal's `via` is for
 			// recovery, which renames through it.
-			await step(`moving ${move.from} failed`, () => vault.rename(file, move.to));
+			await step(`moving ${move.from} failed`, () => vault.rename(file, move.to), move.to);
 			done.push({ kind: "moved", file, from: move.from, to: move.to });
 			inPlace(adapter, `moving ${move.from}`, move.to);
 		}
@@ -211,12 +222,18 @@ function writeFailed(what: string): ToolError {
 	return stepError({ kind: "failed", what });
 }
 
-/** Runs one step; a failure is rethrown as `StepFailed` naming the step, unless it is a concurrent edit. */
-async function step<T>(what: string, run: () => Promise<T>): Promise<T> {
+/**
+ * Runs one step; a failure is rethrown as `StepFailed` naming the step, unless it is a concurrent
+ * edit. A step making something at `makes` that finds the name taken (EEXIST from the disk, or
+ * Obsidian's "already exists") is a `StepTaken`: no step replaces anything.
+ */
+async function step<T>(what: string, run: () => Promise<T>, makes?: string): Promise<T> {
 	try {
 		return await run();
 	} catch (error) {
 		if (error instanceof ChangedWhileWriting) throw error;
+		const taken = (error as NodeJS.ErrnoException | null)?.code === "EEXIST" || /already exists/i.test(messageOf(error));
+		if (makes !== undefined && taken) throw new StepTaken(`${what}: ${messageOf(error)}`, what, makes);
 		throw new StepFailed(`${what}: ${messageOf(error)}`);
 	}
 }
@@ -293,6 +310,7 @@ function failureAfterUndo(error: unknown, leftOver: string[]): ToolError {
 	// Everything was undone: a note edited meanwhile is a concurrent modification, as when the
 	// check before writing finds it; anything else is a failed write.
 	if (error instanceof ChangedWhileWriting) return concurrent(error.path);
+	if (error instanceof StepTaken) return stepError({ kind: "taken", what: error.step, path: error.path });
 	return writeFailed(what);
 }
 

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { BridgeServer, BridgeStartError } from "../bridge/server";
-import { bridgePaths } from "../bridge/paths";
+import { bridgePaths, canonicalVaultPath, discoveryDirectory, keyOfCanonicalPath } from "../bridge/paths";
 import manifest from "../../manifest.json";
 import type VaultlinkPlugin from "../main";
 import { BridgeClient, loadPlugin, readDiscovery, temporaryDirectory, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
@@ -284,6 +284,61 @@ test("a second window on the same vault refuses to start and leaves the first on
 		assert.deepEqual((await client.request("ping"))?.result, {});
 		client.close();
 	});
+});
+
+// Issue 34: the fallback socket folder `<tmpdir>/vaultlink-<uid>` could be squatted by another
+// user. Without XDG_RUNTIME_DIR the socket goes to a folder of a fresh random name, recorded in
+// the discovery file and removed with the server; a second window still finds the first serving.
+test("without a runtime folder the socket is in a fresh private folder the discovery file names, gone with the server", async () => {
+	const vaultDir = writeFixtureVault(FIXTURE);
+	const tmpdir = temporaryDirectory("tmp");
+	const home = path.join(temporaryDirectory("home"), "h".repeat(70));
+	fs.mkdirSync(home, { recursive: true });
+	const uid = process.getuid?.() ?? null;
+	// The name another user could take first: a folder open to all there changes nothing.
+	fs.mkdirSync(path.join(tmpdir, `vaultlink-${uid}`), { mode: 0o777 });
+	const environment = { env: {}, platform: process.platform, uid, tmpdir, home };
+	const start = () => BridgeServer.start({ vaultPath: vaultDir, pluginVersion: "0.1.0", call: () => ({ ok: true, result: {} }), environment });
+	const bridge = await start();
+	const folder = path.dirname(bridge.paths.socketPath);
+	try {
+		assert.equal(path.dirname(folder), tmpdir);
+		assert.match(path.basename(folder), /^vaultlink-[A-Za-z0-9]{6}$/);
+		assert.equal(fs.lstatSync(folder).mode & 0o777, 0o700);
+		const discovery = readDiscovery(bridge.paths.discoveryPath);
+		assert.equal(discovery["socket"], bridge.paths.socketPath);
+		const client = await BridgeClient.connect(String(discovery["socket"]));
+		const hello = await client.request("hello", { token: discovery["token"], protocol: 1, client: "test" });
+		assert.ok(hello?.result !== undefined, JSON.stringify(hello));
+		client.close();
+		await assert.rejects(start(), (error: unknown) => error instanceof BridgeStartError && error.reason === "in-use");
+		assert.equal(readDiscovery(bridge.paths.discoveryPath)["token"], bridge.token, "the first window's discovery file is intact");
+		assert.deepEqual(fs.readdirSync(tmpdir).sort(), [path.basename(folder), `vaultlink-${uid}`].sort(), "the refused window left no folder");
+	} finally {
+		await bridge.stop();
+	}
+	assert.ok(!fs.existsSync(folder), "the folder goes with the server");
+});
+
+test("a crash's socket left in a fresh folder of its own goes with its folder when the next server starts", async () => {
+	const vaultDir = writeFixtureVault(FIXTURE);
+	const tmpdir = temporaryDirectory("tmp");
+	const home = path.join(temporaryDirectory("home"), "h".repeat(70));
+	const environment = { env: {}, platform: process.platform, uid: process.getuid?.() ?? null, tmpdir, home };
+	const discoveryPath = path.join(discoveryDirectory(environment), `${keyOfCanonicalPath(canonicalVaultPath(vaultDir))}.json`);
+	fs.mkdirSync(path.dirname(discoveryPath), { recursive: true, mode: 0o700 });
+	const crashed = fs.mkdtempSync(path.join(tmpdir, "vaultlink-"));
+	const staleSocket = path.join(crashed, "k.sock");
+	await leaveStaleSocket(staleSocket);
+	fs.writeFileSync(discoveryPath, JSON.stringify({ socket: staleSocket, token: "0".repeat(64) }), { mode: 0o600 });
+	const bridge = await BridgeServer.start({ vaultPath: vaultDir, pluginVersion: "0.1.0", call: () => ({ ok: true, result: {} }), environment });
+	try {
+		assert.ok(!fs.existsSync(crashed), "the crashed server's folder is gone");
+		assert.notEqual(path.dirname(bridge.paths.socketPath), crashed);
+		assert.equal(readDiscovery(discoveryPath)["socket"], bridge.paths.socketPath);
+	} finally {
+		await bridge.stop();
+	}
 });
 
 test("a runtime directory that others can enter is refused", async () => {

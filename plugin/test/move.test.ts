@@ -304,22 +304,44 @@ test("a failed second write undoes the first: the vault is byte-identical and th
 });
 
 test("a failed move of the file undoes the writes and the folders made for it", async (t) => {
-	for (const [destination, block, expected] of [
-		["deep/er/New.md", async (app: App) => app.vault.failNext("rename", "Old.md"), /^moving Old\.md failed: .*; every change made so far was undone$/],
-		// As in the sidecar's test: a file where the destination folder must go.
-		["blocked/New.md", (app: App) => app.vault.create("blocked", "not a folder"), /^creating blocked failed: a file is there; every change made so far was undone$/],
+	for (const [destination, block, code, expected] of [
+		["deep/er/New.md", async (app: App) => app.vault.failNext("rename", "Old.md"), "write_failed", /^moving Old\.md failed: .*; every change made so far was undone$/],
+		// As in the sidecar's test: a file where the destination folder must go. Issue 34: the name
+		// is taken, which is not a matter of permissions.
+		["blocked/New.md", (app: App) => app.vault.create("blocked", "not a folder"), "destination_exists", /^creating blocked failed: `blocked` is taken by a file or folder/],
 	] as const) {
 		const { vaultDir, app, host, index } = await open(t, THREE_LINKS);
 		await block(app);
 		await host.settle();
 		const before = snapshotVault(vaultDir);
 		const error = errorOf(await move(host, { from: "Old.md", to: destination, dry_run: false }));
-		assert.equal(error.code, "write_failed");
+		assert.equal(error.code, code);
 		assert.match(error.message, expected);
 		assert.deepEqual(snapshotVault(vaultDir), before, `byte-identical after ${destination}`);
 		assert.equal(app.vault.getAbstractFileByPath("deep"), null, "no folder left behind");
 		assert.deepEqual(await linkSources(index, "Old.md"), ["A.md", "C.md"]);
 	}
+});
+
+// Issue 34: a destination another program takes after the checks (Obsidian's "already exists")
+// was answered write_failed, told to check the folder's permissions.
+test("a destination taken after the checks is answered as taken, and the move undone", async (t) => {
+	const { vaultDir, app, host } = await open(t, THREE_LINKS);
+	const rename = app.vault.rename.bind(app.vault);
+	let taken = false;
+	app.vault.rename = async (file, to) => {
+		if (to === "New.md" && !taken) {
+			taken = true;
+			await app.vault.create("New.md", "someone else's");
+		}
+		return rename(file, to);
+	};
+	const error = errorOf(await move(host, { from: "Old.md", to: "New.md", dry_run: false }));
+	assert.equal(error.code, "destination_exists");
+	assert.match(error.message, /^moving Old\.md failed: `New\.md` is taken .*every change made so far was undone$/);
+	assert.doesNotMatch(error.hint, /permission/);
+	assert.equal(readText(vaultDir, "New.md"), "someone else's");
+	assert.equal(readText(vaultDir, "A.md"), "[[Old]] and [[Old]]");
 });
 
 const PROJECT = `

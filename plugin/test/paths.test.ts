@@ -32,7 +32,8 @@ test("the discovery folder is found from the home folder alone, beside the journ
 
 test("a socket too long for its path beside the discovery file goes to the private runtime directory", () => {
 	assert.equal(runtimeDirectory(environment({ XDG_RUNTIME_DIR: "/run/user/1000" })), "/run/user/1000/vaultlink");
-	assert.equal(runtimeDirectory(environment({})), "/tmp/vaultlink-1000");
+	// Without one there is no fixed fallback: a folder of a fresh random name is made (below).
+	assert.equal(runtimeDirectory(environment({})), null);
 	const vault = temporaryDirectory("paths");
 	const short = bridgePaths(vault, environment({ XDG_RUNTIME_DIR: "/run/user/1000" }, "linux", "/home/ada"));
 	assert.equal(short.socketPath, `/home/ada/.local/state/vaultlink/bridge/${short.key}.sock`);
@@ -42,6 +43,38 @@ test("a socket too long for its path beside the discovery file goes to the priva
 	assert.equal(long.discoveryPath, `${deep}/.local/state/vaultlink/bridge/${long.key}.json`);
 	assert.equal(long.socketPath, `/run/user/1000/vaultlink/${long.key}.sock`);
 	assert.ok(Buffer.byteLength(long.socketPath) <= MAX_SOCKET_PATH_BYTES);
+});
+
+// Issue 34: the fallback `<tmpdir>/vaultlink-<uid>` could be made first by another user (a
+// squatted folder the plugin then refused, or used). Without XDG_RUNTIME_DIR, a socket too long
+// beside the discovery file goes to a folder of a fresh random name, made private (0700) by
+// mkdtemp, which the discovery file names.
+test("without XDG_RUNTIME_DIR a long socket path goes to a fresh private folder of a random name", () => {
+	const vault = temporaryDirectory("paths");
+	const tmpdir = temporaryDirectory("tmp");
+	const uid = process.getuid?.() ?? 1000;
+	fs.mkdirSync(path.join(tmpdir, `vaultlink-${uid}`), { mode: 0o777 });
+	const deep = `/home/${"a".repeat(60)}`;
+	const fresh = (): ReturnType<typeof bridgePaths> => bridgePaths(vault, { env: {}, platform: "linux", uid, tmpdir, home: deep });
+	const first = fresh();
+	const second = fresh();
+	for (const paths of [first, second]) {
+		assert.equal(path.dirname(paths.socketDir), tmpdir);
+		assert.match(path.basename(paths.socketDir), /^vaultlink-[A-Za-z0-9]{6}$/);
+		assert.equal(paths.socketPath, `${paths.socketDir}/${paths.key}.sock`);
+		assert.ok(paths.socketDirIsFresh);
+		const stat = fs.lstatSync(paths.socketDir);
+		assert.ok(stat.isDirectory() && !stat.isSymbolicLink());
+		assert.equal(stat.mode & 0o777, 0o700);
+		assert.equal(stat.uid, uid);
+	}
+	assert.notEqual(first.socketDir, second.socketDir, "a new name each time");
+	// A path that fits beside the discovery file, or a desktop session's runtime folder, makes none.
+	const beside = bridgePaths(vault, { env: {}, platform: "linux", uid, tmpdir, home: "/home/ada" });
+	assert.ok(!beside.socketDirIsFresh && beside.socketDir === beside.discoveryDir);
+	const before = fs.readdirSync(tmpdir).length;
+	assert.ok(!bridgePaths(vault, environment({ XDG_RUNTIME_DIR: "/run/user/1000" }, "linux", deep)).socketDirIsFresh);
+	assert.equal(fs.readdirSync(tmpdir).length, before);
 });
 
 test("a Snap's home of its own gives way to the real home the sidecar sees", () => {
@@ -90,6 +123,7 @@ test("every name of a vault, through symbolic links or relative segments, gives 
 		key: keyOfCanonicalPath(canonical),
 		discoveryDir: "/rt",
 		socketDir: "/rt",
+		socketDirIsFresh: false,
 		socketPath: `/rt/${keyOfCanonicalPath(canonical)}.sock`,
 		discoveryPath: `/rt/${keyOfCanonicalPath(canonical)}.json`,
 	};

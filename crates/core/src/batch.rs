@@ -104,27 +104,64 @@ pub struct Batch {
 /// Why a plan cannot become a batch: the text a note has now is not the one it was planned on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BatchError {
-    Changed { path: String },
+    Changed {
+        path: String,
+    },
+    /// A note to rewrite whose file name leaves no room for the temporary names beside it: a
+    /// name made outside vaultlink, longer than `rename::MAX_FILE_NAME_BYTES`.
+    NameTooLong {
+        path: String,
+        bytes: usize,
+    },
 }
 
 impl Failure for BatchError {
     fn code(&self) -> ErrorCode {
-        ErrorCode::ConcurrentModification
+        match self {
+            BatchError::Changed { .. } => ErrorCode::ConcurrentModification,
+            BatchError::NameTooLong { .. } => ErrorCode::UnwritableNote,
+        }
     }
 
     fn message(&self) -> String {
         match self {
             BatchError::Changed { path } => format!("`{path}` changed after the plan was made; nothing was changed"),
+            BatchError::NameTooLong { path, bytes } => format!(
+                "`{path}` must be rewritten, and its file name is {bytes} bytes, more than the {} a note vaultlink rewrites may have: \
+its new text is written beside it under a temporary name (`.<name>.vaultlink-<process>.tmp`, up to {} bytes longer), which would pass \
+the {} bytes filesystems take in one name; nothing was changed",
+                crate::rename::MAX_FILE_NAME_BYTES,
+                TEMPORARY_NAME_EXTRA_BYTES,
+                crate::rename::MAX_NAME_BYTES
+            ),
         }
     }
 
     fn hint(&self) -> &'static str {
-        "Preview the move again (dry run) and approve the new plan."
+        match self {
+            BatchError::Changed { .. } => "Preview the move again (dry run) and approve the new plan.",
+            BatchError::NameTooLong { .. } => {
+                "Rename the note to a name of at most 227 bytes (in Obsidian, or with move_note, which keeps its links), or edit its links by hand; then preview the change again."
+            }
+        }
     }
 
     fn retryable(&self) -> bool {
-        true
+        matches!(self, BatchError::Changed { .. })
     }
+}
+
+/// Refuses a plan that rewrites a note whose file name leaves no room for the temporary names
+/// beside it ([`TEMPORARY_NAME_EXTRA_BYTES`]): checked at the preview and again when the batch
+/// is made, so the write never fails half way with "File name too long".
+pub fn check_rewritable(plan: &MovePlan) -> Result<(), BatchError> {
+    for file in &plan.edits {
+        let name = file.path.rsplit('/').next().unwrap_or(&file.path);
+        if name.len() > crate::rename::MAX_FILE_NAME_BYTES {
+            return Err(BatchError::NameTooLong { path: file.path.clone(), bytes: name.len() });
+        }
+    }
+    Ok(())
 }
 
 /// The id an applied plan is kept under for `undo_change` (`history`): the first 16 hex digits
@@ -160,6 +197,7 @@ pub fn batch(
     moved_folders: &[String],
     tag: u32,
 ) -> Result<Batch, BatchError> {
+    check_rewritable(plan)?;
     let mut writes = Vec::with_capacity(plan.edits.len());
     for file in &plan.edits {
         let changed = || BatchError::Changed { path: file.path.clone() };

@@ -135,6 +135,7 @@ fn finish(
     edge: &mut dyn Edge,
     plans: &mut PlanHistory,
 ) -> Result<(MoveAnswer, Option<Change>), CallError> {
+    crate::batch::check_rewritable(plan).map_err(|error| CallError::of(&error))?;
     let apply = decide_plan(&plan.plan_hash, approval, plans).map_err(|error| CallError::of(&error))?;
     if apply && page.cursor.is_some() {
         return Err(CallError::of(&crate::answer::OpError::InvalidArguments {
@@ -268,6 +269,7 @@ pub fn update_properties(
     let text = edge.text(&path)?;
     let (plan, mut answer) = crate::properties::plan(&path, &text, arguments).map_err(|error| CallError::of(&error))?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
     let apply = decide_plan(&plan.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
     if !apply || plan.edits.is_empty() {
         // Nothing is written: a preview, or a change that changes nothing.
@@ -291,9 +293,13 @@ pub fn commit_wiki_page(
     edge: &mut dyn Edge,
     plans: &mut PlanHistory,
 ) -> Result<(crate::wiki::CommitAnswer, Option<Change>), CallError> {
+    if let Some(detail) = crate::wiki::arguments_problem(arguments) {
+        return Err(CallError::of(&crate::answer::OpError::InvalidArguments { detail }));
+    }
     let texts = read_all(edge, crate::wiki::notes_needed(vault, arguments))?;
     let (plan, mut answer) = crate::wiki::plan(vault, arguments, &texts).map_err(|error| CallError::of(&error))?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
     let apply = decide_plan(&plan.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
     if !apply {
         plans.record_preview(&plan.plan_hash);
@@ -361,6 +367,67 @@ mod tests {
         let refused = call(&vault, "rewrite_link", &arguments, &mut edge, &mut plans).unwrap_err();
         assert_eq!(refused.code, crate::error::ErrorCode::ConcurrentModification);
         assert!(refused.message.contains("`B.md`"), "{}", refused.message);
+    }
+
+    /// Issue 34: a patch's `heading` holding a line break wrote a line of its own after it (a
+    /// new H1, say) into the patched note. Every character Markdown or YAML reads as a line
+    /// break is refused as an invalid argument, naming the patch and the character.
+    #[test]
+    fn a_patch_heading_holding_a_line_break_is_refused() {
+        let (vault, mut edge) = vault(&[("A.md", "# A\n")]);
+        let mut plans = PlanHistory::default();
+        for (line_break, named) in
+            [("\n", "U+000A"), ("\r", "U+000D"), ("\r\n", "U+000D"), ("\u{85}", "U+0085"), ("\u{2028}", "U+2028"), ("\u{2029}", "U+2029")]
+        {
+            for kind in ["link", "append"] {
+                let patch = json!({"path": "A.md", "kind": kind, "heading": format!("See also{line_break}# Injected"), "text": "x"});
+                let mut patch = patch.as_object().cloned().unwrap_or_default();
+                if kind == "link" {
+                    patch.remove("text");
+                }
+                let arguments =
+                    json!({"page": {"path": "New", "body": "x\n"}, "patches": [{"path": "A.md", "kind": "append", "text": "y"}, patch]});
+                let refused = call(&vault, "commit_wiki_page", &arguments, &mut edge, &mut plans).unwrap_err();
+                assert_eq!(refused.code, crate::error::ErrorCode::InvalidArguments, "{kind} {line_break:?}: {}", refused.message);
+                assert!(
+                    refused.message.contains("`patches[1].heading`") && refused.message.contains(named),
+                    "{kind} {line_break:?}: {}",
+                    refused.message
+                );
+            }
+        }
+        let fine = json!({"page": {"path": "New", "body": "x\n"}, "patches": [{"path": "A.md", "kind": "link", "heading": "Related"}]});
+        assert!(call(&vault, "commit_wiki_page", &fine, &mut edge, &mut plans).is_ok());
+    }
+
+    /// Issue 34: a note whose name is over the 227 bytes that leave room for the temporary
+    /// names beside it (made outside vaultlink) was planned, and its rewrite failed at write time
+    /// with "File name too long", told to check permissions. Refused at the preview, as an
+    /// unwritable note, saying the limit, why, and to rename it shorter.
+    #[test]
+    fn a_note_whose_name_leaves_no_room_for_temporary_names_is_refused_at_the_preview() {
+        let long = format!("Folder/{}.md", "n".repeat(crate::rename::MAX_FILE_NAME_BYTES));
+        let (vault, mut edge) = vault(&[(long.as_str(), "[[Old]]\n"), ("Old.md", "# Old\n")]);
+        let mut plans = PlanHistory::default();
+        for (tool, arguments) in [
+            ("move_note", json!({"from": "Old", "to": "New"})),
+            ("rewrite_link", json!({"from_target": "Old", "to_target": "Other"})),
+            ("update_properties", json!({"path": long, "set": {"status": "done"}})),
+            ("commit_wiki_page", json!({"page": {"path": "Page", "body": "x\n"}, "patches": [{"path": long, "kind": "link"}]})),
+        ] {
+            for approve in [false, true] {
+                let mut arguments = arguments.clone();
+                arguments["dry_run"] = json!(!approve);
+                let refused = call(&vault, tool, &arguments, &mut edge, &mut plans).unwrap_err();
+                assert_eq!(refused.code, crate::error::ErrorCode::UnwritableNote, "{tool}: {}", refused.message);
+                assert!(
+                    refused.message.contains("230 bytes") && refused.message.contains("227") && refused.message.contains("temporary"),
+                    "{tool}: {}",
+                    refused.message
+                );
+                assert!(refused.hint.contains("Rename the note"), "{tool}: {}", refused.hint);
+            }
+        }
     }
 
     #[test]

@@ -89,7 +89,8 @@ impl Property {
 /// A problem of a note's frontmatter, kept from its parse.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrontmatterProblem {
-    /// `malformed_frontmatter`, `frontmatter_not_a_mapping` or `unquoted_property_link`.
+    /// `malformed_frontmatter`, `frontmatter_not_a_mapping`, `frontmatter_too_deep`,
+    /// `frontmatter_too_large` or `unquoted_property_link`.
     pub code: String,
     pub message: String,
     /// 1-based line of the problem in the note.
@@ -97,8 +98,8 @@ pub struct FrontmatterProblem {
 }
 
 /// The codes of parse diagnostics that lint reports as frontmatter problems.
-const FRONTMATTER_CODES: [&str; 4] =
-    ["malformed_frontmatter", "frontmatter_not_a_mapping", "unquoted_property_link", "frontmatter_too_deep"];
+const FRONTMATTER_CODES: [&str; 5] =
+    ["malformed_frontmatter", "frontmatter_not_a_mapping", "unquoted_property_link", "frontmatter_too_deep", "frontmatter_too_large"];
 
 /// Reads what lint needs from a parsed note and its text: the H1, the top-level properties,
 /// the frontmatter's problems, and for `SCHEMA.md` its schema.

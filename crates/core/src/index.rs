@@ -761,6 +761,16 @@ impl Vault {
         self.ids.keys().map(|path| &**path)
     }
 
+    /// Every path under the folder `folder` as it is spelt exactly (the vault's root when
+    /// empty), in order: a range of the ordered paths, not a walk over all of them.
+    pub fn paths_under(&self, folder: &str) -> impl Iterator<Item = &str> {
+        let prefix = if folder.is_empty() { String::new() } else { format!("{folder}/") };
+        self.ids
+            .range::<str, _>((std::ops::Bound::Included(prefix.as_str()), std::ops::Bound::Unbounded))
+            .map(|(path, _)| &**path)
+            .take_while(move |path| path.starts_with(&prefix))
+    }
+
     /// Every note path, in order.
     pub fn note_paths(&self) -> impl Iterator<Item = &str> {
         self.files().filter(|slot| slot.note.is_some()).map(|slot| &*slot.path)

@@ -9,8 +9,18 @@ pub fn vault_path_problem(path: &str) -> Option<&'static str> {
     if path.contains('\0') {
         return Some("it holds a NUL byte");
     }
-    if path.starts_with('/') || path.starts_with('\\') || path.as_bytes().get(1) == Some(&b':') {
+    if path.starts_with('/') || path.starts_with('\\') {
         return Some("it is absolute");
+    }
+    if path.as_bytes().get(1) == Some(&b':') {
+        // `C:\x` and `C:` are a drive's; `a:b.md` is read by Windows as `b.md` on drive A:, and
+        // no Windows file name holds a `:` anyway.
+        let drive = path.as_bytes()[0].is_ascii_alphabetic() && matches!(path.as_bytes().get(2), None | Some(b'/' | b'\\'));
+        return Some(if drive {
+            "it is absolute (a Windows drive)"
+        } else {
+            "it holds `:`, which no Windows file name may hold (after one character it names a drive there)"
+        });
     }
     if path.starts_with('~') {
         return Some("it starts from a home folder");
@@ -102,6 +112,20 @@ mod tests {
         }
         for fine in ["a/b..c/x.md", "100%.md", "...md", "Folder/Note.md"] {
             assert_eq!(vault_path_problem(fine), None, "{fine}");
+        }
+    }
+
+    /// Issue 34: `a:b.md` was called absolute. A drive path is (`C:\\x`, `C:/x`, `C:`); a colon
+    /// after one letter is refused for what it is: a character no Windows name holds, which
+    /// would name a drive there.
+    #[test]
+    fn a_colon_after_the_first_character_is_named_for_what_it_is() {
+        for path in ["a:b.md", "1:x.md", "Z:note"] {
+            let problem = vault_path_problem(path).unwrap_or_default();
+            assert!(!problem.contains("absolute") && problem.contains("`:`") && problem.contains("Windows"), "{path}: {problem}");
+        }
+        for path in ["C:\\x.md", "C:/x.md", "c:", "D:\\"] {
+            assert!(vault_path_problem(path).unwrap_or_default().contains("absolute"), "{path}");
         }
     }
 

@@ -206,22 +206,58 @@ fn quoted_if_needed(text: &str) -> String {
     if plain_reads_back {
         text.to_owned()
     } else {
-        // A JSON string is a YAML double-quoted scalar with the same value.
-        serde_json::to_string(text).unwrap_or_default()
+        double_quoted(text)
     }
 }
 
-/// A key as it is written before `:`: plain when YAML reads it so, else quoted.
+/// `text` as a YAML double-quoted scalar: a JSON string is one with the same value, once the
+/// characters YAML does not allow unescaped (DEL, the C1 controls, U+FFFE and U+FFFF), which
+/// JSON leaves as they are, are escaped too.
+fn double_quoted(text: &str) -> String {
+    let json = serde_json::to_string(text).unwrap_or_default();
+    let printable = |c: char| !matches!(c, '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}');
+    if json.chars().all(printable) {
+        return json;
+    }
+    json.chars().map(|c| if printable(c) { c.to_string() } else { format!("\\u{:04X}", c as u32) }).collect()
+}
+
+/// YAML 1.1's merge key, when written plain.
+const MERGE_KEY: &str = "<<";
+
+/// The characters YAML 1.1 reads as line breaks besides `\n` and `\r`, which the YAML library
+/// (libyaml) folds inside a quoted string, so that no way of writing them reads back as the
+/// same text; other readers (YAML 1.2) take them for ordinary characters, so a note holding one
+/// reads differently in each.
+const YAML_ONLY_LINE_BREAKS: [(char, &str); 3] =
+    [('\u{85}', "NEXT LINE"), ('\u{2028}', "LINE SEPARATOR"), ('\u{2029}', "PARAGRAPH SEPARATOR")];
+
+/// The first YAML-only line break of `text`, named, with what to do, as the end of a sentence.
+fn yaml_line_break(text: &str) -> Option<String> {
+    let (character, name) = text.chars().find_map(|c| YAML_ONLY_LINE_BREAKS.iter().find(|(found, _)| *found == c))?;
+    Some(format!(
+        "U+{:04X} ({name}), which YAML reads as a line break, so it cannot be written to read back as it was given; \
+replace it with a space, or with `\\n` for a line break",
+        *character as u32
+    ))
+}
+
+/// A key as it is written before `:`: plain when YAML reads it so, else quoted. The key `<<`
+/// is always quoted: written plain it is YAML 1.1's merge key, which Obsidian's reader (and
+/// PyYAML's, js-yaml's) merges, or rejects when its value is not a mapping, while `serde_yaml`
+/// reads a plain key; quoted, every reader reads a property named `<<`.
 fn written_key(key: &str) -> String {
     let plain = !key.is_empty()
+        && key != MERGE_KEY
         && !looks_typed(key)
         && !key.contains(['#', ':', '"', '\'', '[', ']', '{', '}', ',', '\n'])
+        && !key.contains(|c: char| c.is_control() || matches!(c, '\u{fffe}' | '\u{ffff}'))
         && key.trim() == key
         && !key.starts_with(['-', '?', '!', '&', '*', '|', '>', '%', '@', '`']);
     if plain {
         key.to_owned()
     } else {
-        serde_json::to_string(key).unwrap_or_default()
+        double_quoted(key)
     }
 }
 
@@ -233,6 +269,18 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
     for key in arguments.set.keys().chain(&arguments.remove) {
         if key.trim().is_empty() || key.contains(['\n', '\r']) {
             return Err(PropertiesError::Unwritable { detail: format!("the key {key:?} is empty or spans lines") });
+        }
+        if let Some(line_break) = yaml_line_break(key) {
+            return Err(PropertiesError::Unwritable { detail: format!("the key {key:?} holds {line_break}") });
+        }
+    }
+    for (key, value) in &arguments.set {
+        let texts = match value {
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            other => other.as_str().into_iter().collect::<Vec<_>>(),
+        };
+        if let Some(line_break) = texts.into_iter().find_map(yaml_line_break) {
+            return Err(PropertiesError::Unwritable { detail: format!("`set.{key}` holds {line_break}") });
         }
     }
     if let Some(both) = arguments.remove.iter().find(|key| arguments.set.contains_key(*key)) {
@@ -267,6 +315,14 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
                 let as_written = &text[entry.span.start..entry.span.end];
                 let colon = as_written.find(':').unwrap_or(0);
                 let kept_key = &as_written[..colon];
+                // A merge key written plain is written quoted, as a new `<<` is (`written_key`).
+                let quoted_key;
+                let kept_key = if kept_key.trim_end() == MERGE_KEY {
+                    quoted_key = written_key(key);
+                    quoted_key.as_str()
+                } else {
+                    kept_key
+                };
                 let mut replacement = format!("{kept_key}:{value_text}{newline}");
                 if !as_written.ends_with('\n') {
                     replacement.truncate(replacement.len() - newline.len());

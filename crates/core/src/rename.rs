@@ -157,6 +157,13 @@ pub enum MoveError {
         to: String,
         reason: String,
     },
+    /// A folder of the destination is spelt like a folder of the vault but for case or Unicode
+    /// normalization: on a case-sensitive disk it would be a second folder beside that one,
+    /// on a case-insensitive one the same folder, so it is refused as a file of such a name is.
+    FolderSpeltOtherwise {
+        asked: String,
+        existing: String,
+    },
     /// `from` and `to` name the same file: there is nothing to move.
     SamePath {
         path: String,
@@ -182,7 +189,7 @@ impl Failure for MoveError {
         match self {
             MoveError::NotFound { .. } => ErrorCode::NoteNotFound,
             MoveError::InvalidName { .. } => ErrorCode::InvalidName,
-            MoveError::DestinationExists { .. } => ErrorCode::DestinationExists,
+            MoveError::DestinationExists { .. } | MoveError::FolderSpeltOtherwise { .. } => ErrorCode::DestinationExists,
             MoveError::IntoItself { .. } => ErrorCode::InvalidPath,
             MoveError::UnrepresentableLink { .. } => ErrorCode::UnrepresentableLink,
             MoveError::MissingText { .. } => ErrorCode::InvalidArguments,
@@ -202,6 +209,9 @@ impl Failure for MoveError {
                 format!("`{name}` cannot be a file's name in a vault: it holds {characters}")
             }
             MoveError::DestinationExists { path } => format!("`{path}` already exists"),
+            MoveError::FolderSpeltOtherwise { asked, existing } => format!(
+                "the folder `{asked}` is the vault's folder `{existing}` spelt otherwise (in case or Unicode normalization): on a case-sensitive disk it would be a second folder beside it; nothing was changed"
+            ),
             MoveError::IntoItself { from, to } => format!("`{from}` cannot move into itself (`{to}`)"),
             MoveError::UnrepresentableLink { note, line, link, reason } => {
                 format!("the link `{link}` in `{note}` (line {line}) cannot be rewritten: {reason}")
@@ -225,6 +235,9 @@ impl Failure for MoveError {
                 "Choose a name without [ ] # ^ | : \\ * \" < > ? %% or control characters, not ending with a space or a dot, not a name Windows keeps for a device (CON, PRN, AUX, NUL, COM1-9, LPT1-9), and short enough (a file's name at most 227 bytes, a folder's 255)."
             }
             MoveError::DestinationExists { .. } => "Choose another destination, or move or delete the file that is there first.",
+            MoveError::FolderSpeltOtherwise { .. } => {
+                "Spell the folder as the vault does (list_notes shows its paths), or choose a folder of another name; to rename that folder, move it."
+            }
             MoveError::IntoItself { .. } => "Choose a destination outside the folder being moved.",
             MoveError::UnrepresentableLink { .. } => {
                 "Nothing was changed. Rename the note that link points to, or edit that link by hand, then try again."
@@ -419,10 +432,46 @@ fn folded_starts_with(path: &str, folded: &str) -> bool {
     fold(path).starts_with(folded)
 }
 
+/// The first folder of `path` that holds no file of the vault as it is spelt, and the folder
+/// beside it spelt the same but for case or Unicode normalization that holds a file that stays
+/// (not in `leaving`, folded paths): `(asked, existing)`. Folders under one the vault has no
+/// form of cannot have one either, so only that first folder is compared, with its siblings.
+pub fn folder_spelt_otherwise(vault: &Vault, path: &str, leaving: &HashSet<String>) -> Option<(String, String)> {
+    let (folder, _) = path.rsplit_once('/')?;
+    let mut parent = "";
+    for (end, _) in folder.match_indices('/').chain([(folder.len(), "")]) {
+        let asked = &folder[..end];
+        if vault.paths_under(asked).next().is_some() {
+            parent = asked;
+            continue;
+        }
+        let name = &asked[parent.len() + usize::from(!parent.is_empty())..];
+        let existing = vault.paths_under(parent).find_map(|file| {
+            let inside = &file[parent.len() + usize::from(!parent.is_empty())..];
+            let (sibling, _) = inside.split_once('/')?;
+            let same = if sibling.is_ascii() && name.is_ascii() { sibling.eq_ignore_ascii_case(name) } else { fold(sibling) == fold(name) };
+            (same && !leaving.contains(&fold(file))).then(|| file[..file.len() - inside.len() + sibling.len()].to_owned())
+        });
+        return existing.map(|existing| (asked.to_owned(), existing));
+    }
+    None
+}
+
 /// Checks the destinations of `moves` taken together: each free, or left by a file that moves
-/// away in the same batch. `check_names` checks each destination's name (a file move's).
+/// away in the same batch, and in folders spelt as the vault spells them
+/// ([`folder_spelt_otherwise`]). `check_names` checks each destination's name (a file move's).
 fn check_moves(vault: &Vault, moves: &[(String, String)], check_names: bool) -> Result<(), MoveError> {
     let leaving: HashSet<String> = moves.iter().map(|(from, _)| fold(from)).collect();
+    // Once per folder: a folder move's files share theirs.
+    let mut folders_checked: HashSet<&str> = HashSet::new();
+    for (_, to) in moves {
+        let folder = to.rsplit_once('/').map_or("", |(folder, _)| folder);
+        if folders_checked.insert(folder) {
+            if let Some((asked, existing)) = folder_spelt_otherwise(vault, to, &leaving) {
+                return Err(MoveError::FolderSpeltOtherwise { asked, existing });
+            }
+        }
+    }
     // A file that stays and is spelt like a destination but for case: on a case-sensitive
     // filesystem `a.md` and `A.md` can both exist, and `a.md` -> `A.md` would replace the other.
     let leaving_exactly: HashSet<&str> = moves.iter().map(|(from, _)| from.as_str()).collect();

@@ -15,6 +15,10 @@ pub enum StepError {
     Changed { path: String },
     /// A step failed (`what` says which, and why); every change made so far was undone.
     Failed { what: String },
+    /// A step failed because something is at `path` now (`EEXIST`: another program made a file
+    /// or folder there after the plan was checked, and no step replaces anything); every change
+    /// made so far was undone, and what is there was kept.
+    Taken { what: String, path: String },
     /// A step failed, and undoing it failed in part too: `left` names what is left.
     UndoIncomplete { what: String, left: String },
     /// A delete's note changed between the read and the move to the trash.
@@ -64,6 +68,12 @@ impl StepError {
                 true,
             ),
             StepError::Failed { what } => CallError::new(WriteFailed, format!("{what}; every change made so far was undone"), PERMISSIONS_HINT, true),
+            StepError::Taken { what, path } => CallError::new(
+                DestinationExists,
+                format!("{what}: `{path}` is taken by a file or folder the plan did not expect (another program may have made it since the plan); it was kept, not replaced, and every change made so far was undone"),
+                "Look at what is there now: choose another name (or folder) for the change, or move or delete what is there; then preview the change again.",
+                false,
+            ),
             StepError::UndoIncomplete { what, left } => CallError::new(
                 WriteFailed,
                 format!("{what}; undoing the changes made so far failed in part: {left}"),
@@ -183,6 +193,13 @@ mod tests {
                 && not_utf8.message.contains("`Latin1.md` is not UTF-8")
                 && not_utf8.hint.contains("Convert the note to UTF-8")
         );
+        // Issue 34: a name taken meanwhile (EEXIST) was told to check the folder's permissions.
+        let parsed: StepError =
+            serde_json::from_value(serde_json::json!({"kind": "taken", "what": "moving Old.md failed", "path": "New.md"})).unwrap();
+        let taken = parsed.error();
+        assert_eq!(taken.code, ErrorCode::DestinationExists);
+        assert!(taken.message.starts_with("moving Old.md failed: `New.md` is taken") && taken.message.contains("undone"), "{taken:?}");
+        assert!(!taken.hint.contains("permission") && taken.hint.contains("choose another name"), "{taken:?}");
         let linked = StepError::HardLinked { path: "A.md".to_owned(), links: 2 }.error();
         assert!(!linked.retryable && linked.message.contains("one file under 2 names"), "{linked:?}");
     }

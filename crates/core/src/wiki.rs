@@ -161,6 +161,24 @@ pub fn page_path(asked: &str) -> String {
     }
 }
 
+/// The characters a heading cannot hold: those Markdown (`\n`, `\r`) or YAML (NEL, LINE
+/// SEPARATOR, PARAGRAPH SEPARATOR) reads as a line break. A heading is one line; one holding a
+/// break would write a line of its own after it (a new H1, a property) into the patched note.
+const LINE_BREAKS: [char; 5] = ['\n', '\r', '\u{85}', '\u{2028}', '\u{2029}'];
+
+/// Why the arguments cannot make a commit before any note is read, as a sentence: a patch's
+/// `heading` that holds a line break.
+pub fn arguments_problem(arguments: &CommitArguments) -> Option<String> {
+    arguments.patches.iter().enumerate().find_map(|(at, patch)| {
+        let line_break = patch.heading.as_deref()?.chars().find(|c| LINE_BREAKS.contains(c))?;
+        Some(format!(
+            "`patches[{at}].heading` holds a line break (U+{:04X}); a heading is one line: give its text alone, without `#`, \
+and put other lines in an `append` patch's `text`",
+            line_break as u32
+        ))
+    })
+}
+
 /// The notes a commit reads: those it patches, and those `prev_hashes` names.
 pub fn notes_needed(vault: &Vault, arguments: &CommitArguments) -> Vec<String> {
     let named = arguments.patches.iter().map(|patch| patch.path.as_str()).chain(arguments.prev_hashes.keys().map(String::as_str));
@@ -325,6 +343,10 @@ fn path_problems(vault: &Vault, asked: &str, path: &str, problems: &mut Vec<Stri
     if let Some(existing) = vault.find_file(path) {
         problems
             .push(format!("`{existing}` already exists: a page is new (use update_properties or edit the note to change one that exists)"));
+    } else if let Some((asked, existing)) = crate::rename::folder_spelt_otherwise(vault, path, &Default::default()) {
+        problems.push(format!(
+            "the folder `{asked}` is the vault's folder `{existing}` spelt otherwise (in case or Unicode normalization), which on a case-sensitive disk would be a second folder beside it: spell it `{existing}`"
+        ));
     }
 }
 
@@ -628,6 +650,18 @@ mod tests {
         assert!(plan(&vault, &outside, &texts).unwrap_err().message().contains("no folder a SCHEMA.md governs"));
         let taken = arguments(json!({"page": {"path": "wiki/concepts/graph", "frontmatter": {"type": "concept", "summary": "s"}}}));
         assert!(plan(&vault, &taken, &texts).unwrap_err().message().contains("already exists"));
+    }
+
+    /// Issue 34: a page in `notes/` beside the vault's `Notes/` made a second folder on a
+    /// case-sensitive disk; refused as a page whose name is taken is.
+    #[test]
+    fn a_page_in_a_folder_spelt_otherwise_is_refused() {
+        let (vault, texts) = vault(&[("Notes/A.md", "a\n"), ("Caf\u{e9}/B.md", "b\n")]);
+        for (path, existing) in [("notes/New", "Notes"), ("NOTES/deeper/New", "Notes"), ("Cafe\u{301}/New", "Caf\u{e9}")] {
+            let refused = plan(&vault, &arguments(json!({"page": {"path": path, "body": "x\n"}})), &texts).unwrap_err();
+            assert!(refused.message().contains(&format!("spell it `{existing}`")), "{path}: {}", refused.message());
+        }
+        assert!(plan(&vault, &arguments(json!({"page": {"path": "Notes/New", "body": "x\n"}})), &texts).is_ok());
     }
 
     #[test]

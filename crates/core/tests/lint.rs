@@ -389,3 +389,25 @@ fn lint_reports_on_the_corpora_match_their_snapshots() {
         changed.join(", ")
     );
 }
+
+/// Issue 34: a frontmatter block nested too deep, or over the bytes a block may hold, was told
+/// by the parser (`frontmatter_too_deep`, `frontmatter_too_large`) but never by `lint_wiki`, so
+/// a note whose properties Obsidian's reader and ours do not read looked clean. Both are
+/// `malformed_frontmatter` findings, each with its own message and what to do.
+#[test]
+fn a_frontmatter_too_deep_or_too_large_is_a_malformed_frontmatter_finding() {
+    let deep = format!("---\nkey: {}x{}\n---\n[[Fine]]\n", "[".repeat(200), "]".repeat(200));
+    let large = format!("---\nkey: \"{}\"\n---\n[[Fine]]\n", "x".repeat(vaultlink_core::parse::MAX_FRONTMATTER_BYTES));
+    let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+    for (path, text) in [("Deep.md", deep.as_str()), ("Large.md", large.as_str()), ("Fine.md", "[[Deep]] [[Large]]\n")] {
+        vault.upsert(path, text);
+    }
+    let report = call(&vault, "lint_wiki", json!({"kinds": ["malformed_frontmatter"], "response_format": "detailed"}));
+    assert_eq!(lines(&report), ["malformed_frontmatter Deep.md:1", "malformed_frontmatter Large.md:1"], "{report}");
+    let proposals = report["proposals"].as_array().expect("proposals");
+    let said = |at: usize| format!("{} {}", proposals[at]["detail"], proposals[at]["suggested_action"]);
+    assert!(said(0).contains("nests deeper than 64 levels") && said(0).contains("Flatten"), "{}", said(0));
+    assert!(said(1).contains("over the 262144-byte limit") && said(1).contains("shorten"), "{}", said(1));
+    let by_default = call(&vault, "lint_wiki", json!({}));
+    assert!(lines(&by_default).iter().filter(|line| line.starts_with("malformed_frontmatter")).count() == 2, "{by_default}");
+}

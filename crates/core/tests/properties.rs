@@ -90,3 +90,57 @@ fn json_frontmatter_is_refused_with_what_to_do() {
     let message = vaultlink_core::error::Failure::message(&error);
     assert!(message.contains("JSON") && message.contains("rewrite it as YAML"), "{message}");
 }
+
+/// Issue 34: a value or key holding a character YAML reads as a line break (NEL, LINE
+/// SEPARATOR, PARAGRAPH SEPARATOR) could not be written so that it reads back, and was answered
+/// `internal`; it is refused as an invalid argument that names the character.
+#[test]
+fn a_line_break_yaml_reads_in_a_value_or_key_is_refused_by_name() {
+    for (character, name) in [('\u{85}', "U+0085"), ('\u{2028}', "U+2028"), ('\u{2029}', "U+2029")] {
+        for (set, remove) in [
+            (serde_json::json!({ "status": format!("one{character}two") }), Vec::new()),
+            (serde_json::json!({ "list": ["fine", format!("one{character}two")] }), Vec::new()),
+            (serde_json::json!({ format!("key{character}name"): "x" }), Vec::new()),
+            (serde_json::json!({}), vec![format!("key{character}name")]),
+        ] {
+            let arguments = PropertiesArguments {
+                path: "Note.md".to_owned(),
+                set: set.as_object().cloned().unwrap_or_default(),
+                remove,
+                dry_run: None,
+                approved_plan_hash: None,
+                response_format: Default::default(),
+            };
+            let error = plan("Note.md", "---\na: 1\n---\nbody\n", &arguments).expect_err("refused");
+            let code = vaultlink_core::error::Failure::code(&error);
+            let message = vaultlink_core::error::Failure::message(&error);
+            assert_eq!(code, vaultlink_core::error::ErrorCode::InvalidArguments, "{set}: {message}");
+            assert!(message.contains(name), "{set}: {message}");
+        }
+    }
+}
+
+/// Issue 34: the characters YAML does not allow unescaped (C0 controls in a key, DEL, the C1
+/// controls, U+FFFE, U+FFFF) were written as they are and the edit was answered `internal`;
+/// they are written escaped in a double-quoted string, which reads back as the same text.
+#[test]
+fn characters_yaml_does_not_allow_unescaped_are_written_escaped() {
+    let key = "tab\there\u{1}";
+    let value = "del\u{7f} c1\u{80}\u{9f} not\u{fffe}\u{ffff}";
+    let arguments = PropertiesArguments {
+        path: "Note.md".to_owned(),
+        set: serde_json::json!({ key: value, "list": [value] }).as_object().cloned().unwrap_or_default(),
+        remove: Vec::new(),
+        dry_run: None,
+        approved_plan_hash: None,
+        response_format: Default::default(),
+    };
+    let before = "---\na: 1\n---\nbody\n";
+    let (plan, _) = plan("Note.md", before, &arguments).unwrap_or_else(|error| panic!("{error:?}"));
+    let edited = apply_edits(before, &plan.edits[0].edits);
+    assert!(edited.contains(r#""tab\there\u0001": "del\u007F c1\u0080\u009F not\uFFFE\uFFFF""#), "{edited}");
+    let block = edited.split("---\n").nth(1).expect("a block");
+    let read: serde_yaml::Mapping = serde_yaml::from_str(block).expect("YAML");
+    assert_eq!(read.get(key).and_then(serde_yaml::Value::as_str), Some(value));
+    assert_eq!(read.get("list").and_then(|list| list[0].as_str()), Some(value));
+}

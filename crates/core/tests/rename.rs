@@ -525,3 +525,37 @@ fn a_markdown_link_keeps_its_form_in_a_move_vault_absolute_relative_or_rooted() 
         "//- Elsewhere/Deep/Index.md\n[Class](Compendium/Class.md)\n",
     );
 }
+
+/// Issue 34: a destination in a folder spelt like one of the vault's but for case or Unicode
+/// normalization (`notes/` beside `Notes/`, `Cafe\u{301}/` beside `Café/`) made a second folder
+/// beside it on a case-sensitive disk, where a file of such a name is refused. Refused alike,
+/// by a move, a folder move and a bulk move, naming the folder as the vault spells it; a folder
+/// renamed in case alone, whose files all leave, is still a rename.
+#[test]
+fn a_folder_spelt_like_another_but_for_case_or_normalization_is_refused() {
+    let vault = "//- Notes/a.md\n//- Caf\u{e9}/b.md\n//- Inbox/c.md\n[[a]] [[b]]\n//- Inbox/Deep/d.md\n";
+    for (from, to, existing) in [
+        ("Inbox/c.md", "notes/c.md", "Notes"),
+        ("Inbox/c.md", "NOTES/sub/c.md", "Notes"),
+        ("Inbox/c.md", "Cafe\u{301}/c.md", "Caf\u{e9}"),
+        ("Inbox/c.md", "CAF\u{c9}/c.md", "Caf\u{e9}"),
+        ("Inbox/c.md", "Inbox/deep/c.md", "Inbox/Deep"),
+        ("Inbox", "notes", "Notes"),
+        ("Inbox/Deep", "notes/Deep", "Notes"),
+    ] {
+        let error = refusal(vault, from, to);
+        assert!(error.starts_with("destination_exists"), "{from} -> {to}: {error}");
+        assert!(error.contains(&format!("`{existing}`")), "{from} -> {to}: {error}");
+    }
+    // Into the folder as the vault spells it, or a new folder of another name.
+    for (from, to) in [("Inbox/c.md", "Notes/c.md"), ("Inbox/c.md", "Notes/sub/c.md"), ("Inbox/c.md", "Other/c.md")] {
+        assert!(plan(&files(vault), from, to).is_ok(), "{from} -> {to}: {:?}", plan(&files(vault), from, to).err());
+    }
+    let pairs = [("Inbox/c.md".to_owned(), "notes/c.md".to_owned())];
+    let index = common::index(&files(vault));
+    let error = vaultlink_core::rename::bulk_moves(&index, &pairs).expect_err("refused");
+    assert_eq!(error.code(), vaultlink_core::error::ErrorCode::DestinationExists, "{}", error.message());
+    // Every file of `Notes/` moved into `notes/`: nothing stays in the other spelling.
+    let every = [("Notes/a.md".to_owned(), "notes/a.md".to_owned()), ("Inbox/c.md".to_owned(), "notes/c.md".to_owned())];
+    assert!(vaultlink_core::rename::bulk_moves(&index, &every).is_ok());
+}

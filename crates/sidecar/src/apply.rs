@@ -80,6 +80,19 @@ fn step_failed(what: String, path: &str, error: &std::io::Error, link: &mut Opti
     format!("{what} failed: {error}")
 }
 
+/// A step refused because something is at `path` (`EEXIST`): no step replaces anything, so the
+/// name is taken, which is not a matter of permissions or space.
+fn taken(what: String, path: &str) -> ToolError {
+    StepError::Taken { what, path: path.to_owned() }.error().into()
+}
+
+/// Keeps in `taken_name` the step that found its name taken (`EEXIST`), for the answer.
+fn note_taken(taken_name: &mut Option<(String, String)>, what: &str, path: &str, error: &std::io::Error) {
+    if error.kind() == std::io::ErrorKind::AlreadyExists {
+        taken_name.get_or_insert_with(|| (format!("{what} failed"), path.to_owned()));
+    }
+}
+
 /// An undo whose file to remove (one the change created) was saved over since: it is kept, and
 /// the undo is refused as core words it.
 fn undo_refused(batch: &Batch, path: &str) -> ToolError {
@@ -191,7 +204,7 @@ fn check_folder(root: &Path, batch: &Batch) -> Result<Vec<String>, ToolError> {
     for folder in &batch.folders {
         let full = root.join(folder);
         if full.exists() && !full.is_dir() {
-            return Err(write_failed(format!("creating {folder} failed: a file is there")));
+            return Err(taken(format!("creating {folder} failed"), folder));
         }
         if !full.exists() {
             made_folders.push(folder.clone());
@@ -262,6 +275,8 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
     let mut through_link: Option<StepError> = None;
     let (mut untouched_writes, mut untouched_creates) = (batch.writes.len(), batch.creates.len());
     let counted = Counted { disk, made: std::cell::Cell::new(0) };
+    // The name a create or a move found taken (`EEXIST`), with the step that found it.
+    let mut taken_name: Option<(String, String)> = None;
     let result = (|| {
         for (at, write) in batch.writes.iter().enumerate() {
             counted.made.set(0);
@@ -288,8 +303,10 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
             written += 1;
         }
         for folder in &journal.made_folders {
-            disk.create_dir(root, &root.join(folder))
-                .map_err(|error| step_failed(format!("creating {folder}"), folder, &error, &mut through_link))?;
+            disk.create_dir(root, &root.join(folder)).map_err(|error| {
+                note_taken(&mut taken_name, &format!("creating {folder}"), folder, &error);
+                step_failed(format!("creating {folder}"), folder, &error, &mut through_link)
+            })?;
         }
         for (at, create) in batch.creates.iter().enumerate() {
             counted.made.set(0);
@@ -305,6 +322,7 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
                 if crate::disk::link_on_the_way(&error).is_some() {
                     untouched_creates = at + usize::from(counted.made.get() > 0);
                 }
+                note_taken(&mut taken_name, &format!("creating {}", create.path), &create.path, &error);
                 step_failed(format!("creating {}", create.path), &create.path, &error, &mut through_link)
             })?;
         }
@@ -318,7 +336,10 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
                 Some(via) => disk.rename_new(root, &from, &root.join(via)).and_then(|()| disk.rename_new(root, &root.join(via), &to)),
                 None => disk.rename_new(root, &from, &to),
             };
-            moved.map_err(|error| step_failed(format!("moving {}", file_move.from), &file_move.to, &error, &mut through_link))?;
+            moved.map_err(|error| {
+                note_taken(&mut taken_name, &format!("moving {}", file_move.from), &file_move.to, &error);
+                step_failed(format!("moving {}", file_move.from), &file_move.to, &error, &mut through_link)
+            })?;
         }
         for remove in &batch.removes {
             // Moved aside first (a rename that never replaces), then what was moved aside is
@@ -386,7 +407,11 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
         return Err(match undone {
             Ok(_) if edited_meanwhile.is_some() => concurrent(edited_meanwhile.as_deref().unwrap_or_default()),
             Ok(_) if removed_meanwhile.is_some() => undo_refused(batch, removed_meanwhile.as_deref().unwrap_or_default()),
-            Ok(_) => through_link.map_or_else(|| write_failed(what), |refusal| refusal.error().into()),
+            Ok(_) => match (through_link, taken_name) {
+                (Some(refusal), _) => refusal.error().into(),
+                (None, Some((step, path))) => taken(step, &path),
+                (None, None) => write_failed(what),
+            },
             Err(undo) => {
                 journal::abandon(disk, root, &journal);
                 StepError::UndoIncomplete { what, left: undo.message }.error().into()
@@ -629,8 +654,9 @@ mod tests {
         fs::write(dir.path().join("blocked"), "not a folder").unwrap();
         let before = snapshot(dir.path());
         let refusal = apply_plan_on(&RealDisk, index.root(), &plan, None, "move_note").unwrap_err();
-        assert_eq!(refusal.code, "write_failed");
-        assert!(refusal.message.starts_with("creating blocked failed: a file is there"), "{}", refusal.message);
+        assert_eq!(refusal.code, "destination_exists");
+        assert!(refusal.message.starts_with("creating blocked failed: `blocked` is taken"), "{}", refusal.message);
+        assert!(!refusal.hint.contains("permission"), "{}", refusal.hint);
         assert_eq!(snapshot(dir.path()), before, "the vault is byte-identical to before");
     }
 
@@ -790,7 +816,11 @@ mod tests {
             }
         });
         let refusal = apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap_err();
-        assert_eq!(refusal.code, "write_failed", "{refusal:?}");
+        // Issue 34: the name taken meanwhile (EEXIST) was answered `write_failed`, told to check
+        // the folder's permissions.
+        assert_eq!(refusal.code, "destination_exists", "{refusal:?}");
+        assert!(refusal.message.contains("`New.md` is taken") && refusal.message.contains("undone"), "{refusal:?}");
+        assert!(!refusal.hint.contains("permission") && refusal.hint.contains("choose another name"), "{refusal:?}");
         assert_eq!(fs::read_to_string(dir.path().join("New.md")).unwrap(), "someone else's\n", "kept");
         assert_eq!(fs::read_to_string(dir.path().join("Old.md")).unwrap(), "# Old\n");
         assert_eq!(fs::read_to_string(dir.path().join("A.md")).unwrap(), "[[Old]]\n", "the batch was undone");
@@ -1254,7 +1284,8 @@ mod tests {
             }
         });
         let refusal = crate::tools::run_on_folder_with(&disk, &mut index, "commit_wiki_page", &arguments, &Progress::none()).unwrap_err();
-        assert_eq!(refusal.code, "write_failed", "{refusal:?}");
+        assert_eq!(refusal.code, "destination_exists", "{refusal:?}");
+        assert!(refusal.message.starts_with("creating wiki/Forest.md failed: `wiki/Forest.md` is taken"), "{refusal:?}");
         assert_eq!(fs::read_to_string(&page).unwrap(), "someone else's page\n");
         assert_eq!(fs::read_to_string(dir.path().join("Graph.md")).unwrap(), "# Graph\n", "the patch is undone");
     }

@@ -268,7 +268,10 @@ fn check_private(path: &Path) -> Result<()> {
             path.display()
         );
     }
-    if meta.file_type().is_symlink() || meta.mode() & 0o077 != 0 || meta.uid() != user_id() {
+    if !meta.file_type().is_symlink() && meta.uid() != user_id() {
+        bail!("{}; refusing to use its token. {}", another_users(path, meta.uid()), REMOVE_THEIRS);
+    }
+    if meta.file_type().is_symlink() || meta.mode() & 0o077 != 0 {
         bail!(
             "{} must be a file of yours with mode 0600 (it is {:o}); refusing to use its token. Reload the plugin to rewrite it",
             path.display(),
@@ -278,20 +281,48 @@ fn check_private(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A folder of the bridge's must be the user's, a real folder (not a symbolic link), open to no one else.
+/// What to do about a file or folder of the bridge's that another user owns.
 #[cfg(unix)]
-fn check_private_dir(dir: &Path) -> Result<()> {
+const REMOVE_THEIRS: &str =
+    "That user could have read or planted it: remove it (as that user or root), then reload the plugin, which makes its own";
+
+/// `path` named as another user's (`owner`), beside this user's uid: its mode is not the problem.
+#[cfg(unix)]
+pub(crate) fn another_users(path: &Path, owner: u32) -> String {
+    format!("{} belongs to another user (uid {owner}; you are uid {})", path.display(), user_id())
+}
+
+/// Why the folder at `dir` (of metadata `meta`, not followed) is no private folder of this
+/// user's, as a sentence with what to do: not a real folder, another user's, or open to others.
+#[cfg(unix)]
+pub(crate) fn private_dir_problem(dir: &Path, meta: &std::fs::Metadata, remedy: &str) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::symlink_metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
-    if !meta.is_dir() || meta.mode() & 0o077 != 0 || meta.uid() != user_id() {
-        bail!(
-            "the folder {} must be a directory of yours with mode 0700 (it is {:o}); refusing the token in it. Run `chmod 700 {}`, or remove it and reload the plugin",
+    if !meta.is_dir() {
+        let what = if meta.file_type().is_symlink() { "a symbolic link" } else { "not a directory" };
+        return Some(format!("the folder {} must be a directory of yours (it is {what}); {remedy}", dir.display()));
+    }
+    if meta.uid() != user_id() {
+        return Some(format!("the folder {}; {remedy}. {REMOVE_THEIRS}", another_users(dir, meta.uid())));
+    }
+    if meta.mode() & 0o077 != 0 {
+        return Some(format!(
+            "the folder {} must be a directory of yours with mode 0700 (it is {:o}); {remedy}. Run `chmod 700 {}`, or remove it and reload the plugin",
             dir.display(),
             meta.mode() & 0o777,
             dir.display()
-        );
+        ));
     }
-    Ok(())
+    None
+}
+
+/// A folder of the bridge's must be the user's, a real folder (not a symbolic link), open to no one else.
+#[cfg(unix)]
+fn check_private_dir(dir: &Path) -> Result<()> {
+    let meta = std::fs::symlink_metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
+    match private_dir_problem(dir, &meta, "refusing the token in it") {
+        Some(problem) => bail!("{problem}"),
+        None => Ok(()),
+    }
 }
 
 /// A socket file left in place by anyone else, or open to others, is not the plugin's. One
@@ -302,6 +333,9 @@ fn check_socket(socket: &Path) -> Result<()> {
     let Ok(meta) = std::fs::symlink_metadata(socket) else {
         return Ok(());
     };
+    if meta.file_type().is_socket() && meta.uid() != user_id() {
+        bail!("{}; refusing to connect. {}", another_users(socket, meta.uid()), REMOVE_THEIRS);
+    }
     if !meta.file_type().is_socket() || meta.mode() & 0o077 != 0 || meta.uid() != user_id() {
         bail!(
             "{} must be a socket of yours with mode 0600 (it is {:o}, {}); refusing to connect. Reload the plugin to make it again",
@@ -467,6 +501,25 @@ mod tests {
             std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
             let refusal = refusal(runtime.path(), &vault);
             assert!(refusal.contains("mode 0700 (it is 755)") && refusal.contains("chmod 700"), "{refusal}");
+        }
+
+        /// Issue 34: a folder, discovery file or socket of another user's, closed to others,
+        /// was refused as not of mode 0700 (or 0600), which it was. Each is refused as another
+        /// user's. Making another user's file needs root, as the issue's case did.
+        #[test]
+        fn a_folder_file_or_socket_of_another_user_is_refused_as_theirs() {
+            if user_id() != 0 {
+                panic!("this test makes files of another user's, which needs root (run it as root, as CI does)");
+            }
+            let nobody = 65534;
+            let (runtime, vault, file, _listener) = setup();
+            let socket = runtime.path().join(format!("{}.sock", vault_key(&vault)));
+            for (what, path) in [("socket", &socket), ("discovery file", &file), ("folder", &runtime.path().to_owned())] {
+                std::os::unix::fs::chown(path, Some(nobody), None).unwrap();
+                let refused = refusal(runtime.path(), &vault);
+                assert!(refused.contains("belongs to another user (uid 65534; you are uid 0)"), "{what}: {refused}");
+                assert!(!refused.contains("mode 0"), "{what}: {refused}");
+            }
         }
 
         #[test]

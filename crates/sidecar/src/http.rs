@@ -69,15 +69,15 @@ pub fn http_token(vault: &Path) -> Result<(String, Option<PathBuf>)> {
 
 #[cfg(unix)]
 fn create_private_dir(dir: &Path) -> Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    use std::os::unix::fs::DirBuilderExt;
     if !dir.exists() {
         std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let meta = std::fs::symlink_metadata(dir).with_context(|| format!("reading {}", dir.display()))?;
-    if !meta.is_dir() || meta.mode() & 0o077 != 0 {
-        bail!("{} must be a directory of yours with mode 0700; fix it or set VAULTLINK_RUNTIME_DIR", dir.display());
+    match crate::discovery::private_dir_problem(dir, &meta, "the HTTP token is not written into it") {
+        Some(problem) => bail!("{problem}"),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(not(unix))]
@@ -1015,5 +1015,23 @@ mod tests {
         assert_eq!(warning.allow(at(10_001)), None);
         assert_eq!(warning.allow(at(60_000)), Some(1));
         assert!(held_back_note(1_000).contains("1000 more times"));
+    }
+
+    /// Issue 34: the folder of the HTTP token file, when another user's (mode 0700), was taken
+    /// as this user's, and the token written into it; refused, naming the owner. Making another
+    /// user's folder needs root, as the issue's case did.
+    #[cfg(unix)]
+    #[test]
+    fn the_token_folder_of_another_user_is_refused_as_theirs() {
+        use super::create_private_dir;
+        if crate::state::user_id() != 0 {
+            panic!("this test makes a folder of another user's, which needs root (run it as root, as CI does)");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("vaultlink");
+        create_private_dir(&folder).unwrap();
+        std::os::unix::fs::chown(&folder, Some(65534), None).unwrap();
+        let refused = format!("{:#}", create_private_dir(&folder).unwrap_err());
+        assert!(refused.contains("belongs to another user (uid 65534; you are uid 0)") && !refused.contains("mode 0700"), "{refused}");
     }
 }

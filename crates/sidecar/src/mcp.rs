@@ -133,8 +133,10 @@ impl ServerHandler for VaultlinkServer {
 
 /// Serves MCP on stdin and stdout until the client closes the stream. Every line from the client
 /// passes [`screen`] first: one rmcp would answer wrongly (a line that is not JSON, `tools/call`
-/// arguments that are not an object) is answered here with the JSON-RPC error it calls for,
-/// and the rest go to rmcp as they came. Answers of both kinds reach stdout as whole lines.
+/// arguments that are not an object, a request rmcp cannot read, which it answers without its
+/// id) is answered here with the JSON-RPC error it calls for, and the rest go to rmcp as they
+/// came. A line over [`MAX_LINE_BYTES`], which rmcp drops unanswered, is answered here with its
+/// id and never held whole. Answers of every kind reach stdout as whole lines.
 pub async fn serve_stdio(router: Router) -> Result<()> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let (server_in, mut to_server) = tokio::io::duplex(1 << 16);
@@ -145,9 +147,13 @@ pub async fn serve_stdio(router: Router) -> Result<()> {
         let mut line = Vec::new();
         loop {
             line.clear();
-            match stdin.read_until(b'\n', &mut line).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
+            match read_line(&mut stdin, &mut line).await {
+                Ok(LineRead::Line) => {}
+                Ok(LineRead::Oversized { id, bytes }) => {
+                    let _ = refusals.send(oversized(&id, bytes));
+                    continue;
+                }
+                Ok(LineRead::End) | Err(_) => break,
             }
             match screen(&line) {
                 Screened::Pass => {
@@ -196,6 +202,182 @@ pub async fn serve_stdio(router: Router) -> Result<()> {
     Ok(())
 }
 
+/// The most bytes of one line from the client, its line break included: rmcp's own bound
+/// (`DEFAULT_MAX_LINE_LENGTH`, 16 MiB), past which rmcp drops a line without an answer. A longer
+/// line is answered here instead, with its id, and never held whole in memory.
+const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// What reading one line from the client gave.
+#[derive(Debug, PartialEq)]
+enum LineRead {
+    /// A line, in the buffer (without a line break at the end of the stream).
+    Line,
+    /// A line over [`MAX_LINE_BYTES`], read to its end and dropped: its `id` (`null` when it
+    /// has none that can be read) and its length.
+    Oversized { id: Value, bytes: usize },
+    /// The end of the stream.
+    End,
+}
+
+/// Reads one line into `line`, keeping at most [`MAX_LINE_BYTES`] of it: a longer line is read
+/// on to its end through an [`IdScanner`], which keeps only its id.
+async fn read_line(input: &mut (impl tokio::io::AsyncBufRead + Unpin), line: &mut Vec<u8>) -> std::io::Result<LineRead> {
+    use tokio::io::AsyncBufReadExt;
+    let mut oversized: Option<(IdScanner, usize)> = None;
+    loop {
+        let available = input.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(match oversized {
+                Some((scanner, bytes)) => LineRead::Oversized { id: scanner.id(), bytes },
+                None if line.is_empty() => LineRead::End,
+                // The last line, without its line break: one is added before it goes on.
+                None if line.len() + 1 > MAX_LINE_BYTES => {
+                    let mut scanner = IdScanner::default();
+                    scanner.feed(line);
+                    LineRead::Oversized { id: scanner.id(), bytes: line.len() }
+                }
+                None => LineRead::Line,
+            });
+        }
+        let newline = available.iter().position(|byte| *byte == b'\n');
+        let take = newline.map_or(available.len(), |at| at + 1);
+        match &mut oversized {
+            Some((scanner, bytes)) => {
+                scanner.feed(&available[..take]);
+                *bytes += take;
+            }
+            None if line.len() + take > MAX_LINE_BYTES => {
+                let mut scanner = IdScanner::default();
+                scanner.feed(line);
+                scanner.feed(&available[..take]);
+                oversized = Some((scanner, line.len() + take));
+                *line = Vec::new();
+            }
+            None => line.extend_from_slice(&available[..take]),
+        }
+        input.consume(take);
+        if newline.is_some() {
+            return Ok(match oversized {
+                Some((scanner, bytes)) => LineRead::Oversized { id: scanner.id(), bytes },
+                None => LineRead::Line,
+            });
+        }
+    }
+}
+
+/// The answer to a line over [`MAX_LINE_BYTES`].
+fn oversized(id: &Value, bytes: usize) -> String {
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message": format!(
+        "Invalid request: the line is {bytes} bytes, over the 16 MiB ({MAX_LINE_BYTES} bytes) one message may have; it was not read. Send less in one call (a page's body, a list of moves in several calls)"
+    )}})
+    .to_string()
+}
+
+/// Finds the top-level `"id"` of a JSON-RPC message fed to it in pieces, wherever it is in the
+/// message, keeping nothing else: a line too long to keep is still answered with its id. Only a
+/// string or a number is an id; anything else (or none) is `null`, as JSON-RPC answers a request
+/// whose id cannot be read.
+#[derive(Debug, Default)]
+struct IdScanner {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// At the top level, a key comes next (after `{` or `,`).
+    key_next: bool,
+    reading_key: bool,
+    /// The key being read, up to one byte more than `id` has.
+    key: Vec<u8>,
+    key_is_id: bool,
+    /// Reading the id's value, whose bytes go to `value` (up to [`IdScanner::MAX_ID_BYTES`]).
+    capturing: bool,
+    value: Vec<u8>,
+    found: Option<Value>,
+}
+
+impl IdScanner {
+    /// The most bytes of an id kept: ids are short, and one longer is taken as none.
+    const MAX_ID_BYTES: usize = 1024;
+
+    fn feed(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.step(byte);
+        }
+    }
+
+    fn step(&mut self, byte: u8) {
+        if self.in_string {
+            if self.capturing {
+                self.value.push(byte);
+            }
+            if self.escaped {
+                self.escaped = false;
+                if self.reading_key {
+                    // An escape in a key: not the plain `id`.
+                    self.key.extend_from_slice(b"\\\\");
+                }
+            } else if byte == b'\\' {
+                self.escaped = true;
+            } else if byte == b'"' {
+                self.in_string = false;
+                if self.reading_key {
+                    self.reading_key = false;
+                    self.key_is_id = self.key == b"id";
+                }
+            } else if self.reading_key && self.key.len() < 3 {
+                self.key.push(byte);
+            } else if self.reading_key {
+                self.key.push(b'_');
+                self.key.truncate(3);
+            }
+            return;
+        }
+        if self.capturing && self.depth == 1 && matches!(byte, b',' | b'}') {
+            self.capturing = false;
+            let value = serde_json::from_slice::<Value>(&self.value).ok().filter(|value| value.is_string() || value.is_number());
+            if value.is_some() {
+                self.found = value;
+            }
+        }
+        if self.capturing {
+            self.value.push(byte);
+            if self.value.len() > Self::MAX_ID_BYTES {
+                self.capturing = false;
+            }
+        }
+        match byte {
+            b'"' => {
+                self.in_string = true;
+                if self.depth == 1 && self.key_next && !self.capturing {
+                    self.reading_key = true;
+                    self.key.clear();
+                }
+            }
+            b'{' | b'[' => {
+                self.depth += 1;
+                self.key_next = self.depth == 1 && byte == b'{';
+            }
+            b'}' | b']' => self.depth = self.depth.saturating_sub(1),
+            b':' if self.depth == 1 => {
+                self.key_next = false;
+                if std::mem::take(&mut self.key_is_id) {
+                    self.capturing = true;
+                    self.value.clear();
+                }
+            }
+            b',' if self.depth == 1 => {
+                self.key_next = true;
+                self.key_is_id = false;
+            }
+            _ => {}
+        }
+    }
+
+    /// The id found, or `null`.
+    fn id(&self) -> Value {
+        self.found.clone().unwrap_or(Value::Null)
+    }
+}
+
 /// What to do with one line from the client.
 #[derive(Debug, PartialEq)]
 enum Screened {
@@ -208,8 +390,9 @@ enum Screened {
 }
 
 /// Decides what a client's line needs before rmcp sees it: JSON-RPC asks for `-32700` on a line
-/// that is not JSON (rmcp answers `-32600`, or nothing), and for `-32602` on `tools/call`
-/// arguments that are not an object (rmcp answers `-32601`, "method not found").
+/// that is not JSON (rmcp answers `-32600`, or nothing), for `-32602` on `tools/call`
+/// arguments that are not an object (rmcp answers `-32601`, "method not found"), and for
+/// `-32600` with the request's id on a request that is not MCP's (rmcp leaves the id out).
 fn screen(line: &[u8]) -> Screened {
     let error = |id: &Value, code: i64, message: String| {
         Screened::Answer(serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string())
@@ -236,11 +419,77 @@ fn screen(line: &[u8]) -> Screened {
             "Invalid params: `arguments` must be a JSON object of the tool's parameters (see its inputSchema in tools/list)".to_owned(),
         );
     }
+    // A message rmcp cannot read as MCP's it answers `-32600` without the id, leaving the client
+    // waiting: answered here with the id it can be read with. A notification is owed no answer,
+    // and goes on to rmcp, which ignores those it may.
+    if let Err(problem) = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(text) {
+        if message.get("id").is_none() && message["method"].is_string() {
+            return Screened::Pass;
+        }
+        let id = match &message["id"] {
+            id @ (Value::String(_) | Value::Number(_)) => id.clone(),
+            _ => Value::Null,
+        };
+        return error(&id, -32600, format!("Invalid request: {}", invalid_request(&message, &problem)));
+    }
     Screened::Pass
+}
+
+/// Why `message` is not a JSON-RPC message of MCP's, as the end of a sentence.
+fn invalid_request(message: &Value, problem: &serde_json::Error) -> String {
+    let Some(fields) = message.as_object() else {
+        return "a message is one JSON object on its own line (a batch, a list of messages, is not taken)".to_owned();
+    };
+    if fields.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return "`jsonrpc` must be \"2.0\"".to_owned();
+    }
+    match fields.get("id") {
+        None | Some(Value::String(_)) => {}
+        Some(Value::Number(number)) if number.is_i64() => {}
+        Some(_) => return "`id` must be a string or an integer".to_owned(),
+    }
+    match fields.get("method") {
+        Some(Value::String(_)) => {}
+        Some(_) => return "`method` must be a string".to_owned(),
+        None if fields.contains_key("result") || fields.contains_key("error") => {}
+        None => return "it has no `method`: a request names the method it calls".to_owned(),
+    }
+    match fields.get("params") {
+        None | Some(Value::Object(_)) => format!("it is not a request, notification or response of MCP ({problem})"),
+        Some(_) => "`params` must be a JSON object".to_owned(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    /// The id of a message fed in pieces of every size: only the top level's `id`, a string or
+    /// a number, however the bytes around it are split; a nested `id`, a key spelt with an
+    /// escape, or an id of another kind is no id.
+    #[test]
+    fn the_id_scanner_finds_the_top_level_id_wherever_it_is() {
+        use serde_json::json;
+        for (line, id) in [
+            (r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#, json!(7)),
+            (r#"{"params":{"id":1,"a":[{"id":2}]},"method":"x","id":"a \"b\" , }"}"#, json!("a \"b\" , }")),
+            (r#"{ "id" : -1.5e3 }"#, json!(-1.5e3)),
+            (r#"{"params":{"id":1},"method":"x"}"#, Value::Null),
+            (r#"{"i\u0064":3}"#, Value::Null),
+            (r#"{"ids":3,"d":4}"#, Value::Null),
+            (r#"{"id":{"nested":1}}"#, Value::Null),
+            (r#"{"id":null}"#, Value::Null),
+            (r#"[{"id":3}]"#, Value::Null),
+            (r#"{"text":"{\"id\":9}","id":10}"#, json!(10)),
+        ] {
+            for piece in [1, 2, 3, 7, line.len()] {
+                let mut scanner = IdScanner::default();
+                for chunk in line.as_bytes().chunks(piece) {
+                    scanner.feed(chunk);
+                }
+                assert_eq!(scanner.id(), id, "{line} in pieces of {piece}");
+            }
+        }
+    }
+
     /// What tools/list costs an agent's context, held under a budget per tool: the fourteen tools
     /// came to 28.7 KB (2.05 KB a tool) when it was set, a third less than the 43.8 KB before the
     /// catalogue was cut; a new tool may take about as much as the others do. It was 2,200 bytes, 1
