@@ -8,6 +8,7 @@
 //! step made so far, newest first.
 
 import { TFile, TFolder, type App, type TAbstractFile, type Vault } from "obsidian";
+import { forgetChange, keepChange } from "../history";
 import { abandonJournal, beginJournal, finishJournal, machineName, removeIfEmpty } from "./journal";
 import { batchJournal, stepError, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError } from "../wasm";
 
@@ -98,6 +99,8 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 	const refused = await beginJournal(vault.adapter, journal);
 	if (refused !== null) return { ok: false, error: refused };
 	const done: Done[] = [];
+	// The kept change's name, once it is kept.
+	let kept: string | null = null;
 	try {
 		for (const write of batch.writes) {
 			const file = files.get(write.path);
@@ -139,7 +142,12 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 		for (const change of done) {
 			if (change.kind === "created" && (await vault.adapter.read(change.file.path)) !== change.text) throw new SavedOver(change.path);
 		}
+		// Kept for undo_change as part of the commit: on the disk before the journal goes, so a
+		// stop at any step leaves the batch for `vaultlink recover` to undo (with what was kept) or
+		// made and kept; and kept while the journal holds the lock, so no undo runs in between.
+		if (batch.change_id !== "") kept = await step("keeping the change for undo_change failed", () => keepChange(vault.adapter, journal));
 	} catch (error) {
+		if (kept !== null) await forgetChange(vault.adapter, kept).catch(() => undefined);
 		// A note saved over is left as the saver left it; everything else is undone.
 		const saved = error instanceof SavedOver ? error.path : null;
 		const leftOver = await undo(

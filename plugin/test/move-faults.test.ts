@@ -10,10 +10,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
+import { canonicalVaultPath, keyOfCanonicalPath } from "../bridge/paths";
+import { keptChanges } from "../history";
 import { JOURNAL_PATH, beginJournal, finishJournal, machineName } from "../move/journal";
 import { journalKey } from "../state";
 import { runTool } from "../tools";
-import { contentHash, sealJournal, type ToolError, type ToolOutcome } from "../wasm";
+import { contentHash, sealJournal, type Journal, type ToolError, type ToolOutcome } from "../wasm";
 import type { TFile } from "./obsidian-double";
 import { REPO_ROOT, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
@@ -53,6 +55,24 @@ async function moveFirst(vaultDir: string): Promise<void> {
 	assert.ok(host !== null);
 	assert.ok((await runTool(host, "move_note", MOVE)).ok);
 	plugin.unload();
+}
+
+/** `journal` sealed with this user's key as the journal of the vault in `vaultDir`, as the plugin and the sidecar seal it. */
+function sealedJournal(vaultDir: string, journal: Journal): string {
+	const made = sealJournal(journalKey(), "journal", keyOfCanonicalPath(canonicalVaultPath(vaultDir)), journal);
+	assert.ok("sealed" in made);
+	return made.sealed;
+}
+
+/** The files of the changes kept for undo_change in the vault, by name. */
+function keptFiles(vaultDir: string): string[] {
+	const folder = path.join(vaultDir, ".vaultlink", "changes");
+	return fs.existsSync(folder) ? fs.readdirSync(folder).sort() : [];
+}
+
+/** A snapshot of the vault without vaultlink's own folder. */
+function notesOf(vaultDir: string): Record<string, string> {
+	return Object.fromEntries(Object.entries(snapshotVault(vaultDir)).filter(([file]) => !file.startsWith(".vaultlink")));
 }
 
 function errorOf(outcome: ToolOutcome): ToolError {
@@ -151,8 +171,8 @@ test("a page commit whose create or write fails part way leaves the vault byte-i
 test("a batch is refused while an interrupted one's journal is in the vault", async (t) => {
 	const { vaultDir, host } = await open(t);
 	fs.mkdirSync(path.join(vaultDir, ".vaultlink"));
-	const journal = { version: 2, pid: 0, tool: "move_note", started_unix_ms: 0, machine: machineName(), writes: [], moves: [], made_folders: [] };
-	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealJournal(journalKey(), journal));
+	const journal = { version: 3, pid: 0, tool: "move_note", started_unix_ms: 0, machine: machineName(), writes: [], moves: [], made_folders: [] };
+	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealedJournal(vaultDir, journal));
 	const before = snapshotVault(vaultDir);
 	const error = errorOf(await runTool(host, "move_note", MOVE));
 	assert.equal(error.code, "interrupted_change");
@@ -220,7 +240,7 @@ function sidecarBinary(): string {
 	return binary;
 }
 
-/** Set in the child process: `<step> <tool> <vault folder>`. */
+/** Set in the child process: `<step> <tool> <hooks> <vault folder>`, `<hooks>` being `vault` (the Vault API's changes) or `all` (the adapter's too: the journal's removal, the kept change's folder). */
 const KILL_CHILD = "VAULTLINK_TEST_KILL_CHILD";
 
 /**
@@ -228,7 +248,7 @@ const KILL_CHILD = "VAULTLINK_TEST_KILL_CHILD";
  * rename to be killed there.
  */
 async function child(spec: string): Promise<void> {
-	const [stepText = "", tool = "", ...rest] = spec.split(" ");
+	const [stepText = "", tool = "", hooks = "", ...rest] = spec.split(" ");
 	const [step, vaultDir] = [Number(stepText), rest.join(" ")];
 	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
 	let count = 0;
@@ -247,6 +267,14 @@ async function child(spec: string): Promise<void> {
 	app.vault.process = (file, fn) => hold() ?? process_(file, fn);
 	app.vault.rename = (file, to) => hold() ?? rename(file, to);
 	app.vault.createFolder = (folder) => hold() ?? createFolder(folder);
+	if (hooks === "all") {
+		const adapter = app.vault.adapter;
+		const [remove, mkdir, write, rmdir] = [adapter.remove.bind(adapter), adapter.mkdir.bind(adapter), adapter.write.bind(adapter), adapter.rmdir.bind(adapter)];
+		adapter.remove = (at) => hold() ?? remove(at);
+		adapter.mkdir = (at) => hold() ?? mkdir(at);
+		adapter.write = (at, data) => hold() ?? write(at, data);
+		adapter.rmdir = (at, recursive) => hold() ?? rmdir(at, recursive);
+	}
 	const host = plugin.toolHost;
 	assert.ok(host !== null);
 	const outcome = await runTool(host, tool, CALLS[tool as keyof typeof CALLS]);
@@ -263,7 +291,7 @@ if (process.env[KILL_CHILD] !== undefined) {
 			const vaultDir = writeFixtureVault(BATCH);
 			if (tool === "undo_change") await moveFirst(vaultDir);
 			const before = snapshotVault(vaultDir);
-			const running = spawn(process.execPath, [__filename], { env: { ...process.env, [KILL_CHILD]: `${step} ${tool} ${vaultDir}` }, stdio: ["ignore", "pipe", "inherit"] });
+			const running = spawn(process.execPath, [__filename], { env: { ...process.env, [KILL_CHILD]: `${step} ${tool} vault ${vaultDir}` }, stdio: ["ignore", "pipe", "inherit"] });
 			const said = await new Promise<string>((resolve) => {
 				let output = "";
 				running.stdout.setEncoding("utf8");
@@ -292,9 +320,96 @@ if (process.env[KILL_CHILD] !== undefined) {
 	});
 }
 
+/** Runs the child applying `tool`, holding before change `step` of `hooks`, and kills it there: whether it held (or ran to its end). */
+async function killedAt(vaultDir: string, tool: string, hooks: "vault" | "all", step: number): Promise<boolean> {
+	const running = spawn(process.execPath, [__filename], { env: { ...process.env, [KILL_CHILD]: `${step} ${tool} ${hooks} ${vaultDir}` }, stdio: ["ignore", "pipe", "inherit"] });
+	const said = await new Promise<string>((resolve) => {
+		let output = "";
+		running.stdout.setEncoding("utf8");
+		running.stdout.on("data", (chunk: string) => {
+			output += chunk;
+			if (output.includes("HOLD") || output.includes("DONE")) resolve(output);
+		});
+		running.on("close", () => resolve(output));
+	});
+	if (said.includes("HOLD")) running.kill("SIGKILL");
+	else assert.match(said, /DONE true/);
+	await new Promise((resolve) => running.on("close", resolve));
+	return said.includes("HOLD");
+}
+
+if (process.env[KILL_CHILD] === undefined) {
+	test("Obsidian killed at any step of a move, its journal's removal and the keeping included: recovered and not kept, or made and kept (issue 34)", async () => {
+		const binary = sidecarBinary();
+		const made = writeFixtureVault(BATCH);
+		await moveFirst(made);
+		const after = notesOf(made);
+		for (let step = 0; ; step += 1) {
+			const vaultDir = writeFixtureVault(BATCH);
+			const before = snapshotVault(vaultDir);
+			const held = await killedAt(vaultDir, "move_note", "all", step);
+			if (fs.existsSync(path.join(vaultDir, JOURNAL_PATH))) {
+				const recovered = spawnSync(binary, ["recover", vaultDir], { encoding: "utf8" });
+				assert.equal(recovered.status, 0, recovered.stderr);
+				assert.deepEqual(snapshotVault(vaultDir), before, `killed at change ${step}: recovered, and nothing kept`);
+			} else {
+				assert.deepEqual(notesOf(vaultDir), after, `killed at change ${step}: the move is made`);
+				assert.equal(keptFiles(vaultDir).length, 1, `killed at change ${step}: and kept`);
+				const { plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
+				assert.ok(plugin.toolHost !== null);
+				const undone = await runTool(plugin.toolHost, "undo_change", { dry_run: false });
+				plugin.unload();
+				assert.ok(undone.ok, `killed at change ${step}: the kept change undoes: ${JSON.stringify(undone)}`);
+				assert.deepEqual(notesOf(vaultDir), notesOf(writeFixtureVault(BATCH)));
+			}
+			if (!held) {
+				assert.ok(step >= 6, `the move took ${step} changes`);
+				break;
+			}
+		}
+	});
+}
+
+test("a change kept for undo_change, copied to the journal's place, is never acted on, by the plugin or by `vaultlink recover` (issue 34)", async (t) => {
+	const { vaultDir, host } = await open(t);
+	assert.ok((await runTool(host, "move_note", MOVE)).ok);
+	const [record] = keptFiles(vaultDir);
+	assert.ok(record !== undefined, "the move is kept");
+	fs.copyFileSync(path.join(vaultDir, ".vaultlink", "changes", record), path.join(vaultDir, JOURNAL_PATH));
+	const before = snapshotVault(vaultDir);
+	const error = errorOf(await runTool(host, "move_note", { from: "deep/New.md", to: "Elsewhere.md", dry_run: false }));
+	assert.equal(error.code, "interrupted_change");
+	assert.match(error.message, /kept for undo_change/);
+	const recovered = spawnSync(sidecarBinary(), ["recover", vaultDir], { encoding: "utf8" });
+	assert.equal(recovered.status, 2, recovered.stdout + recovered.stderr);
+	assert.match(recovered.stderr, /kept for undo_change/);
+	assert.deepEqual(snapshotVault(vaultDir), before, "the move stands, and the copied file is left for the user");
+});
+
+test("a journal or a kept change past core's bound (a sparse 1 GiB file) is refused from its size, and never read (issue 34)", async (t) => {
+	const { vaultDir, app, host } = await open(t);
+	assert.ok((await runTool(host, "move_note", MOVE)).ok);
+	const huge = path.join(vaultDir, ".vaultlink", "changes", "9999999999999999-ff.json");
+	fs.closeSync(fs.openSync(huge, "w"));
+	fs.truncateSync(huge, 1 << 30);
+	const kept = await keptChanges(app.vault.adapter);
+	assert.deepEqual(kept.map((change) => change.journal.tool), ["move_note"], "the sparse file is not used for undo; the move is");
+	fs.unlinkSync(huge);
+
+	const notes = notesOf(vaultDir);
+	const journal = path.join(vaultDir, JOURNAL_PATH);
+	fs.closeSync(fs.openSync(journal, "w"));
+	fs.truncateSync(journal, 1 << 30);
+	const error = errorOf(await runTool(host, "move_note", { from: "deep/New.md", to: "Elsewhere.md", dry_run: false }));
+	assert.equal(error.code, "interrupted_change");
+	assert.match(error.message, /it is 1073741824 bytes, over the 67108864/);
+	assert.equal(fs.statSync(journal).size, 1 << 30, "the file is left for the user");
+	assert.deepEqual(notesOf(vaultDir), notes, "nothing was changed");
+});
+
 test("two batches taking the vault's lock at once: one holds it, the other is refused with change_in_progress and removes nothing of the winner's", async (t) => {
 	const { vaultDir, app } = await open(t);
-	const journal = (started: number) => ({ version: 2, pid: process.pid, tool: "move_note", started_unix_ms: started, machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "" });
+	const journal = (started: number) => ({ version: 3, pid: process.pid, tool: "move_note", started_unix_ms: started, machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "" });
 	for (let round = 0; round < 20; round++) {
 		// Both look for a journal before either has written one, as two batches starting at once do.
 		const results = await Promise.all([beginJournal(app.vault.adapter, journal(2 * round)), beginJournal(app.vault.adapter, journal(2 * round + 1))]);
@@ -318,8 +433,8 @@ test("a batch is refused while another live process holds the vault's lock (a si
 	t.after(() => sidecar.kill());
 	assert.ok(sidecar.pid !== undefined);
 	fs.mkdirSync(path.join(vaultDir, ".vaultlink"));
-	const lock = { version: 2, pid: sidecar.pid, tool: "move_note", started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "lock-0" };
-	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealJournal(journalKey(), lock));
+	const lock = { version: 3, pid: sidecar.pid, tool: "move_note", started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "lock-0" };
+	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealedJournal(vaultDir, lock));
 	const before = snapshotVault(vaultDir);
 	const error = errorOf(await runTool(host, "move_note", MOVE));
 	assert.equal(error.code, "change_in_progress");

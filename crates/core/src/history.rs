@@ -62,7 +62,10 @@ fn record_parts(name: &str) -> Option<(u64, &str)> {
     let name = name.strip_prefix(CHANGES_FOLDER).and_then(|rest| rest.strip_prefix('/')).unwrap_or(name);
     let stem = name.strip_suffix(".json")?;
     let (time, id) = stem.split_once('-')?;
-    let valid = time.len() == 16 && time.bytes().all(|byte| byte.is_ascii_digit()) && !id.is_empty() && id.bytes().all(|byte| byte.is_ascii_hexdigit());
+    let valid = time.len() == 16
+        && time.bytes().all(|byte| byte.is_ascii_digit())
+        && !id.is_empty()
+        && id.bytes().all(|byte| byte.is_ascii_hexdigit());
     valid.then(|| (time.parse().ok(), id)).and_then(|(time, id)| Some((time?, id)))
 }
 

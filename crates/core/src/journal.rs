@@ -176,14 +176,20 @@ pub enum Refusal {
     /// Sealed by a vaultlink before seals named a purpose and a vault (version 2).
     OldFormat,
     /// Larger than [`MAX_FILE_BYTES`]: not read at all.
-    TooLarge { bytes: u64 },
+    TooLarge {
+        bytes: u64,
+    },
     /// Sealed for the other purpose: a kept change where a journal is looked for, or the reverse.
-    Purpose { found: Purpose },
+    Purpose {
+        found: Purpose,
+    },
     /// Sealed in another vault (or in this one under another path: it was moved since).
     OtherVault,
     /// A journal of a change that was made and kept for undo since (a later change is kept
     /// after it): not an interrupted change, but a copy put back.
-    AlreadyKept { change_id: String },
+    AlreadyKept {
+        change_id: String,
+    },
     /// Sealed, but not with this user's key on this machine, or changed since it was sealed.
     WrongSeal,
     /// The seal holds, but the journal inside is not one this engine reads.

@@ -622,7 +622,9 @@ mod tests {
                     }
                     match outcome {
                         // A fault in the clean-up after the batch counts (an empty folder left).
-                        Ok(()) => assert_eq!(without_changes(now), expected_after(&before, &plan), "{from} -> {to}, {fault:?} at step {fail_at}"),
+                        Ok(()) => {
+                            assert_eq!(without_changes(now), expected_after(&before, &plan), "{from} -> {to}, {fault:?} at step {fail_at}")
+                        }
                         Err(error) => {
                             assert_eq!(error.code, "write_failed", "{error:?}");
                             assert!(error.message.contains("undone") || error.message.contains("nothing was changed"), "{}", error.message);
@@ -785,7 +787,10 @@ mod tests {
                     }
                     let left: Vec<String> =
                         snapshot(dir.path()).into_iter().map(|(path, _)| path).filter(|path| path.starts_with(".vaultlink")).collect();
-                    assert!(left.len() == kept && left.iter().all(|path| path.starts_with(".vaultlink/changes/")), "{shown}: no journal, lock or saved text left, and the change kept once made: {left:?}");
+                    assert!(
+                        left.len() == kept && left.iter().all(|path| path.starts_with(".vaultlink/changes/")),
+                        "{shown}: no journal, lock or saved text left, and the change kept once made: {left:?}"
+                    );
                 }
             }
         }
@@ -987,7 +992,10 @@ mod tests {
                 if had_journal {
                     assert_eq!(now, before, "{from} -> {to} killed before step {hold_at}: recovered to the vault as it was");
                 } else {
-                    assert!(now == before || without_changes(now.clone()) == expected, "{from} -> {to} killed before step {hold_at}: {now:?}");
+                    assert!(
+                        now == before || without_changes(now.clone()) == expected,
+                        "{from} -> {to} killed before step {hold_at}: {now:?}"
+                    );
                 }
                 assert!(!dir.path().join(".vaultlink/journal.json").exists(), "no journal left");
             }
@@ -1368,8 +1376,14 @@ mod tests {
                 *saved.borrow_mut() = fs::read(path).ok();
             }
         });
-        crate::tools::run_on_folder_with(&copying, &mut index, "move_note", &json!({"from": "Old", "to": "New", "dry_run": false}), &Progress::none())
-            .unwrap();
+        crate::tools::run_on_folder_with(
+            &copying,
+            &mut index,
+            "move_note",
+            &json!({"from": "Old", "to": "New", "dry_run": false}),
+            &Progress::none(),
+        )
+        .unwrap();
         move_note(&mut index, &json!({"from": "Other", "to": "Elsewhere", "dry_run": false})).unwrap();
         fs::write(&journal_file, saved.borrow().clone().expect("the journal was copied")).unwrap();
         let before = snapshot(dir.path());
@@ -1386,7 +1400,10 @@ mod tests {
     fn a_journal_or_a_kept_change_past_the_bound_is_refused_by_its_size() {
         let (dir, mut index) = vault(&[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")]);
         move_note(&mut index, &json!({"from": "Old", "to": "New", "dry_run": false})).unwrap();
-        let huge = dir.path().join(".vaultlink/changes").join(vaultlink_core::history::record_name(9_999_999_999_999, "ff").rsplit('/').next().unwrap());
+        let huge = dir
+            .path()
+            .join(".vaultlink/changes")
+            .join(vaultlink_core::history::record_name(9_999_999_999_999, "ff").rsplit('/').next().unwrap());
         fs::File::create(&huge).unwrap().set_len(1 << 30).unwrap();
         let kept = crate::history::kept_changes(index.root());
         assert_eq!(kept.len(), 1, "the sparse record is not used for undo; the move's is");

@@ -127,11 +127,15 @@ pub fn forget_kept_of(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::i
     // A kept change's file stopped before it was put in place (`<name>.tmp`), for this change.
     for entry in std::fs::read_dir(&changes)?.flatten() {
         let name = format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy());
-        let ours = name.strip_suffix(".tmp").is_some_and(|record| is_record_name(record) && record.ends_with(&format!("-{}.json", journal.change_id)));
+        let ours = name
+            .strip_suffix(".tmp")
+            .is_some_and(|record| is_record_name(record) && record.ends_with(&format!("-{}.json", journal.change_id)));
         if ours && entry.file_type().is_ok_and(|kind| kind.is_file()) {
             disk.remove_file(&entry.path())?;
         }
     }
+    // Left only if it holds other kept changes; the journal's folder goes with the journal.
+    let _ = disk.remove_dir(&changes);
     Ok(())
 }
 

@@ -828,7 +828,8 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
     }
     // The batch kept as part of its commit and stopped before the journal went: undone, it is
     // no longer kept. Removed before the journal, so a recovery stopped here runs again whole.
-    crate::history::forget_kept_of(disk, root, journal).map_err(|error| failed("removing the undone change's kept record".to_owned(), error))?;
+    crate::history::forget_kept_of(disk, root, journal)
+        .map_err(|error| failed("removing the undone change's kept record".to_owned(), error))?;
     finish(disk, root, journal).map_err(|error| failed(format!("removing {}", journal_path(root).display()), error))?;
     Ok(recovery)
 }
@@ -1211,7 +1212,8 @@ mod tests {
         journal.moves.clear();
         journal.made_folders.clear();
         // Written by vaultlink, but on another machine (or by another user): another key.
-        let text = format::seal(&[9; format::KEY_BYTES], Binding { purpose: Purpose::Journal, vault: &vault_key(&root) }, &journal).unwrap();
+        let text =
+            format::seal(&[9; format::KEY_BYTES], Binding { purpose: Purpose::Journal, vault: &vault_key(&root) }, &journal).unwrap();
         fs::write(journal_path(&root), &text).unwrap();
         assert_left_alone(dir.path(), &root, text.as_bytes(), "seal does not verify");
     }
