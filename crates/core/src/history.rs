@@ -51,6 +51,13 @@ pub fn record_name(applied_unix_ms: u64, change_id: &str) -> String {
     format!("{CHANGES_FOLDER}/{applied_unix_ms:016}-{change_id}.json")
 }
 
+/// Where an undo sets aside the kept change it consumes, as part of its commit (before its
+/// journal goes): not a kept change's name, so no undo picks it, and recovery, undoing the undo,
+/// puts it back from there. Removed once the undo is made.
+pub fn set_aside_name(record: &str) -> String {
+    format!("{record}.undone")
+}
+
 /// Whether `name` is a kept change's file name as [`record_name`] makes it (a bare name or a
 /// path in [`CHANGES_FOLDER`]).
 pub fn is_record_name(name: &str) -> bool {
@@ -521,6 +528,7 @@ mod tests {
             moves: Vec::new(),
             made_folders: Vec::new(),
             change_id: "ab".to_owned(),
+            forget: None,
         };
         let names = |ids: &[&str]| -> Vec<String> { ids.iter().enumerate().map(|(at, id)| record_name(at as u64, id)).collect() };
         assert_eq!(check_not_kept(&journal, &names(&["ab", "cd"])), Err(Refusal::AlreadyKept { change_id: "ab".to_owned() }));

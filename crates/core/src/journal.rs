@@ -116,6 +116,11 @@ pub struct Journal {
     /// The id the change is kept under once applied (`history`); empty for one that is not.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub change_id: String,
+    /// For an undo: the kept change it consumes (`history::CHANGES_FOLDER/<name>`), set aside
+    /// (`history::set_aside_name`) as part of the undo's commit, so recovery, undoing the undo,
+    /// puts it back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forget: Option<String>,
 }
 
 /// A note the batch rewrites. Paths are relative to the vault, with `/`.
@@ -387,6 +392,12 @@ pub fn check_paths(journal: &Journal) -> Result<(), Refusal> {
     for folder in &journal.made_folders {
         check(folder)?;
     }
+    if let Some(forget) = &journal.forget {
+        let in_changes = forget.strip_prefix(crate::history::CHANGES_FOLDER).is_some_and(|name| name.starts_with('/'));
+        if !in_changes || !crate::history::is_record_name(forget) {
+            return Err(unsafe_path(forget, "it is not the name of a kept change"));
+        }
+    }
     Ok(())
 }
 
@@ -411,6 +422,7 @@ mod tests {
             moves: vec![JournalMove { from: "Old.md".to_owned(), to: "d/New.md".to_owned(), via: None, hash: None }],
             made_folders: vec!["d".to_owned()],
             change_id: String::new(),
+            forget: None,
         }
     }
 

@@ -281,6 +281,11 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
         if !batch.change_id.is_empty() {
             crate::history::keep(disk, root, &journal)?;
         }
+        // An undo sets aside the kept change it consumes, as part of its commit too: once the
+        // undo is made no undo picks that change again, and recovery puts it back.
+        if let Some(name) = &batch.forget {
+            crate::history::set_aside(disk, root, name)?;
+        }
         journal::finish(disk, root, &journal).map_err(|error| format!("removing the journal failed: {error}"))
     })();
     if let Err(what) = result {
@@ -899,6 +904,7 @@ mod tests {
                 moves: vec![],
                 made_folders: vec![],
                 change_id: String::new(),
+                forget: None,
             };
             journal::plant(dir.path(), &journal);
             let before = snapshot(dir.path());
@@ -1503,5 +1509,77 @@ mod tests {
             }
         }
         panic!("the change took more than 80 steps");
+    }
+
+    /// Set in the child process of the undo kill test: `<step> <vault>`.
+    const UNDO_KILL_CHILD: &str = "VAULTLINK_TEST_UNDO_KILL_CHILD";
+
+    /// An undo forgot the change it consumed after its journal was removed, so a kill in between
+    /// left the change undone but still kept: every later `undo_change` picked it and was
+    /// refused. Forgetting is part of the undo's commit too: killed at any step, the change is
+    /// still made and kept, or undone and forgotten.
+    #[test]
+    fn an_undo_killed_at_any_step_leaves_the_change_kept_or_undone_and_forgotten() {
+        use std::io::BufRead;
+        let files: &[(&str, &str)] = &[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")];
+        let undo = json!({"dry_run": false});
+        if let Ok(child) = std::env::var(UNDO_KILL_CHILD) {
+            let (hold_at, root) = child.split_once(' ').unwrap();
+            let mut index = FolderIndex::new(PathBuf::from(root));
+            index.refresh().unwrap();
+            let disk = crate::disk::testing::HoldingDisk { hold_at: hold_at.parse().unwrap(), steps: std::cell::Cell::new(0) };
+            crate::tools::run_on_folder_with(&disk, &mut index, "undo_change", &undo, &Progress::none()).unwrap();
+            println!("\nDONE");
+            return;
+        }
+        let test_name = "apply::tests::an_undo_killed_at_any_step_leaves_the_change_kept_or_undone_and_forgotten";
+        let outside = |files: Vec<(String, Vec<u8>)>| -> Vec<(String, Vec<u8>)> {
+            files.into_iter().filter(|(path, _)| !path.starts_with(".vaultlink")).collect()
+        };
+        for hold_at in 0..80 {
+            let (dir, mut index) = vault(files);
+            let before = outside(snapshot(dir.path()));
+            move_note(&mut index, &json!({"from": "Old", "to": "deep/New", "dry_run": false})).unwrap();
+            let moved = outside(snapshot(dir.path()));
+            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([test_name, "--exact", "--nocapture", "--test-threads=1"])
+                .env(UNDO_KILL_CHILD, format!("{hold_at} {}", index.root().display()))
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut held = None;
+            for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
+                let line = line.unwrap();
+                if line.contains("HOLD ") {
+                    held = Some(true);
+                    child.kill().unwrap();
+                    break;
+                }
+                if line.ends_with("DONE") {
+                    held = Some(false);
+                }
+            }
+            assert!(held.is_some(), "the child ended without holding: {:?}", child.wait());
+            child.wait().unwrap();
+            let mut next = FolderIndex::new(index.root().to_owned());
+            next.refresh().unwrap();
+            let now = outside(snapshot(dir.path()));
+            let kept = crate::history::kept_changes(index.root()).len();
+            if now == moved {
+                assert_eq!(kept, 1, "killed before step {hold_at}: the change stands, and is kept");
+            } else {
+                assert_eq!(now, before, "killed before step {hold_at}: undone whole");
+                assert_eq!(kept, 0, "killed before step {hold_at}: undone, and forgotten");
+                // Killed between the commit and the tidying, the set-aside file may be left; the
+                // next change, holding the lock, removes it.
+                move_note(&mut next, &json!({"from": "A", "to": "B", "dry_run": false})).unwrap();
+                assert_eq!(records(index.root()).len(), 1, "killed before step {hold_at}: nothing left of it");
+            }
+            if held == Some(false) {
+                assert!(hold_at >= 6, "the undo took {hold_at} steps");
+                return;
+            }
+        }
+        panic!("the undo took more than 80 steps");
     }
 }

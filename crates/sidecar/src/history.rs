@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use vaultlink_core::history::{is_record_name, kept_of, next_record_name, to_forget, KeptChange, CHANGES_FOLDER};
+use vaultlink_core::history::{is_record_name, kept_of, next_record_name, set_aside_name, to_forget, KeptChange, CHANGES_FOLDER};
 use vaultlink_core::journal::{self as format, Binding, Journal, Purpose};
 
 use crate::disk::Disk;
@@ -86,6 +86,7 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, S
     if made {
         disk.create_dir(&changes).map_err(failed)?;
     }
+    remove_stale_set_aside(disk, root, None);
     let name = next_record_name(crate::journal::now_unix_ms(), &journal.change_id, &record_names(root));
     let path = root.join(&name);
     let temporary = root.join(format!("{name}.tmp"));
@@ -139,14 +140,57 @@ pub fn forget_kept_of(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::i
     Ok(())
 }
 
-/// Removes the kept change an undo consumed, and the folders left empty.
+/// Sets aside the kept change an undo consumes, as part of the undo's commit: called holding the
+/// lock, before the journal is removed, so no undo picks it once this one is made, and recovery,
+/// undoing this undo, puts it back ([`put_back_set_aside`]). A rename that never replaces, and
+/// the folder's entry synced.
+pub fn set_aside(disk: &dyn Disk, root: &Path, name: &str) -> Result<(), String> {
+    let path = root.join(name);
+    if !is_record_name(name) || !std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file()) {
+        return Ok(());
+    }
+    remove_stale_set_aside(disk, root, Some(name));
+    let failed = |error: std::io::Error| format!("setting aside the undone change {name} failed: {error}");
+    disk.rename_new(&path, &root.join(set_aside_name(name))).map_err(failed)?;
+    disk.sync_dir(&root.join(CHANGES_FOLDER)).map_err(failed)
+}
+
+/// Removes what an undo set aside and did not remove once it was made (it stopped in between):
+/// called holding the lock, when no other undo can be under way, so every set-aside file but
+/// `ours` is stale. Tidying: a failure is left for the next time.
+fn remove_stale_set_aside(disk: &dyn Disk, root: &Path, ours: Option<&str>) {
+    let Ok(entries) = std::fs::read_dir(root.join(CHANGES_FOLDER)) else { return };
+    for entry in entries.flatten() {
+        let name = format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy());
+        let stale = name.strip_suffix(".undone").is_some_and(|record| is_record_name(record) && Some(record) != ours);
+        if stale && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            let _ = disk.remove_file(&entry.path());
+        }
+    }
+}
+
+/// Puts back the kept change an undo set aside ([`set_aside`]), when recovery undoes that undo:
+/// the change is made again, so it is kept again.
+pub fn put_back_set_aside(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Result<()> {
+    let Some(name) = journal.forget.as_deref().filter(|name| is_record_name(name)) else { return Ok(()) };
+    let aside = root.join(set_aside_name(name));
+    if own_folders(root) && std::fs::symlink_metadata(&aside).is_ok_and(|meta| meta.is_file()) {
+        disk.rename_new(&aside, &root.join(name))?;
+        disk.sync_dir(&root.join(CHANGES_FOLDER))?;
+    }
+    Ok(())
+}
+
+/// Removes the kept change an undo consumed (set aside as part of its commit), and the folders
+/// left empty.
 pub fn forget(disk: &dyn Disk, root: &Path, name: &str) -> std::io::Result<()> {
     if !is_record_name(name) {
         return Ok(());
     }
-    let path = root.join(name);
-    if path.is_file() {
-        disk.remove_file(&path)?;
+    for path in [root.join(set_aside_name(name)), root.join(name)] {
+        if path.is_file() {
+            disk.remove_file(&path)?;
+        }
     }
     let _ = disk.remove_dir(&root.join(CHANGES_FOLDER));
     let _ = disk.remove_dir(&root.join(crate::journal::JOURNAL_FOLDER));

@@ -350,6 +350,7 @@ impl VaultLock {
                 moves: Vec::new(),
                 made_folders: Vec::new(),
                 change_id: format!("lock-{}", next_attempt()),
+                forget: None,
             };
             // The lock alone is no batch's journal: not copied for the tests.
             match take(disk, root, &journal) {
@@ -830,6 +831,10 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
     // no longer kept. Removed before the journal, so a recovery stopped here runs again whole.
     crate::history::forget_kept_of(disk, root, journal)
         .map_err(|error| failed("removing the undone change's kept record".to_owned(), error))?;
+    // An undo stopped after it set aside the kept change it consumes: undone, the change is made
+    // again, and kept again.
+    crate::history::put_back_set_aside(disk, root, journal)
+        .map_err(|error| failed("putting back the kept change the undo had set aside".to_owned(), error))?;
     finish(disk, root, journal).map_err(|error| failed(format!("removing {}", journal_path(root).display()), error))?;
     Ok(recovery)
 }
@@ -1180,6 +1185,7 @@ mod tests {
             moves: vec![JournalMove { from: "../home/.ssh/id_ed25519".to_owned(), to: "stolen.md".to_owned(), via: None, hash: None }],
             made_folders: vec!["../home/planted".to_owned()],
             change_id: String::new(),
+            forget: None,
         }
     }
 
