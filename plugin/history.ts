@@ -48,7 +48,9 @@ export async function keepChange(adapter: ChangesAdapter, journal: Journal): Pro
 	if ("error" in made) throw new Error(made.error.message);
 	if (!(await adapter.exists(JOURNAL_FOLDER))) await adapter.mkdir(JOURNAL_FOLDER);
 	if (!(await adapter.exists(CHANGES_FOLDER))) await adapter.mkdir(CHANGES_FOLDER);
-	const existing = (await adapter.list(CHANGES_FOLDER)).files.filter((file) => isKeptChangeName(file));
+	const listed = (await adapter.list(CHANGES_FOLDER)).files;
+	await removeStaleSetAside(adapter, listed, null);
+	const existing = listed.filter((file) => isKeptChangeName(file));
 	const name = keptChangeName(Date.now(), journal.change_id ?? "", existing);
 	if (!(adapter instanceof FileSystemAdapter)) {
 		// No folder on disk (not a desktop vault, which the plugin is not made for): the adapter's write.
@@ -75,6 +77,59 @@ export async function keepChange(adapter: ChangesAdapter, journal: Journal): Pro
 	return name;
 }
 
+/** Where an undo sets aside the kept change it consumes (core's `history::set_aside_name`): not a kept change's name, so no undo picks it. */
+function setAsideName(name: string): string {
+	return `${name}.undone`;
+}
+
+/** Removes what an undo set aside and did not remove once it was made (it stopped in between): called while the journal holds the lock, so every set-aside file but `ours` is stale. */
+async function removeStaleSetAside(adapter: ChangesAdapter, listed: string[], ours: string | null): Promise<void> {
+	for (const file of listed) {
+		const record = file.endsWith(".undone") ? file.slice(0, -".undone".length) : null;
+		if (record === null || !isKeptChangeName(record) || record === ours) continue;
+		try {
+			await adapter.remove(file);
+		} catch {
+			// Tidying: left for the next time.
+		}
+	}
+}
+
+/**
+ * Sets aside the kept change an undo consumes, as part of the undo's commit: called while the
+ * undo's journal holds the lock, before it goes, so no undo picks it once this one is made, and
+ * `vaultlink recover`, undoing this undo, puts it back. Through Node's `fs` (a link, which never
+ * replaces, then the old name removed), the folder synced. Whether it set one aside.
+ */
+export async function setAside(adapter: ChangesAdapter, name: string): Promise<boolean> {
+	if (!isKeptChangeName(name) || !(await adapter.exists(name))) return false;
+	await removeStaleSetAside(adapter, (await adapter.list(CHANGES_FOLDER)).files, name);
+	if (!(adapter instanceof FileSystemAdapter)) {
+		await adapter.write(setAsideName(name), await adapter.read(name));
+		await adapter.remove(name);
+		return true;
+	}
+	const base = adapter.getBasePath();
+	const record = path.join(base, ...name.split("/"));
+	fs.linkSync(record, `${record}.undone`);
+	fs.unlinkSync(record);
+	syncFolder(path.dirname(record));
+	return true;
+}
+
+/** Puts back what {@link setAside} set aside, when the undo is itself undone. */
+export async function putBackSetAside(adapter: ChangesAdapter, name: string): Promise<void> {
+	if (!(await adapter.exists(setAsideName(name)))) return;
+	if (!(adapter instanceof FileSystemAdapter)) {
+		await adapter.write(name, await adapter.read(setAsideName(name)));
+		await adapter.remove(setAsideName(name));
+		return;
+	}
+	const record = path.join(adapter.getBasePath(), ...name.split("/"));
+	fs.linkSync(`${record}.undone`, record);
+	fs.unlinkSync(`${record}.undone`);
+}
+
 /** Forgets the oldest kept changes past core's bounds: tidying once a batch is made. */
 export async function forgetOldest(adapter: ChangesAdapter): Promise<void> {
 	if (!(await adapter.exists(CHANGES_FOLDER))) return;
@@ -85,10 +140,10 @@ export async function forgetOldest(adapter: ChangesAdapter): Promise<void> {
 	for (const name of changesToForget(records)) await adapter.remove(name);
 }
 
-/** Removes the kept change an undo consumed, and the folders left empty. */
+/** Removes the kept change an undo consumed (set aside as part of its commit), and the folders left empty. */
 export async function forgetChange(adapter: ChangesAdapter, name: string): Promise<void> {
 	if (!isKeptChangeName(name)) return;
-	if (await adapter.exists(name)) await adapter.remove(name);
+	for (const file of [setAsideName(name), name]) if (await adapter.exists(file)) await adapter.remove(file);
 	for (const folder of [CHANGES_FOLDER, JOURNAL_FOLDER]) {
 		try {
 			await removeIfEmpty(adapter, folder);

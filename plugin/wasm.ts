@@ -40,6 +40,8 @@ export interface Journal {
 	made_folders: string[];
 	/** The id the change is kept under once applied; left out for one that is not kept. */
 	change_id?: string;
+	/** For an undo: the kept change it consumes, set aside as part of its commit. */
+	forget?: string | null;
 }
 
 /** A change kept for `undo_change` (core's `history::KeptChange`): its file in the vault and its journal, opened. */

@@ -8,7 +8,7 @@
 //! step made so far, newest first.
 
 import { TFile, TFolder, type App, type TAbstractFile, type Vault } from "obsidian";
-import { forgetChange, keepChange } from "../history";
+import { forgetChange, keepChange, putBackSetAside, setAside } from "../history";
 import { abandonJournal, beginJournal, finishJournal, machineName, removeIfEmpty } from "./journal";
 import { batchJournal, stepError, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError } from "../wasm";
 
@@ -101,6 +101,8 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 	const done: Done[] = [];
 	// The kept change's name, once it is kept.
 	let kept: string | null = null;
+	// Whether the kept change an undo consumes was set aside.
+	let setAsideDone = false;
 	try {
 		for (const write of batch.writes) {
 			const file = files.get(write.path);
@@ -146,8 +148,13 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 		// stop at any step leaves the batch for `vaultlink recover` to undo (with what was kept) or
 		// made and kept; and kept while the journal holds the lock, so no undo runs in between.
 		if (batch.change_id !== "") kept = await step("keeping the change for undo_change failed", () => keepChange(vault.adapter, journal));
+		// An undo sets aside the kept change it consumes, as part of its commit too: once the undo
+		// is made no undo picks that change again, and `vaultlink recover` puts it back.
+		const forget = batch.forget;
+		if (forget !== null) setAsideDone = await step(`setting aside the undone change ${forget} failed`, () => setAside(vault.adapter, forget));
 	} catch (error) {
 		if (kept !== null) await forgetChange(vault.adapter, kept).catch(() => undefined);
+		if (setAsideDone && batch.forget !== null) await putBackSetAside(vault.adapter, batch.forget).catch(() => undefined);
 		// A note saved over is left as the saver left it; everything else is undone.
 		const saved = error instanceof SavedOver ? error.path : null;
 		const leftOver = await undo(

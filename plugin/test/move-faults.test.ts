@@ -70,9 +70,19 @@ function keptFiles(vaultDir: string): string[] {
 	return fs.existsSync(folder) ? fs.readdirSync(folder).sort() : [];
 }
 
-/** A snapshot of the vault without vaultlink's own folder. */
+/** A snapshot of the vault without vaultlink's own folder, which is not read (it may hold a file of 1 GiB). */
 function notesOf(vaultDir: string): Record<string, string> {
-	return Object.fromEntries(Object.entries(snapshotVault(vaultDir)).filter(([file]) => !file.startsWith(".vaultlink")));
+	const notes: Record<string, string> = {};
+	const walk = (relative: string) => {
+		for (const entry of fs.readdirSync(path.join(vaultDir, relative), { withFileTypes: true })) {
+			const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
+			if (child === ".vaultlink") continue;
+			if (entry.isDirectory()) walk(child);
+			else notes[child] = fs.readFileSync(path.join(vaultDir, child), "utf8");
+		}
+	};
+	walk("");
+	return notes;
 }
 
 function errorOf(outcome: ToolOutcome): ToolError {
