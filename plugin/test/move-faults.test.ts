@@ -396,6 +396,32 @@ test("a change kept for undo_change, copied to the journal's place, is never act
 	assert.deepEqual(snapshotVault(vaultDir), before, "the move stands, and the copied file is left for the user");
 });
 
+test("a journal put back after its change was made and kept, with a later change since, is never acted on (issue 34)", async (t) => {
+	const { vaultDir, app, host } = await open(t);
+	let saved: Buffer | null = null;
+	const remove = app.vault.adapter.remove.bind(app.vault.adapter);
+	const mocked = t.mock.method(app.vault.adapter, "remove", (at: string) => {
+		// The journal as a copy of the vault taken while the change was made holds it.
+		if (at === JOURNAL_PATH && saved === null) saved = fs.readFileSync(path.join(vaultDir, JOURNAL_PATH));
+		return remove(at);
+	});
+	assert.ok((await runTool(host, "move_note", MOVE)).ok);
+	mocked.mock.restore();
+	assert.ok((await runTool(host, "move_note", { from: "A.md", to: "A2.md", dry_run: false })).ok);
+	assert.equal(keptFiles(vaultDir).length, 2);
+	assert.ok(saved !== null, "the journal was copied");
+	fs.mkdirSync(path.join(vaultDir, ".vaultlink"), { recursive: true });
+	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), saved);
+	const before = snapshotVault(vaultDir);
+	const error = errorOf(await runTool(host, "move_note", { from: "C.md", to: "C2.md", dry_run: false }));
+	assert.equal(error.code, "interrupted_change");
+	assert.match(error.message, /was made and kept for undo_change/);
+	const recovered = spawnSync(sidecarBinary(), ["recover", vaultDir], { encoding: "utf8" });
+	assert.equal(recovered.status, 2, recovered.stdout + recovered.stderr);
+	assert.match(recovered.stderr, /was made and kept for undo_change/);
+	assert.deepEqual(snapshotVault(vaultDir), before, "both moves stand, and the copy is left for the user");
+});
+
 test("a journal or a kept change past core's bound (a sparse 1 GiB file) is refused from its size, and never read (issue 34)", async (t) => {
 	const { vaultDir, app, host } = await open(t);
 	assert.ok((await runTool(host, "move_note", MOVE)).ok);
