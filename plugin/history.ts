@@ -58,6 +58,8 @@ export async function keepChange(adapter: ChangesAdapter, journal: Journal): Pro
 		return name;
 	}
 	const base = adapter.getBasePath();
+	// Nothing is written through a symbolic link: it may lead out of the vault.
+	if (!fs.lstatSync(path.join(base, ...CHANGES_FOLDER.split("/"))).isDirectory()) throw new Error(`${CHANGES_FOLDER} is not a folder of the vault (a symbolic link, or a file)`);
 	const target = path.join(base, ...name.split("/"));
 	const temporary = `${target}.tmp`;
 	removeQuietly(temporary);

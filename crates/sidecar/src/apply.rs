@@ -1582,4 +1582,21 @@ mod tests {
         }
         panic!("the undo took more than 80 steps");
     }
+
+    /// A kept change is never written through a symbolic link: `.vaultlink/changes` leading out
+    /// of the vault refuses the change, undone, and nothing is written outside.
+    #[cfg(unix)]
+    #[test]
+    fn a_change_is_never_kept_through_a_symbolic_link() {
+        let (dir, mut index) = vault(&[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")]);
+        let outside = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join(".vaultlink")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(".vaultlink/changes")).unwrap();
+        let before = snapshot(dir.path());
+        let refusal = move_note(&mut index, &json!({"from": "Old", "to": "New", "dry_run": false})).unwrap_err();
+        assert_eq!(refusal.code, "write_failed", "{refusal:?}");
+        assert!(refusal.message.contains("not a folder of the vault"), "{}", refusal.message);
+        assert_eq!(snapshot(dir.path()), before, "the move is undone");
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0, "nothing was written outside");
+    }
 }

@@ -82,6 +82,12 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, S
     let failed = |error: std::io::Error| format!("keeping the change for undo_change failed: {error}");
     let sealed = crate::journal::seal_for(root, Purpose::Kept, journal).map_err(|error| error.message)?;
     let changes = root.join(CHANGES_FOLDER);
+    // Nothing is written through a symbolic link: it may lead out of the vault.
+    if std::fs::symlink_metadata(&changes).is_ok_and(|meta| !meta.is_dir()) {
+        return Err(format!(
+            "keeping the change for undo_change failed: `{CHANGES_FOLDER}` is not a folder of the vault (a symbolic link, or a file)"
+        ));
+    }
     let made = !changes.is_dir();
     if made {
         disk.create_dir(&changes).map_err(failed)?;
