@@ -378,6 +378,32 @@ if (process.env[KILL_CHILD] === undefined) {
 			}
 		}
 	});
+
+	test("Obsidian killed at any step of an undo, its journal's removal and the setting aside of the undone change included: the change made and kept, or undone and forgotten", async () => {
+		const binary = sidecarBinary();
+		const start = notesOf(writeFixtureVault(BATCH));
+		for (let step = 0; ; step += 1) {
+			const vaultDir = writeFixtureVault(BATCH);
+			await moveFirst(vaultDir);
+			const moved = snapshotVault(vaultDir);
+			const held = await killedAt(vaultDir, "undo_change", "all", step);
+			if (fs.existsSync(path.join(vaultDir, JOURNAL_PATH))) {
+				const recovered = spawnSync(binary, ["recover", vaultDir], { encoding: "utf8" });
+				assert.equal(recovered.status, 0, recovered.stderr);
+				assert.deepEqual(snapshotVault(vaultDir), moved, `killed at change ${step}: recovered, the move made and kept`);
+			} else {
+				assert.deepEqual(notesOf(vaultDir), start, `killed at change ${step}: the move is undone`);
+				const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
+				const kept = await keptChanges(app.vault.adapter);
+				plugin.unload();
+				assert.deepEqual(kept, [], `killed at change ${step}: and forgotten`);
+			}
+			if (!held) {
+				assert.ok(step >= 4, `the undo took ${step} changes`);
+				break;
+			}
+		}
+	});
 }
 
 test("a change kept for undo_change, copied to the journal's place, is never acted on, by the plugin or by `vaultlink recover` (issue 34)", async (t) => {
