@@ -277,8 +277,9 @@ impl From<TooLarge> for crate::step::StepError {
     }
 }
 
-/// The file's text: the journal sealed under `key` for `binding`, or [`TooLarge`] when it would
-/// be larger than [`MAX_FILE_BYTES`].
+/// The file's text: the journal sealed under `key` for `binding` (whose vault is a vault's key,
+/// hex digits, as the edges make it), or [`TooLarge`] when it would be larger than
+/// [`MAX_FILE_BYTES`].
 pub fn seal(key: &[u8], binding: Binding<'_>, journal: &Journal) -> Result<String, TooLarge> {
     // Serialising plain strings, numbers and lists cannot fail.
     let body = serde_json::to_string(journal).unwrap_or_else(|_| unreachable!("a journal always serialises"));

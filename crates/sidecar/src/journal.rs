@@ -17,8 +17,10 @@
 //!
 //! A journal found in a vault is untrusted input: it may have come with the vault from
 //! anywhere. Its format and seal are core's (`vaultlink_core::journal`): recovery acts only on a
-//! journal sealed with this user's key on this machine (`state`), naming only paths the engine
-//! writes, none of them reached through a symbolic link. Any other journal is refused with the
+//! journal sealed with this user's key on this machine (`state`) as this vault's journal (never a
+//! kept change, nor another vault's: the seal covers both), no larger than core's bound (looked at
+//! before it is read, and read no further), whose change is not one kept with a later change
+//! after it, naming only paths the engine writes, none of them reached through a symbolic link. Any other journal is refused with the
 //! reason and left where it is, for the user; reading the vault goes on, and writing waits.
 
 use std::path::{Path, PathBuf};
