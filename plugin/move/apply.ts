@@ -8,7 +8,7 @@
 //! step made so far, newest first.
 
 import { TFile, TFolder, type App, type TAbstractFile, type Vault } from "obsidian";
-import { forgetChange, keepChange, putBackSetAside, setAside } from "../history";
+import { CHANGES_FOLDER, forgetChange, keepChange, putBackSetAside, setAside } from "../history";
 import { abandonJournal, beginJournal, finishJournal, machineName, removeIfEmpty } from "./journal";
 import { batchJournal, stepError, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError } from "../wasm";
 
@@ -153,7 +153,9 @@ export async function applyBatch(app: App, batch: Batch): Promise<StepOutcome> {
 		const forget = batch.forget;
 		if (forget !== null) setAsideDone = await step(`setting aside the undone change ${forget} failed`, () => setAside(vault.adapter, forget));
 	} catch (error) {
+		// What was kept of the batch goes with it (the folder too, if keeping it made it).
 		if (kept !== null) await forgetChange(vault.adapter, kept).catch(() => undefined);
+		else if (batch.change_id !== "") await removeIfEmpty(vault.adapter, CHANGES_FOLDER).catch(() => undefined);
 		if (setAsideDone && batch.forget !== null) await putBackSetAside(vault.adapter, batch.forget).catch(() => undefined);
 		// A note saved over is left as the saver left it; everything else is undone.
 		const saved = error instanceof SavedOver ? error.path : null;

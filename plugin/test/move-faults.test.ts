@@ -7,6 +7,8 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+// The module object itself, whose methods a test may mock for every module that imports it.
+import nodeFs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
@@ -176,6 +178,20 @@ test("a page commit whose create or write fails part way leaves the vault byte-i
 	assert.equal(error.code, "write_failed");
 	assert.equal(fs.readFileSync(path.join(vaultDir, "wiki", "Forest.md"), "utf8"), "someone else's page\n");
 	assert.equal(fs.readFileSync(path.join(vaultDir, "A.md"), "utf8"), "[[Old]] and [[Old]]", "the patch is undone");
+});
+
+test("a change that cannot be kept for undo_change (a full disk) is undone whole, and nothing of it is kept", async (t) => {
+	const { vaultDir, host } = await open(t);
+	const before = snapshotVault(vaultDir);
+	const link = nodeFs.linkSync.bind(nodeFs);
+	t.mock.method(nodeFs, "linkSync", (from: fs.PathLike, to: fs.PathLike) => {
+		if (String(to).includes(path.join(".vaultlink", "changes"))) throw Object.assign(new Error("ENOSPC: no space left on device, link"), { code: "ENOSPC" });
+		link(from, to);
+	});
+	const error = errorOf(await runTool(host, "move_note", MOVE));
+	assert.equal(error.code, "write_failed");
+	assert.match(error.message, /^keeping the change for undo_change failed: ENOSPC/);
+	assert.deepEqual(snapshotVault(vaultDir), before);
 });
 
 test("a batch is refused while an interrupted one's journal is in the vault", async (t) => {
