@@ -19,72 +19,16 @@ import { journalKey } from "../state";
 import { runTool } from "../tools";
 import { contentHash, sealJournal, type Journal, type ToolError, type ToolOutcome } from "../wasm";
 import type { TFile } from "./obsidian-double";
-import { REPO_ROOT, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+import { BATCH, CALLS, COMMIT, KILL_CHILD, MOVE, keptFiles, moveFirst, notesOf, runKillChild, sidecarBinary } from "./killing";
+import { loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
-
-const BATCH = `
-//- A.md
-[[Old]] and [[Old]]
-//- C.md
-![[Old]]
-//- Old.md
-# Old
-`;
-
-const MOVE = { from: "Old.md", to: "deep/New.md", dry_run: false };
-
-/** A new page in a new folder, with a `link` patch to a note and one appended to another. */
-const COMMIT = {
-	page: { path: "wiki/Forest", frontmatter: { related: "[[Old]]" }, body: "# Forest\n[[A]]\n" },
-	patches: [
-		{ path: "A.md", kind: "link" },
-		{ path: "C.md", kind: "append", text: "See [[Forest]]." },
-	],
-	dry_run: false,
-};
-
-/** A and Old swap names: a cycle, made through a third name. */
-const SWAP = { moves: [{ from: "A.md", to: "Old.md" }, { from: "Old.md", to: "A.md" }], dry_run: false };
-
-/** What each killed call runs: `undo_change` undoes the move, made (and kept) before. */
-const CALLS = { move_note: MOVE, commit_wiki_page: COMMIT, bulk_move_notes: SWAP, undo_change: { dry_run: false } } as const;
-
-/** Before a killed undo: the move it undoes, made whole by a plugin that then unloads. */
-async function moveFirst(vaultDir: string): Promise<void> {
-	const { plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
-	const host = plugin.toolHost;
-	assert.ok(host !== null);
-	assert.ok((await runTool(host, "move_note", MOVE)).ok);
-	plugin.unload();
-}
 
 /** `journal` sealed with this user's key as the journal of the vault in `vaultDir`, as the plugin and the sidecar seal it. */
 function sealedJournal(vaultDir: string, journal: Journal): string {
 	const made = sealJournal(journalKey(), "journal", keyOfCanonicalPath(canonicalVaultPath(vaultDir)), journal);
 	assert.ok("sealed" in made);
 	return made.sealed;
-}
-
-/** The files of the changes kept for undo_change in the vault, by name. */
-function keptFiles(vaultDir: string): string[] {
-	const folder = path.join(vaultDir, ".vaultlink", "changes");
-	return fs.existsSync(folder) ? fs.readdirSync(folder).sort() : [];
-}
-
-/** A snapshot of the vault without vaultlink's own folder, which is not read (it may hold a file of 1 GiB). */
-function notesOf(vaultDir: string): Record<string, string> {
-	const notes: Record<string, string> = {};
-	const walk = (relative: string) => {
-		for (const entry of fs.readdirSync(path.join(vaultDir, relative), { withFileTypes: true })) {
-			const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
-			if (child === ".vaultlink") continue;
-			if (entry.isDirectory()) walk(child);
-			else notes[child] = fs.readFileSync(path.join(vaultDir, child), "utf8");
-		}
-	};
-	walk("");
-	return notes;
 }
 
 function errorOf(outcome: ToolOutcome): ToolError {
@@ -260,56 +204,8 @@ test("a delete whose move to the trash fails leaves the note where it was", asyn
 	assert.deepEqual(snapshotVault(vaultDir), before);
 });
 
-function sidecarBinary(): string {
-	const binary = path.join(REPO_ROOT, "target", "debug", process.platform === "win32" ? "vaultlink.exe" : "vaultlink");
-	assert.ok(fs.existsSync(binary), `${binary} is built (scripts/build.sh builds it)`);
-	return binary;
-}
-
-/** Set in the child process: `<step> <tool> <hooks> <vault folder>`, `<hooks>` being `vault` (the Vault API's changes) or `all` (the adapter's too: the journal's removal, the kept change's folder). */
-const KILL_CHILD = "VAULTLINK_TEST_KILL_CHILD";
-
-/**
- * The child: the plugin on the vault applies the move, and stops before its `step`th write or
- * rename to be killed there.
- */
-async function child(spec: string): Promise<void> {
-	const [stepText = "", tool = "", hooks = "", ...rest] = spec.split(" ");
-	const [step, vaultDir] = [Number(stepText), rest.join(" ")];
-	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
-	let count = 0;
-	const hold = () => {
-		if (count++ === step) {
-			process.stdout.write("HOLD\n");
-			return new Promise<never>(() => setInterval(() => undefined, 60_000));
-		}
-		return null;
-	};
-	const process_ = app.vault.process.bind(app.vault);
-	const rename = app.vault.rename.bind(app.vault);
-	const createFolder = app.vault.createFolder.bind(app.vault);
-	const create = app.vault.create.bind(app.vault);
-	app.vault.create = (at, data) => hold() ?? create(at, data);
-	app.vault.process = (file, fn) => hold() ?? process_(file, fn);
-	app.vault.rename = (file, to) => hold() ?? rename(file, to);
-	app.vault.createFolder = (folder) => hold() ?? createFolder(folder);
-	if (hooks === "all") {
-		const adapter = app.vault.adapter;
-		const [remove, mkdir, write, rmdir] = [adapter.remove.bind(adapter), adapter.mkdir.bind(adapter), adapter.write.bind(adapter), adapter.rmdir.bind(adapter)];
-		adapter.remove = (at) => hold() ?? remove(at);
-		adapter.mkdir = (at) => hold() ?? mkdir(at);
-		adapter.write = (at, data) => hold() ?? write(at, data);
-		adapter.rmdir = (at, recursive) => hold() ?? rmdir(at, recursive);
-	}
-	const host = plugin.toolHost;
-	assert.ok(host !== null);
-	const outcome = await runTool(host, tool, CALLS[tool as keyof typeof CALLS]);
-	process.stdout.write(`DONE ${JSON.stringify(outcome.ok)}\n`);
-	plugin.unload();
-}
-
 if (process.env[KILL_CHILD] !== undefined) {
-	void child(process.env[KILL_CHILD]);
+	void runKillChild(process.env[KILL_CHILD]);
 } else {
 	test("Obsidian killed before each change of a batch (a move, a page commit, a swap, an undo): `vaultlink recover` restores the vault from the plugin's journal", async () => {
 		const binary = sidecarBinary();
@@ -342,82 +238,6 @@ if (process.env[KILL_CHILD] !== undefined) {
 			assert.equal(recovered.status, 0, recovered.stderr);
 			assert.match(recovered.stdout, new RegExp(`^undid an interrupted ${tool}`));
 			assert.deepEqual(snapshotVault(vaultDir), before, `killed at change ${step}, then recovered`);
-		}
-	});
-}
-
-/** Runs the child applying `tool`, holding before change `step` of `hooks`, and kills it there: whether it held (or ran to its end). */
-async function killedAt(vaultDir: string, tool: string, hooks: "vault" | "all", step: number): Promise<boolean> {
-	const running = spawn(process.execPath, [__filename], { env: { ...process.env, [KILL_CHILD]: `${step} ${tool} ${hooks} ${vaultDir}` }, stdio: ["ignore", "pipe", "inherit"] });
-	const said = await new Promise<string>((resolve) => {
-		let output = "";
-		running.stdout.setEncoding("utf8");
-		running.stdout.on("data", (chunk: string) => {
-			output += chunk;
-			if (output.includes("HOLD") || output.includes("DONE")) resolve(output);
-		});
-		running.on("close", () => resolve(output));
-	});
-	if (said.includes("HOLD")) running.kill("SIGKILL");
-	else assert.match(said, /DONE true/);
-	await new Promise((resolve) => running.on("close", resolve));
-	return said.includes("HOLD");
-}
-
-if (process.env[KILL_CHILD] === undefined) {
-	test("Obsidian killed at any step of a move, its journal's removal and the keeping included: recovered and not kept, or made and kept (issue 34)", async () => {
-		const binary = sidecarBinary();
-		const made = writeFixtureVault(BATCH);
-		await moveFirst(made);
-		const after = notesOf(made);
-		for (let step = 0; ; step += 1) {
-			const vaultDir = writeFixtureVault(BATCH);
-			const before = snapshotVault(vaultDir);
-			const held = await killedAt(vaultDir, "move_note", "all", step);
-			if (fs.existsSync(path.join(vaultDir, JOURNAL_PATH))) {
-				const recovered = spawnSync(binary, ["recover", vaultDir], { encoding: "utf8" });
-				assert.equal(recovered.status, 0, recovered.stderr);
-				assert.deepEqual(snapshotVault(vaultDir), before, `killed at change ${step}: recovered, and nothing kept`);
-			} else {
-				assert.deepEqual(notesOf(vaultDir), after, `killed at change ${step}: the move is made`);
-				assert.equal(keptFiles(vaultDir).length, 1, `killed at change ${step}: and kept`);
-				const { plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
-				assert.ok(plugin.toolHost !== null);
-				const undone = await runTool(plugin.toolHost, "undo_change", { dry_run: false });
-				plugin.unload();
-				assert.ok(undone.ok, `killed at change ${step}: the kept change undoes: ${JSON.stringify(undone)}`);
-				assert.deepEqual(notesOf(vaultDir), notesOf(writeFixtureVault(BATCH)));
-			}
-			if (!held) {
-				assert.ok(step >= 6, `the move took ${step} changes`);
-				break;
-			}
-		}
-	});
-
-	test("Obsidian killed at any step of an undo, its journal's removal and the setting aside of the undone change included: the change made and kept, or undone and forgotten", async () => {
-		const binary = sidecarBinary();
-		const start = notesOf(writeFixtureVault(BATCH));
-		for (let step = 0; ; step += 1) {
-			const vaultDir = writeFixtureVault(BATCH);
-			await moveFirst(vaultDir);
-			const moved = snapshotVault(vaultDir);
-			const held = await killedAt(vaultDir, "undo_change", "all", step);
-			if (fs.existsSync(path.join(vaultDir, JOURNAL_PATH))) {
-				const recovered = spawnSync(binary, ["recover", vaultDir], { encoding: "utf8" });
-				assert.equal(recovered.status, 0, recovered.stderr);
-				assert.deepEqual(snapshotVault(vaultDir), moved, `killed at change ${step}: recovered, the move made and kept`);
-			} else {
-				assert.deepEqual(notesOf(vaultDir), start, `killed at change ${step}: the move is undone`);
-				const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
-				const kept = await keptChanges(app.vault.adapter);
-				plugin.unload();
-				assert.deepEqual(kept, [], `killed at change ${step}: and forgotten`);
-			}
-			if (!held) {
-				assert.ok(step >= 4, `the undo took ${step} changes`);
-				break;
-			}
 		}
 	});
 }
