@@ -15,7 +15,7 @@
 
 import { TFile, type App, type Vault } from "obsidian";
 import { applyBatch } from "./move/apply";
-import { forgetChange, keepChange, keptChanges } from "./history";
+import { forgetChange, forgetOldest, keptChanges } from "./history";
 import { trashNote } from "./delete/apply";
 import { saveOpenEditors } from "./editors";
 import type { ToolHost } from "./host";
@@ -145,20 +145,24 @@ async function writingCall(host: ToolHost, tool: string, args: unknown): Promise
 	if (!done.ok) return done;
 	if (change.kind === "batch") {
 		await host.index.planApplied(change.plan_hash);
-		await keepOrForget(host, change.batch.forget, done.journal);
+		await forgetAfterBatch(host, change.batch.forget, done.journal);
 	}
 	const result = done.trashedTo === undefined ? outcome.result : { ...(outcome.result as object), trashed_to: done.trashedTo };
 	return { ok: true, result };
 }
 
-/** After a batch: keeps it for `undo_change`, or removes the kept change it undid. The change stands whatever happens here. */
-async function keepOrForget(host: ToolHost, forget: string | null, journal: Journal | undefined): Promise<void> {
+/**
+ * After a batch, which was kept for `undo_change` as part of its commit (`move/apply.ts`):
+ * forgets the oldest kept changes past core's bounds, or the kept change it undid. The change
+ * stands whatever happens here.
+ */
+async function forgetAfterBatch(host: ToolHost, forget: string | null, journal: Journal | undefined): Promise<void> {
 	const adapter = host.app.vault.adapter;
 	try {
-		if (journal !== undefined) await keepChange(adapter, journal);
+		if (journal?.change_id !== undefined && journal.change_id !== "") await forgetOldest(adapter);
 		if (forget !== null) await forgetChange(adapter, forget);
 	} catch (error) {
-		console.warn("vaultlink: the change was applied, but keeping it for undo_change failed", error);
+		console.warn("vaultlink: the change was applied, but forgetting the changes kept for undo_change failed", error);
 	}
 }
 

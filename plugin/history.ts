@@ -1,29 +1,34 @@
 //! The changes kept for `undo_change` inside Obsidian: the same files, in the same format, as the
 //! sidecar keeps on the folder (`crates/sidecar/src/history.rs`), in `<vault>/.vaultlink/changes`.
 //! What to keep, under which name, and which to forget is core's (`crates/core/src/history.rs`);
-//! this module reads and writes the files through the vault's adapter. Each is sealed like the
-//! journal, and a file that does not open under this user's key is never used.
+//! this module reads and writes the files. Each is sealed like the journal, as a kept change of
+//! this vault (never a journal), and a file that does not open so under this user's key, or is
+//! larger than core's bound (which is not read), is never used.
+//!
+//! A change is kept as part of its commit (`move/apply.ts`): written and synced while its journal
+//! holds the vault's lock, before the journal goes, so a batch stopped at any step is undone by
+//! `vaultlink recover` (which removes what was kept of it) or made and kept.
 
-import type { DataAdapter } from "obsidian";
-import { JOURNAL_FOLDER, removeIfEmpty } from "./move/journal";
-import { firstLinkOnTheWay } from "./move/links-out";
-import { journalKey } from "./state";
-import { changesToForget, isKeptChangeName, keptChangeName, openJournal, sealJournal, type Journal, type KeptChange } from "./wasm";
+import * as fs from "fs";
+import * as path from "path";
+import { FileSystemAdapter, type DataAdapter } from "obsidian";
+import { JOURNAL_FOLDER, openSealed, removeIfEmpty, removeQuietly, sealFor, syncFolder, writeNew } from "./move/journal";
+import { changesToForget, isKeptChangeName, keptChangeName, type Journal, type KeptChange } from "./wasm";
 
 export const CHANGES_FOLDER = `${JOURNAL_FOLDER}/changes`;
 
-type ChangesAdapter = Pick<DataAdapter, "exists" | "read" | "write" | "remove" | "mkdir" | "rmdir" | "list" | "stat">;
+type ChangesAdapter = Pick<DataAdapter, "exists" | "read" | "write" | "remove" | "mkdir" | "rmdir" | "list" | "stat" | "getName">;
 
-/** The kept changes that open under this user's key, oldest first. */
+/** The kept changes that open under this user's key as this vault's, oldest first. */
 export async function keptChanges(adapter: ChangesAdapter): Promise<KeptChange[]> {
 	if (!(await adapter.exists(CHANGES_FOLDER))) return [];
 	const kept: KeptChange[] = [];
 	const listed = await adapter.list(CHANGES_FOLDER);
 	for (const name of listed.files.filter((file) => isKeptChangeName(file)).sort()) {
 		try {
-			const opened = openJournal(journalKey(), await adapter.read(name));
-			if (opened.journal !== undefined && opened.journal !== null) kept.push({ name, journal: opened.journal as Journal });
-			else console.warn(`vaultlink: ${name} is not used for undo: ${opened.refusal ?? "it cannot be opened"}`);
+			const opened = await openSealed(adapter, name, "kept");
+			if ("journal" in opened) kept.push({ name, journal: opened.journal });
+			else console.warn(`vaultlink: ${name} is not used for undo: ${opened.refusal}`);
 		} catch (error) {
 			console.warn(`vaultlink: ${name} is not used for undo`, error);
 		}
@@ -31,15 +36,105 @@ export async function keptChanges(adapter: ChangesAdapter): Promise<KeptChange[]
 	return kept;
 }
 
-/** Keeps an applied batch's journal for `undo_change`, then forgets the oldest past core's bounds. */
-export async function keepChange(adapter: ChangesAdapter, journal: Journal): Promise<void> {
-	if (journal.change_id === undefined || journal.change_id === "") return;
-	// Never through a link out of the vault: the record holds notes' texts.
-	const linked = firstLinkOnTheWay(adapter, [CHANGES_FOLDER]);
-	if (linked !== null) throw new Error(`\`${linked.link}\` is a symbolic link, so the change is not kept through it`);
+/**
+ * Keeps an applied batch's journal for `undo_change`, as part of its commit: called while the
+ * batch's journal holds the lock, before it is removed. Written whole under a name of its own,
+ * synced, put in place without replacing, and the folder's entry synced: on the disk before the
+ * journal goes. Answers the kept change's name; throws when it cannot be kept (the batch is then
+ * undone).
+ */
+export async function keepChange(adapter: ChangesAdapter, journal: Journal): Promise<string> {
+	const made = sealFor(adapter, "kept", journal);
+	if ("error" in made) throw new Error(made.error.message);
 	if (!(await adapter.exists(JOURNAL_FOLDER))) await adapter.mkdir(JOURNAL_FOLDER);
 	if (!(await adapter.exists(CHANGES_FOLDER))) await adapter.mkdir(CHANGES_FOLDER);
-	await adapter.write(keptChangeName(Date.now(), journal.change_id), sealJournal(journalKey(), journal));
+	const listed = (await adapter.list(CHANGES_FOLDER)).files;
+	await removeStaleSetAside(adapter, listed, null);
+	const existing = listed.filter((file) => isKeptChangeName(file));
+	const name = keptChangeName(Date.now(), journal.change_id ?? "", existing);
+	if (!(adapter instanceof FileSystemAdapter)) {
+		// No folder on disk (not a desktop vault, which the plugin is not made for): the adapter's write.
+		await adapter.write(name, made.sealed);
+		return name;
+	}
+	const base = adapter.getBasePath();
+	// Nothing is written through a symbolic link: it may lead out of the vault.
+	if (!fs.lstatSync(path.join(base, ...CHANGES_FOLDER.split("/"))).isDirectory()) throw new Error(`${CHANGES_FOLDER} is not a folder of the vault (a symbolic link, or a file)`);
+	const target = path.join(base, ...name.split("/"));
+	const temporary = `${target}.tmp`;
+	removeQuietly(temporary);
+	try {
+		writeNew(temporary, made.sealed);
+		// A hard link fails when anything is at the name: a kept change is never replaced.
+		fs.linkSync(temporary, target);
+	} finally {
+		removeQuietly(temporary);
+	}
+	try {
+		syncFolder(path.join(base, ...CHANGES_FOLDER.split("/")));
+	} catch (error) {
+		removeQuietly(target);
+		throw error;
+	}
+	return name;
+}
+
+/** Where an undo sets aside the kept change it consumes (core's `history::set_aside_name`): not a kept change's name, so no undo picks it. */
+function setAsideName(name: string): string {
+	return `${name}.undone`;
+}
+
+/** Removes what an undo set aside and did not remove once it was made (it stopped in between): called while the journal holds the lock, so every set-aside file but `ours` is stale. */
+async function removeStaleSetAside(adapter: ChangesAdapter, listed: string[], ours: string | null): Promise<void> {
+	for (const file of listed) {
+		const record = file.endsWith(".undone") ? file.slice(0, -".undone".length) : null;
+		if (record === null || !isKeptChangeName(record) || record === ours) continue;
+		try {
+			await adapter.remove(file);
+		} catch {
+			// Tidying: left for the next time.
+		}
+	}
+}
+
+/**
+ * Sets aside the kept change an undo consumes, as part of the undo's commit: called while the
+ * undo's journal holds the lock, before it goes, so no undo picks it once this one is made, and
+ * `vaultlink recover`, undoing this undo, puts it back. Through Node's `fs` (a link, which never
+ * replaces, then the old name removed), the folder synced. Whether it set one aside.
+ */
+export async function setAside(adapter: ChangesAdapter, name: string): Promise<boolean> {
+	if (!isKeptChangeName(name) || !(await adapter.exists(name))) return false;
+	await removeStaleSetAside(adapter, (await adapter.list(CHANGES_FOLDER)).files, name);
+	if (!(adapter instanceof FileSystemAdapter)) {
+		await adapter.write(setAsideName(name), await adapter.read(name));
+		await adapter.remove(name);
+		return true;
+	}
+	const base = adapter.getBasePath();
+	const record = path.join(base, ...name.split("/"));
+	fs.linkSync(record, `${record}.undone`);
+	fs.unlinkSync(record);
+	syncFolder(path.dirname(record));
+	return true;
+}
+
+/** Puts back what {@link setAside} set aside, when the undo is itself undone. */
+export async function putBackSetAside(adapter: ChangesAdapter, name: string): Promise<void> {
+	if (!(await adapter.exists(setAsideName(name)))) return;
+	if (!(adapter instanceof FileSystemAdapter)) {
+		await adapter.write(name, await adapter.read(setAsideName(name)));
+		await adapter.remove(setAsideName(name));
+		return;
+	}
+	const record = path.join(adapter.getBasePath(), ...name.split("/"));
+	fs.linkSync(`${record}.undone`, record);
+	fs.unlinkSync(`${record}.undone`);
+}
+
+/** Forgets the oldest kept changes past core's bounds: tidying once a batch is made. */
+export async function forgetOldest(adapter: ChangesAdapter): Promise<void> {
+	if (!(await adapter.exists(CHANGES_FOLDER))) return;
 	const records: { name: string; size: number }[] = [];
 	for (const name of (await adapter.list(CHANGES_FOLDER)).files.filter((file) => isKeptChangeName(file))) {
 		records.push({ name, size: (await adapter.stat(name))?.size ?? 0 });
@@ -47,10 +142,10 @@ export async function keepChange(adapter: ChangesAdapter, journal: Journal): Pro
 	for (const name of changesToForget(records)) await adapter.remove(name);
 }
 
-/** Removes the kept change an undo consumed, and the folders left empty. */
+/** Removes the kept change an undo consumed (set aside as part of its commit), and the folders left empty. */
 export async function forgetChange(adapter: ChangesAdapter, name: string): Promise<void> {
 	if (!isKeptChangeName(name)) return;
-	if (await adapter.exists(name)) await adapter.remove(name);
+	for (const file of [setAsideName(name), name]) if (await adapter.exists(file)) await adapter.remove(file);
 	for (const folder of [CHANGES_FOLDER, JOURNAL_FOLDER]) {
 		try {
 			await removeIfEmpty(adapter, folder);

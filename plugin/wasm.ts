@@ -13,6 +13,9 @@ import initialiseWasm, {
 	changesToForget as changesToForgetInWasm,
 	contentHash as contentHashInWasm,
 	isKeptChangeName as isKeptChangeNameInWasm,
+	journalAlreadyKept as journalAlreadyKeptInWasm,
+	journalMaxBytes as journalMaxBytesInWasm,
+	journalSizeRefusal as journalSizeRefusalInWasm,
 	keptChangeName as keptChangeNameInWasm,
 	decidedBy as decidedByInWasm,
 	lintRules as lintRulesInWasm,
@@ -37,6 +40,8 @@ export interface Journal {
 	made_folders: string[];
 	/** The id the change is kept under once applied; left out for one that is not kept. */
 	change_id?: string;
+	/** For an undo: the kept change it consumes, set aside as part of its commit. */
+	forget?: string | null;
 }
 
 /** A change kept for `undo_change` (core's `history::KeptChange`): its file in the vault and its journal, opened. */
@@ -376,6 +381,7 @@ export type StepFailure =
 	| { kind: "untrusted"; reason: string; journal: string }
 	| { kind: "just_applied" }
 	| { kind: "journal_unwritable"; journal: string; why: string }
+	| { kind: "journal_too_large"; bytes: number }
 	| { kind: "not_utf8"; path: string }
 	| { kind: "hard_linked"; path: string; links: number }
 	| { kind: "through_link"; path: string; link: string };
@@ -386,23 +392,48 @@ export function stepError(failure: StepFailure): ToolError {
 	return stepErrorInWasm(failure) as ToolError;
 }
 
-/** The journal file's text for `journal`, sealed with the user's journal key by core. */
-export function sealJournal(key: Uint8Array, journal: unknown): string {
+/**
+ * What a sealed file is for (core's `journal::Purpose`): the journal of a change being made, or a
+ * change kept for `undo_change`. The seal covers it, and the vault's key, so neither file can be
+ * taken for the other, or for another vault's.
+ */
+export type Purpose = "journal" | "kept";
+
+/** The file's text for `journal`, sealed by core with the user's journal key for `purpose` in the vault of key `vault`; or the error when it would pass core's bound on its size. */
+export function sealJournal(key: Uint8Array, purpose: Purpose, vault: string, journal: unknown): { sealed: string } | { error: ToolError } {
 	loadedEngine();
-	return sealJournalInWasm(key, journal);
+	const sealed = sealJournalInWasm(key, purpose, vault, journal) as { sealed?: string | null; error?: ToolError | null };
+	return typeof sealed.sealed === "string" ? { sealed: sealed.sealed } : { error: sealed.error as ToolError };
 }
 
-/** A journal file's text opened with the user's journal key: `journal` when it may be acted on, else `refusal`, why not. */
-export function openJournal(key: Uint8Array, text: string): { journal?: unknown; refusal?: string | null } {
+/** A file's text opened with the user's journal key as a file of `purpose` in the vault of key `vault`: `journal` when it may be acted on, else `refusal`, why not. */
+export function openJournal(key: Uint8Array, purpose: Purpose, vault: string, text: string): { journal?: unknown; refusal?: string | null } {
 	loadedEngine();
-	return openJournalInWasm(key, text) as { journal?: unknown; refusal?: string | null };
+	return openJournalInWasm(key, purpose, vault, text) as { journal?: unknown; refusal?: string | null };
 }
 
-/** SHA-256 of `text` as lowercase hex, as a plan's `content_hash`. */
-/** Where an applied change is kept (core's `history::record_name`). */
-export function keptChangeName(appliedUnixMs: number, changeId: string): string {
+/** The most bytes a journal or kept change file may have (core's `journal::MAX_FILE_BYTES`); a larger one is never read. */
+export function journalMaxBytes(): number {
 	loadedEngine();
-	return keptChangeNameInWasm(appliedUnixMs, changeId);
+	return journalMaxBytesInWasm();
+}
+
+/** Why a journal or kept change file of `bytes` bytes is not read, in core's words; null when it is within core's bound. */
+export function journalSizeRefusal(bytes: number): string | null {
+	loadedEngine();
+	return journalSizeRefusalInWasm(bytes) ?? null;
+}
+
+/** Why a journal in the vault is no interrupted change, given the names of the changes kept beside it (core's `history::check_not_kept`); null when it may be one. */
+export function journalAlreadyKept(journal: Journal, keptNames: string[]): string | null {
+	loadedEngine();
+	return journalAlreadyKeptInWasm(journal, keptNames) ?? null;
+}
+
+/** Where an applied change is kept, beside the kept changes `existing` (core's `history::next_record_name`). */
+export function keptChangeName(nowUnixMs: number, changeId: string, existing: string[]): string {
+	loadedEngine();
+	return keptChangeNameInWasm(nowUnixMs, changeId, existing);
 }
 
 /** Whether a path in the changes folder is a kept change's. */
@@ -417,6 +448,7 @@ export function changesToForget(records: { name: string; size: number }[]): stri
 	return changesToForgetInWasm(records.map((record) => record.name), new Float64Array(records.map((record) => record.size)));
 }
 
+/** SHA-256 of `text` as lowercase hex, as a plan's `content_hash`. */
 export function contentHash(text: string): string {
 	loadedEngine();
 	return contentHashInWasm(text);

@@ -118,10 +118,15 @@ def journal_key():
     return bytes.fromhex(key_file.read_text().strip())
 
 
-def seal_journal(journal, key=None):
-    """A journal file's text as vaultlink writes it: the journal's JSON under an HMAC-SHA256 seal."""
+def seal_journal(journal, vault, key=None, purpose="journal"):
+    """A journal file's text as vaultlink writes it: the journal's JSON under an HMAC-SHA256 seal
+    of its purpose (`journal`, or `kept` for a change kept for undo), the vault's key (the
+    bridge's, from the vault folder's canonical path) and the JSON, each but the last ended by a
+    NUL byte."""
     import hashlib
     import hmac
     body = json.dumps(journal, separators=(",", ":"))
-    seal = hmac.new(journal_key() if key is None else key, body.encode(), hashlib.sha256).hexdigest()
-    return '{"seal":"' + seal + '","journal":' + body + "}"
+    vault_key = hashlib.sha256(os.path.realpath(vault).encode()).hexdigest()[:16]
+    sealed = f"{purpose}\0{vault_key}\0{body}".encode()
+    seal = hmac.new(journal_key() if key is None else key, sealed, hashlib.sha256).hexdigest()
+    return '{"seal":"' + seal + '","purpose":"' + purpose + '","vault":"' + vault_key + '","journal":' + body + "}"

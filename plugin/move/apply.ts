@@ -8,6 +8,7 @@
 //! step made so far, newest first.
 
 import { TFile, TFolder, type App, type DataAdapter, type TAbstractFile, type Vault } from "obsidian";
+import { CHANGES_FOLDER, forgetChange, keepChange, putBackSetAside, setAside } from "../history";
 import { abandonJournal, beginJournal, finishJournal, machineName, removeIfEmpty } from "./journal";
 import { firstLinkOnTheWay, presentOnDisk } from "./links-out";
 import { batchJournal, stepError, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError } from "../wasm";
@@ -114,6 +115,10 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 	const refused = await beginJournal(vault.adapter, journal);
 	if (refused !== null) return { ok: false, error: refused };
 	const done: Done[] = [];
+	// The kept change's name, once it is kept.
+	let kept: string | null = null;
+	// Whether the kept change an undo consumes was set aside.
+	let setAsideDone = false;
 	try {
 		const adapter = vault.adapter;
 		for (const write of batch.writes) {
@@ -165,7 +170,19 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		for (const change of done) {
 			if (change.kind === "created" && (await vault.adapter.read(change.file.path)) !== change.text) throw new SavedOver(change.path);
 		}
+		// Kept for undo_change as part of the commit: on the disk before the journal goes, so a
+		// stop at any step leaves the batch for `vaultlink recover` to undo (with what was kept) or
+		// made and kept; and kept while the journal holds the lock, so no undo runs in between.
+		if (batch.change_id !== "") kept = await step("keeping the change for undo_change failed", () => keepChange(vault.adapter, journal));
+		// An undo sets aside the kept change it consumes, as part of its commit too: once the undo
+		// is made no undo picks that change again, and `vaultlink recover` puts it back.
+		const forget = batch.forget;
+		if (forget !== null) setAsideDone = await step(`setting aside the undone change ${forget} failed`, () => setAside(vault.adapter, forget));
 	} catch (error) {
+		// What was kept of the batch goes with it (the folder too, if keeping it made it).
+		if (kept !== null) await forgetChange(vault.adapter, kept).catch(() => undefined);
+		else if (batch.change_id !== "") await removeIfEmpty(vault.adapter, CHANGES_FOLDER).catch(() => undefined);
+		if (setAsideDone && batch.forget !== null) await putBackSetAside(vault.adapter, batch.forget).catch(() => undefined);
 		// A note saved over is left as the saver left it; everything else is undone.
 		const saved = error instanceof SavedOver ? error.path : null;
 		const leftOver = await undo(

@@ -7,15 +7,19 @@
 //! either side) is refused with `interrupted_change`, so nothing builds on a half-made batch.
 //!
 //! The file is sealed with this user's journal key on this machine (`../state.ts`), by core
-//! (`crates/core/src/journal.rs`), so that a journal that arrives with a vault from anywhere
-//! else is never acted on: recovery refuses any journal whose seal does not verify.
+//! (`crates/core/src/journal.rs`), for its purpose (a journal, not a kept change) and this vault
+//! (the bridge's key, from the vault folder's canonical path), so that a journal that arrives
+//! with a vault from anywhere else, or a kept change copied to its place, is never acted on:
+//! recovery refuses any journal whose seal does not verify for that purpose and vault. A journal
+//! or kept change larger than core's bound is refused from its size, and never read.
 
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { FileSystemAdapter, type DataAdapter } from "obsidian";
+import { canonicalVaultPath, keyOfCanonicalPath } from "../bridge/paths";
 import { journalKey } from "../state";
-import { openJournal, sealJournal, stepError, type Journal, type ToolError } from "../wasm";
+import { journalAlreadyKept, journalMaxBytes, journalSizeRefusal, openJournal, sealJournal, stepError, type Journal, type Purpose, type ToolError } from "../wasm";
 
 export const JOURNAL_FOLDER = ".vaultlink";
 export const JOURNAL_PATH = `${JOURNAL_FOLDER}/journal.json`;
@@ -26,7 +30,50 @@ export type { Journal };
 /** The `pid` of a journal whose batch failed and could not be wholly undone: nobody applies it any more. */
 export const ABANDONED = 0;
 
-type JournalAdapter = Pick<DataAdapter, "exists" | "read" | "write" | "remove" | "mkdir" | "rmdir" | "list">;
+type JournalAdapter = Pick<DataAdapter, "exists" | "read" | "write" | "remove" | "mkdir" | "rmdir" | "list" | "stat" | "getName">;
+
+/**
+ * The vault's key, as the bridge's discovery makes it from the vault folder's canonical path
+ * (`bridge/paths.ts`, the sidecar's `discovery::vault_key`): what a seal binds a journal or a kept
+ * change to, so a file sealed in another vault never opens in this one.
+ */
+export function vaultKey(adapter: Pick<DataAdapter, "getName">): string {
+	if (adapter instanceof FileSystemAdapter) return keyOfCanonicalPath(canonicalVaultPath(adapter.getBasePath()));
+	// No folder on disk (not a desktop vault, which the plugin is not made for): the vault's name.
+	return keyOfCanonicalPath(adapter.getName());
+}
+
+/** `journal` sealed with this user's key as a file of `purpose` in this vault; or the error (a journal past core's bound). */
+export function sealFor(adapter: Pick<DataAdapter, "getName">, purpose: Purpose, journal: Journal): { sealed: string } | { error: ToolError } {
+	return sealJournal(journalKey(), purpose, vaultKey(adapter), journal);
+}
+
+/**
+ * Reads a journal or a kept change file (a vault path), no more than core's bound: its size is
+ * looked at first, and a larger file is refused without being read; the read stops past the bound
+ * too (a file that grew meanwhile). `{text}`, or `{refusal}` in core's words.
+ */
+export async function readBounded(adapter: Pick<DataAdapter, "read" | "stat">, file: string): Promise<{ text: string } | { refusal: string }> {
+	if (adapter instanceof FileSystemAdapter) {
+		const fd = fs.openSync(path.join(adapter.getBasePath(), ...file.split("/")), "r");
+		try {
+			const size = fs.fstatSync(fd).size;
+			const tooLarge = journalSizeRefusal(size);
+			if (tooLarge !== null) return { refusal: tooLarge };
+			const bound = journalMaxBytes();
+			const buffer = Buffer.alloc(Math.min(size, bound) + 1);
+			let read = 0;
+			for (let got = 1; got > 0 && read < buffer.length; read += got) got = fs.readSync(fd, buffer, read, buffer.length - read, read);
+			if (read > bound) return { refusal: journalSizeRefusal(read) ?? "it is over the bound" };
+			return { text: buffer.subarray(0, read).toString("utf8") };
+		} finally {
+			fs.closeSync(fd);
+		}
+	}
+	const tooLarge = journalSizeRefusal((await adapter.stat(file))?.size ?? 0);
+	if (tooLarge !== null) return { refusal: tooLarge };
+	return { text: await adapter.read(file) };
+}
 
 /** Whether a process with this id runs; one that cannot be asked counts as running. */
 function processAlive(pid: number): boolean {
@@ -45,20 +92,33 @@ export function machineName(): string {
 	return os.hostname();
 }
 
-/** The journal in the vault, opened with this user's key: the journal, or why it may not be acted on. */
-async function openInVault(adapter: JournalAdapter): Promise<{ journal: Journal } | { refusal: string }> {
-	let text: string;
+/** A file of `purpose` in the vault, read within core's bound and opened with this user's key for this vault: its journal, or why it may not be acted on. */
+export async function openSealed(adapter: Pick<DataAdapter, "read" | "stat" | "getName">, file: string, purpose: Purpose): Promise<{ journal: Journal } | { refusal: string }> {
+	let read: { text: string } | { refusal: string };
 	try {
-		text = await adapter.read(JOURNAL_PATH);
+		read = await readBounded(adapter, file);
 	} catch (error) {
 		return { refusal: `it cannot be read (${error instanceof Error ? error.message : String(error)})` };
 	}
+	if ("refusal" in read) return read;
 	try {
-		const opened = openJournal(journalKey(), text);
+		const opened = openJournal(journalKey(), purpose, vaultKey(adapter), read.text);
 		return opened.journal !== undefined && opened.journal !== null ? { journal: opened.journal as Journal } : { refusal: opened.refusal ?? "it cannot be opened" };
 	} catch (error) {
 		return { refusal: `it cannot be checked: ${error instanceof Error ? error.message : String(error)}` };
 	}
+}
+
+/** The journal in the vault, opened with this user's key: the journal, or why it may not be acted on. */
+async function openInVault(adapter: JournalAdapter): Promise<{ journal: Journal } | { refusal: string }> {
+	return openSealed(adapter, JOURNAL_PATH, "journal");
+}
+
+/** The names of the changes kept in the vault (`.vaultlink/changes`), from its listing alone. */
+async function keptNames(adapter: JournalAdapter): Promise<string[]> {
+	const folder = `${JOURNAL_FOLDER}/changes`;
+	if (!(await adapter.exists(folder))) return [];
+	return (await adapter.list(folder)).files;
 }
 
 /** Why a batch cannot start while a journal is there. */
@@ -66,7 +126,11 @@ async function refusal(adapter: JournalAdapter): Promise<ToolError> {
 	// Gone since it was seen: the change that held the lock was just made.
 	if (!(await adapter.exists(JOURNAL_PATH))) return stepError({ kind: "just_applied" });
 	const opened = await openInVault(adapter);
-	if ("refusal" in opened) return stepError({ kind: "untrusted", reason: `${JOURNAL_PATH} was left alone: ${opened.refusal}`, journal: JOURNAL_PATH });
+	// A journal whose change was made and kept, with a later change kept since, is a copy put back.
+	const kept = "journal" in opened ? journalAlreadyKept(opened.journal, await keptNames(adapter)) : null;
+	const why = "refusal" in opened ? opened.refusal : kept;
+	if (why !== null) return stepError({ kind: "untrusted", reason: `${JOURNAL_PATH} was left alone: ${why}`, journal: JOURNAL_PATH });
+	if (!("journal" in opened)) return stepError({ kind: "just_applied" });
 	const { tool, pid } = opened.journal;
 	return stepError(processAlive(pid) ? { kind: "in_progress", tool, pid } : { kind: "interrupted", tool, pid, vault: "<vault folder>" });
 }
@@ -78,7 +142,7 @@ let attempts = 0;
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 
 /** Creates `file`, which must not exist, with `text`, synced; private, as the journal holds notes' texts. */
-function writeNew(file: string, text: string): void {
+export function writeNew(file: string, text: string): void {
 	const fd = fs.openSync(file, "wx", 0o600);
 	try {
 		fs.writeSync(fd, text);
@@ -88,7 +152,18 @@ function writeNew(file: string, text: string): void {
 	}
 }
 
-function removeQuietly(file: string): void {
+/** Makes a folder's entries (files created or removed in it) durable; Windows cannot open a folder to sync it, and is left as it is. */
+export function syncFolder(folder: string): void {
+	if (process.platform === "win32") return;
+	const fd = fs.openSync(folder, "r");
+	try {
+		fs.fsyncSync(fd);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+export function removeQuietly(file: string): void {
 	try {
 		fs.unlinkSync(file);
 	} catch {
@@ -147,7 +222,9 @@ export async function beginJournal(adapter: JournalAdapter, journal: Journal): P
 		stepError({ kind: "journal_unwritable", journal: JOURNAL_PATH, why: error instanceof Error ? error.message : String(error) });
 	let sealed: string;
 	try {
-		sealed = sealJournal(journalKey(), journal);
+		const made = sealFor(adapter, "journal", journal);
+		if ("error" in made) return made.error;
+		sealed = made.sealed;
 	} catch (error) {
 		return unwritable(error);
 	}
@@ -217,7 +294,9 @@ export async function abandonJournal(adapter: JournalAdapter, journal: Journal):
 		if ("refusal" in opened) throw new Error(opened.refusal);
 		// Only the holder's own journal is marked.
 		if (!sameBatch(opened.journal, journal)) throw new Error("the journal in the vault is another batch's");
-		await adapter.write(JOURNAL_PATH, sealJournal(journalKey(), { ...opened.journal, pid: ABANDONED }));
+		const made = sealFor(adapter, "journal", { ...opened.journal, pid: ABANDONED });
+		if ("error" in made) throw new Error(made.error.message);
+		await adapter.write(JOURNAL_PATH, made.sealed);
 	} catch (error) {
 		console.error("vaultlink: marking the journal of a failed move as abandoned failed", error);
 	}

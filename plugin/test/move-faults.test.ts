@@ -7,52 +7,28 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+// The module object itself, whose methods a test may mock for every module that imports it.
+import nodeFs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
+import { canonicalVaultPath, keyOfCanonicalPath } from "../bridge/paths";
+import { keptChanges } from "../history";
 import { JOURNAL_PATH, beginJournal, finishJournal, machineName } from "../move/journal";
 import { journalKey } from "../state";
 import { runTool } from "../tools";
-import { contentHash, sealJournal, type ToolError, type ToolOutcome } from "../wasm";
+import { contentHash, sealJournal, type Journal, type ToolError, type ToolOutcome } from "../wasm";
 import type { TFile } from "./obsidian-double";
-import { REPO_ROOT, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+import { BATCH, CALLS, COMMIT, KILL_CHILD, MOVE, keptFiles, moveFirst, notesOf, runKillChild, sidecarBinary } from "./killing";
+import { loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
 
-const BATCH = `
-//- A.md
-[[Old]] and [[Old]]
-//- C.md
-![[Old]]
-//- Old.md
-# Old
-`;
-
-const MOVE = { from: "Old.md", to: "deep/New.md", dry_run: false };
-
-/** A new page in a new folder, with a `link` patch to a note and one appended to another. */
-const COMMIT = {
-	page: { path: "wiki/Forest", frontmatter: { related: "[[Old]]" }, body: "# Forest\n[[A]]\n" },
-	patches: [
-		{ path: "A.md", kind: "link" },
-		{ path: "C.md", kind: "append", text: "See [[Forest]]." },
-	],
-	dry_run: false,
-};
-
-/** A and Old swap names: a cycle, made through a third name. */
-const SWAP = { moves: [{ from: "A.md", to: "Old.md" }, { from: "Old.md", to: "A.md" }], dry_run: false };
-
-/** What each killed call runs: `undo_change` undoes the move, made (and kept) before. */
-const CALLS = { move_note: MOVE, commit_wiki_page: COMMIT, bulk_move_notes: SWAP, undo_change: { dry_run: false } } as const;
-
-/** Before a killed undo: the move it undoes, made whole by a plugin that then unloads. */
-async function moveFirst(vaultDir: string): Promise<void> {
-	const { plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
-	const host = plugin.toolHost;
-	assert.ok(host !== null);
-	assert.ok((await runTool(host, "move_note", MOVE)).ok);
-	plugin.unload();
+/** `journal` sealed with this user's key as the journal of the vault in `vaultDir`, as the plugin and the sidecar seal it. */
+function sealedJournal(vaultDir: string, journal: Journal): string {
+	const made = sealJournal(journalKey(), "journal", keyOfCanonicalPath(canonicalVaultPath(vaultDir)), journal);
+	assert.ok("sealed" in made);
+	return made.sealed;
 }
 
 function errorOf(outcome: ToolOutcome): ToolError {
@@ -148,11 +124,25 @@ test("a page commit whose create or write fails part way leaves the vault byte-i
 	assert.equal(fs.readFileSync(path.join(vaultDir, "A.md"), "utf8"), "[[Old]] and [[Old]]", "the patch is undone");
 });
 
+test("a change that cannot be kept for undo_change (a full disk) is undone whole, and nothing of it is kept", async (t) => {
+	const { vaultDir, host } = await open(t);
+	const before = snapshotVault(vaultDir);
+	const link = nodeFs.linkSync.bind(nodeFs);
+	t.mock.method(nodeFs, "linkSync", (from: fs.PathLike, to: fs.PathLike) => {
+		if (String(to).includes(path.join(".vaultlink", "changes"))) throw Object.assign(new Error("ENOSPC: no space left on device, link"), { code: "ENOSPC" });
+		link(from, to);
+	});
+	const error = errorOf(await runTool(host, "move_note", MOVE));
+	assert.equal(error.code, "write_failed");
+	assert.match(error.message, /^keeping the change for undo_change failed: ENOSPC/);
+	assert.deepEqual(snapshotVault(vaultDir), before);
+});
+
 test("a batch is refused while an interrupted one's journal is in the vault", async (t) => {
 	const { vaultDir, host } = await open(t);
 	fs.mkdirSync(path.join(vaultDir, ".vaultlink"));
-	const journal = { version: 2, pid: 0, tool: "move_note", started_unix_ms: 0, machine: machineName(), writes: [], moves: [], made_folders: [] };
-	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealJournal(journalKey(), journal));
+	const journal = { version: 3, pid: 0, tool: "move_note", started_unix_ms: 0, machine: machineName(), writes: [], moves: [], made_folders: [] };
+	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealedJournal(vaultDir, journal));
 	const before = snapshotVault(vaultDir);
 	const error = errorOf(await runTool(host, "move_note", MOVE));
 	assert.equal(error.code, "interrupted_change");
@@ -214,48 +204,8 @@ test("a delete whose move to the trash fails leaves the note where it was", asyn
 	assert.deepEqual(snapshotVault(vaultDir), before);
 });
 
-function sidecarBinary(): string {
-	const binary = path.join(REPO_ROOT, "target", "debug", process.platform === "win32" ? "vaultlink.exe" : "vaultlink");
-	assert.ok(fs.existsSync(binary), `${binary} is built (scripts/build.sh builds it)`);
-	return binary;
-}
-
-/** Set in the child process: `<step> <tool> <vault folder>`. */
-const KILL_CHILD = "VAULTLINK_TEST_KILL_CHILD";
-
-/**
- * The child: the plugin on the vault applies the move, and stops before its `step`th write or
- * rename to be killed there.
- */
-async function child(spec: string): Promise<void> {
-	const [stepText = "", tool = "", ...rest] = spec.split(" ");
-	const [step, vaultDir] = [Number(stepText), rest.join(" ")];
-	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
-	let count = 0;
-	const hold = () => {
-		if (count++ === step) {
-			process.stdout.write("HOLD\n");
-			return new Promise<never>(() => setInterval(() => undefined, 60_000));
-		}
-		return null;
-	};
-	const process_ = app.vault.process.bind(app.vault);
-	const rename = app.vault.rename.bind(app.vault);
-	const createFolder = app.vault.createFolder.bind(app.vault);
-	const create = app.vault.create.bind(app.vault);
-	app.vault.create = (at, data) => hold() ?? create(at, data);
-	app.vault.process = (file, fn) => hold() ?? process_(file, fn);
-	app.vault.rename = (file, to) => hold() ?? rename(file, to);
-	app.vault.createFolder = (folder) => hold() ?? createFolder(folder);
-	const host = plugin.toolHost;
-	assert.ok(host !== null);
-	const outcome = await runTool(host, tool, CALLS[tool as keyof typeof CALLS]);
-	process.stdout.write(`DONE ${JSON.stringify(outcome.ok)}\n`);
-	plugin.unload();
-}
-
 if (process.env[KILL_CHILD] !== undefined) {
-	void child(process.env[KILL_CHILD]);
+	void runKillChild(process.env[KILL_CHILD]);
 } else {
 	test("Obsidian killed before each change of a batch (a move, a page commit, a swap, an undo): `vaultlink recover` restores the vault from the plugin's journal", async () => {
 		const binary = sidecarBinary();
@@ -263,7 +213,7 @@ if (process.env[KILL_CHILD] !== undefined) {
 			const vaultDir = writeFixtureVault(BATCH);
 			if (tool === "undo_change") await moveFirst(vaultDir);
 			const before = snapshotVault(vaultDir);
-			const running = spawn(process.execPath, [__filename], { env: { ...process.env, [KILL_CHILD]: `${step} ${tool} ${vaultDir}` }, stdio: ["ignore", "pipe", "inherit"] });
+			const running = spawn(process.execPath, [__filename], { env: { ...process.env, [KILL_CHILD]: `${step} ${tool} vault ${vaultDir}` }, stdio: ["ignore", "pipe", "inherit"] });
 			const said = await new Promise<string>((resolve) => {
 				let output = "";
 				running.stdout.setEncoding("utf8");
@@ -292,9 +242,72 @@ if (process.env[KILL_CHILD] !== undefined) {
 	});
 }
 
+test("a change kept for undo_change, copied to the journal's place, is never acted on, by the plugin or by `vaultlink recover` (issue 34)", async (t) => {
+	const { vaultDir, host } = await open(t);
+	assert.ok((await runTool(host, "move_note", MOVE)).ok);
+	const [record] = keptFiles(vaultDir);
+	assert.ok(record !== undefined, "the move is kept");
+	fs.copyFileSync(path.join(vaultDir, ".vaultlink", "changes", record), path.join(vaultDir, JOURNAL_PATH));
+	const before = snapshotVault(vaultDir);
+	const error = errorOf(await runTool(host, "move_note", { from: "deep/New.md", to: "Elsewhere.md", dry_run: false }));
+	assert.equal(error.code, "interrupted_change");
+	assert.match(error.message, /kept for undo_change/);
+	const recovered = spawnSync(sidecarBinary(), ["recover", vaultDir], { encoding: "utf8" });
+	assert.equal(recovered.status, 2, recovered.stdout + recovered.stderr);
+	assert.match(recovered.stderr, /kept for undo_change/);
+	assert.deepEqual(snapshotVault(vaultDir), before, "the move stands, and the copied file is left for the user");
+});
+
+test("a journal put back after its change was made and kept, with a later change since, is never acted on (issue 34)", async (t) => {
+	const { vaultDir, app, host } = await open(t);
+	let saved: Buffer | null = null;
+	const remove = app.vault.adapter.remove.bind(app.vault.adapter);
+	const mocked = t.mock.method(app.vault.adapter, "remove", (at: string) => {
+		// The journal as a copy of the vault taken while the change was made holds it.
+		if (at === JOURNAL_PATH && saved === null) saved = fs.readFileSync(path.join(vaultDir, JOURNAL_PATH));
+		return remove(at);
+	});
+	assert.ok((await runTool(host, "move_note", MOVE)).ok);
+	mocked.mock.restore();
+	assert.ok((await runTool(host, "move_note", { from: "A.md", to: "A2.md", dry_run: false })).ok);
+	assert.equal(keptFiles(vaultDir).length, 2);
+	assert.ok(saved !== null, "the journal was copied");
+	fs.mkdirSync(path.join(vaultDir, ".vaultlink"), { recursive: true });
+	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), saved);
+	const before = snapshotVault(vaultDir);
+	const error = errorOf(await runTool(host, "move_note", { from: "C.md", to: "C2.md", dry_run: false }));
+	assert.equal(error.code, "interrupted_change");
+	assert.match(error.message, /was made and kept for undo_change/);
+	const recovered = spawnSync(sidecarBinary(), ["recover", vaultDir], { encoding: "utf8" });
+	assert.equal(recovered.status, 2, recovered.stdout + recovered.stderr);
+	assert.match(recovered.stderr, /was made and kept for undo_change/);
+	assert.deepEqual(snapshotVault(vaultDir), before, "both moves stand, and the copy is left for the user");
+});
+
+test("a journal or a kept change past core's bound (a sparse 1 GiB file) is refused from its size, and never read (issue 34)", async (t) => {
+	const { vaultDir, app, host } = await open(t);
+	assert.ok((await runTool(host, "move_note", MOVE)).ok);
+	const huge = path.join(vaultDir, ".vaultlink", "changes", "9999999999999999-ff.json");
+	fs.closeSync(fs.openSync(huge, "w"));
+	fs.truncateSync(huge, 1 << 30);
+	const kept = await keptChanges(app.vault.adapter);
+	assert.deepEqual(kept.map((change) => change.journal.tool), ["move_note"], "the sparse file is not used for undo; the move is");
+	fs.unlinkSync(huge);
+
+	const notes = notesOf(vaultDir);
+	const journal = path.join(vaultDir, JOURNAL_PATH);
+	fs.closeSync(fs.openSync(journal, "w"));
+	fs.truncateSync(journal, 1 << 30);
+	const error = errorOf(await runTool(host, "move_note", { from: "deep/New.md", to: "Elsewhere.md", dry_run: false }));
+	assert.equal(error.code, "interrupted_change");
+	assert.match(error.message, /it is 1073741824 bytes, over the 67108864/);
+	assert.equal(fs.statSync(journal).size, 1 << 30, "the file is left for the user");
+	assert.deepEqual(notesOf(vaultDir), notes, "nothing was changed");
+});
+
 test("two batches taking the vault's lock at once: one holds it, the other is refused with change_in_progress and removes nothing of the winner's", async (t) => {
 	const { vaultDir, app } = await open(t);
-	const journal = (started: number) => ({ version: 2, pid: process.pid, tool: "move_note", started_unix_ms: started, machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "" });
+	const journal = (started: number) => ({ version: 3, pid: process.pid, tool: "move_note", started_unix_ms: started, machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "" });
 	for (let round = 0; round < 20; round++) {
 		// Both look for a journal before either has written one, as two batches starting at once do.
 		const results = await Promise.all([beginJournal(app.vault.adapter, journal(2 * round)), beginJournal(app.vault.adapter, journal(2 * round + 1))]);
@@ -318,8 +331,8 @@ test("a batch is refused while another live process holds the vault's lock (a si
 	t.after(() => sidecar.kill());
 	assert.ok(sidecar.pid !== undefined);
 	fs.mkdirSync(path.join(vaultDir, ".vaultlink"));
-	const lock = { version: 2, pid: sidecar.pid, tool: "move_note", started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "lock-0" };
-	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealJournal(journalKey(), lock));
+	const lock = { version: 3, pid: sidecar.pid, tool: "move_note", started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "lock-0" };
+	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealedJournal(vaultDir, lock));
 	const before = snapshotVault(vaultDir);
 	const error = errorOf(await runTool(host, "move_note", MOVE));
 	assert.equal(error.code, "change_in_progress");

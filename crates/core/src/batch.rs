@@ -438,6 +438,7 @@ impl Batch {
                 .collect(),
             made_folders,
             change_id: self.change_id.clone(),
+            forget: self.forget.clone(),
         }
     }
 }

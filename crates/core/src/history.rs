@@ -3,10 +3,15 @@
 //! Once an edge has applied a batch whose `change_id` is set, it keeps the batch's journal (the
 //! pre-image of every note it rewrote, the text hash it wrote, its moves, the files it created
 //! and the folders it made), with that id and sealed like the journal, as one file in
-//! [`CHANGES_FOLDER`], beside the journal, named [`record_name`]. At most [`KEPT_CHANGES`] are
+//! [`CHANGES_FOLDER`], beside the journal, named [`next_record_name`]. It keeps it as part of
+//! the commit: written and synced under the lock, before the journal is removed, so a batch
+//! interrupted at any step is undone by recovery (which removes its kept change too,
+//! [`kept_of`]) or made and kept, never made and lost to undo. At most [`KEPT_CHANGES`] are
 //! kept, and at most [`KEPT_BYTES`] in all; the oldest go first ([`to_forget`]). A kept change
 //! is untrusted input like the journal: an edge hands core only the ones `journal::open`
-//! accepts (sealed with this user's key, every path safe).
+//! accepts (sealed with this user's key for this vault as a kept change, not a journal, no
+//! larger than `journal::MAX_FILE_BYTES`, every path safe). A journal whose change is kept with
+//! a later one after it is refused ([`check_not_kept`]).
 //!
 //! The undo of a kept change is a batch like any other, proven from the vault as it is now:
 //! every note the change wrote must still have the text it wrote (by hash), every file it moved
@@ -25,7 +30,7 @@ use crate::approval::{decide_plan, PlanApproval, PlanHistory};
 use crate::batch::{temporary_name, Batch, BatchMove, BatchRemove, BatchWrite};
 use crate::edge::{Change, Edge};
 use crate::error::{CallError, ErrorCode, Failure};
-use crate::journal::{Journal, WriteKind};
+use crate::journal::{Journal, Refusal, WriteKind};
 use crate::rename::content_hash;
 use crate::resolve::fold;
 use crate::Vault;
@@ -46,13 +51,65 @@ pub fn record_name(applied_unix_ms: u64, change_id: &str) -> String {
     format!("{CHANGES_FOLDER}/{applied_unix_ms:016}-{change_id}.json")
 }
 
+/// Where an undo sets aside the kept change it consumes, as part of its commit (before its
+/// journal goes): not a kept change's name, so no undo picks it, and recovery, undoing the undo,
+/// puts it back from there. Removed once the undo is made.
+pub fn set_aside_name(record: &str) -> String {
+    format!("{record}.undone")
+}
+
 /// Whether `name` is a kept change's file name as [`record_name`] makes it (a bare name or a
 /// path in [`CHANGES_FOLDER`]).
 pub fn is_record_name(name: &str) -> bool {
-    let name = name.strip_prefix(&format!("{CHANGES_FOLDER}/")).unwrap_or(name);
-    let Some(stem) = name.strip_suffix(".json") else { return false };
-    let Some((time, id)) = stem.split_once('-') else { return false };
-    time.len() == 16 && time.bytes().all(|byte| byte.is_ascii_digit()) && !id.is_empty() && id.bytes().all(|byte| byte.is_ascii_hexdigit())
+    record_parts(name).is_some()
+}
+
+/// A kept change's file name's time and change id.
+fn record_parts(name: &str) -> Option<(u64, &str)> {
+    let name = name.strip_prefix(CHANGES_FOLDER).and_then(|rest| rest.strip_prefix('/')).unwrap_or(name);
+    let stem = name.strip_suffix(".json")?;
+    let (time, id) = stem.split_once('-')?;
+    let valid = time.len() == 16
+        && time.bytes().all(|byte| byte.is_ascii_digit())
+        && !id.is_empty()
+        && id.bytes().all(|byte| byte.is_ascii_hexdigit());
+    valid.then(|| (time.parse().ok(), id)).and_then(|(time, id)| Some((time?, id)))
+}
+
+/// The name to keep a change under when the kept changes are `existing` (names): after the
+/// newest of them even when the clock went back, so the newest change is always the last name.
+pub fn next_record_name(now_unix_ms: u64, change_id: &str, existing: &[String]) -> String {
+    let newest = existing.iter().filter_map(|name| record_parts(name)).map(|(time, _)| time).max();
+    record_name(newest.map_or(now_unix_ms, |newest| now_unix_ms.max(newest.saturating_add(1))), change_id)
+}
+
+/// Whether a journal found in a vault may be an interrupted change, given the names of the
+/// changes kept beside it. An edge keeps a change before it removes the journal (the commit), so
+/// a journal whose change is the newest kept one is that change interrupted at its last step,
+/// which recovery undoes (removing the kept change too); but a journal whose change is kept and
+/// followed by a later one was committed long ago, and is a copy put back: it is refused.
+pub fn check_not_kept(journal: &Journal, record_names: &[String]) -> Result<(), Refusal> {
+    if journal.change_id.is_empty() {
+        return Ok(());
+    }
+    let parsed: Vec<(u64, &str, &String)> =
+        record_names.iter().filter_map(|name| record_parts(name).map(|(time, id)| (time, id, name))).collect();
+    let Some(newest) = parsed.iter().max_by(|a, b| a.2.cmp(b.2)) else { return Ok(()) };
+    let kept = parsed.iter().any(|(_, id, _)| *id == journal.change_id);
+    if kept && newest.1 != journal.change_id {
+        return Err(Refusal::AlreadyKept { change_id: journal.change_id.clone() });
+    }
+    Ok(())
+}
+
+/// The kept change that is `journal`'s own batch (the same start, machine, tool, steps and
+/// change id; the pid of an abandoned journal differs): kept under the lock before the journal
+/// was removed, so recovery, undoing the batch, removes it too.
+pub fn kept_of<'a>(journal: &Journal, kept: &'a [KeptChange]) -> Option<&'a KeptChange> {
+    if journal.change_id.is_empty() {
+        return None;
+    }
+    kept.iter().find(|kept| Journal { pid: journal.pid, ..kept.journal.clone() } == *journal)
 }
 
 /// The kept changes to remove, given every kept change's name and size: all but the newest
@@ -447,5 +504,40 @@ mod tests {
         let big = vec![(record_name(1, "a1"), KEPT_BYTES), (record_name(2, "a2"), KEPT_BYTES + 5)];
         assert_eq!(to_forget(&big), vec![record_name(1, "a1")], "the newest stays whatever its size");
         assert!(is_record_name(&record_name(7, "0f")) && !is_record_name(".vaultlink/changes/x.json"));
+    }
+
+    #[test]
+    fn a_change_is_kept_after_the_newest_even_when_the_clock_went_back() {
+        let existing = vec![record_name(50, "aa"), record_name(40, "bb")];
+        assert_eq!(next_record_name(10, "cc", &existing), record_name(51, "cc"));
+        assert_eq!(next_record_name(90, "cc", &existing), record_name(90, "cc"));
+        assert_eq!(next_record_name(10, "cc", &[]), record_name(10, "cc"));
+    }
+
+    /// Issue 34: a journal whose change was made and kept, put back after a later change, is
+    /// refused; the journal of the newest kept change (interrupted as it was committed) is not.
+    #[test]
+    fn a_journal_of_a_change_kept_before_the_newest_is_refused() {
+        let journal = Journal {
+            version: crate::journal::VERSION,
+            pid: 1,
+            tool: "move_note".to_owned(),
+            started_unix_ms: 1,
+            machine: String::new(),
+            writes: Vec::new(),
+            moves: Vec::new(),
+            made_folders: Vec::new(),
+            change_id: "ab".to_owned(),
+            forget: None,
+        };
+        let names = |ids: &[&str]| -> Vec<String> { ids.iter().enumerate().map(|(at, id)| record_name(at as u64, id)).collect() };
+        assert_eq!(check_not_kept(&journal, &names(&["ab", "cd"])), Err(Refusal::AlreadyKept { change_id: "ab".to_owned() }));
+        assert_eq!(check_not_kept(&journal, &names(&["cd", "ab"])), Ok(()));
+        assert_eq!(check_not_kept(&journal, &names(&["cd"])), Ok(()));
+        let lock = Journal { change_id: String::new(), ..journal.clone() };
+        assert_eq!(check_not_kept(&lock, &names(&["cd"])), Ok(()));
+        let kept = vec![KeptChange { name: record_name(0, "ab"), journal: Journal { pid: 9, ..journal.clone() } }];
+        assert_eq!(kept_of(&journal, &kept).map(|kept| kept.name.as_str()), Some(kept[0].name.as_str()));
+        assert!(kept_of(&Journal { started_unix_ms: 2, ..journal }, &kept).is_none());
     }
 }

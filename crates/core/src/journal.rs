@@ -2,20 +2,26 @@
 //! decide whether a journal found in a vault may be acted on.
 //!
 //! Both edges write the journal (`<vault>/.vaultlink/journal.json`) before a batch's first
-//! change, so that a batch a crash interrupts can be undone from it. A journal found in a vault
-//! is untrusted input: it may have arrived with the vault (git, a sync service, a zip) and name
-//! any path. So a journal is *sealed*: the file is
+//! change, so that a batch a crash interrupts can be undone from it, and keep an applied batch's
+//! journal for `undo_change` (`history`). A journal found in a vault is untrusted input: it may
+//! have arrived with the vault (git, a sync service, a zip) and name any path. So a journal is
+//! *sealed*: the file is
 //!
 //! ```text
-//! {"seal":"<64 hex digits>","journal":<the journal as JSON>}
+//! {"seal":"<64 hex digits>","purpose":"journal","vault":"<the vault's key>","journal":<the journal as JSON>}
 //! ```
 //!
-//! where the seal is the HMAC-SHA256 of the journal's exact bytes under a key that is private to
-//! one user on one machine (the edges keep it outside the vault, readable by that user alone).
-//! [`open`] acts on a journal only when its seal verifies under that key, its version is this
-//! one, and every path it names passes the path rules; anything else is a [`Refusal`], and the
-//! journal is left for the user. A journal made with another key (another machine, another
-//! user, or nobody's) is never acted on, whatever it says.
+//! where the seal is the HMAC-SHA256, under a key that is private to one user on one machine
+//! (the edges keep it outside the vault, readable by that user alone), of the purpose, the
+//! vault's key and the journal's exact bytes ([`Binding`]). The purpose tells a journal of a
+//! change being made (`journal`) from an applied change kept for undo (`kept`), so that neither
+//! can ever be taken for the other; the vault's key (the one the bridge's discovery uses, from
+//! the vault folder's canonical path) ties the file to the vault it was written in. [`open`]
+//! acts on a file only when its seal verifies under that key, it is of the purpose and the vault
+//! asked for, of this version, no larger than [`MAX_FILE_BYTES`], and every path it names passes
+//! the path rules; anything else is a [`Refusal`], and the file is left for the user. A journal
+//! made with another key (another machine, another user, or nobody's) is never acted on,
+//! whatever it says.
 
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
@@ -24,8 +30,17 @@ use sha2::{Digest, Sha256};
 use crate::hex::{hex, parse_hex};
 use crate::paths::{engine_path_problem, is_temporary_beside};
 
-/// The version of the journal this engine writes and reads.
-pub const VERSION: u32 = 2;
+/// The version of the journal this engine writes and reads: 3 since the seal binds a purpose
+/// and a vault ([`Binding`]).
+pub const VERSION: u32 = 3;
+
+/// The most bytes a journal or kept change file may have, sealed. An edge checks a file's size
+/// before it reads it (and reads no more than this), so a huge file planted in a vault costs a
+/// call nothing; a batch whose journal would be larger is refused before its first change, so
+/// every journal written can be read back. 64 MiB holds the pre-images of the largest move
+/// measured (the most-linked note of the 100,000-note vault: 35,410 notes, about 43 MB) and
+/// four notes of the largest size the sidecar indexes (16 MiB).
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// Where a batch's journal is, in the vault: the vault's lock while it is there.
 pub const JOURNAL_FILE: &str = ".vaultlink/journal.json";
@@ -38,9 +53,51 @@ pub const ABANDONED: u32 = 0;
 pub const KEY_BYTES: usize = 32;
 
 const PREFIX: &str = "{\"seal\":\"";
+const PURPOSE: &str = "\",\"purpose\":\"";
+const VAULT: &str = "\",\"vault\":\"";
 const MIDDLE: &str = "\",\"journal\":";
 const SUFFIX: &str = "}";
 const SEAL_HEX: usize = 64;
+/// The most bytes of a vault's key in a sealed file.
+const MAX_VAULT_BYTES: usize = 64;
+
+/// What a sealed file is for. The seal covers it, so a file of one purpose never opens as the
+/// other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Purpose {
+    /// `.vaultlink/journal.json`: a batch being applied, or one that was interrupted, which
+    /// recovery undoes.
+    Journal,
+    /// A file of `history::CHANGES_FOLDER`: an applied batch kept for `undo_change`.
+    Kept,
+}
+
+impl Purpose {
+    fn as_str(self) -> &'static str {
+        match self {
+            Purpose::Journal => "journal",
+            Purpose::Kept => "kept",
+        }
+    }
+
+    fn parse(text: &[u8]) -> Option<Purpose> {
+        match text {
+            b"journal" => Some(Purpose::Journal),
+            b"kept" => Some(Purpose::Kept),
+            _ => None,
+        }
+    }
+}
+
+/// What a seal binds a journal to besides its bytes: its purpose and the vault it was written in
+/// (the vault's key, as the bridge's discovery makes it from the vault folder's canonical path,
+/// so both edges name a vault alike). It does not depend on where the sealing key is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Binding<'a> {
+    pub purpose: Purpose,
+    pub vault: &'a str,
+}
 
 /// What a batch is about to change, written before its first change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,6 +119,11 @@ pub struct Journal {
     /// The id the change is kept under once applied (`history`); empty for one that is not.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub change_id: String,
+    /// For an undo: the kept change it consumes (`history::CHANGES_FOLDER/<name>`), set aside
+    /// (`history::set_aside_name`) as part of the undo's commit, so recovery, undoing the undo,
+    /// puts it back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forget: Option<String>,
 }
 
 /// A note the batch rewrites. Paths are relative to the vault, with `/`.
@@ -117,8 +179,25 @@ pub struct JournalMove {
 /// Why a journal found in a vault is not acted on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
-    /// Not a sealed journal at all (an older version's, or not written by vaultlink).
+    /// Not a sealed journal at all (not written by vaultlink, or a version before seals).
     NotSealed,
+    /// Sealed by a vaultlink before seals named a purpose and a vault (version 2).
+    OldFormat,
+    /// Larger than [`MAX_FILE_BYTES`]: not read at all.
+    TooLarge {
+        bytes: u64,
+    },
+    /// Sealed for the other purpose: a kept change where a journal is looked for, or the reverse.
+    Purpose {
+        found: Purpose,
+    },
+    /// Sealed in another vault (or in this one under another path: it was moved since).
+    OtherVault,
+    /// A journal of a change that was made and kept for undo since (a later change is kept
+    /// after it): not an interrupted change, but a copy put back.
+    AlreadyKept {
+        change_id: String,
+    },
     /// Sealed, but not with this user's key on this machine, or changed since it was sealed.
     WrongSeal,
     /// The seal holds, but the journal inside is not one this engine reads.
@@ -137,6 +216,24 @@ impl Refusal {
     pub fn message(&self) -> String {
         match self {
             Refusal::NotSealed => "it is not a sealed vaultlink journal (an older vaultlink's, or not written by vaultlink)".to_owned(),
+            Refusal::OldFormat => {
+                "it was sealed by an older vaultlink (before a seal named its vault and purpose); if that version's change was interrupted, run that version's `vaultlink recover`".to_owned()
+            }
+            Refusal::TooLarge { bytes } => {
+                format!("it is {bytes} bytes, over the {MAX_FILE_BYTES} a journal or a kept change may have, so it was not read")
+            }
+            Refusal::Purpose { found: Purpose::Kept } => {
+                "it is a change kept for undo_change (a file of .vaultlink/changes), not the journal of a change being made, so there is nothing to recover".to_owned()
+            }
+            Refusal::Purpose { found: Purpose::Journal } => {
+                "it is the journal of a change being made, not a change kept for undo_change".to_owned()
+            }
+            Refusal::OtherVault => {
+                "it was sealed in another vault folder (copied from there, or this vault was moved since it was written)".to_owned()
+            }
+            Refusal::AlreadyKept { change_id } => format!(
+                "it is the journal of the change `{change_id}`, which was made and kept for undo_change, and later changes were made since: it is a copy put back, not an interrupted change"
+            ),
             Refusal::WrongSeal => {
                 "its seal does not verify: it was written on another machine or by another user, or changed since".to_owned()
             }
@@ -147,14 +244,20 @@ impl Refusal {
     }
 }
 
-/// The seal of a journal's bytes under `key`, as 64 hex digits.
-fn seal_of(key: &[u8], body: &[u8]) -> String {
-    hex(&mac(key, body).finalize().into_bytes())
+/// The seal of a journal's bytes under `key`, bound to `binding`, as 64 hex digits.
+fn seal_of(key: &[u8], binding: Binding<'_>, body: &[u8]) -> String {
+    hex(&mac(key, binding.purpose, binding.vault.as_bytes(), body).finalize().into_bytes())
 }
 
-fn mac(key: &[u8], body: &[u8]) -> Hmac<Sha256> {
+/// The HMAC of the purpose, the vault's key and the body, each but the last ended by a NUL byte
+/// (which neither holds), so no two bindings share an input.
+fn mac(key: &[u8], purpose: Purpose, vault: &[u8], body: &[u8]) -> Hmac<Sha256> {
     // HMAC takes a key of any length; `new_from_slice` cannot fail for it.
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC accepts every key length"));
+    mac.update(purpose.as_str().as_bytes());
+    mac.update(b"\0");
+    mac.update(vault);
+    mac.update(b"\0");
     mac.update(body);
     mac
 }
@@ -164,20 +267,60 @@ pub fn key_id(key: &[u8]) -> String {
     hex(&Sha256::digest(key)[..8])
 }
 
-/// The journal file's text: the journal sealed under `key`.
-pub fn seal(key: &[u8], journal: &Journal) -> String {
-    // Serialising plain strings, numbers and lists cannot fail.
-    let body = serde_json::to_string(journal).unwrap_or_else(|_| unreachable!("a journal always serialises"));
-    format!("{PREFIX}{}{MIDDLE}{body}{SUFFIX}", seal_of(key, body.as_bytes()))
+/// A journal too large to be written: its file would be larger than [`MAX_FILE_BYTES`], so no
+/// edge could read it back to undo the batch. The batch is refused before its first change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TooLarge {
+    pub bytes: u64,
 }
 
-/// The journal in a journal file's bytes, when it may be acted on: sealed under `key`, of this
-/// version, and naming only paths the engine could have written. Anything else is refused.
-pub fn open(key: &[u8], bytes: &[u8]) -> Result<Journal, Refusal> {
-    let (seal, body) = split(bytes).ok_or(Refusal::NotSealed)?;
-    let expected = parse_hex(seal).ok_or(Refusal::NotSealed)?;
-    mac(key, body).verify_slice(&expected).map_err(|_| Refusal::WrongSeal)?;
-    let journal: Journal = serde_json::from_slice(body).map_err(|error| Refusal::Unreadable(error.to_string()))?;
+impl From<TooLarge> for crate::step::StepError {
+    fn from(too_large: TooLarge) -> Self {
+        crate::step::StepError::JournalTooLarge { bytes: too_large.bytes }
+    }
+}
+
+/// The file's text: the journal sealed under `key` for `binding` (whose vault is a vault's key,
+/// hex digits, as the edges make it), or [`TooLarge`] when it would be larger than
+/// [`MAX_FILE_BYTES`].
+pub fn seal(key: &[u8], binding: Binding<'_>, journal: &Journal) -> Result<String, TooLarge> {
+    // Serialising plain strings, numbers and lists cannot fail.
+    let body = serde_json::to_string(journal).unwrap_or_else(|_| unreachable!("a journal always serialises"));
+    let text = format!(
+        "{PREFIX}{}{PURPOSE}{}{VAULT}{}{MIDDLE}{body}{SUFFIX}",
+        seal_of(key, binding, body.as_bytes()),
+        binding.purpose.as_str(),
+        binding.vault
+    );
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(TooLarge { bytes: text.len() as u64 });
+    }
+    Ok(text)
+}
+
+/// The journal in a file's bytes, when it may be acted on: no larger than [`MAX_FILE_BYTES`],
+/// sealed under `key`, for the purpose and the vault `expected` names, of this version, and
+/// naming only paths the engine could have written. Anything else is refused.
+pub fn open(key: &[u8], expected: Binding<'_>, bytes: &[u8]) -> Result<Journal, Refusal> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(Refusal::TooLarge { bytes: bytes.len() as u64 });
+    }
+    let sealed = match split(bytes) {
+        Some(sealed) => sealed,
+        None if split_old(bytes).is_some() => return Err(Refusal::OldFormat),
+        None => return Err(Refusal::NotSealed),
+    };
+    let seal = parse_hex(sealed.seal).ok_or(Refusal::NotSealed)?;
+    // Verified under the binding the file states, so that a refusal can say which of the two
+    // differs; the seal covers both, so neither can be changed without breaking it.
+    mac(key, sealed.purpose, sealed.vault, sealed.body).verify_slice(&seal).map_err(|_| Refusal::WrongSeal)?;
+    if sealed.purpose != expected.purpose {
+        return Err(Refusal::Purpose { found: sealed.purpose });
+    }
+    if sealed.vault != expected.vault.as_bytes() {
+        return Err(Refusal::OtherVault);
+    }
+    let journal: Journal = serde_json::from_slice(sealed.body).map_err(|error| Refusal::Unreadable(error.to_string()))?;
     if journal.version != VERSION {
         return Err(Refusal::Version(journal.version));
     }
@@ -188,7 +331,7 @@ pub fn open(key: &[u8], bytes: &[u8]) -> Result<Journal, Refusal> {
 /// The journal's own account of itself, read without the key, for a message about a journal
 /// that [`open`] refused: `(tool, pid, machine)` when its body can be read at all.
 pub fn describe_unverified(bytes: &[u8]) -> Option<(String, u32, String)> {
-    let (_, body) = split(bytes)?;
+    let body = split(bytes).map(|sealed| sealed.body).or_else(|| split_old(bytes))?;
     let value: serde_json::Value = serde_json::from_slice(body).ok()?;
     Some((
         value.get("tool")?.as_str()?.to_owned(),
@@ -197,11 +340,37 @@ pub fn describe_unverified(bytes: &[u8]) -> Option<(String, u32, String)> {
     ))
 }
 
-fn split(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+/// A sealed file's parts, as it states them (not yet verified).
+struct Sealed<'a> {
+    seal: &'a [u8],
+    purpose: Purpose,
+    vault: &'a [u8],
+    body: &'a [u8],
+}
+
+fn split(bytes: &[u8]) -> Option<Sealed<'_>> {
     let rest = bytes.strip_prefix(PREFIX.as_bytes())?;
     let (seal, rest) = (rest.get(..SEAL_HEX)?, rest.get(SEAL_HEX..)?);
-    let body = rest.strip_prefix(MIDDLE.as_bytes())?.strip_suffix(SUFFIX.as_bytes())?;
-    Some((seal, body))
+    let rest = rest.strip_prefix(PURPOSE.as_bytes())?;
+    let end = rest.iter().take(16).position(|&byte| byte == b'"')?;
+    let purpose = Purpose::parse(&rest[..end])?;
+    let rest = rest[end..].strip_prefix(VAULT.as_bytes())?;
+    let end = rest.iter().take(MAX_VAULT_BYTES + 1).position(|&byte| byte == b'"')?;
+    let vault = &rest[..end];
+    if !vault.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    let body = rest[end..].strip_prefix(MIDDLE.as_bytes())?.strip_suffix(SUFFIX.as_bytes())?;
+    Some(Sealed { seal, purpose, vault, body })
+}
+
+/// The body of a file sealed as version 2 sealed it (`{"seal":"…","journal":…}`, no purpose or
+/// vault), to tell it apart with a reason that says what to do.
+fn split_old(bytes: &[u8]) -> Option<&[u8]> {
+    let rest = bytes.strip_prefix(PREFIX.as_bytes())?;
+    let (seal, rest) = (rest.get(..SEAL_HEX)?, rest.get(SEAL_HEX..)?);
+    parse_hex(seal)?;
+    rest.strip_prefix(MIDDLE.as_bytes())?.strip_suffix(SUFFIX.as_bytes())
 }
 
 /// Every path the journal names passes the rules for a path the engine writes: notes, moves and
@@ -227,6 +396,12 @@ pub fn check_paths(journal: &Journal) -> Result<(), Refusal> {
     for folder in &journal.made_folders {
         check(folder)?;
     }
+    if let Some(forget) = &journal.forget {
+        let in_changes = forget.strip_prefix(crate::history::CHANGES_FOLDER).is_some_and(|name| name.starts_with('/'));
+        if !in_changes || !crate::history::is_record_name(forget) {
+            return Err(unsafe_path(forget, "it is not the name of a kept change"));
+        }
+    }
     Ok(())
 }
 
@@ -251,30 +426,36 @@ mod tests {
             moves: vec![JournalMove { from: "Old.md".to_owned(), to: "d/New.md".to_owned(), via: None, hash: None }],
             made_folders: vec!["d".to_owned()],
             change_id: String::new(),
+            forget: None,
         }
     }
 
     const KEY: [u8; KEY_BYTES] = [3; KEY_BYTES];
+    const HERE: Binding<'static> = Binding { purpose: Purpose::Journal, vault: "0123456789abcdef" };
+
+    fn sealed(key: &[u8], journal: &Journal) -> String {
+        seal(key, HERE, journal).unwrap_or_default()
+    }
 
     #[test]
     fn a_sealed_journal_opens_under_its_key_and_no_other() {
-        let text = seal(&KEY, &journal());
+        let text = sealed(&KEY, &journal());
         assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok(), "the file is JSON: {text}");
-        assert_eq!(open(&KEY, text.as_bytes()), Ok(journal()));
-        assert_eq!(open(&[4; KEY_BYTES], text.as_bytes()), Err(Refusal::WrongSeal));
+        assert_eq!(open(&KEY, HERE, text.as_bytes()), Ok(journal()));
+        assert_eq!(open(&[4; KEY_BYTES], HERE, text.as_bytes()), Err(Refusal::WrongSeal));
         let tampered = text.replace("Old.md", "Olc.md");
-        assert_eq!(open(&KEY, tampered.as_bytes()), Err(Refusal::WrongSeal));
+        assert_eq!(open(&KEY, HERE, tampered.as_bytes()), Err(Refusal::WrongSeal));
         assert_eq!(describe_unverified(text.as_bytes()), Some(("move_note".to_owned(), 7, "here".to_owned())));
     }
 
     #[test]
     fn an_unsealed_or_foreign_journal_is_refused() {
         let plain = serde_json::to_string(&journal()).unwrap_or_default();
-        assert_eq!(open(&KEY, plain.as_bytes()), Err(Refusal::NotSealed));
-        assert_eq!(open(&KEY, b""), Err(Refusal::NotSealed));
-        assert_eq!(open(&KEY, b"{\"seal\":\"zz\",\"journal\":{}}"), Err(Refusal::NotSealed));
-        let upper = seal(&KEY, &journal()).to_ascii_uppercase();
-        assert!(open(&KEY, upper.as_bytes()).is_err());
+        assert_eq!(open(&KEY, HERE, plain.as_bytes()), Err(Refusal::NotSealed));
+        assert_eq!(open(&KEY, HERE, b""), Err(Refusal::NotSealed));
+        assert_eq!(open(&KEY, HERE, b"{\"seal\":\"zz\",\"journal\":{}}"), Err(Refusal::NotSealed));
+        let upper = sealed(&KEY, &journal()).to_ascii_uppercase();
+        assert!(open(&KEY, HERE, upper.as_bytes()).is_err());
     }
 
     #[test]
@@ -292,7 +473,7 @@ mod tests {
         for (path, change) in cases {
             let mut crafted = journal();
             change(&mut crafted);
-            match open(&KEY, seal(&KEY, &crafted).as_bytes()) {
+            match open(&KEY, HERE, sealed(&KEY, &crafted).as_bytes()) {
                 Err(Refusal::UnsafePath { path: named, .. }) => assert_eq!(named, path),
                 other => panic!("{path}: {other:?}"),
             }
@@ -303,6 +484,48 @@ mod tests {
     fn another_version_is_refused_by_number() {
         let mut old = journal();
         old.version = 1;
-        assert_eq!(open(&KEY, seal(&KEY, &old).as_bytes()), Err(Refusal::Version(1)));
+        assert_eq!(open(&KEY, HERE, sealed(&KEY, &old).as_bytes()), Err(Refusal::Version(1)));
+    }
+
+    /// Issue 34 (red team): a kept change was sealed as a journal is, so copied to the journal's
+    /// place it opened as one. The seal binds the purpose and the vault.
+    #[test]
+    fn a_kept_change_never_opens_as_a_journal_nor_a_file_of_another_vault() {
+        let kept = Binding { purpose: Purpose::Kept, ..HERE };
+        let record = seal(&KEY, kept, &journal()).unwrap_or_default();
+        assert_eq!(open(&KEY, kept, record.as_bytes()), Ok(journal()));
+        assert_eq!(open(&KEY, HERE, record.as_bytes()), Err(Refusal::Purpose { found: Purpose::Kept }));
+        assert!(Refusal::Purpose { found: Purpose::Kept }.message().contains("kept for undo_change"));
+        assert_eq!(open(&KEY, kept, sealed(&KEY, &journal()).as_bytes()), Err(Refusal::Purpose { found: Purpose::Journal }));
+        let elsewhere = Binding { vault: "fedcba9876543210", ..HERE };
+        assert_eq!(open(&KEY, elsewhere, sealed(&KEY, &journal()).as_bytes()), Err(Refusal::OtherVault));
+        // The purpose or the vault changed in the file breaks the seal.
+        let relabelled = record.replacen("\"purpose\":\"kept\"", "\"purpose\":\"journal\"", 1);
+        assert_eq!(open(&KEY, HERE, relabelled.as_bytes()), Err(Refusal::WrongSeal));
+        let moved = sealed(&KEY, &journal()).replacen("0123456789abcdef", "fedcba9876543210", 1);
+        assert_eq!(open(&KEY, elsewhere, moved.as_bytes()), Err(Refusal::WrongSeal));
+    }
+
+    /// A file sealed as version 2 sealed it (no purpose, no vault) is refused with what to do.
+    #[test]
+    fn a_file_of_the_format_before_is_refused_saying_what_to_do() {
+        let body = serde_json::to_string(&Journal { version: 2, ..journal() }).unwrap_or_default();
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&KEY).unwrap_or_else(|_| unreachable!());
+        mac.update(body.as_bytes());
+        let old = format!("{PREFIX}{}{MIDDLE}{body}{SUFFIX}", hex(&mac.finalize().into_bytes()));
+        assert_eq!(open(&KEY, HERE, old.as_bytes()), Err(Refusal::OldFormat));
+        assert!(Refusal::OldFormat.message().contains("`vaultlink recover`"));
+        assert_eq!(describe_unverified(old.as_bytes()), Some(("move_note".to_owned(), 7, "here".to_owned())));
+    }
+
+    /// Issue 34: a journal of 1 GiB was read whole by every call. Past the bound a file is refused
+    /// without being looked at, and a journal that would pass it is never written.
+    #[test]
+    fn a_file_past_the_bound_is_refused_and_never_written() {
+        let big = vec![b' '; MAX_FILE_BYTES as usize + 1];
+        assert_eq!(open(&KEY, HERE, &big), Err(Refusal::TooLarge { bytes: MAX_FILE_BYTES + 1 }));
+        let mut large = journal();
+        large.writes[0].before = "x".repeat(MAX_FILE_BYTES as usize);
+        assert!(seal(&KEY, HERE, &large).is_err_and(|too_large| too_large.bytes > MAX_FILE_BYTES));
     }
 }

@@ -41,6 +41,9 @@ pub enum StepError {
     JustApplied,
     /// The journal could not be written (`why`); `journal` names the file.
     JournalUnwritable { journal: String, why: String },
+    /// The batch's journal would be `bytes` bytes, more than `journal::MAX_FILE_BYTES`, so it
+    /// could not be read back to undo the batch: refused before its first change.
+    JournalTooLarge { bytes: u64 },
     /// Another process's change (`tool` by process `pid`, when its journal could be read) was
     /// still being made after `waited_s` seconds of waiting, so the vault was not read: a call
     /// never answers from a change half made.
@@ -152,6 +155,15 @@ impl StepError {
             StepError::JournalUnwritable { journal, why } => {
                 CallError::new(WriteFailed, format!("writing the journal {journal} failed ({why}); nothing was changed"), PERMISSIONS_HINT, true)
             }
+            StepError::JournalTooLarge { bytes } => CallError::new(
+                TooLarge,
+                format!(
+                    "the change's journal (the text from before the change of every note it rewrites) would be {bytes} bytes, over the {} bytes a journal may have; nothing was changed",
+                    crate::journal::MAX_FILE_BYTES
+                ),
+                "Make the change in smaller steps (a bulk move in several calls, or a rewrite of fewer links).",
+                false,
+            ),
         }
     }
 }

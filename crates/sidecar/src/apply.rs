@@ -134,13 +134,14 @@ pub fn carry_out(
     match outcome.change.take() {
         None => {}
         Some(Change::Batch { batch, plan_hash }) => {
-            let journal = apply_batch_holding(disk, folder.root(), &batch, held)?;
+            apply_batch_holding(disk, folder.root(), &batch, held)?;
             folder.plans.record_applied(&plan_hash);
-            // Keeping the change for undo, and forgetting the one an undo consumed, come after
-            // the change is whole: a failure there is logged, and the change stands.
+            // The change was kept for undo as part of its commit; forgetting the oldest past the
+            // bounds, and the one an undo consumed, is tidying once the change is whole: a
+            // failure there is logged, and the change stands.
             if !batch.change_id.is_empty() {
-                if let Err(error) = crate::history::keep(disk, folder.root(), &journal) {
-                    tracing::warn!("the change was applied but could not be kept for undo_change: {error}");
+                if let Err(error) = crate::history::forget_oldest(disk, folder.root()) {
+                    tracing::warn!("the oldest kept changes could not be forgotten: {error}");
                 }
             }
             if let Some(name) = &batch.forget {
@@ -375,6 +376,17 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
                 saved_over = Some(path.to_owned());
                 return Err(format!("`{path}` changed while the batch was being written"));
             }
+        }
+        // Kept for undo_change as part of the commit: on the disk before the journal goes, so a
+        // stop at any step leaves the batch for recovery to undo (with what was kept) or made
+        // and kept; and kept under the lock, so no undo can run between the commit and the keep.
+        if !batch.change_id.is_empty() {
+            crate::history::keep(disk, root, &journal)?;
+        }
+        // An undo sets aside the kept change it consumes, as part of its commit too: once the
+        // undo is made no undo picks that change again, and recovery puts it back.
+        if let Some(name) = &batch.forget {
+            crate::history::set_aside(disk, root, name)?;
         }
         journal::finish(disk, root, &journal).map_err(|error| format!("removing the journal failed: {error}"))
     })();
@@ -678,6 +690,11 @@ mod tests {
     }
 
     /// What the vault must hold once `plan` is applied: edits, then moves, in memory.
+    /// A snapshot without the changes kept for undo_change (a batch applied whole keeps one).
+    fn without_changes(files: Vec<(String, Vec<u8>)>) -> Vec<(String, Vec<u8>)> {
+        files.into_iter().filter(|(path, _)| !path.starts_with(".vaultlink/changes/")).collect()
+    }
+
     fn expected_after(before: &[(String, Vec<u8>)], plan: &MovePlan) -> Vec<(String, Vec<u8>)> {
         let mut files: std::collections::BTreeMap<String, Vec<u8>> = before.iter().cloned().collect();
         for file in &plan.edits {
@@ -724,13 +741,15 @@ mod tests {
                     let now = snapshot(dir.path());
                     if !disk.failed.get() {
                         outcome.unwrap();
-                        assert_eq!(now, expected_after(&before, &plan), "{from} -> {to} without a fault");
+                        assert_eq!(without_changes(now), expected_after(&before, &plan), "{from} -> {to} without a fault");
                         steps = fail_at;
                         break;
                     }
                     match outcome {
                         // A fault in the clean-up after the batch counts (an empty folder left).
-                        Ok(()) => assert_eq!(now, expected_after(&before, &plan), "{from} -> {to}, {fault:?} at step {fail_at}"),
+                        Ok(()) => {
+                            assert_eq!(without_changes(now), expected_after(&before, &plan), "{from} -> {to}, {fault:?} at step {fail_at}")
+                        }
                         Err(error) => {
                             assert_eq!(error.code, "write_failed", "{error:?}");
                             assert!(error.message.contains("undone") || error.message.contains("nothing was changed"), "{}", error.message);
@@ -886,6 +905,7 @@ mod tests {
                     }
                     let now = snapshot(dir.path());
                     let shown = format!("{from} -> {to}, saved {how:?} before step {save_at}: {outcome:?}");
+                    let kept = usize::from(outcome.is_ok());
                     assert_eq!(fs::read_to_string(&note).unwrap(), bytes, "{shown}: the save is kept");
                     match outcome {
                         Ok(()) => assert_eq!(without(&now, saved_note), without(&after, saved_note), "{shown}"),
@@ -894,7 +914,12 @@ mod tests {
                             assert_eq!(without(&now, saved_note), without(&before, saved_note), "{shown}");
                         }
                     }
-                    assert!(!dir.path().join(".vaultlink").exists(), "{shown}: no journal, lock or saved text left");
+                    let left: Vec<String> =
+                        snapshot(dir.path()).into_iter().map(|(path, _)| path).filter(|path| path.starts_with(".vaultlink")).collect();
+                    assert!(
+                        left.len() == kept && left.iter().all(|path| path.starts_with(".vaultlink/changes/")),
+                        "{shown}: no journal, lock or saved text left, and the change kept once made: {left:?}"
+                    );
                 }
             }
         }
@@ -951,7 +976,7 @@ mod tests {
             assert_eq!(fs::read_to_string(&note).ok(), last_save, "run {run}: the last save is what the note holds");
             // No journal or lock is left. An earlier save the program made over at once (it was
             // moved aside when the next one came) is kept too, under `recovered/`.
-            for (path, bytes) in snapshot(dir.path()).into_iter().filter(|(path, _)| path.starts_with(".vaultlink")) {
+            for (path, bytes) in without_changes(snapshot(dir.path())).into_iter().filter(|(path, _)| path.starts_with(".vaultlink")) {
                 assert!(path.starts_with(".vaultlink/recovered/C.md"), "run {run}: {path} left");
                 assert!(String::from_utf8(bytes).unwrap().starts_with("save "), "run {run}: {path} holds one of the program's saves");
                 kept_earlier += 1;
@@ -1003,6 +1028,7 @@ mod tests {
                 moves: vec![],
                 made_folders: vec![],
                 change_id: String::new(),
+                forget: None,
             };
             journal::plant(dir.path(), &journal);
             let before = snapshot(dir.path());
@@ -1081,7 +1107,7 @@ mod tests {
                 match held {
                     Some(false) => {
                         assert!(status.success());
-                        assert_eq!(snapshot(dir.path()), expected, "{from} -> {to} applied in the child");
+                        assert_eq!(without_changes(snapshot(dir.path())), expected, "{from} -> {to} applied in the child");
                         assert!(hold_at >= 6, "{from} -> {to}: only {hold_at} steps");
                         break;
                     }
@@ -1096,7 +1122,10 @@ mod tests {
                 if had_journal {
                     assert_eq!(now, before, "{from} -> {to} killed before step {hold_at}: recovered to the vault as it was");
                 } else {
-                    assert!(now == before || now == expected, "{from} -> {to} killed before step {hold_at}: {now:?}");
+                    assert!(
+                        now == before || without_changes(now.clone()) == expected,
+                        "{from} -> {to} killed before step {hold_at}: {now:?}"
+                    );
                 }
                 assert!(!dir.path().join(".vaultlink/journal.json").exists(), "no journal left");
             }
@@ -1782,5 +1811,265 @@ mod tests {
             assert!(refusal.message.contains("`.trash`, a symbolic link"), "{shown}: {}", refusal.message);
             scene.check_after(&shown, &[("Earlier.md".to_owned(), b"# Earlier\n".to_vec())], &before);
         }
+    }
+
+    /// The kept changes' files, by name, in `root`.
+    fn records(root: &Path) -> Vec<String> {
+        let folder = root.join(vaultlink_core::history::CHANGES_FOLDER);
+        let mut names: Vec<String> = fs::read_dir(folder)
+            .map(|entries| entries.flatten().map(|entry| entry.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    /// Issue 34 (red team): a change kept for `undo_change` was sealed exactly as a journal is,
+    /// so a kept change copied to `.vaultlink/journal.json` passed every check and the next read
+    /// "recovered" it, reverting a change made long before. A kept change is never a journal.
+    #[test]
+    fn a_kept_change_copied_to_the_journal_is_never_acted_on() {
+        let (dir, mut index) = vault(&[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")]);
+        move_note(&mut index, &json!({"from": "Old", "to": "New", "dry_run": false})).unwrap();
+        let kept = records(index.root());
+        assert_eq!(kept.len(), 1, "the move is kept for undo_change");
+        let record = dir.path().join(".vaultlink/changes").join(&kept[0]);
+        fs::copy(&record, dir.path().join(".vaultlink/journal.json")).unwrap();
+        let before = snapshot(dir.path());
+        assert!(journal::recover_if_interrupted(index.root()).unwrap().is_none(), "the next read acts on nothing");
+        let refusal = journal::recover(&RealDisk, index.root()).expect_err("`vaultlink recover` refuses it");
+        assert_eq!(refusal.code, "recovery_failed");
+        assert!(refusal.message.contains("kept for undo_change"), "{}", refusal.message);
+        assert_eq!(snapshot(dir.path()), before, "the move stands, and the copied file is left for the user");
+    }
+
+    /// Issue 34: a journal that is a change's own, saved while the change was made (a sync
+    /// service's copy of the vault taken at that moment) and put back after later changes, names
+    /// a change that was made and kept: it is no interrupted change, and is never acted on.
+    #[test]
+    fn a_journal_put_back_after_its_change_was_kept_is_never_acted_on() {
+        let (dir, mut index) = vault(&[("A.md", "[[Old]] [[Other]]\n"), ("Old.md", "# Old\n"), ("Other.md", "# Other\n")]);
+        let journal_file = index.root().join(".vaultlink/journal.json");
+        let saved = std::cell::RefCell::new(None);
+        let copying = Hooked(|operation: &str, path: &Path| {
+            if operation == "remove_file" && path == journal_file && saved.borrow().is_none() {
+                *saved.borrow_mut() = fs::read(path).ok();
+            }
+        });
+        crate::tools::run_on_folder_with(
+            &copying,
+            &mut index,
+            "move_note",
+            &json!({"from": "Old", "to": "New", "dry_run": false}),
+            &Progress::none(),
+        )
+        .unwrap();
+        move_note(&mut index, &json!({"from": "Other", "to": "Elsewhere", "dry_run": false})).unwrap();
+        fs::write(&journal_file, saved.borrow().clone().expect("the journal was copied")).unwrap();
+        let before = snapshot(dir.path());
+        assert!(journal::recover_if_interrupted(index.root()).unwrap().is_none(), "the next read acts on nothing");
+        let refusal = journal::recover(&RealDisk, index.root()).expect_err("`vaultlink recover` refuses it");
+        assert!(refusal.message.contains("was made and kept"), "{}", refusal.message);
+        assert_eq!(snapshot(dir.path()), before);
+    }
+
+    /// Issue 34: a journal, or a kept change, of 1 GiB (a sparse file) was read whole by every
+    /// call, or by `undo_change`. Past core's bound it is refused from its size alone, named,
+    /// and left where it is.
+    #[test]
+    fn a_journal_or_a_kept_change_past_the_bound_is_refused_by_its_size() {
+        let (dir, mut index) = vault(&[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")]);
+        move_note(&mut index, &json!({"from": "Old", "to": "New", "dry_run": false})).unwrap();
+        let huge = dir
+            .path()
+            .join(".vaultlink/changes")
+            .join(vaultlink_core::history::record_name(9_999_999_999_999, "ff").rsplit('/').next().unwrap());
+        fs::File::create(&huge).unwrap().set_len(1 << 30).unwrap();
+        let kept = crate::history::kept_changes(index.root());
+        assert_eq!(kept.len(), 1, "the sparse record is not used for undo; the move's is");
+        let answer = crate::tools::run_on_folder_with(&RealDisk, &mut index, "undo_change", &json!({}), &Progress::none()).unwrap();
+        assert_eq!(answer["tool"], "move_note");
+        fs::remove_file(&huge).unwrap();
+
+        let journal_file = dir.path().join(".vaultlink/journal.json");
+        fs::File::create(&journal_file).unwrap().set_len(1 << 30).unwrap();
+        let before = snapshot_without_journal(dir.path());
+        assert!(journal::recover_if_interrupted(index.root()).unwrap().is_none());
+        let refusal = journal::recover(&RealDisk, index.root()).expect_err("refused");
+        assert!(refusal.message.contains("1073741824 bytes"), "{}", refusal.message);
+        assert!(refusal.message.contains("left alone"), "{}", refusal.message);
+        let writing = move_note(&mut index, &json!({"from": "A", "to": "B", "dry_run": false})).unwrap_err();
+        assert_eq!(writing.code, "interrupted_change", "{writing:?}");
+        assert_eq!(snapshot_without_journal(dir.path()), before);
+        assert_eq!(fs::metadata(&journal_file).unwrap().len(), 1 << 30, "the file is left for the user");
+    }
+
+    /// A snapshot that leaves out a (sparse, huge) journal.
+    fn snapshot_without_journal(dir: &Path) -> Vec<(String, Vec<u8>)> {
+        let journal = dir.join(".vaultlink/journal.json");
+        let saved = dir.join("journal.json.away");
+        fs::rename(&journal, &saved).unwrap();
+        let files = snapshot(dir).into_iter().filter(|(path, _)| path != "journal.json.away").collect();
+        fs::rename(&saved, &journal).unwrap();
+        files
+    }
+
+    /// Set in the child process of the keep kill test: `<step> <vault>`.
+    const KEEP_KILL_CHILD: &str = "VAULTLINK_TEST_KEEP_KILL_CHILD";
+
+    /// Issue 34: the change was kept for `undo_change` after its journal was removed, so a process
+    /// killed in between left a change made that could not be undone. Keeping is part of the
+    /// commit: killed at any step, the change is undone by recovery (and not kept), or made and
+    /// kept, and `undo_change` then undoes it.
+    #[test]
+    fn a_change_killed_at_any_step_is_undone_or_kept() {
+        use std::io::BufRead;
+        let files: &[(&str, &str)] = &[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")];
+        let arguments = json!({"from": "Old", "to": "deep/New", "dry_run": false});
+        if let Ok(child) = std::env::var(KEEP_KILL_CHILD) {
+            let (hold_at, root) = child.split_once(' ').unwrap();
+            let mut index = FolderIndex::new(PathBuf::from(root));
+            index.refresh().unwrap();
+            let disk = crate::disk::testing::HoldingDisk { hold_at: hold_at.parse().unwrap(), steps: std::cell::Cell::new(0) };
+            crate::tools::run_on_folder_with(&disk, &mut index, "move_note", &arguments, &Progress::none()).unwrap();
+            println!("\nDONE");
+            return;
+        }
+        let test_name = "apply::tests::a_change_killed_at_any_step_is_undone_or_kept";
+        let outside = |files: Vec<(String, Vec<u8>)>| -> Vec<(String, Vec<u8>)> {
+            files.into_iter().filter(|(path, _)| !path.starts_with(".vaultlink")).collect()
+        };
+        let mut made = false;
+        for hold_at in 0..80 {
+            let (dir, index) = vault(files);
+            let before = snapshot(dir.path());
+            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([test_name, "--exact", "--nocapture", "--test-threads=1"])
+                .env(KEEP_KILL_CHILD, format!("{hold_at} {}", index.root().display()))
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut held = None;
+            for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
+                let line = line.unwrap();
+                if line.contains("HOLD ") {
+                    held = Some(true);
+                    child.kill().unwrap();
+                    break;
+                }
+                if line.ends_with("DONE") {
+                    held = Some(false);
+                }
+            }
+            assert!(held.is_some(), "the child ended without holding: {:?}", child.wait());
+            child.wait().unwrap();
+            // As the next start does.
+            let mut next = FolderIndex::new(index.root().to_owned());
+            next.refresh().unwrap();
+            assert!(!dir.path().join(".vaultlink/journal.json").exists(), "killed before step {hold_at}: no journal left");
+            let now = snapshot(dir.path());
+            if outside(now.clone()) == outside(before.clone()) {
+                assert!(records(index.root()).is_empty(), "killed before step {hold_at}: undone, and not kept");
+            } else {
+                made = true;
+                assert_eq!(records(index.root()).len(), 1, "killed before step {hold_at}: made, and kept");
+                crate::tools::run_on_folder_with(&RealDisk, &mut next, "undo_change", &json!({"dry_run": false}), &Progress::none())
+                    .unwrap_or_else(|error| panic!("killed before step {hold_at}: the kept change undoes: {error:?}"));
+                assert_eq!(outside(snapshot(dir.path())), outside(before), "killed before step {hold_at}: undone");
+            }
+            if held == Some(false) {
+                assert!(made && hold_at >= 8, "the change took {hold_at} steps");
+                return;
+            }
+        }
+        panic!("the change took more than 80 steps");
+    }
+
+    /// Set in the child process of the undo kill test: `<step> <vault>`.
+    const UNDO_KILL_CHILD: &str = "VAULTLINK_TEST_UNDO_KILL_CHILD";
+
+    /// An undo forgot the change it consumed after its journal was removed, so a kill in between
+    /// left the change undone but still kept: every later `undo_change` picked it and was
+    /// refused. Forgetting is part of the undo's commit too: killed at any step, the change is
+    /// still made and kept, or undone and forgotten.
+    #[test]
+    fn an_undo_killed_at_any_step_leaves_the_change_kept_or_undone_and_forgotten() {
+        use std::io::BufRead;
+        let files: &[(&str, &str)] = &[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")];
+        let undo = json!({"dry_run": false});
+        if let Ok(child) = std::env::var(UNDO_KILL_CHILD) {
+            let (hold_at, root) = child.split_once(' ').unwrap();
+            let mut index = FolderIndex::new(PathBuf::from(root));
+            index.refresh().unwrap();
+            let disk = crate::disk::testing::HoldingDisk { hold_at: hold_at.parse().unwrap(), steps: std::cell::Cell::new(0) };
+            crate::tools::run_on_folder_with(&disk, &mut index, "undo_change", &undo, &Progress::none()).unwrap();
+            println!("\nDONE");
+            return;
+        }
+        let test_name = "apply::tests::an_undo_killed_at_any_step_leaves_the_change_kept_or_undone_and_forgotten";
+        let outside = |files: Vec<(String, Vec<u8>)>| -> Vec<(String, Vec<u8>)> {
+            files.into_iter().filter(|(path, _)| !path.starts_with(".vaultlink")).collect()
+        };
+        for hold_at in 0..80 {
+            let (dir, mut index) = vault(files);
+            let before = outside(snapshot(dir.path()));
+            move_note(&mut index, &json!({"from": "Old", "to": "deep/New", "dry_run": false})).unwrap();
+            let moved = outside(snapshot(dir.path()));
+            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([test_name, "--exact", "--nocapture", "--test-threads=1"])
+                .env(UNDO_KILL_CHILD, format!("{hold_at} {}", index.root().display()))
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let mut held = None;
+            for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
+                let line = line.unwrap();
+                if line.contains("HOLD ") {
+                    held = Some(true);
+                    child.kill().unwrap();
+                    break;
+                }
+                if line.ends_with("DONE") {
+                    held = Some(false);
+                }
+            }
+            assert!(held.is_some(), "the child ended without holding: {:?}", child.wait());
+            child.wait().unwrap();
+            let mut next = FolderIndex::new(index.root().to_owned());
+            next.refresh().unwrap();
+            let now = outside(snapshot(dir.path()));
+            let kept = crate::history::kept_changes(index.root()).len();
+            if now == moved {
+                assert_eq!(kept, 1, "killed before step {hold_at}: the change stands, and is kept");
+            } else {
+                assert_eq!(now, before, "killed before step {hold_at}: undone whole");
+                assert_eq!(kept, 0, "killed before step {hold_at}: undone, and forgotten");
+                // Killed between the commit and the tidying, the set-aside file may be left; the
+                // next change, holding the lock, removes it.
+                move_note(&mut next, &json!({"from": "A", "to": "B", "dry_run": false})).unwrap();
+                assert_eq!(records(index.root()).len(), 1, "killed before step {hold_at}: nothing left of it");
+            }
+            if held == Some(false) {
+                assert!(hold_at >= 6, "the undo took {hold_at} steps");
+                return;
+            }
+        }
+        panic!("the undo took more than 80 steps");
+    }
+
+    /// A kept change is never written through a symbolic link: `.vaultlink/changes` leading out
+    /// of the vault refuses the change, undone, and nothing is written outside.
+    #[cfg(unix)]
+    #[test]
+    fn a_change_is_never_kept_through_a_symbolic_link() {
+        let (dir, mut index) = vault(&[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")]);
+        let outside = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join(".vaultlink")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(".vaultlink/changes")).unwrap();
+        let before = snapshot(dir.path());
+        let refusal = move_note(&mut index, &json!({"from": "Old", "to": "New", "dry_run": false})).unwrap_err();
+        assert_eq!(refusal.code, "write_failed", "{refusal:?}");
+        assert!(refusal.message.contains("not a folder of the vault"), "{}", refusal.message);
+        assert_eq!(snapshot(dir.path()), before, "the move is undone");
+        assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0, "nothing was written outside");
     }
 }

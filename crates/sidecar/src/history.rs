@@ -1,27 +1,49 @@
 //! The changes kept for `undo_change` on the vault folder, as core's `history` decides: each
-//! applied batch's journal, sealed like the journal, in `<vault>/.vaultlink/changes/`; the
-//! oldest removed past core's count and size; the one an undo consumed removed.
+//! applied batch's journal, sealed as a kept change for this vault, in
+//! `<vault>/.vaultlink/changes/`; kept as part of the batch's commit (written and synced under
+//! the lock, before the journal goes), so a batch is undone by recovery or made and kept; the
+//! oldest removed past core's count and size once the batch is made; the one an undo consumed
+//! removed.
 
 use std::path::Path;
 
-use vaultlink_core::history::{is_record_name, record_name, to_forget, KeptChange, CHANGES_FOLDER};
-use vaultlink_core::journal::{self as format, Journal};
+use vaultlink_core::history::{is_record_name, kept_of, next_record_name, set_aside_name, to_forget, KeptChange, CHANGES_FOLDER};
+use vaultlink_core::journal::{self as format, Binding, Journal, Purpose};
 
 use crate::disk::Disk;
+use crate::journal::{read_bounded, Unread};
 
-/// The kept changes that open under this user's key; any other file there is left alone, and
-/// logged.
-pub fn kept_changes(root: &Path) -> Vec<KeptChange> {
-    let folder = root.join(CHANGES_FOLDER);
-    // Nothing reached through a symbolic link is trusted: `.vaultlink` and its `changes` must
-    // be the vault's own folders.
-    for step in [root.join(crate::journal::JOURNAL_FOLDER), folder.clone()] {
-        match std::fs::symlink_metadata(&step) {
-            Ok(meta) if meta.is_dir() => {}
-            _ => return Vec::new(),
-        }
+/// Whether `.vaultlink` and its `changes` are the vault's own folders: nothing reached through a
+/// symbolic link is trusted.
+fn own_folders(root: &Path) -> bool {
+    [root.join(crate::journal::JOURNAL_FOLDER), root.join(CHANGES_FOLDER)]
+        .iter()
+        .all(|step| std::fs::symlink_metadata(step).is_ok_and(|meta| meta.is_dir()))
+}
+
+/// The names (`.vaultlink/changes/<name>`) of the kept changes' files, whatever they hold, from
+/// the folder's listing alone.
+pub fn record_names(root: &Path) -> Vec<String> {
+    if !own_folders(root) {
+        return Vec::new();
     }
-    let Ok(entries) = std::fs::read_dir(&folder) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(root.join(CHANGES_FOLDER)) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|entry| format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy()))
+        .filter(|name| is_record_name(name))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The kept changes that open under this user's key as kept changes of this vault; any other
+/// file there (one past core's bound is not read) is left alone, and logged.
+pub fn kept_changes(root: &Path) -> Vec<KeptChange> {
+    let names = record_names(root);
+    if names.is_empty() {
+        return Vec::new();
+    }
     let key = match crate::state::journal_key() {
         Ok(key) => key,
         Err(error) => {
@@ -29,41 +51,66 @@ pub fn kept_changes(root: &Path) -> Vec<KeptChange> {
             return Vec::new();
         }
     };
+    let vault = crate::journal::vault_key(root);
     let mut kept = Vec::new();
-    for entry in entries.flatten() {
-        let name = format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy());
-        if !is_record_name(&name) || !entry.file_type().is_ok_and(|kind| kind.is_file()) {
+    for name in names {
+        let path = root.join(&name);
+        if !std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file()) {
             continue;
         }
-        let Ok(bytes) = std::fs::read(entry.path()) else { continue };
-        match format::open(&key, &bytes) {
+        let bytes = match read_bounded(&path) {
+            Ok(bytes) => bytes,
+            Err(Unread::TooLarge(refusal)) => {
+                tracing::warn!("{name} is not used for undo: {}", refusal.message());
+                continue;
+            }
+            Err(Unread::Failed(_)) => continue,
+        };
+        match format::open(&key, Binding { purpose: Purpose::Kept, vault: &vault }, &bytes) {
             Ok(journal) => kept.push(KeptChange { name, journal }),
             Err(refusal) => tracing::warn!("{name} is not used for undo: {}", refusal.message()),
         }
     }
-    kept.sort_by(|a, b| a.name.cmp(&b.name));
     kept
 }
 
-/// Keeps the applied batch's journal for `undo_change`, then forgets the oldest past the bounds.
-pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Result<()> {
-    let key = crate::state::journal_key().map_err(std::io::Error::other)?;
-    for folder in [root.join(crate::journal::JOURNAL_FOLDER), root.join(CHANGES_FOLDER)] {
-        if !folder.is_dir() {
-            disk.create_dir(root, &folder)?;
-        }
+/// Keeps the applied batch's journal for `undo_change`, as part of its commit: called holding the
+/// lock, before the journal is removed. The file is written whole, synced, and put in place
+/// without replacing; its folder's entry is synced too, so it is on the disk before the journal
+/// goes. Answers the kept change's name.
+pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, String> {
+    let failed = |error: std::io::Error| format!("keeping the change for undo_change failed: {error}");
+    let sealed = crate::journal::seal_for(root, Purpose::Kept, journal).map_err(|error| error.message)?;
+    let changes = root.join(CHANGES_FOLDER);
+    // Nothing is written through a symbolic link: it may lead out of the vault.
+    if std::fs::symlink_metadata(&changes).is_ok_and(|meta| !meta.is_dir()) {
+        return Err(format!(
+            "keeping the change for undo_change failed: `{CHANGES_FOLDER}` is not a folder of the vault (a symbolic link, or a file)"
+        ));
     }
-    let name = record_name(crate::journal::now_unix_ms(), &journal.change_id);
+    let made = !changes.is_dir();
+    if made {
+        disk.create_dir(root, &changes).map_err(failed)?;
+    }
+    remove_stale_set_aside(disk, root, None);
+    let name = next_record_name(crate::journal::now_unix_ms(), &journal.change_id, &record_names(root));
     let path = root.join(&name);
     let temporary = root.join(format!("{name}.tmp"));
     // Private, as the journal is: it holds the notes' texts from before the change.
-    crate::journal::create_file(disk, root, &path, &temporary, format::seal(&key, journal).as_bytes(), crate::journal::NewFile::Private)?;
+    crate::journal::create_file(disk, root, &path, &temporary, sealed.as_bytes(), crate::journal::NewFile::Private).map_err(failed)?;
+    disk.sync_dir(root, &changes).map_err(failed)?;
+    if made {
+        disk.sync_dir(root, &root.join(crate::journal::JOURNAL_FOLDER)).map_err(failed)?;
+    }
+    Ok(name)
+}
+
+/// Forgets the oldest kept changes past core's bounds: tidying once the batch is made.
+pub fn forget_oldest(disk: &dyn Disk, root: &Path) -> std::io::Result<()> {
     let mut records = Vec::new();
-    for entry in std::fs::read_dir(root.join(CHANGES_FOLDER))?.flatten() {
-        let name = format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy());
-        if is_record_name(&name) {
-            records.push((name, entry.metadata().map(|meta| meta.len()).unwrap_or(0)));
-        }
+    for name in record_names(root) {
+        let size = std::fs::symlink_metadata(root.join(&name)).map(|meta| meta.len()).unwrap_or(0);
+        records.push((name, size));
     }
     for old in to_forget(&records) {
         disk.remove_file(root, &root.join(old))?;
@@ -71,14 +118,85 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Result<
     Ok(())
 }
 
-/// Removes the kept change an undo consumed, and the folders left empty.
+/// Removes the kept change that is `journal`'s own batch, if one was kept (the batch stopped
+/// between keeping and removing its journal): recovery undoes the batch, so it is no longer
+/// kept.
+pub fn forget_kept_of(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Result<()> {
+    if journal.change_id.is_empty() || !own_folders(root) {
+        return Ok(());
+    }
+    let kept = kept_changes(root);
+    let changes = root.join(CHANGES_FOLDER);
+    if let Some(own) = kept_of(journal, &kept) {
+        disk.remove_file(root, &root.join(&own.name))?;
+        disk.sync_dir(root, &changes)?;
+    }
+    // A kept change's file stopped before it was put in place (`<name>.tmp`), for this change.
+    for entry in std::fs::read_dir(&changes)?.flatten() {
+        let name = format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy());
+        let ours = name
+            .strip_suffix(".tmp")
+            .is_some_and(|record| is_record_name(record) && record.ends_with(&format!("-{}.json", journal.change_id)));
+        if ours && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            disk.remove_file(root, &entry.path())?;
+        }
+    }
+    // Left only if it holds other kept changes; the journal's folder goes with the journal.
+    let _ = disk.remove_dir(root, &changes);
+    Ok(())
+}
+
+/// Sets aside the kept change an undo consumes, as part of the undo's commit: called holding the
+/// lock, before the journal is removed, so no undo picks it once this one is made, and recovery,
+/// undoing this undo, puts it back ([`put_back_set_aside`]). A rename that never replaces, and
+/// the folder's entry synced.
+pub fn set_aside(disk: &dyn Disk, root: &Path, name: &str) -> Result<(), String> {
+    let path = root.join(name);
+    if !is_record_name(name) || !std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file()) {
+        return Ok(());
+    }
+    remove_stale_set_aside(disk, root, Some(name));
+    let failed = |error: std::io::Error| format!("setting aside the undone change {name} failed: {error}");
+    disk.rename_new(root, &path, &root.join(set_aside_name(name))).map_err(failed)?;
+    disk.sync_dir(root, &root.join(CHANGES_FOLDER)).map_err(failed)
+}
+
+/// Removes what an undo set aside and did not remove once it was made (it stopped in between):
+/// called holding the lock, when no other undo can be under way, so every set-aside file but
+/// `ours` is stale. Tidying: a failure is left for the next time.
+fn remove_stale_set_aside(disk: &dyn Disk, root: &Path, ours: Option<&str>) {
+    let Ok(entries) = std::fs::read_dir(root.join(CHANGES_FOLDER)) else { return };
+    for entry in entries.flatten() {
+        let name = format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy());
+        let stale = name.strip_suffix(".undone").is_some_and(|record| is_record_name(record) && Some(record) != ours);
+        if stale && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            let _ = disk.remove_file(root, &entry.path());
+        }
+    }
+}
+
+/// Puts back the kept change an undo set aside ([`set_aside`]), when recovery undoes that undo:
+/// the change is made again, so it is kept again.
+pub fn put_back_set_aside(disk: &dyn Disk, root: &Path, journal: &Journal) -> std::io::Result<()> {
+    let Some(name) = journal.forget.as_deref().filter(|name| is_record_name(name)) else { return Ok(()) };
+    let aside = root.join(set_aside_name(name));
+    if own_folders(root) && std::fs::symlink_metadata(&aside).is_ok_and(|meta| meta.is_file()) {
+        disk.rename_new(root, &aside, &root.join(name))?;
+        disk.sync_dir(root, &root.join(CHANGES_FOLDER))?;
+    }
+    Ok(())
+}
+
+/// Removes the kept change an undo consumed (set aside as part of its commit), and the folders
+/// left empty.
 pub fn forget(disk: &dyn Disk, root: &Path, name: &str) -> std::io::Result<()> {
     if !is_record_name(name) {
         return Ok(());
     }
-    let path = root.join(name);
-    if path.is_file() {
-        disk.remove_file(root, &path)?;
+    for path in [root.join(set_aside_name(name)), root.join(name)] {
+        if path.is_file() {
+            disk.remove_file(root, &path)?;
+        }
     }
     let _ = disk.remove_dir(root, &root.join(CHANGES_FOLDER));
     let _ = disk.remove_dir(root, &root.join(crate::journal::JOURNAL_FOLDER));

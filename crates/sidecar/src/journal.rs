@@ -17,15 +17,17 @@
 //!
 //! A journal found in a vault is untrusted input: it may have come with the vault from
 //! anywhere. Its format and seal are core's (`vaultlink_core::journal`): recovery acts only on a
-//! journal sealed with this user's key on this machine (`state`), naming only paths the engine
-//! writes, none of them reached through a symbolic link. Any other journal is refused with the
+//! journal sealed with this user's key on this machine (`state`) as this vault's journal (never a
+//! kept change, nor another vault's: the seal covers both), no larger than core's bound (looked at
+//! before it is read, and read no further), whose change is not one kept with a later change
+//! after it, naming only paths the engine writes, none of them reached through a symbolic link. Any other journal is refused with the
 //! reason and left where it is, for the user; reading the vault goes on, and writing waits.
 
 use std::path::{Path, PathBuf};
 use vaultlink_core::error::ErrorCode;
 
 use serde::Serialize;
-use vaultlink_core::journal::{self as format, Refusal, WriteKind};
+use vaultlink_core::journal::{self as format, Binding, Purpose, Refusal, WriteKind};
 pub use vaultlink_core::journal::{Journal, JournalWrite, ABANDONED};
 use vaultlink_core::rename::content_hash;
 use vaultlink_core::step::StepError;
@@ -71,6 +73,47 @@ pub fn now_unix_ms() -> u64 {
 /// The name of this machine, as the journal records it.
 pub fn machine() -> String {
     gethostname::gethostname().to_string_lossy().into_owned()
+}
+
+/// The vault's key, as the bridge's discovery makes it from the vault folder's canonical path
+/// (`discovery::vault_key`): what a seal binds a journal or a kept change to, besides its purpose.
+pub fn vault_key(root: &Path) -> String {
+    crate::discovery::vault_key(&dunce::canonicalize(root).unwrap_or_else(|_| root.to_owned()))
+}
+
+/// The file's text: `journal` sealed with this user's key for `purpose` in the vault at `root`.
+pub fn seal_for(root: &Path, purpose: Purpose, journal: &Journal) -> Result<String, ToolError> {
+    let key = crate::state::journal_key().map_err(|error| {
+        ToolError::new(ErrorCode::WriteFailed, format!("{error}; nothing was changed"), "Fix what the message names, then try again.", true)
+    })?;
+    let vault = vault_key(root);
+    format::seal(&key, Binding { purpose, vault: &vault }, journal).map_err(|too_large| StepError::from(too_large).error().into())
+}
+
+/// Why a journal or a kept change file was not read.
+pub enum Unread {
+    /// Larger than core's bound (`journal::MAX_FILE_BYTES`): refused from its size alone.
+    TooLarge(Refusal),
+    Failed(std::io::Error),
+}
+
+/// Reads a journal or a kept change file, no more than core's bound: its size is looked at
+/// first, and the read stops past the bound (a file that grew meanwhile), so a huge file planted
+/// in the vault costs nothing.
+pub fn read_bounded(path: &Path) -> Result<Vec<u8>, Unread> {
+    use std::io::Read as _;
+    let too_large = |bytes: u64| Unread::TooLarge(Refusal::TooLarge { bytes });
+    let file = std::fs::File::open(path).map_err(Unread::Failed)?;
+    let size = file.metadata().map_err(Unread::Failed)?.len();
+    if size > format::MAX_FILE_BYTES {
+        return Err(too_large(size));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.take(format::MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(Unread::Failed)?;
+    if bytes.len() as u64 > format::MAX_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 /// What the vault's journal file holds, as far as this process may act on it.
@@ -121,16 +164,23 @@ fn find_checking(root: &Path, check_paths: bool) -> Found {
     if !meta.is_file() {
         return refused("it is not a plain file".to_owned());
     }
-    let bytes = match std::fs::read(&path) {
+    if meta.len() > format::MAX_FILE_BYTES {
+        return refused(Refusal::TooLarge { bytes: meta.len() }.message());
+    }
+    let bytes = match read_bounded(&path) {
         Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Found::Nothing,
-        Err(error) => return refused(format!("it cannot be read ({error})")),
+        Err(Unread::TooLarge(refusal)) => return refused(refusal.message()),
+        Err(Unread::Failed(error)) if error.kind() == std::io::ErrorKind::NotFound => return Found::Nothing,
+        Err(Unread::Failed(error)) => return refused(format!("it cannot be read ({error})")),
     };
     let key = match crate::state::journal_key() {
         Ok(key) => key,
         Err(error) => return refused(format!("it cannot be checked: {error}")),
     };
-    let journal = match format::open(&key, &bytes) {
+    let vault = vault_key(root);
+    let opened = format::open(&key, Binding { purpose: Purpose::Journal, vault: &vault }, &bytes)
+        .and_then(|journal| vaultlink_core::history::check_not_kept(&journal, &crate::history::record_names(root)).map(|()| journal));
+    let journal = match opened {
         Ok(journal) => journal,
         Err(refusal) => {
             let owner = format::describe_unverified(&bytes).map_or_else(String::new, |(tool, pid, machine)| {
@@ -214,10 +264,7 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
             false,
         ));
     }
-    let key = crate::state::journal_key().map_err(|error| {
-        ToolError::new(ErrorCode::WriteFailed, format!("{error}; nothing was changed"), "Fix what the message names, then try again.", true)
-    })?;
-    let bytes = format::seal(&key, journal);
+    let bytes = seal_for(root, Purpose::Journal, journal)?;
     let write_failed = |error: std::io::Error| -> ToolError {
         StepError::JournalUnwritable { journal: path.display().to_string(), why: error.to_string() }.error().into()
     };
@@ -317,6 +364,7 @@ impl VaultLock {
                 moves: Vec::new(),
                 made_folders: Vec::new(),
                 change_id: format!("lock-{}", next_attempt()),
+                forget: None,
             };
             // The lock alone is no batch's journal: not copied for the tests.
             match take(disk, root, &journal) {
@@ -365,10 +413,7 @@ pub fn begin_holding(disk: &dyn Disk, root: &Path, held: &VaultLock, journal: &J
         Found::Ours(found) if same_batch(&found, &held.journal) && found.pid == held.journal.pid => {}
         other => return Err(interrupted(root, &other)),
     }
-    let key = crate::state::journal_key().map_err(|error| {
-        ToolError::new(ErrorCode::WriteFailed, format!("{error}; nothing was changed"), "Fix what the message names, then try again.", true)
-    })?;
-    let bytes = format::seal(&key, journal);
+    let bytes = seal_for(root, Purpose::Journal, journal)?;
     let own = root.join(JOURNAL_FOLDER).join(format!("{JOURNAL_FILE}.{}-{}.lock", std::process::id(), next_attempt()));
     write_atomically(disk, root, &path, &own, bytes.as_bytes()).and_then(|()| disk.sync_dir(root, &root.join(JOURNAL_FOLDER))).map_err(
         |error| -> ToolError {
@@ -478,7 +523,7 @@ fn next_attempt() -> u64 {
 /// leaves it (`.vaultlink` made when it is not there); answers the text written.
 #[cfg(test)]
 pub(crate) fn plant(root: &Path, journal: &Journal) -> String {
-    let text = format::seal(&crate::state::journal_key().expect("the journal key"), journal);
+    let text = seal_for(root, Purpose::Journal, journal).expect("the journal sealed");
     std::fs::create_dir_all(root.join(JOURNAL_FOLDER)).expect("the journal's folder");
     std::fs::write(journal_path(root), &text).expect("the journal written");
     text
@@ -578,12 +623,12 @@ pub fn abandon(disk: &dyn Disk, root: &Path, ours: &Journal) {
     let Found::Ours(mut journal) = find_held(root).filter_batch(ours) else {
         return;
     };
-    let Ok(key) = crate::state::journal_key() else {
+    journal.pid = ABANDONED;
+    let Ok(sealed) = seal_for(root, Purpose::Journal, &journal) else {
         return;
     };
-    journal.pid = ABANDONED;
     let temporary = root.join(JOURNAL_FOLDER).join(format!("{JOURNAL_FILE}.tmp"));
-    if let Err(error) = write_atomically(disk, root, &journal_path(root), &temporary, format::seal(&key, &journal).as_bytes()) {
+    if let Err(error) = write_atomically(disk, root, &journal_path(root), &temporary, sealed.as_bytes()) {
         tracing::warn!("marking the journal of a failed change as abandoned failed: {error}");
     }
 }
@@ -804,6 +849,14 @@ pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery,
             disk.remove_dir(root, &folder).map_err(|error| failed(format!("removing the folder {}", folder.display()), error))?;
         }
     }
+    // The batch kept as part of its commit and stopped before the journal went: undone, it is
+    // no longer kept. Removed before the journal, so a recovery stopped here runs again whole.
+    crate::history::forget_kept_of(disk, root, journal)
+        .map_err(|error| failed("removing the undone change's kept record".to_owned(), error))?;
+    // An undo stopped after it set aside the kept change it consumes: undone, the change is made
+    // again, and kept again.
+    crate::history::put_back_set_aside(disk, root, journal)
+        .map_err(|error| failed("putting back the kept change the undo had set aside".to_owned(), error))?;
     finish(disk, root, journal).map_err(|error| failed(format!("removing {}", journal_path(root).display()), error))?;
     Ok(recovery)
 }
@@ -1154,6 +1207,7 @@ mod tests {
             moves: vec![JournalMove { from: "../home/.ssh/id_ed25519".to_owned(), to: "stolen.md".to_owned(), via: None, hash: None }],
             made_folders: vec!["../home/planted".to_owned()],
             change_id: String::new(),
+            forget: None,
         }
     }
 
@@ -1186,7 +1240,8 @@ mod tests {
         journal.moves.clear();
         journal.made_folders.clear();
         // Written by vaultlink, but on another machine (or by another user): another key.
-        let text = format::seal(&[9; format::KEY_BYTES], &journal);
+        let text =
+            format::seal(&[9; format::KEY_BYTES], Binding { purpose: Purpose::Journal, vault: &vault_key(&root) }, &journal).unwrap();
         fs::write(journal_path(&root), &text).unwrap();
         assert_left_alone(dir.path(), &root, text.as_bytes(), "seal does not verify");
     }
@@ -1355,7 +1410,11 @@ mod tests {
                 }
             }
             assert!(outcomes.iter().any(Result::is_ok), "one of them at least: {outcomes:?}");
-            assert!(!root.join(JOURNAL_FOLDER).exists(), "no journal or lock left");
+            let left: Vec<String> = fs::read_dir(root.join(JOURNAL_FOLDER))
+                .unwrap()
+                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(left, vec!["changes".to_owned()], "no journal or lock left; the changes made are kept");
         }
     }
 

@@ -724,6 +724,7 @@ mod tests {
                 moves: vec![JournalMove { from: "f/B.md".to_owned(), to: "sub/B.md".to_owned(), via: None, hash: None }],
                 made_folders: vec!["sub".to_owned()],
                 change_id: String::new(),
+                forget: None,
             };
             crate::journal::plant(root, &journal);
         }

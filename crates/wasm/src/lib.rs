@@ -107,13 +107,32 @@ pub fn decided_by(source: &str, candidates: Vec<String>) -> Result<JsValue, JsEr
     to_js(&vaultlink_core::resolve::decided_by(source, &candidates))
 }
 
-/// The journal file's text for `journal` (`{version, pid, tool, started_unix_ms, machine,
-/// writes, moves, made_folders}`), sealed with this user's journal key (core's `journal`).
+/// What a sealed file is for (`"journal"` or `"kept"`), as core's `journal::Purpose`.
+fn purpose_of(purpose: &str) -> Result<vaultlink_core::journal::Purpose, JsError> {
+    serde_json::from_value(serde_json::Value::String(purpose.to_owned()))
+        .map_err(|_| JsError::new(&format!("not a purpose: {purpose:?} (\"journal\" or \"kept\")")))
+}
+
+#[derive(Serialize)]
+struct SealedJournal {
+    sealed: Option<String>,
+    /// Why it cannot be written (a journal past core's bound), as the change's error.
+    error: Option<CallError>,
+}
+
+/// The file's text for `journal` (`{version, pid, tool, started_unix_ms, machine, writes, moves,
+/// made_folders}`), sealed with this user's journal key for `purpose` (`"journal"`, `"kept"`) in
+/// the vault of key `vault` (core's `journal`): `{sealed}`, or `{error}` when it would pass
+/// core's bound on a journal's size.
 #[wasm_bindgen(js_name = sealJournal)]
-pub fn seal_journal(key: &[u8], journal: JsValue) -> Result<String, JsError> {
+pub fn seal_journal(key: &[u8], purpose: &str, vault: &str, journal: JsValue) -> Result<JsValue, JsError> {
     let journal: vaultlink_core::journal::Journal =
         serde_wasm_bindgen::from_value(journal).map_err(|error| JsError::new(&format!("not a journal: {error}")))?;
-    Ok(vaultlink_core::journal::seal(key, &journal))
+    let binding = vaultlink_core::journal::Binding { purpose: purpose_of(purpose)?, vault };
+    match vaultlink_core::journal::seal(key, binding, &journal) {
+        Ok(sealed) => to_js(&SealedJournal { sealed: Some(sealed), error: None }),
+        Err(too_large) => to_js(&SealedJournal { sealed: None, error: Some(vaultlink_core::step::StepError::from(too_large).error()) }),
+    }
 }
 
 #[derive(Serialize)]
@@ -123,21 +142,48 @@ struct OpenedJournal {
     refusal: Option<String>,
 }
 
-/// Opens a journal file's text with this user's journal key: `{journal}` when it may be acted
-/// on, `{refusal}` (the reason) when it may not.
+/// Opens a journal or kept change file's text with this user's journal key, as a file of
+/// `purpose` in the vault of key `vault`: `{journal}` when it may be acted on, `{refusal}` (the
+/// reason) when it may not.
 #[wasm_bindgen(js_name = openJournal)]
-pub fn open_journal(key: &[u8], text: &str) -> Result<JsValue, JsError> {
-    match vaultlink_core::journal::open(key, text.as_bytes()) {
+pub fn open_journal(key: &[u8], purpose: &str, vault: &str, text: &str) -> Result<JsValue, JsError> {
+    let binding = vaultlink_core::journal::Binding { purpose: purpose_of(purpose)?, vault };
+    match vaultlink_core::journal::open(key, binding, text.as_bytes()) {
         Ok(journal) => to_js(&OpenedJournal { journal: Some(journal), refusal: None }),
         Err(refusal) => to_js(&OpenedJournal { journal: None, refusal: Some(refusal.message()) }),
     }
 }
 
+/// The most bytes a journal or kept change file may have (core's `journal::MAX_FILE_BYTES`): a
+/// larger one is refused from its size, and never read.
+#[wasm_bindgen(js_name = journalMaxBytes)]
+pub fn journal_max_bytes() -> f64 {
+    vaultlink_core::journal::MAX_FILE_BYTES as f64
+}
+
+/// Why a journal or kept change file of `bytes` bytes is not read, in core's words
+/// (`journal::Refusal::TooLarge`); `undefined` when it is within the bound.
+#[wasm_bindgen(js_name = journalSizeRefusal)]
+pub fn journal_size_refusal(bytes: f64) -> Option<String> {
+    let bytes = bytes.max(0.0) as u64;
+    (bytes > vaultlink_core::journal::MAX_FILE_BYTES).then(|| vaultlink_core::journal::Refusal::TooLarge { bytes }.message())
+}
+
+/// Why a journal opened in the vault is no interrupted change, given the names of the changes
+/// kept beside it (core's `history::check_not_kept`): the reason, or `undefined`.
+#[wasm_bindgen(js_name = journalAlreadyKept)]
+pub fn journal_already_kept(journal: JsValue, names: Vec<String>) -> Result<Option<String>, JsError> {
+    let journal: vaultlink_core::journal::Journal =
+        serde_wasm_bindgen::from_value(journal).map_err(|error| JsError::new(&format!("not a journal: {error}")))?;
+    Ok(vaultlink_core::history::check_not_kept(&journal, &names).err().map(|refusal| refusal.message()))
+}
+
 /// SHA-256 of a text as lowercase hex, as a plan's `content_hash`.
-/// Where an applied change with `change_id` is kept (core's `history::record_name`).
+/// Where an applied change with `change_id` is kept, applied at `now_unix_ms` beside the kept
+/// changes `existing` (core's `history::next_record_name`).
 #[wasm_bindgen(js_name = keptChangeName)]
-pub fn kept_change_name(applied_unix_ms: f64, change_id: &str) -> String {
-    vaultlink_core::history::record_name(applied_unix_ms.max(0.0) as u64, change_id)
+pub fn kept_change_name(now_unix_ms: f64, change_id: &str, existing: Vec<String>) -> String {
+    vaultlink_core::history::next_record_name(now_unix_ms.max(0.0) as u64, change_id, &existing)
 }
 
 /// Whether a file name in the changes folder is a kept change's.
