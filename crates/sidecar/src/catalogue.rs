@@ -158,12 +158,12 @@ fn dry_run() -> Value {
 
 /// A writing tool's `approved_plan_hash`, as `dry_run` pairs with it.
 fn approved_plan_hash() -> Value {
-    json!({"type": "string", "description": "A preview's `plan_hash`: apply exactly that plan. Not with `dry_run: true`."})
+    json!({"type": "string", "description": "A preview's `plan_hash`: apply that plan. Not with `dry_run: true`."})
 }
 
 fn limit() -> Value {
     json!({"type": "integer", "minimum": 1, "maximum": 1000, "default": 100,
-           "description": "Page size, 1 to 1000 (left out: up to 100, ending near 16 KB)."})
+           "description": "Page size (left out: up to 100, ending near 16 KB)."})
 }
 
 fn cursor() -> Value {
@@ -293,6 +293,7 @@ link, lint_wiki for a review with fixes. It reads only. It fails with `invalid_a
             "properties": {
                 "total_targets": {"type": "integer", "minimum": 0},
                 "next_cursor": next_cursor(),
+                "truncated_files": {"type": "array", "items": {"type": "string"}, "description": "Files whose links past 50,000 are unread."},
                 "targets": {
                     "type": "array",
                     "items": {
@@ -661,7 +662,7 @@ a stale cursor.",
         object(
             json!({
                 "title": {"type": "string", "description": "The concept's name, as a page on it would be titled, such as `Spaced repetition`."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "Page size, 1 to 1000 (left out: up to 50, ending near 16 KB)."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "Page size (left out: up to 50, ending near 16 KB)."},
                 "cursor": cursor(),
                 "nodes_only": {"type": "boolean", "default": false, "description": "Only the matching notes, their strength and mentions: no excerpts or lines."},
                 "response_format": json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
@@ -943,11 +944,10 @@ fn undo_change() -> ToolSpec {
         name: "undo_change",
         title: "Undo the last applied change (or a named one)",
         description: "Reverts one applied change (move, rewrite, property edit, bulk move, new page): the last, or the \
-one whose `change_id` an applied answer gave. Notes get their text back, moved files go back, created pages are \
+one whose `change_id` an applied answer gave. Notes get their text back, moved files go back, new pages are \
 removed, in one batch. Refused when a note it touched changed since (named): undo later changes first. The last 20 \
 changes are kept in `.vaultlink/changes`; undoing again reverts the one before. Deletes are not kept (see the \
-trash). A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a change that was wrong; use \
-move_note or rewrite_link for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`.",
+trash). A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`.",
         input_schema: object(
             json!({
                 "change_id": {"type": "string", "description": "The `change_id` of an applied answer; the last change when left out."},
