@@ -752,6 +752,27 @@ mod tests {
         (dir, root)
     }
 
+    /// Issue 34: `commit_wiki_page` could not write a page over 4,096 characters. A 100 KB page
+    /// and a 10 KB appended text are written whole, through the argument check both edges run.
+    #[tokio::test]
+    async fn commit_wiki_page_writes_a_page_of_100_kb() {
+        let (_dir, root) = vault_of(&[("Topic.md", "# Topic\n")]);
+        let router = Router::new(root.clone(), Mode::Standalone);
+        let body = format!("See [[Topic]].\n\n{}", "A line of the long page, written out in full.\n".repeat(2_200));
+        assert!(body.len() > 100_000);
+        let text = "An appended paragraph of some length.\n".repeat(270);
+        let arguments = json!({
+            "page": {"path": "Long page.md", "body": body},
+            "patches": [{"path": "Topic.md", "kind": "append", "text": text}],
+            "dry_run": false
+        });
+        let committed = router.call("commit_wiki_page", arguments).await.1.unwrap();
+        assert_eq!(committed["applied"], true, "{committed}");
+        let page = std::fs::read_to_string(root.join("Long page.md")).unwrap();
+        assert!(page.contains(&body), "the page holds its whole body");
+        assert!(std::fs::read_to_string(root.join("Topic.md")).unwrap().contains(&text));
+    }
+
     /// Issue 34: a note with 60,000 `[[Target]]` and a canvas with 60,000 cards moved
     /// `applied` with 10,000 links in each still naming `Target`, and neither
     /// `find_unresolved_links` nor lint said so. Both files are planned from their whole text,
