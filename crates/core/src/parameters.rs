@@ -183,7 +183,11 @@ pub const ALL: &[Parameters] = &[
         list: &[required("topic", TEXT), optional("type", TEXT), optional("source", TEXT), FORMAT],
         rules: &[],
     },
-    Parameters { tool: "undo_change", list: &[optional("change_id", TEXT), DRY_RUN, APPROVED, FORMAT], rules: APPROVAL_RULES },
+    Parameters {
+        tool: "undo_change",
+        list: &[optional("change_id", TEXT), optional("force", FLAG), DRY_RUN, APPROVED, FORMAT],
+        rules: APPROVAL_RULES,
+    },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
     // The command line's `summary`; not a tool of the MCP catalogue.
     Parameters { tool: "vault_summary", list: &[], rules: &[] },

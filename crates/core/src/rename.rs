@@ -529,6 +529,22 @@ pub fn plan_bulk_move(vault: &Vault, asked: &[(String, String)], texts: &BTreeMa
     plan_pairs(vault, Moves::new(bulk_moves(vault, asked)?), texts)
 }
 
+/// The notes whose text [`plan_moves_as_given`] needs for `pairs`.
+pub(crate) fn notes_to_read_for_moves_as_given(vault: &Vault, pairs: &[(String, String)]) -> Vec<String> {
+    candidates(vault, &Moves::new(pairs.to_vec())).notes.into_iter().map(|(source, _)| source.to_owned()).collect()
+}
+
+/// Plans and proves the link edits of `pairs` (each file from where it is to where it ends),
+/// taken as given: the caller has checked them and orders the steps itself. An undo's moves
+/// back are planned so, as moves: the links made since the change follow the files back.
+pub(crate) fn plan_moves_as_given(
+    vault: &Vault,
+    pairs: Vec<(String, String)>,
+    texts: &BTreeMap<String, String>,
+) -> Result<MovePlan, MoveError> {
+    plan_pairs(vault, Moves::new(pairs), texts)
+}
+
 /// The vault's files as they will be after the moves: a view, nothing is copied.
 struct After<'a> {
     vault: &'a Vault,

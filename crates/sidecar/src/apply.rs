@@ -1224,6 +1224,38 @@ mod tests {
         assert!(steps.is_some_and(|steps| steps >= 4), "the undo takes several steps: {steps:?}");
     }
 
+    /// Issue 34: after `A.md -> Sub/Renamed.md`, a new note `D.md` said `[[Renamed]]`; undoing
+    /// listed only the change's own files and left D's link broken. The moves back are planned
+    /// as moves, so D's link follows A back; and the undo of a page that a note links since is
+    /// refused, naming the link, unless `force`.
+    #[test]
+    fn an_undo_keeps_the_links_made_since_the_change() {
+        let (dir, mut index) = vault(&[("A.md", "# A\n"), ("B.md", "[[A]]\n")]);
+        let run = |index: &mut FolderIndex, tool: &str, arguments: Value| {
+            crate::tools::run_on_folder_with(&RealDisk, index, tool, &arguments, &Progress::none())
+        };
+        run(&mut index, "move_note", json!({"from": "A.md", "to": "Sub/Renamed.md", "dry_run": false})).unwrap();
+        fs::write(dir.path().join("D.md"), "See [[Renamed]].\n").unwrap();
+        index.refresh().unwrap();
+        let undone = run(&mut index, "undo_change", json!({"dry_run": false})).unwrap();
+        assert_eq!(undone["relinked"], json!(["D.md"]), "{undone}");
+        assert_eq!(fs::read_to_string(dir.path().join("D.md")).unwrap(), "See [[A]].\n");
+        assert_eq!(fs::read_to_string(dir.path().join("B.md")).unwrap(), "[[A]]\n");
+        assert!(dir.path().join("A.md").exists() && !dir.path().join("Sub").exists());
+
+        let page = json!({"page": {"path": "Page", "body": "text\n"}, "dry_run": false});
+        run(&mut index, "commit_wiki_page", page).unwrap();
+        fs::write(dir.path().join("E.md"), "About [[Page]].\n").unwrap();
+        index.refresh().unwrap();
+        let refused = run(&mut index, "undo_change", json!({"dry_run": false})).unwrap_err();
+        assert_eq!(refused.code, "undo_refused", "{refused:?}");
+        assert!(refused.message.contains("`E.md` line 1 ([[Page]])"), "{refused:?}");
+        assert!(dir.path().join("Page.md").exists(), "nothing was changed");
+        let forced = run(&mut index, "undo_change", json!({"dry_run": false, "force": true})).unwrap();
+        assert_eq!((forced["removed"].clone(), forced["backlinks"][0]["note"].clone()), (json!(["Page.md"]), json!("E.md")), "{forced}");
+        assert!(!dir.path().join("Page.md").exists());
+    }
+
     /// Issue 21: `undo_change` removed a file its change created by reading it, checking it and
     /// removing it, so a save between the check and the removal was lost. The file is now moved
     /// aside (a rename that never replaces), and what was moved aside is checked and removed only
