@@ -295,6 +295,7 @@ pub fn undo_change(
                         after_hash: content_hash(&write.before),
                         text: write.before.clone(),
                         temporary: temporary_name(&path, tag, "tmp"),
+                        edits: Vec::new(),
                     });
                     answer.restored.push(write.path.clone());
                 }
@@ -351,6 +352,7 @@ pub fn undo_change(
             let before = texts.remove(&file.path).expect("a planned note was read");
             let text = crate::rename::apply_edits(&before, &file.edits);
             batch.writes.push(BatchWrite {
+                edits: file.edits,
                 temporary: temporary_name(&file.path, tag, "tmp"),
                 before_hash: file.content_hash,
                 after_hash: content_hash(&text),
