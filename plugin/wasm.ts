@@ -23,6 +23,8 @@ import initialiseWasm, {
 	parseNote as parseNoteInWasm,
 	sealJournal as sealJournalInWasm,
 	stepError as stepErrorInWasm,
+	savedOver as savedOverInWasm,
+	linksLeft as linksLeftInWasm,
 	type InitOutput,
 } from "./wasm/vaultlink_wasm";
 import wasmBytes from "./wasm/vaultlink_wasm_bg.wasm";
@@ -326,6 +328,8 @@ export interface BatchWrite {
 	text: string;
 	after_hash: string;
 	temporary: string;
+	/** The edits over `before` that make `text`, when the write is a plan's (left out when none). */
+	edits?: { span: { start: number; end: number }; replacement: string }[];
 }
 
 /** One file a batch moves; `via` is the temporary name of a move that changes only case. */
@@ -384,7 +388,25 @@ export type StepFailure =
 	| { kind: "journal_too_large"; bytes: number }
 	| { kind: "not_utf8"; path: string }
 	| { kind: "hard_linked"; path: string; links: number }
-	| { kind: "through_link"; path: string; link: string };
+	| { kind: "through_link"; path: string; link: string }
+	| { kind: "saved_over_put_back"; path: string }
+	| { kind: "saved_over_left"; path: string; links: string[] }
+	| { kind: "created_saved_over"; path: string };
+
+/** What to do about a note saved over after a batch rewrote it (core's `step::saved_over`). */
+export type SavedOver = { kind: "put_back"; text: string } | { kind: "leave"; links: string[] };
+
+/** Whether the batch's `write` lies intact in `saved`, another program's save of the note, and the save with it taken back. */
+export function savedOver(write: BatchWrite, saved: string): SavedOver {
+	loadedEngine();
+	return savedOverInWasm(write, saved) as SavedOver;
+}
+
+/** The links the batch's `write` rewrote that `now` still holds as it wrote them (core's `step::links_left`). */
+export function linksLeft(write: BatchWrite, now: string): string[] {
+	loadedEngine();
+	return linksLeftInWasm(write, now) as string[];
+}
 
 /** The error a change ends with for `failure`, worded by core as the sidecar words it. */
 export function stepError(failure: StepFailure): ToolError {

@@ -120,3 +120,38 @@ def test_undo_of_a_move_gives_back_the_canvas_it_rewrote(tmp_path, runtime_dir):
     _, rewritten, applied, back = on_folder
     assert '"file":"Archive/People/Ada Lovelace.md"' in rewritten and "[[Ada Lovelace]]" in rewritten, rewritten
     assert applied is True and back, "the vault, the canvas included, is back byte for byte"
+
+
+async def undo_after_later_links(vault, runtime_dir, mode):
+    """Notes made since a move and a new page link them (made through the tools, which both
+    edges' indexes see): the move's and the page's undo, each by its id."""
+    async with session_on(vault, runtime_dir, mode) as (session, _):
+        moved = await apply(session, *CHANGES[0])
+        await apply(session, "commit_wiki_page", {"page": {"path": "People/Later", "body": "Made since: [[Ada Lovelace]].\n"}})
+        page = await apply(session, "commit_wiki_page", {"page": {"path": "People/Alan Turing", "body": "# Alan Turing\n"}})
+        await apply(session, "commit_wiki_page", {"page": {"path": "People/Reading", "body": "See [[Alan Turing]].\n"}})
+        asked = {"change_id": page["change_id"]}
+        preview = (await session.call_tool("undo_change", asked)).structured_content
+        refused = await session.call_tool("undo_change", {**asked, "dry_run": False})
+        forced = await apply(session, "undo_change", {**asked, "force": True})
+        undone = await apply(session, "undo_change", {"change_id": moved["change_id"]})
+        return {"preview": [link["note"] for link in preview.get("backlinks", [])],
+                "refused": (refused.is_error, refused.structured_content["code"], refused.structured_content["message"]),
+                "forced": (forced["removed"], [link["note"] for link in forced["backlinks"]]),
+                "relinked": undone.get("relinked"), "later": (vault / "People" / "Later.md").read_text(),
+                "ada": (vault / "People" / "Ada.md").exists()}
+
+
+def test_undo_keeps_the_links_made_since_and_removes_a_linked_page_only_with_force(tmp_path, runtime_dir):
+    """Issue 34: after a move, a note made since linked the moved note at its new name, and
+    undoing the move left that link broken; a page the undone change created was removed while a
+    note made since linked it. The moves back are planned as moves, and the page goes only with
+    `force`, the links it leaves dangling listed, on both paths alike."""
+    through_plugin, on_folder = through_both(tmp_path, runtime_dir, undo_after_later_links)
+    assert through_plugin == on_folder
+    assert on_folder["preview"] == ["People/Reading.md"], on_folder
+    is_error, code, message = on_folder["refused"]
+    assert is_error and code == "undo_refused" and "`People/Reading.md` line 1 ([[Alan Turing]])" in message, message
+    assert on_folder["forced"] == (["People/Alan Turing.md"], ["People/Reading.md"])
+    assert on_folder["relinked"] == ["People/Later.md"] and on_folder["ada"], on_folder
+    assert "[[Ada]]" in on_folder["later"] and "Lovelace" not in on_folder["later"], on_folder["later"]

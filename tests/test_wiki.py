@@ -121,3 +121,23 @@ def test_draft_commit_and_lint_a_page_on_a_real_wiki_through_both_paths(tmp_path
     assert wizard.startswith(original.rstrip()), "the patch only adds"
     assert wizard.rstrip().endswith("## See also\n\n- [[Artificer]]")
     assert snapshot(vaults["plugin"]) == snapshot(vaults["standalone"]), "both vaults end byte for byte alike"
+
+
+async def commit_a_long_page(vault, runtime_dir, mode):
+    async with session_on(vault, runtime_dir, mode) as (session, _):
+        body = "See [[Ada]].\n\n" + "A line of the long page, written out in full.\n" * 2_200
+        arguments = {"page": {"path": "People/Long page", "body": body}}
+        preview = (await session.call_tool("commit_wiki_page", arguments)).structured_content
+        applied = await session.call_tool("commit_wiki_page", {**arguments, "approved_plan_hash": preview.get("plan_hash")})
+        return applied.is_error, applied.structured_content.get("applied"), body in (vault / "People" / "Long page.md").read_text()
+
+
+def test_a_page_of_100_kb_is_committed_through_both_paths(tmp_path, runtime_dir):
+    """Issue 34: commit_wiki_page could not write a page over 4,096 characters, the cap for names
+    and targets; a page's body is held to the note size limit instead, on both paths."""
+    vaults = {}
+    for edge in ("plugin", "standalone"):
+        vaults[edge] = tmp_path / edge
+        shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
+    through_plugin, on_folder = on_both_paths(vaults, runtime_dir, commit_a_long_page)
+    assert through_plugin == on_folder == (False, True, True)

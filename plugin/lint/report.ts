@@ -51,6 +51,7 @@ const KIND_TITLES: Record<string, string> = {
 	near_duplicate: "Near duplicates",
 	schema: "Schema violations",
 	schema_file: "Problems in SCHEMA.md",
+	links_truncated: "Notes with more links than are read",
 };
 
 export function kindTitle(kind: string): string {

@@ -11,7 +11,7 @@ import { TFile, TFolder, type App, type DataAdapter, type TAbstractFile, type Va
 import { CHANGES_FOLDER, forgetChange, keepChange, putBackSetAside, setAside } from "../history";
 import { abandonJournal, beginJournal, finishJournal, machineName, removeIfEmpty } from "./journal";
 import { firstLinkOnTheWay, presentOnDisk } from "./links-out";
-import { batchJournal, stepError, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError } from "../wasm";
+import { batchJournal, linksLeft, savedOver, stepError, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError } from "../wasm";
 
 /** A step that either happened or was refused with a typed error. */
 export type StepOutcome = { ok: true; trashedTo?: string; journal?: Journal } | { ok: false; error: ToolError };
@@ -31,7 +31,7 @@ class ChangedWhileWriting extends Error {
 	}
 }
 
-/** A note saved by someone over what the batch wrote, found by the last look before the commit: it is theirs, and not undone. */
+/** A note saved by someone over what the batch wrote, found by the last look before the commit: it is theirs, and not undone (`settleSavedOver`). */
 class SavedOver extends ChangedWhileWriting {}
 
 /** A step that failed, described as the error message says it. */
@@ -183,8 +183,10 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		if (kept !== null) await forgetChange(vault.adapter, kept).catch(() => undefined);
 		else if (batch.change_id !== "") await removeIfEmpty(vault.adapter, CHANGES_FOLDER).catch(() => undefined);
 		if (setAsideDone && batch.forget !== null) await putBackSetAside(vault.adapter, batch.forget).catch(() => undefined);
-		// A note saved over is left as the saver left it; everything else is undone.
+		// A note saved over keeps the save (before the rest is undone, the batch's rewrite in it is
+		// put back where the save left it intact, as core decides); everything else is undone.
 		const saved = error instanceof SavedOver ? error.path : null;
+		const settled = saved === null ? null : await settleSavedOver(vault, batch, files, saved);
 		const leftOver = await undo(
 			vault,
 			done.filter((change) => !((change.kind === "wrote" || change.kind === "created") && change.path === saved)),
@@ -192,7 +194,7 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		// A batch not wholly undone keeps its journal, for `vaultlink recover`.
 		if (leftOver.length === 0) await finishJournal(vault.adapter, journal);
 		else await abandonJournal(vault.adapter, journal);
-		return { ok: false, error: failureAfterUndo(error, leftOver) };
+		return { ok: false, error: settled !== null && leftOver.length === 0 ? settled : failureAfterUndo(error, leftOver) };
 	}
 	await finishJournal(vault.adapter, journal);
 	// An undo's emptied folders are the ones the undone change made: removed from the disk, as a
@@ -200,6 +202,33 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 	if (batch.forget !== null) await removeEmptiedFolders(vault, batch.emptied_folders);
 	else await trashEmptiedFolders(app, batch.emptied_folders);
 	return { ok: true, journal };
+}
+
+/**
+ * What a note saved over after the batch wrote it becomes, as the sidecar settles it on the
+ * folder: the save with the batch's rewrite put back, written only while it still holds the
+ * save, when core finds the rewrite intact in it (`savedOver`); else the save as it is, its
+ * rewritten links named. A file the batch created keeps the save.
+ */
+async function settleSavedOver(vault: Vault, batch: Batch, files: Map<string, TFile>, path: string): Promise<ToolError> {
+	const write = batch.writes.find((candidate) => candidate.path === path);
+	const file = files.get(path);
+	if (write === undefined || file === undefined) return stepError({ kind: "created_saved_over", path });
+	// The file follows the batch's moves; the undo takes it back.
+	const read = () => vault.adapter.read(file.path).catch(() => "");
+	const saved = await read();
+	const decided = savedOver(write, saved);
+	if (decided.kind === "leave") return stepError({ kind: "saved_over_left", path, links: decided.links });
+	try {
+		await vault.process(file, (current) => {
+			if (current !== saved) throw new ChangedWhileWriting(path);
+			return decided.text;
+		});
+		return stepError({ kind: "saved_over_put_back", path });
+	} catch {
+		// Saved again meanwhile, or the write failed: the note is as the other program left it.
+		return stepError({ kind: "saved_over_left", path, links: linksLeft(write, await read()) });
+	}
 }
 
 /** Writes one note's new text, checking as it is read for the write that it still holds the planned text. */

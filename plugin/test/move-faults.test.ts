@@ -65,6 +65,47 @@ test("the journal holds every pre-image while the batch runs, and is gone once i
 	assert.equal(fs.readdirSync(path.join(vaultDir, ".vaultlink", "changes")).length, 1);
 });
 
+// Reported in issue 34: another program saved a note the batch had already rewritten (an editor
+// reloading it from disk, an appender) before the last look; the batch was undone around it, the
+// note kept the new link, and the answer said "nothing was changed". The save is kept, with the
+// rewrite put back where the save left it intact; else the answer names the link left.
+for (const [name, save, expected] of [
+	["an appender", (now: string) => `${now}\nappended meanwhile\n`, "![[Old]]\nappended meanwhile\n"],
+	["a save over the rewrite", () => "Typed over ![[New]] wholly.\n", null],
+] as const) {
+	test(`a save after a note's rewrite (${name}) keeps the save, and the note's link or its name`, async (t) => {
+		const { vaultDir, app, host } = await open(t);
+		const note = path.join(vaultDir, "C.md");
+		const rename = app.vault.rename.bind(app.vault);
+		let saved = false;
+		t.mock.method(app.vault, "rename", (file: TFile, to: string) => {
+			if (!saved) {
+				// Between the notes' writes and the last look: as the moved note goes to its place.
+				saved = true;
+				const now = fs.readFileSync(note, "utf8");
+				assert.equal(now, "![[New]]", "the batch wrote it");
+				fs.writeFileSync(note, save(now));
+			}
+			return rename(file, to);
+		});
+		const error = errorOf(await runTool(host, "move_note", MOVE));
+		assert.ok(saved, "the save was made");
+		assert.equal(error.code, "concurrent_modification", error.message);
+		assert.ok(!error.message.includes("nothing was changed"), error.message);
+		assert.ok(fs.existsSync(path.join(vaultDir, "Old.md")) && !fs.existsSync(path.join(vaultDir, "deep")), "the move is undone");
+		assert.equal(fs.readFileSync(path.join(vaultDir, "A.md"), "utf8"), "[[Old]] and [[Old]]");
+		if (expected !== null) {
+			assert.equal(fs.readFileSync(note, "utf8"), expected, "the save is kept, its link put back");
+			assert.ok(error.message.includes("the save kept in `C.md` with the links the change had rewritten in it put back"), error.message);
+		} else {
+			assert.equal(fs.readFileSync(note, "utf8"), "Typed over ![[New]] wholly.\n", "the save is kept as it is");
+			assert.ok(error.message.includes("`C.md` keeps the save, in which ![[New]] still read as the change wrote them"), error.message);
+			assert.ok(!error.retryable && error.hint.includes("rewrite_link"), error.hint);
+		}
+		assert.equal(fs.existsSync(path.join(vaultDir, JOURNAL_PATH)), false, "no journal left");
+	});
+}
+
 test("a rewrite's journal names rewrite_link, the tool that made it", async (t) => {
 	const { vaultDir, app, host } = await open(t);
 	const tools: unknown[] = [];

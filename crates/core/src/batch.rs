@@ -29,6 +29,11 @@ pub struct BatchWrite {
     /// The temporary file beside the note that an edge writing through files puts the new text
     /// in before renaming it over the note (an edge writing in place leaves it unused).
     pub temporary: String,
+    /// The edits over `before` that make `text` (sorted, disjoint), when the write is a plan's;
+    /// none when it writes a whole text back (an undo's pre-image). An edge hands them to
+    /// `step::saved_over` when another program saves the note before the commit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<crate::rename::TextEdit>,
 }
 
 /// One file the batch creates: nothing may be at `path` when the batch starts, and the file is
@@ -213,6 +218,7 @@ pub fn batch(
             after_hash: content_hash(&text),
             text,
             temporary: temporary_name(&file.path, tag, "tmp"),
+            edits: file.edits.clone(),
         });
     }
     // Every step below is linear in the moves and writes: a folder of 10,000 notes is one batch.

@@ -84,16 +84,7 @@ pub fn plan_delete(vault: &Vault, path: &str, text: &str) -> Result<DeletePlan, 
     if !vault.is_note(found) {
         return Err(DeleteError::NotANote { path: found.to_owned() });
     }
-    let backlinks: Vec<Referrer> = vault
-        .backlinks(found)
-        .iter()
-        .filter(|link| link.source != found)
-        .map(|link| {
-            let (source, key) = link.link.source.describe();
-            let source = source.to_owned();
-            Referrer { note: link.source.to_owned(), line: link.link.line, link: written(link.link), kind: link.link.kind, source, key }
-        })
-        .collect();
+    let backlinks = referrers(vault, found);
     let content_hash = content_hash(text);
     let mut hasher = Sha256::new();
     hasher.update(format!("delete\0{found}\0{content_hash}\n"));
@@ -216,6 +207,21 @@ pub fn decide(plan: &DeletePlan, request: &DeleteRequest, current_mtime: Option<
         trashed_to: None,
     };
     (answer, delete)
+}
+
+/// The links from other files to the note at `path` (as the index spells it), which its removal
+/// leaves dangling.
+pub(crate) fn referrers(vault: &Vault, path: &str) -> Vec<Referrer> {
+    vault
+        .backlinks(path)
+        .iter()
+        .filter(|link| link.source != path)
+        .map(|link| {
+            let (source, key) = link.link.source.describe();
+            let source = source.to_owned();
+            Referrer { note: link.source.to_owned(), line: link.link.line, link: written(link.link), kind: link.link.kind, source, key }
+        })
+        .collect()
 }
 
 /// The note's text, split for [`DeleteAnswer::captured`].

@@ -20,6 +20,12 @@
 //! writes back each pre-image, moves each file back, removes what the change created and the
 //! folders it made once empty, and the kept change is removed: undoing again undoes the change
 //! before it. An undo is not itself kept.
+//!
+//! The vault goes on after a change: a note made since may link a file where the change moved
+//! it, or a page the change created. The moves back are planned as moves (`rename`), so such a
+//! link is rewritten to follow its file back, and proven like any move's; a created page that
+//! other notes link since is removed only with `force`, and the preview lists those links, as
+//! `delete_note`'s does.
 
 use std::collections::HashSet;
 
@@ -138,6 +144,9 @@ pub struct UndoArguments {
     pub dry_run: Option<bool>,
     #[serde(default)]
     pub approved_plan_hash: Option<String>,
+    /// Remove a page the change created even though notes link it since.
+    #[serde(default)]
+    pub force: bool,
     #[serde(default)]
     pub response_format: ResponseFormat,
 }
@@ -163,6 +172,14 @@ pub struct UndoAnswer {
     pub moved_back: Vec<MovedBack>,
     /// Files the change created, removed.
     pub removed: Vec<String>,
+    /// Notes the change did not write whose links to a file it moved are rewritten to follow the
+    /// file back (links made since the change).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub relinked: Vec<String>,
+    /// The links from other notes to a page the undo removes, which it leaves dangling: the undo
+    /// is refused while there are any, unless `force`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub backlinks: Vec<crate::delete::Referrer>,
     /// How many changes are kept in all (this one included, until it is undone).
     pub kept_changes: usize,
 }
@@ -174,13 +191,15 @@ pub enum UndoError {
     Nothing { change_id: Option<String> },
     /// Notes the change touched were edited, moved or removed since.
     Edited { change_id: String, notes: Vec<String> },
+    /// Notes link a page the change created, which the undo would remove.
+    Linked { change_id: String, referrers: Vec<String> },
 }
 
 impl Failure for UndoError {
     fn code(&self) -> ErrorCode {
         match self {
             UndoError::Nothing { .. } => ErrorCode::NothingToUndo,
-            UndoError::Edited { .. } => ErrorCode::UndoRefused,
+            UndoError::Edited { .. } | UndoError::Linked { .. } => ErrorCode::UndoRefused,
         }
     }
 
@@ -191,6 +210,10 @@ impl Failure for UndoError {
             UndoError::Edited { change_id, notes } => {
                 format!("the change `{change_id}` cannot be undone: {} changed since it was applied; nothing was changed", notes.join(", "))
             }
+            UndoError::Linked { change_id, referrers } => format!(
+                "undoing the change `{change_id}` would remove a page that notes link since, leaving these links dangling: {}; nothing was changed",
+                referrers.join(", ")
+            ),
         }
     }
 
@@ -201,6 +224,9 @@ impl Failure for UndoError {
             }
             UndoError::Edited { .. } => {
                 "Undo the later changes first (undo_change without an id undoes the last one), or fix the notes by hand."
+            }
+            UndoError::Linked { .. } => {
+                "Repoint those links first (rewrite_link), or call again with `force: true` to remove the page and leave them dangling."
             }
         }
     }
@@ -238,15 +264,35 @@ fn moved_back_hash(journal: &Journal, at: &str) -> String {
     journal.moves.iter().find(|step| step.to == at).and_then(|step| step.hash.clone()).unwrap_or_default()
 }
 
-/// The notes an undo reads: those the chosen change wrote or created, where they are now.
+/// Each file the undo moves, from where the change left it to where it was: the change's moves
+/// taken back newest first, a cycle's steps composed into one move per file.
+fn moves_back(journal: &Journal) -> Vec<(String, String)> {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for step in journal.moves.iter().rev() {
+        match pairs.iter_mut().find(|(_, at)| *at == step.to) {
+            Some(pair) => pair.1.clone_from(&step.from),
+            None => pairs.push((step.to.clone(), step.from.clone())),
+        }
+    }
+    pairs.retain(|(from, to)| from != to);
+    pairs
+}
+
+/// The notes an undo reads: those the chosen change wrote or created, where they are now, and
+/// those whose links its moves back may change.
 pub fn notes_needed(vault: &Vault, arguments: &UndoArguments, changes: &[KeptChange]) -> Vec<String> {
     let Ok(kept) = chosen(changes, arguments) else { return Vec::new() };
-    kept.journal
+    let mut needed: Vec<String> = kept
+        .journal
         .writes
         .iter()
         .filter(|write| write.kind != WriteKind::Remove)
         .filter_map(|write| vault.find_text_file(&now_at(&kept.journal, &write.path)).map(str::to_owned))
-        .collect()
+        .collect();
+    needed.extend(crate::rename::notes_to_read_for_moves_as_given(vault, &moves_back(&kept.journal)));
+    needed.sort();
+    needed.dedup();
+    needed
 }
 
 /// `undo_change`: the undo of a kept change, proven from the vault as it is now; approved, the
@@ -281,6 +327,8 @@ pub fn undo_change(
         restored: Vec::new(),
         moved_back: Vec::new(),
         removed: Vec::new(),
+        relinked: Vec::new(),
+        backlinks: Vec::new(),
         kept_changes: changes.len(),
     };
     let tag = edge.tag();
@@ -304,6 +352,7 @@ pub fn undo_change(
                         after_hash: content_hash(&write.before),
                         text: write.before.clone(),
                         temporary: temporary_name(&path, tag, "tmp"),
+                        edits: Vec::new(),
                     });
                     answer.restored.push(write.path.clone());
                 }
@@ -344,6 +393,39 @@ pub fn undo_change(
     batch.folders.sort_by_key(|folder| folder.matches('/').count());
     batch.emptied_folders = journal.made_folders.iter().rev().cloned().collect();
 
+    // What the undo writes whole (pre-images) or removes; a link in any other note that a move
+    // back would break is rewritten to follow its file, as a move rewrites it.
+    let written: HashSet<String> =
+        batch.writes.iter().map(|write| write.path.clone()).chain(batch.removes.iter().map(|remove| remove.path.clone())).collect();
+    let pairs = moves_back(journal);
+    if !pairs.is_empty() {
+        let mut texts = std::collections::BTreeMap::new();
+        for path in crate::rename::notes_to_read_for_moves_as_given(vault, &pairs) {
+            let text = edge.text(&path)?;
+            texts.insert(path, text);
+        }
+        let plan = crate::rename::plan_moves_as_given(vault, pairs, &texts).map_err(|error| CallError::of(&error))?;
+        for file in plan.edits.into_iter().filter(|file| !written.contains(&file.path)) {
+            let before = texts.remove(&file.path).expect("a planned note was read");
+            let text = crate::rename::apply_edits(&before, &file.edits);
+            batch.writes.push(BatchWrite {
+                edits: file.edits,
+                temporary: temporary_name(&file.path, tag, "tmp"),
+                before_hash: file.content_hash,
+                after_hash: content_hash(&text),
+                before,
+                text,
+                path: file.path.clone(),
+            });
+            answer.relinked.push(file.path);
+        }
+    }
+    // The links to a page the undo removes, from notes that keep them (a note the undo gives
+    // its text back holds the links it had before the change).
+    for remove in &batch.removes {
+        answer.backlinks.extend(crate::delete::referrers(vault, &remove.path).into_iter().filter(|link| !written.contains(&link.note)));
+    }
+
     let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
     // The change by its id (the file name holds when each edge kept it, which differs).
     sha2::Digest::update(&mut hasher, format!("undo_change\0{}\n", journal.change_id));
@@ -356,12 +438,19 @@ pub fn undo_change(
     for step in &batch.moves {
         sha2::Digest::update(&mut hasher, format!("m\0{}\0{}\n", step.from, step.to));
     }
+    for link in &answer.backlinks {
+        sha2::Digest::update(&mut hasher, format!("b\0{}\0{}\0{}\n", link.note, link.line, link.link));
+    }
     answer.plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     let apply = decide_plan(&answer.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
     if !apply {
         plans.record_preview(&answer.plan_hash);
         return Ok((answer, None));
+    }
+    if !answer.backlinks.is_empty() && !arguments.force {
+        let referrers = answer.backlinks.iter().map(|link| format!("`{}` line {} ({})", link.note, link.line, link.link)).collect();
+        return Err(CallError::of(&UndoError::Linked { change_id: journal.change_id.clone(), referrers }));
     }
     answer.dry_run = false;
     answer.applied = true;
@@ -493,6 +582,58 @@ mod tests {
         let refused = call(&vault, "undo_change", &json!({"change_id": id}), &mut edge, &mut PlanHistory::default()).unwrap_err();
         assert_eq!(refused.code, ErrorCode::UndoRefused);
         assert!(refused.message.contains("`A.md`"), "{}", refused.message);
+    }
+
+    fn files_of(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(path, text)| ((*path).to_owned(), (*text).to_owned())).collect()
+    }
+
+    /// Reported in issue 34: after `A.md -> Sub/Renamed.md`, a new note `D.md` said
+    /// `[[Renamed]]`, and undoing the move left its link broken. The moves back are planned as
+    /// moves: D's link follows A back.
+    #[test]
+    fn an_undo_rewrites_the_links_made_since_to_a_file_it_moves_back() {
+        let start = files_of(&[("A.md", "# A\n"), ("B.md", "[[A]] and [a](A.md)\n")]);
+        let mut files = start.clone();
+        let mut kept = Vec::new();
+        apply(&mut files, &mut kept, "move_note", json!({"from": "A.md", "to": "Sub/Renamed.md", "dry_run": false}));
+        assert_eq!(files["B.md"], "[[Renamed]] and [a](Sub/Renamed.md)\n");
+        files.insert("D.md".to_owned(), "See [[Renamed]] and ![[Sub/Renamed#A]].\n".to_owned());
+        let answer = apply(&mut files, &mut kept, "undo_change", json!({"dry_run": false}));
+        assert_eq!(answer["relinked"], json!(["D.md"]), "{answer}");
+        assert_eq!(answer["restored"], json!(["B.md"]), "{answer}");
+        let mut expected = start.clone();
+        expected.insert("D.md".to_owned(), "See [[A]] and ![[A#A]].\n".to_owned());
+        assert_eq!(files, expected);
+    }
+
+    /// Reported in issue 34: the undo of a created page removed it while notes made since
+    /// linked it. It is refused unless `force`, and the preview lists the links, as
+    /// `delete_note`'s does.
+    #[test]
+    fn the_undo_of_a_page_linked_since_lists_its_referrers_and_needs_force() {
+        let mut files = files_of(&[("A.md", "# A\n")]);
+        let mut kept = Vec::new();
+        apply(
+            &mut files,
+            &mut kept,
+            "commit_wiki_page",
+            json!({"page": {"path": "Page", "body": "text\n"}, "patches": [{"path": "A", "kind": "link"}], "dry_run": false}),
+        );
+        files.insert("E.md".to_owned(), "About [[Page|the page]].\n".to_owned());
+        let (vault, mut edge) = state(&files);
+        edge.changes = kept.clone();
+        let preview = call(&vault, "undo_change", &json!({}), &mut edge, &mut PlanHistory::default()).expect("a preview");
+        let preview = serde_json::to_value(&preview.answer).unwrap();
+        let referrers: Vec<&str> = preview["backlinks"].as_array().unwrap().iter().map(|link| link["note"].as_str().unwrap()).collect();
+        assert_eq!(referrers, ["E.md"], "A's link is taken back with A's text: {preview}");
+        let refused = call(&vault, "undo_change", &json!({"dry_run": false}), &mut edge, &mut PlanHistory::default()).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::UndoRefused);
+        assert!(refused.message.contains("`E.md` line 1 ([[Page|the page]])"), "{}", refused.message);
+        assert!(refused.hint.contains("force"), "{}", refused.hint);
+        let answer = apply(&mut files, &mut kept, "undo_change", json!({"dry_run": false, "force": true}));
+        assert_eq!(answer["removed"], json!(["Page.md"]), "{answer}");
+        assert_eq!(files, files_of(&[("A.md", "# A\n"), ("E.md", "About [[Page|the page]].\n")]));
     }
 
     #[test]

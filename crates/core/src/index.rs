@@ -843,6 +843,27 @@ impl Vault {
         self.note_at(path).is_some_and(|(_, note)| note.truncated)
     }
 
+    /// The notes and canvases whose links may run past the parser's limit
+    /// (`ParseConfig::max_links`), in path order. The index keeps no link past it, so it cannot
+    /// tell where those point: a move plans these files from their whole text, and lint and
+    /// `find_unresolved_links` name them. A canvas keeps no flag of its own; it is counted when
+    /// it holds the limit's number of links, as it does only when it had at least as many.
+    pub fn truncated_files(&self) -> Vec<&str> {
+        let limit = self.config.parse.max_links;
+        let mut found: Vec<&str> = self
+            .slots
+            .iter()
+            .flatten()
+            .filter(|slot| match &slot.note {
+                Some(note) => note.truncated,
+                None => !slot.canvas.is_empty() && slot.canvas.len() >= limit,
+            })
+            .map(|slot| &*slot.path)
+            .collect();
+        found.sort_unstable();
+        found
+    }
+
     /// The identity and properties kept of the note at `path`.
     pub fn facts(&self, path: &str) -> Option<&NoteFacts> {
         self.note_at(path).map(|(_, note)| &note.facts)

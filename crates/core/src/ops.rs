@@ -361,6 +361,11 @@ pub struct Unresolved {
     pub targets: Vec<MissingTarget>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// The notes and canvases with more links than the index reads (the first
+    /// `MAX_REFERRERS_PER_TARGET`, in path order): a missing target named only past the limit
+    /// is not counted above.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub truncated_files: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -642,7 +647,8 @@ pub fn unresolved(vault: &Vault, arguments: &PageArguments) -> Result<Unresolved
         "find_unresolved_links",
         missing_target,
     )?;
-    Ok(Unresolved { total_targets, targets, next_cursor })
+    let truncated_files = vault.truncated_files().into_iter().take(MAX_REFERRERS_PER_TARGET).map(str::to_owned).collect();
+    Ok(Unresolved { total_targets, targets, next_cursor, truncated_files })
 }
 
 fn in_folder(path: &str, folder: Option<&str>) -> bool {
@@ -888,6 +894,25 @@ mod tests {
         assert_eq!(result.total_targets, 1);
         assert_eq!(result.targets[0].target, "Nowhere");
         assert_eq!(result.targets[0].referrers.len(), 2);
+    }
+
+    /// Reported in issue 34: links past the index's limit named a missing note, and
+    /// `find_unresolved_links` said nothing of them.
+    #[test]
+    fn unresolved_links_name_the_files_read_in_part() {
+        let mut config = IndexConfig::obsidian_defaults();
+        config.parse.max_links = 2;
+        let mut limited = Vault::new(config);
+        limited.upsert("Many.md", "[[B]] [[B]] [[Gone]]");
+        limited.upsert("Board.canvas", r#"{"nodes":[{"id":"a","type":"text","text":"[[B]] [[B]]"}]}"#);
+        limited.upsert("Few.md", "[[B]] [[Gone]]");
+        limited.upsert("B.md", "");
+        let result = unresolved(&limited, &PageArguments { limit: None, cursor: None, response_format: ResponseFormat::Concise }).unwrap();
+        assert_eq!(result.truncated_files, ["Board.canvas", "Many.md"]);
+        assert_eq!(result.targets[0].referrers.len(), 1, "Gone is named in Few.md, and past the limit in Many.md");
+        let whole = unresolved(&vault(), &PageArguments { limit: None, cursor: None, response_format: ResponseFormat::Concise }).unwrap();
+        assert!(whole.truncated_files.is_empty());
+        assert!(!serde_json::to_string(&whole).unwrap().contains("truncated_files"));
     }
 
     #[test]

@@ -12,6 +12,16 @@ use crate::error::{CallError, ErrorCode};
 /// and a plan's memory grows with what it is given, so more is refused before anything runs.
 pub const MAX_STRING_CHARS: usize = 4096;
 
+/// The largest note the engine reads or writes, in bytes: the folder's walk indexes a larger
+/// file without its links and `read_note` refuses it, so a page or a patch's text is bounded by
+/// it rather than by [`MAX_STRING_CHARS`].
+pub const MAX_NOTE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The members of object parameters that hold a note's text, each bounded by [`MAX_NOTE_BYTES`]
+/// (and all of one call together by it too), not by [`MAX_STRING_CHARS`]: the tool, the
+/// parameter and the member.
+pub const TEXT_MEMBERS: [(&str, &str, &str); 2] = [("commit_wiki_page", "page", "body"), ("commit_wiki_page", "patches", "text")];
+
 /// What a parameter holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -173,11 +183,20 @@ pub const ALL: &[Parameters] = &[
         list: &[required("topic", TEXT), optional("type", TEXT), optional("source", TEXT), FORMAT],
         rules: &[],
     },
-    Parameters { tool: "undo_change", list: &[optional("change_id", TEXT), DRY_RUN, APPROVED, FORMAT], rules: APPROVAL_RULES },
+    Parameters {
+        tool: "undo_change",
+        list: &[optional("change_id", TEXT), optional("force", FLAG), DRY_RUN, APPROVED, FORMAT],
+        rules: APPROVAL_RULES,
+    },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
     // The command line's `summary`; not a tool of the MCP catalogue.
     Parameters { tool: "vault_summary", list: &[], rules: &[] },
 ];
+
+/// Each string member of an object, with the member's name.
+fn members_of(members: &serde_json::Map<String, Value>) -> Vec<(Option<&str>, &str)> {
+    members.iter().filter_map(|(member, value)| Some((Some(member.as_str()), value.as_str()?))).collect()
+}
 
 /// The parameters of the operation called `tool`.
 pub fn of(tool: &str) -> Option<&'static Parameters> {
@@ -189,6 +208,7 @@ pub fn of(tool: &str) -> Option<&'static Parameters> {
 /// [`MAX_STRING_CHARS`], paths that stay inside the vault, and the rules between parameters. The
 /// error names the parameter.
 pub fn check(tool: &str, arguments: &Value) -> Result<(), CallError> {
+    let mut text_bytes = 0;
     let Some(parameters) = of(tool) else {
         return Err(CallError::new(
             ErrorCode::UnknownTool,
@@ -233,19 +253,34 @@ pub fn check(tool: &str, arguments: &Value) -> Result<(), CallError> {
         if !fits {
             return Err(invalid(format!("parameter `{key}` must be {}", describe(parameter.kind))));
         }
-        let strings: Vec<&str> = match value {
-            Value::String(text) => vec![text],
+        let is_text = |member: &str| TEXT_MEMBERS.contains(&(tool, key, member));
+        let strings: Vec<(Option<&str>, &str)> = match value {
+            Value::String(text) => vec![(None, text)],
             Value::Array(items) => items
                 .iter()
                 .flat_map(|item| match item {
-                    Value::Object(members) => members.values().filter_map(Value::as_str).collect(),
-                    other => other.as_str().into_iter().collect::<Vec<_>>(),
+                    Value::Object(members) => members_of(members),
+                    other => other.as_str().map(|text| (None, text)).into_iter().collect::<Vec<_>>(),
                 })
                 .collect(),
-            Value::Object(members) => members.keys().map(String::as_str).chain(members.values().filter_map(Value::as_str)).collect(),
+            Value::Object(members) => members.keys().map(|member| (None, member.as_str())).chain(members_of(members)).collect(),
             _ => Vec::new(),
         };
-        for text in &strings {
+        for (member, text) in &strings {
+            if let Some(member) = member.filter(|member| is_text(member)) {
+                text_bytes += text.len();
+                if text.len() > MAX_NOTE_BYTES || text_bytes > MAX_NOTE_BYTES {
+                    return Err(CallError::new(
+                        ErrorCode::TooLarge,
+                        format!(
+                            "`{key}`'s `{member}` texts come to {text_bytes} bytes, over the {MAX_NOTE_BYTES} bytes of the largest note; nothing was planned"
+                        ),
+                        "Write a smaller page (split it into several pages linked from one), or add the rest in later calls.",
+                        false,
+                    ));
+                }
+                continue;
+            }
             let length = text.chars().count();
             if length > MAX_STRING_CHARS {
                 return Err(invalid(format!("parameter `{key}` is {length} characters, over the {MAX_STRING_CHARS} it may have")));
@@ -360,6 +395,29 @@ mod tests {
         assert_eq!(refusal("lint_wiki", json!({"excluded_folders": "x"})), "parameter `excluded_folders` must be a list of strings");
         assert!(refusal("find_evidence", json!({"title": "x".repeat(MAX_STRING_CHARS + 1)})).contains("over the 4096"));
         assert_eq!(check("find_orphans", &Value::Null), Ok(()));
+    }
+
+    /// Reported in issue 34: `commit_wiki_page` could not write a page over 4,096 characters,
+    /// the cap for names and targets. A page's body and a patch's text are held to the note
+    /// size limit instead; every other string of the call still to the cap.
+    #[test]
+    fn a_page_body_and_a_patch_text_are_held_to_the_note_size_limit() {
+        let long = "x".repeat(100_000);
+        let page = |body: &str, text: &str| json!({"page": {"path": "P.md", "body": body}, "patches": [{"path": "A.md", "kind": "append", "text": text}]});
+        assert_eq!(check("commit_wiki_page", &page(&long, &long)), Ok(()));
+        let over = "x".repeat(MAX_NOTE_BYTES + 1);
+        let error = check("commit_wiki_page", &page(&over, "")).expect_err("over the note size limit");
+        assert_eq!(error.code, ErrorCode::TooLarge);
+        assert!(error.message.contains("`page`'s `body`") && error.message.contains("16777216"), "{}", error.message);
+        let half = "x".repeat(MAX_NOTE_BYTES / 2 + 1);
+        let error = check("commit_wiki_page", &page(&half, &half)).expect_err("together over the limit");
+        assert!(error.message.contains("`patches`'s `text`"), "{}", error.message);
+        let path = json!({"page": {"path": long, "body": ""}});
+        assert!(refusal("commit_wiki_page", path).contains("over the 4096"));
+        let heading = json!({"page": {"path": "P.md"}, "patches": [{"path": "A.md", "kind": "append", "heading": long}]});
+        assert!(refusal("commit_wiki_page", heading).contains("over the 4096"));
+        let elsewhere = json!({"page": {"path": "P.md"}, "prev_hashes": {"body": long}});
+        assert!(refusal("commit_wiki_page", elsewhere).contains("over the 4096"), "a member named `body` elsewhere is not a text");
     }
 
     #[test]

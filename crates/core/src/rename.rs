@@ -578,6 +578,22 @@ pub fn plan_bulk_move(vault: &Vault, asked: &[(String, String)], texts: &BTreeMa
     plan_pairs(vault, Moves::new(bulk_moves(vault, asked)?), texts)
 }
 
+/// The notes whose text [`plan_moves_as_given`] needs for `pairs`.
+pub(crate) fn notes_to_read_for_moves_as_given(vault: &Vault, pairs: &[(String, String)]) -> Vec<String> {
+    candidates(vault, &Moves::new(pairs.to_vec())).notes.into_iter().map(|(source, _)| source.to_owned()).collect()
+}
+
+/// Plans and proves the link edits of `pairs` (each file from where it is to where it ends),
+/// taken as given: the caller has checked them and orders the steps itself. An undo's moves
+/// back are planned so, as moves: the links made since the change follow the files back.
+pub(crate) fn plan_moves_as_given(
+    vault: &Vault,
+    pairs: Vec<(String, String)>,
+    texts: &BTreeMap<String, String>,
+) -> Result<MovePlan, MoveError> {
+    plan_pairs(vault, Moves::new(pairs), texts)
+}
+
 /// The vault's files as they will be after the moves: a view, nothing is copied.
 struct After<'a> {
     vault: &'a Vault,
@@ -640,6 +656,9 @@ fn candidates<'a>(vault: &'a Vault, moves: &Moves) -> Candidates<'a> {
             }
         }
     }
+    // A file whose links run past the index's limit may hold any link past it: it is read, and
+    // planned from its whole text (`NoteRead::whole`).
+    links.extend(vault.truncated_files().into_iter().map(|source| (source, 0)));
     // Grouped by where each path's text is (the index hands out one string per path), which
     // reads no path: sorted by address and position, each group a run.
     links.sort_unstable_by_key(|(source, index)| (source.as_ptr() as usize, *index));
@@ -756,6 +775,10 @@ pub fn plan_move(vault: &Vault, from: &str, to: &str, texts: &BTreeMap<String, S
     plan_pairs(vault, Moves::new(moves(vault, from, to)?), texts)
 }
 
+/// How a file whose links run past the index's limit is read for a move: every link of it.
+/// The note size limit bounds how many that can be.
+const WHOLE_TEXT: ParseConfig = ParseConfig { max_links: usize::MAX };
+
 /// The links of one note as the text given for it reads, with their resolutions before the
 /// move. When the text is the one the index read (its fingerprint is the index's), they are the
 /// index's links, borrowed; otherwise the text is parsed again, and must hold the links the
@@ -764,23 +787,55 @@ pub fn plan_move(vault: &Vault, from: &str, to: &str, texts: &BTreeMap<String, S
 struct NoteRead<'a> {
     indexed: Vec<ResolvedLink<'a>>,
     parsed: Option<Vec<Link>>,
+    /// For a file read whole ([`NoteRead::whole`]), the resolutions before the move of its
+    /// links past those the index kept, which the index has none of.
+    beyond: Vec<Resolution>,
 }
 
 impl<'a> NoteRead<'a> {
     fn new(vault: &'a Vault, source: &str, text: &str, config: &ParseConfig) -> Result<NoteRead<'a>, MoveError> {
         let indexed = vault.outgoing_links(source).unwrap_or_default();
         if vault.facts(source).is_some_and(|facts| facts.text_fingerprint == text_fingerprint(text)) {
-            return Ok(NoteRead { indexed, parsed: None });
+            return Ok(NoteRead { indexed, parsed: None, beyond: Vec::new() });
         }
         let links = parse_file(source, text, config).links;
         if links.len() != indexed.len() || links.iter().zip(&indexed).any(|(fresh, old)| fresh.target != old.link.target) {
             return Err(MoveError::StaleIndex { path: source.to_owned() });
         }
-        Ok(NoteRead { indexed, parsed: Some(links) })
+        Ok(NoteRead { indexed, parsed: Some(links), beyond: Vec::new() })
+    }
+
+    /// A file whose links run past the index's limit, read whole: it must begin with the links
+    /// the index kept (else the index is stale), and the links past them are resolved here
+    /// against the vault before the move, once per kind of link, folder and path.
+    fn whole(vault: &'a Vault, source: &str, text: &str) -> Result<NoteRead<'a>, MoveError> {
+        let indexed = vault.outgoing_links(source).unwrap_or_default();
+        let links = parse_file(source, text, &WHOLE_TEXT).links;
+        if links.len() < indexed.len() || links.iter().zip(&indexed).any(|(fresh, old)| fresh.target != old.link.target) {
+            return Err(MoveError::StaleIndex { path: source.to_owned() });
+        }
+        let mut known: QuickMap<String, Resolution> = QuickMap::default();
+        let mut key = String::new();
+        let beyond = links[indexed.len()..]
+            .iter()
+            .map(|link| {
+                if link.path.trim().is_empty() {
+                    return resolve::resolve(vault, source, link);
+                }
+                resolved_key(&mut key, link, folder(source));
+                if let Some(resolution) = known.get(key.as_str()) {
+                    return resolution.clone();
+                }
+                let resolution = resolve::resolve(vault, source, link);
+                known.insert(key.clone(), resolution.clone());
+                resolution
+            })
+            .collect();
+        Ok(NoteRead { indexed, parsed: Some(links), beyond })
     }
 
     fn len(&self) -> usize {
-        self.indexed.len()
+        self.parsed.as_ref().map_or(self.indexed.len(), Vec::len)
     }
 
     fn link(&self, index: usize) -> &Link {
@@ -790,8 +845,11 @@ impl<'a> NoteRead<'a> {
         }
     }
 
-    fn resolution(&self, index: usize) -> &'a Resolution {
-        self.indexed[index].resolution
+    fn resolution(&self, index: usize) -> &Resolution {
+        match self.indexed.get(index) {
+            Some(found) => found.resolution,
+            None => &self.beyond[index - self.indexed.len()],
+        }
     }
 }
 
@@ -802,7 +860,9 @@ struct NotePlan<'a> {
     new_source: &'a str,
     text: &'a str,
     read: NoteRead<'a>,
-    candidates: &'a [usize],
+    /// Read whole, past the index's limit ([`NoteRead::whole`]).
+    whole: bool,
+    candidates: std::borrow::Cow<'a, [usize]>,
     /// The edits, in the order of the text, each with its change and the position of the link
     /// it rewrites.
     edits: Vec<TextEdit>,
@@ -957,6 +1017,7 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
     let mut walk = texts.iter().peekable();
     // The bytes of new link text planned so far, held to MAX_PLAN_TEXT_BYTES as for a rewrite.
     let mut planned_bytes = 0;
+    let truncated = vault.truncated_files();
     for (source, run) in &candidates.notes {
         let (source, candidates) = (*source, &candidates.indexes[run.clone()]);
         while walk.next_if(|(path, _)| path.as_str() < source).is_some() {}
@@ -965,10 +1026,17 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
             .map(|(_, text)| text)
             .or_else(|| texts.get(source))
             .ok_or_else(|| MoveError::MissingText { path: source.to_owned() })?;
-        let read = NoteRead::new(vault, source, text, &config)?;
+        let whole = truncated.binary_search(&source).is_ok();
+        let (read, candidates) = if whole {
+            let read = NoteRead::whole(vault, source, text)?;
+            let every: Vec<usize> = (0..read.len()).collect();
+            (read, std::borrow::Cow::Owned(every))
+        } else {
+            (NoteRead::new(vault, source, text, &config)?, std::borrow::Cow::Borrowed(candidates))
+        };
         let new_source = moves.map(source);
         let (mut edits, mut changes, mut edited) = (Vec::new(), Vec::new(), Vec::new());
-        for &index in candidates {
+        for &index in candidates.iter() {
             let link = read.link(index);
             let expected = read.resolution(index).path().map(|path| moves.map(path));
             let now = planner.resolve(new_source, link);
@@ -1036,7 +1104,7 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
                 }
             }
         }
-        notes.push(NotePlan { source, new_source, text, read, candidates, edits, changes, edited });
+        notes.push(NotePlan { source, new_source, text, read, whole, candidates, edits, changes, edited });
     }
     for note in notes.iter().filter(|note| !note.edits.is_empty()) {
         prove(&mut planner, &moves, note, &config)?;
@@ -1147,8 +1215,8 @@ fn prove(planner: &mut Planner<'_>, moves: &Moves, note: &NotePlan<'_>, config: 
         return Ok(());
     }
     let new_text = apply_edits_of(note.text, note.edits.iter());
-    let now = parse_file(note.new_source, &new_text, config).links;
-    for &index in note.candidates {
+    let now = parse_file(note.new_source, &new_text, if note.whole { &WHOLE_TEXT } else { config }).links;
+    for &index in note.candidates.iter() {
         let old = note.read.link(index);
         let unrepresentable = |reason: &str| MoveError::UnrepresentableLink {
             note: note.source.to_owned(),

@@ -2,9 +2,10 @@
 //! folder) and the plugin (through the Vault API, by way of wasm) observe these while they carry
 //! out core's steps, and report them with the same code, sentence and hint.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{CallError, ErrorCode};
+use crate::rename::TextEdit;
 
 /// A change that could not be carried out, as the edge observed it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -13,6 +14,17 @@ pub enum StepError {
     /// A note no longer holds the text the plan was proven on (found before the first change or
     /// while writing); everything the batch did is undone, and the edit is kept.
     Changed { path: String },
+    /// A note the batch rewrote was saved by another program before the commit (an editor
+    /// reloading it from disk, an appender), and the batch undone around it; the save is kept,
+    /// with the batch's rewrite in it taken back ([`saved_over`]'s `PutBack`).
+    SavedOverPutBack { path: String },
+    /// As `SavedOverPutBack`, but the save touched what the batch rewrote, so the save is kept as
+    /// it is, and `links` in it still read as the batch wrote them, though the undo took their
+    /// files back ([`saved_over`]'s `Leave`).
+    SavedOverLeft { path: String, links: Vec<String> },
+    /// A file the batch created was saved over before the commit: the batch was undone around
+    /// it, and the file keeps the save.
+    CreatedSavedOver { path: String },
     /// A step failed (`what` says which, and why); every change made so far was undone.
     Failed { what: String },
     /// A step failed because something is at `path` now (`EEXIST`: another program made a file
@@ -68,6 +80,33 @@ impl StepError {
                 ConcurrentModification,
                 format!("`{path}` changed after the plan was made; nothing was changed"),
                 "Preview the move again (dry run) and approve the new plan.",
+                true,
+            ),
+            StepError::SavedOverPutBack { path } => CallError::new(
+                ConcurrentModification,
+                format!("`{path}` was saved by another program while the change was being written; the change was undone, and the save kept in `{path}` with the links the change had rewritten in it put back as they were"),
+                "Preview the change again (dry run) and approve the new plan.",
+                true,
+            ),
+            StepError::SavedOverLeft { path, links } if links.is_empty() => CallError::new(
+                ConcurrentModification,
+                format!("`{path}` was saved by another program over the change's rewrite while it was being written; the change was undone, and `{path}` keeps the save, which no longer holds the links the change rewrote"),
+                "Read the note to check it, then preview the change again (dry run) and approve the new plan.",
+                true,
+            ),
+            StepError::SavedOverLeft { path, links } => CallError::new(
+                ConcurrentModification,
+                format!(
+                    "`{path}` was saved by another program over the change's rewrite while it was being written; the change was undone, but `{path}` keeps the save, in which {} still read as the change wrote them, for files the undo put back where they were",
+                    links.join(", ")
+                ),
+                "Put those links back by hand (or with rewrite_link), or preview the change again and apply it: its files then have the names the links use.",
+                false,
+            ),
+            StepError::CreatedSavedOver { path } => CallError::new(
+                ConcurrentModification,
+                format!("`{path}`, which the change created, was saved by another program while the change was being written; the change was undone but for `{path}`, which keeps the save"),
+                "Read the file, and remove it if it is not wanted; then preview the change again.",
                 true,
             ),
             StepError::Failed { what } => CallError::new(WriteFailed, format!("{what}; every change made so far was undone"), PERMISSIONS_HINT, true),
@@ -168,6 +207,109 @@ impl StepError {
     }
 }
 
+/// What an edge does about a note that the batch rewrote from `before` to `written`, and that
+/// another program saved as `saved` before the commit, once the batch is undone around it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SavedOver {
+    /// The save left the batch's rewrite intact: `text` is the save with that rewrite taken
+    /// back, which the edge writes in place of the save (only while the note still holds the
+    /// save); then the call ends with [`StepError::SavedOverPutBack`].
+    PutBack { text: String },
+    /// The save touched the rewrite: the edge leaves the note as saved, and the call ends with
+    /// [`StepError::SavedOverLeft`] naming `links`, the rewritten links the save still holds.
+    Leave { links: Vec<String> },
+}
+
+/// Decides [`SavedOver`]. The batch's rewrite is its `edits` of the note (each a span of
+/// `written` and the text of `before` it replaced; with none, the one span where `before` and
+/// `written` differ), the save's the one span where `written` and `saved` differ. When no edit
+/// meets or touches the save's span, each lies intact in the save, before it (at the same offset) or after
+/// it (shifted by what the save added), and only there: each is put back at its place.
+/// Otherwise the save is left, and `path` (for the parse) names the note whose rewritten links
+/// it still holds.
+pub fn saved_over(path: &str, before: &str, written: &str, saved: &str, edits: &[TextEdit]) -> SavedOver {
+    let rewrites = rewritten_spans(before, written, edits);
+    let save = differing_span(written, saved);
+    let (save_start, save_end) = (save.0, written.len() - save.1);
+    let mut text = String::with_capacity(saved.len() + before.len().saturating_sub(written.len()));
+    let mut at = 0;
+    for (span, old) in &rewrites {
+        // A save that touches an edit (typed right after a rewritten target) may have changed
+        // that link: only a save apart from it leaves it intact.
+        let mapped = if span.end < save_start {
+            span.start
+        } else if span.start > save_end {
+            span.start + saved.len() - written.len()
+        } else {
+            return SavedOver::Leave { links: links_left(path, before, written, saved, edits) };
+        };
+        text.push_str(&saved[at..mapped]);
+        text.push_str(old);
+        at = mapped + span.len();
+    }
+    text.push_str(&saved[at..]);
+    SavedOver::PutBack { text }
+}
+
+/// The links the batch rewrote (those of `written` that meet one of its edits) that `now`, the
+/// note as another program saved it, still holds as written.
+pub fn links_left(path: &str, before: &str, written: &str, now: &str, edits: &[TextEdit]) -> Vec<String> {
+    let rewrites = rewritten_spans(before, written, edits);
+    let mut links: Vec<String> = crate::canvas::parse_file(path, written, &crate::parse::ParseConfig::OBSIDIAN)
+        .links
+        .iter()
+        .filter(|link| rewrites.iter().any(|(span, _)| link.span.start < span.end && span.start < link.span.end))
+        .map(|link| written[link.span.range()].to_owned())
+        .filter(|link| now.contains(link.as_str()))
+        .collect();
+    links.dedup();
+    links
+}
+
+/// Each span of `written` the batch wrote, with the text of `before` it replaced, in order: from
+/// `edits` when they are the ones that made `written` from `before`, else the one span where the
+/// two differ.
+fn rewritten_spans<'t>(before: &'t str, written: &str, edits: &[TextEdit]) -> Vec<(std::ops::Range<usize>, &'t str)> {
+    let mut spans = Vec::with_capacity(edits.len());
+    let (mut shift, mut previous_end) = (0isize, 0);
+    for edit in edits {
+        let (start, end) = (edit.span.start, edit.span.end);
+        let fits_before = previous_end <= start && start <= end && before.get(start..end).is_some();
+        let at = start.checked_add_signed(shift);
+        let fits_written = at.is_some_and(|at| written.get(at..at + edit.replacement.len()) == Some(edit.replacement.as_str()));
+        let (true, true, Some(at)) = (fits_before, fits_written, at) else { return whole_span(before, written) };
+        spans.push((at..at + edit.replacement.len(), &before[start..end]));
+        shift += edit.replacement.len() as isize - (end - start) as isize;
+        previous_end = end;
+    }
+    if spans.is_empty() || before.len().checked_add_signed(shift) != Some(written.len()) {
+        return whole_span(before, written);
+    }
+    spans
+}
+
+/// The one span where `before` and `written` differ, as [`rewritten_spans`] gives it.
+fn whole_span<'t>(before: &'t str, written: &str) -> Vec<(std::ops::Range<usize>, &'t str)> {
+    let (prefix, suffix) = differing_span(before, written);
+    vec![(prefix..written.len() - suffix, &before[prefix..before.len() - suffix])]
+}
+
+/// The bytes at the start and at the end that `a` and `b` share, at character boundaries, the
+/// two not overlapping in either text.
+fn differing_span(a: &str, b: &str) -> (usize, usize) {
+    let mut prefix = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !a.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let room = a.len().min(b.len()) - prefix;
+    let mut suffix = a.bytes().rev().zip(b.bytes().rev()).take(room).take_while(|(x, y)| x == y).count();
+    while !a.is_char_boundary(a.len() - suffix) || !b.is_char_boundary(b.len() - suffix) {
+        suffix -= 1;
+    }
+    (prefix, suffix)
+}
+
 /// What to do about a journal that is not acted on; `journal` names the file.
 pub fn untrusted_hint(journal: &str) -> String {
     format!(
@@ -214,5 +356,57 @@ mod tests {
         assert!(!taken.hint.contains("permission") && taken.hint.contains("choose another name"), "{taken:?}");
         let linked = StepError::HardLinked { path: "A.md".to_owned(), links: 2 }.error();
         assert!(!linked.retryable && linked.message.contains("one file under 2 names"), "{linked:?}");
+    }
+
+    /// Reported in issue 34: a note the batch rewrote was saved by another program before the
+    /// commit, and the answer said "nothing was changed" while the note kept the new link. The
+    /// rewrite is put back in the save where the save left it intact, else the links it holds
+    /// are named.
+    #[test]
+    fn a_save_over_a_rewrite_keeps_the_save_and_puts_the_rewrite_back_where_it_is_intact() {
+        let check = |before: &str, written: &str, saved: &str, expected: SavedOver| {
+            assert_eq!(saved_over("C.md", before, written, saved, &[]), expected, "{saved:?}");
+        };
+        let put_back = |text: &str| SavedOver::PutBack { text: text.to_owned() };
+        let before = "# C\nSee [[A]] and [[A#Part|a part]].\n\nMore.\n";
+        let written = "# C\nSee [[Sub/Renamed]] and [[Sub/Renamed#Part|a part]].\n\nMore.\n";
+        // An appender, an editor reloading and typing above, one typing below: the rewrite is
+        // intact, before or after the save.
+        check(before, written, &format!("{written}appended\n"), put_back(&format!("{before}appended\n")));
+        check(before, written, &format!("typed é\n{written}"), put_back(&format!("typed é\n{before}")));
+        check(before, written, &written.replace("More.", "More and more."), put_back(&before.replace("More.", "More and more.")));
+        check(before, written, written, put_back(before));
+        // A save inside the rewrite: left, naming the rewritten links it still holds.
+        let inside = written.replace(" and [[Sub", " and, typed, [[Sub");
+        check(
+            before,
+            written,
+            &inside,
+            SavedOver::Leave { links: vec!["[[Sub/Renamed]]".to_owned(), "[[Sub/Renamed#Part|a part]]".to_owned()] },
+        );
+        let gone = "# C\nSee nothing.\n\nMore.\n";
+        check(before, written, gone, SavedOver::Leave { links: Vec::new() });
+        // With the batch's edits, each rewritten link is its own span: a save typed between
+        // two of them leaves both intact. A save inside one leaves the note as saved.
+        let edit = |start: usize, end: usize| TextEdit { span: crate::span::Span { start, end }, replacement: "Sub/Renamed".to_owned() };
+        let edits = [edit(10, 11), edit(20, 21)];
+        assert_eq!(crate::rename::apply_edits(before, &edits), written);
+        let between = written.replace(" and [[Sub", " and, typed, [[Sub");
+        let saved_over_edits = |saved: &str| saved_over("C.md", before, written, saved, &edits);
+        assert_eq!(saved_over_edits(&between), put_back(&before.replace(" and [[A", " and, typed, [[A")));
+        let inside = written.replace("[[Sub/Renamed#Part", "[[Sub/Renamed and more#Part");
+        assert_eq!(saved_over_edits(&inside), SavedOver::Leave { links: vec!["[[Sub/Renamed]]".to_owned()] });
+        // Edits that did not make the written text are not trusted: the one span is used.
+        let wrong = [edit(0, 1)];
+        assert_eq!(saved_over("C.md", before, written, &format!("{written}x"), &wrong), put_back(&format!("{before}x")));
+        // Worded for the agent: what was kept, and that the vault is not as before.
+        let left = StepError::SavedOverLeft { path: "C.md".to_owned(), links: vec!["[[Sub/Renamed]]".to_owned()] }.error();
+        assert!(
+            left.message.contains("[[Sub/Renamed]] still read as the change wrote them") && !left.message.contains("nothing was changed"),
+            "{}",
+            left.message
+        );
+        let parsed: StepError = serde_json::from_value(serde_json::json!({"kind": "saved_over_put_back", "path": "C.md"})).unwrap();
+        assert!(parsed.error().message.contains("the save kept in `C.md` with the links the change had rewritten in it put back"));
     }
 }

@@ -559,3 +559,50 @@ fn a_folder_spelt_like_another_but_for_case_or_normalization_is_refused() {
     let every = [("Notes/a.md".to_owned(), "notes/a.md".to_owned()), ("Inbox/c.md".to_owned(), "notes/c.md".to_owned())];
     assert!(vaultlink_core::rename::bulk_moves(&index, &every).is_ok());
 }
+
+/// A vault indexed with at most `max_links` links kept per note, as the index keeps 50,000.
+fn index_keeping(files: &Files, max_links: usize) -> vaultlink_core::Vault {
+    let mut config = vaultlink_core::index::IndexConfig::obsidian_defaults();
+    config.parse.max_links = max_links;
+    let mut vault = vaultlink_core::Vault::new(config);
+    for (path, text) in files {
+        vault.upsert(path, text);
+    }
+    vault
+}
+
+/// Reported in issue 34: a note with 60,000 `[[Target]]` (and a canvas with as many cards)
+/// moved `applied` while the 10,000 links past the index's limit still named `Target`. A note
+/// whose links reach the limit is planned from its whole text, every link of it.
+#[test]
+fn a_note_with_more_links_than_the_index_keeps_is_planned_from_its_whole_text() {
+    let card = |at: usize| format!("{{\"id\":\"c{at}\",\"type\":\"file\",\"file\":\"Target.md\"}}");
+    let cards: Vec<String> = (0..5).map(card).collect();
+    let before = files(&format!(
+        "//- Target.md\n//- Many.md\n{}\n//- Late.md\n[[Other]] [[Other]] [[Other]] [[Target]] [[Target#Part]]\n//- Other.md\n//- Board.canvas\n{{\"nodes\":[{}]}}",
+        "[[Target]] ".repeat(5),
+        cards.join(",")
+    ));
+    let vault = index_keeping(&before, 3);
+    assert!(vault.is_truncated("Many.md") && vault.is_truncated("Late.md"));
+    let needed = vaultlink_core::rename::notes_to_read(&vault, "Target.md", "Sub/Renamed.md").expect("planned");
+    assert!(needed.contains(&"Late.md".to_owned()), "a note whose only links to the file are past the limit is read: {needed:?}");
+    let texts: BTreeMap<String, String> = needed.iter().map(|path| (path.clone(), before[path].clone())).collect();
+    let plan = vaultlink_core::rename::plan_move(&vault, "Target.md", "Sub/Renamed.md", &texts).expect("planned");
+    let after = apply(&before, &plan);
+    assert_eq!(after["Many.md"], format!("{}\n", "[[Renamed]] ".repeat(5)));
+    assert_eq!(after["Late.md"], "[[Other]] [[Other]] [[Other]] [[Renamed]] [[Renamed#Part]]\n");
+    assert_eq!(after["Board.canvas"].matches("Sub/Renamed.md").count(), 5, "{}", after["Board.canvas"]);
+    assert!(!after.values().any(|text| text.contains("Target")), "{after:?}");
+    assert_eq!(plan.changes.len(), 5 + 2 + 5);
+}
+
+/// The text given for a note past the limit must still begin with the links the index kept.
+#[test]
+fn a_note_past_the_limit_whose_text_is_not_the_indexed_one_is_refused() {
+    let before = files(&format!("//- Target.md\n//- Many.md\n{}", "[[Target]] ".repeat(5)));
+    let vault = index_keeping(&before, 3);
+    let texts = BTreeMap::from([("Many.md".to_owned(), "[[Elsewhere]] [[Target]]".to_owned())]);
+    let error = vaultlink_core::rename::plan_move(&vault, "Target.md", "Renamed.md", &texts).expect_err("stale");
+    assert_eq!(error.code(), vaultlink_core::error::ErrorCode::ConcurrentModification, "{}", error.message());
+}

@@ -108,6 +108,37 @@ fn undo_refused(batch: &Batch, path: &str) -> ToolError {
     vaultlink_core::error::CallError::of(&vaultlink_core::history::UndoError::Edited { change_id, notes: vec![path.to_owned()] }).into()
 }
 
+/// What a note saved over after the batch wrote it becomes, before the rest of the batch is
+/// undone: the save with the batch's rewrite put back, written in its place only while it still
+/// holds the save (`journal::replace_note`), when core finds the rewrite intact in it
+/// (`step::saved_over`); else the save as it is, its rewritten links named. A file the batch
+/// created keeps the save.
+fn settle_saved_over(disk: &dyn Disk, root: &Path, batch: &Batch, path: &str) -> StepError {
+    use vaultlink_core::step::{links_left, saved_over, SavedOver};
+    let Some(write) = batch.writes.iter().find(|write| write.path == path) else {
+        return StepError::CreatedSavedOver { path: path.to_owned() };
+    };
+    // Where the batch's moves took it; the undo moves it back.
+    let now = batch.moves.iter().fold(path, |now, file_move| if file_move.from == now { file_move.to.as_str() } else { now });
+    let read = || fs::read(root.join(now)).ok().and_then(|bytes| String::from_utf8(bytes).ok()).unwrap_or_default();
+    let saved = read();
+    let left = |now: &str| StepError::SavedOverLeft {
+        path: path.to_owned(),
+        links: links_left(path, &write.before, &write.text, now, &write.edits),
+    };
+    match saved_over(path, &write.before, &write.text, &saved, &write.edits) {
+        SavedOver::PutBack { text } => {
+            match journal::replace_note(disk, root, now, &write.temporary, journal::Expected::Bytes(saved.as_bytes()), text.as_bytes()) {
+                Ok(journal::Replaced::Yes) => StepError::SavedOverPutBack { path: path.to_owned() },
+                // Saved again meanwhile, or the write failed: the note is as the other program
+                // left it.
+                _ => left(&read()),
+            }
+        }
+        SavedOver::Leave { links } => StepError::SavedOverLeft { path: path.to_owned(), links },
+    }
+}
+
 /// A change that was carried out whole, after which the folder could not be read again. It is
 /// not `write_failed`, whose wording says everything was undone: here nothing was, and the agent
 /// must not apply the change a second time.
@@ -391,6 +422,9 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
         journal::finish(disk, root, &journal).map_err(|error| format!("removing the journal failed: {error}"))
     })();
     if let Err(what) = result {
+        // A note saved over keeps the save; before the rest is undone (the journal still there),
+        // the rewrite in it is put back where the save left it intact, as core decides.
+        let settled = saved_over.as_deref().map(|saved| settle_saved_over(disk, root, batch, saved));
         let undone = match (&edited_meanwhile, &saved_over) {
             // Only what this batch wrote is undone: the edited note is the editor's.
             (Some(_), _) => journal::undo(disk, root, &Journal { writes: journal.writes[..written].to_vec(), ..journal.clone() }).map(Some),
@@ -413,18 +447,16 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
             // The whole batch, from the journal it wrote, as recovery after a crash undoes it.
             (None, None) => journal::undo(disk, root, &journal).map(Some),
         };
-        if let Some(saved) = saved_over {
-            edited_meanwhile = Some(saved);
-        }
-        return Err(match undone {
-            Ok(_) if edited_meanwhile.is_some() => concurrent(edited_meanwhile.as_deref().unwrap_or_default()),
-            Ok(_) if removed_meanwhile.is_some() => undo_refused(batch, removed_meanwhile.as_deref().unwrap_or_default()),
-            Ok(_) => match (through_link, taken_name) {
+        return Err(match (undone, settled) {
+            (Ok(_), Some(settled)) => settled.error().into(),
+            (Ok(_), None) if edited_meanwhile.is_some() => concurrent(edited_meanwhile.as_deref().unwrap_or_default()),
+            (Ok(_), None) if removed_meanwhile.is_some() => undo_refused(batch, removed_meanwhile.as_deref().unwrap_or_default()),
+            (Ok(_), None) => match (through_link, taken_name) {
                 (Some(refusal), _) => refusal.error().into(),
                 (None, Some((step, path))) => taken(step, &path),
                 (None, None) => write_failed(what),
             },
-            Err(undo) => {
+            (Err(undo), _) => {
                 journal::abandon(disk, root, &journal);
                 StepError::UndoIncomplete { what, left: undo.message }.error().into()
             }
@@ -1011,6 +1043,68 @@ mod tests {
         assert_eq!(snapshot(dir.path()), expected, "A.md restored, C.md keeps the save");
     }
 
+    /// Reported in issue 34: another program saved a note the batch had already rewritten (an
+    /// editor reloading it from disk, an appender) before the last look; the batch was undone
+    /// around it, the note kept the new link while the moved note went back, and the answer said
+    /// "nothing was changed". The save is kept with the rewrite put back where the save left it
+    /// intact; else the answer names the note and the link left as the batch wrote it.
+    #[test]
+    fn a_save_after_a_notes_rewrite_keeps_the_save_and_its_link_or_names_the_link() {
+        /// A case: its name, the save made over the rewritten text, and the note's text after it
+        /// when the rewrite is put back.
+        type Case = (&'static str, fn(&str) -> String, Option<&'static str>);
+        let cases: [Case; 3] = [
+            ("an appender", |now| format!("{now}appended meanwhile\n"), Some("See [[A]] and [b](A.md).\nappended meanwhile\n")),
+            (
+                "an editor typing between the rewritten links",
+                |now| now.replace(" and [b]", " and, typed, [b]"),
+                Some("See [[A]] and, typed, [b](A.md).\n"),
+            ),
+            ("a save over the rewrite", |_| "Typed over [[Renamed]] wholly.\n".to_owned(), None),
+        ];
+        for (case, save, put_back) in cases {
+            let (dir, mut index) = vault(&[("A.md", "# A\n"), ("C.md", "See [[A]] and [b](A.md).\n")]);
+            let plan = plan_for(&index, "A.md", "Sub/Renamed.md");
+            let note = dir.path().join("C.md");
+            let saved = std::cell::Cell::new(None);
+            // Between the notes' writes and the last look: as the moved note goes to its place.
+            let disk = Hooked(|operation: &str, path: &Path| {
+                if operation == "rename_new" && path.ends_with("Sub/Renamed.md") && saved.get().is_none() {
+                    let now = fs::read_to_string(&note).unwrap();
+                    assert_eq!(now, "See [[Renamed]] and [b](Sub/Renamed.md).\n", "{case}: the batch wrote it");
+                    let text = save(&now);
+                    fs::write(&note, &text).unwrap();
+                    saved.set(Some(text.len()));
+                }
+            });
+            let refusal = apply_plan_on(&disk, index.root(), &plan, None, "move_note").unwrap_err();
+            assert!(saved.get().is_some(), "{case}: the save was made");
+            assert_eq!(refusal.code, "concurrent_modification", "{case}: {refusal:?}");
+            assert!(!refusal.message.contains("nothing was changed"), "{case}: {refusal:?}");
+            assert!(dir.path().join("A.md").exists() && !dir.path().join("Sub").exists(), "{case}: the move is undone");
+            let now = fs::read_to_string(&note).unwrap();
+            match put_back {
+                Some(expected) => {
+                    assert_eq!(now, expected, "{case}: the save is kept, its links put back");
+                    assert!(
+                        refusal.message.contains("the save kept in `C.md` with the links the change had rewritten in it put back"),
+                        "{refusal:?}"
+                    );
+                }
+                None => {
+                    assert_eq!(now, "Typed over [[Renamed]] wholly.\n", "{case}: the save is kept as it is");
+                    assert!(
+                        refusal.message.contains("`C.md` keeps the save, in which [[Renamed]] still read as the change wrote them"),
+                        "{refusal:?}"
+                    );
+                    assert!(!refusal.retryable && refusal.hint.contains("rewrite_link"), "{refusal:?}");
+                }
+            }
+            assert!(!dir.path().join(".vaultlink/journal.json").exists(), "{case}: no journal left");
+            index.refresh().unwrap();
+        }
+    }
+
     /// A second batch while a journal is there is refused before any change, whether the
     /// journal's process is alive (a batch in progress) or gone (an interrupted one).
     #[test]
@@ -1376,6 +1470,38 @@ mod tests {
             }
         }
         assert!(steps.is_some_and(|steps| steps >= 4), "the undo takes several steps: {steps:?}");
+    }
+
+    /// Issue 34: after `A.md -> Sub/Renamed.md`, a new note `D.md` said `[[Renamed]]`; undoing
+    /// listed only the change's own files and left D's link broken. The moves back are planned
+    /// as moves, so D's link follows A back; and the undo of a page that a note links since is
+    /// refused, naming the link, unless `force`.
+    #[test]
+    fn an_undo_keeps_the_links_made_since_the_change() {
+        let (dir, mut index) = vault(&[("A.md", "# A\n"), ("B.md", "[[A]]\n")]);
+        let run = |index: &mut FolderIndex, tool: &str, arguments: Value| {
+            crate::tools::run_on_folder_with(&RealDisk, index, tool, &arguments, &Progress::none())
+        };
+        run(&mut index, "move_note", json!({"from": "A.md", "to": "Sub/Renamed.md", "dry_run": false})).unwrap();
+        fs::write(dir.path().join("D.md"), "See [[Renamed]].\n").unwrap();
+        index.refresh().unwrap();
+        let undone = run(&mut index, "undo_change", json!({"dry_run": false})).unwrap();
+        assert_eq!(undone["relinked"], json!(["D.md"]), "{undone}");
+        assert_eq!(fs::read_to_string(dir.path().join("D.md")).unwrap(), "See [[A]].\n");
+        assert_eq!(fs::read_to_string(dir.path().join("B.md")).unwrap(), "[[A]]\n");
+        assert!(dir.path().join("A.md").exists() && !dir.path().join("Sub").exists());
+
+        let page = json!({"page": {"path": "Page", "body": "text\n"}, "dry_run": false});
+        run(&mut index, "commit_wiki_page", page).unwrap();
+        fs::write(dir.path().join("E.md"), "About [[Page]].\n").unwrap();
+        index.refresh().unwrap();
+        let refused = run(&mut index, "undo_change", json!({"dry_run": false})).unwrap_err();
+        assert_eq!(refused.code, "undo_refused", "{refused:?}");
+        assert!(refused.message.contains("`E.md` line 1 ([[Page]])"), "{refused:?}");
+        assert!(dir.path().join("Page.md").exists(), "nothing was changed");
+        let forced = run(&mut index, "undo_change", json!({"dry_run": false, "force": true})).unwrap();
+        assert_eq!((forced["removed"].clone(), forced["backlinks"][0]["note"].clone()), (json!(["Page.md"]), json!("E.md")), "{forced}");
+        assert!(!dir.path().join("Page.md").exists());
     }
 
     /// Issue 21: `undo_change` removed a file its change created by reading it, checking it and

@@ -153,17 +153,17 @@ fn response_format() -> Value {
 
 /// A writing tool's `dry_run`, the same for every tool that plans with a `plan_hash`.
 fn dry_run() -> Value {
-    json!({"type": "boolean", "description": "Left out, true unless `approved_plan_hash` is given: only a preview."})
+    json!({"type": "boolean", "description": "Preview only; the default without `approved_plan_hash`."})
 }
 
 /// A writing tool's `approved_plan_hash`, as `dry_run` pairs with it.
 fn approved_plan_hash() -> Value {
-    json!({"type": "string", "description": "A preview's `plan_hash`: apply exactly that plan. Not with `dry_run: true`."})
+    json!({"type": "string", "description": "Apply a preview's `plan_hash`; no `dry_run`."})
 }
 
 fn limit() -> Value {
     json!({"type": "integer", "minimum": 1, "maximum": 1000, "default": 100,
-           "description": "Page size, 1 to 1000 (left out: up to 100, ending near 16 KB)."})
+           "description": "Page size (left out: up to 100, ending near 16 KB)."})
 }
 
 fn cursor() -> Value {
@@ -293,6 +293,7 @@ link, lint_wiki for a review with fixes. It reads only. It fails with `invalid_a
             "properties": {
                 "total_targets": {"type": "integer", "minimum": 0},
                 "next_cursor": next_cursor(),
+                "truncated_files": {"type": "array", "items": {"type": "string"}, "description": "Files whose links past 50,000 are unread."},
                 "targets": {
                     "type": "array",
                     "items": {
@@ -661,7 +662,7 @@ a stale cursor.",
         object(
             json!({
                 "title": {"type": "string", "description": "The concept's name, as a page on it would be titled, such as `Spaced repetition`."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "Page size, 1 to 1000 (left out: up to 50, ending near 16 KB)."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "Page size (left out: up to 50, ending near 16 KB)."},
                 "cursor": cursor(),
                 "nodes_only": {"type": "boolean", "default": false, "description": "Only the matching notes, their strength and mentions: no excerpts or lines."},
                 "response_format": json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
@@ -943,14 +944,15 @@ fn undo_change() -> ToolSpec {
         name: "undo_change",
         title: "Undo the last applied change (or a named one)",
         description: "Reverts one applied change (move, rewrite, property edit, bulk move, new page): the last, or the \
-one whose `change_id` an applied answer gave. Notes get their text back, moved files go back, created pages are \
-removed, in one batch. Refused when a note it touched changed since (named): undo later changes first. The last 20 \
+one whose `change_id` an applied answer gave. Notes get their text back, moved files go back (links made since \
+follow them: `relinked`), new pages are removed, in one batch. Refused when a note it touched changed since (named): \
+undo later changes first; or when notes link a new page since (`backlinks`), unless `force`. The last 20 \
 changes are kept in `.vaultlink/changes`; undoing again reverts the one before. Deletes are not kept (see the \
-trash). A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a change that was wrong; use \
-move_note or rewrite_link for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`.",
+trash). A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`.",
         input_schema: object(
             json!({
                 "change_id": {"type": "string", "description": "The `change_id` of an applied answer; the last change when left out."},
+                "force": {"type": "boolean", "description": "Remove a new page even though notes link it since."},
                 "dry_run": dry_run(),
                 "approved_plan_hash": approved_plan_hash(),
                 "response_format": response_format()
@@ -968,6 +970,8 @@ move_note or rewrite_link for a new one. Refusals: `nothing_to_undo`, `undo_refu
                 "restored": {"type": "array", "items": {"type": "string"}},
                 "moved_back": {"type": "array", "items": {"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}}},
                 "removed": {"type": "array", "items": {"type": "string"}},
+                "relinked": {"type": "array", "items": {"type": "string"}},
+                "backlinks": {"type": "array", "items": {"type": "object"}},
                 "kept_changes": {"type": "integer"}
             },
             "required": ["dry_run", "applied", "plan_hash", "change_id", "tool", "restored", "moved_back", "removed", "kept_changes"]

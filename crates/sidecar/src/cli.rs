@@ -211,6 +211,11 @@ pub async fn run(cli: Cli) -> Result<()> {
                         out!("    … and {} more", count - referrers.len() as u64);
                     }
                 }
+                // Links past the index's limit are in no target above: the files are named.
+                let first = call(&mut router, "find_unresolved_links", with_limit(json!({}))).await?;
+                for path in first["truncated_files"].as_array().into_iter().flatten() {
+                    out!("\n  {} has more links than are read; those past the limit are not checked", path.as_str().unwrap_or_default());
+                }
             }
             Ok(())
         }

@@ -32,9 +32,10 @@ const MAX_THREADS: usize = 8;
 /// What a file looked like when it was read: modification time and size.
 type Stamp = (Option<SystemTime>, u64);
 
-/// The largest note read; a larger one is indexed without its links and a warning is logged.
-/// 16 MiB is 30 times the largest note in the corpora we test on.
-pub const MAX_NOTE_BYTES: u64 = 16 * 1024 * 1024;
+/// The largest note read (core's, which also bounds a page `commit_wiki_page` writes); a larger
+/// one is indexed without its links and a warning is logged. 16 MiB is 30 times the largest
+/// note in the corpora we test on.
+pub const MAX_NOTE_BYTES: u64 = vaultlink_core::parameters::MAX_NOTE_BYTES as u64;
 
 /// While indexing, a progress notification every this many files read (and none when fewer
 /// files changed, which is every refresh but the first of a big vault).

@@ -753,6 +753,53 @@ mod tests {
         (dir, root)
     }
 
+    /// Issue 34: `commit_wiki_page` could not write a page over 4,096 characters. A 100 KB page
+    /// and a 10 KB appended text are written whole, through the argument check both edges run.
+    #[tokio::test]
+    async fn commit_wiki_page_writes_a_page_of_100_kb() {
+        let (_dir, root) = vault_of(&[("Topic.md", "# Topic\n")]);
+        let router = Router::new(root.clone(), Mode::Standalone);
+        let body = format!("See [[Topic]].\n\n{}", "A line of the long page, written out in full.\n".repeat(2_200));
+        assert!(body.len() > 100_000);
+        let text = "An appended paragraph of some length.\n".repeat(270);
+        let arguments = json!({
+            "page": {"path": "Long page.md", "body": body},
+            "patches": [{"path": "Topic.md", "kind": "append", "text": text}],
+            "dry_run": false
+        });
+        let committed = router.call("commit_wiki_page", arguments).await.1.unwrap();
+        assert_eq!(committed["applied"], true, "{committed}");
+        let page = std::fs::read_to_string(root.join("Long page.md")).unwrap();
+        assert!(page.contains(&body), "the page holds its whole body");
+        assert!(std::fs::read_to_string(root.join("Topic.md")).unwrap().contains(&text));
+    }
+
+    /// Issue 34: a note with 60,000 `[[Target]]` and a canvas with 60,000 cards moved
+    /// `applied` with 10,000 links in each still naming `Target`, and neither
+    /// `find_unresolved_links` nor lint said so. Both files are planned from their whole text,
+    /// and the index's reports name them.
+    #[tokio::test]
+    async fn a_move_rewrites_every_link_of_a_file_past_the_links_limit() {
+        let note = "[[Target]] ".repeat(60_000);
+        let cards: Vec<String> = (0..60_000).map(|at| format!(r#"{{"id":"c{at}","type":"file","file":"Target.md"}}"#)).collect();
+        let canvas = format!(r#"{{"nodes":[{}]}}"#, cards.join(","));
+        let (_dir, root) = vault_of(&[("Target.md", "# T\n"), ("Many.md", &note), ("Board.canvas", &canvas)]);
+        let router = Router::new(root.clone(), Mode::Standalone);
+        let unresolved = router.call("find_unresolved_links", json!({})).await.1.unwrap();
+        assert_eq!(unresolved["truncated_files"], json!(["Board.canvas", "Many.md"]), "{unresolved}");
+        let lint = router.call("lint_wiki", json!({"kinds": ["links_truncated"]})).await.1.unwrap();
+        let subjects: Vec<&str> = lint["proposals"].as_array().unwrap().iter().map(|found| found["subject"].as_str().unwrap()).collect();
+        assert_eq!(subjects, ["Board.canvas", "Many.md"], "{lint}");
+
+        let moved = router.call("move_note", json!({"from": "Target.md", "to": "Sub/Renamed.md", "dry_run": false})).await.1.unwrap();
+        assert_eq!(moved["applied"], true, "{moved}");
+        assert_eq!(moved["links_changed"], 120_000, "{moved}");
+        let note = std::fs::read_to_string(root.join("Many.md")).unwrap();
+        assert_eq!((note.matches("[[Renamed]]").count(), note.contains("Target")), (60_000, false));
+        let canvas = std::fs::read_to_string(root.join("Board.canvas")).unwrap();
+        assert_eq!((canvas.matches("Sub/Renamed.md").count(), canvas.contains("Target")), (60_000, false));
+    }
+
     /// Issue 21: a server read the vault while another process's batch was half made (its
     /// journal there, its process alive), and answered from it. A read now waits for that batch
     /// to end, reporting progress, and reads the vault as the batch left it; a batch that does

@@ -100,6 +100,27 @@ pub fn step_error(failure: JsValue) -> Result<JsValue, JsError> {
     to_js(&failure.error())
 }
 
+/// What to do about the note a batch's `write` (`{path, before, text, edits, ...}`) rewrote and
+/// another program saved as `saved` before the commit (core's `step::saved_over`):
+/// `{kind: "put_back", text}` or `{kind: "leave", links}`.
+#[wasm_bindgen(js_name = savedOver)]
+pub fn saved_over(write: JsValue, saved: &str) -> Result<JsValue, JsError> {
+    let write = batch_write(write)?;
+    to_js(&vaultlink_core::step::saved_over(&write.path, &write.before, &write.text, saved, &write.edits))
+}
+
+/// The links a batch's `write` rewrote that `now` still holds as it wrote them (core's
+/// `step::links_left`).
+#[wasm_bindgen(js_name = linksLeft)]
+pub fn links_left(write: JsValue, now: &str) -> Result<JsValue, JsError> {
+    let write = batch_write(write)?;
+    to_js(&vaultlink_core::step::links_left(&write.path, &write.before, &write.text, now, &write.edits))
+}
+
+fn batch_write(write: JsValue) -> Result<vaultlink_core::batch::BatchWrite, JsError> {
+    serde_wasm_bindgen::from_value(write).map_err(|error| JsError::new(&format!("not a batch's write: {error}")))
+}
+
 /// Which step of core's rule decides among `candidates` for a link in `source`:
 /// `"linking-folder"`, `"shortest-path"` or `"lexicographic"`.
 #[wasm_bindgen(js_name = decidedBy)]

@@ -18,6 +18,7 @@ pub mod broken_block_ref;
 pub mod broken_heading;
 pub mod dead_end;
 pub mod duplicate_identity;
+pub mod links_truncated;
 pub mod malformed_frontmatter;
 pub mod near_duplicate;
 pub mod orphan;
@@ -59,7 +60,7 @@ pub struct Example {
 
 /// The rules that run by default (`lint_wiki` without `kinds`), in the order their findings are
 /// reported. [`every_rule`] adds those that run only when named.
-pub const RULES: [&Rule; 10] = [
+pub const RULES: [&Rule; 11] = [
     &unresolved_link::RULE,
     &ambiguous_link::RULE,
     &broken_heading::RULE,
@@ -70,6 +71,7 @@ pub const RULES: [&Rule; 10] = [
     &duplicate_identity::RULE,
     &near_duplicate::RULE,
     &schema::RULE,
+    &links_truncated::RULE,
 ];
 
 /// The rules that run only when named in `kinds`, their findings reported after those of
@@ -314,8 +316,13 @@ pub(crate) mod tests {
 
     /// A vault from an inline fixture: `//- path` starts a file, the lines after it are its
     /// text, indentation kept (YAML needs it).
+    /// A first line `//! max_links N` reads the notes keeping `N` links each.
     pub fn fixture(text: &str) -> Vault {
-        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        let mut config = IndexConfig::obsidian_defaults();
+        if let Some(limit) = text.lines().next().and_then(|line| line.strip_prefix("//! max_links ")) {
+            config.parse.max_links = limit.trim().parse().expect("a number of links");
+        }
+        let mut vault = Vault::new(config);
         let mut files: Vec<(String, String)> = Vec::new();
         for line in text.lines() {
             match line.strip_prefix("//- ") {
