@@ -1939,6 +1939,33 @@ mod tests {
         }
     }
 
+    /// Runs the test `test_name` again as a child with `variable` set to `value`, and kills it
+    /// once it says it holds at its step (`HOLD `): whether it held (`false`: it ran to `DONE`).
+    fn run_child_killed_where_it_holds(test_name: &str, variable: &str, value: &str) -> bool {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([test_name, "--exact", "--nocapture", "--test-threads=1"])
+            .env(variable, value)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut held = None;
+        for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
+            let line = line.unwrap();
+            if line.contains("HOLD ") {
+                held = Some(true);
+                child.kill().unwrap();
+                break;
+            }
+            if line.ends_with("DONE") {
+                held = Some(false);
+            }
+        }
+        assert!(held.is_some(), "the child ended without holding: {:?}", child.wait());
+        child.wait().unwrap();
+        held == Some(true)
+    }
+
     /// The kept changes' files, by name, in `root`.
     fn records(root: &Path) -> Vec<String> {
         let folder = root.join(vaultlink_core::history::CHANGES_FOLDER);
@@ -2048,7 +2075,6 @@ mod tests {
     /// kept, and `undo_change` then undoes it.
     #[test]
     fn a_change_killed_at_any_step_is_undone_or_kept() {
-        use std::io::BufRead;
         let files: &[(&str, &str)] = &[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")];
         let arguments = json!({"from": "Old", "to": "deep/New", "dry_run": false});
         if let Ok(child) = std::env::var(KEEP_KILL_CHILD) {
@@ -2068,26 +2094,7 @@ mod tests {
         for hold_at in 0..80 {
             let (dir, index) = vault(files);
             let before = snapshot(dir.path());
-            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-                .args([test_name, "--exact", "--nocapture", "--test-threads=1"])
-                .env(KEEP_KILL_CHILD, format!("{hold_at} {}", index.root().display()))
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut held = None;
-            for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
-                let line = line.unwrap();
-                if line.contains("HOLD ") {
-                    held = Some(true);
-                    child.kill().unwrap();
-                    break;
-                }
-                if line.ends_with("DONE") {
-                    held = Some(false);
-                }
-            }
-            assert!(held.is_some(), "the child ended without holding: {:?}", child.wait());
-            child.wait().unwrap();
+            let held = run_child_killed_where_it_holds(test_name, KEEP_KILL_CHILD, &format!("{hold_at} {}", index.root().display()));
             // As the next start does.
             let mut next = FolderIndex::new(index.root().to_owned());
             next.refresh().unwrap();
@@ -2102,7 +2109,7 @@ mod tests {
                     .unwrap_or_else(|error| panic!("killed before step {hold_at}: the kept change undoes: {error:?}"));
                 assert_eq!(outside(snapshot(dir.path())), outside(before), "killed before step {hold_at}: undone");
             }
-            if held == Some(false) {
+            if !held {
                 assert!(made && hold_at >= 8, "the change took {hold_at} steps");
                 return;
             }
@@ -2119,7 +2126,6 @@ mod tests {
     /// still made and kept, or undone and forgotten.
     #[test]
     fn an_undo_killed_at_any_step_leaves_the_change_kept_or_undone_and_forgotten() {
-        use std::io::BufRead;
         let files: &[(&str, &str)] = &[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n")];
         let undo = json!({"dry_run": false});
         if let Ok(child) = std::env::var(UNDO_KILL_CHILD) {
@@ -2140,26 +2146,7 @@ mod tests {
             let before = outside(snapshot(dir.path()));
             move_note(&mut index, &json!({"from": "Old", "to": "deep/New", "dry_run": false})).unwrap();
             let moved = outside(snapshot(dir.path()));
-            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-                .args([test_name, "--exact", "--nocapture", "--test-threads=1"])
-                .env(UNDO_KILL_CHILD, format!("{hold_at} {}", index.root().display()))
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut held = None;
-            for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
-                let line = line.unwrap();
-                if line.contains("HOLD ") {
-                    held = Some(true);
-                    child.kill().unwrap();
-                    break;
-                }
-                if line.ends_with("DONE") {
-                    held = Some(false);
-                }
-            }
-            assert!(held.is_some(), "the child ended without holding: {:?}", child.wait());
-            child.wait().unwrap();
+            let held = run_child_killed_where_it_holds(test_name, UNDO_KILL_CHILD, &format!("{hold_at} {}", index.root().display()));
             let mut next = FolderIndex::new(index.root().to_owned());
             next.refresh().unwrap();
             let now = outside(snapshot(dir.path()));
@@ -2174,7 +2161,7 @@ mod tests {
                 move_note(&mut next, &json!({"from": "A", "to": "B", "dry_run": false})).unwrap();
                 assert_eq!(records(index.root()).len(), 1, "killed before step {hold_at}: nothing left of it");
             }
-            if held == Some(false) {
+            if !held {
                 assert!(hold_at >= 6, "the undo took {hold_at} steps");
                 return;
             }
@@ -2193,9 +2180,10 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), dir.path().join(".vaultlink/changes")).unwrap();
         let before = snapshot(dir.path());
         let refusal = move_note(&mut index, &json!({"from": "Old", "to": "New", "dry_run": false})).unwrap_err();
-        assert_eq!(refusal.code, "write_failed", "{refusal:?}");
-        assert!(refusal.message.contains("not a folder of the vault"), "{}", refusal.message);
-        assert_eq!(snapshot(dir.path()), before, "the move is undone");
+        // Core names the kept changes' folder among the paths to guard: refused before any change.
+        assert_eq!(refusal.code, "invalid_path", "{refusal:?}");
+        assert!(refusal.message.contains("goes through `.vaultlink/changes`, a symbolic link"), "{}", refusal.message);
+        assert_eq!(snapshot(dir.path()), before, "nothing was changed");
         assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0, "nothing was written outside");
     }
 }

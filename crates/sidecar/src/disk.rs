@@ -659,6 +659,47 @@ pub mod testing {
 
     use super::{Disk, RealDisk};
 
+    /// The real disk, with `$disk`'s `step()` run before each change: for the test disks that
+    /// act at a chosen step (hold there, swap a folder) and otherwise change what the real one does.
+    macro_rules! real_disk_after_each_step {
+        ($disk:ty) => {
+            impl Disk for $disk {
+                fn write_new(&self, root: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+                    self.step();
+                    RealDisk.write_new(root, path, bytes)
+                }
+                fn rename(&self, root: &Path, from: &Path, to: &Path) -> io::Result<()> {
+                    self.step();
+                    RealDisk.rename(root, from, to)
+                }
+                fn rename_new(&self, root: &Path, from: &Path, to: &Path) -> io::Result<()> {
+                    self.step();
+                    RealDisk.rename_new(root, from, to)
+                }
+                fn remove_file(&self, root: &Path, path: &Path) -> io::Result<()> {
+                    self.step();
+                    RealDisk.remove_file(root, path)
+                }
+                fn create_dir(&self, root: &Path, path: &Path) -> io::Result<()> {
+                    self.step();
+                    RealDisk.create_dir(root, path)
+                }
+                fn remove_dir(&self, root: &Path, path: &Path) -> io::Result<()> {
+                    self.step();
+                    RealDisk.remove_dir(root, path)
+                }
+                fn copy_attributes(&self, root: &Path, from: &Path, to: &Path) -> io::Result<()> {
+                    self.step();
+                    RealDisk.copy_attributes(root, from, to)
+                }
+                fn sync_dir(&self, root: &Path, path: &Path) -> io::Result<()> {
+                    self.step();
+                    RealDisk.sync_dir(root, path)
+                }
+            }
+        };
+    }
+
     /// How an injected failure looks to the caller.
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum Fault {
@@ -768,40 +809,7 @@ pub mod testing {
         }
     }
 
-    impl Disk for HoldingDisk {
-        fn write_new(&self, root: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
-            self.step();
-            RealDisk.write_new(root, path, bytes)
-        }
-        fn rename(&self, root: &Path, from: &Path, to: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.rename(root, from, to)
-        }
-        fn rename_new(&self, root: &Path, from: &Path, to: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.rename_new(root, from, to)
-        }
-        fn remove_file(&self, root: &Path, path: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.remove_file(root, path)
-        }
-        fn create_dir(&self, root: &Path, path: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.create_dir(root, path)
-        }
-        fn remove_dir(&self, root: &Path, path: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.remove_dir(root, path)
-        }
-        fn copy_attributes(&self, root: &Path, from: &Path, to: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.copy_attributes(root, from, to)
-        }
-        fn sync_dir(&self, root: &Path, path: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.sync_dir(root, path)
-        }
-    }
+    real_disk_after_each_step!(HoldingDisk);
 
     /// A disk that renames as some case-insensitive filesystems do (FAT, some network shares):
     /// a rename between two spellings of one name does nothing, and a rename onto a name that
@@ -1078,40 +1086,7 @@ pub mod testing {
         }
     }
 
-    impl Disk for Swapping {
-        fn write_new(&self, root: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
-            self.step();
-            RealDisk.write_new(root, path, bytes)
-        }
-        fn rename(&self, root: &Path, from: &Path, to: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.rename(root, from, to)
-        }
-        fn rename_new(&self, root: &Path, from: &Path, to: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.rename_new(root, from, to)
-        }
-        fn remove_file(&self, root: &Path, path: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.remove_file(root, path)
-        }
-        fn create_dir(&self, root: &Path, path: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.create_dir(root, path)
-        }
-        fn remove_dir(&self, root: &Path, path: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.remove_dir(root, path)
-        }
-        fn copy_attributes(&self, root: &Path, from: &Path, to: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.copy_attributes(root, from, to)
-        }
-        fn sync_dir(&self, root: &Path, path: &Path) -> io::Result<()> {
-            self.step();
-            RealDisk.sync_dir(root, path)
-        }
-    }
+    real_disk_after_each_step!(Swapping);
 
     /// Every file under `root` with its bytes, sorted; a symbolic link as where it points.
     #[allow(clippy::unwrap_used)]
