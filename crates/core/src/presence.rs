@@ -242,6 +242,12 @@ pub fn unreachable_because(presence: &Presence, here: &Here) -> (String, String)
             format!("Update the vaultlink plugin and the sidecar to the same version, {close}."),
         );
     }
+    if !lease.discovery_dir.is_empty() && lease.discovery_dir == here.discovery_dir {
+        return (
+            "the plugin keeps its discovery file in the folder this sidecar looks in, so it has just stopped (a crash leaves its lease until it runs out) or is starting".to_owned(),
+            format!("Call again in a moment; if Obsidian was closed or crashed, its lease runs out within {} s. Otherwise reload the vaultlink plugin in Obsidian, {close}.", EXPIRE_MS / 1000),
+        );
+    }
     let plugin_dir =
         if lease.discovery_dir.is_empty() { "its own home's state folder".to_owned() } else { format!("{:?}", lease.discovery_dir) };
     (
@@ -370,6 +376,8 @@ mod tests {
         assert!(why.contains("protocol 2"), "{why}");
         let (why, what) = of(Lease { bridge: false, ..lease("desk") });
         assert!(why.contains("turned off") && what.contains("Let agents connect"), "{why}");
+        let (why, what) = of(Lease { discovery_dir: here.discovery_dir.clone(), ..lease("desk") });
+        assert!(why.contains("just stopped") && what.contains("Call again in a moment"), "{why} / {what}");
         let (why, _) = unreachable_because(&Presence::Unreadable { reason: "x".to_owned(), age_ms: 0 }, &here);
         assert!(why.contains("does not say"), "{why}");
     }

@@ -70,11 +70,11 @@ impl ToolError {
 
     /// No plugin could be reached, but the vault's presence lease says Obsidian holds the vault
     /// (see [`crate::presence`]): the sidecar is somewhere the plugin cannot be reached from.
-    fn plugin_unreachable(presence: &vaultlink_core::presence::Presence, why: &str, what: &str) -> ToolError {
+    fn plugin_unreachable(presence: &vaultlink_core::presence::Presence, reason: &str, why: &str, what: &str) -> ToolError {
         ToolError::new(
             ErrorCode::PluginUnavailable,
             format!(
-                "Obsidian has this vault open ({}), but its vaultlink plugin cannot be reached from here: {why}; the sidecar wrote nothing, so that Obsidian and the sidecar never write the vault at once",
+                "Obsidian has this vault open ({}), but its vaultlink plugin cannot be reached from here ({reason}): {why}; the sidecar wrote nothing, so that Obsidian and the sidecar never write the vault at once",
                 presence.describe()
             ),
             format!("{what} Reads are still answered from the folder. To write on the folder anyway, run the sidecar with --mode standalone."),
@@ -275,7 +275,7 @@ impl Router {
                     if let Some(held) = self.presence().await.filter(vaultlink_core::presence::Presence::holds_writes) {
                         let (why, what) = vaultlink_core::presence::unreachable_because(&held, &crate::presence::here());
                         self.record(&format!("refused a write on the folder: {}; {why}", held.describe()));
-                        return (Served::Plugin, Err(ToolError::plugin_unreachable(&held, &why, &what)));
+                        return (Served::Plugin, Err(ToolError::plugin_unreachable(&held, &reason, &why, &what)));
                     }
                     let evidence = self.obsidian_evidence().await;
                     if let Some(open) = evidence.open {
