@@ -56,6 +56,7 @@ export class PresenceKeeper {
 
 	/** Writes the lease now, then every `renewMs` until `host` unloads, when it is removed. */
 	keep(host: LeaseHost, renewMs: number = PRESENCE_RENEW_MS): void {
+		this.removeStaleTemporaries();
 		this.renew();
 		host.registerInterval(window.setInterval(() => this.renew(), renewMs));
 		host.register(() => this.stop());
@@ -88,6 +89,28 @@ export class PresenceKeeper {
 			const message = error instanceof Error ? error.message : String(error);
 			if (this.failure === null) console.warn(`vaultlink: the presence lease ${PRESENCE_FILE} could not be written (${message}); a sidecar that cannot reach the bridge may not see that Obsidian has the vault open`);
 			this.failure = message;
+		}
+	}
+
+	/** Removes the temporary lease files a load killed mid-renewal left (any other window's are renamed within moments, so only old ones go). */
+	private removeStaleTemporaries(): void {
+		const folder = path.join(this.vaultPath, PRESENCE_FOLDER);
+		let names: string[];
+		try {
+			if (fs.lstatSync(folder).isSymbolicLink()) return;
+			names = fs.readdirSync(folder);
+		} catch {
+			return;
+		}
+		for (const name of names) {
+			if (!/^presence\.json\.[0-9a-f]{16}\.tmp$/.test(name)) continue;
+			const file = path.join(folder, name);
+			try {
+				const stat = fs.lstatSync(file);
+				if (stat.isFile() && Date.now() - stat.mtimeMs > PRESENCE_EXPIRE_MS) fs.rmSync(file, { force: true });
+			} catch {
+				// Gone meanwhile.
+			}
 		}
 	}
 

@@ -77,6 +77,26 @@ test("the lease is written at load, renewed on the window's timer, and removed o
 	assert.ok(!fs.existsSync(leaseFile), "the renewal stopped with the plugin");
 });
 
+test("a temporary lease file a killed load left is removed at the next load, once old", async () => {
+	const vaultDir = vaultWithANote();
+	fs.mkdirSync(path.join(vaultDir, ".vaultlink"));
+	const stale = path.join(vaultDir, ".vaultlink", "presence.json.00112233445566aa.tmp");
+	const recent = path.join(vaultDir, ".vaultlink", "presence.json.00112233445566bb.tmp");
+	fs.writeFileSync(stale, "{}");
+	fs.writeFileSync(recent, "{}");
+	const aMinuteAgo = new Date(Date.now() - 60_000);
+	fs.utimesSync(stale, aMinuteAgo, aMinuteAgo);
+	const plugin = new VaultlinkPlugin(asObsidianApp(new App(vaultDir)), { ...manifest });
+	plugin.load();
+	try {
+		assert.ok(!fs.existsSync(stale), "a killed load's");
+		assert.ok(fs.existsSync(recent), "another window's, being renamed now");
+		await plugin.ready;
+	} finally {
+		plugin.unload();
+	}
+});
+
 test("an unload leaves another window's lease in place", async () => {
 	const vaultDir = vaultWithANote();
 	const leaseFile = path.join(vaultDir, ...PRESENCE_FILE.split("/"));

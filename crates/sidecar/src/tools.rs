@@ -504,6 +504,7 @@ impl Router {
                 }
                 Err(NoPlugin::Starting(reason)) => {
                     plugin["state"] = json!("starting");
+                    reads = json!({"go_to": "folder", "evidence": [format!("{reason}: reads are answered from the folder meanwhile")]});
                     writes = json!({"go_to": "plugin", "evidence": [format!("{reason}: a write waits up to {} s for it, then is refused", self.startup_wait.as_secs())]});
                     plugin["reason"] = json!(reason);
                 }
