@@ -99,3 +99,19 @@ def test_a_damaged_or_linked_lease(home, home_vault, another_home):
     assert any("not a plain file" in line for line in health.structured_content["writes"]["evidence"])
     assert applied.is_error is False, applied.content
     assert snapshot(home_vault) != before
+
+
+def test_another_machines_lease_and_one_ahead_of_the_clock_hold_writes_back(home, home_vault, another_home):
+    """A fresh lease naming another host (a container sharing the folder, or a synced computer)
+    holds writes back and is named; so does one whose time is ahead of this machine's clock."""
+    lease = home_vault / LEASE
+    lease.parent.mkdir()
+    lease.write_text(json.dumps({**VECTOR["lease"], "machine": "elsewhere-host"}))
+    health, error = refused_write(home_vault)
+    assert "\"elsewhere-host\"" in error["message"] and "another machine" in error["message"], error
+    assert "Run the sidecar on \"elsewhere-host\"" in error["hint"], error
+    assert health["writes"]["go_to"] == "refused"
+    lease.write_text(json.dumps({**VECTOR["lease"], "machine": os.uname().nodename}))
+    backdate(lease, -3600)
+    health, error = refused_write(home_vault)
+    assert "ahead of this machine's clock" in error["message"], error
