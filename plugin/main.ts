@@ -26,6 +26,9 @@ import { MAX_CRASHES, WorkerEngine, type EngineRestart } from "./engine/worker-e
 import { startEngine } from "./engine/start";
 import { DirectEngine } from "./engine/direct";
 import { ErrorCode } from "./error-codes";
+import { PRESENCE_RENEW_MS, PresenceKeeper } from "./presence";
+import { PROTOCOL_VERSION } from "./bridge/discovery";
+import { discoveryDirectory } from "./bridge/paths";
 
 /** Where the bridge is, once it is up. */
 export interface BridgeInfo {
@@ -67,6 +70,8 @@ export default class VaultlinkPlugin extends Plugin {
 	metadataWaitMs = METADATA_RESOLVE_WAIT_MS;
 	/** How old the latest rename must be before the rename audit looks (`RENAME_SETTLE_MS`); a test may shorten it. */
 	renameSettleMs = RENAME_SETTLE_MS;
+	/** How often the presence lease in the vault is renewed (`PRESENCE_RENEW_MS`); a test may shorten it. */
+	presenceRenewMs = PRESENCE_RENEW_MS;
 	/** Where "Copy MCP client configuration" writes; a test may replace it before using it. */
 	clipboard: ClipboardWriter = { writeText: (text) => navigator.clipboard.writeText(text) };
 	/**
@@ -100,6 +105,8 @@ export default class VaultlinkPlugin extends Plugin {
 	private vaultLint: VaultLint | null = null;
 	private settingTab: VaultlinkSettingTab | null = null;
 	private checkLinks: { running: Promise<void> | null } | null = null;
+	/** The presence lease in the vault, kept from load to unload (desktop only). */
+	private presence: PresenceKeeper | null = null;
 	private unloaded = false;
 	/** The indexing of the vault after the link engine's latest restart, if there was one. */
 	private reindexing: Promise<void> | null = null;
@@ -127,6 +134,19 @@ export default class VaultlinkPlugin extends Plugin {
 			startup.engineLoadedMs = performance.now() - started;
 		});
 		this.settingsRead = this.readSettings();
+		// The presence lease goes first: from now on even a sidecar that cannot reach the bridge
+		// sees that Obsidian has the vault open, and does not write on the folder.
+		const adapter = this.app.vault.adapter;
+		if (adapter instanceof FileSystemAdapter) {
+			const presence = new PresenceKeeper(adapter.getBasePath(), () => ({
+				plugin_version: this.manifest.version,
+				protocol: PROTOCOL_VERSION,
+				bridge: this.loadedSettings?.bridgeEnabled ?? true,
+				discovery_dir: discoveryDirectory(),
+			}));
+			presence.keep(this, this.presenceRenewMs);
+			this.presence = presence;
+		}
 
 		registerLinkParityCommand(this, () => this.settledIndex(), () => this.metadataWaitMs);
 		const settledHost = async () => {
@@ -246,6 +266,7 @@ export default class VaultlinkPlugin extends Plugin {
 		this.vaultLint = null;
 		this.settingTab = null;
 		this.checkLinks = null;
+		this.presence = null;
 	}
 
 	/**
@@ -285,6 +306,11 @@ export default class VaultlinkPlugin extends Plugin {
 			console.error("vaultlink: the vault could not be indexed again after the link engine restarted", error);
 			new Notice(`vaultlink: the vault could not be indexed again (${messageOf(error)}); disable and enable the plugin.`, ERROR_NOTICE_MS);
 		}
+	}
+
+	/** The presence lease's keeper, for tests; null when unloaded or on mobile. */
+	get presenceKeeper(): PresenceKeeper | null {
+		return this.presence;
 	}
 
 	/** The settings once read; null before that. */

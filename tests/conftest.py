@@ -82,13 +82,14 @@ def stop_plugin(host):
 
 
 def snapshot(folder):
-    """Every file of the vault and its bytes, but `.obsidian` and the changes kept for
-    undo_change in `.vaultlink/changes` (engine state, whose names and seals differ by process
-    and time; `kept_changes` lists them)."""
+    """Every file of the vault and its bytes, but `.obsidian`, the changes kept for undo_change
+    in `.vaultlink/changes` and the plugin's presence lease `.vaultlink/presence.json` (engine
+    state, whose names, seals and ids differ by process and time; `kept_changes` lists the
+    changes)."""
     return {str(path.relative_to(folder)): path.read_bytes()
             for path in sorted(Path(folder).rglob("*"))
             if path.is_file() and ".obsidian" not in path.parts
-            and path.relative_to(folder).parts[:2] != (".vaultlink", "changes")}
+            and path.relative_to(folder).parts[:2] not in ((".vaultlink", "changes"), (".vaultlink", "presence.json"))}
 
 
 def kept_changes(folder):

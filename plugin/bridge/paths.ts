@@ -135,8 +135,11 @@ export function keyOfCanonicalPath(canonicalPath: string): string {
 
 /** The vault's canonical form on this system: symbolic links and relative segments resolved by the OS, then {@link canonicalForm}. */
 export function canonicalVaultPath(vaultPath: string, platform: NodeJS.Platform = process.platform): string {
-	// The native call on Windows gives the folder's real case and drive, as the sidecar's does.
-	const real = platform === "win32" ? fs.realpathSync.native(vaultPath) : fs.realpathSync(vaultPath);
+	// The native call (realpath(3), GetFinalPathNameByHandle) gives the folder's casing on disk,
+	// as the sidecar's `canonicalize` does. Node's own `realpathSync` keeps the casing it was
+	// handed on a disk that ignores case (macOS, Windows), and a key from that casing is not the
+	// sidecar's: the bridge would go unused.
+	const real = fs.realpathSync.native(vaultPath);
 	return canonicalForm(real, platform);
 }
 

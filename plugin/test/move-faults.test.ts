@@ -31,6 +31,11 @@ function sealedJournal(vaultDir: string, journal: Journal): string {
 	return made.sealed;
 }
 
+/** What `.vaultlink` holds but the plugin's presence lease. */
+function engineFiles(vaultDir: string): string[] {
+	return fs.readdirSync(path.join(vaultDir, ".vaultlink")).filter((name) => name !== "presence.json");
+}
+
 function errorOf(outcome: ToolOutcome): ToolError {
 	assert.ok(!outcome.ok, `expected an error, got ${JSON.stringify(outcome)}`);
 	return outcome.error;
@@ -61,7 +66,7 @@ test("the journal holds every pre-image while the batch runs, and is gone once i
 	assert.deepEqual(journal.moves, [{ from: "Old.md", to: "deep/New.md", via: null }]);
 	assert.deepEqual(journal.made_folders, ["deep"]);
 	assert.equal(fs.existsSync(path.join(vaultDir, JOURNAL_PATH)), false, "no journal left");
-	assert.deepEqual(fs.readdirSync(path.join(vaultDir, ".vaultlink")), ["changes"], "only the change kept for undo_change");
+	assert.deepEqual(engineFiles(vaultDir), ["changes"], "only the change kept for undo_change");
 	assert.equal(fs.readdirSync(path.join(vaultDir, ".vaultlink", "changes")).length, 1);
 });
 
@@ -181,7 +186,7 @@ test("a change that cannot be kept for undo_change (a full disk) is undone whole
 
 test("a batch is refused while an interrupted one's journal is in the vault", async (t) => {
 	const { vaultDir, host } = await open(t);
-	fs.mkdirSync(path.join(vaultDir, ".vaultlink"));
+	fs.mkdirSync(path.join(vaultDir, ".vaultlink"), { recursive: true });
 	const journal = { version: 3, pid: 0, tool: "move_note", started_unix_ms: 0, machine: machineName(), writes: [], moves: [], made_folders: [] };
 	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealedJournal(vaultDir, journal));
 	const before = snapshotVault(vaultDir);
@@ -197,7 +202,7 @@ test("a journal that came with the vault (not sealed with this user's key) is ne
 	t.after(() => fs.rmSync(outside, { recursive: true, force: true }));
 	fs.writeFileSync(path.join(outside, "secret.txt"), "mine");
 	const relative = path.relative(vaultDir, path.join(outside, "secret.txt")).split(path.sep).join("/");
-	fs.mkdirSync(path.join(vaultDir, ".vaultlink"));
+	fs.mkdirSync(path.join(vaultDir, ".vaultlink"), { recursive: true });
 	const crafted = { version: 1, pid: 0, tool: "move_note", started_unix_ms: 0, writes: [{ path: relative, temporary: "", before: "overwritten", after_hash: contentHash("mine") }], moves: [], made_folders: [] };
 	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), JSON.stringify(crafted));
 	const before = snapshotVault(vaultDir);
@@ -360,7 +365,7 @@ test("two batches taking the vault's lock at once: one holds it, the other is re
 		const held = (JSON.parse(fs.readFileSync(path.join(vaultDir, JOURNAL_PATH), "utf8")) as { journal: { started_unix_ms: number } }).journal;
 		const winner = results[0] === null ? 2 * round : 2 * round + 1;
 		assert.equal(held.started_unix_ms, winner, "the journal in place is the winner's, whole");
-		assert.deepEqual(fs.readdirSync(path.join(vaultDir, ".vaultlink")), ["journal.json"], "no attempt's own file is left");
+		assert.deepEqual(engineFiles(vaultDir), ["journal.json"], "no attempt's own file is left");
 		await finishJournal(app.vault.adapter, journal(winner));
 		assert.equal(fs.existsSync(path.join(vaultDir, JOURNAL_PATH)), false);
 	}
@@ -371,7 +376,7 @@ test("a batch is refused while another live process holds the vault's lock (a si
 	const sidecar = spawn("sleep", ["30"]);
 	t.after(() => sidecar.kill());
 	assert.ok(sidecar.pid !== undefined);
-	fs.mkdirSync(path.join(vaultDir, ".vaultlink"));
+	fs.mkdirSync(path.join(vaultDir, ".vaultlink"), { recursive: true });
 	const lock = { version: 3, pid: sidecar.pid, tool: "move_note", started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "lock-0" };
 	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealedJournal(vaultDir, lock));
 	const before = snapshotVault(vaultDir);

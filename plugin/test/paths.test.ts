@@ -6,9 +6,9 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { MAX_SOCKET_PATH_BYTES, bridgePaths, canonicalForm, discoveryDirectory, keyOfCanonicalPath, runtimeDirectory, type PathEnvironment } from "../bridge/paths";
+import { MAX_SOCKET_PATH_BYTES, bridgePaths, canonicalForm, canonicalVaultPath, discoveryDirectory, keyOfCanonicalPath, runtimeDirectory, type PathEnvironment } from "../bridge/paths";
 import { userHome } from "../state";
-import { temporaryDirectory } from "./support";
+import { REPO_ROOT, temporaryDirectory } from "./support";
 
 function environment(env: Record<string, string>, platform: NodeJS.Platform = "linux", home = "/home/ada"): PathEnvironment {
 	return { env, platform, uid: 1000, tmpdir: platform === "win32" ? "C:\\Temp" : "/tmp", home };
@@ -129,6 +129,30 @@ test("every name of a vault, through symbolic links or relative segments, gives 
 	};
 	for (const name of [vault, path.join(base, "link"), path.join(base, "link", "..", "vault"), `${vault}/`]) {
 		assert.deepEqual(bridgePaths(name, env), expected, name);
+	}
+});
+
+/**
+ * macOS's disk ignores case and keeps it: a vault handed in as `/users/ada/vault` is the folder
+ * `/Users/Ada/Vault`. Node's `realpathSync` answers with the casing it was handed; the native
+ * call (realpath(3)), as the sidecar's `canonicalize`, with the disk's. This Linux disk heeds
+ * case, so the native call is given macOS's answer for the test.
+ */
+test("the vault key is taken from the disk's casing, as the sidecar takes it (issue 35, macOS)", () => {
+	const vectors = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "tests", "vectors", "vault_keys.json"), "utf8")) as { cases: { input: string; key: string }[] };
+	const keyOf = (input: string) => vectors.cases.find((found) => found.input === input)?.key;
+	const onDisk = "/Users/Ada/Vault";
+	const handed = "/users/ada/vault";
+	assert.ok(keyOf(onDisk) !== undefined && keyOf(handed) !== undefined && keyOf(onDisk) !== keyOf(handed), "the two casings have two keys");
+	// Only the native call is given macOS's answer; Node's own, on this disk, finds no `/users`.
+	const asSystem = fs.realpathSync.native;
+	const mutableRealpath = fs.realpathSync as { native: (input: fs.PathLike) => string };
+	mutableRealpath.native = (input) => (String(input).toLowerCase() === onDisk.toLowerCase() ? onDisk : asSystem(input));
+	try {
+		assert.equal(canonicalVaultPath(handed, "darwin"), onDisk);
+		assert.equal(bridgePaths(handed, { ...environment({ VAULTLINK_RUNTIME_DIR: "/rt" }, "darwin"), home: "/Users/ada" }).key, keyOf(onDisk), "the sidecar's key");
+	} finally {
+		mutableRealpath.native = asSystem;
 	}
 });
 

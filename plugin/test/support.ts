@@ -100,7 +100,7 @@ export function listVaultFiles(vaultDir: string): string[] {
 /**
  * Every folder (as `path/`) and file under `vaultDir`, hidden ones too, with each file's bytes
  * (as text when they are UTF-8, else base64), and each symbolic link as where it points:
- * equal snapshots mean byte-identical vaults.
+ * equal snapshots mean byte-identical vaults, but for the plugin's presence lease.
  */
 export function snapshotVault(vaultDir: string): Record<string, string> {
 	const snapshot: Record<string, string> = {};
@@ -122,6 +122,10 @@ export function snapshotVault(vaultDir: string): Record<string, string> {
 		}
 	};
 	walk("");
+	// The plugin's presence lease is engine state, its instance new on every load; its folder
+	// counts only when something else is in it.
+	delete snapshot[".vaultlink/presence.json"];
+	if (Object.keys(snapshot).every((name) => name === ".vaultlink/" || !name.startsWith(".vaultlink/"))) delete snapshot[".vaultlink/"];
 	return snapshot;
 }
 

@@ -53,7 +53,7 @@ codes! {
     UnwritableNote = "unwritable_note": "A note the change must read or rewrite cannot be rewritten without harm: its bytes are not UTF-8 text, or it is a hard link (one file under several names, which a rewrite would split), or its name leaves no room for the temporary name beside it (over 227 bytes); the message names it and what to do; nothing changed.",
     TooLarge = "too_large": "A note or a request is over a size limit; the message gives the limit.",
     VaultUnreadable = "vault_unreadable": "The vault folder could not be read (retryable), or, after a change was made whole, could not be read again (then the change is made: read, do not apply it again).",
-    PluginUnavailable = "plugin_unavailable": "The Obsidian plugin is needed but not serving the vault (still indexing, or off while Obsidian has the vault open: the hint says what to do), or went away during the call (retryable; nothing was written by the sidecar).",
+    PluginUnavailable = "plugin_unavailable": "The Obsidian plugin is needed but not serving the vault (still indexing, off while Obsidian has the vault open, or out of reach from where the sidecar runs while the plugin's presence lease says Obsidian has the vault open: the hint says what to do), or went away during the call (retryable; nothing was written by the sidecar).",
     UnknownTool = "unknown_tool": "No tool has that name (only from the command line: over MCP it is a protocol error).",
     Internal = "internal": "A bug in vaultlink; report it.",
 }

@@ -31,6 +31,7 @@ pub mod pages;
 pub mod parameters;
 pub mod parse;
 pub mod paths;
+pub mod presence;
 pub mod properties;
 pub mod rename;
 pub mod resolve;

@@ -14,6 +14,7 @@ mod http;
 mod journal;
 mod mcp;
 mod obsidian;
+mod presence;
 mod progress;
 mod standalone;
 mod state;

@@ -68,6 +68,20 @@ impl ToolError {
         )
     }
 
+    /// No plugin could be reached, but the vault's presence lease says Obsidian holds the vault
+    /// (see [`crate::presence`]): the sidecar is somewhere the plugin cannot be reached from.
+    fn plugin_unreachable(presence: &vaultlink_core::presence::Presence, reason: &str, why: &str, what: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::PluginUnavailable,
+            format!(
+                "Obsidian has this vault open ({}), but its vaultlink plugin cannot be reached from here ({reason}): {why}; the sidecar wrote nothing, so that Obsidian and the sidecar never write the vault at once",
+                presence.describe()
+            ),
+            format!("{what} Reads are still answered from the folder. To write on the folder anyway, run the sidecar with --mode standalone."),
+            true,
+        )
+    }
+
     fn io(message: String) -> ToolError {
         ToolError::new(ErrorCode::VaultUnreadable, message, "Check that the vault folder exists and is readable, then call again.", true)
     }
@@ -258,6 +272,11 @@ impl Router {
                     return (Served::Plugin, Err(ToolError::plugin_unavailable(&reason)));
                 }
                 Err(NoPlugin::Absent(reason)) if writes => {
+                    if let Some(held) = self.presence().await.filter(vaultlink_core::presence::Presence::holds_writes) {
+                        let (why, what) = vaultlink_core::presence::unreachable_because(&held, &crate::presence::here());
+                        self.record(&format!("refused a write on the folder: {}; {why}", held.describe()));
+                        return (Served::Plugin, Err(ToolError::plugin_unreachable(&held, &reason, &why, &what)));
+                    }
                     let evidence = self.obsidian_evidence().await;
                     if let Some(open) = evidence.open {
                         self.record(&format!("refused a write on the folder: {open}"));
@@ -274,6 +293,14 @@ impl Router {
             }
         }
         (Served::Standalone, self.call_folder(tool, arguments, progress).await)
+    }
+
+    /// What the vault's presence lease says (see [`crate::presence`]).
+    async fn presence(&self) -> Option<vaultlink_core::presence::Presence> {
+        let vault = self.vault.clone();
+        tokio::task::spawn_blocking(move || crate::presence::look(&vault)).await.unwrap_or_else(|error| {
+            Some(vaultlink_core::presence::Presence::Unreadable { reason: format!("it could not be looked at ({error})"), age_ms: 0 })
+        })
     }
 
     /// What Obsidian's own configuration says about the vault (see [`crate::obsidian`]).
@@ -455,6 +482,7 @@ impl Router {
         let mut served = Served::Standalone;
         let mut index = None;
         let mut writes = json!({"go_to": "folder", "evidence": ["--mode standalone: every call runs on the folder"]});
+        let mut reads = Value::Null;
         if self.mode != Mode::Standalone {
             match self.forward("vault_summary", &json!({}), progress).await {
                 Ok(Ok(summary)) => {
@@ -476,6 +504,7 @@ impl Router {
                 }
                 Err(NoPlugin::Starting(reason)) => {
                     plugin["state"] = json!("starting");
+                    reads = json!({"go_to": "folder", "evidence": [format!("{reason}: reads are answered from the folder meanwhile")]});
                     writes = json!({"go_to": "plugin", "evidence": [format!("{reason}: a write waits up to {} s for it, then is refused", self.startup_wait.as_secs())]});
                     plugin["reason"] = json!(reason);
                 }
@@ -483,10 +512,23 @@ impl Router {
                     writes = if self.mode == Mode::Plugin {
                         json!({"go_to": "refused", "evidence": [format!("--mode plugin, and no plugin: {reason}")]})
                     } else {
-                        let evidence = self.obsidian_evidence().await;
                         let mut seen = vec![reason.clone()];
-                        seen.extend(evidence.seen);
-                        json!({"go_to": if evidence.open.is_some() { "refused" } else { "folder" }, "evidence": seen})
+                        let presence = self.presence().await;
+                        if let Some(found) = &presence {
+                            seen.push(found.describe());
+                        }
+                        if let Some(held) = presence.filter(vaultlink_core::presence::Presence::holds_writes) {
+                            let (why, what) = vaultlink_core::presence::unreachable_because(&held, &crate::presence::here());
+                            seen.push(format!("its plugin cannot be reached from here: {why}"));
+                            reads = json!({"go_to": "folder", "evidence": [format!(
+                                "Obsidian has the vault open but its plugin cannot be reached from here ({why}): reads are answered from the folder, as Obsidian last saved it, and writes are refused. {what}"
+                            )]});
+                            json!({"go_to": "refused", "evidence": seen})
+                        } else {
+                            let evidence = self.obsidian_evidence().await;
+                            seen.extend(evidence.seen);
+                            json!({"go_to": if evidence.open.is_some() { "refused" } else { "folder" }, "evidence": seen})
+                        }
                     };
                     plugin["reason"] = json!(reason);
                 }
@@ -516,6 +558,14 @@ impl Router {
                 }
             }
         }
+        if reads.is_null() {
+            reads = match (served, self.mode) {
+                (Served::Plugin, _) if index.is_some() => json!({"go_to": "plugin", "evidence": ["the plugin's bridge answers"]}),
+                (_, Mode::Plugin) => json!({"go_to": "refused", "evidence": ["--mode plugin, and no plugin answers"]}),
+                (_, Mode::Standalone) => json!({"go_to": "folder", "evidence": ["--mode standalone: every call runs on the folder"]}),
+                _ => json!({"go_to": "folder", "evidence": ["no plugin answers: reads are answered from the folder"]}),
+            };
+        }
         let mut answer = json!({
             "mode": match (served, index.is_some()) {
                 (Served::Plugin, true) => "plugin",
@@ -527,6 +577,7 @@ impl Router {
             "sidecar_version": env!("CARGO_PKG_VERSION"),
             "plugin": plugin,
             "writes": writes,
+            "reads": reads,
         });
         if let Some(index) = index {
             answer["index"] = index;
