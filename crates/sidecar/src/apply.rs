@@ -1154,7 +1154,6 @@ mod tests {
     /// byte-identical to before, or, when the kill came after the batch was done, applied whole.
     #[test]
     fn a_process_killed_at_any_step_leaves_a_vault_that_recovery_restores() {
-        use std::io::BufRead;
         if let Ok(child) = std::env::var(KILL_CHILD) {
             // The child: apply the batch, stopping before step `hold_at` to be killed.
             let mut parts = child.splitn(3, ' ');
@@ -1177,36 +1176,10 @@ mod tests {
                 let plan = plan_for(&index, from, to);
                 let before = snapshot(dir.path());
                 let expected = expected_after(&before, &plan);
-                let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-                    .args([test_name, "--exact", "--nocapture", "--test-threads=1"])
-                    .env(KILL_CHILD, format!("{batch} {hold_at} {}", index.root().display()))
-                    .stdout(std::process::Stdio::piped())
-                    .spawn()
-                    .unwrap();
-                let mut held = None;
-                for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
-                    let line = line.unwrap();
-                    // The test harness may print the test's name on the same line first.
-                    if line.contains("HOLD ") {
-                        held = Some(true);
-                        child.kill().unwrap();
-                        break;
-                    }
-                    if line.ends_with("DONE") {
-                        // Read on to the end, so the harness can finish writing.
-                        held = Some(false);
-                    }
-                }
-                let status = child.wait().unwrap();
-                match held {
-                    Some(false) => {
-                        assert!(status.success());
-                        assert_eq!(without_changes(snapshot(dir.path())), expected, "{from} -> {to} applied in the child");
-                        assert!(hold_at >= 6, "{from} -> {to}: only {hold_at} steps");
-                        break;
-                    }
-                    None => panic!("the child applying {from} -> {to} (hold at {hold_at}) ended without holding: {status}"),
-                    Some(true) => {}
+                if !run_child_killed_where_it_holds(test_name, KILL_CHILD, &format!("{batch} {hold_at} {}", index.root().display())) {
+                    assert_eq!(without_changes(snapshot(dir.path())), expected, "{from} -> {to} applied in the child");
+                    assert!(hold_at >= 6, "{from} -> {to}: only {hold_at} steps");
+                    break;
                 }
                 let had_journal = matches!(journal::find(index.root()), journal::Found::Ours(_));
                 // As the next start does: the journal's process is gone, so the folder is recovered.
@@ -1961,8 +1934,11 @@ mod tests {
                 held = Some(false);
             }
         }
+        // The test harness may print the test's name on the same line as `HOLD `, and a child
+        // that ran to `DONE` is read to its end, so the harness can finish writing.
         assert!(held.is_some(), "the child ended without holding: {:?}", child.wait());
-        child.wait().unwrap();
+        let status = child.wait().unwrap();
+        assert!(held == Some(true) || status.success(), "the child that ran to its end failed: {status}");
         held == Some(true)
     }
 
