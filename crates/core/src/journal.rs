@@ -8,20 +8,20 @@
 //! *sealed*: the file is
 //!
 //! ```text
-//! {"seal":"<64 hex digits>","purpose":"journal","vault":"<the vault's key>","journal":<the journal as JSON>}
+//! {"seal":"<64 hex digits>","purpose":"journal","key":"<the key's id>","journal":<the journal as JSON>}
 //! ```
 //!
-//! where the seal is the HMAC-SHA256, under a key that is private to one user on one machine
-//! (the edges keep it outside the vault, readable by that user alone), of the purpose, the
-//! vault's key and the journal's exact bytes ([`Binding`]). The purpose tells a journal of a
-//! change being made (`journal`) from an applied change kept for undo (`kept`), so that neither
-//! can ever be taken for the other; the vault's key (the one the bridge's discovery uses, from
-//! the vault folder's canonical path) ties the file to the vault it was written in. [`open`]
-//! acts on a file only when its seal verifies under that key, it is of the purpose and the vault
-//! asked for, of this version, no larger than [`MAX_FILE_BYTES`], and every path it names passes
-//! the path rules; anything else is a [`Refusal`], and the file is left for the user. A journal
-//! made with another key (another machine, another user, or nobody's) is never acted on,
-//! whatever it says.
+//! where the seal is the HMAC-SHA256, under the vault's sealing key of that id (`seal_key`: a
+//! secret kept in the vault, bound to its key file's identity, so a copy of the vault never
+//! carries a usable one), of the purpose, the key's id and the journal's exact bytes
+//! ([`Binding`]). The purpose tells a journal of a change being made (`journal`) from an applied
+//! change kept for undo (`kept`), so that neither can ever be taken for the other; the key's id
+//! ties the file to the key file it was sealed with, which is this vault's alone. [`open`] acts
+//! on a file only when its seal verifies under that key, it is of the purpose asked for, of this
+//! version, no larger than [`MAX_FILE_BYTES`], and every path it names passes the path rules;
+//! anything else is a [`Refusal`], and the file is left for the user. A journal sealed with a key
+//! this copy of the vault does not hold (another copy, another machine, another user, or
+//! nobody's) is never acted on, whatever it says.
 
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
@@ -30,9 +30,10 @@ use sha2::{Digest, Sha256};
 use crate::hex::{hex, parse_hex};
 use crate::paths::{engine_path_problem, is_temporary_beside};
 
-/// The version of the journal this engine writes and reads: 3 since the seal binds a purpose
-/// and a vault ([`Binding`]).
-pub const VERSION: u32 = 3;
+/// The version of the journal this engine writes and reads: 4 since the seal binds a purpose and
+/// the id of a key kept in the vault ([`Binding`]); 3 bound the vault's path under a key kept in
+/// the user's home folder, which two sandboxes of one user did not share.
+pub const VERSION: u32 = 4;
 
 /// The most bytes a journal or kept change file may have, sealed. An edge checks a file's size
 /// before it reads it (and reads no more than this), so a huge file planted in a vault costs a
@@ -54,12 +55,14 @@ pub const KEY_BYTES: usize = 32;
 
 const PREFIX: &str = "{\"seal\":\"";
 const PURPOSE: &str = "\",\"purpose\":\"";
+const KEY: &str = "\",\"key\":\"";
+/// What version 3 wrote where [`KEY`] is now.
 const VAULT: &str = "\",\"vault\":\"";
 const MIDDLE: &str = "\",\"journal\":";
 const SUFFIX: &str = "}";
 const SEAL_HEX: usize = 64;
-/// The most bytes of a vault's key in a sealed file.
-const MAX_VAULT_BYTES: usize = 64;
+/// The most bytes of a key's id (or version 3's vault key) in a sealed file.
+const MAX_KEY_ID_BYTES: usize = 64;
 
 /// What a sealed file is for. The seal covers it, so a file of one purpose never opens as the
 /// other.
@@ -90,13 +93,14 @@ impl Purpose {
     }
 }
 
-/// What a seal binds a journal to besides its bytes: its purpose and the vault it was written in
-/// (the vault's key, as the bridge's discovery makes it from the vault folder's canonical path,
-/// so both edges name a vault alike). It does not depend on where the sealing key is kept.
+/// What a seal binds a journal to besides its bytes: its purpose and the id of the vault's key it
+/// was sealed with (`seal_key`), which the file names so that an edge knows which key file to
+/// open it with. A journal copied into another vault names a key that vault does not hold, or
+/// holds only as a copy, which derives another key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Binding<'a> {
     pub purpose: Purpose,
-    pub vault: &'a str,
+    pub key: &'a str,
 }
 
 /// What a batch is about to change, written before its first change.
@@ -181,7 +185,7 @@ pub struct JournalMove {
 pub enum Refusal {
     /// Not a sealed journal at all (not written by vaultlink, or a version before seals).
     NotSealed,
-    /// Sealed by a vaultlink before seals named a purpose and a vault (version 2).
+    /// Sealed by a vaultlink before seals named a key kept in the vault (versions 2 and 3).
     OldFormat,
     /// Larger than [`MAX_FILE_BYTES`]: not read at all.
     TooLarge {
@@ -191,14 +195,21 @@ pub enum Refusal {
     Purpose {
         found: Purpose,
     },
-    /// Sealed in another vault (or in this one under another path: it was moved since).
-    OtherVault,
+    /// Sealed with another key than the one it was opened with (an edge's mistake: an edge opens
+    /// a file with the key it names).
+    OtherKey,
+    /// Sealed with a key this vault does not hold, or holds in a file that may not be used.
+    NoKey {
+        id: String,
+        why: crate::seal_key::Unusable,
+    },
     /// A journal of a change that was made and kept for undo since (a later change is kept
     /// after it): not an interrupted change, but a copy put back.
     AlreadyKept {
         change_id: String,
     },
-    /// Sealed, but not with this user's key on this machine, or changed since it was sealed.
+    /// Sealed, but not with the key its key file derives here (the key file is a copy), or changed
+    /// since it was sealed.
     WrongSeal,
     /// The seal holds, but the journal inside is not one this engine reads.
     Unreadable(String),
@@ -217,7 +228,7 @@ impl Refusal {
         match self {
             Refusal::NotSealed => "it is not a sealed vaultlink journal (an older vaultlink's, or not written by vaultlink)".to_owned(),
             Refusal::OldFormat => {
-                "it was sealed by an older vaultlink (before a seal named its vault and purpose); if that version's change was interrupted, run that version's `vaultlink recover`".to_owned()
+                "it was sealed by an older vaultlink (before a seal named a key kept in the vault), and is never acted on; if that version's change was interrupted, run that version's `vaultlink recover`, or remove the file".to_owned()
             }
             Refusal::TooLarge { bytes } => {
                 format!("it is {bytes} bytes, over the {MAX_FILE_BYTES} a journal or a kept change may have, so it was not read")
@@ -228,14 +239,18 @@ impl Refusal {
             Refusal::Purpose { found: Purpose::Journal } => {
                 "it is the journal of a change being made, not a change kept for undo_change".to_owned()
             }
-            Refusal::OtherVault => {
-                "it was sealed in another vault folder (copied from there, or this vault was moved since it was written)".to_owned()
-            }
+            Refusal::OtherKey => "it was sealed with another key than the one it was opened with".to_owned(),
+            Refusal::NoKey { id, why } => format!(
+                "it was sealed with the key `{id}`, whose file {}/{} {}: it came with a copy of the vault (a sync, a clone, a backup) or from another machine, and only the copy that sealed it can act on it. If its change was interrupted there, run `vaultlink recover` there; otherwise remove the file",
+                crate::seal_key::KEYS_FOLDER,
+                crate::seal_key::file_name(id),
+                why.message()
+            ),
             Refusal::AlreadyKept { change_id } => format!(
                 "it is the journal of the change `{change_id}`, which was made and kept for undo_change, and later changes were made since: it is a copy put back, not an interrupted change"
             ),
             Refusal::WrongSeal => {
-                "its seal does not verify: it was written on another machine or by another user, or changed since".to_owned()
+                "its seal does not verify: it was sealed in another copy of this vault (a copy, a sync, a clone or a restored backup carries its key file but never a usable key), or changed since. If its change was interrupted in that copy, run `vaultlink recover` there; otherwise remove the file".to_owned()
             }
             Refusal::Unreadable(reason) => format!("it cannot be read: {reason}"),
             Refusal::Version(version) => format!("it is a version {version} journal; this vaultlink reads version {VERSION}"),
@@ -246,17 +261,17 @@ impl Refusal {
 
 /// The seal of a journal's bytes under `key`, bound to `binding`, as 64 hex digits.
 fn seal_of(key: &[u8], binding: Binding<'_>, body: &[u8]) -> String {
-    hex(&mac(key, binding.purpose, binding.vault.as_bytes(), body).finalize().into_bytes())
+    hex(&mac(key, binding.purpose, binding.key.as_bytes(), body).finalize().into_bytes())
 }
 
-/// The HMAC of the purpose, the vault's key and the body, each but the last ended by a NUL byte
+/// The HMAC of the purpose, the key's id and the body, each but the last ended by a NUL byte
 /// (which neither holds), so no two bindings share an input.
-fn mac(key: &[u8], purpose: Purpose, vault: &[u8], body: &[u8]) -> Hmac<Sha256> {
+fn mac(key: &[u8], purpose: Purpose, id: &[u8], body: &[u8]) -> Hmac<Sha256> {
     // HMAC takes a key of any length; `new_from_slice` cannot fail for it.
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC accepts every key length"));
     mac.update(purpose.as_str().as_bytes());
     mac.update(b"\0");
-    mac.update(vault);
+    mac.update(id);
     mac.update(b"\0");
     mac.update(body);
     mac
@@ -280,17 +295,17 @@ impl From<TooLarge> for crate::step::StepError {
     }
 }
 
-/// The file's text: the journal sealed under `key` for `binding` (whose vault is a vault's key,
-/// hex digits, as the edges make it), or [`TooLarge`] when it would be larger than
+/// The file's text: the journal sealed under `key` (derived from the key file of `binding.key`,
+/// `seal_key::derive`) for `binding`, or [`TooLarge`] when it would be larger than
 /// [`MAX_FILE_BYTES`].
 pub fn seal(key: &[u8], binding: Binding<'_>, journal: &Journal) -> Result<String, TooLarge> {
     // Serialising plain strings, numbers and lists cannot fail.
     let body = serde_json::to_string(journal).unwrap_or_else(|_| unreachable!("a journal always serialises"));
     let text = format!(
-        "{PREFIX}{}{PURPOSE}{}{VAULT}{}{MIDDLE}{body}{SUFFIX}",
+        "{PREFIX}{}{PURPOSE}{}{KEY}{}{MIDDLE}{body}{SUFFIX}",
         seal_of(key, binding, body.as_bytes()),
         binding.purpose.as_str(),
-        binding.vault
+        binding.key
     );
     if text.len() as u64 > MAX_FILE_BYTES {
         return Err(TooLarge { bytes: text.len() as u64 });
@@ -298,27 +313,39 @@ pub fn seal(key: &[u8], binding: Binding<'_>, journal: &Journal) -> Result<Strin
     Ok(text)
 }
 
-/// The journal in a file's bytes, when it may be acted on: no larger than [`MAX_FILE_BYTES`],
-/// sealed under `key`, for the purpose and the vault `expected` names, of this version, and
-/// naming only paths the engine could have written. Anything else is refused.
-pub fn open(key: &[u8], expected: Binding<'_>, bytes: &[u8]) -> Result<Journal, Refusal> {
+/// The id of the key a file says it was sealed with (not yet verified): the key file an edge
+/// opens it with. A file that names none is refused as [`open`] would refuse it.
+pub fn key_named(bytes: &[u8]) -> Result<String, Refusal> {
+    Ok(String::from_utf8_lossy(sealed_parts(bytes)?.key).into_owned())
+}
+
+fn sealed_parts(bytes: &[u8]) -> Result<Sealed<'_>, Refusal> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(Refusal::TooLarge { bytes: bytes.len() as u64 });
     }
-    let sealed = match split(bytes) {
-        Some(sealed) => sealed,
-        None if split_old(bytes).is_some() => return Err(Refusal::OldFormat),
-        None => return Err(Refusal::NotSealed),
-    };
+    match split(bytes, KEY) {
+        Some(sealed) if crate::seal_key::is_key_id(&String::from_utf8_lossy(sealed.key)) => Ok(sealed),
+        Some(_) => Err(Refusal::NotSealed),
+        None if split(bytes, VAULT).is_some() || split_old(bytes).is_some() => Err(Refusal::OldFormat),
+        None => Err(Refusal::NotSealed),
+    }
+}
+
+/// The journal in a file's bytes, when it may be acted on: no larger than [`MAX_FILE_BYTES`],
+/// sealed under `key` (the key the edge derived from the key file the file names,
+/// [`key_named`]), for the purpose and key `expected` names, of this version, and naming only
+/// paths the engine could have written. Anything else is refused.
+pub fn open(key: &[u8], expected: Binding<'_>, bytes: &[u8]) -> Result<Journal, Refusal> {
+    let sealed = sealed_parts(bytes)?;
     let seal = parse_hex(sealed.seal).ok_or(Refusal::NotSealed)?;
     // Verified under the binding the file states, so that a refusal can say which of the two
     // differs; the seal covers both, so neither can be changed without breaking it.
-    mac(key, sealed.purpose, sealed.vault, sealed.body).verify_slice(&seal).map_err(|_| Refusal::WrongSeal)?;
+    if sealed.key != expected.key.as_bytes() {
+        return Err(Refusal::OtherKey);
+    }
+    mac(key, sealed.purpose, sealed.key, sealed.body).verify_slice(&seal).map_err(|_| Refusal::WrongSeal)?;
     if sealed.purpose != expected.purpose {
         return Err(Refusal::Purpose { found: sealed.purpose });
-    }
-    if sealed.vault != expected.vault.as_bytes() {
-        return Err(Refusal::OtherVault);
     }
     let journal: Journal = serde_json::from_slice(sealed.body).map_err(|error| Refusal::Unreadable(error.to_string()))?;
     if journal.version != VERSION {
@@ -331,7 +358,7 @@ pub fn open(key: &[u8], expected: Binding<'_>, bytes: &[u8]) -> Result<Journal, 
 /// The journal's own account of itself, read without the key, for a message about a journal
 /// that [`open`] refused: `(tool, pid, machine)` when its body can be read at all.
 pub fn describe_unverified(bytes: &[u8]) -> Option<(String, u32, String)> {
-    let body = split(bytes).map(|sealed| sealed.body).or_else(|| split_old(bytes))?;
+    let body = split(bytes, KEY).or_else(|| split(bytes, VAULT)).map(|sealed| sealed.body).or_else(|| split_old(bytes))?;
     let value: serde_json::Value = serde_json::from_slice(body).ok()?;
     Some((
         value.get("tool")?.as_str()?.to_owned(),
@@ -344,24 +371,27 @@ pub fn describe_unverified(bytes: &[u8]) -> Option<(String, u32, String)> {
 struct Sealed<'a> {
     seal: &'a [u8],
     purpose: Purpose,
-    vault: &'a [u8],
+    /// The key's id (or, in a version 3 file, the vault's key).
+    key: &'a [u8],
     body: &'a [u8],
 }
 
-fn split(bytes: &[u8]) -> Option<Sealed<'_>> {
+/// The parts of a sealed file whose binding starts with `label` ([`KEY`], or version 3's
+/// [`VAULT`]).
+fn split<'a>(bytes: &'a [u8], label: &str) -> Option<Sealed<'a>> {
     let rest = bytes.strip_prefix(PREFIX.as_bytes())?;
     let (seal, rest) = (rest.get(..SEAL_HEX)?, rest.get(SEAL_HEX..)?);
     let rest = rest.strip_prefix(PURPOSE.as_bytes())?;
     let end = rest.iter().take(16).position(|&byte| byte == b'"')?;
     let purpose = Purpose::parse(&rest[..end])?;
-    let rest = rest[end..].strip_prefix(VAULT.as_bytes())?;
-    let end = rest.iter().take(MAX_VAULT_BYTES + 1).position(|&byte| byte == b'"')?;
-    let vault = &rest[..end];
-    if !vault.iter().all(u8::is_ascii_hexdigit) {
+    let rest = rest[end..].strip_prefix(label.as_bytes())?;
+    let end = rest.iter().take(MAX_KEY_ID_BYTES + 1).position(|&byte| byte == b'"')?;
+    let key = &rest[..end];
+    if !key.iter().all(u8::is_ascii_hexdigit) {
         return None;
     }
     let body = rest[end..].strip_prefix(MIDDLE.as_bytes())?.strip_suffix(SUFFIX.as_bytes())?;
-    Some(Sealed { seal, purpose, vault, body })
+    Some(Sealed { seal, purpose, key, body })
 }
 
 /// The body of a file sealed as version 2 sealed it (`{"seal":"…","journal":…}`, no purpose or
@@ -431,7 +461,7 @@ mod tests {
     }
 
     const KEY: [u8; KEY_BYTES] = [3; KEY_BYTES];
-    const HERE: Binding<'static> = Binding { purpose: Purpose::Journal, vault: "0123456789abcdef" };
+    const HERE: Binding<'static> = Binding { purpose: Purpose::Journal, key: "0123456789abcdef" };
 
     fn sealed(key: &[u8], journal: &Journal) -> String {
         seal(key, HERE, journal).unwrap_or_default()
@@ -497,13 +527,37 @@ mod tests {
         assert_eq!(open(&KEY, HERE, record.as_bytes()), Err(Refusal::Purpose { found: Purpose::Kept }));
         assert!(Refusal::Purpose { found: Purpose::Kept }.message().contains("kept for undo_change"));
         assert_eq!(open(&KEY, kept, sealed(&KEY, &journal()).as_bytes()), Err(Refusal::Purpose { found: Purpose::Journal }));
-        let elsewhere = Binding { vault: "fedcba9876543210", ..HERE };
-        assert_eq!(open(&KEY, elsewhere, sealed(&KEY, &journal()).as_bytes()), Err(Refusal::OtherVault));
-        // The purpose or the vault changed in the file breaks the seal.
+        let elsewhere = Binding { key: "fedcba9876543210", ..HERE };
+        assert_eq!(open(&KEY, elsewhere, sealed(&KEY, &journal()).as_bytes()), Err(Refusal::OtherKey));
+        // The purpose or the key's id changed in the file breaks the seal.
         let relabelled = record.replacen("\"purpose\":\"kept\"", "\"purpose\":\"journal\"", 1);
         assert_eq!(open(&KEY, HERE, relabelled.as_bytes()), Err(Refusal::WrongSeal));
         let moved = sealed(&KEY, &journal()).replacen("0123456789abcdef", "fedcba9876543210", 1);
         assert_eq!(open(&KEY, elsewhere, moved.as_bytes()), Err(Refusal::WrongSeal));
+    }
+
+    /// A file sealed as version 3 sealed it (the vault's path, under a key of the home folder) is
+    /// never acted on, and the refusal says what to do.
+    #[test]
+    fn a_version_3_file_is_refused_saying_what_to_do() {
+        let body = serde_json::to_string(&Journal { version: 3, ..journal() }).unwrap_or_default();
+        let seal = hex(&mac(&KEY, Purpose::Journal, b"27d33c883a0ee639", body.as_bytes()).finalize().into_bytes());
+        let old = format!("{PREFIX}{seal}{PURPOSE}journal{VAULT}27d33c883a0ee639{MIDDLE}{body}{SUFFIX}");
+        assert_eq!(open(&KEY, HERE, old.as_bytes()), Err(Refusal::OldFormat));
+        assert_eq!(key_named(old.as_bytes()), Err(Refusal::OldFormat));
+        assert!(Refusal::OldFormat.message().contains("never acted on"));
+        assert_eq!(describe_unverified(old.as_bytes()), Some(("move_note".to_owned(), 7, "here".to_owned())));
+    }
+
+    #[test]
+    fn a_file_names_the_key_it_was_sealed_with() {
+        assert_eq!(key_named(sealed(&KEY, &journal()).as_bytes()), Ok("0123456789abcdef".to_owned()));
+        // An id that is not one (it would name another file than a key file) is not a seal.
+        let crafted = sealed(&KEY, &journal()).replacen("0123456789abcdef", "0123456789ABCDEF", 1);
+        assert_eq!(key_named(crafted.as_bytes()), Err(Refusal::NotSealed));
+        let message = Refusal::NoKey { id: "0123456789abcdef".to_owned(), why: crate::seal_key::Unusable::Missing }.message();
+        assert!(message.contains(".vaultlink/keys/0123456789abcdef.key is not in this vault"), "{message}");
+        assert!(message.contains("`vaultlink recover`"), "{message}");
     }
 
     /// A file sealed as version 2 sealed it (no purpose, no vault) is refused with what to do.
@@ -527,5 +581,30 @@ mod tests {
         let mut large = journal();
         large.writes[0].before = "x".repeat(MAX_FILE_BYTES as usize);
         assert!(seal(&KEY, HERE, &large).is_err_and(|too_large| too_large.bytes > MAX_FILE_BYTES));
+    }
+
+    /// The cases both edges check (`tests/vectors/seals.json`), computed apart from this code.
+    #[test]
+    fn the_shared_vectors_hold() {
+        let vectors: serde_json::Value = serde_json::from_str(include_str!("../../../tests/vectors/seals.json")).unwrap_or_default();
+        let cases = vectors["cases"].as_array().cloned().unwrap_or_default();
+        assert!(cases.len() >= 4);
+        for case in cases {
+            let text = |name: &str| case[name].as_str().unwrap_or_default().to_owned();
+            let secret = parse_hex(text("secret").as_bytes()).unwrap_or_default();
+            let identity: u64 = text("identity").parse().unwrap_or_default();
+            let derived = crate::seal_key::derive(&secret, identity);
+            assert_eq!(hex(&derived), text("derived"));
+            let purpose = Purpose::parse(text("purpose").as_bytes()).unwrap_or(Purpose::Journal);
+            let id = text("key");
+            let binding = Binding { purpose, key: &id };
+            let file = text("file");
+            let journal = open(&derived, binding, file.as_bytes());
+            assert!(journal.is_ok(), "{journal:?}");
+            assert_eq!(journal.ok().and_then(|journal| seal(&derived, binding, &journal).ok()), Some(file.clone()));
+            assert_eq!(key_named(file.as_bytes()), Ok(id.clone()));
+            // The same file under the key of another identity does not verify.
+            assert_eq!(open(&crate::seal_key::derive(&secret, identity ^ 1), binding, file.as_bytes()), Err(Refusal::WrongSeal));
+        }
     }
 }

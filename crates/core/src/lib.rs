@@ -36,6 +36,7 @@ pub mod properties;
 pub mod rename;
 pub mod resolve;
 pub mod schema_file;
+pub mod seal_key;
 pub mod sketch;
 pub mod span;
 pub mod step;
