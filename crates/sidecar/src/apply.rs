@@ -875,7 +875,7 @@ mod tests {
         assert_eq!(fs::read_to_string(dir.path().join("New.md")).unwrap(), "someone else's\n", "kept");
         assert_eq!(fs::read_to_string(dir.path().join("Old.md")).unwrap(), "# Old\n");
         assert_eq!(fs::read_to_string(dir.path().join("A.md")).unwrap(), "[[Old]]\n", "the batch was undone");
-        assert!(!dir.path().join(".vaultlink").exists());
+        assert!(!dir.path().join(".vaultlink/journal.json").exists());
     }
 
     /// How another program saves a note: into the file, as `fs::write` and Node's `writeFile`

@@ -435,6 +435,24 @@ pub fn read_beneath(root: &Path, path: &Path) -> io::Result<Vec<u8>> {
     }
 }
 
+/// Opens the file at `path` under `root` for reading as the changes reach it: no folder on the
+/// way a symbolic link ([`LinkOnTheWay`]), nor the file (refused by the system), and without
+/// waiting on a FIFO put in its place. The caller looks at what it opened (`File::metadata`), so
+/// what it checks is what it reads.
+pub fn open_beneath(root: &Path, path: &Path) -> io::Result<std::fs::File> {
+    #[cfg(unix)]
+    {
+        let (names, name) = split_under(root, path)?;
+        let folder = beneath::folder(root, &names)?;
+        beneath::open(&folder, name, rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK, 0)
+    }
+    #[cfg(not(unix))]
+    {
+        refuse_link_between(root, path)?;
+        std::fs::File::open(path)
+    }
+}
+
 /// Whether anything is at `path` under `root`, looked for as the changes reach it: an error only
 /// when a folder on the way is a symbolic link ([`LinkOnTheWay`]), which is not looked through.
 pub fn exists_beneath(root: &Path, path: &Path) -> io::Result<bool> {
@@ -1088,9 +1106,19 @@ pub mod testing {
 
     real_disk_after_each_step!(Swapping);
 
-    /// Every file under `root` with its bytes, sorted; a symbolic link as where it points.
+    /// Every file under `root` with its bytes, sorted; a symbolic link as where it points. The
+    /// vault's sealing keys and the line that keeps git out of `.vaultlink` are left out: the
+    /// first seal makes them and they stay, the vault's own, not any change's.
     #[allow(clippy::unwrap_used)]
     pub fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut files = snapshot_all(root);
+        files.retain(|(path, _)| !path.starts_with(".vaultlink/keys/") && path != ".vaultlink/.gitignore");
+        files
+    }
+
+    /// [`snapshot`], the vault's sealing keys included.
+    #[allow(clippy::unwrap_used)]
+    pub fn snapshot_all(root: &Path) -> Vec<(String, Vec<u8>)> {
         let mut files = Vec::new();
         let mut stack = vec![root.to_owned()];
         while let Some(dir) = stack.pop() {

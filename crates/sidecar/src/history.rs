@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use vaultlink_core::history::{is_record_name, kept_of, next_record_name, set_aside_name, to_forget, KeptChange, CHANGES_FOLDER};
-use vaultlink_core::journal::{self as format, Binding, Journal, Purpose};
+use vaultlink_core::journal::{Journal, Purpose};
 
 use crate::disk::Disk;
 use crate::journal::{read_bounded, Unread};
@@ -37,21 +37,13 @@ pub fn record_names(root: &Path) -> Vec<String> {
     names
 }
 
-/// The kept changes that open under this user's key as kept changes of this vault; any other
+/// The kept changes that open under the vault's key (`seal_keys`) as kept changes; any other
 /// file there (one past core's bound is not read) is left alone, and logged.
 pub fn kept_changes(root: &Path) -> Vec<KeptChange> {
     let names = record_names(root);
     if names.is_empty() {
         return Vec::new();
     }
-    let key = match crate::state::journal_key() {
-        Ok(key) => key,
-        Err(error) => {
-            tracing::warn!("the kept changes cannot be checked: {error}");
-            return Vec::new();
-        }
-    };
-    let vault = crate::journal::vault_key(root);
     let mut kept = Vec::new();
     for name in names {
         let path = root.join(&name);
@@ -66,7 +58,7 @@ pub fn kept_changes(root: &Path) -> Vec<KeptChange> {
             }
             Err(Unread::Failed(_)) => continue,
         };
-        match format::open(&key, Binding { purpose: Purpose::Kept, vault: &vault }, &bytes) {
+        match crate::seal_keys::open(root, Purpose::Kept, &bytes) {
             Ok(journal) => kept.push(KeptChange { name, journal }),
             Err(refusal) => tracing::warn!("{name} is not used for undo: {}", refusal.message()),
         }

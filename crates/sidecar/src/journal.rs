@@ -17,8 +17,9 @@
 //!
 //! A journal found in a vault is untrusted input: it may have come with the vault from
 //! anywhere. Its format and seal are core's (`vaultlink_core::journal`): recovery acts only on a
-//! journal sealed with this user's key on this machine (`state`) as this vault's journal (never a
-//! kept change, nor another vault's: the seal covers both), no larger than core's bound (looked at
+//! journal sealed as a journal (never a kept change: the seal covers its purpose) with a key file
+//! of this copy of the vault (`seal_keys`: a vault copied, synced or cloned from elsewhere carries
+//! no usable key, and a journal copied from another vault names a key this one does not hold), no larger than core's bound (looked at
 //! before it is read, and read no further), whose change is not one kept with a later change
 //! after it, naming only paths the engine writes, none of them reached through a symbolic link. Any other journal is refused with the
 //! reason and left where it is, for the user; reading the vault goes on, and writing waits.
@@ -27,7 +28,7 @@ use std::path::{Path, PathBuf};
 use vaultlink_core::error::ErrorCode;
 
 use serde::Serialize;
-use vaultlink_core::journal::{self as format, Binding, Purpose, Refusal, WriteKind};
+use vaultlink_core::journal::{self as format, Purpose, Refusal, WriteKind};
 pub use vaultlink_core::journal::{Journal, JournalWrite, ABANDONED};
 use vaultlink_core::rename::content_hash;
 use vaultlink_core::step::StepError;
@@ -75,19 +76,19 @@ pub fn machine() -> String {
     gethostname::gethostname().to_string_lossy().into_owned()
 }
 
-/// The vault's key, as the bridge's discovery makes it from the vault folder's canonical path
-/// (`discovery::vault_key`): what a seal binds a journal or a kept change to, besides its purpose.
-pub fn vault_key(root: &Path) -> String {
-    crate::discovery::vault_key(&dunce::canonicalize(root).unwrap_or_else(|_| root.to_owned()))
-}
-
-/// The file's text: `journal` sealed with this user's key for `purpose` in the vault at `root`.
+/// The file's text: `journal` sealed for `purpose` with the sealing key of the vault at `root`
+/// (`seal_keys`).
 pub fn seal_for(root: &Path, purpose: Purpose, journal: &Journal) -> Result<String, ToolError> {
-    let key = crate::state::journal_key().map_err(|error| {
-        ToolError::new(ErrorCode::WriteFailed, format!("{error}; nothing was changed"), "Fix what the message names, then try again.", true)
-    })?;
-    let vault = vault_key(root);
-    format::seal(&key, Binding { purpose, vault: &vault }, journal).map_err(|too_large| StepError::from(too_large).error().into())
+    crate::seal_keys::seal(root, purpose, journal)
+        .map_err(|error| {
+            ToolError::new(
+                ErrorCode::WriteFailed,
+                format!("{error}; nothing was changed"),
+                "Fix what the message names, then try again.",
+                true,
+            )
+        })?
+        .map_err(|too_large| StepError::from(too_large).error().into())
 }
 
 /// Why a journal or a kept change file was not read.
@@ -173,12 +174,7 @@ fn find_checking(root: &Path, check_paths: bool) -> Found {
         Err(Unread::Failed(error)) if error.kind() == std::io::ErrorKind::NotFound => return Found::Nothing,
         Err(Unread::Failed(error)) => return refused(format!("it cannot be read ({error})")),
     };
-    let key = match crate::state::journal_key() {
-        Ok(key) => key,
-        Err(error) => return refused(format!("it cannot be checked: {error}")),
-    };
-    let vault = vault_key(root);
-    let opened = format::open(&key, Binding { purpose: Purpose::Journal, vault: &vault }, &bytes)
+    let opened = crate::seal_keys::open(root, Purpose::Journal, &bytes)
         .and_then(|journal| vaultlink_core::history::check_not_kept(&journal, &crate::history::record_names(root)).map(|()| journal));
     let journal = match opened {
         Ok(journal) => journal,
@@ -264,7 +260,7 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
             false,
         ));
     }
-    let bytes = seal_for(root, Purpose::Journal, journal)?;
+    let mut sealed = None::<String>;
     let write_failed = |error: std::io::Error| -> ToolError {
         StepError::JournalUnwritable { journal: path.display().to_string(), why: error.to_string() }.error().into()
     };
@@ -279,6 +275,19 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
             Ok(()) => true,
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => false,
             Err(error) => return Err(write_failed(error)),
+        };
+        // Sealed once the folder is there: the vault's first seal makes its key in it.
+        let bytes = match &mut sealed {
+            Some(bytes) => bytes,
+            None => match seal_for(root, Purpose::Journal, journal) {
+                Ok(bytes) => sealed.insert(bytes),
+                Err(error) => {
+                    if made_folder {
+                        let _ = disk.remove_dir(root, &folder);
+                    }
+                    return Err(error);
+                }
+            },
         };
         let own = folder.join(format!("{JOURNAL_FILE}.{}-{}.lock", std::process::id(), next_attempt()));
         match disk.write_new(root, &own, bytes.as_bytes()) {
@@ -325,7 +334,7 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
         }
         return Err(write_failed(error));
     }
-    Ok(bytes)
+    Ok(sealed.unwrap_or_default())
 }
 
 /// The vault's lock, held by a writing call from before it reads the folder to plan until its
@@ -519,7 +528,7 @@ fn next_attempt() -> u64 {
     ATTEMPTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
-/// For tests: `journal` sealed with this user's key and left in `root` as a batch that stopped
+/// For tests: `journal` sealed with the vault's key and left in `root` as a batch that stopped
 /// leaves it (`.vaultlink` made when it is not there); answers the text written.
 #[cfg(test)]
 pub(crate) fn plant(root: &Path, journal: &Journal) -> String {
@@ -1239,9 +1248,12 @@ mod tests {
         journal.writes[0].temporary = String::new();
         journal.moves.clear();
         journal.made_folders.clear();
-        // Written by vaultlink, but on another machine (or by another user): another key.
+        // Written by vaultlink, but in another copy of the vault: the key file here derives
+        // another key.
+        let id = crate::seal_keys::sealing_key(&root).unwrap().id;
         let text =
-            format::seal(&[9; format::KEY_BYTES], Binding { purpose: Purpose::Journal, vault: &vault_key(&root) }, &journal).unwrap();
+            format::seal(&[9; format::KEY_BYTES], vaultlink_core::journal::Binding { purpose: Purpose::Journal, key: &id }, &journal)
+                .unwrap();
         fs::write(journal_path(&root), &text).unwrap();
         assert_left_alone(dir.path(), &root, text.as_bytes(), "seal does not verify");
     }
@@ -1271,14 +1283,14 @@ mod tests {
     #[test]
     fn a_journal_folder_that_is_a_symbolic_link_is_never_acted_on() {
         let (dir, root) = victim();
-        fs::remove_dir(root.join(JOURNAL_FOLDER)).unwrap();
-        fs::create_dir(dir.path().join("home/elsewhere")).unwrap();
-        std::os::unix::fs::symlink(dir.path().join("home/elsewhere"), root.join(JOURNAL_FOLDER)).unwrap();
         let mut journal = crafted();
         journal.writes.clear();
         journal.moves = vec![JournalMove { from: "A.md".to_owned(), to: "B.md".to_owned(), via: None, hash: None }];
         journal.made_folders.clear();
+        // Sealed in the vault's own folder, which is then moved out and linked back.
         let text = plant(&root, &journal);
+        fs::rename(root.join(JOURNAL_FOLDER), dir.path().join("home/elsewhere")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("home/elsewhere"), root.join(JOURNAL_FOLDER)).unwrap();
         assert_left_alone(dir.path(), &root, text.as_bytes(), "not a folder of the vault");
         // And no batch keeps its journal there.
         let refusal = begin(&RealDisk, &root, &journal).expect_err("refused");
@@ -1346,9 +1358,11 @@ mod tests {
                 Found::Ours(found) => assert!(same_batch(&found, &winner), "{failing}: the winner's journal is in place"),
                 other => panic!("{failing} (step {at}): the winner's journal is gone: {other:?}"),
             }
+            // The vault's sealing key (and the line that keeps git out) stay: they are the vault's.
             let names: Vec<String> = fs::read_dir(root.join(JOURNAL_FOLDER))
                 .unwrap()
                 .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|name| name != "keys" && name != ".gitignore")
                 .collect();
             assert_eq!(names, vec![JOURNAL_FILE.to_owned()], "{failing}: the loser left nothing of its own");
             // And the winner's journal is released by the winner only: the loser finishing (as
@@ -1356,7 +1370,7 @@ mod tests {
             finish(&RealDisk, &root, &loser).unwrap();
             assert!(journal_path(&root).exists(), "{failing}: only its holder releases the lock");
             finish(&RealDisk, &root, &winner).unwrap();
-            assert!(!root.join(JOURNAL_FOLDER).exists());
+            assert!(!journal_path(&root).exists());
         }
     }
 
@@ -1413,6 +1427,7 @@ mod tests {
             let left: Vec<String> = fs::read_dir(root.join(JOURNAL_FOLDER))
                 .unwrap()
                 .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|name| name != "keys" && name != ".gitignore")
                 .collect();
             assert_eq!(left, vec!["changes".to_owned()], "no journal or lock left; the changes made are kept");
         }
@@ -1434,7 +1449,7 @@ mod tests {
         recover_if_interrupted(&root).unwrap().expect("recovered");
         assert_eq!(fs::read_to_string(root.join("Old.md")).unwrap(), "moved");
         assert!(!root.join("B.md").exists(), "the second name is gone");
-        assert!(!root.join(JOURNAL_FOLDER).exists());
+        assert!(!journal_path(&root).exists());
     }
 
     #[test]
@@ -1451,7 +1466,7 @@ mod tests {
         let recovery = recover_if_interrupted(&root).unwrap().expect("recovered");
         assert_eq!(recovery.moved_back, vec!["Old.md".to_owned()]);
         assert_eq!(fs::read_to_string(root.join("Old.md")).unwrap(), "moved");
-        assert!(!root.join(JOURNAL_FOLDER).exists());
+        assert!(!journal_path(&root).exists());
         assert!(dir.path().join("home/.ssh/id_ed25519").exists());
     }
 }

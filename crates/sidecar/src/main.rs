@@ -16,6 +16,7 @@ mod mcp;
 mod obsidian;
 mod presence;
 mod progress;
+mod seal_keys;
 mod standalone;
 mod state;
 mod tools;
