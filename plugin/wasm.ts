@@ -14,6 +14,7 @@ import initialiseWasm, {
 	contentHash as contentHashInWasm,
 	isKeptChangeName as isKeptChangeNameInWasm,
 	journalAlreadyKept as journalAlreadyKeptInWasm,
+	journalKeyNamed as journalKeyNamedInWasm,
 	journalMaxBytes as journalMaxBytesInWasm,
 	journalSizeRefusal as journalSizeRefusalInWasm,
 	keptChangeName as keptChangeNameInWasm,
@@ -22,6 +23,11 @@ import initialiseWasm, {
 	openJournal as openJournalInWasm,
 	parseNote as parseNoteInWasm,
 	sealJournal as sealJournalInWasm,
+	sealKey as sealKeyInWasm,
+	sealKeyCandidates as sealKeyCandidatesInWasm,
+	sealKeyRefusal as sealKeyRefusalInWasm,
+	sealKeySecret as sealKeySecretInWasm,
+	sealKeyUnusable as sealKeyUnusableInWasm,
 	stepError as stepErrorInWasm,
 	savedOver as savedOverInWasm,
 	linksLeft as linksLeftInWasm,
@@ -416,22 +422,64 @@ export function stepError(failure: StepFailure): ToolError {
 
 /**
  * What a sealed file is for (core's `journal::Purpose`): the journal of a change being made, or a
- * change kept for `undo_change`. The seal covers it, and the vault's key, so neither file can be
- * taken for the other, or for another vault's.
+ * change kept for `undo_change`. The seal covers it, and the id of the vault's key it was sealed
+ * with, so neither file can be taken for the other, or for another vault's.
  */
 export type Purpose = "journal" | "kept";
 
-/** The file's text for `journal`, sealed by core with the user's journal key for `purpose` in the vault of key `vault`; or the error when it would pass core's bound on its size. */
-export function sealJournal(key: Uint8Array, purpose: Purpose, vault: string, journal: unknown): { sealed: string } | { error: ToolError } {
+/** The file's text for `journal`, sealed by core for `purpose` with `key`, derived from the vault's key file of id `id` (`move/seal-keys.ts`); or the error when it would pass core's bound on its size. */
+export function sealJournal(key: Uint8Array, purpose: Purpose, id: string, journal: unknown): { sealed: string } | { error: ToolError } {
 	loadedEngine();
-	const sealed = sealJournalInWasm(key, purpose, vault, journal) as { sealed?: string | null; error?: ToolError | null };
+	const sealed = sealJournalInWasm(key, purpose, id, journal) as { sealed?: string | null; error?: ToolError | null };
 	return typeof sealed.sealed === "string" ? { sealed: sealed.sealed } : { error: sealed.error as ToolError };
 }
 
-/** A file's text opened with the user's journal key as a file of `purpose` in the vault of key `vault`: `journal` when it may be acted on, else `refusal`, why not. */
-export function openJournal(key: Uint8Array, purpose: Purpose, vault: string, text: string): { journal?: unknown; refusal?: string | null } {
+/** A file's text opened as a file of `purpose` with `key`, derived from the vault's key file of id `id` (the one the file names): `journal` when it may be acted on, else `refusal`, why not. */
+export function openJournal(key: Uint8Array, purpose: Purpose, id: string, text: string): { journal?: unknown; refusal?: string | null } {
 	loadedEngine();
-	return openJournalInWasm(key, purpose, vault, text) as { journal?: unknown; refusal?: string | null };
+	return openJournalInWasm(key, purpose, id, text) as { journal?: unknown; refusal?: string | null };
+}
+
+/** The id of the key a file's text says it was sealed with (core's `journal::key_named`), or why the file is refused before any key. */
+export function journalKeyNamed(text: string): { key?: string | null; refusal?: string | null } {
+	loadedEngine();
+	return journalKeyNamedInWasm(text) as { key?: string | null; refusal?: string | null };
+}
+
+/** Why a key file is not used (core's `seal_key::Unusable`). */
+export interface SealKeyUnusable {
+	kind: "missing" | "not_plain_file" | "not_ours" | "mode" | "too_large" | "not_a_key" | "unreadable";
+	detail?: unknown;
+}
+
+/** The key seals are made with, from a key file's secret and identity (`ino`): core's `seal_key::derive`. */
+export function sealKey(secret: Uint8Array, identity: bigint): Uint8Array {
+	loadedEngine();
+	return sealKeyInWasm(secret, identity);
+}
+
+/** The ids of the key files to look at, in core's order and bound, from the names in the keys folder. */
+export function sealKeyCandidates(names: string[]): string[] {
+	loadedEngine();
+	return sealKeyCandidatesInWasm(names);
+}
+
+/** The secret in a key file's bytes, or undefined when they hold none. */
+export function sealKeySecret(bytes: Uint8Array): Uint8Array | undefined {
+	loadedEngine();
+	return sealKeySecretInWasm(bytes);
+}
+
+/** Why a key file may not be used, from what was seen of it before reading it (`mode` undefined on Windows); undefined when it may. */
+export function sealKeyUnusable(plainFile: boolean, mode: number | undefined, ours: boolean, bytes: number): SealKeyUnusable | undefined {
+	loadedEngine();
+	return (sealKeyUnusableInWasm(plainFile, mode, ours, bytes) as SealKeyUnusable | undefined) ?? undefined;
+}
+
+/** Core's refusal of a file sealed with the key `id`, whose file is unusable. */
+export function sealKeyRefusal(id: string, unusable: SealKeyUnusable): string {
+	loadedEngine();
+	return sealKeyRefusalInWasm(id, unusable);
 }
 
 /** The most bytes a journal or kept change file may have (core's `journal::MAX_FILE_BYTES`); a larger one is never read. */

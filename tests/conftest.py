@@ -83,13 +83,15 @@ def stop_plugin(host):
 
 def snapshot(folder):
     """Every file of the vault and its bytes, but `.obsidian`, the changes kept for undo_change
-    in `.vaultlink/changes` and the plugin's presence lease `.vaultlink/presence.json` (engine
-    state, whose names, seals and ids differ by process and time; `kept_changes` lists the
-    changes)."""
+    in `.vaultlink/changes`, the plugin's presence lease `.vaultlink/presence.json` and the
+    vault's sealing keys `.vaultlink/keys` with the `.vaultlink/.gitignore` made beside them
+    (engine state, whose names, seals and ids differ by process and time; `kept_changes` lists
+    the changes)."""
     return {str(path.relative_to(folder)): path.read_bytes()
             for path in sorted(Path(folder).rglob("*"))
             if path.is_file() and ".obsidian" not in path.parts
-            and path.relative_to(folder).parts[:2] not in ((".vaultlink", "changes"), (".vaultlink", "presence.json"))}
+            and path.relative_to(folder).parts[:2] not in ((".vaultlink", "changes"), (".vaultlink", "presence.json"),
+                                                         (".vaultlink", "keys"), (".vaultlink", ".gitignore"))}
 
 
 def kept_changes(folder):
@@ -98,36 +100,45 @@ def kept_changes(folder):
     return sorted(path.name for path in changes.glob("*.json")) if changes.is_dir() else []
 
 
-def journal_key():
-    """This user's journal key on this machine, where the sidecar and the plugin keep it (made
-    here if neither has yet, as they make it): a test that plays the part of an interrupted
-    vaultlink seals its journal with it, as vaultlink does."""
+def vault_key(vault):
+    """The vault's sealing key, as the sidecar and the plugin find it (made here if neither has
+    yet, as they make it): `(id, key)`, the key derived from the key file's secret and its inode.
+    A test that plays the part of an interrupted vaultlink seals its journal with it, as
+    vaultlink does."""
+    import hashlib
+    import hmac
+    import re
     import secrets
-    folder = Path.home() / ".local" / "state" / "vaultlink"
-    key_file = folder / "journal.key"
-    if not key_file.exists():
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temporary = folder / f"journal.key.{secrets.token_hex(8)}.tmp"
-        temporary.write_text(secrets.token_hex(32) + "\n")
-        temporary.chmod(0o600)
-        try:
-            os.link(temporary, key_file)
-        except FileExistsError:
-            pass
-        finally:
-            temporary.unlink()
-    return bytes.fromhex(key_file.read_text().strip())
+    import stat
+    folder = Path(vault) / ".vaultlink" / "keys"
+    names = sorted(name[:-4] for name in (os.listdir(folder) if folder.is_dir() else [])
+                   if re.fullmatch(r"[0-9a-f]{16}\.key", name))[:16]
+    for key_id in names:
+        key_file = folder / f"{key_id}.key"
+        meta = key_file.lstat()
+        text = key_file.read_bytes() if stat.S_ISREG(meta.st_mode) and meta.st_size <= 128 else b""
+        if meta.st_mode & 0o077 == 0 and meta.st_uid == os.getuid() and re.fullmatch(rb"[0-9a-f]{64}\n?", text):
+            secret = bytes.fromhex(text.decode().strip())
+            return key_id, hmac.new(secret, b"vaultlink seal key\0" + str(meta.st_ino).encode(), hashlib.sha256).digest()
+    folder.mkdir(parents=True, exist_ok=True)
+    key_id = secrets.token_hex(8)
+    temporary = folder / f".{key_id}.key.tmp"
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(secrets.token_hex(32) + "\n")
+    os.rename(temporary, folder / f"{key_id}.key")
+    return vault_key(vault)
 
 
 def seal_journal(journal, vault, key=None, purpose="journal"):
     """A journal file's text as vaultlink writes it: the journal's JSON under an HMAC-SHA256 seal
-    of its purpose (`journal`, or `kept` for a change kept for undo), the vault's key (the
-    bridge's, from the vault folder's canonical path) and the JSON, each but the last ended by a
-    NUL byte."""
+    of its purpose (`journal`, or `kept` for a change kept for undo), the id of the vault's key it
+    is sealed with and the JSON, each but the last ended by a NUL byte, under that key (or `key`,
+    for a seal no key file of the vault makes)."""
     import hashlib
     import hmac
     body = json.dumps(journal, separators=(",", ":"))
-    vault_key = hashlib.sha256(os.path.realpath(vault).encode()).hexdigest()[:16]
-    sealed = f"{purpose}\0{vault_key}\0{body}".encode()
-    seal = hmac.new(journal_key() if key is None else key, sealed, hashlib.sha256).hexdigest()
-    return '{"seal":"' + seal + '","purpose":"' + purpose + '","vault":"' + vault_key + '","journal":' + body + "}"
+    key_id, derived = vault_key(vault)
+    sealed = f"{purpose}\0{key_id}\0{body}".encode()
+    seal = hmac.new(derived if key is None else key, sealed, hashlib.sha256).hexdigest()
+    return '{"seal":"' + seal + '","purpose":"' + purpose + '","key":"' + key_id + '","journal":' + body + "}"

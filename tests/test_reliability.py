@@ -253,7 +253,7 @@ def test_an_interrupted_move_is_undone_before_the_next_call(vault, runtime_dir):
     rewritten = home.replace("[[Projects/Alpha", "[[Archive/Alpha")
     assert rewritten != home
     journal = {
-        "version": 3, "pid": 0, "tool": "move_note", "started_unix_ms": 0, "machine": "",
+        "version": 4, "pid": 0, "tool": "move_note", "started_unix_ms": 0, "machine": "",
         "writes": [{"path": "Home.md", "temporary": ".Home.md.vaultlink-1.tmp", "before": home,
                     "after_hash": hashlib.sha256(rewritten.encode()).hexdigest()}],
         "moves": [{"from": "Projects/Alpha.md", "to": "Archive/Alpha.md", "via": None}],
@@ -286,14 +286,14 @@ def test_a_crafted_journal_never_writes_outside_the_vault(vault, runtime_dir, tm
     outside_before = {str(path): path.read_bytes() for path in home.rglob("*") if path.is_file()}
     up = os.path.relpath(home, vault)
     journal = {
-        "version": 3, "pid": 0, "tool": "move_note", "started_unix_ms": 0, "machine": "elsewhere",
+        "version": 4, "pid": 0, "tool": "move_note", "started_unix_ms": 0, "machine": "elsewhere",
         "writes": [{"path": f"{up}/notes.txt", "temporary": "", "before": "overwritten",
                     "after_hash": hashlib.sha256(b"mine").hexdigest()}],
         "moves": [{"from": f"{up}/.ssh/id_ed25519", "to": "stolen.md", "via": None}],
         "made_folders": [f"{up}/planted"],
     }
     text = json.dumps({**journal, "version": 1}) if origin == "unsealed" else seal_journal(journal, vault, key=os.urandom(32))
-    (vault / ".vaultlink").mkdir()
+    (vault / ".vaultlink").mkdir(exist_ok=True)
     (vault / ".vaultlink" / "journal.json").write_text(text)
     before = snapshot(vault)
     notes, move = asyncio.run(calls_on(vault, runtime_dir, "standalone", [

@@ -6,20 +6,20 @@
 //! left, `vaultlink recover <vault>` undoes the batch from it, and until then every move (from
 //! either side) is refused with `interrupted_change`, so nothing builds on a half-made batch.
 //!
-//! The file is sealed with this user's journal key on this machine (`../state.ts`), by core
-//! (`crates/core/src/journal.rs`), for its purpose (a journal, not a kept change) and this vault
-//! (the bridge's key, from the vault folder's canonical path), so that a journal that arrives
-//! with a vault from anywhere else, or a kept change copied to its place, is never acted on:
-//! recovery refuses any journal whose seal does not verify for that purpose and vault. A journal
-//! or kept change larger than core's bound is refused from its size, and never read.
+//! The file is sealed with the vault's own key (`seal-keys.ts`: a secret in `.vaultlink/keys`,
+//! bound to its key file's identity, which the sidecar finds too whatever sandbox either runs
+//! in), by core (`crates/core/src/journal.rs`), for its purpose (a journal, not a kept change),
+//! so that a journal that arrives with a vault from anywhere else (whose key file is a copy, or
+//! not there), or a kept change copied to its place, is never acted on: recovery refuses any
+//! journal whose seal does not verify for that purpose. A journal or kept change larger than
+//! core's bound is refused from its size, and never read.
 
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { FileSystemAdapter, type DataAdapter } from "obsidian";
-import { canonicalVaultPath, keyOfCanonicalPath } from "../bridge/paths";
-import { journalKey } from "../state";
-import { journalAlreadyKept, journalMaxBytes, journalSizeRefusal, openJournal, sealJournal, stepError, type Journal, type Purpose, type ToolError } from "../wasm";
+import { openIn, sealIn } from "./seal-keys";
+import { journalAlreadyKept, journalMaxBytes, journalSizeRefusal, stepError, type Journal, type Purpose, type ToolError } from "../wasm";
 
 export const JOURNAL_FOLDER = ".vaultlink";
 export const JOURNAL_PATH = `${JOURNAL_FOLDER}/journal.json`;
@@ -32,20 +32,15 @@ export const ABANDONED = 0;
 
 type JournalAdapter = Pick<DataAdapter, "exists" | "read" | "write" | "remove" | "mkdir" | "rmdir" | "list" | "stat" | "getName">;
 
-/**
- * The vault's key, as the bridge's discovery makes it from the vault folder's canonical path
- * (`bridge/paths.ts`, the sidecar's `discovery::vault_key`): what a seal binds a journal or a kept
- * change to, so a file sealed in another vault never opens in this one.
- */
-export function vaultKey(adapter: Pick<DataAdapter, "getName">): string {
-	if (adapter instanceof FileSystemAdapter) return keyOfCanonicalPath(canonicalVaultPath(adapter.getBasePath()));
-	// No folder on disk (not a desktop vault, which the plugin is not made for): the vault's name.
-	return keyOfCanonicalPath(adapter.getName());
+/** The vault's folder on disk; the plugin is desktop only, and its keys and journals are files there. */
+function basePath(adapter: Pick<DataAdapter, "getName">): string {
+	if (adapter instanceof FileSystemAdapter) return adapter.getBasePath();
+	throw new Error("the vault has no folder on disk, so it has no sealing key");
 }
 
-/** `journal` sealed with this user's key as a file of `purpose` in this vault; or the error (a journal past core's bound). */
+/** `journal` sealed with the vault's key as a file of `purpose`; or the error (a journal past core's bound). */
 export function sealFor(adapter: Pick<DataAdapter, "getName">, purpose: Purpose, journal: Journal): { sealed: string } | { error: ToolError } {
-	return sealJournal(journalKey(), purpose, vaultKey(adapter), journal);
+	return sealIn(basePath(adapter), purpose, journal);
 }
 
 /**
@@ -92,7 +87,7 @@ export function machineName(): string {
 	return os.hostname();
 }
 
-/** A file of `purpose` in the vault, read within core's bound and opened with this user's key for this vault: its journal, or why it may not be acted on. */
+/** A file of `purpose` in the vault, read within core's bound and opened with the vault's key file it names: its journal, or why it may not be acted on. */
 export async function openSealed(adapter: Pick<DataAdapter, "read" | "stat" | "getName">, file: string, purpose: Purpose): Promise<{ journal: Journal } | { refusal: string }> {
 	let read: { text: string } | { refusal: string };
 	try {
@@ -102,14 +97,13 @@ export async function openSealed(adapter: Pick<DataAdapter, "read" | "stat" | "g
 	}
 	if ("refusal" in read) return read;
 	try {
-		const opened = openJournal(journalKey(), purpose, vaultKey(adapter), read.text);
-		return opened.journal !== undefined && opened.journal !== null ? { journal: opened.journal as Journal } : { refusal: opened.refusal ?? "it cannot be opened" };
+		return openIn(basePath(adapter), purpose, read.text);
 	} catch (error) {
 		return { refusal: `it cannot be checked: ${error instanceof Error ? error.message : String(error)}` };
 	}
 }
 
-/** The journal in the vault, opened with this user's key: the journal, or why it may not be acted on. */
+/** The journal in the vault, opened with the vault's key: the journal, or why it may not be acted on. */
 async function openInVault(adapter: JournalAdapter): Promise<{ journal: Journal } | { refusal: string }> {
 	return openSealed(adapter, JOURNAL_PATH, "journal");
 }

@@ -12,28 +12,27 @@ import nodeFs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
-import { canonicalVaultPath, keyOfCanonicalPath } from "../bridge/paths";
 import { keptChanges } from "../history";
 import { JOURNAL_PATH, beginJournal, finishJournal, machineName } from "../move/journal";
-import { journalKey } from "../state";
+import { sealIn } from "../move/seal-keys";
 import { runTool } from "../tools";
-import { contentHash, sealJournal, type Journal, type ToolError, type ToolOutcome } from "../wasm";
+import { contentHash, type Journal, type ToolError, type ToolOutcome } from "../wasm";
 import type { TFile } from "./obsidian-double";
 import { BATCH, CALLS, COMMIT, KILL_CHILD, MOVE, keptFiles, killedAt, moveFirst, notesOf, runKillChild, sidecarBinary } from "./killing";
 import { loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
 
-/** `journal` sealed with this user's key as the journal of the vault in `vaultDir`, as the plugin and the sidecar seal it. */
+/** `journal` sealed with the vault's key as the journal of the vault in `vaultDir`, as the plugin and the sidecar seal it. */
 function sealedJournal(vaultDir: string, journal: Journal): string {
-	const made = sealJournal(journalKey(), "journal", keyOfCanonicalPath(canonicalVaultPath(vaultDir)), journal);
+	const made = sealIn(vaultDir, "journal", journal);
 	assert.ok("sealed" in made);
 	return made.sealed;
 }
 
-/** What `.vaultlink` holds but the plugin's presence lease. */
+/** What `.vaultlink` holds but the plugin's presence lease and the vault's sealing keys (made by the first seal, and kept). */
 function engineFiles(vaultDir: string): string[] {
-	return fs.readdirSync(path.join(vaultDir, ".vaultlink")).filter((name) => name !== "presence.json");
+	return fs.readdirSync(path.join(vaultDir, ".vaultlink")).filter((name) => !["presence.json", "keys", ".gitignore"].includes(name));
 }
 
 function errorOf(outcome: ToolOutcome): ToolError {

@@ -125,6 +125,9 @@ export function snapshotVault(vaultDir: string): Record<string, string> {
 	// The plugin's presence lease is engine state, its instance new on every load; its folder
 	// counts only when something else is in it.
 	delete snapshot[".vaultlink/presence.json"];
+	// So are the vault's sealing keys and the line that keeps git out of `.vaultlink`: the first
+	// seal makes them and they stay, the vault's own, not any change's.
+	for (const name of Object.keys(snapshot)) if (name.startsWith(".vaultlink/keys/") || name === ".vaultlink/.gitignore") delete snapshot[name];
 	if (Object.keys(snapshot).every((name) => name === ".vaultlink/" || !name.startsWith(".vaultlink/"))) delete snapshot[".vaultlink/"];
 	return snapshot;
 }

@@ -96,8 +96,9 @@ pub struct KeyFile {
     pub bytes: u64,
 }
 
-/// Why a key file is not used.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a key file is not used. It crosses to the plugin as `{kind, detail?}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
 pub enum Unusable {
     /// Not there (a journal names a key the vault does not hold).
     Missing,

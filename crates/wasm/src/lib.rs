@@ -142,14 +142,14 @@ struct SealedJournal {
 }
 
 /// The file's text for `journal` (`{version, pid, tool, started_unix_ms, machine, writes, moves,
-/// made_folders}`), sealed with this user's journal key for `purpose` (`"journal"`, `"kept"`) in
-/// the vault of key `vault` (core's `journal`): `{sealed}`, or `{error}` when it would pass
-/// core's bound on a journal's size.
+/// made_folders}`), sealed for `purpose` (`"journal"`, `"kept"`) with `key`, the key derived from
+/// the vault's key file of id `id` ([`seal_key`]) (core's `journal`): `{sealed}`, or `{error}`
+/// when it would pass core's bound on a journal's size.
 #[wasm_bindgen(js_name = sealJournal)]
-pub fn seal_journal(key: &[u8], purpose: &str, vault: &str, journal: JsValue) -> Result<JsValue, JsError> {
+pub fn seal_journal(key: &[u8], purpose: &str, id: &str, journal: JsValue) -> Result<JsValue, JsError> {
     let journal: vaultlink_core::journal::Journal =
         serde_wasm_bindgen::from_value(journal).map_err(|error| JsError::new(&format!("not a journal: {error}")))?;
-    let binding = vaultlink_core::journal::Binding { purpose: purpose_of(purpose)?, vault };
+    let binding = vaultlink_core::journal::Binding { purpose: purpose_of(purpose)?, key: id };
     match vaultlink_core::journal::seal(key, binding, &journal) {
         Ok(sealed) => to_js(&SealedJournal { sealed: Some(sealed), error: None }),
         Err(too_large) => to_js(&SealedJournal { sealed: None, error: Some(vaultlink_core::step::StepError::from(too_large).error()) }),
@@ -163,16 +163,72 @@ struct OpenedJournal {
     refusal: Option<String>,
 }
 
-/// Opens a journal or kept change file's text with this user's journal key, as a file of
-/// `purpose` in the vault of key `vault`: `{journal}` when it may be acted on, `{refusal}` (the
-/// reason) when it may not.
+/// Opens a journal or kept change file's text as a file of `purpose`, with `key`, the key derived
+/// from the vault's key file of id `id` (the one the file names, [`journal_key_named`]):
+/// `{journal}` when it may be acted on, `{refusal}` (the reason) when it may not.
 #[wasm_bindgen(js_name = openJournal)]
-pub fn open_journal(key: &[u8], purpose: &str, vault: &str, text: &str) -> Result<JsValue, JsError> {
-    let binding = vaultlink_core::journal::Binding { purpose: purpose_of(purpose)?, vault };
+pub fn open_journal(key: &[u8], purpose: &str, id: &str, text: &str) -> Result<JsValue, JsError> {
+    let binding = vaultlink_core::journal::Binding { purpose: purpose_of(purpose)?, key: id };
     match vaultlink_core::journal::open(key, binding, text.as_bytes()) {
         Ok(journal) => to_js(&OpenedJournal { journal: Some(journal), refusal: None }),
         Err(refusal) => to_js(&OpenedJournal { journal: None, refusal: Some(refusal.message()) }),
     }
+}
+
+#[derive(Serialize)]
+struct KeyNamed {
+    key: Option<String>,
+    refusal: Option<String>,
+}
+
+/// The id of the key a journal or kept change file's text says it was sealed with (core's
+/// `journal::key_named`): `{key}`, or `{refusal}` when the file is refused before any key.
+#[wasm_bindgen(js_name = journalKeyNamed)]
+pub fn journal_key_named(text: &str) -> Result<JsValue, JsError> {
+    match vaultlink_core::journal::key_named(text.as_bytes()) {
+        Ok(key) => to_js(&KeyNamed { key: Some(key), refusal: None }),
+        Err(refusal) => to_js(&KeyNamed { key: None, refusal: Some(refusal.message()) }),
+    }
+}
+
+/// The key seals are made with, from a key file's secret and its identity (`ino`, as a BigInt):
+/// core's `seal_key::derive`.
+#[wasm_bindgen(js_name = sealKey)]
+pub fn seal_key(secret: &[u8], identity: u64) -> Vec<u8> {
+    vaultlink_core::seal_key::derive(secret, identity).to_vec()
+}
+
+/// The ids of the key files to look at, in order, from the names in the keys folder (core's
+/// `seal_key::candidates`).
+#[wasm_bindgen(js_name = sealKeyCandidates)]
+pub fn seal_key_candidates(names: Vec<String>) -> Vec<String> {
+    vaultlink_core::seal_key::candidates(names.iter().map(String::as_str))
+}
+
+/// The secret in a key file's bytes, or `undefined` when they hold none.
+#[wasm_bindgen(js_name = sealKeySecret)]
+pub fn seal_key_secret(bytes: &[u8]) -> Option<Vec<u8>> {
+    vaultlink_core::seal_key::parse_secret(bytes).map(|secret| secret.to_vec())
+}
+
+/// Why a key file may not be used (`{kind, detail?}`), from what was seen of it before reading
+/// it; `undefined` when it may. `mode` is left out on Windows.
+#[wasm_bindgen(js_name = sealKeyUnusable)]
+pub fn seal_key_unusable(plain_file: bool, mode: Option<u32>, ours: bool, bytes: f64) -> Result<JsValue, JsError> {
+    let file = vaultlink_core::seal_key::KeyFile { plain_file, mode, ours, bytes: bytes as u64 };
+    match vaultlink_core::seal_key::check(&file) {
+        Ok(()) => Ok(JsValue::UNDEFINED),
+        Err(unusable) => to_js(&unusable),
+    }
+}
+
+/// Core's refusal of a file sealed with the key `id`, whose file is unusable for `unusable`
+/// (`{kind, detail?}`, as [`seal_key_unusable`] gives it, or `{kind: "missing"}`).
+#[wasm_bindgen(js_name = sealKeyRefusal)]
+pub fn seal_key_refusal(id: &str, unusable: JsValue) -> Result<String, JsError> {
+    let why: vaultlink_core::seal_key::Unusable =
+        serde_wasm_bindgen::from_value(unusable).map_err(|error| JsError::new(&format!("not a reason: {error}")))?;
+    Ok(vaultlink_core::journal::Refusal::NoKey { id: id.to_owned(), why }.message())
 }
 
 /// The most bytes a journal or kept change file may have (core's `journal::MAX_FILE_BYTES`): a
