@@ -186,7 +186,7 @@ test("a change that cannot be kept for undo_change (a full disk) is undone whole
 test("a batch is refused while an interrupted one's journal is in the vault", async (t) => {
 	const { vaultDir, host } = await open(t);
 	fs.mkdirSync(path.join(vaultDir, ".vaultlink"), { recursive: true });
-	const journal = { version: 3, pid: 0, tool: "move_note", started_unix_ms: 0, machine: machineName(), writes: [], moves: [], made_folders: [] };
+	const journal = { version: 4, pid: 0, tool: "move_note", started_unix_ms: 0, machine: machineName(), writes: [], moves: [], made_folders: [] };
 	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealedJournal(vaultDir, journal));
 	const before = snapshotVault(vaultDir);
 	const error = errorOf(await runTool(host, "move_note", MOVE));
@@ -337,7 +337,7 @@ test("a journal or a kept change past core's bound (a sparse 1 GiB file) is refu
 
 test("two batches taking the vault's lock at once: one holds it, the other is refused with change_in_progress and removes nothing of the winner's", async (t) => {
 	const { vaultDir, app } = await open(t);
-	const journal = (started: number) => ({ version: 3, pid: process.pid, tool: "move_note", started_unix_ms: started, machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "" });
+	const journal = (started: number) => ({ version: 4, pid: process.pid, tool: "move_note", started_unix_ms: started, machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "" });
 	for (let round = 0; round < 20; round++) {
 		// Both look for a journal before either has written one, as two batches starting at once do.
 		const results = await Promise.all([beginJournal(app.vault.adapter, journal(2 * round)), beginJournal(app.vault.adapter, journal(2 * round + 1))]);
@@ -361,7 +361,7 @@ test("a batch is refused while another live process holds the vault's lock (a si
 	t.after(() => sidecar.kill());
 	assert.ok(sidecar.pid !== undefined);
 	fs.mkdirSync(path.join(vaultDir, ".vaultlink"), { recursive: true });
-	const lock = { version: 3, pid: sidecar.pid, tool: "move_note", started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "lock-0" };
+	const lock = { version: 4, pid: sidecar.pid, tool: "move_note", started_unix_ms: Date.now(), machine: machineName(), writes: [], moves: [], made_folders: [], change_id: "lock-0" };
 	fs.writeFileSync(path.join(vaultDir, JOURNAL_PATH), sealedJournal(vaultDir, lock));
 	const before = snapshotVault(vaultDir);
 	const error = errorOf(await runTool(host, "move_note", MOVE));

@@ -192,6 +192,8 @@ pub struct Here {
     pub protocol: u32,
     /// The folder this edge looked in for the plugin's discovery file.
     pub discovery_dir: String,
+    /// Whether this edge runs in WSL (its kernel says so), for the messages only.
+    pub wsl: bool,
 }
 
 /// Why a plugin whose lease holds the vault cannot be reached from here, most telling first, and
@@ -208,6 +210,14 @@ pub fn unreachable_because(presence: &Presence, here: &Here) -> (String, String)
         return (
             "the plugin's bridge is turned off".to_owned(),
             format!("Turn on \"Let agents connect\" in the vaultlink plugin's settings in Obsidian, {close}."),
+        );
+    }
+    if here.wsl && lease.platform == "win32" {
+        return (
+            "this sidecar runs in WSL and Obsidian on Windows: the plugin's bridge is a local socket of Windows, which WSL cannot reach".to_owned(),
+            format!(
+                "Run the agent and its sidecar on Windows (the Windows vaultlink.exe, on the vault's Windows path), {close}. Reads are still served from the folder."
+            ),
         );
     }
     let windows_and_linux = [lease.platform.as_str(), here.platform.as_str()];
@@ -326,7 +336,8 @@ mod tests {
         assert_eq!(found, Presence::OtherMachine { lease: lease("laptop"), age_ms: 1_000 });
         assert!(found.holds_writes());
         assert!(found.describe().contains("another machine"));
-        let here = Here { machine: "desk".to_owned(), platform: "linux".to_owned(), protocol: 1, discovery_dir: "/tmp/x".to_owned() };
+        let here =
+            Here { machine: "desk".to_owned(), platform: "linux".to_owned(), protocol: 1, discovery_dir: "/tmp/x".to_owned(), wsl: false };
         let (why, what) = unreachable_because(&found, &here);
         assert!(why.contains("\"laptop\"") && what.contains("Run the sidecar on \"laptop\""), "{why} / {what}");
     }
@@ -365,6 +376,7 @@ mod tests {
             platform: "linux".to_owned(),
             protocol: 1,
             discovery_dir: "/tmp/home/.local/state/vaultlink/bridge".to_owned(),
+            wsl: false,
         };
         let of = |lease: Lease| unreachable_because(&Presence::Fresh { lease, age_ms: 0 }, &here);
         let (why, what) = of(lease("desk"));
@@ -372,6 +384,12 @@ mod tests {
         assert!(what.contains("VAULTLINK_RUNTIME_DIR") && what.contains("close Obsidian"), "{what}");
         let (why, what) = of(Lease { platform: "win32".to_owned(), ..lease("desk") });
         assert!(why.contains("WSL") && what.contains("vaultlink.exe"), "{why} / {what}");
+        // A sidecar that knows it runs in WSL says so, and what to do.
+        let in_wsl = Here { wsl: true, ..here.clone() };
+        let (why, what) =
+            unreachable_because(&Presence::Fresh { lease: Lease { platform: "win32".to_owned(), ..lease("desk") }, age_ms: 0 }, &in_wsl);
+        assert!(why.contains("runs in WSL and Obsidian on Windows"), "{why}");
+        assert!(what.contains("on Windows") && what.contains("close Obsidian"), "{what}");
         let (why, _) = of(Lease { protocol: 2, ..lease("desk") });
         assert!(why.contains("protocol 2"), "{why}");
         let (why, what) = of(Lease { bridge: false, ..lease("desk") });

@@ -313,7 +313,7 @@ fn differing_span(a: &str, b: &str) -> (usize, usize) {
 /// What to do about a journal that is not acted on; `journal` names the file.
 pub fn untrusted_hint(journal: &str) -> String {
     format!(
-        "vaultlink undoes only a journal it wrote itself, for this user on this machine. If a change was interrupted on another machine, run `vaultlink recover` there and let the vault sync; otherwise look at {journal} and delete it. Then try again."
+        "vaultlink undoes only a journal sealed with this copy of the vault's own key, which a copy, a sync or a clone never carries. If a change was interrupted in another copy or on another machine, run `vaultlink recover` there and let the vault sync; otherwise look at {journal} and delete it. Then try again."
     )
 }
 

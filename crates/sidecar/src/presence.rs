@@ -53,6 +53,28 @@ pub fn here() -> Here {
         discovery_dir: crate::discovery::bridge_dir()
             .map(|dir| dir.to_string_lossy().into_owned())
             .unwrap_or_else(|| "no folder (no home folder is set)".to_owned()),
+        wsl: in_wsl(),
+    }
+}
+
+/// Whether this sidecar runs in WSL, as its kernel's release says (`…-microsoft-standard-WSL2`):
+/// for the message that says why the plugin on Windows cannot be reached, nothing else.
+fn in_wsl() -> bool {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease").is_ok_and(|release| is_wsl_release(&release))
+}
+
+fn is_wsl_release(release: &str) -> bool {
+    let release = release.to_ascii_lowercase();
+    release.contains("microsoft") || release.contains("wsl")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn wsl_is_told_from_the_kernel_release() {
+        assert!(super::is_wsl_release("5.15.167.4-microsoft-standard-WSL2\n"));
+        assert!(super::is_wsl_release("4.4.0-19041-Microsoft"));
+        assert!(!super::is_wsl_release("6.8.0-49-generic"));
     }
 }
 
