@@ -190,7 +190,10 @@ REFUSED = [
 
 
 def snapshot(root: Path):
-    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+    """Every file and its bytes but the vault's sealing keys and the `.gitignore` beside them,
+    which the first call that takes the vault's lock makes and which stay, the vault's own."""
+    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*"))
+            if path.is_file() and path.relative_to(root).parts[:2] not in ((".vaultlink", "keys"), (".vaultlink", ".gitignore"))}
 
 
 async def calls_on(vault, runtime, mode, calls):
@@ -246,7 +249,7 @@ def test_a_symbolic_link_out_of_the_vault_is_refused_standalone(vault, runtime_d
 
 def test_an_interrupted_move_is_undone_before_the_next_call(vault, runtime_dir):
     """The state a killed process leaves (the journal, a note rewritten, a temporary file, the
-    file not yet moved), written in the journal's documented format and sealed with this user's
+    file not yet moved), written in the journal's documented format and sealed with the vault's
     key, as vaultlink seals it; the sidecar's first call undoes it."""
     before = snapshot(vault)
     home = (vault / "Home.md").read_text()
@@ -266,7 +269,7 @@ def test_an_interrupted_move_is_undone_before_the_next_call(vault, runtime_dir):
     (notes,) = asyncio.run(calls_on(vault, runtime_dir, "standalone", [("list_notes", {"limit": 1000})]))
     assert notes.is_error is False
     assert snapshot(vault) == before, "the vault is as it was before the interrupted move"
-    assert not (vault / ".vaultlink").exists()
+    assert not (vault / ".vaultlink" / "journal.json").exists()
 
     # `vaultlink recover` says when there is nothing to do.
     done = subprocess.run([str(SIDECAR), "recover", str(vault)], capture_output=True, text=True)
