@@ -68,6 +68,15 @@ fn is_wsl_release(release: &str) -> bool {
     release.contains("microsoft") || release.contains("wsl")
 }
 
+/// This system's name as Node's `process.platform` spells it, as the lease records the plugin's.
+fn platform() -> &'static str {
+    match std::env::consts::OS {
+        "windows" => "win32",
+        "macos" => "darwin",
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -75,14 +84,5 @@ mod tests {
         assert!(super::is_wsl_release("5.15.167.4-microsoft-standard-WSL2\n"));
         assert!(super::is_wsl_release("4.4.0-19041-Microsoft"));
         assert!(!super::is_wsl_release("6.8.0-49-generic"));
-    }
-}
-
-/// This system's name as Node's `process.platform` spells it, as the lease records the plugin's.
-fn platform() -> &'static str {
-    match std::env::consts::OS {
-        "windows" => "win32",
-        "macos" => "darwin",
-        other => other,
     }
 }
