@@ -25,6 +25,7 @@ import initialiseWasm, {
 	sealJournal as sealJournalInWasm,
 	sealKey as sealKeyInWasm,
 	sealKeyCandidates as sealKeyCandidatesInWasm,
+	sealKeyNewId as sealKeyNewIdInWasm,
 	sealKeyRefusal as sealKeyRefusalInWasm,
 	sealKeySecret as sealKeySecretInWasm,
 	sealKeyUnusable as sealKeyUnusableInWasm,
@@ -462,6 +463,12 @@ export function sealKey(secret: Uint8Array, identity: bigint): Uint8Array {
 export function sealKeyCandidates(names: string[]): string[] {
 	loadedEngine();
 	return sealKeyCandidatesInWasm(names);
+}
+
+/** The id of a key made now, from 8 random bytes, below every id passed over (core's `seal_key::new_id`). */
+export function sealKeyNewId(random: Uint8Array, passedOver: string[]): string {
+	loadedEngine();
+	return sealKeyNewIdInWasm(random, passedOver);
 }
 
 /** The secret in a key file's bytes, or undefined when they hold none. */

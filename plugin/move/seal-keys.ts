@@ -12,7 +12,7 @@
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
-import { journalKeyNamed, openJournal, sealJournal, sealKey, sealKeyCandidates, sealKeyRefusal, sealKeySecret, sealKeyUnusable, type Journal, type Purpose, type SealKeyUnusable, type ToolError } from "../wasm";
+import { journalKeyNamed, openJournal, sealJournal, sealKey, sealKeyCandidates, sealKeyNewId, sealKeyRefusal, sealKeySecret, sealKeyUnusable, type Journal, type Purpose, type SealKeyUnusable, type ToolError } from "../wasm";
 
 const VAULTLINK_FOLDER = ".vaultlink";
 const KEYS_FOLDER = `${VAULTLINK_FOLDER}/keys`;
@@ -101,11 +101,12 @@ export function sealingKey(base: string): SealKey {
 	} catch {
 		// No keys yet.
 	}
-	for (const id of sealKeyCandidates(names)) {
+	const candidates = sealKeyCandidates(names);
+	for (const id of candidates) {
 		const found = keyOf(base, id);
 		if ("key" in found) return { id, key: found.key };
 	}
-	return makeKey(base);
+	return makeKey(base, candidates);
 }
 
 /** Makes a folder of the vault's `.vaultlink` when it is not there; refuses one that is a link. */
@@ -120,9 +121,10 @@ function makeFolder(folder: string): void {
 
 /**
  * Makes a new key file: written whole and synced under a temporary name (mode 0600, created
- * exclusively), then renamed into place; its id is random, so no other file has its name.
+ * exclusively), then renamed into place; its id is random (below those passed over, so it comes
+ * first from now on), so no other file has its name.
  */
-function makeKey(base: string): SealKey {
+function makeKey(base: string, passedOver: string[]): SealKey {
 	const top = path.join(base, VAULTLINK_FOLDER);
 	const folder = keysFolder(base);
 	try {
@@ -137,7 +139,7 @@ function makeKey(base: string): SealKey {
 		}
 		const random = crypto.randomBytes(40);
 		const secret = random.subarray(0, 32).toString("hex");
-		const id = random.subarray(32).toString("hex");
+		const id = sealKeyNewId(random.subarray(32), passedOver);
 		const temporary = path.join(folder, `.${id}.key.tmp`);
 		const file = path.join(folder, `${id}.key`);
 		const fd = fs.openSync(temporary, "wx", 0o600);

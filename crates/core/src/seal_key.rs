@@ -60,6 +60,25 @@ pub fn candidates<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     ids
 }
 
+/// The id of a key made now, from 8 random bytes and the ids [`candidates`] gave (all passed over
+/// as unusable). When they are as many as are looked at, the new id is one below the highest of
+/// them and not taken, so that the new key is among those looked at from now on, and a vault
+/// holding [`MAX_KEY_FILES`] files that are not usable keys does not get a new key on every change
+/// (unless they are the very lowest ids, which only someone who plants them chooses).
+pub fn new_id(random: [u8; ID_HEX / 2], candidates: &[String]) -> String {
+    let random = u64::from_be_bytes(random);
+    let taken: Vec<u64> = candidates.iter().filter_map(|id| u64::from_str_radix(id, 16).ok()).collect();
+    let id = match taken.iter().max() {
+        Some(&highest) if candidates.len() >= MAX_KEY_FILES && highest > 0 => {
+            let start = random % highest;
+            // At most one step more than there are ids taken.
+            (0..highest).map(|step| (start + step) % highest).find(|id| !taken.contains(id)).unwrap_or(random)
+        }
+        _ => random,
+    };
+    format!("{id:016x}")
+}
+
 /// The secret in a key file's bytes: 64 lower-case hex digits, with or without one line end.
 pub fn parse_secret(bytes: &[u8]) -> Option<[u8; KEY_BYTES]> {
     let text = bytes.strip_suffix(b"\n").unwrap_or(bytes);
@@ -160,6 +179,21 @@ mod tests {
         assert_eq!(candidates(names), vec!["a000000000000000".to_owned(), "b000000000000000".to_owned()]);
         let many: Vec<String> = (0..100).map(|n| format!("{n:016x}.key")).collect();
         assert_eq!(candidates(many.iter().map(String::as_str)).len(), MAX_KEY_FILES);
+    }
+
+    #[test]
+    fn a_new_key_is_among_those_looked_at_when_as_many_were_passed_over() {
+        let names: Vec<String> = (1..=MAX_KEY_FILES as u64).map(|n| format!("{:016x}.key", n << 40)).collect();
+        let passed_over = candidates(names.iter().map(String::as_str));
+        for random in [[0xff; 8], [0; 8], [1, 2, 3, 4, 5, 6, 7, 8], [0, 0, 1, 0, 0, 0, 0, 0]] {
+            let id = new_id(random, &passed_over);
+            assert!(is_key_id(&id) && !passed_over.contains(&id), "{id}");
+            let mut with_it = passed_over.clone();
+            with_it.push(format!("{id}.key"));
+            assert!(candidates(with_it.iter().map(String::as_str).chain(names.iter().map(String::as_str))).contains(&id), "{id}");
+        }
+        // Fewer than are looked at: any id is among them.
+        assert_eq!(new_id([0xab; 8], &[]), "abababababababab");
     }
 
     #[test]

@@ -99,7 +99,8 @@ pub fn sealing_key(root: &Path) -> Result<SealKey, String> {
         .map(|entries| entries.flatten().take(4096).map(|entry| entry.file_name().to_string_lossy().into_owned()).collect())
         .unwrap_or_default();
     let mut passed_over = Vec::new();
-    for id in seal_key::candidates(names.iter().map(String::as_str)) {
+    let candidates = seal_key::candidates(names.iter().map(String::as_str));
+    for id in candidates.iter().cloned() {
         match key_of(root, &id) {
             Ok(key) => return Ok(SealKey { id, key }),
             Err(why) => passed_over.push(format!("{KEYS_FOLDER}/{} {}", seal_key::file_name(&id), why.message())),
@@ -108,13 +109,13 @@ pub fn sealing_key(root: &Path) -> Result<SealKey, String> {
     if !passed_over.is_empty() {
         tracing::info!("a new sealing key is made; not used: {}", passed_over.join("; "));
     }
-    make(root).map_err(|error| format!("making the vault's sealing key in {} failed: {error}", folder.display()))
+    make(root, &candidates).map_err(|error| format!("making the vault's sealing key in {} failed: {error}", folder.display()))
 }
 
 /// Makes a new key file: written whole and synced under a temporary name (mode 0600, created
 /// exclusively, no folder on the way a link), then renamed into place without replacing. It is
 /// made once for the vault, before any change, on the real disk.
-fn make(root: &Path) -> std::io::Result<SealKey> {
+fn make(root: &Path, passed_over: &[String]) -> std::io::Result<SealKey> {
     let disk = RealDisk;
     let folder = keys_folder(root);
     let top = folder.parent().unwrap_or(root);
@@ -134,7 +135,7 @@ fn make(root: &Path) -> std::io::Result<SealKey> {
     getrandom::fill(&mut random).map_err(|error| std::io::Error::other(format!("no random bytes: {error}")))?;
     let (secret, id) = random.split_at(KEY_BYTES);
     let secret: [u8; KEY_BYTES] = secret.try_into().map_err(|_| std::io::Error::other("a key's bytes"))?;
-    let id = vaultlink_core::hex::hex(id);
+    let id = seal_key::new_id(id.try_into().map_err(|_| std::io::Error::other("an id's bytes"))?, passed_over);
     let temporary = folder.join(format!(".{id}.key.tmp"));
     let path = folder.join(seal_key::file_name(&id));
     disk.write_new(root, &temporary, seal_key::secret_text(&secret).as_bytes())?;
@@ -284,12 +285,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let folder = dir.path().join(KEYS_FOLDER);
         fs::create_dir_all(&folder).unwrap();
-        for n in 0..40u64 {
-            fs::write(folder.join(format!("{n:016x}.key")), "not a key").unwrap();
-            fs::set_permissions(folder.join(format!("{n:016x}.key")), fs::Permissions::from_mode(0o600)).unwrap();
+        for n in 1..=40u64 {
+            let name = format!("{:016x}.key", n << 40);
+            fs::write(folder.join(&name), "not a key").unwrap();
+            fs::set_permissions(folder.join(&name), fs::Permissions::from_mode(0o600)).unwrap();
         }
         let made = sealing_key(dir.path()).unwrap();
-        assert!(!made.id.starts_with("00000000000000"));
+        assert_eq!(fs::read_dir(&folder).unwrap().count(), 41);
+        // Made to come first, it is the one used from now on: no key is made on every change.
+        assert_eq!(sealing_key(dir.path()).unwrap().id, made.id);
         assert_eq!(fs::read_dir(&folder).unwrap().count(), 41);
     }
 }

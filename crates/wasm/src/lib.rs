@@ -205,6 +205,14 @@ pub fn seal_key_candidates(names: Vec<String>) -> Vec<String> {
     vaultlink_core::seal_key::candidates(names.iter().map(String::as_str))
 }
 
+/// The id of a key made now, from 8 random bytes and the ids passed over as unusable (core's
+/// `seal_key::new_id`).
+#[wasm_bindgen(js_name = sealKeyNewId)]
+pub fn seal_key_new_id(random: &[u8], passed_over: Vec<String>) -> Result<String, JsError> {
+    let random = random.try_into().map_err(|_| JsError::new("an id is made from 8 random bytes"))?;
+    Ok(vaultlink_core::seal_key::new_id(random, &passed_over))
+}
+
 /// The secret in a key file's bytes, or `undefined` when they hold none.
 #[wasm_bindgen(js_name = sealKeySecret)]
 pub fn seal_key_secret(bytes: &[u8]) -> Option<Vec<u8>> {
