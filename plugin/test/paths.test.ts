@@ -18,7 +18,7 @@ function checkDiscoveryDirectory(env: Record<string, string>, platform: NodeJS.P
 	assert.equal(discoveryDirectory(environment(env, platform, home)), expected, `${platform} ${JSON.stringify(env)}`);
 }
 
-test("the discovery folder is found from the home folder alone, beside the journal key; VAULTLINK_RUNTIME_DIR overrides it", () => {
+test("the discovery folder is found from the home folder alone, in the user's vaultlink folder; VAULTLINK_RUNTIME_DIR overrides it", () => {
 	// A desktop session's XDG_RUNTIME_DIR, which an MCP client's sidecar does not get, changes nothing.
 	checkDiscoveryDirectory({ XDG_RUNTIME_DIR: "/run/user/1000" }, "linux", "/home/ada", "/home/ada/.local/state/vaultlink/bridge");
 	checkDiscoveryDirectory({}, "linux", "/home/ada", "/home/ada/.local/state/vaultlink/bridge");
