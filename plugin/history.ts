@@ -142,7 +142,7 @@ export async function forgetOldest(adapter: ChangesAdapter): Promise<void> {
 	for (const name of changesToForget(records)) await adapter.remove(name);
 }
 
-/** Removes the kept change an undo consumed (set aside as part of its commit), and the folders left empty. */
+/** Removes a kept change (one an undo consumed, set aside as part of its commit, or a delete's whose move to the trash failed), and the folders left empty. */
 export async function forgetChange(adapter: ChangesAdapter, name: string): Promise<void> {
 	if (!isKeptChangeName(name)) return;
 	for (const file of [setAsideName(name), name]) if (await adapter.exists(file)) await adapter.remove(file);

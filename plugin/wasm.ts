@@ -64,7 +64,7 @@ export interface ToolError {
 export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: ToolError };
 
 /** The steps of an approved change, decided by core (`ops::Change`), for the plugin to carry out before it answers. */
-export type Change = { kind: "batch"; batch: Batch; plan_hash: string } | { kind: "trash"; path: string; before: string };
+export type Change = { kind: "batch"; batch: Batch; plan_hash: string } | { kind: "trash"; path: string; before: string; keep: Batch };
 
 /** What core's `call` answers: a tool's outcome, and for an approved change its steps. */
 /** `guard`, with a change: core's `Change::paths_to_guard`, the paths no step may reach through a symbolic link. */

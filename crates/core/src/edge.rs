@@ -33,9 +33,13 @@ pub enum Change {
     /// (`PlanHistory::record_applied`), keep the change when `batch.change_id` is set and remove
     /// the kept change `batch.forget` names (`history`).
     Batch { batch: crate::batch::Batch, plan_hash: String },
-    /// A delete: move the file at `path` to the trash if it still holds `before` (a note; an
-    /// attachment's `before` is empty and is not compared), then set the answer's `trashed_to`.
-    Trash { path: String, before: String },
+    /// A delete: keep `keep`'s journal for `undo_change` as a batch's is kept (`history`), then
+    /// move the file at `path` to the trash if it still holds `before` (a note; an attachment's
+    /// `before` is empty and is not compared), then set the answer's `trashed_to`. When the move
+    /// fails, the kept change is removed again. `keep` is never carried out: it is the change as
+    /// the history holds it, a removal of the note whose journal keeps the note's whole text, so
+    /// the undo writes it back whatever trash the edge used.
+    Trash { path: String, before: String, keep: crate::batch::Batch },
 }
 
 /// The vault's trash folder as Obsidian's "Move to Obsidian trash" uses it, where the sidecar moves

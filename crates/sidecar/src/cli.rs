@@ -129,7 +129,8 @@ pub enum Command {
         #[command(flatten)]
         output: Output,
     },
-    /// Delete a note to the trash, after showing what links to it. Previews unless --yes.
+    /// Delete a note to the trash, after showing what links to it. Previews unless --yes; a delete
+    /// that links block is refused (exit status 2) unless --force.
     Rm {
         /// The vault folder.
         vault: PathBuf,
@@ -314,16 +315,11 @@ pub async fn run(cli: Cli) -> Result<()> {
                 }
                 if let Some(trashed) = answer.get("trashed_to").and_then(Value::as_str) {
                     out!("Deleted: moved to {trashed}.{}", if answer["forced"] == true { " The links above now dangle." } else { "" });
-                } else if answer["ok"] == false {
-                    out!("Not deleted: {}. Add --force to delete anyway.", blocked_text(&answer));
                 } else if answer["can_confirm"] == true {
                     out!("Nothing was changed. Run again with --yes to move it to the trash.");
                 } else {
                     out!("Nothing was changed: {}. Add --force --yes to delete anyway.", blocked_text(&answer));
                 }
-            }
-            if answer["ok"] == false {
-                std::process::exit(2);
             }
             Ok(())
         }

@@ -89,6 +89,12 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, S
         ));
     }
     let made = !changes.is_dir();
+    // A delete keeps its change with no journal before it, so `.vaultlink` may not be there yet.
+    let journal_folder = root.join(crate::journal::JOURNAL_FOLDER);
+    let made_journal_folder = made && !journal_folder.is_dir();
+    if made_journal_folder {
+        disk.create_dir(root, &journal_folder).map_err(failed)?;
+    }
     if made {
         disk.create_dir(root, &changes).map_err(failed)?;
     }
@@ -100,7 +106,10 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, S
     crate::journal::create_file(disk, root, &path, &temporary, sealed.as_bytes(), crate::journal::NewFile::Private).map_err(failed)?;
     disk.sync_dir(root, &changes).map_err(failed)?;
     if made {
-        disk.sync_dir(root, &root.join(crate::journal::JOURNAL_FOLDER)).map_err(failed)?;
+        disk.sync_dir(root, &journal_folder).map_err(failed)?;
+    }
+    if made_journal_folder {
+        disk.sync_dir(root, root).map_err(failed)?;
     }
     Ok(name)
 }
