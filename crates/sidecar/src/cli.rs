@@ -299,8 +299,19 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Rm { vault, note, force, yes, output: Output { json, mode } } => {
-            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
-            let answer = call(&mut router, "delete_note", json!({ "path": note, "confirm": yes, "force": force })).await?;
+            let router = Router::for_one_command(canonical_vault(&vault)?, mode);
+            let answer = match router.call("delete_note", json!({ "path": note, "confirm": yes, "force": force })).await {
+                (_, Ok(answer)) => answer,
+                // Links block the delete: said in the command's own words (its flags, not the tool's).
+                (_, Err(error)) if error.code == "has_backlinks" => {
+                    bail!(
+                        "{} ({})\nhint: Repoint the links first (vaultlink mv), or add --force to delete it anyway.",
+                        error.message,
+                        error.code
+                    )
+                }
+                (_, Err(error)) => bail!("{} ({})\nhint: {}", error.message, error.code, error.hint),
+            };
             if json {
                 out!("{}", serde_json::to_string_pretty(&answer)?);
             } else {
