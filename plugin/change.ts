@@ -15,14 +15,14 @@
 
 import { TFile, type App, type Vault } from "obsidian";
 import { applyBatch } from "./move/apply";
-import { forgetChange, forgetOldest, keepChange, keptChanges } from "./history";
+import { forgetChange, forgetOldest, keepChange, listedChanges } from "./history";
 import { machineName } from "./move/journal";
 import type { StepOutcome } from "./move/apply";
 import { trashNote } from "./delete/apply";
 import { saveOpenEditors } from "./editors";
 import type { ToolHost } from "./host";
 import { CallDroppedError, EngineRestartedError, type LinkEngine } from "./engine/client";
-import { batchJournal, stepError, type Batch, type CallOutcome, type Journal, type KeptChange, type ToolError, type ToolOutcome } from "./wasm";
+import { batchJournal, stepError, type Batch, type CallOutcome, type Journal, type ListedChange, type ToolError, type ToolOutcome } from "./wasm";
 import { ErrorCode } from "./error-codes";
 
 /** How many notes a call reads at once. */
@@ -72,7 +72,7 @@ export function deleteNote(host: ToolHost, args: unknown): Promise<ToolOutcome> 
 async function readingCall(host: ToolHost, tool: string, args: unknown, signal: AbortSignal | undefined): Promise<ToolOutcome> {
 	const { app, index } = host;
 	// Only the history's listing reads the kept changes: it plans the undo of each on its page.
-	const changes: KeptChange[] = tool === "list_changes" ? await keptChanges(app.vault.adapter) : [];
+	const changes: ListedChange[] = tool === "list_changes" ? await listedChanges(app.vault.adapter) : [];
 	const needed = await index.notesNeeded(tool, args, changes);
 	if (signal?.aborted === true) throw new CallDroppedError(tool);
 	// A note that cannot be read is left out: core lists it as unread (`find_evidence`) or asks for the call again.
@@ -107,7 +107,7 @@ export async function eachAtMost<T, R>(limit: number, items: readonly T[], run: 
 export async function prepareChange(host: ToolHost, tool: string, args: unknown): Promise<CallOutcome> {
 	await host.settle();
 	// Only an undo reads the kept changes: the notes it needs are those the change touched.
-	const changes: KeptChange[] = tool === "undo_change" ? await keptChanges(host.app.vault.adapter) : [];
+	const changes: ListedChange[] = tool === "undo_change" ? await listedChanges(host.app.vault.adapter) : [];
 	const needed = await notesWithEditorsSaved(host, () => host.index.notesNeeded(tool, args, changes));
 	if (!needed.ok) return needed;
 	const read = await readTexts(host.app.vault, needed.notes);

@@ -52,6 +52,15 @@ export interface KeptChange {
 	journal: Journal;
 }
 
+/** A file named as a kept change that would not open (core's `history::UnopenedChange`), with why: no undo uses it, and an undo without an id never reaches past it. */
+export interface UnopenedChange {
+	name: string;
+	why: string;
+}
+
+/** A file of the kept changes, as core is handed them: opened, or not. */
+export type ListedChange = KeptChange | UnopenedChange;
+
 /** A typed error from one of core's operations, as it crosses to the agent; its code is one of core's (`error-codes.ts`). */
 export interface ToolError {
 	code: ErrorCode;

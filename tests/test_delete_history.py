@@ -177,3 +177,36 @@ def test_list_changes_shows_the_kept_changes_newest_first_with_what_can_be_undon
                 for change in result["whole"]["changes"]]
 
     assert comparable(through_plugin) == comparable(on_folder)
+
+
+async def undo_past_an_unreadable_change(vault, runtime_dir, mode):
+    """A delete, then a file named as a newer kept change that no seal opens (a copy from
+    another machine, or junk): an undo without an id stops at it, naming it; by its id the delete
+    is undone; list_changes lists both."""
+    async with session_on(vault, runtime_dir, mode) as (session, _):
+        deleted = await session.call_tool("delete_note", {"path": ORPHAN, "confirm": True})
+        assert not deleted.is_error, deleted.structured_content
+        junk = vault / ".vaultlink" / "changes" / "9999999999999999-abcdef.json"
+        junk.write_text("{}")
+        before = snapshot(vault)
+        refused = await session.call_tool("undo_change", {"dry_run": False})
+        unchanged = snapshot(vault) == before
+        listed = (await session.call_tool("list_changes", {})).structured_content
+        by_id = await session.call_tool(
+            "undo_change", {"change_id": deleted.structured_content["change_id"], "dry_run": False})
+        return {"refused": (refused.is_error, refused.structured_content), "unchanged": unchanged,
+                "listed": [(change["change_id"], change["undoable"]) for change in listed["changes"]],
+                "by_id": (by_id.is_error, by_id.structured_content.get("tool")), "back": (vault / ORPHAN).exists()}
+
+
+def test_an_undo_without_an_id_never_reaches_past_a_newer_change_it_cannot_undo(tmp_path, runtime_dir):
+    through_plugin, on_folder = through_both(tmp_path, runtime_dir, undo_past_an_unreadable_change)
+    for result in (through_plugin, on_folder):
+        is_error, error = result["refused"]
+        assert is_error and error["code"] == "undo_refused", error
+        assert "`.vaultlink/changes/9999999999999999-abcdef.json`" in error["message"], error
+        assert "never reaches past it" in error["message"] and "list_changes" in error["hint"], error
+        assert result["unchanged"], "nothing was changed"
+        assert result["listed"][0] == ("abcdef", False) and result["listed"][1][1] is True, result["listed"]
+        assert result["by_id"] == (False, "delete_note") and result["back"], result
+    assert through_plugin["listed"] == on_folder["listed"]

@@ -23,6 +23,13 @@ pub trait Edge {
     fn changes(&mut self) -> Vec<KeptChange> {
         Vec::new()
     }
+
+    /// The files named as kept changes that `journal::open` refused (or that could not be read),
+    /// with why: no undo uses them, and `undo_change` without an id never reaches past a newer
+    /// one to undo an older change.
+    fn unopened_changes(&mut self) -> Vec<UnopenedChange> {
+        Vec::new()
+    }
 }
 
 /// The steps of an approved change, for the edge to carry out as they are.
@@ -71,6 +78,14 @@ pub struct KeptChange {
     pub journal: crate::journal::Journal,
 }
 
+/// A file named as a kept change that cannot be used for undo: its name, and why (the refusal of
+/// `journal::open`, or the read that failed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct UnopenedChange {
+    pub name: String,
+    pub why: String,
+}
+
 /// An edge with the texts it read before the call, by path: what an edge that reads
 /// asynchronously (the plugin) hands in after reading `ops::notes_needed`.
 #[derive(Debug, Clone, Default)]
@@ -79,6 +94,7 @@ pub struct ReadBefore {
     pub modified_ms: std::collections::BTreeMap<String, u64>,
     pub tag: u32,
     pub changes: Vec<KeptChange>,
+    pub unopened: Vec<UnopenedChange>,
 }
 
 impl Edge for ReadBefore {
@@ -96,5 +112,9 @@ impl Edge for ReadBefore {
 
     fn changes(&mut self) -> Vec<KeptChange> {
         self.changes.clone()
+    }
+
+    fn unopened_changes(&mut self) -> Vec<UnopenedChange> {
+        self.unopened.clone()
     }
 }

@@ -49,7 +49,7 @@ pub const KEPT_CHANGES: usize = 20;
 pub const KEPT_BYTES: u64 = 16 * 1024 * 1024;
 
 pub use crate::batch::change_id;
-pub use crate::edge::KeptChange;
+pub use crate::edge::{KeptChange, UnopenedChange};
 
 /// The file a change is kept in: `.vaultlink/changes/<applied ms, 16 digits>-<id>.json`, so the
 /// names sort oldest first.
@@ -80,6 +80,11 @@ fn record_parts(name: &str) -> Option<(u64, &str)> {
         && !id.is_empty()
         && id.bytes().all(|byte| byte.is_ascii_hexdigit());
     valid.then(|| (time.parse().ok(), id)).and_then(|(time, id)| Some((time?, id)))
+}
+
+/// The change id in a kept change's file name.
+pub fn record_change_id(name: &str) -> Option<&str> {
+    record_parts(name).map(|(_, id)| id)
 }
 
 /// When the change kept under `name` was kept, from its name.
@@ -198,13 +203,15 @@ pub enum UndoError {
     Edited { change_id: String, notes: Vec<String> },
     /// Notes link a page the change created, which the undo would remove.
     Linked { change_id: String, referrers: Vec<String> },
+    /// Asked without an id, and the newest kept change cannot be used for undo.
+    Unopened { name: String, why: String },
 }
 
 impl Failure for UndoError {
     fn code(&self) -> ErrorCode {
         match self {
             UndoError::Nothing { .. } => ErrorCode::NothingToUndo,
-            UndoError::Edited { .. } | UndoError::Linked { .. } => ErrorCode::UndoRefused,
+            UndoError::Edited { .. } | UndoError::Linked { .. } | UndoError::Unopened { .. } => ErrorCode::UndoRefused,
         }
     }
 
@@ -218,6 +225,9 @@ impl Failure for UndoError {
             UndoError::Linked { change_id, referrers } => format!(
                 "undoing the change `{change_id}` would remove a page that notes link since, leaving these links dangling: {}; nothing was changed",
                 referrers.join(", ")
+            ),
+            UndoError::Unopened { name, why } => format!(
+                "the newest kept change, `{name}`, cannot be undone ({why}), and an undo without an id never reaches past it to an older change; nothing was changed"
             ),
         }
     }
@@ -233,16 +243,27 @@ impl Failure for UndoError {
             UndoError::Linked { .. } => {
                 "Repoint those links first (rewrite_link), or call again with `force: true` to remove the page and leave them dangling."
             }
+            UndoError::Unopened { .. } => {
+                "Call list_changes and name the change to undo by its `change_id`; remove that file if it is not one this vaultlink kept."
+            }
         }
     }
 }
 
-/// The kept change `arguments` name, or the last one.
-fn chosen<'a>(changes: &'a [KeptChange], arguments: &UndoArguments) -> Result<&'a KeptChange, UndoError> {
+/// The kept change `arguments` name, or the last one: never an older one past a newer kept
+/// change that cannot be opened (`unopened`).
+fn chosen<'a>(changes: &'a [KeptChange], unopened: &[UnopenedChange], arguments: &UndoArguments) -> Result<&'a KeptChange, UndoError> {
     let asked = arguments.change_id.as_deref().map(str::trim).filter(|id| !id.is_empty());
     let found = match asked {
         Some(id) => changes.iter().filter(|kept| kept.journal.change_id == id).max_by(|a, b| a.name.cmp(&b.name)),
-        None => changes.iter().max_by(|a, b| a.name.cmp(&b.name)),
+        None => {
+            let newest = changes.iter().max_by(|a, b| a.name.cmp(&b.name));
+            let newest_unopened = unopened.iter().max_by(|a, b| a.name.cmp(&b.name));
+            if let Some(blocking) = newest_unopened.filter(|blocking| newest.is_none_or(|kept| blocking.name > kept.name)) {
+                return Err(UndoError::Unopened { name: blocking.name.clone(), why: blocking.why.clone() });
+            }
+            newest
+        }
     };
     found.ok_or_else(|| UndoError::Nothing { change_id: asked.map(str::to_owned) })
 }
@@ -286,7 +307,7 @@ fn moves_back(journal: &Journal) -> Vec<(String, String)> {
 /// The notes an undo reads: those the chosen change wrote or created, where they are now, and
 /// those whose links its moves back may change.
 pub fn notes_needed(vault: &Vault, arguments: &UndoArguments, changes: &[KeptChange]) -> Vec<String> {
-    let Ok(kept) = chosen(changes, arguments) else { return Vec::new() };
+    let Ok(kept) = chosen(changes, &[], arguments) else { return Vec::new() };
     let mut needed: Vec<String> = kept
         .journal
         .writes
@@ -308,7 +329,7 @@ pub fn undo_change(
     plans: &mut PlanHistory,
 ) -> Result<(UndoAnswer, Option<Change>), CallError> {
     let changes = edge.changes();
-    let kept = chosen(&changes, arguments).map_err(|error| CallError::of(&error))?;
+    let kept = chosen(&changes, &edge.unopened_changes(), arguments).map_err(|error| CallError::of(&error))?;
     let journal = &kept.journal;
     let mut edited = Vec::new();
     let mut batch = Batch {
@@ -753,6 +774,33 @@ mod tests {
         apply(&mut files, &mut kept, "update_properties", json!({"path": "A", "set": {"x": 1}, "dry_run": false}));
         assert_eq!(list(&files, &kept, json!({"limit": 1, "cursor": cursor})), Err(ErrorCode::InvalidArguments));
         assert_eq!(list(&files, &[], json!({})).unwrap(), json!({"total": 0, "changes": []}));
+    }
+
+    /// Issue 36: `undo_change` without an id never reaches past a newer kept change it cannot
+    /// undo (here, a file no seal opens) to revert an older one; it names what stands in the way,
+    /// and list_changes lists it so.
+    #[test]
+    fn an_undo_without_an_id_never_reaches_past_a_newer_change_it_cannot_open() {
+        let mut files = files_of(&[("A.md", "# A\n")]);
+        let mut kept = Vec::new();
+        let edited = apply(&mut files, &mut kept, "update_properties", json!({"path": "A", "set": {"x": 1}, "dry_run": false}));
+        let (vault, mut edge) = state(&files);
+        edge.changes = kept.clone();
+        let name = record_name(99, "abcdef");
+        edge.unopened = vec![UnopenedChange { name: name.clone(), why: "it is not sealed with this user's key".to_owned() }];
+        let refused = call(&vault, "undo_change", &json!({}), &mut edge, &mut PlanHistory::default()).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::UndoRefused);
+        assert!(refused.message.contains(&format!("`{name}`")) && refused.message.contains("never reaches past it"), "{}", refused.message);
+        assert!(refused.hint.contains("list_changes"), "{}", refused.hint);
+        // Named by its id, the older change is undone.
+        let by_id = call(&vault, "undo_change", &json!({"change_id": edited["change_id"]}), &mut edge, &mut PlanHistory::default());
+        assert!(by_id.is_ok(), "{by_id:?}");
+        let listed = call(&vault, "list_changes", &json!({}), &mut edge, &mut PlanHistory::default()).unwrap();
+        let listed = serde_json::to_value(&listed.answer).unwrap();
+        assert_eq!(listed["total"], 2);
+        assert_eq!((listed["changes"][0]["change_id"].as_str(), listed["changes"][0]["undoable"].as_bool()), (Some("abcdef"), Some(false)));
+        assert!(listed["changes"][0]["why_not"].as_str().unwrap().contains("not sealed"), "{listed}");
+        assert_eq!(listed["changes"][0]["applied_at"], "1970-01-01T00:00:00Z");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::answer::{cursor_for, parse_cursor, OpError, ResponseFormat};
 use crate::approval::PlanHistory;
-use crate::edge::{Edge, KeptChange};
+use crate::edge::{Edge, KeptChange, UnopenedChange};
 use crate::history::UndoArguments;
 use crate::journal::WriteKind;
 use crate::Vault;
@@ -56,9 +56,12 @@ pub struct ChangeEntry {
     pub change_id: String,
     /// The tool that made it.
     pub tool: String,
-    /// When it was kept (applied), in milliseconds since the Unix epoch, and as UTC.
-    pub applied_unix_ms: u64,
-    pub applied_at: String,
+    /// When it was kept (applied), in milliseconds since the Unix epoch, and as UTC; left out
+    /// for a file whose name gives no time before the year 10000.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub applied_unix_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub applied_at: Option<String>,
     /// Its main arguments, as far as the kept change shows them: the note a delete or a property
     /// edit named, the page a commit created, the files a move moved (at most [`PATHS_LISTED`]).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -72,7 +75,8 @@ pub struct ChangeEntry {
     /// True when undoing it removes a page that notes link since, which needs `force`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub needs_force: bool,
-    /// True for the newest: the one `undo_change` without an id takes (and no other).
+    /// True for the newest: the one `undo_change` without an id takes (and no other; when it
+    /// cannot be undone, an undo without an id is refused).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub latest: bool,
 }
@@ -88,33 +92,59 @@ pub struct ChangesList {
     pub next_cursor: Option<String>,
 }
 
-/// The kept changes, newest first (their names sort oldest first).
-fn newest_first(changes: &[KeptChange]) -> Vec<&KeptChange> {
-    let mut sorted: Vec<&KeptChange> = changes.iter().collect();
-    sorted.sort_by(|a, b| b.name.cmp(&a.name));
+/// A file of the kept changes' folder, as listed: a kept change, or one that cannot be opened.
+#[derive(Clone, Copy)]
+enum Listed<'a> {
+    Kept(&'a KeptChange),
+    Unopened(&'a UnopenedChange),
+}
+
+impl Listed<'_> {
+    fn name(&self) -> &str {
+        match self {
+            Listed::Kept(kept) => &kept.name,
+            Listed::Unopened(unopened) => &unopened.name,
+        }
+    }
+}
+
+/// Every file of the kept changes, newest first (their names sort oldest first).
+fn newest_first<'a>(changes: &'a [KeptChange], unopened: &'a [UnopenedChange]) -> Vec<Listed<'a>> {
+    let mut sorted: Vec<Listed<'a>> = changes.iter().map(Listed::Kept).chain(unopened.iter().map(Listed::Unopened)).collect();
+    sorted.sort_by(|a, b| b.name().cmp(a.name()));
     sorted
 }
 
 /// What a cursor is bound to: the kept changes as they are now, so a change kept or forgotten
 /// between pages refuses the cursor rather than skipping one.
-fn scope(sorted: &[&KeptChange]) -> String {
-    let names: Vec<&str> = sorted.iter().map(|kept| kept.name.as_str()).collect();
+fn scope(sorted: &[Listed<'_>]) -> String {
+    let names: Vec<&str> = sorted.iter().map(Listed::name).collect();
     format!("list_changes\0{}", names.join("\0"))
 }
 
 /// The page's range of `sorted`, or why the arguments do not fit.
-fn page(sorted: &[&KeptChange], arguments: &ListChangesArguments) -> Result<std::ops::Range<usize>, OpError> {
+fn page(sorted: &[Listed<'_>], arguments: &ListChangesArguments) -> Result<std::ops::Range<usize>, OpError> {
     let start = parse_cursor(arguments.cursor.as_deref(), &scope(sorted), sorted.len())?;
     let limit = arguments.limit.unwrap_or(DEFAULT_CHANGES).max(1);
     Ok(start..sorted.len().min(start.saturating_add(limit)))
 }
 
-/// The notes the page's undo plans read: those `undo_change` with each change's id reads.
+/// The notes the page's undo plans read: those `undo_change` with each change's id reads. The
+/// edge has not said yet which files cannot be opened, so this reads for every kept change up to
+/// the page's end, a few more than the page may need.
 pub fn notes_needed(vault: &Vault, arguments: &ListChangesArguments, changes: &[KeptChange]) -> Vec<String> {
-    let sorted = newest_first(changes);
-    let Ok(range) = page(&sorted, arguments) else { return Vec::new() };
-    let mut needed: Vec<String> =
-        sorted[range].iter().flat_map(|kept| crate::history::notes_needed(vault, &undo_of(kept), std::slice::from_ref(*kept))).collect();
+    let sorted = newest_first(changes, &[]);
+    let start = parse_cursor(arguments.cursor.as_deref(), &scope(&sorted), sorted.len()).unwrap_or(0);
+    let end = start.saturating_add(arguments.limit.unwrap_or(DEFAULT_CHANGES).max(1));
+    let mut needed: Vec<String> = sorted
+        .iter()
+        .take(end)
+        .filter_map(|listed| match listed {
+            Listed::Kept(kept) => Some(*kept),
+            Listed::Unopened(_) => None,
+        })
+        .flat_map(|kept| crate::history::notes_needed(vault, &undo_of(kept), std::slice::from_ref(kept)))
+        .collect();
     needed.sort();
     needed.dedup();
     needed
@@ -133,12 +163,17 @@ fn undo_of(kept: &KeptChange) -> UndoArguments {
 /// `list_changes`.
 pub fn list_changes(vault: &Vault, arguments: &ListChangesArguments, edge: &mut dyn Edge) -> Result<ChangesList, OpError> {
     let changes = edge.changes();
-    let sorted = newest_first(&changes);
+    let unopened = edge.unopened_changes();
+    let sorted = newest_first(&changes, &unopened);
     let range = page(&sorted, arguments)?;
     let next_cursor = (range.end < sorted.len()).then(|| cursor_for(&scope(&sorted), sorted.len(), range.end));
     let mut listed = Vec::new();
-    for (at, kept) in sorted[range.clone()].iter().enumerate() {
-        let mut entry = entry(vault, kept, range.start + at == 0, edge);
+    for (at, item) in sorted[range.clone()].iter().enumerate() {
+        let latest = range.start + at == 0;
+        let mut entry = match item {
+            Listed::Kept(kept) => entry(vault, kept, latest, edge),
+            Listed::Unopened(unopened) => unopened_entry(unopened, latest),
+        };
         if arguments.response_format == ResponseFormat::Concise {
             entry.touched.paths.clear();
             entry.arguments = None;
@@ -146,6 +181,24 @@ pub fn list_changes(vault: &Vault, arguments: &ListChangesArguments, edge: &mut 
         listed.push(entry);
     }
     Ok(ChangesList { total: sorted.len(), changes: listed, next_cursor })
+}
+
+/// A file that cannot be opened, listed with why: no undo can use it, and it stands in the way of
+/// an undo without an id when it is the newest.
+fn unopened_entry(unopened: &UnopenedChange, latest: bool) -> ChangeEntry {
+    let applied_unix_ms = crate::history::applied_unix_ms(&unopened.name).and_then(believable);
+    ChangeEntry {
+        change_id: crate::history::record_change_id(&unopened.name).unwrap_or_default().to_owned(),
+        tool: "unknown".to_owned(),
+        applied_unix_ms,
+        applied_at: applied_unix_ms.map(utc),
+        arguments: None,
+        touched: Touched { rewritten: 0, created: 0, removed: 0, moved: 0, paths: Vec::new(), paths_total: 0 },
+        undoable: false,
+        why_not: Some(format!("`{}` cannot be used for undo: {}", unopened.name, unopened.why)),
+        needs_force: false,
+        latest,
+    }
 }
 
 fn entry(vault: &Vault, kept: &KeptChange, latest: bool, edge: &mut dyn Edge) -> ChangeEntry {
@@ -172,12 +225,12 @@ fn entry(vault: &Vault, kept: &KeptChange, latest: bool, edge: &mut dyn Edge) ->
         Ok((answer, _)) => (true, None, !answer.backlinks.is_empty()),
         Err(error) => (false, Some(error.message), false),
     };
-    let applied_unix_ms = crate::history::applied_unix_ms(&kept.name).unwrap_or(journal.started_unix_ms);
+    let applied_unix_ms = believable(crate::history::applied_unix_ms(&kept.name).unwrap_or(journal.started_unix_ms));
     ChangeEntry {
         change_id: journal.change_id.clone(),
         tool: journal.tool.clone(),
         applied_unix_ms,
-        applied_at: utc(applied_unix_ms),
+        applied_at: applied_unix_ms.map(utc),
         arguments: main_arguments(kept),
         touched,
         undoable,
@@ -227,6 +280,12 @@ fn main_arguments(kept: &KeptChange) -> Option<serde_json::Value> {
         }
         _ => None,
     }
+}
+
+/// A time a name gives, when it is before the year 10000 (a file's name is untrusted: a larger
+/// one is no time a change was kept, nor a number JavaScript holds exactly).
+fn believable(ms: u64) -> Option<u64> {
+    (ms < 253_402_300_800_000).then_some(ms)
 }
 
 /// `ms` since the Unix epoch as UTC, `2026-12-04T20:15:00Z`.

@@ -2032,7 +2032,13 @@ mod tests {
         fs::File::create(&huge).unwrap().set_len(1 << 30).unwrap();
         let kept = crate::history::kept_changes(index.root());
         assert_eq!(kept.len(), 1, "the sparse record is not used for undo; the move's is");
-        let answer = crate::tools::run_on_folder_with(&RealDisk, &mut index, "undo_change", &json!({}), &Progress::none()).unwrap();
+        // Newer than the move, it stands in the way of an undo without an id (issue 36), named
+        // with its size; the move is undone by its id.
+        let refused = crate::tools::run_on_folder_with(&RealDisk, &mut index, "undo_change", &json!({}), &Progress::none()).unwrap_err();
+        assert_eq!(refused.code, "undo_refused");
+        assert!(refused.message.contains("1073741824 bytes"), "{}", refused.message);
+        let by_id = json!({"change_id": kept[0].journal.change_id});
+        let answer = crate::tools::run_on_folder_with(&RealDisk, &mut index, "undo_change", &by_id, &Progress::none()).unwrap();
         assert_eq!(answer["tool"], "move_note");
         fs::remove_file(&huge).unwrap();
 

@@ -950,7 +950,8 @@ fn undo_change() -> ToolSpec {
         description: "Reverts one applied change (move, rewrite, property edit, bulk move, new page, delete): the last, or the \
 one whose `change_id` an applied answer gave. Notes get their text back, moved files go back (links made since \
 follow them: `relinked`), new pages are removed, in one batch. Refused when a note it touched changed since (named): \
-undo later changes first; or when notes link a new page since (`backlinks`), unless `force`. The last 20 \
+undo later changes first; or when notes link a new page since (`backlinks`), unless `force`. Without an id it \
+takes the newest kept change and never reaches past it. The last 20 \
 changes are kept in `.vaultlink/changes` (list_changes lists them); undoing again reverts the one before. A \
 delete's undo writes the note back from its kept text. A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`.",
         input_schema: object(

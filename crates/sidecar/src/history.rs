@@ -7,7 +7,9 @@
 
 use std::path::Path;
 
-use vaultlink_core::history::{is_record_name, kept_of, next_record_name, set_aside_name, to_forget, KeptChange, CHANGES_FOLDER};
+use vaultlink_core::history::{
+    is_record_name, kept_of, next_record_name, set_aside_name, to_forget, KeptChange, UnopenedChange, CHANGES_FOLDER,
+};
 use vaultlink_core::journal::{self as format, Binding, Journal, Purpose};
 
 use crate::disk::Disk;
@@ -40,15 +42,23 @@ pub fn record_names(root: &Path) -> Vec<String> {
 /// The kept changes that open under this user's key as kept changes of this vault; any other
 /// file there (one past core's bound is not read) is left alone, and logged.
 pub fn kept_changes(root: &Path) -> Vec<KeptChange> {
+    opened_changes(root).0
+}
+
+/// The kept changes that open, and the files named as kept changes that do not, with why (no
+/// undo uses them; an undo without an id never reaches past a newer one).
+pub fn opened_changes(root: &Path) -> (Vec<KeptChange>, Vec<UnopenedChange>) {
     let names = record_names(root);
     if names.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
+    let mut unopened = Vec::new();
     let key = match crate::state::journal_key() {
         Ok(key) => key,
         Err(error) => {
             tracing::warn!("the kept changes cannot be checked: {error}");
-            return Vec::new();
+            let why = format!("the journal key cannot be read ({error})");
+            return (Vec::new(), names.into_iter().map(|name| UnopenedChange { name, why: why.clone() }).collect());
         }
     };
     let vault = crate::journal::vault_key(root);
@@ -56,22 +66,30 @@ pub fn kept_changes(root: &Path) -> Vec<KeptChange> {
     for name in names {
         let path = root.join(&name);
         if !std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file()) {
+            unopened.push(UnopenedChange { name, why: "it is not a plain file".to_owned() });
             continue;
         }
         let bytes = match read_bounded(&path) {
             Ok(bytes) => bytes,
             Err(Unread::TooLarge(refusal)) => {
                 tracing::warn!("{name} is not used for undo: {}", refusal.message());
+                unopened.push(UnopenedChange { why: refusal.message(), name });
                 continue;
             }
-            Err(Unread::Failed(_)) => continue,
+            Err(Unread::Failed(error)) => {
+                unopened.push(UnopenedChange { name, why: format!("it cannot be read ({error})") });
+                continue;
+            }
         };
         match format::open(&key, Binding { purpose: Purpose::Kept, vault: &vault }, &bytes) {
             Ok(journal) => kept.push(KeptChange { name, journal }),
-            Err(refusal) => tracing::warn!("{name} is not used for undo: {}", refusal.message()),
+            Err(refusal) => {
+                tracing::warn!("{name} is not used for undo: {}", refusal.message());
+                unopened.push(UnopenedChange { why: refusal.message(), name });
+            }
         }
     }
-    kept
+    (kept, unopened)
 }
 
 /// Keeps the applied batch's journal for `undo_change`, as part of its commit: called holding the
