@@ -991,11 +991,11 @@ fn list_changes() -> ToolSpec {
     read_only(
         "list_changes",
         "List the changes undo_change can take back",
-        "Lists the changes kept for undo_change, newest first and paged: each one's `change_id`, `tool`, `arguments` \
-(as far as kept), when (`applied_at`, UTC), what it `touched` (counts, up to 10 paths) and whether undo_change could \
+        "Lists the changes kept for undo_change, newest first and paged: each one's `change_id`, `tool`, `arguments`, \
+when (`applied_at`, UTC), what it `touched` (counts, up to 10 paths) and whether undo_change could \
 undo it now (`undoable`; if not, `why_not`; `needs_force` when links to a page it made would dangle). `latest` marks the \
 one undo_change without an id takes. Use it before undo_change to choose what to undo; use read_note for a note's text. \
-It reads only. Refusals: `invalid_arguments` (a cursor from another list, or the changes kept changed since: start again).",
+It reads only. Refusals: `invalid_arguments` (a stale cursor: start again).",
         object(
             json!({
                 "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 10},
