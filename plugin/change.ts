@@ -15,12 +15,14 @@
 
 import { TFile, type App, type Vault } from "obsidian";
 import { applyBatch } from "./move/apply";
-import { forgetChange, forgetOldest, keptChanges } from "./history";
+import { forgetChange, forgetOldest, keepChange, listedChanges } from "./history";
+import { machineName } from "./move/journal";
+import type { StepOutcome } from "./move/apply";
 import { trashNote } from "./delete/apply";
 import { saveOpenEditors } from "./editors";
 import type { ToolHost } from "./host";
 import { CallDroppedError, EngineRestartedError, type LinkEngine } from "./engine/client";
-import { stepError, type CallOutcome, type Journal, type KeptChange, type ToolError, type ToolOutcome } from "./wasm";
+import { batchJournal, stepError, type Batch, type CallOutcome, type Journal, type ListedChange, type ToolError, type ToolOutcome } from "./wasm";
 import { ErrorCode } from "./error-codes";
 
 /** How many notes a call reads at once. */
@@ -69,7 +71,9 @@ export function deleteNote(host: ToolHost, args: unknown): Promise<ToolOutcome> 
 /** A reading call: the notes it needs from Obsidian's cache (a note that cannot be read is left out, and core says so). */
 async function readingCall(host: ToolHost, tool: string, args: unknown, signal: AbortSignal | undefined): Promise<ToolOutcome> {
 	const { app, index } = host;
-	const needed = await index.notesNeeded(tool, args);
+	// Only the history's listing reads the kept changes: it plans the undo of each on its page.
+	const changes: ListedChange[] = tool === "list_changes" ? await listedChanges(app.vault.adapter) : [];
+	const needed = await index.notesNeeded(tool, args, changes);
 	if (signal?.aborted === true) throw new CallDroppedError(tool);
 	// A note that cannot be read is left out: core lists it as unread (`find_evidence`) or asks for the call again.
 	const read = await eachAtMost(READ_CONCURRENCY, needed, (path) => cachedTextOrNull(app, path));
@@ -78,7 +82,7 @@ async function readingCall(host: ToolHost, tool: string, args: unknown, signal: 
 		const text = read[at];
 		if (typeof text === "string") texts.set(path, text);
 	});
-	return answerOf(await index.call(tool, args, { texts }, signal));
+	return answerOf(await index.call(tool, args, { texts, changes }, signal));
 }
 
 /** `run` over every item, at most `limit` at a time; the results in the items' order. */
@@ -103,7 +107,7 @@ export async function eachAtMost<T, R>(limit: number, items: readonly T[], run: 
 export async function prepareChange(host: ToolHost, tool: string, args: unknown): Promise<CallOutcome> {
 	await host.settle();
 	// Only an undo reads the kept changes: the notes it needs are those the change touched.
-	const changes: KeptChange[] = tool === "undo_change" ? await keptChanges(host.app.vault.adapter) : [];
+	const changes: ListedChange[] = tool === "undo_change" ? await listedChanges(host.app.vault.adapter) : [];
 	const needed = await notesWithEditorsSaved(host, () => host.index.notesNeeded(tool, args, changes));
 	if (!needed.ok) return needed;
 	const read = await readTexts(host.app.vault, needed.notes);
@@ -138,7 +142,7 @@ async function writingCall(host: ToolHost, tool: string, args: unknown): Promise
 	const change = outcome.change;
 	// Core's list of the paths the change touches, none of which may be reached through a link.
 	const guard = outcome.guard ?? [];
-	const done = change.kind === "batch" ? await applyBatch(host.app, change.batch, guard) : await trashNote(host.app, change.path, change.before, guard);
+	const done = change.kind === "batch" ? await applyBatch(host.app, change.batch, guard) : await trashKept(host, change, guard);
 	// The writes and renames reach the index through the indexer, from the vault's events;
 	// waiting for it means the answer, and every call after it, sees the vault as it is now.
 	await host.settle();
@@ -149,6 +153,31 @@ async function writingCall(host: ToolHost, tool: string, args: unknown): Promise
 	}
 	const result = done.trashedTo === undefined ? outcome.result : { ...(outcome.result as object), trashed_to: done.trashedTo };
 	return { ok: true, result };
+}
+
+/**
+ * A delete: its change kept for `undo_change` first (core's `keep`, whose journal holds the
+ * note's whole text, so the undo writes it back whatever trash Obsidian's setting chose), then
+ * the note moved to the trash; a move that fails takes the kept change back out, so the history
+ * never holds a delete that was not made.
+ */
+async function trashKept(host: ToolHost, change: { path: string; before: string; keep: Batch }, guard: readonly string[]): Promise<StepOutcome> {
+	const adapter = host.app.vault.adapter;
+	let name: string;
+	try {
+		name = await keepChange(adapter, batchJournal(change.keep, [], process.pid, Date.now(), machineName()));
+	} catch (error) {
+		const why = `keeping the change for undo_change failed: ${error instanceof Error ? error.message : String(error)}`;
+		return { ok: false, error: stepError({ kind: "trash_failed", path: change.path, why }) };
+	}
+	const done = await trashNote(host.app, change.path, change.before, guard);
+	try {
+		if (done.ok) await forgetOldest(adapter);
+		else await forgetChange(adapter, name);
+	} catch (error) {
+		console.warn("vaultlink: tidying the changes kept for undo_change after a delete failed", error);
+	}
+	return done;
 }
 
 /**

@@ -18,6 +18,7 @@ export const ErrorCode = {
 	PageRefused: "page_refused",
 	NothingToUndo: "nothing_to_undo",
 	UndoRefused: "undo_refused",
+	HasBacklinks: "has_backlinks",
 	UnwritableNote: "unwritable_note",
 	TooLarge: "too_large",
 	VaultUnreadable: "vault_unreadable",

@@ -13,7 +13,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { FileSystemAdapter, type DataAdapter } from "obsidian";
 import { JOURNAL_FOLDER, openSealed, removeIfEmpty, removeQuietly, sealFor, syncFolder, writeNew } from "./move/journal";
-import { changesToForget, isKeptChangeName, keptChangeName, type Journal, type KeptChange } from "./wasm";
+import { changesToForget, isKeptChangeName, keptChangeName, type Journal, type KeptChange, type ListedChange } from "./wasm";
 
 export const CHANGES_FOLDER = `${JOURNAL_FOLDER}/changes`;
 
@@ -21,19 +21,28 @@ type ChangesAdapter = Pick<DataAdapter, "exists" | "read" | "write" | "remove" |
 
 /** The kept changes that open under this user's key as this vault's, oldest first. */
 export async function keptChanges(adapter: ChangesAdapter): Promise<KeptChange[]> {
+	return (await listedChanges(adapter)).filter((listed): listed is KeptChange => "journal" in listed);
+}
+
+/** Every file named as a kept change, oldest first: opened, or with why it would not open (core lists it, and an undo without an id never reaches past it). */
+export async function listedChanges(adapter: ChangesAdapter): Promise<ListedChange[]> {
 	if (!(await adapter.exists(CHANGES_FOLDER))) return [];
-	const kept: KeptChange[] = [];
-	const listed = await adapter.list(CHANGES_FOLDER);
-	for (const name of listed.files.filter((file) => isKeptChangeName(file)).sort()) {
+	const listed: ListedChange[] = [];
+	const files = await adapter.list(CHANGES_FOLDER);
+	for (const name of files.files.filter((file) => isKeptChangeName(file)).sort()) {
 		try {
 			const opened = await openSealed(adapter, name, "kept");
-			if ("journal" in opened) kept.push({ name, journal: opened.journal });
-			else console.warn(`vaultlink: ${name} is not used for undo: ${opened.refusal}`);
+			if ("journal" in opened) listed.push({ name, journal: opened.journal });
+			else {
+				console.warn(`vaultlink: ${name} is not used for undo: ${opened.refusal}`);
+				listed.push({ name, why: opened.refusal });
+			}
 		} catch (error) {
 			console.warn(`vaultlink: ${name} is not used for undo`, error);
+			listed.push({ name, why: `it cannot be read (${error instanceof Error ? error.message : String(error)})` });
 		}
 	}
-	return kept;
+	return listed;
 }
 
 /**
@@ -142,7 +151,7 @@ export async function forgetOldest(adapter: ChangesAdapter): Promise<void> {
 	for (const name of changesToForget(records)) await adapter.remove(name);
 }
 
-/** Removes the kept change an undo consumed (set aside as part of its commit), and the folders left empty. */
+/** Removes a kept change (one an undo consumed, set aside as part of its commit, or a delete's whose move to the trash failed), and the folders left empty. */
 export async function forgetChange(adapter: ChangesAdapter, name: string): Promise<void> {
 	if (!isKeptChangeName(name)) return;
 	for (const file of [setAsideName(name), name]) if (await adapter.exists(file)) await adapter.remove(file);

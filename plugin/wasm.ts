@@ -59,6 +59,15 @@ export interface KeptChange {
 	journal: Journal;
 }
 
+/** A file named as a kept change that would not open (core's `history::UnopenedChange`), with why: no undo uses it, and an undo without an id never reaches past it. */
+export interface UnopenedChange {
+	name: string;
+	why: string;
+}
+
+/** A file of the kept changes, as core is handed them: opened, or not. */
+export type ListedChange = KeptChange | UnopenedChange;
+
 /** A typed error from one of core's operations, as it crosses to the agent; its code is one of core's (`error-codes.ts`). */
 export interface ToolError {
 	code: ErrorCode;
@@ -71,7 +80,7 @@ export interface ToolError {
 export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: ToolError };
 
 /** The steps of an approved change, decided by core (`ops::Change`), for the plugin to carry out before it answers. */
-export type Change = { kind: "batch"; batch: Batch; plan_hash: string } | { kind: "trash"; path: string; before: string };
+export type Change = { kind: "batch"; batch: Batch; plan_hash: string } | { kind: "trash"; path: string; before: string; keep: Batch };
 
 /** What core's `call` answers: a tool's outcome, and for an approved change its steps. */
 /** `guard`, with a change: core's `Change::paths_to_guard`, the paths no step may reach through a symbolic link. */

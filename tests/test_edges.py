@@ -124,13 +124,14 @@ def test_both_edges_carry_out_the_same_batch(case, tmp_path, runtime_dir):
     assert snapshot(vaults["plugin"]) == snapshot(vaults["standalone"]), f"{case}: the vaults differ"
     for vault in vaults.values():
         assert not (vault / ".vaultlink" / "journal.json").exists(), "no journal is left"
-        # A batch is kept for undo_change, once, with the id the answer gave; a delete is not.
+        # Every change is kept for undo_change, once, with the id the answer gave.
         ids = [name.split("-", 1)[1].removesuffix(".json") for name in kept_changes(vault)]
-        assert ids == ([] if tool == "delete_note" else [on_folder[1]["change_id"]]), f"{case}: {ids}"
+        assert ids == [on_folder[1]["change_id"]], f"{case}: {ids}"
 
     plugin_journals, folder_journals = journals(copies["plugin"]), journals(copies["standalone"])
     if tool == "delete_note":
-        # A delete is one rename into the trash, which either happens or not: no journal.
+        # A delete is one rename into the trash, which either happens or not: no journal (its
+        # change is kept before it, and taken back out if the rename fails).
         assert plugin_journals == folder_journals == []
     else:
         assert len(folder_journals) == 1, (

@@ -391,9 +391,11 @@ def check_deletes(vault, results, text):
     assert ada["dry_run"] and not ada["can_confirm"] and ada["blocked_reasons"] == ["has_backlinks"]
     sources = {(link["note"], link["source"], link.get("key")) for link in ada["backlinks"]}
     assert ("Projects/Alpha.md", "property", "owner") in sources and ("Home.md", "body", None) in sources
-    assert refused["ok"] is False and refused["blocked_reasons"] == ["has_backlinks"]
-    assert stale_mtime["ok"] is False and stale_mtime["blocked_reasons"] == ["concurrent_modification"]
-    assert stale_plan["ok"] is False and stale_plan["blocked_reasons"] == ["plan_hash_mismatch"]
+    # A blocked delete is an error with its code, as every other writing tool's refusal is.
+    for result, code in ((results[2], "has_backlinks"), (results[3], "concurrent_modification"),
+                         (results[4], "plan_hash_mismatch")):
+        assert result.is_error and result.structured_content["code"] == code, result.structured_content
+    assert "`Home.md` line" in refused["message"] and "force" in refused["hint"], refused
     assert forced["ok"] and forced["forced"] and len(forced["backlinks"]) == len(ada["backlinks"])
     assert forced["captured"]["text"].encode() == text, "the captured text recreates the note byte for byte"
     assert results[6].is_error and svg["code"] == "invalid_path"

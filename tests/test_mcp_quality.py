@@ -71,6 +71,8 @@ EVERY_TOOL = [
     ("draft_wiki_page", {"topic": "Ada", "response_format": "concise"}),
     ("commit_wiki_page", {"page": {"path": "People/Alan Turing", "frontmatter": {"related": "[[Ada]]"}, "body": "# Alan Turing\n"},
                           "patches": [{"path": "People/Ada", "kind": "link"}], "response_format": "detailed"}),
+    ("list_changes", {}),
+    ("list_changes", {"limit": 1, "response_format": "concise"}),
     ("server_health", {}),
     ("server_health", {"response_format": "concise"}),
     # Refusals, each with its code.

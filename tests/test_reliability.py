@@ -357,16 +357,16 @@ def test_a_discovery_file_others_can_read_is_refused_with_a_clear_error(vault, r
 
 @pytest.mark.parametrize("mode", ["standalone", "plugin"])
 def test_delete_note_with_an_approved_plan_hash_but_no_confirm_deletes_or_refuses(vault, runtime_dir, plugin, mode):
-    """The approved hash applies, as it does for move_note and rewrite_link: never a dry run
-    answered `ok` that an agent would report as a deletion."""
+    """The approved hash (with `confirm` left out) applies, as it does for move_note and
+    rewrite_link: never a dry run answered `ok` that an agent would report as a deletion."""
     (preview,) = asyncio.run(calls_on(vault, runtime_dir, mode, [("delete_note", {"path": "Archive/Orphan.md"})]))
     assert preview.is_error is False and preview.structured_content["dry_run"] is True, preview
     stale, approved = asyncio.run(calls_on(vault, runtime_dir, mode, [
         ("delete_note", {"path": "Archive/Orphan.md", "approved_plan_hash": "0" * 64}),
         ("delete_note", {"path": "Archive/Orphan.md", "approved_plan_hash": preview.structured_content["plan_hash"]}),
     ]))
-    assert stale.structured_content["ok"] is False and stale.structured_content["dry_run"] is False, stale
-    assert "plan_hash_mismatch" in stale.structured_content["blocked_reasons"]
+    # A stale hash is a refusal with its code, as every writing tool's is (issue 36).
+    assert stale.is_error and stale.structured_content["code"] == "plan_hash_mismatch", stale
     answer = approved.structured_content
     assert answer["ok"] is True and answer["dry_run"] is False and answer["trashed_to"], answer
     assert not (vault / "Archive" / "Orphan.md").exists()

@@ -9,7 +9,8 @@ import type { HostProvider } from "../move/command";
 import type { ToolHost } from "../host";
 import type { DeleteAnswer, ToolError } from "../wasm";
 import { deleteNote } from "../change";
-import { DeletePreviewModal, describeBlockedReasons } from "./modals";
+import { DeletePreviewModal } from "./modals";
+import { ErrorCode } from "../error-codes";
 
 /** Stable: users bind hotkeys to it. */
 export const DELETE_NOTE_COMMAND_ID = "delete-note-safely";
@@ -56,17 +57,18 @@ export async function applyPreviewedDelete(host: ToolHost, preview: DeleteAnswer
 		approved_plan_hash: preview.plan_hash,
 	});
 	if (!outcome.ok) {
-		notifyError(preview.path, outcome.error);
+		// A refusal of core's says what blocks the delete, naming the note, in its own sentence.
+		if (BLOCKED.has(outcome.error.code)) new Notice(`vaultlink: ${outcome.error.message.replaceAll("`", "")}. Run the command again to see the note as it is now.`, ERROR_NOTICE_MS);
+		else notifyError(preview.path, outcome.error);
 		return;
 	}
 	const answer = outcome.result as DeleteAnswer;
-	if (!answer.ok) {
-		new Notice(`vaultlink: ${preview.path} was not deleted: ${describeBlockedReasons(answer.blocked_reasons)}. Run the command again to see the note as it is now.`, ERROR_NOTICE_MS);
-		return;
-	}
 	const dangling = answer.forced ? ` ${answer.backlinks.length === 1 ? "1 link to it now points" : `${answer.backlinks.length} links to it now point`} nowhere.` : "";
 	new Notice(`vaultlink: Moved ${answer.path} to ${answer.trashed_to ?? "the trash"}.${dangling}`);
 }
+
+/** The codes of a confirmed delete that something blocks (core's `delete::DeleteRefused`). */
+const BLOCKED: ReadonlySet<string> = new Set([ErrorCode.HasBacklinks, ErrorCode.PlanHashMismatch, ErrorCode.ConcurrentModification]);
 
 function notifyError(path: string, error: ToolError): void {
 	new Notice(`vaultlink: ${path} was not deleted: ${error.message}. ${error.hint}`, ERROR_NOTICE_MS);

@@ -19,7 +19,7 @@
 //! A call's texts go to the engine in parts of at most `STAGE_CHARACTERS` characters before
 //! the call itself, so posting them never copies the whole vault in one message on the UI thread.
 
-import type { KeptChange, CallOutcome, OutgoingLinks, RenameAudit } from "../wasm";
+import type { ListedChange, CallOutcome, OutgoingLinks, RenameAudit } from "../wasm";
 import type { CallInputs, EngineFailure, EngineMessage, EngineReply, EngineRequest } from "./protocol";
 
 /** The most characters of note text one message carries to the engine. */
@@ -197,7 +197,7 @@ export abstract class LinkEngine {
 	}
 
 	/** The notes whose texts a call of `tool` with `args` will ask for (core's `ops::notes_needed`). */
-	async notesNeeded(tool: string, args: unknown, changes?: KeptChange[]): Promise<string[]> {
+	async notesNeeded(tool: string, args: unknown, changes?: ListedChange[]): Promise<string[]> {
 		return (await this.request({ op: "notesNeeded", tool, args, changes })) as string[];
 	}
 

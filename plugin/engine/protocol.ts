@@ -3,7 +3,7 @@
 //! Everything here is plain data that survives the structured clone: no function crosses, so a
 //! call's callbacks (a note's text, a file's modification time) cross as maps gathered before it.
 
-import type { KeptChange } from "../wasm";
+import type { ListedChange } from "../wasm";
 
 /** What only the plugin can see, gathered before a call and handed to core as its edge. */
 export interface CallInputs {
@@ -13,8 +13,8 @@ export interface CallInputs {
 	modified: Map<string, number>;
 	/** Names temporary files (the process id). */
 	tag?: number;
-	/** The kept changes, for `undo_change`. */
-	changes?: KeptChange[];
+	/** The kept changes (and those that would not open), for `undo_change` and `list_changes`. */
+	changes?: ListedChange[];
 }
 
 /** One request to the engine; `id` pairs it with its reply. */
@@ -28,11 +28,11 @@ export type EngineRequest =
 	| { op: "outgoingLinks"; path: string }
 	| { op: "backlinks"; path: string }
 	| { op: "auditRename"; from: string; to: string }
-	| { op: "notesNeeded"; tool: string; args: unknown; changes: KeptChange[] | undefined }
+	| { op: "notesNeeded"; tool: string; args: unknown; changes: ListedChange[] | undefined }
 	/** Texts for the call that follows, sent ahead in parts so that no one message is large. */
 	| { op: "stage"; texts: [string, string][] }
 	/** Runs core's `call` with the staged texts (then forgets them). */
-	| { op: "call"; tool: string; args: unknown; modified: Map<string, number>; tag: number | undefined; changes: KeptChange[] | undefined }
+	| { op: "call"; tool: string; args: unknown; modified: Map<string, number>; tag: number | undefined; changes: ListedChange[] | undefined }
 	| { op: "planApplied"; planHash: string }
 	| { op: "noteCount" }
 	| { op: "memoryBytes" }

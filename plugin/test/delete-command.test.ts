@@ -172,7 +172,7 @@ test("confirming a preview after the note was edited is refused, and nothing is 
 	assert.deepEqual(snapshotVault(opened.vaultDir), before);
 	assert.equal(
 		shownNotices.at(-1)?.message,
-		"vaultlink: Lonely.md was not deleted: the note or the links to it changed since the preview. Run the command again to see the note as it is now.",
+		"vaultlink: Lonely.md was not deleted: the approved plan_hash is not the plan now (the note or the links to it changed since the preview); nothing changed. Run the command again to see the note as it is now.",
 	);
 });
 
@@ -184,7 +184,7 @@ test("confirming a preview after a new backlink appeared is refused", async (t) 
 	preview.scope.press("Enter");
 	await preview.action;
 	assert.deepEqual(snapshotVault(opened.vaultDir), before);
-	assert.match(shownNotices.at(-1)?.message ?? "", /^vaultlink: Lonely\.md was not deleted: other notes link to it.*; the note or the links to it changed since the preview\./);
+	assert.match(shownNotices.at(-1)?.message ?? "", /^vaultlink: Lonely\.md was not deleted: the approved plan_hash is not the plan now .*; 1 link points to it, which it would leave dangling: C\.md line 1 \(\[\[Lonely\]\]\); nothing changed\./);
 });
 
 test("the preview says how many backlinks it leaves out", () => {

@@ -175,6 +175,23 @@ pub fn change_id(plan_hash: &str) -> String {
     plan_hash.chars().take(16).collect()
 }
 
+/// A delete as the history keeps it (`edge::Change::Trash`): one removal of the note, whose
+/// journal holds the note's whole text, kept under the id of the delete's plan. An edge never
+/// carries it out (the note goes to the trash instead); undone, it writes the text back.
+pub fn delete_batch(path: &str, text: &str, plan_hash: &str) -> Batch {
+    Batch {
+        tool: "delete_note".to_owned(),
+        writes: Vec::new(),
+        moves: Vec::new(),
+        creates: Vec::new(),
+        removes: vec![BatchRemove { path: path.to_owned(), before: text.to_owned(), before_hash: content_hash(text) }],
+        change_id: change_id(plan_hash),
+        forget: None,
+        folders: Vec::new(),
+        emptied_folders: Vec::new(),
+    }
+}
+
 /// The most bytes the engine's temporary names add to a file's name: `.` before it and
 /// `.vaultlink-<tag>.aside` after it ([`temporary_name`], the longest kind, with a tag of ten
 /// digits, the most a `u32` has); [`swap_name`] adds less. A file's new name leaves room for

@@ -173,10 +173,12 @@ pub fn delete_note(vault: &Vault, arguments: &DeleteArguments, edge: &mut dyn Ed
         expected_mtime: arguments.expected_mtime,
         approved_plan_hash: arguments.approved_plan_hash.clone(),
     };
-    let (mut answer, delete) = decide(&plan, &request, edge.modified_ms(&plan.path));
+    let (mut answer, delete) = decide(&plan, &request, edge.modified_ms(&plan.path)).map_err(|refused| CallError::of(&refused))?;
     let change = delete.then(|| {
         answer.captured = Some(capture(&text));
-        Change::Trash { path: plan.path.clone(), before: text }
+        let keep = crate::batch::delete_batch(&plan.path, &text, &plan.plan_hash);
+        answer.change_id = Some(keep.change_id.clone());
+        Change::Trash { path: plan.path.clone(), before: text, keep }
     });
     if arguments.response_format == ResponseFormat::Concise {
         answer = answer.concise();
@@ -436,8 +438,8 @@ mod tests {
         let mut plans = PlanHistory::default();
         let preview = call(&vault, "delete_note", &json!({"path": "a"}), &mut edge, &mut plans).unwrap();
         assert!(preview.change.is_none());
-        let blocked = call(&vault, "delete_note", &json!({"path": "a", "confirm": true}), &mut edge, &mut plans).unwrap();
-        assert!(blocked.change.is_none(), "a note with backlinks needs force");
+        let blocked = call(&vault, "delete_note", &json!({"path": "a", "confirm": true}), &mut edge, &mut plans).unwrap_err();
+        assert_eq!(blocked.code, crate::error::ErrorCode::HasBacklinks, "a note with backlinks needs force");
         let mut forced = call(
             &vault,
             "delete_note",
@@ -446,12 +448,16 @@ mod tests {
             &mut plans,
         )
         .unwrap();
-        assert_eq!(forced.change, Some(Change::Trash { path: "A.md".to_owned(), before: "---\nup: x\n---\nbody".to_owned() }));
+        let Some(Change::Trash { path, before, keep }) = forced.change.clone() else { panic!("a delete's change") };
+        assert_eq!((path.as_str(), before.as_str()), ("A.md", "---\nup: x\n---\nbody"));
+        // Kept for undo_change: a removal of the note whose journal holds its whole text.
+        assert_eq!((keep.removes.len(), keep.removes[0].before.as_str(), keep.tool.as_str()), (1, before.as_str(), "delete_note"));
         forced.trashed_to(".trash/A.md".to_owned());
         let Response::Deleted(answer) = forced.answer else { panic!("a delete's answer") };
         assert_eq!(answer.trashed_to.as_deref(), Some(".trash/A.md"));
         assert_eq!(answer.captured.map(|captured| captured.text), Some("---\nup: x\n---\nbody".to_owned()));
         assert!(answer.forced);
+        assert_eq!(answer.change_id, Some(keep.change_id));
     }
 
     #[test]

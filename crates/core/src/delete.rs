@@ -134,7 +134,7 @@ pub struct Captured {
 /// What `delete_note` answers, the same on every path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeleteAnswer {
-    /// False when a confirmed delete was refused.
+    /// Always true: a confirmed delete that is blocked is refused as an error, with its code.
     pub ok: bool,
     pub path: String,
     /// True when nothing was deleted because none was asked for.
@@ -153,6 +153,9 @@ pub struct DeleteAnswer {
     /// True when the delete went ahead despite backlinks; they now dangle.
     pub forced: bool,
     pub plan_hash: String,
+    /// After a delete: the id it is kept under for `undo_change`, which puts the note back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change_id: Option<String>,
     /// After a delete: the note's content, to recreate it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub captured: Option<Captured>,
@@ -173,8 +176,84 @@ impl DeleteAnswer {
     }
 }
 
-/// What to do about a request: the answer before any deletion, and whether to delete.
-pub fn decide(plan: &DeletePlan, request: &DeleteRequest, current_mtime: Option<u64>) -> (DeleteAnswer, bool) {
+/// Why a confirmed delete is refused: each condition that blocks it (`has_backlinks`,
+/// `concurrent_modification`, `plan_hash_mismatch`), with the plan it was checked against. The
+/// code is the first that holds of the note changed since it was read, a stale approval, and
+/// links to the note; the message names every one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeleteRefused {
+    pub path: String,
+    pub reasons: Vec<String>,
+    pub backlinks: Vec<Referrer>,
+}
+
+/// The most links a refusal's message names; the preview lists them all.
+const LINKS_NAMED: usize = 10;
+
+impl DeleteRefused {
+    fn first(&self) -> &str {
+        ["concurrent_modification", "plan_hash_mismatch", "has_backlinks"]
+            .into_iter()
+            .find(|reason| self.reasons.iter().any(|given| given == reason))
+            .unwrap_or("has_backlinks")
+    }
+}
+
+impl Failure for DeleteRefused {
+    fn code(&self) -> ErrorCode {
+        match self.first() {
+            "concurrent_modification" => ErrorCode::ConcurrentModification,
+            "plan_hash_mismatch" => ErrorCode::PlanHashMismatch,
+            _ => ErrorCode::HasBacklinks,
+        }
+    }
+
+    fn message(&self) -> String {
+        let mut why = Vec::new();
+        let order = ["concurrent_modification", "plan_hash_mismatch", "has_backlinks"];
+        for reason in order.into_iter().filter(|reason| self.reasons.iter().any(|given| given == reason)) {
+            why.push(match reason {
+                "concurrent_modification" => {
+                    "it changed since it was read (`expected_hash` or `expected_mtime` no longer holds)".to_owned()
+                }
+                "plan_hash_mismatch" => {
+                    "the approved `plan_hash` is not the plan now (the note or the links to it changed since the preview)".to_owned()
+                }
+                _ => {
+                    let named: Vec<String> = self
+                        .backlinks
+                        .iter()
+                        .take(LINKS_NAMED)
+                        .map(|link| format!("`{}` line {} ({})", link.note, link.line, link.link))
+                        .collect();
+                    let more = self.backlinks.len().saturating_sub(LINKS_NAMED);
+                    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+                    let count = match self.backlinks.len() {
+                        1 => "1 link points".to_owned(),
+                        count => format!("{count} links point"),
+                    };
+                    format!("{count} to it, which it would leave dangling: {}{more}", named.join(", "))
+                }
+            });
+        }
+        format!("`{}` was not deleted: {}; nothing changed", self.path, why.join("; "))
+    }
+
+    fn hint(&self) -> &'static str {
+        match self.first() {
+            "concurrent_modification" => "Read the note again, preview the delete (`confirm: false`), then confirm.",
+            "plan_hash_mismatch" => "Preview the delete again (`confirm: false`) and approve the `plan_hash` it answers.",
+            _ => "Repoint the links first (rewrite_link or move_note), or call again with `confirm: true` and `force: true` to delete the note and leave them dangling.",
+        }
+    }
+}
+
+/// What to do about a request: the answer, and whether to delete; a confirmed delete that
+/// something blocks is refused. Confirming is `confirm: true`, or an approved plan hash with
+/// `confirm` left out (the parameters' rules refuse `confirm: false` with a hash), as for
+/// move_note's `approved_plan_hash` without `dry_run`; anything else is a preview, which lists
+/// what would block the delete in `blocked_reasons`.
+pub fn decide(plan: &DeletePlan, request: &DeleteRequest, current_mtime: Option<u64>) -> Result<(DeleteAnswer, bool), DeleteRefused> {
     let mut blocked = Vec::new();
     if !plan.backlinks.is_empty() && !request.force {
         blocked.push("has_backlinks".to_owned());
@@ -188,12 +267,12 @@ pub fn decide(plan: &DeletePlan, request: &DeleteRequest, current_mtime: Option<
         blocked.push("plan_hash_mismatch".to_owned());
     }
     let allowed = blocked.is_empty();
-    // An approved plan hash applies, as it does for move_note and rewrite_link: asking with the
-    // hash and no `confirm` must never answer a dry run that looks like a deletion.
     let confirm = request.confirm || request.approved_plan_hash.is_some();
-    let delete = confirm && allowed;
+    if confirm && !allowed {
+        return Err(DeleteRefused { path: plan.path.clone(), reasons: blocked, backlinks: plan.backlinks.clone() });
+    }
     let answer = DeleteAnswer {
-        ok: !confirm || allowed,
+        ok: true,
         path: plan.path.clone(),
         dry_run: !confirm,
         would_change: allowed,
@@ -201,12 +280,13 @@ pub fn decide(plan: &DeletePlan, request: &DeleteRequest, current_mtime: Option<
         preview_ready: true,
         blocked_reasons: blocked,
         backlinks: plan.backlinks.clone(),
-        forced: delete && request.force && !plan.backlinks.is_empty(),
+        forced: confirm && request.force && !plan.backlinks.is_empty(),
         plan_hash: plan.plan_hash.clone(),
+        change_id: None,
         captured: None,
         trashed_to: None,
     };
-    (answer, delete)
+    Ok((answer, confirm))
 }
 
 /// The links from other files to the note at `path` (as the index spells it), which its removal
@@ -256,31 +336,45 @@ mod tests {
         let referrers: Vec<(&str, &str, Option<&str>)> =
             plan.backlinks.iter().map(|link| (link.note.as_str(), link.link.as_str(), link.key.as_deref())).collect();
         assert_eq!(referrers, [("A.md", "[[Target|it]]", None), ("B.md", "[[Target]]", Some("related"))]);
-        let (answer, delete) = decide(&plan, &DeleteRequest::default(), None);
+        let (answer, delete) = decide(&plan, &DeleteRequest::default(), None).unwrap();
         assert!(!delete && answer.ok && answer.dry_run && !answer.can_confirm);
         assert_eq!(answer.blocked_reasons, ["has_backlinks"]);
     }
 
+    /// Issue 36: a blocked delete answered a success with `ok: false`; it is an error with its
+    /// code, as every other writing tool's refusal is.
     #[test]
-    fn confirming_with_backlinks_refuses_unless_forced() {
+    fn confirming_with_backlinks_is_refused_as_has_backlinks_unless_forced() {
         let plan = plan_delete(&vault(), "Target.md", "text").unwrap();
-        let (answer, delete) = decide(&plan, &DeleteRequest { confirm: true, ..DeleteRequest::default() }, None);
-        assert!(!delete && !answer.ok);
-        let (answer, delete) = decide(&plan, &DeleteRequest { confirm: true, force: true, ..DeleteRequest::default() }, None);
+        let refused = decide(&plan, &DeleteRequest { confirm: true, ..DeleteRequest::default() }, None).unwrap_err();
+        assert_eq!(refused.code(), "has_backlinks");
+        assert!(
+            refused.message().contains("2 links point to it") && refused.message().contains("`A.md` line 1 ([[Target|it]])"),
+            "{}",
+            refused.message()
+        );
+        assert!(refused.hint().contains("force"));
+        let (answer, delete) = decide(&plan, &DeleteRequest { confirm: true, force: true, ..DeleteRequest::default() }, None).unwrap();
         assert!(delete && answer.ok && answer.forced);
     }
 
     #[test]
-    fn stale_guards_block() {
+    fn stale_guards_are_refused_with_their_codes() {
         let plan = plan_delete(&vault(), "Lonely.md", "").unwrap();
+        let code =
+            |request: DeleteRequest, mtime: Option<u64>| decide(&plan, &request, mtime).map(|_| ()).map_err(|refused| refused.code());
         let request = DeleteRequest { confirm: true, expected_mtime: Some(5), ..DeleteRequest::default() };
-        assert_eq!(decide(&plan, &request, Some(6)).0.blocked_reasons, ["concurrent_modification"]);
+        assert_eq!(code(request, Some(6)), Err(ErrorCode::ConcurrentModification));
         let request = DeleteRequest { confirm: true, expected_hash: Some("x".into()), ..DeleteRequest::default() };
-        assert_eq!(decide(&plan, &request, None).0.blocked_reasons, ["concurrent_modification"]);
+        assert_eq!(code(request, None), Err(ErrorCode::ConcurrentModification));
         let request = DeleteRequest { confirm: true, approved_plan_hash: Some("x".into()), ..DeleteRequest::default() };
-        assert_eq!(decide(&plan, &request, None).0.blocked_reasons, ["plan_hash_mismatch"]);
-        let (answer, delete) = decide(&plan, &DeleteRequest { confirm: true, ..DeleteRequest::default() }, None);
+        assert_eq!(code(request, None), Err(ErrorCode::PlanHashMismatch));
+        let (answer, delete) = decide(&plan, &DeleteRequest { confirm: true, ..DeleteRequest::default() }, None).unwrap();
         assert!(delete && answer.ok && !answer.forced);
+        // A preview with stale guards says what would block, and deletes nothing.
+        let request = DeleteRequest { expected_hash: Some("x".into()), ..DeleteRequest::default() };
+        let (answer, delete) = decide(&plan, &request, None).unwrap();
+        assert!(!delete && answer.dry_run && answer.blocked_reasons == ["concurrent_modification"]);
     }
 
     #[test]
@@ -303,16 +397,14 @@ mod tests {
     }
 
     #[test]
-    fn delete_with_an_approved_plan_hash_but_no_confirm_deletes_as_the_hash_approves() {
+    fn delete_with_an_approved_plan_hash_and_confirm_left_out_deletes_as_the_hash_approves() {
         let plan = plan_delete(&vault(), "Lonely.md", "").unwrap();
         let approved = DeleteRequest { approved_plan_hash: Some(plan.plan_hash.clone()), ..DeleteRequest::default() };
-        let (answer, delete) = decide(&plan, &approved, None);
+        let (answer, delete) = decide(&plan, &approved, None).unwrap();
         assert!(delete && answer.ok && !answer.dry_run, "the hash applies, as for move_note: {answer:?}");
         // A stale hash is a refusal, never a dry run that looks like success.
         let stale = DeleteRequest { approved_plan_hash: Some("0".repeat(64)), ..DeleteRequest::default() };
-        let (answer, delete) = decide(&plan, &stale, None);
-        assert!(!delete && !answer.ok && !answer.dry_run, "{answer:?}");
-        assert_eq!(answer.blocked_reasons, ["plan_hash_mismatch"]);
+        assert_eq!(decide(&plan, &stale, None).unwrap_err().code(), ErrorCode::PlanHashMismatch);
     }
 
     #[test]

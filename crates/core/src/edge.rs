@@ -23,6 +23,13 @@ pub trait Edge {
     fn changes(&mut self) -> Vec<KeptChange> {
         Vec::new()
     }
+
+    /// The files named as kept changes that `journal::open` refused (or that could not be read),
+    /// with why: no undo uses them, and `undo_change` without an id never reaches past a newer
+    /// one to undo an older change.
+    fn unopened_changes(&mut self) -> Vec<UnopenedChange> {
+        Vec::new()
+    }
 }
 
 /// The steps of an approved change, for the edge to carry out as they are.
@@ -33,9 +40,13 @@ pub enum Change {
     /// (`PlanHistory::record_applied`), keep the change when `batch.change_id` is set and remove
     /// the kept change `batch.forget` names (`history`).
     Batch { batch: crate::batch::Batch, plan_hash: String },
-    /// A delete: move the file at `path` to the trash if it still holds `before` (a note; an
-    /// attachment's `before` is empty and is not compared), then set the answer's `trashed_to`.
-    Trash { path: String, before: String },
+    /// A delete: keep `keep`'s journal for `undo_change` as a batch's is kept (`history`), then
+    /// move the file at `path` to the trash if it still holds `before` (a note; an attachment's
+    /// `before` is empty and is not compared), then set the answer's `trashed_to`. When the move
+    /// fails, the kept change is removed again. `keep` is never carried out: it is the change as
+    /// the history holds it, a removal of the note whose journal keeps the note's whole text, so
+    /// the undo writes it back whatever trash the edge used.
+    Trash { path: String, before: String, keep: crate::batch::Batch },
 }
 
 /// The vault's trash folder as Obsidian's "Move to Obsidian trash" uses it, where the sidecar moves
@@ -67,6 +78,14 @@ pub struct KeptChange {
     pub journal: crate::journal::Journal,
 }
 
+/// A file named as a kept change that cannot be used for undo: its name, and why (the refusal of
+/// `journal::open`, or the read that failed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct UnopenedChange {
+    pub name: String,
+    pub why: String,
+}
+
 /// An edge with the texts it read before the call, by path: what an edge that reads
 /// asynchronously (the plugin) hands in after reading `ops::notes_needed`.
 #[derive(Debug, Clone, Default)]
@@ -75,6 +94,7 @@ pub struct ReadBefore {
     pub modified_ms: std::collections::BTreeMap<String, u64>,
     pub tag: u32,
     pub changes: Vec<KeptChange>,
+    pub unopened: Vec<UnopenedChange>,
 }
 
 impl Edge for ReadBefore {
@@ -92,5 +112,9 @@ impl Edge for ReadBefore {
 
     fn changes(&mut self) -> Vec<KeptChange> {
         self.changes.clone()
+    }
+
+    fn unopened_changes(&mut self) -> Vec<UnopenedChange> {
+        self.unopened.clone()
     }
 }

@@ -50,6 +50,7 @@ codes! {
     PageRefused = "page_refused": "A new wiki page breaks a rule (a link that finds no note, a required property missing, a path taken, unlinkable or outside the wiki, a patched note changed since it was read); the message names every one; nothing changed.",
     NothingToUndo = "nothing_to_undo": "`undo_change` found no kept change (or none with the id given); nothing changed.",
     UndoRefused = "undo_refused": "A kept change cannot be undone: a note it touched was edited, moved or removed since, or (without `force`) notes link a page it would remove; the message names them; nothing changed.",
+    HasBacklinks = "has_backlinks": "A confirmed `delete_note` of a note other notes link, without `force`; the message names the links; nothing changed. Repoint them, or confirm with `force: true` to leave them dangling.",
     UnwritableNote = "unwritable_note": "A note the change must read or rewrite cannot be rewritten without harm: its bytes are not UTF-8 text, or it is a hard link (one file under several names, which a rewrite would split), or its name leaves no room for the temporary name beside it (over 227 bytes); the message names it and what to do; nothing changed.",
     TooLarge = "too_large": "A note or a request is over a size limit; the message gives the limit.",
     VaultUnreadable = "vault_unreadable": "The vault folder could not be read (retryable), or, after a change was made whole, could not be read again (then the change is made: read, do not apply it again).",

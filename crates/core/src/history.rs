@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::answer::ResponseFormat;
 use crate::approval::{decide_plan, PlanApproval, PlanHistory};
-use crate::batch::{temporary_name, Batch, BatchMove, BatchRemove, BatchWrite};
+use crate::batch::{temporary_name, Batch, BatchCreate, BatchMove, BatchRemove, BatchWrite};
 use crate::edge::{Change, Edge};
 use crate::error::{CallError, ErrorCode, Failure};
 use crate::journal::{Journal, Refusal, WriteKind};
@@ -49,7 +49,7 @@ pub const KEPT_CHANGES: usize = 20;
 pub const KEPT_BYTES: u64 = 16 * 1024 * 1024;
 
 pub use crate::batch::change_id;
-pub use crate::edge::KeptChange;
+pub use crate::edge::{KeptChange, UnopenedChange};
 
 /// The file a change is kept in: `.vaultlink/changes/<applied ms, 16 digits>-<id>.json`, so the
 /// names sort oldest first.
@@ -80,6 +80,16 @@ fn record_parts(name: &str) -> Option<(u64, &str)> {
         && !id.is_empty()
         && id.bytes().all(|byte| byte.is_ascii_hexdigit());
     valid.then(|| (time.parse().ok(), id)).and_then(|(time, id)| Some((time?, id)))
+}
+
+/// The change id in a kept change's file name.
+pub fn record_change_id(name: &str) -> Option<&str> {
+    record_parts(name).map(|(_, id)| id)
+}
+
+/// When the change kept under `name` was kept, from its name.
+pub fn applied_unix_ms(name: &str) -> Option<u64> {
+    record_parts(name).map(|(time, _)| time)
 }
 
 /// The name to keep a change under when the kept changes are `existing` (names): after the
@@ -193,13 +203,15 @@ pub enum UndoError {
     Edited { change_id: String, notes: Vec<String> },
     /// Notes link a page the change created, which the undo would remove.
     Linked { change_id: String, referrers: Vec<String> },
+    /// Asked without an id, and the newest kept change cannot be used for undo.
+    Unopened { name: String, why: String },
 }
 
 impl Failure for UndoError {
     fn code(&self) -> ErrorCode {
         match self {
             UndoError::Nothing { .. } => ErrorCode::NothingToUndo,
-            UndoError::Edited { .. } | UndoError::Linked { .. } => ErrorCode::UndoRefused,
+            UndoError::Edited { .. } | UndoError::Linked { .. } | UndoError::Unopened { .. } => ErrorCode::UndoRefused,
         }
     }
 
@@ -214,13 +226,16 @@ impl Failure for UndoError {
                 "undoing the change `{change_id}` would remove a page that notes link since, leaving these links dangling: {}; nothing was changed",
                 referrers.join(", ")
             ),
+            UndoError::Unopened { name, why } => format!(
+                "the newest kept change, `{name}`, cannot be undone ({why}), and an undo without an id never reaches past it to an older change; nothing was changed"
+            ),
         }
     }
 
     fn hint(&self) -> &'static str {
         match self {
             UndoError::Nothing { .. } => {
-                "Only applied batches (moves, rewrites, property edits, new pages) are kept, the last 20; a delete is undone from the trash."
+                "Every applied change (moves, rewrites, property edits, new pages, deletes) is kept, the last 20; list_changes shows the kept ones and their ids."
             }
             UndoError::Edited { .. } => {
                 "Undo the later changes first (undo_change without an id undoes the last one), or fix the notes by hand."
@@ -228,16 +243,27 @@ impl Failure for UndoError {
             UndoError::Linked { .. } => {
                 "Repoint those links first (rewrite_link), or call again with `force: true` to remove the page and leave them dangling."
             }
+            UndoError::Unopened { .. } => {
+                "Call list_changes and name the change to undo by its `change_id`; remove that file if it is not one this vaultlink kept."
+            }
         }
     }
 }
 
-/// The kept change `arguments` name, or the last one.
-fn chosen<'a>(changes: &'a [KeptChange], arguments: &UndoArguments) -> Result<&'a KeptChange, UndoError> {
+/// The kept change `arguments` name, or the last one: never an older one past a newer kept
+/// change that cannot be opened (`unopened`).
+fn chosen<'a>(changes: &'a [KeptChange], unopened: &[UnopenedChange], arguments: &UndoArguments) -> Result<&'a KeptChange, UndoError> {
     let asked = arguments.change_id.as_deref().map(str::trim).filter(|id| !id.is_empty());
     let found = match asked {
         Some(id) => changes.iter().filter(|kept| kept.journal.change_id == id).max_by(|a, b| a.name.cmp(&b.name)),
-        None => changes.iter().max_by(|a, b| a.name.cmp(&b.name)),
+        None => {
+            let newest = changes.iter().max_by(|a, b| a.name.cmp(&b.name));
+            let newest_unopened = unopened.iter().max_by(|a, b| a.name.cmp(&b.name));
+            if let Some(blocking) = newest_unopened.filter(|blocking| newest.is_none_or(|kept| blocking.name > kept.name)) {
+                return Err(UndoError::Unopened { name: blocking.name.clone(), why: blocking.why.clone() });
+            }
+            newest
+        }
     };
     found.ok_or_else(|| UndoError::Nothing { change_id: asked.map(str::to_owned) })
 }
@@ -281,12 +307,11 @@ fn moves_back(journal: &Journal) -> Vec<(String, String)> {
 /// The notes an undo reads: those the chosen change wrote or created, where they are now, and
 /// those whose links its moves back may change.
 pub fn notes_needed(vault: &Vault, arguments: &UndoArguments, changes: &[KeptChange]) -> Vec<String> {
-    let Ok(kept) = chosen(changes, arguments) else { return Vec::new() };
+    let Ok(kept) = chosen(changes, &[], arguments) else { return Vec::new() };
     let mut needed: Vec<String> = kept
         .journal
         .writes
         .iter()
-        .filter(|write| write.kind != WriteKind::Remove)
         .filter_map(|write| vault.find_text_file(&now_at(&kept.journal, &write.path)).map(str::to_owned))
         .collect();
     needed.extend(crate::rename::notes_to_read_for_moves_as_given(vault, &moves_back(&kept.journal)));
@@ -304,7 +329,7 @@ pub fn undo_change(
     plans: &mut PlanHistory,
 ) -> Result<(UndoAnswer, Option<Change>), CallError> {
     let changes = edge.changes();
-    let kept = chosen(&changes, arguments).map_err(|error| CallError::of(&error))?;
+    let kept = chosen(&changes, &edge.unopened_changes(), arguments).map_err(|error| CallError::of(&error))?;
     let journal = &kept.journal;
     let mut edited = Vec::new();
     let mut batch = Batch {
@@ -339,7 +364,23 @@ pub fn undo_change(
             None => None,
         };
         match (write.kind, current) {
-            (WriteKind::Remove, _) => {}
+            // A removed note (a delete) is written back from its text in the journal, whatever
+            // trash it went to, if its place is free; a note with that very text there already
+            // (put back by hand, or a delete that never reached the trash) needs nothing.
+            (WriteKind::Remove, Some(text)) if content_hash(&text) == content_hash(&write.before) => {}
+            (WriteKind::Remove, _) if vault.find_file(&path).is_some() => {
+                edited.push(format!("`{path}` (a file is at its place again)"));
+            }
+            (WriteKind::Remove, _) => {
+                crate::batch::add_parent_folders(&mut batch.folders, &path);
+                batch.creates.push(BatchCreate {
+                    after_hash: content_hash(&write.before),
+                    text: write.before.clone(),
+                    temporary: temporary_name(&path, tag, "tmp"),
+                    path: path.clone(),
+                });
+                answer.restored.push(path);
+            }
             (kind, Some(text)) if content_hash(&text) == write.after_hash => {
                 if kind == WriteKind::Create {
                     batch.removes.push(BatchRemove { path: path.clone(), before_hash: content_hash(&text), before: text });
@@ -435,6 +476,9 @@ pub fn undo_change(
     for remove in &batch.removes {
         sha2::Digest::update(&mut hasher, format!("r\0{}\0{}\n", remove.path, remove.before_hash));
     }
+    for create in &batch.creates {
+        sha2::Digest::update(&mut hasher, format!("c\0{}\0{}\n", create.path, create.after_hash));
+    }
     for step in &batch.moves {
         sha2::Digest::update(&mut hasher, format!("m\0{}\0{}\n", step.from, step.to));
     }
@@ -506,8 +550,18 @@ mod tests {
         edge.changes = kept.clone();
         let mut plans = PlanHistory::default();
         let outcome = call(&vault, tool, &arguments, &mut edge, &mut plans).unwrap_or_else(|error| panic!("{}", error.message));
-        let Some(Change::Batch { batch, .. }) = outcome.change else { panic!("{tool} applies a batch") };
-        carry_out(files, &batch);
+        let batch = match outcome.change {
+            Some(Change::Batch { batch, .. }) => {
+                carry_out(files, &batch);
+                batch
+            }
+            // A delete: the note goes (to a trash this test does not model); its change is kept.
+            Some(Change::Trash { path, before, keep }) => {
+                assert_eq!(files.remove(&path), Some(before));
+                keep
+            }
+            None => panic!("{tool} applies a change"),
+        };
         if let Some(forget) = &batch.forget {
             kept.retain(|change| &change.name != forget);
         }
@@ -634,6 +688,119 @@ mod tests {
         let answer = apply(&mut files, &mut kept, "undo_change", json!({"dry_run": false, "force": true}));
         assert_eq!(answer["removed"], json!(["Page.md"]), "{answer}");
         assert_eq!(files, files_of(&[("A.md", "# A\n"), ("E.md", "About [[Page|the page]].\n")]));
+    }
+
+    /// Issue 36: a delete was not kept, so `undo_change` right after it undid the change before
+    /// it. It is kept: the undo writes the note back byte for byte, and only then does the next
+    /// undo reach the change before.
+    #[test]
+    fn a_delete_is_kept_and_its_undo_writes_the_note_back_before_any_older_change() {
+        let start = files_of(&[("A.md", "# A\n"), ("Gone.md", "---\nup: x\n---\r\nbody \u{feff}\n")]);
+        let mut files = start.clone();
+        let mut kept = Vec::new();
+        apply(&mut files, &mut kept, "update_properties", json!({"path": "A", "set": {"x": 1}, "dry_run": false}));
+        let after_edit = files.clone();
+        let deleted = apply(&mut files, &mut kept, "delete_note", json!({"path": "Gone", "confirm": true}));
+        assert!(!files.contains_key("Gone.md") && kept.len() == 2);
+        let undone = apply(&mut files, &mut kept, "undo_change", json!({"dry_run": false}));
+        assert_eq!((undone["tool"].as_str(), &undone["change_id"]), (Some("delete_note"), &deleted["change_id"]), "{undone}");
+        assert_eq!(undone["restored"], json!(["Gone.md"]));
+        assert_eq!(files, after_edit, "the note is back byte for byte, the edit before it stands");
+        apply(&mut files, &mut kept, "undo_change", json!({"dry_run": false}));
+        assert_eq!(files, start);
+    }
+
+    #[test]
+    fn the_undo_of_a_delete_is_refused_naming_the_path_when_a_file_took_it() {
+        let mut files = files_of(&[("Gone.md", "old\n")]);
+        let mut kept = Vec::new();
+        apply(&mut files, &mut kept, "delete_note", json!({"path": "Gone", "confirm": true}));
+        files.insert("gone.md".to_owned(), "a new note\n".to_owned());
+        let (vault, mut edge) = state(&files);
+        edge.changes = kept.clone();
+        let refused = call(&vault, "undo_change", &json!({"dry_run": false}), &mut edge, &mut PlanHistory::default()).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::UndoRefused);
+        assert!(refused.message.contains("`Gone.md` (a file is at its place again)"), "{}", refused.message);
+        // The same text put back by hand: nothing to write, and the kept change goes.
+        let mut files = files_of(&[("Gone.md", "old\n")]);
+        let answer = apply(&mut files, &mut kept, "undo_change", json!({"dry_run": false}));
+        assert_eq!(answer["restored"], json!([]), "{answer}");
+        assert!(kept.is_empty());
+    }
+
+    /// Issue 36: the kept changes, as an agent in a new session sees them before choosing what to
+    /// undo: newest first, what each touched, and whether (and why not) it can be undone now.
+    #[test]
+    fn list_changes_says_what_each_kept_change_touched_and_whether_it_can_be_undone() {
+        let mut files = files_of(&[("A.md", "[[Old]]\n"), ("Old.md", "# Old\n"), ("Gone.md", "bye\n")]);
+        let mut kept = Vec::new();
+        let moved = apply(&mut files, &mut kept, "move_note", json!({"from": "Old", "to": "New", "dry_run": false}));
+        let deleted = apply(&mut files, &mut kept, "delete_note", json!({"path": "Gone", "confirm": true}));
+        files.insert("A.md".to_owned(), "[[New]] edited\n".to_owned());
+        let list = |files: &BTreeMap<String, String>, kept: &[KeptChange], arguments: serde_json::Value| {
+            let (vault, mut edge) = state(files);
+            edge.changes = kept.to_vec();
+            let request = crate::ops::request("list_changes", &arguments).map_err(|error| error.code)?;
+            // What an edge reading first reads is what the listing plans from.
+            let needed = crate::ops::notes_needed(&vault, &request, kept);
+            edge.texts.retain(|path, _| needed.contains(path));
+            crate::ops::run(&vault, &request, &mut edge, &mut PlanHistory::default())
+                .map(|outcome| serde_json::to_value(&outcome.answer).unwrap())
+                .map_err(|error| error.code)
+        };
+        let answer = list(&files, &kept, json!({})).unwrap();
+        assert_eq!(answer["total"], 2);
+        let changes = answer["changes"].as_array().unwrap();
+        assert_eq!(changes[0]["change_id"], deleted["change_id"]);
+        assert_eq!(
+            (changes[0]["tool"].as_str(), changes[0]["undoable"].as_bool(), changes[0]["latest"].as_bool()),
+            (Some("delete_note"), Some(true), Some(true))
+        );
+        assert_eq!(changes[0]["arguments"], json!({"path": "Gone.md"}));
+        assert_eq!(changes[0]["touched"]["removed"], 1);
+        assert_eq!(changes[1]["change_id"], moved["change_id"]);
+        assert_eq!(changes[1]["touched"]["paths"], json!(["A.md", "Old.md"]), "{answer}");
+        assert_eq!(changes[1]["undoable"], false);
+        assert!(changes[1]["why_not"].as_str().unwrap().contains("`A.md` changed since it was applied"), "{answer}");
+        assert!(changes[1].get("latest").is_none());
+
+        let first = list(&files, &kept, json!({"limit": 1})).unwrap();
+        assert_eq!(first["changes"].as_array().map(Vec::len), Some(1));
+        let cursor = first["next_cursor"].as_str().unwrap().to_owned();
+        let second = list(&files, &kept, json!({"limit": 1, "cursor": cursor})).unwrap();
+        assert_eq!(second["changes"][0]["change_id"], moved["change_id"]);
+        assert!(second.get("next_cursor").is_none());
+        // A change kept between pages: the cursor is refused, never a page that skips one.
+        apply(&mut files, &mut kept, "update_properties", json!({"path": "A", "set": {"x": 1}, "dry_run": false}));
+        assert_eq!(list(&files, &kept, json!({"limit": 1, "cursor": cursor})), Err(ErrorCode::InvalidArguments));
+        assert_eq!(list(&files, &[], json!({})).unwrap(), json!({"total": 0, "changes": []}));
+    }
+
+    /// Issue 36: `undo_change` without an id never reaches past a newer kept change it cannot
+    /// undo (here, a file no seal opens) to revert an older one; it names what stands in the way,
+    /// and list_changes lists it so.
+    #[test]
+    fn an_undo_without_an_id_never_reaches_past_a_newer_change_it_cannot_open() {
+        let mut files = files_of(&[("A.md", "# A\n")]);
+        let mut kept = Vec::new();
+        let edited = apply(&mut files, &mut kept, "update_properties", json!({"path": "A", "set": {"x": 1}, "dry_run": false}));
+        let (vault, mut edge) = state(&files);
+        edge.changes = kept.clone();
+        let name = record_name(99, "abcdef");
+        edge.unopened = vec![UnopenedChange { name: name.clone(), why: "it is not sealed with this user's key".to_owned() }];
+        let refused = call(&vault, "undo_change", &json!({}), &mut edge, &mut PlanHistory::default()).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::UndoRefused);
+        assert!(refused.message.contains(&format!("`{name}`")) && refused.message.contains("never reaches past it"), "{}", refused.message);
+        assert!(refused.hint.contains("list_changes"), "{}", refused.hint);
+        // Named by its id, the older change is undone.
+        let by_id = call(&vault, "undo_change", &json!({"change_id": edited["change_id"]}), &mut edge, &mut PlanHistory::default());
+        assert!(by_id.is_ok(), "{by_id:?}");
+        let listed = call(&vault, "list_changes", &json!({}), &mut edge, &mut PlanHistory::default()).unwrap();
+        let listed = serde_json::to_value(&listed.answer).unwrap();
+        assert_eq!(listed["total"], 2);
+        assert_eq!((listed["changes"][0]["change_id"].as_str(), listed["changes"][0]["undoable"].as_bool()), (Some("abcdef"), Some(false)));
+        assert!(listed["changes"][0]["why_not"].as_str().unwrap().contains("not sealed"), "{listed}");
+        assert_eq!(listed["changes"][0]["applied_at"], "1970-01-01T00:00:00Z");
     }
 
     #[test]

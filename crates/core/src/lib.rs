@@ -21,6 +21,7 @@ pub mod facts;
 pub mod frontmatter;
 pub mod hex;
 pub mod history;
+pub mod history_list;
 pub mod index;
 pub mod journal;
 pub mod line_index;

@@ -47,6 +47,7 @@ pub enum Request {
     CommitWikiPage(crate::wiki::CommitArguments),
     DraftWikiPage(crate::draft::DraftArguments),
     UndoChange(crate::history::UndoArguments),
+    ListChanges(crate::history_list::ListChangesArguments),
 }
 
 impl Request {
@@ -72,6 +73,7 @@ impl Request {
             Request::CommitWikiPage(_) => "commit_wiki_page",
             Request::DraftWikiPage(_) => "draft_wiki_page",
             Request::UndoChange(_) => "undo_change",
+            Request::ListChanges(_) => "list_changes",
         }
     }
 
@@ -139,10 +141,11 @@ pub fn request(tool: &str, arguments: &Value) -> Result<Request, CallError> {
 
 /// The notes whose texts `request` will ask its edge for, as far as the index tells now: an edge
 /// that reads asynchronously reads these first, then runs the call. `changes` are the kept
-/// changes (`Edge::changes`), which only `undo_change` reads.
+/// changes (`Edge::changes`), which only `undo_change` and `list_changes` read.
 pub fn notes_needed(vault: &Vault, request: &Request, changes: &[crate::history::KeptChange]) -> Vec<String> {
     match request {
         Request::UndoChange(arguments) => crate::history::notes_needed(vault, arguments, changes),
+        Request::ListChanges(arguments) => crate::history_list::notes_needed(vault, arguments, changes),
         Request::ReadNote(arguments) => vault.find_note(&arguments.path).map(|path| vec![path.to_owned()]).unwrap_or_default(),
         Request::FindEvidence(_) => vault.note_paths().map(str::to_owned).collect(),
         Request::DraftWikiPage(_) => crate::draft::notes_needed(vault),
@@ -264,6 +267,7 @@ pub enum Response {
     Properties(crate::properties::PropertiesAnswer),
     Committed(crate::wiki::CommitAnswer),
     Undone(crate::history::UndoAnswer),
+    Changes(crate::history_list::ChangesList),
     Draft(Box<crate::draft::DraftAnswer>),
 }
 
@@ -485,6 +489,9 @@ pub fn run(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut Pl
             read_note(vault, arguments, &text).map(Response::Note).map_err(error)?
         }
         Request::VaultSummary {} => Response::Summary(vault.summary()),
+        Request::ListChanges(arguments) => {
+            crate::history_list::list_changes(vault, arguments, edge).map(Response::Changes).map_err(error)?
+        }
         Request::LintWiki(arguments) => lint_wiki(vault, arguments).map(Response::Lint).map_err(error)?,
         Request::FindExistingPage(arguments) => find_existing_page(vault, arguments).map(Response::ExistingPage).map_err(error)?,
         Request::FindEvidence(arguments) => {

@@ -153,7 +153,11 @@ pub const ALL: &[Parameters] = &[
             APPROVED,
             FORMAT,
         ],
-        rules: &[Rule::Needs { parameter: "force", other: "confirm", value: true }],
+        rules: &[
+            Rule::Needs { parameter: "force", other: "confirm", value: true },
+            // `confirm: false` is always a preview: approving a plan with it is a contradiction.
+            Rule::Excludes { parameter: "approved_plan_hash", other: "confirm", value: false },
+        ],
     },
     Parameters {
         tool: "update_properties",
@@ -187,6 +191,11 @@ pub const ALL: &[Parameters] = &[
         tool: "undo_change",
         list: &[optional("change_id", TEXT), optional("force", FLAG), DRY_RUN, APPROVED, FORMAT],
         rules: APPROVAL_RULES,
+    },
+    Parameters {
+        tool: "list_changes",
+        list: &[optional("limit", Kind::Whole { minimum: 1, maximum: Some(crate::history::KEPT_CHANGES as u64) }), CURSOR, FORMAT],
+        rules: &[],
     },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
     // The command line's `summary`; not a tool of the MCP catalogue.
@@ -447,5 +456,8 @@ mod tests {
         assert_eq!(check("delete_note", &json!({"path": "A", "force": false})), Ok(()));
         assert!(refusal("move_note", json!({"from": "A", "to": "B", "dry_run": true, "approved_plan_hash": "x"}))
             .contains("cannot be combined"));
+        assert!(refusal("delete_note", json!({"path": "A", "confirm": false, "approved_plan_hash": "x"}))
+            .contains("`approved_plan_hash` cannot be combined with `confirm: false`"));
+        assert_eq!(check("delete_note", &json!({"path": "A", "approved_plan_hash": "x"})), Ok(()));
     }
 }

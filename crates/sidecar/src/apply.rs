@@ -184,8 +184,25 @@ pub fn carry_out(
                 unread_after(&format!("the change was applied, but the vault folder could not be read again after it: {error:#}"))
             })?;
         }
-        Some(Change::Trash { path, before }) => {
-            let place = crate::trash::trash_on(disk, folder.root(), &path, &before)?;
+        Some(Change::Trash { path, before, keep }) => {
+            // Kept first, under the lock the call holds, so the delete is never made and lost to
+            // undo; a move to the trash that fails takes the kept change back out.
+            let root = folder.root();
+            let journal = keep.journal(Vec::new(), std::process::id(), journal::now_unix_ms(), &journal::machine());
+            let name = crate::history::keep(disk, root, &journal)
+                .map_err(|why| ToolError::from(StepError::TrashFailed { path: path.clone(), why }.error()))?;
+            let place = match crate::trash::trash_on(disk, root, &path, &before) {
+                Ok(place) => place,
+                Err(error) => {
+                    if let Err(forgetting) = crate::history::forget(disk, root, &name) {
+                        tracing::warn!("the kept change {name} of a delete that failed could not be removed: {forgetting}");
+                    }
+                    return Err(error);
+                }
+            };
+            if let Err(error) = crate::history::forget_oldest(disk, root) {
+                tracing::warn!("the oldest kept changes could not be forgotten: {error}");
+            }
             outcome.trashed_to(place);
             folder.refresh().map_err(|error| {
                 unread_after(&format!("the note was moved to the trash, but the vault folder could not be read again after it: {error:#}"))
@@ -2015,7 +2032,13 @@ mod tests {
         fs::File::create(&huge).unwrap().set_len(1 << 30).unwrap();
         let kept = crate::history::kept_changes(index.root());
         assert_eq!(kept.len(), 1, "the sparse record is not used for undo; the move's is");
-        let answer = crate::tools::run_on_folder_with(&RealDisk, &mut index, "undo_change", &json!({}), &Progress::none()).unwrap();
+        // Newer than the move, it stands in the way of an undo without an id (issue 36), named
+        // with its size; the move is undone by its id.
+        let refused = crate::tools::run_on_folder_with(&RealDisk, &mut index, "undo_change", &json!({}), &Progress::none()).unwrap_err();
+        assert_eq!(refused.code, "undo_refused");
+        assert!(refused.message.contains("1073741824 bytes"), "{}", refused.message);
+        let by_id = json!({"change_id": kept[0].journal.change_id});
+        let answer = crate::tools::run_on_folder_with(&RealDisk, &mut index, "undo_change", &by_id, &Progress::none()).unwrap();
         assert_eq!(answer["tool"], "move_note");
         fs::remove_file(&huge).unwrap();
 

@@ -42,6 +42,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         draft_wiki_page(),
         commit_wiki_page(),
         undo_change(),
+        list_changes(),
         server_health(),
     ];
     for tool in &mut tools {
@@ -90,6 +91,7 @@ fn concise_leaves_out(tool: &str) -> &'static str {
         "bulk_move_notes" => "the rewritten links (`changes`)",
         "commit_wiki_page" => "nothing: `detailed` adds the page's whole text to a preview",
         "undo_change" => "nothing: both forms are the same receipt",
+        "list_changes" => "each change's `arguments` and `touched.paths`",
         "draft_wiki_page" => "nothing: both forms are the same draft",
         "server_health" => "the index's counts, the plugin's details and the evidence for where writes go",
         _ => "detail",
@@ -721,19 +723,20 @@ fn delete_note() -> ToolSpec {
         name: "delete_note",
         title: "Delete a note safely, showing what links to it",
         description: "Deletes one note by moving it to the trash (Obsidian's inside Obsidian, else the vault's `.trash`), after showing \
-every link to it. Without `confirm: true` it is a dry run listing the backlinks with a `plan_hash`. With `confirm: \
-true` it refuses while backlinks exist unless `force` is true (it needs `confirm: true`; the links then dangle), \
-and if `approved_plan_hash`, `expected_hash` or `expected_mtime` no longer hold. `blocked_reasons` says what stops \
-it; after a delete `captured` holds the note's text. Use it only to remove a page; use move_note to archive or \
-rename one. Refusals: `invalid_path` (a folder or an attachment), `note_not_found`, `invalid_arguments`.",
+every link to it. Without `confirm: true` it is a dry run listing the backlinks with a `plan_hash` (`blocked_reasons`: what \
+would stop it). Confirm with `confirm: true` or the preview's `approved_plan_hash`; it refuses while backlinks exist unless \
+`force`, and if `approved_plan_hash`, `expected_hash` or `expected_mtime` no longer hold. Applied, it is kept like every \
+change: `change_id` for undo_change, which writes the note back; `captured` holds its text. Use it only to remove a page; \
+use move_note to archive or rename one. Refusals: `has_backlinks`, `plan_hash_mismatch`, `concurrent_modification`, \
+`invalid_path` (a folder or an attachment), `note_not_found`, `invalid_arguments` (`confirm: false` with a hash).",
         input_schema: object(
             json!({
                 "path": note_path("The note to delete"),
-                "confirm": {"type": "boolean", "default": false, "description": "True deletes; false (the default) previews."},
+                "confirm": {"type": "boolean", "default": false, "description": "True deletes; false (the default) always previews."},
                 "force": {"type": "boolean", "default": false, "description": "Delete although links point to the note (they dangle). Needs `confirm: true`."},
                 "expected_hash": {"type": "string", "description": "SHA-256 (hex) of the text the caller read; refuse if the note changed."},
                 "expected_mtime": {"type": "integer", "minimum": 0, "description": "The note's modification time as the caller read it (ms since 1970); refuse if it changed."},
-                "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: delete only if nothing in it changed."},
+                "approved_plan_hash": {"type": "string", "description": "The `plan_hash` of a preview: delete only if nothing in it changed. Not with `confirm: false`."},
                 "response_format": response_format()
             }),
             &["path"],
@@ -751,6 +754,7 @@ rename one. Refusals: `invalid_path` (a folder or an attachment), `note_not_foun
                 "backlinks": {"type": "array", "items": referrer},
                 "forced": {"type": "boolean"},
                 "plan_hash": {"type": "string"},
+                "change_id": {"type": "string"},
                 "captured": {"type": "object", "properties": {"frontmatter": {"type": "string"}, "body": {"type": "string"}, "text": {"type": "string"}}, "required": ["body", "text"]},
                 "trashed_to": {"type": "string"}
             },
@@ -943,12 +947,13 @@ fn undo_change() -> ToolSpec {
     ToolSpec {
         name: "undo_change",
         title: "Undo the last applied change (or a named one)",
-        description: "Reverts one applied change (move, rewrite, property edit, bulk move, new page): the last, or the \
+        description: "Reverts one applied change (move, rewrite, property edit, bulk move, new page, delete): the last, or the \
 one whose `change_id` an applied answer gave. Notes get their text back, moved files go back (links made since \
 follow them: `relinked`), new pages are removed, in one batch. Refused when a note it touched changed since (named): \
-undo later changes first; or when notes link a new page since (`backlinks`), unless `force`. The last 20 \
-changes are kept in `.vaultlink/changes`; undoing again reverts the one before. Deletes are not kept (see the \
-trash). A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`.",
+undo later changes first; or when notes link a new page since (`backlinks`), unless `force`. Without an id it \
+takes the newest kept change and never reaches past it. The last 20 \
+changes are kept in `.vaultlink/changes` (list_changes lists them); undoing again reverts the one before. A \
+delete's undo writes the note back from its kept text. A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`.",
         input_schema: object(
             json!({
                 "change_id": {"type": "string", "description": "The `change_id` of an applied answer; the last change when left out."},
@@ -980,6 +985,49 @@ trash). A dry run by default; apply with `approved_plan_hash` (or `dry_run: fals
         destructive: true,
         idempotent: false,
     }
+}
+
+fn list_changes() -> ToolSpec {
+    read_only(
+        "list_changes",
+        "List the changes undo_change can take back",
+        "Lists the changes kept for undo_change, newest first and paged: each one's `change_id`, `tool`, `arguments`, \
+when (`applied_at`, UTC), what it `touched` (counts, up to 10 paths) and whether undo_change could \
+undo it now (`undoable`; if not, `why_not`; `needs_force` when links to a page it made would dangle). `latest` marks the \
+one undo_change without an id takes. Use it before undo_change to choose what to undo; use read_note for a note's text. \
+It reads only. Refusals: `invalid_arguments` (a stale cursor: start again).",
+        object(
+            json!({
+                "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 10},
+                "cursor": {"type": "string", "description": "The `next_cursor` of the previous page."},
+                "response_format": response_format()
+            }),
+            &[],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "total": {"type": "integer"},
+                "changes": {"type": "array", "items": {"type": "object", "properties": {
+                    "change_id": {"type": "string"},
+                    "tool": {"type": "string"},
+                    "applied_unix_ms": {"type": "integer"},
+                    "applied_at": {"type": "string"},
+                    "arguments": {"type": "object"},
+                    "touched": {"type": "object", "properties": {
+                        "rewritten": {"type": "integer"}, "created": {"type": "integer"}, "removed": {"type": "integer"},
+                        "moved": {"type": "integer"}, "paths": {"type": "array", "items": {"type": "string"}}, "paths_total": {"type": "integer"}
+                    }},
+                    "undoable": {"type": "boolean"},
+                    "why_not": {"type": "string"},
+                    "needs_force": {"type": "boolean"},
+                    "latest": {"type": "boolean"}
+                }}},
+                "next_cursor": {"type": "string"}
+            },
+            "required": ["total", "changes"]
+        }),
+    )
 }
 
 fn server_health() -> ToolSpec {

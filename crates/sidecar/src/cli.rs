@@ -129,7 +129,8 @@ pub enum Command {
         #[command(flatten)]
         output: Output,
     },
-    /// Delete a note to the trash, after showing what links to it. Previews unless --yes.
+    /// Delete a note to the trash, after showing what links to it. Previews unless --yes; a delete
+    /// that links block is refused (exit status 2) unless --force.
     Rm {
         /// The vault folder.
         vault: PathBuf,
@@ -298,8 +299,19 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Rm { vault, note, force, yes, output: Output { json, mode } } => {
-            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
-            let answer = call(&mut router, "delete_note", json!({ "path": note, "confirm": yes, "force": force })).await?;
+            let router = Router::for_one_command(canonical_vault(&vault)?, mode);
+            let answer = match router.call("delete_note", json!({ "path": note, "confirm": yes, "force": force })).await {
+                (_, Ok(answer)) => answer,
+                // Links block the delete: said in the command's own words (its flags, not the tool's).
+                (_, Err(error)) if error.code == "has_backlinks" => {
+                    bail!(
+                        "{} ({})\nhint: Repoint the links first (vaultlink mv), or add --force to delete it anyway.",
+                        error.message,
+                        error.code
+                    )
+                }
+                (_, Err(error)) => bail!("{} ({})\nhint: {}", error.message, error.code, error.hint),
+            };
             if json {
                 out!("{}", serde_json::to_string_pretty(&answer)?);
             } else {
@@ -314,16 +326,11 @@ pub async fn run(cli: Cli) -> Result<()> {
                 }
                 if let Some(trashed) = answer.get("trashed_to").and_then(Value::as_str) {
                     out!("Deleted: moved to {trashed}.{}", if answer["forced"] == true { " The links above now dangle." } else { "" });
-                } else if answer["ok"] == false {
-                    out!("Not deleted: {}. Add --force to delete anyway.", blocked_text(&answer));
                 } else if answer["can_confirm"] == true {
                     out!("Nothing was changed. Run again with --yes to move it to the trash.");
                 } else {
                     out!("Nothing was changed: {}. Add --force --yes to delete anyway.", blocked_text(&answer));
                 }
-            }
-            if answer["ok"] == false {
-                std::process::exit(2);
             }
             Ok(())
         }

@@ -7,7 +7,9 @@
 
 use std::path::Path;
 
-use vaultlink_core::history::{is_record_name, kept_of, next_record_name, set_aside_name, to_forget, KeptChange, CHANGES_FOLDER};
+use vaultlink_core::history::{
+    is_record_name, kept_of, next_record_name, set_aside_name, to_forget, KeptChange, UnopenedChange, CHANGES_FOLDER,
+};
 use vaultlink_core::journal::{Journal, Purpose};
 
 use crate::disk::Disk;
@@ -40,30 +42,45 @@ pub fn record_names(root: &Path) -> Vec<String> {
 /// The kept changes that open under the vault's key (`seal_keys`) as kept changes; any other
 /// file there (one past core's bound is not read) is left alone, and logged.
 pub fn kept_changes(root: &Path) -> Vec<KeptChange> {
+    opened_changes(root).0
+}
+
+/// The kept changes that open, and the files named as kept changes that do not, with why (no
+/// undo uses them; an undo without an id never reaches past a newer one).
+pub fn opened_changes(root: &Path) -> (Vec<KeptChange>, Vec<UnopenedChange>) {
     let names = record_names(root);
     if names.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
+    let mut unopened = Vec::new();
     let mut kept = Vec::new();
     for name in names {
         let path = root.join(&name);
         if !std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file()) {
+            unopened.push(UnopenedChange { name, why: "it is not a plain file".to_owned() });
             continue;
         }
         let bytes = match read_bounded(&path) {
             Ok(bytes) => bytes,
             Err(Unread::TooLarge(refusal)) => {
                 tracing::warn!("{name} is not used for undo: {}", refusal.message());
+                unopened.push(UnopenedChange { why: refusal.message(), name });
                 continue;
             }
-            Err(Unread::Failed(_)) => continue,
+            Err(Unread::Failed(error)) => {
+                unopened.push(UnopenedChange { name, why: format!("it cannot be read ({error})") });
+                continue;
+            }
         };
         match crate::seal_keys::open(root, Purpose::Kept, &bytes) {
             Ok(journal) => kept.push(KeptChange { name, journal }),
-            Err(refusal) => tracing::warn!("{name} is not used for undo: {}", refusal.message()),
+            Err(refusal) => {
+                tracing::warn!("{name} is not used for undo: {}", refusal.message());
+                unopened.push(UnopenedChange { why: refusal.message(), name });
+            }
         }
     }
-    kept
+    (kept, unopened)
 }
 
 /// Keeps the applied batch's journal for `undo_change`, as part of its commit: called holding the
@@ -81,6 +98,12 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, S
         ));
     }
     let made = !changes.is_dir();
+    // A delete keeps its change with no journal before it, so `.vaultlink` may not be there yet.
+    let journal_folder = root.join(crate::journal::JOURNAL_FOLDER);
+    let made_journal_folder = made && !journal_folder.is_dir();
+    if made_journal_folder {
+        disk.create_dir(root, &journal_folder).map_err(failed)?;
+    }
     if made {
         disk.create_dir(root, &changes).map_err(failed)?;
     }
@@ -92,7 +115,10 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, S
     crate::journal::create_file(disk, root, &path, &temporary, sealed.as_bytes(), crate::journal::NewFile::Private).map_err(failed)?;
     disk.sync_dir(root, &changes).map_err(failed)?;
     if made {
-        disk.sync_dir(root, &root.join(crate::journal::JOURNAL_FOLDER)).map_err(failed)?;
+        disk.sync_dir(root, &journal_folder).map_err(failed)?;
+    }
+    if made_journal_folder {
+        disk.sync_dir(root, root).map_err(failed)?;
     }
     Ok(name)
 }

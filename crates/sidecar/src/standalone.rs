@@ -701,6 +701,10 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
     fn changes(&mut self) -> Vec<vaultlink_core::history::KeptChange> {
         crate::history::kept_changes(self.folder.root())
     }
+
+    fn unopened_changes(&mut self) -> Vec<vaultlink_core::history::UnopenedChange> {
+        crate::history::opened_changes(self.folder.root()).1
+    }
 }
 
 #[cfg(test)]

@@ -437,7 +437,7 @@ impl Vault {
 
     /// The notes whose texts `call(tool, arguments, …)` will ask `read` for, as far as the index
     /// tells now (none for arguments that do not fit): the plugin reads these, then calls.
-    /// `changes` are the kept changes (`{name, journal}` each, opened with `openJournal`), which
+    /// `changes` are the kept changes (`{name, journal}` each, opened with `openJournal`, or `{name, why}` for one that would not open), which
     /// only `undo_change` reads.
     #[wasm_bindgen(js_name = notesNeeded)]
     pub fn notes_needed(&self, tool: &str, arguments: JsValue, changes: JsValue) -> Vec<String> {
@@ -452,7 +452,7 @@ impl Vault {
     /// operation is an answer, not an exception. `read(path)` gives a note's text as it is now
     /// (`undefined` for one not read), `modified(path)` its modification time in milliseconds,
     /// `tag` names temporary files (the process id). An approved change answers its steps in
-    /// `change` (`{kind: "batch", batch, plan_hash}` or `{kind: "trash", path, before}`) for the
+    /// `change` (`{kind: "batch", batch, plan_hash}` or `{kind: "trash", path, before, keep}`) for the
     /// plugin to carry out before it answers `result`; `planApplied` records a batch done.
     pub fn call(
         &mut self,
@@ -463,7 +463,8 @@ impl Vault {
         tag: Option<u32>,
         changes: JsValue,
     ) -> Result<JsValue, JsError> {
-        let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0), changes: changes_of(changes) };
+        let (changes, unopened) = listed_of(changes);
+        let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0), changes, unopened };
         let called = arguments_of(arguments).and_then(|arguments| ops::call(&self.inner, tool, &arguments, &mut edge, &mut self.plans));
         match &called {
             Ok(outcome) => to_js(&CallOutcome::Done {
@@ -490,14 +491,38 @@ struct JsEdge {
     modified: Option<js_sys::Function>,
     tag: u32,
     changes: Vec<vaultlink_core::history::KeptChange>,
+    unopened: Vec<vaultlink_core::history::UnopenedChange>,
 }
 
-/// The kept changes JavaScript hands in (none for `undefined` or what cannot be read).
-fn changes_of(changes: JsValue) -> Vec<vaultlink_core::history::KeptChange> {
+/// A file of the kept changes as JavaScript hands it in: opened (`{name, journal}`), or not
+/// (`{name, why}`).
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Listed {
+    Kept(vaultlink_core::history::KeptChange),
+    Unopened(vaultlink_core::history::UnopenedChange),
+}
+
+/// The kept changes JavaScript hands in, and those that could not be opened (none for
+/// `undefined` or what cannot be read).
+fn listed_of(changes: JsValue) -> (Vec<vaultlink_core::history::KeptChange>, Vec<vaultlink_core::history::UnopenedChange>) {
     if changes.is_undefined() || changes.is_null() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
-    serde_wasm_bindgen::from_value(changes).unwrap_or_default()
+    let listed: Vec<Listed> = serde_wasm_bindgen::from_value(changes).unwrap_or_default();
+    let (mut kept, mut unopened) = (Vec::new(), Vec::new());
+    for item in listed {
+        match item {
+            Listed::Kept(change) => kept.push(change),
+            Listed::Unopened(change) => unopened.push(change),
+        }
+    }
+    (kept, unopened)
+}
+
+/// The kept changes JavaScript hands in.
+fn changes_of(changes: JsValue) -> Vec<vaultlink_core::history::KeptChange> {
+    listed_of(changes).0
 }
 
 impl ops::Edge for JsEdge {
@@ -517,6 +542,10 @@ impl ops::Edge for JsEdge {
 
     fn changes(&mut self) -> Vec<vaultlink_core::history::KeptChange> {
         self.changes.clone()
+    }
+
+    fn unopened_changes(&mut self) -> Vec<vaultlink_core::history::UnopenedChange> {
+        self.unopened.clone()
     }
 }
 
