@@ -662,6 +662,7 @@ mod tests {
         let journal = Journal {
             version: crate::journal::VERSION,
             pid: 1,
+            holder: String::new(),
             tool: "move_note".to_owned(),
             started_unix_ms: 1,
             machine: String::new(),

@@ -23,6 +23,7 @@ pub mod hex;
 pub mod history;
 pub mod index;
 pub mod journal;
+pub mod lease;
 pub mod line_index;
 pub mod lint;
 pub mod memory;
