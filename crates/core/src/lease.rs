@@ -30,15 +30,15 @@ pub const RENEW_MS: u64 = 1_000;
 /// How long after its last renewal a holder still counts its own lease as held. A holder that
 /// has not renewed for this long (by its own monotonic clock) stops before its next step and
 /// undoes. RELIABILITY.md has the measurement this rests on: on a loaded 2-core machine a 1 s
-/// timer fired at most about a second late in Obsidian's host and in the sidecar, so this allows
-/// several late renewals in a row before a working holder gives up.
-pub const HOLDER_STOP_MS: u64 = 10_000;
+/// timer fired at most about a tenth of a second late in Obsidian's host and in the sidecar, so
+/// this allows four renewals in a row to be missed before a working holder gives up.
+pub const HOLDER_STOP_MS: u64 = 5_000;
 
 /// How long after its last renewal an observer takes a lease for run out, and the journal for
 /// interrupted: three times the holder's own limit, so that a holder that stopped itself has
 /// long stopped, and a clock that differs by seconds between the holder and the observer (a
 /// container, a network folder) does not take a live change for a dead one.
-pub const EXPIRE_MS: u64 = 30_000;
+pub const EXPIRE_MS: u64 = 15_000;
 
 /// The number of hex digits of a holder's id: 128 random bits.
 pub const HOLDER_HEX: usize = 32;

@@ -1115,6 +1115,7 @@ mod tests {
             let journal = Journal {
                 version: vaultlink_core::journal::VERSION,
                 pid,
+                holder: String::new(),
                 tool: "move_note".to_owned(),
                 started_unix_ms: 0,
                 machine: journal::machine(),

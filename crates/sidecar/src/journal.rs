@@ -357,6 +357,7 @@ impl VaultLock {
             let journal = Journal {
                 version: format::VERSION,
                 pid: std::process::id(),
+                holder: String::new(),
                 tool: tool.to_owned(),
                 started_unix_ms: now_unix_ms(),
                 machine: machine(),
@@ -1194,6 +1195,7 @@ mod tests {
         Journal {
             version: JOURNAL_VERSION,
             pid: ABANDONED,
+            holder: String::new(),
             tool: "move_note".to_owned(),
             started_unix_ms: 0,
             machine: String::new(),

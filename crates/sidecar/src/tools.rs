@@ -768,6 +768,7 @@ mod tests {
             let journal = Journal {
                 version: format::VERSION,
                 pid: self.0.id(),
+                holder: String::new(),
                 tool: "move_note".to_owned(),
                 started_unix_ms: crate::journal::now_unix_ms(),
                 machine: crate::journal::machine(),
