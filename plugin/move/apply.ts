@@ -203,8 +203,9 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		// suspended in the middle of may have been made after that undo: undone too, from the
 		// state found (the journal, now the other process's, is left to it).
 		if (error instanceof LeaseLost && error.taken) {
-			await undo(vault, done);
+			const notUndone = await undo(vault, done);
 			await finishJournal(vault.adapter, journal);
+			if (notUndone.length > 0) return { ok: false, error: failureAfterUndo(error, notUndone) };
 			return { ok: false, error: stepError({ kind: "lease_lost", taken: true }) };
 		}
 		// What was kept of the batch goes with it (the folder too, if keeping it made it).

@@ -162,12 +162,15 @@ class Lease {
 /** The leases this plugin holds, by holder id. */
 const leases = new Map<string, Lease>();
 
-/** Holds the lease of the journal of `journal`'s batch, just written by this plugin. */
-function holdLease(base: string, journal: Journal): void {
-	if (journal.holder === undefined || journal.holder === "") return;
+/** Holds the lease of the journal of `journal`'s batch, just put in place by this plugin: `fd`, the file opened before it was linked into place (so it is never another's). */
+function holdLease(base: string, journal: Journal, fd: number): void {
+	if (journal.holder === undefined || journal.holder === "") {
+		fs.closeSync(fd);
+		return;
+	}
 	const file = path.join(base, ...JOURNAL_PATH.split("/"));
 	leases.get(journal.holder)?.release();
-	leases.set(journal.holder, new Lease(file, fs.openSync(file, "r+")));
+	leases.set(journal.holder, new Lease(file, fd));
 }
 
 function releaseLease(journal: Journal): void {
@@ -327,10 +330,10 @@ export function removeQuietly(file: string): void {
  * hold it and no one sees a journal half written. Obsidian's adapter has no create that refuses
  * to replace (its `write` replaces; its `rename` and `copy` check first), so this goes through
  * Node's `fs` under the vault's folder, as the plugin is desktop only. On a filesystem without
- * hard links the journal is created exclusively (`wx`) and then written. `"taken"`, `"held"`
+ * hard links the journal is created exclusively (`wx`) and then written. `{fd}` (the journal, opened), `"held"`
  * (by someone else), or the error.
  */
-function takeLock(base: string, sealed: string): "taken" | "held" | Error {
+function takeLock(base: string, sealed: string): { fd: number } | "held" | Error {
 	const folder = path.join(base, JOURNAL_FOLDER);
 	const target = path.join(base, ...JOURNAL_PATH.split("/"));
 	for (let attempt = 0; ; attempt++) {
@@ -347,17 +350,27 @@ function takeLock(base: string, sealed: string): "taken" | "held" | Error {
 			if ((error as NodeJS.ErrnoException).code === "ENOENT" && attempt < 10) continue;
 			return error instanceof Error ? error : new Error(String(error));
 		}
+		// Opened before it is the journal: the lease is then held on this very file, never on
+		// one another process put in its place meanwhile.
+		let fd: number | null = null;
 		try {
+			fd = fs.openSync(own, "r+");
 			try {
 				fs.linkSync(own, target);
 			} catch (error) {
 				if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
+				fs.closeSync(fd);
+				fd = null;
 				writeNew(target, sealed);
+				fd = fs.openSync(target, "r+");
 			}
-			return "taken";
+			const taken = fd;
+			fd = null;
+			return { fd: taken };
 		} catch (error) {
 			return (error as NodeJS.ErrnoException).code === "EEXIST" ? "held" : error instanceof Error ? error : new Error(String(error));
 		} finally {
+			if (fd !== null) fs.closeSync(fd);
 			removeQuietly(own);
 		}
 	}
@@ -379,9 +392,9 @@ export async function beginJournal(adapter: JournalAdapter, journal: Journal): P
 	if (adapter instanceof FileSystemAdapter) {
 		const taken = takeLock(adapter.getBasePath(), sealed);
 		if (taken === "held") return refusal(adapter);
-		if (taken !== "taken") return unwritable(taken);
+		if (taken instanceof Error) return unwritable(taken);
 		try {
-			holdLease(adapter.getBasePath(), journal);
+			holdLease(adapter.getBasePath(), journal, taken.fd);
 		} catch (error) {
 			await finishJournal(adapter, journal);
 			return unwritable(error);

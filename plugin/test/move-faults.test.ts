@@ -17,9 +17,9 @@ import { keptChanges } from "../history";
 import { JOURNAL_PATH, beginJournal, finishJournal, machineName } from "../move/journal";
 import { journalKey } from "../state";
 import { runTool } from "../tools";
-import { contentHash, journalLease, sealJournal, type Journal, type ToolError, type ToolOutcome } from "../wasm";
+import { contentHash, sealJournal, type Journal, type ToolError, type ToolOutcome } from "../wasm";
 import type { TFile } from "./obsidian-double";
-import { BATCH, CALLS, COMMIT, KILL_CHILD, MOVE, keptFiles, killedAt, moveFirst, notesOf, runKillChild, sidecarBinary } from "./killing";
+import { BATCH, CALLS, COMMIT, KILL_CHILD, MOVE, keptFiles, killedAt, leaseRunOut, moveFirst, notesOf, runKillChild, sidecarBinary } from "./killing";
 import { loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -271,9 +271,7 @@ if (process.env[KILL_CHILD] !== undefined) {
 				assert.equal(early.status, 2, early.stdout + early.stderr);
 				assert.match(early.stderr, /another change to this vault is being applied/);
 			}
-			// As time does once Obsidian is gone: the lease runs out (core's lease::EXPIRE_MS).
-			const longAgo = new Date(Date.now() - journalLease().expire_ms - 1_000);
-			fs.utimesSync(path.join(vaultDir, JOURNAL_PATH), longAgo, longAgo);
+			leaseRunOut(vaultDir);
 			const recovered = spawnSync(binary, ["recover", vaultDir], { encoding: "utf8" });
 			assert.equal(recovered.status, 0, recovered.stderr);
 			assert.match(recovered.stdout, new RegExp(`^undid an interrupted ${tool}`));

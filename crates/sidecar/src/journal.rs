@@ -28,8 +28,8 @@ use vaultlink_core::error::ErrorCode;
 
 use serde::Serialize;
 use vaultlink_core::journal::{self as format, Binding, Purpose, Refusal, WriteKind};
-use vaultlink_core::lease::{Observed, Opened, Verdict};
 pub use vaultlink_core::journal::{Journal, JournalWrite, ABANDONED};
+use vaultlink_core::lease::{Observed, Opened, Verdict};
 use vaultlink_core::rename::content_hash;
 use vaultlink_core::step::StepError;
 
@@ -266,8 +266,8 @@ pub struct Held {
 }
 
 impl Held {
-    fn hold(root: &Path, holder: &str) -> std::io::Result<Held> {
-        let lease = crate::lease::Lease::hold(&journal_path(root))?;
+    fn hold(root: &Path, holder: &str, file: std::fs::File) -> std::io::Result<Held> {
+        let lease = crate::lease::Lease::hold(&journal_path(root), file)?;
         HELD_HERE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(holder.to_owned());
         Ok(Held { holder: holder.to_owned(), lease })
     }
@@ -300,21 +300,21 @@ fn untrusted_hint(root: &Path) -> String {
 /// Writes the journal, sealed, before a batch's first change. Fails, changing nothing, when
 /// another journal is there.
 pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Held, ToolError> {
-    let bytes = take(disk, root, journal)?;
+    let (bytes, file) = take(disk, root, journal)?;
     copy_for_tests(&bytes);
-    hold(disk, root, journal)
+    hold(disk, root, journal, file)
 }
 
-/// Holds the lease of the journal `journal` just put in place.
-fn hold(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Held, ToolError> {
-    Held::hold(root, &journal.holder).map_err(|error| {
+/// Holds the lease of the journal `journal` just put in place, `file`.
+fn hold(disk: &dyn Disk, root: &Path, journal: &Journal, file: std::fs::File) -> Result<Held, ToolError> {
+    Held::hold(root, &journal.holder, file).map_err(|error| {
         let _ = finish(disk, root, journal);
         StepError::JournalUnwritable { journal: journal_path(root).display().to_string(), why: error.to_string() }.error().into()
     })
 }
 
 /// Takes the lock with `journal` in it (see [`begin`]); answers what was written.
-fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolError> {
+fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(String, std::fs::File), ToolError> {
     let path = journal_path(root);
     let folder = root.join(JOURNAL_FOLDER);
     if std::fs::symlink_metadata(&path).is_ok() {
@@ -368,6 +368,14 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
             let _ = disk.remove_dir(root, &folder);
         }
     };
+    // Locked before it is the journal, so that it is never the journal unlocked.
+    let file = match crate::lease::open_locked(&own) {
+        Ok(file) => file,
+        Err(error) => {
+            take_back(disk);
+            return Err(write_failed(error));
+        }
+    };
     match disk.rename_new(root, &own, &path) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -389,7 +397,7 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
         }
         return Err(write_failed(error));
     }
-    Ok(bytes)
+    Ok((bytes, file))
 }
 
 /// The vault's lock, held by a writing call from before it reads the folder to plan until its
@@ -434,7 +442,7 @@ impl VaultLock {
             };
             // The lock alone is no batch's journal: not copied for the tests.
             match take(disk, root, &journal) {
-                Ok(_) => return Ok(VaultLock { held: hold(disk, root, &journal)?, journal }),
+                Ok((_, file)) => return Ok(VaultLock { held: hold(disk, root, &journal, file)?, journal }),
                 Err(error) if error.code == ErrorCode::InterruptedChange.as_str() && !recovered => {
                     recovered = true;
                     recover_if_interrupted(root)?;
@@ -481,15 +489,32 @@ pub fn begin_holding(disk: &dyn Disk, root: &Path, held: &VaultLock, journal: &J
     }
     let bytes = seal_for(root, Purpose::Journal, journal)?;
     let own = root.join(JOURNAL_FOLDER).join(format!("{JOURNAL_FILE}.{}-{}.lock", std::process::id(), next_attempt()));
-    write_atomically(disk, root, &path, &own, bytes.as_bytes()).and_then(|()| disk.sync_dir(root, &root.join(JOURNAL_FOLDER))).map_err(
-        |error| -> ToolError {
+    let file = put_locked(disk, root, &path, &own, bytes.as_bytes())
+        .and_then(|file| disk.sync_dir(root, &root.join(JOURNAL_FOLDER)).map(|()| file))
+        .map_err(|error| -> ToolError {
             StepError::JournalUnwritable { journal: path.display().to_string(), why: error.to_string() }.error().into()
-        },
-    )?;
+        })?;
     copy_for_tests(&bytes);
-    held.held.lease.repoint().map_err(|error| -> ToolError {
-        StepError::JournalUnwritable { journal: path.display().to_string(), why: error.to_string() }.error().into()
-    })
+    held.held.lease.repoint(file);
+    Ok(())
+}
+
+/// [`write_atomically`], the new file opened and kernel-locked before it is renamed into place,
+/// so that it is never the journal unlocked; answers it, open.
+fn put_locked(disk: &dyn Disk, root: &Path, path: &Path, temporary: &Path, bytes: &[u8]) -> std::io::Result<std::fs::File> {
+    if temporary.exists() {
+        disk.remove_file(root, temporary)?;
+    }
+    let result = (|| {
+        disk.write_new(root, temporary, bytes)?;
+        let file = crate::lease::open_locked(temporary)?;
+        disk.rename(root, temporary, path)?;
+        Ok(file)
+    })();
+    if result.is_err() && temporary.exists() {
+        let _ = disk.remove_file(root, temporary);
+    }
+    result
 }
 
 /// How often a call waiting for another process's change looks again, and says so.
@@ -774,11 +799,14 @@ fn claim(root: &Path, journal: Journal) -> Option<(Journal, Held)> {
         _ => return None,
     }
     let temporary = root.join(JOURNAL_FOLDER).join(format!("{JOURNAL_FILE}.{}-{}.claim", std::process::id(), next_attempt()));
-    if let Err(error) = write_atomically(&RealDisk, root, &journal_path(root), &temporary, sealed.as_bytes()) {
-        tracing::warn!("taking over the interrupted journal in {} failed: {error}", root.display());
-        return None;
-    }
-    let held = Held::hold(root, &claimed.holder).ok()?;
+    let file = match put_locked(&RealDisk, root, &journal_path(root), &temporary, sealed.as_bytes()) {
+        Ok(file) => file,
+        Err(error) => {
+            tracing::warn!("taking over the interrupted journal in {} failed: {error}", root.display());
+            return None;
+        }
+    };
+    let held = Held::hold(root, &claimed.holder, file).ok()?;
     match find(root) {
         Found::Ours(now) if now.holder == claimed.holder => Some((claimed, held)),
         _ => None,

@@ -70,6 +70,14 @@ pub fn new_holder() -> String {
     vaultlink_core::hex::hex(&bytes)
 }
 
+/// Opens the file at `path` (a journal this process wrote, not yet in place) and takes its kernel
+/// lock, so that it holds the lock from the moment it is renamed into the journal's place.
+pub fn open_locked(path: &Path) -> std::io::Result<File> {
+    let file = File::options().write(true).open(path)?;
+    lock_exclusive(&file);
+    Ok(file)
+}
+
 fn lock_exclusive(file: &File) {
     #[cfg(unix)]
     if let Err(error) = rustix::fs::flock(file, rustix::fs::FlockOperation::LockExclusive) {
@@ -80,11 +88,10 @@ fn lock_exclusive(file: &File) {
 }
 
 impl Lease {
-    /// Holds the journal file at `path` (just written by this process): locks it, renews it now,
-    /// and renews it on a thread from here on.
-    pub fn hold(path: &Path) -> std::io::Result<Lease> {
-        let file = File::options().write(true).open(path)?;
-        lock_exclusive(&file);
+    /// Holds the journal file at `path`, `file` (opened and locked by [`open_locked`] before it was
+    /// put in place, so that it is never there unlocked): renews it now, and on a thread from here
+    /// on.
+    pub fn hold(path: &Path, file: File) -> std::io::Result<Lease> {
         let _ = file.set_modified(std::time::SystemTime::now());
         let shared = Arc::new(Shared {
             state: Mutex::new(State { file: Some(file), renewed: Instant::now(), lapsed: false, stop: false }),
@@ -95,15 +102,12 @@ impl Lease {
         Ok(Lease { path: path.to_owned(), shared, thread: Some(thread) })
     }
 
-    /// Holds the file now at the journal's place instead (this process just put it there, in the
-    /// place of the one held): locked and renewed as the one before was.
-    pub fn repoint(&self) -> std::io::Result<()> {
-        let file = File::options().write(true).open(&self.path)?;
-        lock_exclusive(&file);
+    /// Holds `file` instead, which this process just put in the journal's place (opened and
+    /// locked by [`open_locked`] before that): renewed as the one before was.
+    pub fn repoint(&self, file: File) {
         let _ = file.set_modified(std::time::SystemTime::now());
         let mut state = self.state();
         state.file = Some(file);
-        Ok(())
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -220,7 +224,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.json");
         std::fs::write(&path, "x").unwrap();
-        let lease = Lease::hold(&path).unwrap();
+        let lease = Lease::hold(&path, open_locked(&path).unwrap()).unwrap();
         assert_eq!(lease.check(), Ok(()));
         #[cfg(unix)]
         assert!(locked_elsewhere(&path), "the kernel lock is seen from another open file");
