@@ -390,6 +390,7 @@ export type StepFailure =
 	| { kind: "untrusted"; reason: string; journal: string }
 	| { kind: "just_applied" }
 	| { kind: "lease_lost"; taken: boolean }
+	| { kind: "undo_edited"; forget: string | null; path: string }
 	| { kind: "journal_unwritable"; journal: string; why: string }
 	| { kind: "journal_too_large"; bytes: number }
 	| { kind: "not_utf8"; path: string }

@@ -31,6 +31,9 @@ class ChangedWhileWriting extends Error {
 	}
 }
 
+/** A page an undo removes, found saved over since the plan: the undo is refused as the sidecar refuses it (core's `undo_edited`). */
+class RemovedChanged extends ChangedWhileWriting {}
+
 /** A note saved by someone over what the batch wrote, found by the last look before the commit: it is theirs, and not undone (`settleSavedOver`). */
 class SavedOver extends ChangedWhileWriting {}
 
@@ -168,7 +171,7 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		for (const [at, remove] of batch.removes.entries()) {
 			leased();
 			const file = removing[at];
-			if (file === undefined || (await vault.read(file)) !== remove.before) throw new ChangedWhileWriting(remove.path);
+			if (file === undefined || (await vault.read(file)) !== remove.before) throw new RemovedChanged(remove.path);
 			noLinkOnTheWay(adapter, `removing ${remove.path}`, [remove.path]);
 			// A file a kept change created, holding what it wrote: removed from the disk (the vault's
 			// tree follows through Obsidian's watcher), not to the trash, so the undone change leaves
@@ -205,7 +208,7 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		if (error instanceof LeaseLost && error.taken) {
 			const notUndone = await undo(vault, done);
 			await finishJournal(vault.adapter, journal);
-			if (notUndone.length > 0) return { ok: false, error: failureAfterUndo(error, notUndone) };
+			if (notUndone.length > 0) return { ok: false, error: failureAfterUndo(error, notUndone, batch.forget) };
 			return { ok: false, error: stepError({ kind: "lease_lost", taken: true }) };
 		}
 		// What was kept of the batch goes with it (the folder too, if keeping it made it).
@@ -224,7 +227,7 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		if (leftOver.length === 0) await finishJournal(vault.adapter, journal);
 		else await abandonJournal(vault.adapter, journal);
 		if (error instanceof LeaseLost && leftOver.length === 0) return { ok: false, error: stepError({ kind: "lease_lost", taken: false }) };
-		return { ok: false, error: settled !== null && leftOver.length === 0 ? settled : failureAfterUndo(error, leftOver) };
+		return { ok: false, error: settled !== null && leftOver.length === 0 ? settled : failureAfterUndo(error, leftOver, batch.forget) };
 	}
 	await finishJournal(vault.adapter, journal);
 	// An undo's emptied folders are the ones the undone change made: removed from the disk, as a
@@ -375,7 +378,7 @@ function describeUndone(change: Done): string {
 }
 
 /** The error a failed batch answers once it was undone (`leftOver`: the steps that could not be). */
-function failureAfterUndo(error: unknown, leftOver: string[]): ToolError {
+function failureAfterUndo(error: unknown, leftOver: string[], forget: string | null): ToolError {
 	const what =
 		error instanceof ChangedWhileWriting
 			? `\`${error.path}\` changed while the move was being written`
@@ -385,6 +388,7 @@ function failureAfterUndo(error: unknown, leftOver: string[]): ToolError {
 	if (leftOver.length > 0) return stepError({ kind: "undo_incomplete", what, left: leftOver.join("; ") });
 	// Everything was undone: a note edited meanwhile is a concurrent modification, as when the
 	// check before writing finds it; anything else is a failed write.
+	if (error instanceof RemovedChanged) return stepError({ kind: "undo_edited", forget, path: error.path });
 	if (error instanceof ChangedWhileWriting) return concurrent(error.path);
 	if (error instanceof StepTaken) return stepError({ kind: "taken", what: error.step, path: error.path });
 	return writeFailed(what);

@@ -112,3 +112,24 @@ test("the plugin renews its journal's lease before each step of a batch", async 
 	for (const age of ages) assert.ok(age < journalLease().renew_ms, `renewed before the step: ${age} ms old`);
 	assert.ok(!fs.existsSync(file), "no journal left");
 });
+
+test("an undo that finds the page it removes saved over since its plan answers undo_refused, as the sidecar does", async (t) => {
+	const { vaultDir, app, host } = await open(t);
+	const committed = await runTool(host, "commit_wiki_page", { page: { path: "Page", body: "text\n" }, dry_run: false });
+	assert.ok(committed.ok, JSON.stringify(committed));
+	const read = app.vault.read.bind(app.vault);
+	let saved = false;
+	app.vault.read = async (file: Parameters<typeof read>[0]) => {
+		// Another program saves the page between the undo's plan and its removal.
+		if (file.path === "Page.md" && !saved) {
+			saved = true;
+			fs.writeFileSync(path.join(vaultDir, "Page.md"), "text, and a line saved meanwhile\n");
+		}
+		return read(file);
+	};
+	const error = errorOf(await runTool(host, "undo_change", { dry_run: false }));
+	assert.ok(saved, "the removal's check read the page");
+	assert.equal(error.code, "undo_refused", error.message);
+	assert.match(error.message, /Page\.md/);
+	assert.equal(fs.readFileSync(path.join(vaultDir, "Page.md"), "utf8"), "text, and a line saved meanwhile\n", "the save is kept");
+});

@@ -51,6 +51,10 @@ pub enum StepError {
     Untrusted { reason: String, journal: String },
     /// The journal went away while it was being looked at: a change was just applied.
     JustApplied,
+    /// An undo of a kept change (`forget`, the kept change's file) found a page it removes saved
+    /// over since the plan (`path`): the undo was undone, and is refused as an undo of an edited
+    /// change is, on both edges alike.
+    UndoEdited { forget: Option<String>, path: String },
     /// The change stopped before a step because its lease on the vault lapsed (`lease`): its
     /// process could not renew it in time (it was suspended, or starved), so another process may
     /// have taken it for interrupted. `taken`: another process did, and undid the change;
@@ -179,6 +183,17 @@ impl StepError {
                 "Preview the change again (dry run) and approve the new plan.",
                 true,
             ),
+            StepError::UndoEdited { forget, path } => {
+                // The kept change's name is `<folder>/<ms>-<change_id>.json`.
+                let change_id = forget
+                    .as_deref()
+                    .and_then(|name| name.rsplit('/').next())
+                    .and_then(|name| name.strip_suffix(".json"))
+                    .and_then(|name| name.split_once('-'))
+                    .map(|(_, id)| id.to_owned())
+                    .unwrap_or_default();
+                CallError::of(&crate::history::UndoError::Edited { change_id, notes: vec![path.clone()] })
+            }
             StepError::JustApplied => {
                 CallError::new(ChangeInProgress, "another change to this vault was just applied; nothing was changed", "Preview the change again.", true)
             }

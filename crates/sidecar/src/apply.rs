@@ -149,16 +149,7 @@ fn note_taken(taken_name: &mut Option<(String, String)>, what: &str, path: &str,
 /// An undo whose file to remove (one the change created) was saved over since: it is kept, and
 /// the undo is refused as core words it.
 fn undo_refused(batch: &Batch, path: &str) -> ToolError {
-    // The kept change's name is `<folder>/<ms>-<change_id>.json`.
-    let change_id = batch
-        .forget
-        .as_deref()
-        .and_then(|name| name.rsplit('/').next())
-        .and_then(|name| name.strip_suffix(".json"))
-        .and_then(|name| name.split_once('-'))
-        .map(|(_, id)| id.to_owned())
-        .unwrap_or_default();
-    vaultlink_core::error::CallError::of(&vaultlink_core::history::UndoError::Edited { change_id, notes: vec![path.to_owned()] }).into()
+    StepError::UndoEdited { forget: batch.forget.clone(), path: path.to_owned() }.error().into()
 }
 
 /// What a note saved over after the batch wrote it becomes, before the rest of the batch is
