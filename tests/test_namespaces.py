@@ -309,3 +309,21 @@ def test_a_sidecar_suspended_past_its_lease_undoes_its_own_batch_and_is_never_re
     assert "lease" in out + err and "every change made so far was undone" in out + err, out + err
     assert notes(big_vault) == before, "the holder undid its own batch: one state, whole"
     assert not (big_vault / JOURNAL).exists()
+
+
+def test_a_sidecar_in_another_home_never_writes_behind_a_live_plugin_in_another_namespace(homes, monkeypatch):
+    """What tests/test_presence.py holds for another home, with the plugin in a pid namespace of
+    its own too: the write is refused, the vault byte-identical, a read answered."""
+    from test_discovery import refused_write
+    plugin_home, other_home, runtime = homes
+    vault = plugin_home / "Example"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "vault", vault)
+    vault = vault.resolve()
+    unshare = start_plugin_in_its_namespace(vault, plugin_home, runtime, pid_at_least=200)
+    try:
+        monkeypatch.setenv("HOME", str(other_home))
+        health, error = refused_write(vault)
+        assert "Obsidian has this vault open" in error["message"], error
+        assert health["writes"]["go_to"] == "refused", health
+    finally:
+        stop(unshare)
