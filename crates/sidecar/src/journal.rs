@@ -12,8 +12,8 @@
 //! back, each rewritten note given its pre-image back if it still holds what the batch wrote.
 //! A note edited by someone since keeps that edit, and its pre-image is saved under
 //! `.vaultlink/recovered/` instead of being lost. Recovery can itself be interrupted and run
-//! again. It runs by itself before the sidecar next reads the folder (when the process that
-//! wrote the journal is gone), and on demand with `vaultlink recover <vault>`.
+//! again. It runs by itself before the sidecar next reads the folder (once the journal's lease
+//! has run out: core's `lease::judge`, never a pid), and on demand with `vaultlink recover <vault>`.
 //!
 //! A journal found in a vault is untrusted input: it may have come with the vault from
 //! anywhere. Its format and seal are core's (`vaultlink_core::journal`): recovery acts only on a
@@ -414,7 +414,7 @@ pub struct VaultLock {
 
 impl VaultLock {
     /// Takes the lock, waiting up to `wait` for another process's change to end (with a progress
-    /// step now and then); `change_in_progress` after that. A journal a gone process left is
+    /// step now and then); `change_in_progress` after that. A journal whose lease ran out is
     /// recovered first (as the next read would).
     pub fn take(
         disk: &dyn Disk,
@@ -526,7 +526,7 @@ const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 pub const WAIT_FOR_CHANGE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Another process's change being made in the vault now: its journal (or lock) is there, and
-/// its process lives; `None` when nothing is in flight (a journal of a gone process, or one not
+/// its lease is live (`judge`); `None` when nothing is in flight (a journal whose lease ran out, or one not
 /// ours, is recovery's or the user's business, not a change in flight).
 fn in_flight(root: &Path) -> Option<(Option<String>, Option<u32>)> {
     let found = find(root);
@@ -763,7 +763,8 @@ pub fn process_alive(pid: u32) -> bool {
     true
 }
 
-/// Recovers an interrupted batch if the vault has a journal of ours whose process is gone.
+/// Recovers an interrupted batch if the vault has a journal of ours whose lease ran out (core's
+/// `lease::judge`), or that its holder marked abandoned.
 /// Called before the sidecar reads the folder; logs what it did. A journal that is not ours is
 /// never acted on here: it is logged, and reading goes on (writing refuses while it is there).
 pub fn recover_if_interrupted(root: &Path) -> Result<Option<Recovery>, ToolError> {
