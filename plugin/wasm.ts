@@ -15,6 +15,9 @@ import initialiseWasm, {
 	isKeptChangeName as isKeptChangeNameInWasm,
 	journalAlreadyKept as journalAlreadyKeptInWasm,
 	journalKeyNamed as journalKeyNamedInWasm,
+	journalLease as journalLeaseInWasm,
+	judgeJournal as judgeJournalInWasm,
+	sameBatch as sameBatchInWasm,
 	journalMaxBytes as journalMaxBytesInWasm,
 	journalSizeRefusal as journalSizeRefusalInWasm,
 	keptChangeName as keptChangeNameInWasm,
@@ -41,6 +44,8 @@ import type { ErrorCode } from "./error-codes";
 export interface Journal {
 	version: number;
 	pid: number;
+	/** The random id of the holder applying the batch, which renews its lease (core's `lease`); left out by a vaultlink before leases. */
+	holder?: string;
 	tool: string;
 	started_unix_ms: number;
 	machine: string;
@@ -400,6 +405,8 @@ export type StepFailure =
 	| { kind: "interrupted"; tool: string; pid: number; vault: string }
 	| { kind: "untrusted"; reason: string; journal: string }
 	| { kind: "just_applied" }
+	| { kind: "lease_lost"; taken: boolean }
+	| { kind: "undo_edited"; forget: string | null; path: string }
 	| { kind: "journal_unwritable"; journal: string; why: string }
 	| { kind: "journal_too_large"; bytes: number }
 	| { kind: "not_utf8"; path: string }
@@ -408,6 +415,44 @@ export type StepFailure =
 	| { kind: "saved_over_put_back"; path: string }
 	| { kind: "saved_over_left"; path: string; links: string[] }
 	| { kind: "created_saved_over"; path: string };
+
+/** What the plugin observed of a journal found in the vault (core's `lease::Observed`). */
+export interface ObservedJournal {
+	opened:
+		| { kind: "journal"; holder: string; tool: string; pid: number; machine: string; steps: boolean; abandoned: boolean }
+		| { kind: "refused"; reason: string; whole: boolean };
+	age_ms: number;
+	plain_file: boolean;
+	holder: string;
+	locked_elsewhere: boolean;
+}
+
+/** What a found journal means (core's `lease::Verdict`). */
+export type Verdict =
+	| { kind: "ours" }
+	| { kind: "starting"; tool: string | null; pid: number | null }
+	| { kind: "in_progress"; tool: string; pid: number; machine: string; age_ms: number }
+	| { kind: "interrupted"; tool: string; pid: number; age_ms: number }
+	| { kind: "abandoned"; tool: string; pid: number }
+	| { kind: "untrusted"; reason: string };
+
+/** Core's judgement of a found journal (`lease::judge`), and the error a change answers meanwhile, naming `vault` and `journal`. */
+export function judgeJournal(observed: ObservedJournal, vault: string, journal: string): { verdict: Verdict; refusal: ToolError } {
+	loadedEngine();
+	return judgeJournalInWasm(observed, vault, journal) as { verdict: Verdict; refusal: ToolError };
+}
+
+/** The journal lease's timings (core's `lease`). */
+export function journalLease(): { renew_ms: number; holder_stop_ms: number; expire_ms: number } {
+	loadedEngine();
+	return journalLeaseInWasm() as { renew_ms: number; holder_stop_ms: number; expire_ms: number };
+}
+
+/** Whether a journal found is of the batch `ours` (core's `lease::same_batch`, as the sidecar compares them). */
+export function sameBatch(found: Journal, ours: Journal): boolean {
+	loadedEngine();
+	return sameBatchInWasm(found, ours);
+}
 
 /** What to do about a note saved over after a batch rewrote it (core's `step::saved_over`). */
 export type SavedOver = { kind: "put_back"; text: string } | { kind: "leave"; links: string[] };

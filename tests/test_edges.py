@@ -6,6 +6,7 @@ the first change, hold the same entries."""
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -139,6 +140,9 @@ def test_both_edges_carry_out_the_same_batch(case, tmp_path, runtime_dir):
             "whose VAULTLINK_DEBUG_JOURNAL_COPY copies each journal it begins")
         assert len(plugin_journals) == 1, plugin_journals
         assert entries(plugin_journals[0]) == entries(folder_journals[0])
+        # Each names its holder by a random id, which proves it live by its lease (core's `lease`).
+        holders = [journal.get("holder", "") for journal in (plugin_journals[0], folder_journals[0])]
+        assert all(re.fullmatch(r"[0-9a-f]{32}", holder) for holder in holders) and holders[0] != holders[1], holders
         assert plugin_journals[0]["tool"] == tool
         assert plugin_journals[0]["writes"] or plugin_journals[0]["moves"], f"{case}: the batch does something"
 

@@ -9,7 +9,7 @@
 
 import { TFile, TFolder, type App, type DataAdapter, type TAbstractFile, type Vault } from "obsidian";
 import { CHANGES_FOLDER, forgetChange, keepChange, putBackSetAside, setAside } from "../history";
-import { abandonJournal, beginJournal, finishJournal, machineName, removeIfEmpty } from "./journal";
+import { abandonJournal, beginJournal, checkLease, finishJournal, machineName, newHolder, removeIfEmpty } from "./journal";
 import { firstLinkOnTheWay, presentOnDisk } from "./links-out";
 import { batchJournal, linksLeft, savedOver, stepError, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError } from "../wasm";
 
@@ -31,8 +31,18 @@ class ChangedWhileWriting extends Error {
 	}
 }
 
+/** A page an undo removes, found saved over since the plan: the undo is refused as the sidecar refuses it (core's `undo_edited`). */
+class RemovedChanged extends ChangedWhileWriting {}
+
 /** A note saved by someone over what the batch wrote, found by the last look before the commit: it is theirs, and not undone (`settleSavedOver`). */
 class SavedOver extends ChangedWhileWriting {}
+
+/** The batch's lease on the vault was lost before a step (`journal.ts`'s `checkLease`): `taken` when another process recovered the batch meanwhile. */
+class LeaseLost extends Error {
+	constructor(readonly taken: boolean) {
+		super(taken ? "the journal was taken over by another process" : "the journal's lease lapsed");
+	}
+}
 
 /** A step that failed, described as the error message says it. */
 class StepFailed extends Error {
@@ -111,7 +121,7 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 
 	// The pre-images go to disk before the first change, so a batch cut short by Obsidian
 	// stopping can be undone (`vaultlink recover`); see journal.ts.
-	const journal = batchJournal(batch, made, process.pid, Date.now(), machineName());
+	const journal = { ...batchJournal(batch, made, process.pid, Date.now(), machineName()), holder: newHolder() };
 	const refused = await beginJournal(vault.adapter, journal);
 	if (refused !== null) return { ok: false, error: refused };
 	const done: Done[] = [];
@@ -119,9 +129,15 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 	let kept: string | null = null;
 	// Whether the kept change an undo consumes was set aside.
 	let setAsideDone = false;
+	// Before each step: the journal is still this batch's, and its lease never lapsed.
+	const leased = () => {
+		const lost = checkLease(journal);
+		if (lost !== null) throw new LeaseLost(lost === "taken");
+	};
 	try {
 		const adapter = vault.adapter;
 		for (const write of batch.writes) {
+			leased();
 			const file = files.get(write.path);
 			if (file === undefined) throw new ChangedWhileWriting(write.path);
 			noLinkOnTheWay(adapter, `writing ${write.path}`, [write.path]);
@@ -129,12 +145,14 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 			noLinkOnTheWay(adapter, `writing ${write.path}`, [write.path]);
 		}
 		for (const folder of made) {
+			leased();
 			noLinkOnTheWay(adapter, `creating ${folder}`, [folder]);
 			await step(`creating ${folder} failed`, () => vault.createFolder(folder), folder);
 			done.push({ kind: "madeFolder", path: folder });
 			inPlace(adapter, `creating ${folder}`, folder);
 		}
 		for (const create of batch.creates) {
+			leased();
 			noLinkOnTheWay(adapter, `creating ${create.path}`, [create.path]);
 			// `vault.create` fails when a file is already at the path: it never replaces one.
 			const file = await step(`creating ${create.path} failed`, () => vault.create(create.path, create.text), create.path);
@@ -142,6 +160,7 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 			inPlace(adapter, `creating ${create.path}`, create.path);
 		}
 		for (const { file, move } of moving) {
+			leased();
 			noLinkOnTheWay(adapter, `moving ${move.from}`, [move.from, move.to]);
 			// Obsidian makes a rename that changes only case itself; the journal's `via` is for
 			// recovery, which renames through it.
@@ -150,8 +169,9 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 			inPlace(adapter, `moving ${move.from}`, move.to);
 		}
 		for (const [at, remove] of batch.removes.entries()) {
+			leased();
 			const file = removing[at];
-			if (file === undefined || (await vault.read(file)) !== remove.before) throw new ChangedWhileWriting(remove.path);
+			if (file === undefined || (await vault.read(file)) !== remove.before) throw new RemovedChanged(remove.path);
 			noLinkOnTheWay(adapter, `removing ${remove.path}`, [remove.path]);
 			// A file a kept change created, holding what it wrote: removed from the disk (the vault's
 			// tree follows through Obsidian's watcher), not to the trash, so the undone change leaves
@@ -173,12 +193,24 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		// Kept for undo_change as part of the commit: on the disk before the journal goes, so a
 		// stop at any step leaves the batch for `vaultlink recover` to undo (with what was kept) or
 		// made and kept; and kept while the journal holds the lock, so no undo runs in between.
+		leased();
 		if (batch.change_id !== "") kept = await step("keeping the change for undo_change failed", () => keepChange(vault.adapter, journal));
 		// An undo sets aside the kept change it consumes, as part of its commit too: once the undo
 		// is made no undo picks that change again, and `vaultlink recover` puts it back.
 		const forget = batch.forget;
 		if (forget !== null) setAsideDone = await step(`setting aside the undone change ${forget} failed`, () => setAside(vault.adapter, forget));
+		// The commit only while the journal is still this batch's and its lease held.
+		leased();
 	} catch (error) {
+		// Another process took the journal over and undid the batch. A step this window was
+		// suspended in the middle of may have been made after that undo: undone too, from the
+		// state found (the journal, now the other process's, is left to it).
+		if (error instanceof LeaseLost && error.taken) {
+			const notUndone = await undo(vault, done);
+			await finishJournal(vault.adapter, journal);
+			if (notUndone.length > 0) return { ok: false, error: failureAfterUndo(error, notUndone, batch.forget) };
+			return { ok: false, error: stepError({ kind: "lease_lost", taken: true }) };
+		}
 		// What was kept of the batch goes with it (the folder too, if keeping it made it).
 		if (kept !== null) await forgetChange(vault.adapter, kept).catch(() => undefined);
 		else if (batch.change_id !== "") await removeIfEmpty(vault.adapter, CHANGES_FOLDER).catch(() => undefined);
@@ -194,7 +226,8 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		// A batch not wholly undone keeps its journal, for `vaultlink recover`.
 		if (leftOver.length === 0) await finishJournal(vault.adapter, journal);
 		else await abandonJournal(vault.adapter, journal);
-		return { ok: false, error: settled !== null && leftOver.length === 0 ? settled : failureAfterUndo(error, leftOver) };
+		if (error instanceof LeaseLost && leftOver.length === 0) return { ok: false, error: stepError({ kind: "lease_lost", taken: false }) };
+		return { ok: false, error: settled !== null && leftOver.length === 0 ? settled : failureAfterUndo(error, leftOver, batch.forget) };
 	}
 	await finishJournal(vault.adapter, journal);
 	// An undo's emptied folders are the ones the undone change made: removed from the disk, as a
@@ -345,7 +378,7 @@ function describeUndone(change: Done): string {
 }
 
 /** The error a failed batch answers once it was undone (`leftOver`: the steps that could not be). */
-function failureAfterUndo(error: unknown, leftOver: string[]): ToolError {
+function failureAfterUndo(error: unknown, leftOver: string[], forget: string | null): ToolError {
 	const what =
 		error instanceof ChangedWhileWriting
 			? `\`${error.path}\` changed while the move was being written`
@@ -355,6 +388,7 @@ function failureAfterUndo(error: unknown, leftOver: string[]): ToolError {
 	if (leftOver.length > 0) return stepError({ kind: "undo_incomplete", what, left: leftOver.join("; ") });
 	// Everything was undone: a note edited meanwhile is a concurrent modification, as when the
 	// check before writing finds it; anything else is a failed write.
+	if (error instanceof RemovedChanged) return stepError({ kind: "undo_edited", forget, path: error.path });
 	if (error instanceof ChangedWhileWriting) return concurrent(error.path);
 	if (error instanceof StepTaken) return stepError({ kind: "taken", what: error.step, path: error.path });
 	return writeFailed(what);

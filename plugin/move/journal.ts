@@ -14,12 +14,26 @@
 //! journal whose seal does not verify for that purpose. A journal or kept change larger than
 //! core's bound is refused from its size, and never read.
 
+import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { FileSystemAdapter, type DataAdapter } from "obsidian";
 import { openIn, sealIn } from "./seal-keys";
-import { journalAlreadyKept, journalMaxBytes, journalSizeRefusal, stepError, type Journal, type Purpose, type ToolError } from "../wasm";
+import {
+	journalAlreadyKept,
+	journalLease,
+	journalMaxBytes,
+	journalSizeRefusal,
+	judgeJournal,
+	sameBatch,
+	stepError,
+	type Journal,
+	type ObservedJournal,
+	type Purpose,
+	type ToolError,
+	type Verdict,
+} from "../wasm";
 
 export const JOURNAL_FOLDER = ".vaultlink";
 export const JOURNAL_PATH = `${JOURNAL_FOLDER}/journal.json`;
@@ -70,15 +84,157 @@ export async function readBounded(adapter: Pick<DataAdapter, "read" | "stat">, f
 	return { text: await adapter.read(file) };
 }
 
-/** Whether a process with this id runs; one that cannot be asked counts as running. */
-function processAlive(pid: number): boolean {
-	if (pid <= ABANDONED) return false;
-	if (pid === process.pid) return true;
+/** A new holder id: 128 random bits as hex (core's `lease::HOLDER_HEX` digits). */
+export function newHolder(): string {
+	return crypto.randomBytes(16).toString("hex");
+}
+
+/**
+ * The lease of a journal this plugin holds (core's `lease`): the journal file's modification time
+ * set to now every `renew_ms` by a timer, and again before each step, so that any process sharing
+ * the vault folder (a sidecar in another pid namespace, container or home) tells a change being
+ * made from one a crash left, by the file's age alone. Node's `fs` offers no lock the kernel drops
+ * when Obsidian dies, so the lease is all there is here. Before each step the holder checks that
+ * the file at the journal's place is still the one it holds (nobody recovered it meanwhile) and
+ * that it never went `holder_stop_ms` without renewing (by the monotonic clock, which runs on
+ * while the process is suspended); otherwise the batch stops.
+ */
+class Lease {
+	private renewed = performance.now();
+	private lapsed = false;
+	private readonly timer: number;
+
+	constructor(
+		private readonly file: string,
+		private fd: number,
+	) {
+		const { renew_ms } = journalLease();
+		this.timer = window.setInterval(() => this.renew(), renew_ms);
+		this.renew();
+	}
+
+	/** Renews the lease, unless it lapsed: a lapsed lease is never renewed again. */
+	renew(): void {
+		const { holder_stop_ms } = journalLease();
+		if (this.lapsed || performance.now() - this.renewed >= holder_stop_ms) {
+			this.lapsed = true;
+			return;
+		}
+		try {
+			const now = new Date();
+			fs.futimesSync(this.fd, now, now);
+			this.renewed = performance.now();
+		} catch (error) {
+			console.error("vaultlink: renewing the journal's lease failed", error);
+		}
+	}
+
+	/** `null` when the holder may make its next step; `"taken"` or `"lapsed"` when it may not. */
+	check(): "taken" | "lapsed" | null {
+		try {
+			const held = fs.fstatSync(this.fd);
+			const there = fs.lstatSync(this.file);
+			if (held.ino !== there.ino || held.dev !== there.dev) return "taken";
+		} catch {
+			return "taken";
+		}
+		this.renew();
+		return this.lapsed ? "lapsed" : null;
+	}
+
+	release(): void {
+		window.clearInterval(this.timer);
+		try {
+			fs.closeSync(this.fd);
+		} catch {
+			// Closed already.
+		}
+	}
+}
+
+/** The leases this plugin holds, by holder id. */
+const leases = new Map<string, Lease>();
+
+/** Holds the lease of the journal of `journal`'s batch, just put in place by this plugin: `fd`, the file opened before it was linked into place (so it is never another's). */
+function holdLease(base: string, journal: Journal, fd: number): void {
+	if (journal.holder === undefined || journal.holder === "") {
+		fs.closeSync(fd);
+		return;
+	}
+	const file = path.join(base, ...JOURNAL_PATH.split("/"));
+	leases.get(journal.holder)?.release();
+	leases.set(journal.holder, new Lease(file, fd));
+}
+
+function releaseLease(journal: Journal): void {
+	const lease = journal.holder === undefined ? undefined : leases.get(journal.holder);
+	lease?.release();
+	if (journal.holder !== undefined) leases.delete(journal.holder);
+}
+
+/** Whether the holder of `journal`'s batch may make its next step: `null`, or why not (`"taken"`: another process recovered it; `"lapsed"`). */
+export function checkLease(journal: Journal): "taken" | "lapsed" | null {
+	const lease = journal.holder === undefined ? undefined : leases.get(journal.holder);
+	return lease === undefined ? null : lease.check();
+}
+
+/** What the plugin observes of the journal file in the vault, beside what opening it found. */
+function observe(adapter: JournalAdapter, opened: { journal: Journal } | { refusal: string; whole: boolean }): ObservedJournal {
+	let ageMs = 0;
+	let plain = true;
+	if (adapter instanceof FileSystemAdapter) {
+		const base = adapter.getBasePath();
+		try {
+			const folder = fs.lstatSync(path.join(base, JOURNAL_FOLDER));
+			const file = fs.lstatSync(path.join(base, ...JOURNAL_PATH.split("/")));
+			plain = folder.isDirectory() && file.isFile();
+			ageMs = Date.now() - file.mtimeMs;
+		} catch {
+			// Gone meanwhile: judged as just written.
+		}
+	}
+	const found =
+		"journal" in opened
+			? {
+					kind: "journal" as const,
+					holder: opened.journal.holder ?? "",
+					tool: opened.journal.tool,
+					pid: opened.journal.pid,
+					machine: opened.journal.machine,
+					steps: opened.journal.writes.length + opened.journal.moves.length + opened.journal.made_folders.length > 0,
+					abandoned: opened.journal.pid === ABANDONED,
+				}
+			: { kind: "refused" as const, reason: opened.refusal, whole: opened.whole };
+	return { opened: found, age_ms: Math.round(ageMs), plain_file: plain, holder: "", locked_elsewhere: false };
+}
+
+/** The vault folder as the user would type it, for the messages. */
+function vaultFolder(adapter: Pick<DataAdapter, "getName">): string {
+	return adapter instanceof FileSystemAdapter ? adapter.getBasePath() : adapter.getName();
+}
+
+/** What the journal in the vault means, as core judges it; `null` when there is none. */
+export async function judgeFound(adapter: JournalAdapter): Promise<{ verdict: Verdict; refusal: ToolError } | null> {
+	if (!(await adapter.exists(JOURNAL_PATH))) return null;
+	const opened = await openInVault(adapter);
+	// A journal whose change was made and kept, with a later change kept since, is a copy put back.
+	const kept = "journal" in opened ? journalAlreadyKept(opened.journal, await keptNames(adapter)) : null;
+	const refusedWhy = "refusal" in opened ? opened.refusal : kept;
+	// A file that is not yet a whole JSON value may be being written this moment; one past core's
+	// bound is never read, and counts as whole (it is left for the user).
+	const read = refusedWhy === null ? null : await readBounded(adapter, JOURNAL_PATH).catch(() => null);
+	const whole = read === null || "refusal" in read || isWholeJson(read.text);
+	const seen: { journal: Journal } | { refusal: string; whole: boolean } =
+		refusedWhy !== null ? { refusal: `${JOURNAL_PATH} in ${vaultFolder(adapter)} was left alone: ${refusedWhy}`, whole } : (opened as { journal: Journal });
+	return judgeJournal(observe(adapter, seen), vaultFolder(adapter), JOURNAL_PATH);
+}
+
+function isWholeJson(text: string): boolean {
 	try {
-		process.kill(pid, 0);
+		JSON.parse(text);
 		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === "EPERM";
+	} catch {
+		return false;
 	}
 }
 
@@ -115,18 +271,11 @@ async function keptNames(adapter: JournalAdapter): Promise<string[]> {
 	return (await adapter.list(folder)).files;
 }
 
-/** Why a batch cannot start while a journal is there. */
+/** Why a batch cannot start while a journal is there, as core judges the journal (`lease::judge`). */
 async function refusal(adapter: JournalAdapter): Promise<ToolError> {
 	// Gone since it was seen: the change that held the lock was just made.
-	if (!(await adapter.exists(JOURNAL_PATH))) return stepError({ kind: "just_applied" });
-	const opened = await openInVault(adapter);
-	// A journal whose change was made and kept, with a later change kept since, is a copy put back.
-	const kept = "journal" in opened ? journalAlreadyKept(opened.journal, await keptNames(adapter)) : null;
-	const why = "refusal" in opened ? opened.refusal : kept;
-	if (why !== null) return stepError({ kind: "untrusted", reason: `${JOURNAL_PATH} was left alone: ${why}`, journal: JOURNAL_PATH });
-	if (!("journal" in opened)) return stepError({ kind: "just_applied" });
-	const { tool, pid } = opened.journal;
-	return stepError(processAlive(pid) ? { kind: "in_progress", tool, pid } : { kind: "interrupted", tool, pid, vault: "<vault folder>" });
+	const judged = await judgeFound(adapter);
+	return judged === null ? stepError({ kind: "just_applied" }) : judged.refusal;
 }
 
 /** A number new to each attempt at the lock in this process, so that two attempts never share a file. */
@@ -173,10 +322,10 @@ export function removeQuietly(file: string): void {
  * hold it and no one sees a journal half written. Obsidian's adapter has no create that refuses
  * to replace (its `write` replaces; its `rename` and `copy` check first), so this goes through
  * Node's `fs` under the vault's folder, as the plugin is desktop only. On a filesystem without
- * hard links the journal is created exclusively (`wx`) and then written. `"taken"`, `"held"`
+ * hard links the journal is created exclusively (`wx`) and then written. `{fd}` (the journal, opened), `"held"`
  * (by someone else), or the error.
  */
-function takeLock(base: string, sealed: string): "taken" | "held" | Error {
+function takeLock(base: string, sealed: string): { fd: number } | "held" | Error {
 	const folder = path.join(base, JOURNAL_FOLDER);
 	const target = path.join(base, ...JOURNAL_PATH.split("/"));
 	for (let attempt = 0; ; attempt++) {
@@ -193,17 +342,27 @@ function takeLock(base: string, sealed: string): "taken" | "held" | Error {
 			if ((error as NodeJS.ErrnoException).code === "ENOENT" && attempt < 10) continue;
 			return error instanceof Error ? error : new Error(String(error));
 		}
+		// Opened before it is the journal: the lease is then held on this very file, never on
+		// one another process put in its place meanwhile.
+		let fd: number | null = null;
 		try {
+			fd = fs.openSync(own, "r+");
 			try {
 				fs.linkSync(own, target);
 			} catch (error) {
 				if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
+				fs.closeSync(fd);
+				fd = null;
 				writeNew(target, sealed);
+				fd = fs.openSync(target, "r+");
 			}
-			return "taken";
+			const taken = fd;
+			fd = null;
+			return { fd: taken };
 		} catch (error) {
 			return (error as NodeJS.ErrnoException).code === "EEXIST" ? "held" : error instanceof Error ? error : new Error(String(error));
 		} finally {
+			if (fd !== null) fs.closeSync(fd);
 			removeQuietly(own);
 		}
 	}
@@ -225,7 +384,14 @@ export async function beginJournal(adapter: JournalAdapter, journal: Journal): P
 	if (adapter instanceof FileSystemAdapter) {
 		const taken = takeLock(adapter.getBasePath(), sealed);
 		if (taken === "held") return refusal(adapter);
-		return taken === "taken" ? null : unwritable(taken);
+		if (taken instanceof Error) return unwritable(taken);
+		try {
+			holdLease(adapter.getBasePath(), journal, taken.fd);
+		} catch (error) {
+			await finishJournal(adapter, journal);
+			return unwritable(error);
+		}
+		return null;
 	}
 	// No folder on disk (not a desktop vault, which the plugin is not made for): a check, then a
 	// write through the adapter, which cannot refuse to replace.
@@ -240,16 +406,6 @@ export async function beginJournal(adapter: JournalAdapter, journal: Journal): P
 	return null;
 }
 
-/** Whether two journals are of one batch: the same start, machine, tool and steps (the pid of an abandoned one differs). */
-function sameBatch(found: Journal, ours: Journal): boolean {
-	return (
-		found.started_unix_ms === ours.started_unix_ms &&
-		found.machine === ours.machine &&
-		found.tool === ours.tool &&
-		JSON.stringify(found.moves) === JSON.stringify(ours.moves) &&
-		JSON.stringify(found.made_folders) === JSON.stringify(ours.made_folders)
-	);
-}
 
 /**
  * Removes `folder` from the disk itself when it holds nothing, hidden files included (read from
@@ -269,6 +425,7 @@ export async function removeIfEmpty(adapter: Pick<DataAdapter, "exists" | "list"
  * released by its holder only: a journal of another batch (or one that cannot be opened) stays.
  */
 export async function finishJournal(adapter: JournalAdapter, journal: Journal): Promise<void> {
+	releaseLease(journal);
 	try {
 		if (await adapter.exists(JOURNAL_PATH)) {
 			const opened = await openInVault(adapter);
@@ -283,6 +440,7 @@ export async function finishJournal(adapter: JournalAdapter, journal: Journal): 
 
 /** Marks the journal of a batch that could not be wholly undone as abandoned, so `vaultlink recover` may run while Obsidian does. */
 export async function abandonJournal(adapter: JournalAdapter, journal: Journal): Promise<void> {
+	releaseLease(journal);
 	try {
 		const opened = await openInVault(adapter);
 		if ("refusal" in opened) throw new Error(opened.refusal);

@@ -12,7 +12,7 @@ import { test } from "node:test";
 import { keptChanges } from "../history";
 import { JOURNAL_PATH } from "../move/journal";
 import { runTool } from "../tools";
-import { BATCH, KILL_CHILD, keptFiles, killedAt, moveFirst, notesOf, runKillChild, sidecarBinary } from "./killing";
+import { BATCH, KILL_CHILD, keptFiles, killedAt, leaseRunOut, moveFirst, notesOf, runKillChild, sidecarBinary } from "./killing";
 import { loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -30,6 +30,7 @@ if (process.env[KILL_CHILD] !== undefined) {
 			const before = snapshotVault(vaultDir);
 			const held = await killedAt(vaultDir, "move_note", "all", step);
 			if (fs.existsSync(path.join(vaultDir, JOURNAL_PATH))) {
+				leaseRunOut(vaultDir);
 				const recovered = spawnSync(binary, ["recover", vaultDir], { encoding: "utf8" });
 				assert.equal(recovered.status, 0, recovered.stderr);
 				assert.deepEqual(snapshotVault(vaultDir), before, `killed at change ${step}: recovered, and nothing kept`);
@@ -59,6 +60,7 @@ if (process.env[KILL_CHILD] !== undefined) {
 			const moved = snapshotVault(vaultDir);
 			const held = await killedAt(vaultDir, "undo_change", "all", step);
 			if (fs.existsSync(path.join(vaultDir, JOURNAL_PATH))) {
+				leaseRunOut(vaultDir);
 				const recovered = spawnSync(binary, ["recover", vaultDir], { encoding: "utf8" });
 				assert.equal(recovered.status, 0, recovered.stderr);
 				assert.deepEqual(snapshotVault(vaultDir), moved, `killed at change ${step}: recovered, the move made and kept`);

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { JOURNAL_PATH } from "../move/journal";
 import { runTool } from "../tools";
 import { REPO_ROOT, loadPlugin } from "./support";
 
@@ -131,4 +132,18 @@ export async function killedAt(vaultDir: string, tool: string, hooks: "vault" | 
 	else assert.match(said, /DONE true/);
 	await new Promise((resolve) => running.on("close", resolve));
 	return said.includes("HOLD");
+}
+
+/** Core's `lease::EXPIRE_MS`, as the shared vectors state it at the limit (read without the engine, which a test's own process may not have loaded). */
+function expireMs(): number {
+	const vectors = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "tests", "vectors", "liveness.json"), "utf8")) as { name: string; observed: { age_ms: number } }[];
+	const limit = vectors.find((vector) => vector.name === "a lease at its limit still holds");
+	assert.ok(limit !== undefined);
+	return limit.observed.age_ms;
+}
+
+/** Sets the time of the journal a killed Obsidian left past its lease, as time does once its holder is gone. */
+export function leaseRunOut(vaultDir: string): void {
+	const longAgo = new Date(Date.now() - expireMs() - 1_000);
+	fs.utimesSync(path.join(vaultDir, JOURNAL_PATH), longAgo, longAgo);
 }

@@ -18,7 +18,7 @@ import { sealIn } from "../move/seal-keys";
 import { runTool } from "../tools";
 import { contentHash, type Journal, type ToolError, type ToolOutcome } from "../wasm";
 import type { TFile } from "./obsidian-double";
-import { BATCH, CALLS, COMMIT, KILL_CHILD, MOVE, keptFiles, killedAt, moveFirst, notesOf, runKillChild, sidecarBinary } from "./killing";
+import { BATCH, CALLS, COMMIT, KILL_CHILD, MOVE, keptFiles, killedAt, leaseRunOut, moveFirst, notesOf, runKillChild, sidecarBinary } from "./killing";
 import { loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -264,6 +264,13 @@ if (process.env[KILL_CHILD] !== undefined) {
 				break;
 			}
 			assert.ok(fs.existsSync(path.join(vaultDir, JOURNAL_PATH)), `the journal is left after a kill at change ${step}`);
+			if (step === 0) {
+				// Its lease still live: recovery would undo a change being made, and refuses.
+				const early = spawnSync(binary, ["recover", vaultDir], { encoding: "utf8" });
+				assert.equal(early.status, 2, early.stdout + early.stderr);
+				assert.match(early.stderr, /another change to this vault is being applied/);
+			}
+			leaseRunOut(vaultDir);
 			const recovered = spawnSync(binary, ["recover", vaultDir], { encoding: "utf8" });
 			assert.equal(recovered.status, 0, recovered.stderr);
 			assert.match(recovered.stdout, new RegExp(`^undid an interrupted ${tool}`));

@@ -426,6 +426,7 @@ impl Batch {
         Journal {
             version: VERSION,
             pid,
+            holder: String::new(),
             tool: self.tool.clone(),
             started_unix_ms,
             machine: machine.to_owned(),

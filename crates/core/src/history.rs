@@ -119,13 +119,14 @@ pub fn check_not_kept(journal: &Journal, record_names: &[String]) -> Result<(), 
 }
 
 /// The kept change that is `journal`'s own batch (the same start, machine, tool, steps and
-/// change id; the pid of an abandoned journal differs): kept under the lock before the journal
-/// was removed, so recovery, undoing the batch, removes it too.
+/// change id; the pid of an abandoned journal differs, and so do the pid and holder of one
+/// recovery took over): kept under the lock before the journal was removed, so recovery, undoing
+/// the batch, removes it too.
 pub fn kept_of<'a>(journal: &Journal, kept: &'a [KeptChange]) -> Option<&'a KeptChange> {
     if journal.change_id.is_empty() {
         return None;
     }
-    kept.iter().find(|kept| Journal { pid: journal.pid, ..kept.journal.clone() } == *journal)
+    kept.iter().find(|kept| Journal { pid: journal.pid, holder: journal.holder.clone(), ..kept.journal.clone() } == *journal)
 }
 
 /// The kept changes to remove, given every kept change's name and size: all but the newest
@@ -829,6 +830,7 @@ mod tests {
         let journal = Journal {
             version: crate::journal::VERSION,
             pid: 1,
+            holder: String::new(),
             tool: "move_note".to_owned(),
             started_unix_ms: 1,
             machine: String::new(),

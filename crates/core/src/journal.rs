@@ -107,8 +107,12 @@ pub struct Binding<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Journal {
     pub version: u32,
-    /// The process applying the batch; recovery leaves a live one alone.
+    /// The process applying the batch, for the messages: liveness is the lease's (`lease`).
     pub pid: u32,
+    /// The random id of the holder applying the batch (`lease::HOLDER_HEX` hex digits), which
+    /// renews the journal's lease while it works; empty in a journal of a vaultlink before leases.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub holder: String,
     /// The tool that made the batch (`move_note`, `rewrite_link`).
     pub tool: String,
     pub started_unix_ms: u64,
@@ -443,6 +447,7 @@ mod tests {
         Journal {
             version: VERSION,
             pid: 7,
+            holder: String::new(),
             tool: "move_note".to_owned(),
             started_unix_ms: 1,
             machine: "here".to_owned(),

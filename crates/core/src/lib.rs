@@ -24,6 +24,7 @@ pub mod history;
 pub mod history_list;
 pub mod index;
 pub mod journal;
+pub mod lease;
 pub mod line_index;
 pub mod lint;
 pub mod memory;

@@ -51,6 +51,15 @@ pub enum StepError {
     Untrusted { reason: String, journal: String },
     /// The journal went away while it was being looked at: a change was just applied.
     JustApplied,
+    /// An undo of a kept change (`forget`, the kept change's file) found a page it removes saved
+    /// over since the plan (`path`): the undo was undone, and is refused as an undo of an edited
+    /// change is, on both edges alike.
+    UndoEdited { forget: Option<String>, path: String },
+    /// The change stopped before a step because its lease on the vault lapsed (`lease`): its
+    /// process could not renew it in time (it was suspended, or starved), so another process may
+    /// have taken it for interrupted. `taken`: another process did, and undid the change;
+    /// otherwise this one undid it.
+    LeaseLost { taken: bool },
     /// The journal could not be written (`why`); `journal` names the file.
     JournalUnwritable { journal: String, why: String },
     /// The batch's journal would be `bytes` bytes, more than `journal::MAX_FILE_BYTES`, so it
@@ -164,6 +173,27 @@ impl StepError {
                 untrusted_hint(journal),
                 false,
             ),
+            StepError::LeaseLost { taken } => CallError::new(
+                WriteFailed,
+                if *taken {
+                    "the change stopped: its process could not renew its lease on the vault in time (it was suspended or starved), and another process took it for interrupted and undid it; what this process made after that was undone too".to_owned()
+                } else {
+                    "the change stopped: its process could not renew its lease on the vault in time (it was suspended or starved), so another process could have taken it for interrupted; every change made so far was undone".to_owned()
+                },
+                "Preview the change again (dry run) and approve the new plan.",
+                true,
+            ),
+            StepError::UndoEdited { forget, path } => {
+                // The kept change's name is `<folder>/<ms>-<change_id>.json`.
+                let change_id = forget
+                    .as_deref()
+                    .and_then(|name| name.rsplit('/').next())
+                    .and_then(|name| name.strip_suffix(".json"))
+                    .and_then(|name| name.split_once('-'))
+                    .map(|(_, id)| id.to_owned())
+                    .unwrap_or_default();
+                CallError::of(&crate::history::UndoError::Edited { change_id, notes: vec![path.clone()] })
+            }
             StepError::JustApplied => {
                 CallError::new(ChangeInProgress, "another change to this vault was just applied; nothing was changed", "Preview the change again.", true)
             }

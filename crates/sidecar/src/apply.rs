@@ -71,6 +71,59 @@ impl Disk for Counted<'_> {
     }
 }
 
+/// A disk that makes a change only while the batch's lease holds (`journal::Held::check`):
+/// otherwise the change fails, and why is kept in `lost`.
+struct Leased<'a> {
+    disk: &'a dyn Disk,
+    lease: &'a journal::Held,
+    lost: std::cell::Cell<Option<crate::lease::Lost>>,
+}
+
+impl Leased<'_> {
+    fn check(&self) -> std::io::Result<()> {
+        match self.lost.get().map_or_else(|| self.lease.check(), Err) {
+            Ok(()) => Ok(()),
+            Err(lost) => {
+                self.lost.set(Some(lost));
+                Err(std::io::Error::other("the change's lease on the vault was lost"))
+            }
+        }
+    }
+}
+
+impl Disk for Leased<'_> {
+    fn write_new(&self, root: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        self.check()?;
+        self.disk.write_new(root, path, bytes)
+    }
+    fn rename(&self, root: &Path, from: &Path, to: &Path) -> std::io::Result<()> {
+        self.check()?;
+        self.disk.rename(root, from, to)
+    }
+    fn rename_new(&self, root: &Path, from: &Path, to: &Path) -> std::io::Result<()> {
+        self.check()?;
+        self.disk.rename_new(root, from, to)
+    }
+    fn remove_file(&self, root: &Path, path: &Path) -> std::io::Result<()> {
+        self.check()?;
+        self.disk.remove_file(root, path)
+    }
+    fn create_dir(&self, root: &Path, path: &Path) -> std::io::Result<()> {
+        self.check()?;
+        self.disk.create_dir(root, path)
+    }
+    fn remove_dir(&self, root: &Path, path: &Path) -> std::io::Result<()> {
+        self.check()?;
+        self.disk.remove_dir(root, path)
+    }
+    fn copy_attributes(&self, root: &Path, from: &Path, to: &Path) -> std::io::Result<()> {
+        self.disk.copy_attributes(root, from, to)
+    }
+    fn sync_dir(&self, root: &Path, path: &Path) -> std::io::Result<()> {
+        self.disk.sync_dir(root, path)
+    }
+}
+
 /// The words of a step that failed; a refusal because a folder on the way to `path` is a
 /// symbolic link now is kept in `link`, for the answer (`StepError::ThroughLink`).
 fn step_failed(what: String, path: &str, error: &std::io::Error, link: &mut Option<StepError>) -> String {
@@ -96,16 +149,7 @@ fn note_taken(taken_name: &mut Option<(String, String)>, what: &str, path: &str,
 /// An undo whose file to remove (one the change created) was saved over since: it is kept, and
 /// the undo is refused as core words it.
 fn undo_refused(batch: &Batch, path: &str) -> ToolError {
-    // The kept change's name is `<folder>/<ms>-<change_id>.json`.
-    let change_id = batch
-        .forget
-        .as_deref()
-        .and_then(|name| name.rsplit('/').next())
-        .and_then(|name| name.strip_suffix(".json"))
-        .and_then(|name| name.split_once('-'))
-        .map(|(_, id)| id.to_owned())
-        .unwrap_or_default();
-    vaultlink_core::error::CallError::of(&vaultlink_core::history::UndoError::Edited { change_id, notes: vec![path.to_owned()] }).into()
+    StepError::UndoEdited { forget: batch.forget.clone(), path: path.to_owned() }.error().into()
 }
 
 /// What a note saved over after the batch wrote it becomes, before the rest of the batch is
@@ -295,11 +339,23 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Jou
 /// goes in the lock's place), or taken here when `None`.
 pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Option<&journal::VaultLock>) -> Result<Journal, ToolError> {
     let made_folders = check_folder(root, batch)?;
-    let journal = batch.journal(made_folders, std::process::id(), journal::now_unix_ms(), &journal::machine());
-    match held {
-        Some(held) => journal::begin_holding(disk, root, held, &journal)?,
-        None => journal::begin(disk, root, &journal)?,
-    }
+    let mut journal = batch.journal(made_folders, std::process::id(), journal::now_unix_ms(), &journal::machine());
+    journal.holder = held.map_or_else(crate::lease::new_holder, |held| held.held.holder.clone());
+    let own;
+    let lease = match held {
+        Some(held) => {
+            journal::begin_holding(disk, root, held, &journal)?;
+            &held.held
+        }
+        None => {
+            own = journal::begin(disk, root, &journal)?;
+            &own
+        }
+    };
+    // Every change from here goes through the lease: before each one, the journal must still be
+    // this batch's and its lease never lapsed, or the batch stops.
+    let (unleased, leased) = (disk, Leased { disk, lease, lost: std::cell::Cell::new(None) });
+    let disk: &dyn Disk = &leased;
     // Checked again holding the lock: a batch of another process that held it a moment ago may
     // have made a folder, or moved a file, since the first look. Then nothing is changed.
     match check_folder(root, batch) {
@@ -436,9 +492,35 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
         if let Some(name) = &batch.forget {
             crate::history::set_aside(disk, root, name)?;
         }
+        // The commit only while the journal is still this batch's and its lease held.
+        leased.check().map_err(|error| format!("removing the journal failed: {error}"))?;
         journal::finish(disk, root, &journal).map_err(|error| format!("removing the journal failed: {error}"))
     })();
     if let Err(what) = result {
+        let disk = unleased;
+        match leased.lost.get() {
+            // Another process took the journal over and undid the batch. A step this process was
+            // suspended in the middle of may have been made after that undo: undone from the
+            // batch's own journal in memory, from the state found (the journal file, now the other
+            // process's, is left to it).
+            Some(crate::lease::Lost::Taken) => {
+                if let Err(undo) = journal::undo(disk, root, &journal) {
+                    tracing::warn!("undoing what was made after another process recovered the change failed: {}", undo.message);
+                }
+                return Err(StepError::LeaseLost { taken: true }.error().into());
+            }
+            // The lease lapsed, the journal still this batch's: undone as a failed step is.
+            Some(crate::lease::Lost::Lapsed) => {
+                return Err(match journal::undo(disk, root, &journal) {
+                    Ok(_) => StepError::LeaseLost { taken: false }.error().into(),
+                    Err(undo) => {
+                        journal::abandon(disk, root, &journal);
+                        StepError::UndoIncomplete { what, left: undo.message }.error().into()
+                    }
+                })
+            }
+            None => {}
+        }
         // A note saved over keeps the save; before the rest is undone (the journal still there),
         // the rewrite in it is put back where the save left it intact, as core decides.
         let settled = saved_over.as_deref().map(|saved| settle_saved_over(disk, root, batch, saved));
@@ -479,6 +561,7 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
             }
         });
     }
+    let disk = unleased;
     // Tidying: a folder that is not empty (something else was put in it) stays.
     for folder in &batch.emptied_folders {
         let _ = disk.remove_dir(root, &root.join(folder));
@@ -1128,10 +1211,13 @@ mod tests {
     fn a_batch_is_refused_while_another_batch_has_a_journal() {
         let (dir, index) = vault(BATCHES[0].0);
         let plan = plan_for(&index, "Old.md", "New.md");
-        for (pid, code) in [(std::process::id(), "change_in_progress"), (u32::MAX - 1, "interrupted_change")] {
+        // A lease renewed a moment ago is a change in progress; one run out, an interrupted one,
+        // whatever process either names.
+        for (expired, code) in [(false, "change_in_progress"), (true, "interrupted_change")] {
             let journal = Journal {
                 version: vaultlink_core::journal::VERSION,
-                pid,
+                pid: 1,
+                holder: String::new(),
                 tool: "move_note".to_owned(),
                 started_unix_ms: 0,
                 machine: journal::machine(),
@@ -1142,6 +1228,9 @@ mod tests {
                 forget: None,
             };
             journal::plant(dir.path(), &journal);
+            if expired {
+                journal::expire_lease(dir.path());
+            }
             let before = snapshot(dir.path());
             let refusal = apply_plan_on(&RealDisk, index.root(), &plan, None, "move_note").unwrap_err();
             assert_eq!(refusal.code, code, "{refusal:?}");
@@ -1199,7 +1288,8 @@ mod tests {
                     break;
                 }
                 let had_journal = matches!(journal::find(index.root()), journal::Found::Ours(_));
-                // As the next start does: the journal's process is gone, so the folder is recovered.
+                // As the next start does once the lease has run out: the folder is recovered.
+                journal::expire_lease(index.root());
                 let mut next_start = FolderIndex::new(index.root().to_owned());
                 next_start.refresh().unwrap();
                 let now = snapshot(dir.path());
@@ -2094,7 +2184,8 @@ mod tests {
             let (dir, index) = vault(files);
             let before = snapshot(dir.path());
             let held = run_child_killed_where_it_holds(test_name, KEEP_KILL_CHILD, &format!("{hold_at} {}", index.root().display()));
-            // As the next start does.
+            // As the next start does, once the lease has run out.
+            journal::expire_lease(index.root());
             let mut next = FolderIndex::new(index.root().to_owned());
             next.refresh().unwrap();
             assert!(!dir.path().join(".vaultlink/journal.json").exists(), "killed before step {hold_at}: no journal left");
@@ -2146,6 +2237,7 @@ mod tests {
             move_note(&mut index, &json!({"from": "Old", "to": "deep/New", "dry_run": false})).unwrap();
             let moved = outside(snapshot(dir.path()));
             let held = run_child_killed_where_it_holds(test_name, UNDO_KILL_CHILD, &format!("{hold_at} {}", index.root().display()));
+            journal::expire_lease(index.root());
             let mut next = FolderIndex::new(index.root().to_owned());
             next.refresh().unwrap();
             let now = outside(snapshot(dir.path()));

@@ -336,14 +336,15 @@ pub async fn run(cli: Cli) -> Result<()> {
         }
         Command::Recover { vault } => {
             let vault = canonical_vault(&vault)?;
-            if let crate::journal::Found::Ours(journal) = crate::journal::find(&vault) {
-                if journal.pid != std::process::id() && crate::journal::process_alive(journal.pid) {
-                    bail!(
-                        "process {} is applying a {} to this vault now; wait for it to finish (recovery would undo a live change)",
-                        journal.pid,
-                        journal.tool
-                    );
-                }
+            let found = crate::journal::find(&vault);
+            if let Some(verdict) = crate::journal::judge(&vault, &found, "").filter(vaultlink_core::lease::Verdict::live) {
+                let error = verdict.refusal(&vault.display().to_string(), "").error();
+                bail!(
+                    "{} (recovery would undo a live change; a change whose process is gone counts as interrupted once its journal has not been renewed for {} s)\nhint: {}",
+                    error.message,
+                    vaultlink_core::lease::EXPIRE_MS / 1000,
+                    error.hint
+                );
             }
             match crate::journal::recover(&crate::disk::RealDisk, &vault) {
                 Ok(Some(recovery)) => out!("{}", crate::journal::describe(&vault, &recovery)),

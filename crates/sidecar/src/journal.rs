@@ -12,8 +12,8 @@
 //! back, each rewritten note given its pre-image back if it still holds what the batch wrote.
 //! A note edited by someone since keeps that edit, and its pre-image is saved under
 //! `.vaultlink/recovered/` instead of being lost. Recovery can itself be interrupted and run
-//! again. It runs by itself before the sidecar next reads the folder (when the process that
-//! wrote the journal is gone), and on demand with `vaultlink recover <vault>`.
+//! again. It runs by itself before the sidecar next reads the folder (once the journal's lease
+//! has run out: core's `lease::judge`, never a pid), and on demand with `vaultlink recover <vault>`.
 //!
 //! A journal found in a vault is untrusted input: it may have come with the vault from
 //! anywhere. Its format and seal are core's (`vaultlink_core::journal`): recovery acts only on a
@@ -30,6 +30,7 @@ use vaultlink_core::error::ErrorCode;
 use serde::Serialize;
 use vaultlink_core::journal::{self as format, Purpose, Refusal, WriteKind};
 pub use vaultlink_core::journal::{Journal, JournalWrite, ABANDONED};
+use vaultlink_core::lease::{Observed, Opened, Verdict};
 use vaultlink_core::rename::content_hash;
 use vaultlink_core::step::StepError;
 
@@ -124,8 +125,9 @@ pub enum Found {
     Nothing,
     /// A journal this user wrote on this machine, naming only paths inside the vault.
     Ours(Journal),
-    /// A journal that is not acted on, and why, as a sentence naming the file.
-    Refused { reason: String, young: bool },
+    /// A journal that is not acted on, and why, as a sentence naming the file; `whole` when its
+    /// bytes were a whole JSON value (one that is not may be being written this moment).
+    Refused { reason: String, whole: bool },
 }
 
 /// Reads the vault's journal and decides whether it may be acted on: sealed with this user's
@@ -147,7 +149,7 @@ fn find_checking(root: &Path, check_paths: bool) -> Found {
     let path = journal_path(root);
     let shown = format!("{JOURNAL_FOLDER}/{JOURNAL_FILE}");
     let refused =
-        |reason: String| Found::Refused { reason: format!("{shown} in {} was left alone: {reason}", root.display()), young: false };
+        |reason: String| Found::Refused { reason: format!("{shown} in {} was left alone: {reason}", root.display()), whole: true };
     match std::fs::symlink_metadata(root.join(JOURNAL_FOLDER)) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Found::Nothing,
         Ok(meta) if meta.file_type().is_symlink() || !meta.is_dir() => {
@@ -183,12 +185,10 @@ fn find_checking(root: &Path, check_paths: bool) -> Found {
                 let host = if machine.is_empty() { String::new() } else { format!(" on {machine}") };
                 format!(" (it says: {tool} by process {pid}{host})")
             });
-            // Being written by another process this moment: created, not yet filled (no whole
-            // JSON value yet), and young.
-            let young = refusal == Refusal::NotSealed
-                && serde_json::from_slice::<serde_json::Value>(&bytes).is_err()
-                && journal_age(root).is_some_and(|age| age < YOUNG_JOURNAL);
-            return Found::Refused { reason: format!("{shown} in {} was left alone: {}{owner}", root.display(), refusal.message()), young };
+            // Perhaps being written by another process this moment: created, not yet filled (no
+            // whole JSON value yet); core's judgement weighs its lease.
+            let whole = refusal != Refusal::NotSealed || serde_json::from_slice::<serde_json::Value>(&bytes).is_ok();
+            return Found::Refused { reason: format!("{shown} in {} was left alone: {}{owner}", root.display(), refusal.message()), whole };
         }
     };
     let named = journal
@@ -221,13 +221,69 @@ impl Found {
     }
 }
 
+/// What the journal found means, as core judges it (`lease::judge`) from what this process
+/// observes of the file: its age by this machine's clock, whether it and its folder are plain,
+/// whether another process holds its kernel lock. `None` when there is no journal. A journal whose
+/// holder is this process's is `Ours` only for that holder; every other is judged as anyone's.
+pub fn judge(root: &Path, found: &Found, holder: &str) -> Option<Verdict> {
+    let opened = match found {
+        Found::Nothing => return None,
+        Found::Ours(journal) => Opened::of(journal),
+        Found::Refused { reason, whole } => Opened::Refused { reason: reason.clone(), whole: *whole },
+    };
+    let path = journal_path(root);
+    let folder_plain = std::fs::symlink_metadata(root.join(JOURNAL_FOLDER)).is_ok_and(|meta| meta.is_dir());
+    let meta = std::fs::symlink_metadata(&path);
+    let plain_file = folder_plain && meta.as_ref().map_or(true, std::fs::Metadata::is_file);
+    let age_ms = meta.as_ref().map_or(0, crate::lease::age_ms);
+    let locked_elsewhere = plain_file && crate::lease::locked_elsewhere(&path);
+    let mut verdict = vaultlink_core::lease::judge(&Observed { opened, age_ms, plain_file, holder: holder.to_owned(), locked_elsewhere });
+    // This process's own holders (a lock while it plans, a batch on another thread) are live.
+    if let (Verdict::Interrupted { tool, pid, .. }, Found::Ours(journal)) = (&verdict, found) {
+        if held_here(&journal.holder) {
+            verdict = Verdict::InProgress { tool: tool.clone(), pid: *pid, machine: journal.machine.clone(), age_ms };
+        }
+    }
+    Some(verdict)
+}
+
+/// The holder ids of the leases this process holds now.
+static HELD_HERE: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn held_here(holder: &str) -> bool {
+    !holder.is_empty() && HELD_HERE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().any(|held| held == holder)
+}
+
+/// A lease this process holds on the vault's journal, with the holder id it names.
+#[derive(Debug)]
+pub struct Held {
+    pub holder: String,
+    lease: crate::lease::Lease,
+}
+
+impl Held {
+    fn hold(root: &Path, holder: &str, file: std::fs::File) -> std::io::Result<Held> {
+        let lease = crate::lease::Lease::hold(&journal_path(root), file)?;
+        HELD_HERE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(holder.to_owned());
+        Ok(Held { holder: holder.to_owned(), lease })
+    }
+
+    /// Whether the holder may make its next step (see `lease::Lease::check`).
+    pub fn check(&self) -> Result<(), crate::lease::Lost> {
+        self.lease.check()
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        HELD_HERE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|held| *held != self.holder);
+    }
+}
+
 fn interrupted(root: &Path, found: &Found) -> ToolError {
-    let refusal = match found {
-        Found::Ours(journal) if process_alive(journal.pid) => StepError::InProgress { tool: journal.tool.clone(), pid: journal.pid },
-        Found::Refused { young: true, .. } => StepError::Starting,
-        Found::Ours(journal) => StepError::Interrupted { tool: journal.tool.clone(), pid: journal.pid, vault: root.display().to_string() },
-        Found::Refused { reason, .. } => StepError::Untrusted { reason: reason.clone(), journal: journal_path(root).display().to_string() },
-        Found::Nothing => StepError::JustApplied,
+    let refusal = match judge(root, found, "") {
+        None => StepError::JustApplied,
+        Some(verdict) => verdict.refusal(&root.display().to_string(), &journal_path(root).display().to_string()),
     };
     refusal.error().into()
 }
@@ -239,14 +295,22 @@ fn untrusted_hint(root: &Path) -> String {
 
 /// Writes the journal, sealed, before a batch's first change. Fails, changing nothing, when
 /// another journal is there.
-pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(), ToolError> {
-    let bytes = take(disk, root, journal)?;
+pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Held, ToolError> {
+    let (bytes, file) = take(disk, root, journal)?;
     copy_for_tests(&bytes);
-    Ok(())
+    hold(disk, root, journal, file)
+}
+
+/// Holds the lease of the journal `journal` just put in place, `file`.
+fn hold(disk: &dyn Disk, root: &Path, journal: &Journal, file: std::fs::File) -> Result<Held, ToolError> {
+    Held::hold(root, &journal.holder, file).map_err(|error| {
+        let _ = finish(disk, root, journal);
+        StepError::JournalUnwritable { journal: journal_path(root).display().to_string(), why: error.to_string() }.error().into()
+    })
 }
 
 /// Takes the lock with `journal` in it (see [`begin`]); answers what was written.
-fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolError> {
+fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(String, std::fs::File), ToolError> {
     let path = journal_path(root);
     let folder = root.join(JOURNAL_FOLDER);
     if std::fs::symlink_metadata(&path).is_ok() {
@@ -313,6 +377,14 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
             let _ = disk.remove_dir(root, &folder);
         }
     };
+    // Locked before it is the journal, so that it is never the journal unlocked.
+    let file = match crate::lease::open_locked(&own) {
+        Ok(file) => file,
+        Err(error) => {
+            take_back(disk);
+            return Err(write_failed(error));
+        }
+    };
     match disk.rename_new(root, &own, &path) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -334,7 +406,7 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
         }
         return Err(write_failed(error));
     }
-    Ok(sealed.unwrap_or_default())
+    Ok((sealed.unwrap_or_default(), file))
 }
 
 /// The vault's lock, held by a writing call from before it reads the folder to plan until its
@@ -346,11 +418,12 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, ToolE
 #[derive(Debug)]
 pub struct VaultLock {
     journal: Journal,
+    pub held: Held,
 }
 
 impl VaultLock {
     /// Takes the lock, waiting up to `wait` for another process's change to end (with a progress
-    /// step now and then); `change_in_progress` after that. A journal a gone process left is
+    /// step now and then); `change_in_progress` after that. A journal whose lease ran out is
     /// recovered first (as the next read would).
     pub fn take(
         disk: &dyn Disk,
@@ -366,6 +439,7 @@ impl VaultLock {
             let journal = Journal {
                 version: format::VERSION,
                 pid: std::process::id(),
+                holder: crate::lease::new_holder(),
                 tool: tool.to_owned(),
                 started_unix_ms: now_unix_ms(),
                 machine: machine(),
@@ -377,7 +451,7 @@ impl VaultLock {
             };
             // The lock alone is no batch's journal: not copied for the tests.
             match take(disk, root, &journal) {
-                Ok(_) => return Ok(VaultLock { journal }),
+                Ok((_, file)) => return Ok(VaultLock { held: hold(disk, root, &journal, file)?, journal }),
                 Err(error) if error.code == ErrorCode::InterruptedChange.as_str() && !recovered => {
                     recovered = true;
                     recover_if_interrupted(root)?;
@@ -419,18 +493,37 @@ impl VaultLock {
 pub fn begin_holding(disk: &dyn Disk, root: &Path, held: &VaultLock, journal: &Journal) -> Result<(), ToolError> {
     let path = journal_path(root);
     match find(root) {
-        Found::Ours(found) if same_batch(&found, &held.journal) && found.pid == held.journal.pid => {}
+        Found::Ours(found) if same_batch(&found, &held.journal) && found.holder == held.journal.holder => {}
         other => return Err(interrupted(root, &other)),
     }
     let bytes = seal_for(root, Purpose::Journal, journal)?;
     let own = root.join(JOURNAL_FOLDER).join(format!("{JOURNAL_FILE}.{}-{}.lock", std::process::id(), next_attempt()));
-    write_atomically(disk, root, &path, &own, bytes.as_bytes()).and_then(|()| disk.sync_dir(root, &root.join(JOURNAL_FOLDER))).map_err(
-        |error| -> ToolError {
+    let file = put_locked(disk, root, &path, &own, bytes.as_bytes())
+        .and_then(|file| disk.sync_dir(root, &root.join(JOURNAL_FOLDER)).map(|()| file))
+        .map_err(|error| -> ToolError {
             StepError::JournalUnwritable { journal: path.display().to_string(), why: error.to_string() }.error().into()
-        },
-    )?;
+        })?;
     copy_for_tests(&bytes);
+    held.held.lease.repoint(file);
     Ok(())
+}
+
+/// [`write_atomically`], the new file opened and kernel-locked before it is renamed into place,
+/// so that it is never the journal unlocked; answers it, open.
+fn put_locked(disk: &dyn Disk, root: &Path, path: &Path, temporary: &Path, bytes: &[u8]) -> std::io::Result<std::fs::File> {
+    if temporary.exists() {
+        disk.remove_file(root, temporary)?;
+    }
+    let result = (|| {
+        disk.write_new(root, temporary, bytes)?;
+        let file = crate::lease::open_locked(temporary)?;
+        disk.rename(root, temporary, path)?;
+        Ok(file)
+    })();
+    if result.is_err() && temporary.exists() {
+        let _ = disk.remove_file(root, temporary);
+    }
+    result
 }
 
 /// How often a call waiting for another process's change looks again, and says so.
@@ -442,14 +535,18 @@ const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 pub const WAIT_FOR_CHANGE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Another process's change being made in the vault now: its journal (or lock) is there, and
-/// its process lives; `None` when nothing is in flight (a journal of a gone process, or one not
+/// its lease is live (`judge`); `None` when nothing is in flight (a journal whose lease ran out, or one not
 /// ours, is recovery's or the user's business, not a change in flight).
 fn in_flight(root: &Path) -> Option<(Option<String>, Option<u32>)> {
-    match find(root) {
-        Found::Ours(journal) if journal.pid != std::process::id() && process_alive(journal.pid) => {
-            Some((Some(journal.tool), Some(journal.pid)))
+    let found = find(root);
+    if let Found::Ours(journal) = &found {
+        if held_here(&journal.holder) {
+            return None;
         }
-        Found::Refused { young: true, .. } => Some((None, None)),
+    }
+    match judge(root, &found, "")? {
+        Verdict::InProgress { tool, pid, .. } => Some((Some(tool), Some(pid))),
+        Verdict::Starting { tool, pid } => Some((tool, pid)),
         _ => None,
     }
 }
@@ -497,8 +594,9 @@ pub fn wait_for_changes(root: &Path, wait: std::time::Duration, progress: &crate
 }
 
 /// Removes what a process killed while it took the lock left: its own file of the attempt
-/// (`journal.json.<pid>-<n>.lock`), written whole but never renamed to the journal. Only the files
-/// of processes that are gone are removed, and the folder only if that empties it.
+/// (`journal.json.<pid>-<n>.lock`), written whole but never renamed to the journal. Only files
+/// older than a lease (`lease::EXPIRE_MS`) are removed, since an attempt lasts no longer than its
+/// one write; the folder only if that empties it.
 fn remove_stale_locks(disk: &dyn Disk, root: &Path) {
     let folder = root.join(JOURNAL_FOLDER);
     if !std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.is_dir()) {
@@ -508,12 +606,10 @@ fn remove_stale_locks(disk: &dyn Disk, root: &Path) {
     let mut removed = false;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let pid = name
-            .strip_prefix(&format!("{JOURNAL_FILE}."))
-            .and_then(|rest| rest.strip_suffix(".lock"))
-            .and_then(|rest| rest.split_once('-'))
-            .and_then(|(pid, _)| pid.parse::<u32>().ok());
-        if pid.is_some_and(|pid| pid != ABANDONED && !process_alive(pid)) && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+        let attempt = name.strip_prefix(&format!("{JOURNAL_FILE}.")).and_then(|rest| rest.strip_suffix(".lock")).is_some();
+        let old = std::fs::symlink_metadata(entry.path())
+            .is_ok_and(|meta| meta.is_file() && crate::lease::age_ms(&meta) > vaultlink_core::lease::EXPIRE_MS as i64);
+        if attempt && old {
             removed |= disk.remove_file(root, &entry.path()).is_ok();
         }
     }
@@ -536,6 +632,20 @@ pub(crate) fn plant(root: &Path, journal: &Journal) -> String {
     std::fs::create_dir_all(root.join(JOURNAL_FOLDER)).expect("the journal's folder");
     std::fs::write(journal_path(root), &text).expect("the journal written");
     text
+}
+
+/// For tests: makes the lease of the journal in `root` older than core's expiry, as time does
+/// once its holder is gone (`lease::EXPIRE_MS` later).
+#[cfg(test)]
+pub(crate) fn expire_lease(root: &Path) {
+    let long_ago = std::time::SystemTime::now() - std::time::Duration::from_millis(vaultlink_core::lease::EXPIRE_MS + 1_000);
+    let Ok(entries) = std::fs::read_dir(root.join(JOURNAL_FOLDER)) else { return };
+    // The journal, and any attempt at the lock a killed process left beside it.
+    for entry in entries.flatten().filter(|entry| entry.file_name().to_string_lossy().starts_with(JOURNAL_FILE)) {
+        if let Ok(file) = std::fs::File::options().write(true).open(entry.path()) {
+            file.set_modified(long_ago).expect("the journal's time set");
+        }
+    }
 }
 
 /// In a debug build only: appends each journal begun to the file `VAULTLINK_DEBUG_JOURNAL_COPY`
@@ -611,17 +721,9 @@ fn touched_folders(journal: &Journal) -> Vec<String> {
     folders
 }
 
-/// Whether two journals are of one batch: the same start, machine, tool and steps. The pid may
-/// differ (an abandoned journal's is [`ABANDONED`]), and so may the writes (a batch that stops
-/// itself undoes only those it made).
+/// Whether two journals are of one batch: core's `lease::same_batch`, which the plugin uses too.
 fn same_batch(found: &Journal, ours: &Journal) -> bool {
-    found.started_unix_ms == ours.started_unix_ms
-        && found.machine == ours.machine
-        && found.tool == ours.tool
-        && found.change_id == ours.change_id
-        && found.moves == ours.moves
-        && found.made_folders == ours.made_folders
-        && (found.pid == ours.pid || found.pid == ABANDONED || ours.pid == ABANDONED)
+    vaultlink_core::lease::same_batch(found, ours)
 }
 
 /// Marks the journal of a batch that failed and could not be undone as abandoned, so the next
@@ -642,8 +744,8 @@ pub fn abandon(disk: &dyn Disk, root: &Path, ours: &Journal) {
     }
 }
 
-/// Whether a process with this id is running. When it cannot be told, it counts as running:
-/// recovery then waits for a person rather than undo a live batch.
+/// Whether a process with this id is running. When it cannot be told, it counts as running. Used
+/// for this machine's own temporary files only: a journal's liveness is its lease (`judge`).
 pub fn process_alive(pid: u32) -> bool {
     if pid == ABANDONED {
         return false;
@@ -670,31 +772,55 @@ pub fn process_alive(pid: u32) -> bool {
     true
 }
 
-/// Recovers an interrupted batch if the vault has a journal of ours whose process is gone.
+/// Recovers an interrupted batch if the vault has a journal of ours whose lease ran out (core's
+/// `lease::judge`), or that its holder marked abandoned.
 /// Called before the sidecar reads the folder; logs what it did. A journal that is not ours is
 /// never acted on here: it is logged, and reading goes on (writing refuses while it is there).
 pub fn recover_if_interrupted(root: &Path) -> Result<Option<Recovery>, ToolError> {
     remove_stale_locks(&RealDisk, root);
-    let journal = match find(root) {
-        Found::Nothing => return Ok(None),
-        Found::Ours(journal) if process_alive(journal.pid) => return Ok(None),
-        Found::Ours(journal) => journal,
-        Found::Refused { young: true, .. } => return Ok(None),
-        Found::Refused { reason, .. } => {
+    let found = find(root);
+    let verdict = judge(root, &found, "");
+    let journal = match (found, verdict) {
+        (Found::Ours(journal), Some(verdict)) if verdict.recoverable() => journal,
+        (Found::Refused { reason, .. }, Some(Verdict::Untrusted { .. })) => {
             tracing::warn!("{reason}. {}", untrusted_hint(root));
             return Ok(None);
         }
+        _ => return Ok(None),
     };
-    let recovery = undo(&RealDisk, root, &journal)?;
+    let pid = journal.pid;
+    let Some((journal, _held)) = claim(root, journal) else { return Ok(None) };
+    let recovery = Recovery { pid, ..undo(&RealDisk, root, &journal)? };
     tracing::warn!("{}", describe(root, &recovery));
     Ok(Some(recovery))
 }
 
-/// How long a journal that is not yet sealed is taken for one another process is writing.
-const YOUNG_JOURNAL: std::time::Duration = std::time::Duration::from_secs(60);
-
-fn journal_age(root: &Path) -> Option<std::time::Duration> {
-    std::fs::metadata(journal_path(root)).and_then(|meta| meta.modified()).ok().and_then(|modified| modified.elapsed().ok())
+/// Takes an interrupted journal over before undoing it: the journal is written again naming a
+/// holder of this process, renamed over the one found, and held (its lease renewed, its kernel
+/// lock taken) while the undo runs. A holder that was only suspended finds, when it wakes, that
+/// the journal is no longer its own, and stops without a step; a second process looking for an
+/// interrupted change finds one being recovered, and waits. `None` when the journal changed
+/// meanwhile (another process took it over first).
+fn claim(root: &Path, journal: Journal) -> Option<(Journal, Held)> {
+    let claimed = Journal { holder: crate::lease::new_holder(), pid: std::process::id(), ..journal.clone() };
+    let sealed = seal_for(root, Purpose::Journal, &claimed).ok()?;
+    match find(root) {
+        Found::Ours(now) if now == journal => {}
+        _ => return None,
+    }
+    let temporary = root.join(JOURNAL_FOLDER).join(format!("{JOURNAL_FILE}.{}-{}.claim", std::process::id(), next_attempt()));
+    let file = match put_locked(&RealDisk, root, &journal_path(root), &temporary, sealed.as_bytes()) {
+        Ok(file) => file,
+        Err(error) => {
+            tracing::warn!("taking over the interrupted journal in {} failed: {error}", root.display());
+            return None;
+        }
+    };
+    let held = Held::hold(root, &claimed.holder, file).ok()?;
+    match find(root) {
+        Found::Ours(now) if now.holder == claimed.holder => Some((claimed, held)),
+        _ => None,
+    }
 }
 
 /// One paragraph saying what recovery did, for the log and `vaultlink recover`.
@@ -720,7 +846,14 @@ pub fn recover(disk: &dyn Disk, root: &Path) -> Result<Option<Recovery>, ToolErr
     remove_stale_locks(disk, root);
     match find(root) {
         Found::Nothing => Ok(None),
-        Found::Ours(journal) => undo(disk, root, &journal).map(Some),
+        Found::Ours(journal) => {
+            let pid = journal.pid;
+            // Taken over first, so that a holder only suspended never steps again.
+            let Some((journal, _held)) = claim(root, journal) else {
+                return Err(StepError::JustApplied.error().into());
+            };
+            undo(disk, root, &journal).map(|recovery| Some(Recovery { pid, ..recovery }))
+        }
         Found::Refused { reason, .. } => {
             Err(ToolError::new(ErrorCode::RecoveryFailed, format!("{reason}; nothing was changed"), untrusted_hint(root), false))
         }
@@ -1203,6 +1336,7 @@ mod tests {
         Journal {
             version: JOURNAL_VERSION,
             pid: ABANDONED,
+            holder: String::new(),
             tool: "move_note".to_owned(),
             started_unix_ms: 0,
             machine: String::new(),
@@ -1306,7 +1440,7 @@ mod tests {
             fs::remove_dir(root.join(JOURNAL_FOLDER)).unwrap();
             let journal = Journal { writes: vec![], moves: vec![], made_folders: vec![], pid: std::process::id(), ..crafted() };
             let barrier = std::sync::Barrier::new(2);
-            let results: Vec<Result<(), ToolError>> = std::thread::scope(|scope| {
+            let results: Vec<Result<Held, ToolError>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = (0..2)
                     .map(|_| {
                         scope.spawn(|| {

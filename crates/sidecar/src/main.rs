@@ -12,6 +12,7 @@ mod error;
 mod history;
 mod http;
 mod journal;
+mod lease;
 mod mcp;
 mod obsidian;
 mod presence;

@@ -768,6 +768,7 @@ mod tests {
             let journal = Journal {
                 version: format::VERSION,
                 pid: self.0.id(),
+                holder: String::new(),
                 tool: "move_note".to_owned(),
                 started_unix_ms: crate::journal::now_unix_ms(),
                 machine: crate::journal::machine(),
@@ -894,7 +895,8 @@ mod tests {
         assert!(refusal.retryable);
         assert!(refusal.message.contains("the vault was not read") && refusal.hint.contains("Call again in a moment"), "{refusal:?}");
         drop(other);
-        // Its process gone, the next call undoes what it left (here: B moved back) and reads.
+        crate::journal::expire_lease(&root);
+        // Its process gone and its lease run out, the next call undoes what it left (here: B moved back) and reads.
         let answer = router.call("find_unresolved_links", json!({})).await.1.unwrap();
         assert!(root.join("f/B.md").exists() && !root.join(".vaultlink/journal.json").exists());
         assert_eq!(unresolved(&answer), Some(1), "A links sub/B.md, moved back to f/ by recovery: {answer}");

@@ -263,6 +263,37 @@ pub fn journal_already_kept(journal: JsValue, names: Vec<String>) -> Result<Opti
     Ok(vaultlink_core::history::check_not_kept(&journal, &names).err().map(|refusal| refusal.message()))
 }
 
+/// What a journal found in the vault means (core's `lease::judge`), given what the plugin
+/// observed of it (`lease::Observed`): the verdict (`lease::Verdict`), with `refusal`, the error a
+/// change that cannot start meanwhile answers, worded by core with `vault` (the vault folder) and
+/// `journal` (the journal's file).
+#[wasm_bindgen(js_name = judgeJournal)]
+pub fn judge_journal(observed: JsValue, vault: &str, journal: &str) -> Result<JsValue, JsError> {
+    let observed: vaultlink_core::lease::Observed =
+        serde_wasm_bindgen::from_value(observed).map_err(|error| JsError::new(&format!("not what was observed of a journal: {error}")))?;
+    let verdict = vaultlink_core::lease::judge(&observed);
+    let refusal = verdict.refusal(vault, journal).error();
+    to_js(&serde_json::json!({ "verdict": verdict, "refusal": refusal }))
+}
+
+/// The journal lease's timings (core's `lease`): `{renew_ms, holder_stop_ms, expire_ms}`.
+#[wasm_bindgen(js_name = journalLease)]
+pub fn journal_lease() -> Result<JsValue, JsError> {
+    use vaultlink_core::lease::{EXPIRE_MS, HOLDER_STOP_MS, RENEW_MS};
+    to_js(&serde_json::json!({ "renew_ms": RENEW_MS, "holder_stop_ms": HOLDER_STOP_MS, "expire_ms": EXPIRE_MS }))
+}
+
+/// Whether a journal found is of the batch `ours` (core's `lease::same_batch`, as the sidecar
+/// compares them).
+#[wasm_bindgen(js_name = sameBatch)]
+pub fn same_batch(found: JsValue, ours: JsValue) -> Result<bool, JsError> {
+    let found: vaultlink_core::journal::Journal =
+        serde_wasm_bindgen::from_value(found).map_err(|error| JsError::new(&format!("not a journal: {error}")))?;
+    let ours: vaultlink_core::journal::Journal =
+        serde_wasm_bindgen::from_value(ours).map_err(|error| JsError::new(&format!("not a journal: {error}")))?;
+    Ok(vaultlink_core::lease::same_batch(&found, &ours))
+}
+
 /// SHA-256 of a text as lowercase hex, as a plan's `content_hash`.
 /// Where an applied change with `change_id` is kept, applied at `now_unix_ms` beside the kept
 /// changes `existing` (core's `history::next_record_name`).
