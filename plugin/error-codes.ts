@@ -16,6 +16,7 @@ export const ErrorCode = {
 	ChangeInProgress: "change_in_progress",
 	RecoveryFailed: "recovery_failed",
 	PageRefused: "page_refused",
+	DuplicatePage: "duplicate_page",
 	NothingToUndo: "nothing_to_undo",
 	UndoRefused: "undo_refused",
 	UnwritableNote: "unwritable_note",

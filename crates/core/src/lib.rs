@@ -27,6 +27,7 @@ pub mod line_index;
 pub mod lint;
 pub mod memory;
 pub mod ops;
+pub mod page_checks;
 pub mod pages;
 pub mod parameters;
 pub mod parse;

@@ -76,6 +76,10 @@ pub struct CommitArguments {
     /// Link targets that may stay unresolved (a page still to be written).
     #[serde(default)]
     pub allow_unresolved: Vec<String>,
+    /// Write the page even though the vault already knows a note by one of its names (a second
+    /// page on the topic, meant). Never lets a page change where existing links lead.
+    #[serde(default)]
+    pub allow_duplicate: bool,
     #[serde(default)]
     pub dry_run: Option<bool>,
     #[serde(default)]
@@ -151,6 +155,43 @@ properties, choose another path), then commit again."
     }
 }
 
+/// Why a commit is refused: a rule of the page broken, or a page the vault has already.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    Page(PageRefused),
+    Duplicate(crate::page_checks::DuplicatePage),
+}
+
+impl Failure for Refusal {
+    fn code(&self) -> ErrorCode {
+        match self {
+            Refusal::Page(refused) => refused.code(),
+            Refusal::Duplicate(duplicate) => duplicate.code(),
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            Refusal::Page(refused) => refused.message(),
+            Refusal::Duplicate(duplicate) => duplicate.message(),
+        }
+    }
+
+    fn hint(&self) -> &'static str {
+        match self {
+            Refusal::Page(refused) => refused.hint(),
+            Refusal::Duplicate(duplicate) => duplicate.hint(),
+        }
+    }
+
+    fn retryable(&self) -> bool {
+        match self {
+            Refusal::Page(refused) => refused.retryable(),
+            Refusal::Duplicate(duplicate) => duplicate.retryable(),
+        }
+    }
+}
+
 /// The page's path as it will be created: trimmed, without a leading `/`, with `.md`.
 pub fn page_path(asked: &str) -> String {
     let path = asked.trim().trim_start_matches('/').to_owned();
@@ -190,7 +231,7 @@ pub fn notes_needed(vault: &Vault, arguments: &CommitArguments) -> Vec<String> {
 
 /// The plan of the page and its patches, proven in a copy of the index, with the answer of its
 /// preview. `texts` are the patched notes' texts as they are now.
-pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String, String>) -> Result<(MovePlan, CommitAnswer), PageRefused> {
+pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String, String>) -> Result<(MovePlan, CommitAnswer), Refusal> {
     let path = page_path(&arguments.page.path);
     let mut problems: Vec<String> = Vec::new();
     let mut stale: Vec<String> = Vec::new();
@@ -199,6 +240,16 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
     let text = page_text(vault, &path, &arguments.page, &mut problems);
     let mut after = vault.clone();
     after.upsert(&path, &text);
+    // The vault it joins, before the patches: a note known by one of the page's names already,
+    // and links its file name would take from the note they find today. Checked whenever the
+    // plan is made, so again on the call that applies it.
+    if problems.is_empty() {
+        let duplicates = if arguments.allow_duplicate { Vec::new() } else { crate::page_checks::duplicates(vault, &after, &path) };
+        let changed_links = crate::page_checks::changed_links(vault, &after, &path);
+        if !duplicates.is_empty() || !changed_links.is_empty() {
+            return Err(Refusal::Duplicate(crate::page_checks::DuplicatePage { path, duplicates, changed_links }));
+        }
+    }
 
     // The patches, each on the note's text as the ones before it left it.
     let mut patched: BTreeMap<String, String> = BTreeMap::new();
@@ -283,7 +334,7 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
     if !problems.is_empty() || !stale.is_empty() {
         let stale_only = problems.is_empty();
         problems.extend(stale);
-        return Err(PageRefused { path, problems, stale_only });
+        return Err(Refusal::Page(PageRefused { path, problems, stale_only }));
     }
 
     let mut edits = Vec::new();
@@ -640,7 +691,7 @@ mod tests {
             assert!(message.contains(said), "{said}: {message}");
         }
         assert!(!message.contains("Later"), "{message}");
-        assert!(!refused.stale_only);
+        assert!(!refused.retryable());
 
         // A note merely named "Schema" (a concept note, no rules) makes no wiki.
         let (concepts, concept_texts) =
@@ -674,7 +725,7 @@ mod tests {
         assert!(plan(&vault, &asked, &texts).is_ok());
         let stale = arguments(json!({"page": {"path": "New", "body": "x\n"}, "prev_hashes": {"B.md": content_hash("old\n")}}));
         let refused = plan(&vault, &stale, &texts).unwrap_err();
-        assert!(refused.stale_only && refused.retryable(), "{}", refused.message());
+        assert!(refused.retryable(), "{}", refused.message());
     }
 
     #[test]
@@ -684,5 +735,49 @@ mod tests {
         let (plan, answer) = plan(&vault, &asked, &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
         assert!(plan.edits.is_empty());
         assert!(answer.patches[0].already_linked);
+    }
+
+    /// Issue 37: a page whose alias and H1 are an existing note's name was written beside it;
+    /// `Spells/rules/Darkvision.md` beside `Darkvision.md` made existing links ambiguous.
+    #[test]
+    fn a_duplicate_page_is_refused_unless_meant_and_a_changed_link_always() {
+        let (vault, texts) = vault(&[
+            ("Forgetting curve.md", "# Forgetting curve\n"),
+            ("Darkvision.md", "# Darkvision\n"),
+            ("Races/Elf.md", "Elves have [[Darkvision]].\n"),
+        ]);
+        let page = json!({"path": "Memory/Ebbinghaus", "frontmatter": {"aliases": ["Forgetting curve"]}, "body": "# Forgetting curve\n"});
+        let refused = plan(&vault, &arguments(json!({"page": page})), &texts).unwrap_err();
+        assert_eq!(refused.code(), ErrorCode::DuplicatePage);
+        assert!(refused.message().contains("`Forgetting curve.md`") && refused.message().contains("alias"), "{}", refused.message());
+        assert!(plan(&vault, &arguments(json!({"page": page, "allow_duplicate": true})), &texts).is_ok());
+
+        let darkvision = json!({"path": "Spells/rules/Darkvision", "body": "The rule.\n"});
+        for allow_duplicate in [false, true] {
+            let asked = arguments(json!({"page": darkvision, "allow_duplicate": allow_duplicate}));
+            let refused = plan(&vault, &asked, &texts).unwrap_err();
+            assert_eq!(refused.code(), ErrorCode::DuplicatePage);
+            assert!(refused.message().contains("`Races/Elf.md` line 1 `Darkvision` finds `Darkvision.md` today"), "{}", refused.message());
+        }
+    }
+
+    /// The duplicate is checked again on the call that applies the plan: a note given the page's
+    /// name after the preview refuses it.
+    #[test]
+    fn a_duplicate_made_after_the_preview_refuses_the_approval() {
+        use crate::edge::ReadBefore;
+        use crate::ops::{call, Response};
+        let mut vault = Vault::new(crate::index::IndexConfig::obsidian_defaults());
+        vault.upsert("Other.md", "text\n");
+        let mut edge = ReadBefore { tag: 1, ..ReadBefore::default() };
+        let mut plans = crate::approval::PlanHistory::default();
+        let asked = json!({"page": {"path": "Spaced repetition", "body": "# Spaced repetition\n"}});
+        let preview = call(&vault, "commit_wiki_page", &asked, &mut edge, &mut plans).unwrap();
+        let Response::Committed(answer) = &preview.answer else { panic!("a commit's answer") };
+        vault.upsert("Other.md", "---\naliases: [Spaced repetition]\n---\ntext\n");
+        let approved = json!({"page": asked["page"], "approved_plan_hash": answer.plan_hash});
+        let refused = call(&vault, "commit_wiki_page", &approved, &mut edge, &mut plans).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::DuplicatePage);
+        assert!(refused.message.contains("`Other.md`"), "{}", refused.message);
     }
 }

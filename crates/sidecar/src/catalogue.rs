@@ -878,7 +878,7 @@ fn commit_wiki_page() -> ToolSpec {
     ToolSpec {
         name: "commit_wiki_page",
         title: "Create a wiki page and link it from other notes, proven, all or nothing",
-        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default, made when absent, skipped when the note already links the page); `append` adds `text` at the end or under `heading`. Before writing, every link of the page and every link a patch adds must find a note (or be listed in `allow_unresolved`), the page must meet the SCHEMA.md governing it (type, required properties, vocabulary, folder) and lie in a wiki where the vault has one, its path must be new and linkable, and each `prev_hashes` entry must match. By default it is a dry run answering a receipt with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it. Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused` (names every rule broken), `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
+        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default, made when absent, skipped when the note already links the page); `append` adds `text` at the end or under `heading`. Before writing, every link of the page and every link a patch adds must find a note (or be listed in `allow_unresolved`), the page must meet the SCHEMA.md governing it (type, required properties, vocabulary, folder) and lie in a wiki where the vault has one, its path must be new and linkable, and each `prev_hashes` entry must match. By default it is a dry run answering a receipt with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it. A page the vault already knows by one of its names (file name, alias, `title`, H1, Wikidata item) is refused unless `allow_duplicate`, and one whose file name would change where existing links lead is refused always. Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused` (names every rule broken), `duplicate_page` (names the existing note or the links), `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
         input_schema: object(
             json!({
                 "page": {
@@ -907,6 +907,7 @@ fn commit_wiki_page() -> ToolSpec {
                 },
                 "prev_hashes": {"type": "object", "description": "The `content_hash` each patched note had when read, by path (read_note gives it)."},
                 "allow_unresolved": {"type": "array", "items": {"type": "string"}, "description": "Link targets that may stay unresolved (pages still to write)."},
+                "allow_duplicate": {"type": "boolean", "description": "Write a second page on a topic a note already has, deliberately."},
                 "dry_run": dry_run(),
                 "approved_plan_hash": approved_plan_hash(),
                 "response_format": response_format()
