@@ -1,7 +1,10 @@
 //! What `commit_wiki_page` checks about a new page against the vault it joins, beyond its own
 //! rules: whether it duplicates a note the vault already knows by one of its names (refused,
 //! `duplicate_page`, unless `allow_duplicate`), and whether its file name would change where links
-//! that find a note today lead (refused always: a second page may be meant, a broken link never).
+//! that find a note today lead (refused always: a second page may be meant, a broken link never);
+//! and what is worth fixing without blocking the write, reported in every answer as `problems`.
+
+use serde::Serialize;
 
 use crate::error::{ErrorCode, Failure};
 use crate::existing::{find_existing_page, FindPageArguments};
@@ -182,6 +185,100 @@ pub fn changed_links(vault: &Vault, after: &Vault, path: &str) -> Vec<ChangedLin
     }
     changed.sort_by(|left, right| left.source.cmp(&right.source).then(left.line.cmp(&right.line)));
     changed
+}
+
+/// Something worth fixing that does not block the write, and the note it concerns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PageProblem {
+    /// `no_inbound_link`, `possible_duplicate`, `missing_link`, `patch_without_link` or
+    /// `unresolved_in_page`.
+    pub code: &'static str,
+    pub path: String,
+    /// What is wrong and what to do, in a sentence.
+    pub detail: String,
+}
+
+/// The problems of a commit that passes every rule, found in `after` (the vault with the page
+/// and the patches): no other note links the page; a note shares words with its name, or is
+/// known by one of its names and `allow_duplicate` let the page through (`duplicates`); a note
+/// whose hash the commit gives in `prev_hashes` (as a draft's skeleton does for each note it
+/// proposes to patch) is neither patched nor linking the page; an `append` patch whose text
+/// does not link the page; a link of the page left unresolved by `allow_unresolved`.
+pub fn problems(
+    vault: &Vault,
+    after: &Vault,
+    page: &str,
+    arguments: &crate::wiki::CommitArguments,
+    duplicates: &[Duplicate],
+) -> Vec<PageProblem> {
+    let mut found: Vec<PageProblem> = Vec::new();
+    let links_page = |note: &str| after.outgoing_links(note).unwrap_or_default().iter().any(|link| link.resolution.path() == Some(page));
+    if !after.backlinks(page).iter().any(|link| link.source != page) {
+        found.push(PageProblem {
+            code: "no_inbound_link",
+            path: page.to_owned(),
+            detail: "no other note links the page: add a `link` patch from a note that mentions its topic".to_owned(),
+        });
+    }
+    for duplicate in duplicates {
+        found.push(PageProblem {
+            code: "possible_duplicate",
+            path: duplicate.existing.clone(),
+            detail: format!(
+                "is known by the page's {} \"{}\" already (the page is written beside it because `allow_duplicate` is given); merge them if they are one topic",
+                facet_words(duplicate.facet),
+                duplicate.name
+            ),
+        });
+    }
+    for similar in possible_duplicates(vault, page) {
+        if duplicates.iter().any(|duplicate| duplicate.existing == similar) {
+            continue;
+        }
+        found.push(PageProblem {
+            code: "possible_duplicate",
+            path: similar,
+            detail: "has a name sharing the page's words: check it is not the same topic".to_owned(),
+        });
+    }
+    let patched: Vec<Option<&str>> = arguments.patches.iter().map(|patch| vault.find_note(&patch.path)).collect();
+    for asked in arguments.prev_hashes.keys() {
+        let Some(note) = vault.find_note(asked) else { continue };
+        if !patched.contains(&Some(note)) && !links_page(note) {
+            found.push(PageProblem {
+                code: "missing_link",
+                path: note.to_owned(),
+                detail: "was read for this commit (its hash is in `prev_hashes`, as a draft proposes it) but is neither patched nor \
+linking the page: add a `link` patch, or leave it out of `prev_hashes`"
+                    .to_owned(),
+            });
+        }
+    }
+    for (patch, note) in arguments.patches.iter().zip(&patched) {
+        let (Some(note), Some(text), crate::wiki::PatchKind::Append) = (note, patch.text.as_deref(), patch.kind) else { continue };
+        let parsed = crate::parse::parse_note(note, text, &after.config().parse);
+        let links = parsed.links.iter().any(|link| resolve::resolve(after, note, link).path() == Some(page));
+        if !links && !found.iter().any(|known| known.code == "patch_without_link" && known.path == *note) {
+            found.push(PageProblem {
+                code: "patch_without_link",
+                path: (*note).to_owned(),
+                detail: "an `append` patch adds text that does not link the page: link it in the text, or add a `link` patch".to_owned(),
+            });
+        }
+    }
+    for link in after.outgoing_links(page).unwrap_or_default() {
+        if matches!(link.resolution, Resolution::Unresolved) && !link.link.path.trim().is_empty() {
+            found.push(PageProblem {
+                code: "unresolved_in_page",
+                path: page.to_owned(),
+                detail: format!(
+                    "line {}: the link `{}` finds no note yet (let through by `allow_unresolved`): write that page next",
+                    link.link.line, link.link.target
+                ),
+            });
+        }
+    }
+    found
 }
 
 #[cfg(test)]

@@ -115,6 +115,10 @@ pub struct CommitAnswer {
     /// Links left unresolved because `allow_unresolved` lists them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unresolved_allowed: Vec<String>,
+    /// What is worth fixing but did not block the write, each with a code and the note it
+    /// concerns: `no_inbound_link`, `possible_duplicate`, `missing_link`, `patch_without_link`,
+    /// `unresolved_in_page`. The same in the preview and the receipt.
+    pub problems: Vec<crate::page_checks::PageProblem>,
     /// The page's whole text; only in a `detailed` preview.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
@@ -243,12 +247,15 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
     // The vault it joins, before the patches: a note known by one of the page's names already,
     // and links its file name would take from the note they find today. Checked whenever the
     // plan is made, so again on the call that applies it.
+    let mut duplicates = Vec::new();
     if problems.is_empty() {
-        let duplicates = if arguments.allow_duplicate { Vec::new() } else { crate::page_checks::duplicates(vault, &after, &path) };
+        let found = crate::page_checks::duplicates(vault, &after, &path);
         let changed_links = crate::page_checks::changed_links(vault, &after, &path);
-        if !duplicates.is_empty() || !changed_links.is_empty() {
+        if (!found.is_empty() && !arguments.allow_duplicate) || !changed_links.is_empty() {
+            let duplicates = if arguments.allow_duplicate { Vec::new() } else { found };
             return Err(Refusal::Duplicate(crate::page_checks::DuplicatePage { path, duplicates, changed_links }));
         }
+        duplicates = found;
     }
 
     // The patches, each on the note's text as the ones before it left it.
@@ -353,6 +360,7 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
         }
     }
     let plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
+    let problems = crate::page_checks::problems(vault, &after, &path, arguments, &duplicates);
     let answer = CommitAnswer {
         dry_run: true,
         applied: false,
@@ -361,6 +369,7 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
         content_hash: content_hash(&text),
         patches: receipts,
         unresolved_allowed,
+        problems,
         text: (arguments.response_format == ResponseFormat::Detailed).then(|| text.clone()),
         change_id: None,
     };
@@ -779,5 +788,51 @@ mod tests {
         let refused = call(&vault, "commit_wiki_page", &approved, &mut edge, &mut plans).unwrap_err();
         assert_eq!(refused.code, ErrorCode::DuplicatePage);
         assert!(refused.message.contains("`Other.md`"), "{}", refused.message);
+    }
+
+    /// Issue 37: what should not block the write came back nowhere. Each problem, in the preview
+    /// and alike in the receipt.
+    #[test]
+    fn what_does_not_block_the_write_is_listed_in_the_preview_and_the_receipt() {
+        use crate::edge::ReadBefore;
+        use crate::ops::{call, Response};
+        let files = [("Forest fire.md", "Fires.\n"), ("Trees.md", "About forests.\n"), ("Graph.md", "# Graph\n")];
+        let (vault, texts) = vault(&files);
+        let mut edge = ReadBefore { tag: 1, texts: texts.clone(), ..ReadBefore::default() };
+        let mut plans = crate::approval::PlanHistory::default();
+        let asked = json!({
+            "page": {"path": "Forest", "body": "# Forest\n\nSee [[Later]].\n"},
+            "patches": [{"path": "Graph.md", "kind": "append", "text": "More about woods."}],
+            "prev_hashes": {"Trees.md": content_hash("About forests.\n")},
+            "allow_unresolved": ["Later"]
+        });
+        let preview = call(&vault, "commit_wiki_page", &asked, &mut edge, &mut plans).unwrap();
+        let Response::Committed(previewed) = &preview.answer else { panic!("a commit's answer") };
+        let said: Vec<(&str, &str)> = previewed.problems.iter().map(|problem| (problem.code, problem.path.as_str())).collect();
+        assert_eq!(
+            said,
+            [
+                ("no_inbound_link", "Forest.md"),
+                ("possible_duplicate", "Forest fire.md"),
+                ("missing_link", "Trees.md"),
+                ("patch_without_link", "Graph.md"),
+                ("unresolved_in_page", "Forest.md")
+            ]
+        );
+        let approved = json!({"page": asked["page"], "patches": asked["patches"], "prev_hashes": asked["prev_hashes"],
+            "allow_unresolved": ["Later"], "approved_plan_hash": previewed.plan_hash});
+        let applied = call(&vault, "commit_wiki_page", &approved, &mut edge, &mut plans).unwrap();
+        let Response::Committed(receipt) = &applied.answer else { panic!("a commit's answer") };
+        assert!(receipt.applied);
+        assert_eq!(receipt.problems, previewed.problems);
+
+        // A page linked from the note that mentions it, by a patch whose text links it, has none.
+        let linked = json!({
+            "page": {"path": "Woodland", "body": "# Woodland\n"},
+            "patches": [{"path": "Trees.md", "kind": "append", "text": "See [[Woodland]]."}],
+            "prev_hashes": {"Trees.md": content_hash("About forests.\n")}
+        });
+        let (_, answer) = plan(&vault, &arguments(linked), &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
+        assert_eq!(answer.problems, []);
     }
 }

@@ -878,7 +878,7 @@ fn commit_wiki_page() -> ToolSpec {
     ToolSpec {
         name: "commit_wiki_page",
         title: "Create a wiki page and link it from other notes, proven, all or nothing",
-        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default, made when absent, skipped when the note already links the page); `append` adds `text` at the end or under `heading`. Before writing, every link of the page and every link a patch adds must find a note (or be listed in `allow_unresolved`), the page must meet the SCHEMA.md governing it (type, required properties, vocabulary, folder) and lie in a wiki where the vault has one, its path must be new and linkable, and each `prev_hashes` entry must match. By default it is a dry run answering a receipt with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it. A page the vault already knows by one of its names (file name, alias, `title`, H1, Wikidata item) is refused unless `allow_duplicate`, and one whose file name would change where existing links lead is refused always. Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused` (names every rule broken), `duplicate_page` (names the existing note or the links), `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
+        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default, made when absent, skipped when the note already links the page); `append` adds `text` at the end or under `heading`. Before writing, every link of the page and every link a patch adds must find a note (or be listed in `allow_unresolved`), the page must meet the SCHEMA.md governing it (type, required properties, vocabulary, folder) and lie in a wiki where the vault has one, its path must be new and linkable, and each `prev_hashes` entry must match. By default it is a dry run answering a receipt with a `plan_hash` and `problems` that do not block the write (no note links the page, a possible duplicate, a note read but not patched, an appended text without a link to the page, a link let through unresolved); call again with `approved_plan_hash` (or `dry_run: false`) to apply it. A page the vault already knows by one of its names (file name, alias, `title`, H1, Wikidata item) is refused unless `allow_duplicate`, and one whose file name would change where existing links lead is refused always. Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused` (names every rule broken), `duplicate_page` (names the existing note or the links), `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
         input_schema: object(
             json!({
                 "page": {
@@ -930,9 +930,14 @@ fn commit_wiki_page() -> ToolSpec {
                     "already_linked": {"type": "boolean"}
                 }}},
                 "unresolved_allowed": {"type": "array", "items": {"type": "string"}},
+                "problems": {"type": "array", "description": "What is worth fixing but did not block the write, in the preview and the receipt alike.", "items": {"type": "object", "properties": {
+                    "code": {"type": "string", "enum": ["no_inbound_link", "possible_duplicate", "missing_link", "patch_without_link", "unresolved_in_page"]},
+                    "path": {"type": "string"},
+                    "detail": {"type": "string"}
+                }, "required": ["code", "path", "detail"]}},
                 "text": {"type": "string"}
             },
-            "required": ["dry_run", "applied", "plan_hash", "path", "content_hash", "patches"]
+            "required": ["dry_run", "applied", "plan_hash", "path", "content_hash", "patches", "problems"]
         }),
         read_only: false,
         destructive: false,
