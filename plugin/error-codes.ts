@@ -17,6 +17,7 @@ export const ErrorCode = {
 	RecoveryFailed: "recovery_failed",
 	PageRefused: "page_refused",
 	DuplicatePage: "duplicate_page",
+	ReadOnlySource: "read_only_source",
 	NothingToUndo: "nothing_to_undo",
 	UndoRefused: "undo_refused",
 	UnwritableNote: "unwritable_note",

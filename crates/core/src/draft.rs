@@ -154,6 +154,7 @@ pub fn draft(vault: &Vault, arguments: &DraftArguments, read: &mut dyn FnMut(&st
     }
     answer.already_linking.truncate(MAX_SUGGESTIONS);
 
+    let source_folders = crate::sources::source_folders(vault);
     // Notes that mention the topic in their prose, most mentions first.
     let evidence = crate::evidence::find_evidence(
         vault,
@@ -171,6 +172,8 @@ pub fn draft(vault: &Vault, arguments: &DraftArguments, read: &mut dyn FnMut(&st
         .into_iter()
         .filter(|found| found.strength != Strength::Title && found.mentions > 0)
         .filter(|found| !answer.already_linking.iter().any(|known| known.path == found.path))
+        // A source stays as captured: never proposed for a patch.
+        .filter(|found| crate::sources::source_holding(&source_folders, &found.path).is_none())
         .collect();
     mentioning.sort_by(|a, b| b.mentions.cmp(&a.mentions).then(a.path.cmp(&b.path)));
     let mut texts: BTreeMap<String, String> = BTreeMap::new();
@@ -211,7 +214,12 @@ pub fn draft(vault: &Vault, arguments: &DraftArguments, read: &mut dyn FnMut(&st
     let schemas: BTreeMap<String, (&str, &crate::lint::schema::SchemaFile)> =
         crate::lint::schema::schema_files(vault).into_iter().filter(|(_, (_, file))| crate::lint::schema::declares_rules(file)).collect();
     let asked_type = arguments.page_type.as_deref().map(str::trim).filter(|name| !name.is_empty());
-    let near = source.as_deref().map_or_else(String::new, |source| folder(source).to_owned());
+    // Beside the source, unless it is a read-only source: then in the folder of the SCHEMA.md
+    // declaring it.
+    let near = source.as_deref().map_or_else(String::new, |source| match crate::sources::source_holding(&source_folders, source) {
+        Some(held) => folder(&held.schema).to_owned(),
+        None => folder(source).to_owned(),
+    });
     let governing = crate::lint::schema::governing_schema(vault, format!("{near}/x.md").trim_start_matches('/'))
         .filter(|(_, file)| crate::lint::schema::declares_rules(file));
     // With a type, the schema that declares it (the one governing the source's folder first).

@@ -38,6 +38,7 @@ pub mod rename;
 pub mod resolve;
 pub mod schema_file;
 pub mod sketch;
+pub mod sources;
 pub mod span;
 pub mod step;
 pub mod wiki;

@@ -33,6 +33,9 @@ pub struct Schema {
     pub types: Vec<PageType>,
     /// The allowed properties; `None` when the schema does not restrict them.
     pub properties: Option<Vec<PropertyRule>>,
+    /// The folders that hold the wiki's sources (clippings, transcripts, papers), relative to
+    /// the schema's folder: kept exactly as captured, so no tool writes in them.
+    pub source_folders: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -87,9 +90,17 @@ pub fn read_schema_file(text: &str) -> SchemaFile {
     let mut schema = Schema::default();
     let types = yaml.get("types");
     let properties = yaml.get("properties");
-    if types.is_none() && properties.is_none() {
+    let source_folders = yaml.get("source_folders");
+    if types.is_none() && properties.is_none() && source_folders.is_none() {
         file.problems.push("SCHEMA.md's frontmatter declares neither `types` nor `properties`, so there is no schema".to_owned());
         return file;
+    }
+    if let Some(folders) = source_folders {
+        schema.source_folders = names(folders, MAX_TYPES, "`source_folders`", &mut file.problems)
+            .into_iter()
+            .map(|folder| folder.trim_matches('/').to_owned())
+            .filter(|folder| !folder.is_empty())
+            .collect();
     }
     if let Some(types) = types {
         read_types(types, &mut schema, &mut file.problems);

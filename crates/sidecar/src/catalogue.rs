@@ -495,6 +495,11 @@ of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `pl
                     "description": "Links that were unresolved and will find the moved file under its new name.",
                     "items": {"type": "object", "properties": {"note": {"type": "string"}, "line": {"type": "integer"}, "link": {"type": "string"}, "resolves_to": {"type": "string"}}, "required": ["note", "line", "link", "resolves_to"]}
                 },
+                "links_left_in_sources": {
+                    "type": "array",
+                    "description": "Links inside read-only sources (a SCHEMA.md's `source_folders`) left as they are though the move changes what they find.",
+                    "items": {"type": "object", "properties": {"note": {"type": "string"}, "line": {"type": "integer"}, "link": {"type": "string"}, "would_be": {"type": "string"}}, "required": ["note", "line", "link", "would_be"]}
+                },
                 "next_cursor": next_cursor()
             },
             "required": ["dry_run", "applied", "plan_hash", "moves", "files_moved", "notes_edited", "links_changed", "newly_resolved"]
