@@ -266,6 +266,19 @@ pub fn draft(vault: &Vault, arguments: &DraftArguments, read: &mut dyn FnMut(&st
             properties: rules.properties.map(|rules| rules.into_iter().map(|rule| (rule.name, rule.allowed)).collect()),
         });
     }
+    // The source is cited as a property link in `sources`, where the schema's vocabulary has
+    // room for it (one without `sources` would refuse the page).
+    if let Some(source) = &source {
+        let allowed = answer
+            .schema
+            .as_ref()
+            .and_then(|schema| schema.properties.as_ref())
+            .is_none_or(|properties| properties.keys().any(|name| fold(name) == crate::wiki::SOURCES_PROPERTY));
+        if allowed {
+            let link = format!("[[{}]]", crate::lint::link_target_for(vault, source));
+            frontmatter.insert(crate::wiki::SOURCES_PROPERTY.to_owned(), Value::Array(vec![Value::String(link)]));
+        }
+    }
     let mut path = if page_folder.is_empty() { format!("{name}.md") } else { format!("{page_folder}/{name}.md") };
     for number in 2.. {
         if vault.find_file(&path).is_none() {

@@ -119,6 +119,9 @@ pub struct CommitAnswer {
     /// concerns: `no_inbound_link`, `possible_duplicate`, `missing_link`, `patch_without_link`,
     /// `unresolved_in_page`. The same in the preview and the receipt.
     pub problems: Vec<crate::page_checks::PageProblem>,
+    /// The sources the page cites in its `sources` property: what it ingests.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ingested: Vec<Ingested>,
     /// The page's whole text; only in a `detailed` preview.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
@@ -224,12 +227,72 @@ and put other lines in an `append` patch's `text`",
     })
 }
 
-/// The notes a commit reads: those it patches, and those `prev_hashes` names.
+/// The notes a commit reads: those it patches, those `prev_hashes` names, and the sources its
+/// `sources` property cites (for the content hash the answer reports as ingested).
 pub fn notes_needed(vault: &Vault, arguments: &CommitArguments) -> Vec<String> {
     let named = arguments.patches.iter().map(|patch| patch.path.as_str()).chain(arguments.prev_hashes.keys().map(String::as_str));
     let mut found: Vec<String> = named.filter_map(|path| vault.find_note(path)).map(str::to_owned).collect();
+    found.extend(cited_sources(vault, &page_path(&arguments.page.path), &arguments.page));
     found.sort();
     found.dedup();
+    found
+}
+
+/// The property in which a page cites the notes it is drawn from, as property links.
+pub const SOURCES_PROPERTY: &str = "sources";
+
+/// A source the page cites in its `sources` property: what was ingested.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ingested {
+    pub path: String,
+    /// The source's content hash as it was read for this commit.
+    pub content_hash: String,
+    /// Its title: the `title` property, else its first H1, else its file name.
+    pub title: String,
+    /// The pages citing it in their `sources`, this one included.
+    pub cited_by: Vec<String>,
+}
+
+/// The notes the page's `sources` property links, in the vault before the page.
+fn cited_sources(vault: &Vault, path: &str, page: &PageInput) -> Vec<String> {
+    let Some((_, value)) = page.frontmatter.iter().find(|(key, _)| fold(key) == SOURCES_PROPERTY) else { return Vec::new() };
+    let written: Vec<&str> = match value {
+        Value::String(one) => vec![one.as_str()],
+        Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let parsed = crate::parse::parse_note(path, &written.join("\n"), &vault.config().parse);
+    let mut found: Vec<String> = parsed
+        .links
+        .iter()
+        .filter_map(|link| match resolve::resolve(vault, path, link) {
+            Resolution::Resolved { path } if vault.is_note(&path) => Some(path),
+            _ => None,
+        })
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// What the page ingests: each note its `sources` property finds, with the hash read, its
+/// title and every page of `after` citing it.
+fn ingested(after: &Vault, path: &str, page: &PageInput, texts: &BTreeMap<String, String>) -> Vec<Ingested> {
+    let mut found = Vec::new();
+    for source in cited_sources(after, path, page) {
+        let Some(text) = texts.get(&source) else { continue };
+        let Some(note) = after.note(&source) else { continue };
+        let title = note.facts.property_text("title").or(note.facts.h1.as_deref()).unwrap_or(note.title()).trim().to_owned();
+        let mut cited_by: Vec<String> = after
+            .backlinks(&source)
+            .iter()
+            .filter(|link| matches!(&link.link.source, crate::parse::LinkSource::Property { key, .. } if fold(key) == SOURCES_PROPERTY))
+            .map(|link| link.source.to_owned())
+            .collect();
+        cited_by.sort();
+        cited_by.dedup();
+        found.push(Ingested { path: source, content_hash: content_hash(text), title, cited_by });
+    }
     found
 }
 
@@ -361,6 +424,7 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
     }
     let plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
     let problems = crate::page_checks::problems(vault, &after, &path, arguments, &duplicates);
+    let ingested = ingested(&after, &path, &arguments.page, texts);
     let answer = CommitAnswer {
         dry_run: true,
         applied: false,
@@ -370,6 +434,7 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
         patches: receipts,
         unresolved_allowed,
         problems,
+        ingested,
         text: (arguments.response_format == ResponseFormat::Detailed).then(|| text.clone()),
         change_id: None,
     };
@@ -834,5 +899,42 @@ mod tests {
         });
         let (_, answer) = plan(&vault, &arguments(linked), &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
         assert_eq!(answer.problems, []);
+    }
+
+    /// Issue 37: a draft made from a source listed it among the page's links but left
+    /// `sources` empty, and nothing said what was ingested.
+    #[test]
+    fn a_page_drawn_from_a_source_cites_it_and_the_commit_says_what_was_ingested() {
+        use crate::edge::ReadBefore;
+        use crate::ops::{call, Response};
+        let clip = "---\ntitle: How memory fades\n---\nA clip on the forgetting curve.\n";
+        let files = [("raw/Clip.md", clip), ("Older page.md", "---\nsources: [\"[[Clip]]\"]\n---\nOld.\n")];
+        let (vault, texts) = vault(&files);
+        let mut edge = ReadBefore { tag: 1, texts: texts.clone(), ..ReadBefore::default() };
+        let mut plans = crate::approval::PlanHistory::default();
+        let draft = call(&vault, "draft_wiki_page", &json!({"topic": "Forgetting curve", "source": "raw/Clip.md"}), &mut edge, &mut plans)
+            .unwrap_or_else(|error| panic!("{error}"));
+        let Response::Draft(drafted) = &draft.answer else { panic!("a draft's answer") };
+        let skeleton = drafted.skeleton.as_ref().expect("a skeleton");
+        assert_eq!(skeleton.page.frontmatter.get("sources"), Some(&json!(["[[Clip]]"])));
+
+        let page = json!({"path": skeleton.page.path, "frontmatter": skeleton.page.frontmatter, "body": "# Forgetting curve\n"});
+        let (plan, answer) =
+            plan(&vault, &arguments(json!({"page": page})), &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
+        assert!(plan.creates[0].text.starts_with("---\nsources:\n  - \"[[Clip]]\"\n---\n"), "{}", plan.creates[0].text);
+        let said: Vec<(&str, &str, &str, Vec<&str>)> = answer
+            .ingested
+            .iter()
+            .map(|source| {
+                (
+                    source.path.as_str(),
+                    source.content_hash.as_str(),
+                    source.title.as_str(),
+                    source.cited_by.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        let hash = content_hash(clip);
+        assert_eq!(said, [("raw/Clip.md", hash.as_str(), "How memory fades", vec!["Older page.md", "raw/Forgetting curve.md"])]);
     }
 }

@@ -940,6 +940,12 @@ fn commit_wiki_page() -> ToolSpec {
                     "path": {"type": "string"},
                     "detail": {"type": "string"}
                 }, "required": ["code", "path", "detail"]}},
+                "ingested": {"type": "array", "description": "The sources the page cites in its `sources` property.", "items": {"type": "object", "properties": {
+                    "path": {"type": "string"},
+                    "content_hash": {"type": "string"},
+                    "title": {"type": "string"},
+                    "cited_by": {"type": "array", "items": {"type": "string"}}
+                }, "required": ["path", "content_hash", "title", "cited_by"]}},
                 "text": {"type": "string"}
             },
             "required": ["dry_run", "applied", "plan_hash", "path", "content_hash", "patches", "problems"]
