@@ -324,6 +324,7 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
     // The patches, each on the note's text as the ones before it left it.
     let mut patched: BTreeMap<String, String> = BTreeMap::new();
     let mut receipts = Vec::new();
+    let mut linked: BTreeSet<String> = BTreeSet::new();
     for (at, patch) in arguments.patches.iter().enumerate() {
         let Some(note) = vault.find_note(&patch.path) else {
             problems.push(format!("patches[{at}]: `{}` is not a note of the vault", patch.path));
@@ -333,8 +334,17 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
             problems.push(format!("patches[{at}]: `{note}` could not be read"));
             continue;
         };
+        // One bullet per note however many `link` patches name it: the first adds it, the
+        // others find the note linking the page.
+        if patch.kind == PatchKind::Link && patch.text.is_none() && linked.contains(note) {
+            receipts.push(PatchReceipt { path: note.to_owned(), kind: PatchKind::Link, added: None, already_linked: true });
+            continue;
+        }
         match patch_text(&after, note, &path, patch, &current) {
             Ok((new_text, receipt)) => {
+                if patch.kind == PatchKind::Link {
+                    linked.insert(note.to_owned());
+                }
                 patched.insert(note.to_owned(), new_text);
                 receipts.push(receipt);
             }
@@ -540,9 +550,12 @@ fn patch_text(after: &Vault, note: &str, page: &str, patch: &Patch, text: &str) 
         return Ok((text.to_owned(), receipt(None, true)));
     }
     let heading = heading.or((patch.kind == PatchKind::Link).then_some(SEE_ALSO));
+    // Appended text is a paragraph of its own; a bullet (a `link` patch's, or appended text
+    // that is a list item) joins the list before it.
+    let paragraph = patch.kind == PatchKind::Append && !is_list_item(&line);
     let new_text = match heading {
-        None => at_end(text, &line, newline),
-        Some(heading) => under_heading(text, heading, &line, newline),
+        None => at_end(text, &line, newline, paragraph),
+        Some(heading) => under_heading(text, heading, &line, newline, paragraph),
     };
     Ok((new_text, receipt(Some(line), false)))
 }
@@ -569,10 +582,23 @@ fn link_from(after: &Vault, note: &str, page: &str) -> Option<String> {
     })
 }
 
-/// `line` added at the end of `text`, on a line of its own.
-fn at_end(text: &str, line: &str, newline: &str) -> String {
+/// Whether `text` starts as a Markdown list item: `- `, `* `, `+ ` or `1. ` / `1) `.
+fn is_list_item(text: &str) -> bool {
+    let text = text.trim_start();
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &text[digits..];
+    let marker = if digits > 0 { rest.strip_prefix(['.', ')']) } else { rest.strip_prefix(['-', '*', '+']) };
+    marker.is_some_and(|after| after.is_empty() || after.starts_with([' ', '\t']))
+}
+
+/// `line` added at the end of `text`, on a line of its own (after a blank line when it is a
+/// `paragraph`).
+fn at_end(text: &str, line: &str, newline: &str, paragraph: bool) -> String {
     let mut out = text.to_owned();
     if !out.is_empty() && !out.ends_with('\n') {
+        out.push_str(newline);
+    }
+    if paragraph && !out.trim().is_empty() && !out.ends_with(&format!("{newline}{newline}")) {
         out.push_str(newline);
     }
     out.push_str(line);
@@ -582,7 +608,7 @@ fn at_end(text: &str, line: &str, newline: &str) -> String {
 
 /// `line` added at the end of the section under `heading` (its last non-blank line), or a new
 /// level-2 heading with it at the end of the note when no heading has that text.
-fn under_heading(text: &str, heading: &str, line: &str, newline: &str) -> String {
+fn under_heading(text: &str, heading: &str, line: &str, newline: &str, paragraph: bool) -> String {
     let lines: Vec<(usize, &str)> = line_starts(text);
     let heading_of = |line: &str| -> Option<(usize, String)> {
         let trimmed = line.trim_end_matches(['\r', '\n']);
@@ -634,8 +660,9 @@ fn under_heading(text: &str, heading: &str, line: &str, newline: &str) -> String
     let mut insert = String::new();
     let rest_starts_line = at == text.len() || text[at..].starts_with(['\r', '\n']);
     insert.push_str(newline);
-    if at == section_start + section[..kept].lines().next().map_or(0, str::len) {
-        // Only the heading so far: a blank line after it, as a section is written.
+    if paragraph || at == section_start + section[..kept].lines().next().map_or(0, str::len) {
+        // Only the heading so far (a blank line after it, as a section is written), or a
+        // paragraph of its own.
         insert.push_str(newline);
     }
     insert.push_str(line);
@@ -936,5 +963,28 @@ mod tests {
             .collect();
         let hash = content_hash(clip);
         assert_eq!(said, [("raw/Clip.md", hash.as_str(), "How memory fades", vec!["Older page.md", "raw/Forgetting curve.md"])]);
+    }
+
+    /// Issue 37: two patches to one note added two identical bullets, and appended text ran
+    /// into the note's last paragraph.
+    #[test]
+    fn one_bullet_per_note_and_appended_text_on_a_paragraph_of_its_own() {
+        let (vault, texts) = vault(&[("A.md", "# A\nLast line.\n"), ("B.md", "# B\n\n## Notes\nA line.\n\n## Other\nx\n")]);
+        let asked = arguments(json!({
+            "page": {"path": "New", "body": "# New\n"},
+            "patches": [
+                {"path": "A", "kind": "link"}, {"path": "A.md", "kind": "link"},
+                {"path": "A", "kind": "append", "text": "More on [[New]]."},
+                {"path": "B", "kind": "append", "heading": "Notes", "text": "See [[New]]."},
+                {"path": "B", "kind": "append", "heading": "Other", "text": "- [[New]]"}
+            ]
+        }));
+        let (plan, answer) = plan(&vault, &asked, &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
+        let a = crate::rename::apply_edits(&texts["A.md"], &plan.edits[0].edits);
+        assert_eq!(a, "# A\nLast line.\n\n## See also\n\n- [[New]]\n\nMore on [[New]].\n");
+        assert!(answer.patches[1].already_linked && answer.patches[1].added.is_none());
+        let b = crate::rename::apply_edits(&texts["B.md"], &plan.edits[1].edits);
+        assert_eq!(b, "# B\n\n## Notes\nA line.\n\nSee [[New]].\n\n## Other\nx\n- [[New]]\n");
+        assert!(is_list_item("- a") && is_list_item("12. b") && is_list_item("*") && !is_list_item("-a") && !is_list_item("1.5 kg"));
     }
 }
