@@ -379,4 +379,24 @@ mod tests {
         assert!(answer.skeleton.is_none() && answer.link_from.is_empty());
         assert_eq!(page_name("What? A: B/C."), "What A B C");
     }
+
+    /// Issue 37: 15 of 20 notes saying "opportunity attacks" were missed for "Opportunity
+    /// attack". Plural and possessive mentions propose the note too.
+    #[test]
+    fn notes_mentioning_the_topic_in_another_inflection_are_proposed() {
+        let (vault, texts) = crate::testing::vault_with(&[
+            ("Rules/Combat.md", "Creatures make opportunity attacks when you leave their reach.\n"),
+            ("Rules/Reach.md", "An opportunity attack's range is your reach.\n"),
+            ("Rules/Other.md", "Nothing about it.\n"),
+        ]);
+        let arguments = DraftArguments {
+            topic: "Opportunity attack".to_owned(),
+            page_type: None,
+            source: None,
+            response_format: ResponseFormat::Concise,
+        };
+        let answer = draft(&vault, &arguments, &mut |path| texts.get(path).cloned()).unwrap_or_else(|error| panic!("{error:?}"));
+        let proposed: Vec<&str> = answer.link_from.iter().map(|note| note.path.as_str()).collect();
+        assert_eq!(proposed, ["Rules/Combat.md", "Rules/Reach.md"]);
+    }
 }
