@@ -850,7 +850,8 @@ fn draft_wiki_page() -> ToolSpec {
         "Prepares a page on `topic`: find_existing_page's check first (a page known by it is returned, nothing \
 proposed); else `link_to` (notes to link), `link_from` (notes mentioning it, to link to it), `already_linking`, the \
 SCHEMA.md rules for `type` (`schema`) and a `skeleton`: commit_wiki_page's arguments with a linkable path, the \
-required keys, a `link` patch per `link_from` note and `prev_hashes`. Fill it in, then commit. Use it before \
+required keys, the `source` cited in `sources`, a `link` patch per `link_from` note (mentions in English plurals and \
+possessives included; never a note of a SCHEMA.md's `source_folders`) and `prev_hashes`. Fill it in, then commit. Use it before \
 commit_wiki_page; use find_evidence for what notes say. It reads only. It fails with `note_not_found` (`source`).",
         object(
             json!({
