@@ -38,6 +38,22 @@ pub struct PageInput {
     /// The Markdown after the frontmatter.
     #[serde(default)]
     pub body: String,
+    /// `create` (the default): a new page. `overwrite`: the page at `path` replaced, deliberately,
+    /// its backlinks kept; `prev_hash` must be the content hash it was read with.
+    #[serde(default)]
+    pub mode: PageMode,
+    /// With `overwrite`: the page's content hash as read (read_note gives it).
+    #[serde(default)]
+    pub prev_hash: Option<String>,
+}
+
+/// Whether `commit_wiki_page` creates the page or replaces one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PageMode {
+    #[default]
+    Create,
+    Overwrite,
 }
 
 /// What a patch adds to an existing note.
@@ -233,6 +249,9 @@ pub fn notes_needed(vault: &Vault, arguments: &CommitArguments) -> Vec<String> {
     let named = arguments.patches.iter().map(|patch| patch.path.as_str()).chain(arguments.prev_hashes.keys().map(String::as_str));
     let mut found: Vec<String> = named.filter_map(|path| vault.find_note(path)).map(str::to_owned).collect();
     found.extend(cited_sources(vault, &page_path(&arguments.page.path), &arguments.page));
+    if arguments.page.mode == PageMode::Overwrite {
+        found.extend(vault.find_note(&page_path(&arguments.page.path)).map(str::to_owned));
+    }
     found.sort();
     found.dedup();
     found
@@ -299,10 +318,40 @@ fn ingested(after: &Vault, path: &str, page: &PageInput, texts: &BTreeMap<String
 /// The plan of the page and its patches, proven in a copy of the index, with the answer of its
 /// preview. `texts` are the patched notes' texts as they are now.
 pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String, String>) -> Result<(MovePlan, CommitAnswer), Refusal> {
-    let path = page_path(&arguments.page.path);
+    let mut path = page_path(&arguments.page.path);
     let mut problems: Vec<String> = Vec::new();
     let mut stale: Vec<String> = Vec::new();
-    path_problems(vault, &arguments.page.path, &path, &mut problems);
+    // The page's text before an overwrite, checked against `prev_hash`.
+    let mut replaced: Option<&String> = None;
+    match arguments.page.mode {
+        PageMode::Create => path_problems(vault, &arguments.page.path, &path, &mut problems),
+        PageMode::Overwrite => match vault.find_note(&path) {
+            None => problems.push(format!(
+                "`{path}` is not a note of the vault: `overwrite` replaces a page that exists (leave `mode` out to create one)"
+            )),
+            Some(existing) => {
+                path = existing.to_owned();
+                match (&arguments.page.prev_hash, texts.get(existing)) {
+                    (None, _) => problems.push(format!(
+                        "`page.prev_hash` is needed to overwrite `{path}`: give the content hash it was read with (read_note gives it)"
+                    )),
+                    (Some(_), None) => problems.push(format!("`{path}` could not be read")),
+                    (Some(hash), Some(before)) => {
+                        if content_hash(before) != *hash {
+                            stale.push(format!("`{path}` changed since it was read (its hash is no longer {hash})"));
+                        }
+                        replaced = Some(before);
+                    }
+                }
+                if arguments.patches.iter().any(|patch| vault.find_note(&patch.path) == Some(existing)) {
+                    problems.push(format!("a patch names `{path}`, the page overwritten: put the text in the page"));
+                }
+            }
+        },
+    }
+    if arguments.page.mode == PageMode::Create && arguments.page.prev_hash.is_some() {
+        problems.push("`page.prev_hash` goes with `mode: overwrite`; a new page has none".to_owned());
+    }
 
     let text = page_text(vault, &path, &arguments.page, &mut problems);
     let mut after = vault.clone();
@@ -418,6 +467,11 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
     }
 
     let mut edits = Vec::new();
+    if let Some(before) = replaced {
+        if let Some(edit) = difference(before, &text) {
+            edits.push(FileEdit { path: path.clone(), content_hash: content_hash(before), edits: vec![edit] });
+        }
+    }
     for (note, new_text) in &patched {
         let before = &texts[note];
         if let Some(edit) = difference(before, new_text) {
@@ -425,7 +479,7 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
         }
     }
     let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
-    sha2::Digest::update(&mut hasher, format!("commit_wiki_page\0{path}\0{}\n", content_hash(&text)));
+    sha2::Digest::update(&mut hasher, format!("commit_wiki_page\0{path}\0{:?}\0{}\n", arguments.page.mode, content_hash(&text)));
     for file in &edits {
         sha2::Digest::update(&mut hasher, format!("{}\0{}\n", file.path, file.content_hash));
         for edit in &file.edits {
@@ -451,7 +505,7 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
     let plan = MovePlan {
         moves: Vec::new(),
         edits,
-        creates: vec![FileCreate { path, text }],
+        creates: if replaced.is_some() { Vec::new() } else { vec![FileCreate { path, text }] },
         changes: Vec::new(),
         newly_resolved: Vec::new(),
         plan_hash,
@@ -986,5 +1040,33 @@ mod tests {
         let b = crate::rename::apply_edits(&texts["B.md"], &plan.edits[1].edits);
         assert_eq!(b, "# B\n\n## Notes\nA line.\n\nSee [[New]].\n\n## Other\nx\n- [[New]]\n");
         assert!(is_list_item("- a") && is_list_item("12. b") && is_list_item("*") && !is_list_item("-a") && !is_list_item("1.5 kg"));
+    }
+
+    /// Issue 37: the workflow could not replace a page deliberately. `overwrite` with the hash
+    /// the page was read with replaces it in place (its backlinks kept, an edit the undo reverts).
+    #[test]
+    fn a_page_is_overwritten_with_its_prev_hash_and_keeps_its_backlinks() {
+        let before = "# Forest\n\nOld text.\n";
+        let (vault, texts) = vault(&[("Forest.md", before), ("Trees.md", "See [[Forest]].\n")]);
+        let page = |prev_hash: Option<String>| json!({"path": "forest", "mode": "overwrite", "prev_hash": prev_hash, "body": "# Forest\n\nNew text.\n"});
+        let mut needed = notes_needed(&vault, &arguments(json!({"page": page(None)})));
+        needed.sort();
+        assert_eq!(needed, ["Forest.md"]);
+        let (planned, answer) = plan(&vault, &arguments(json!({"page": page(Some(content_hash(before)))})), &texts)
+            .unwrap_or_else(|refused| panic!("{}", refused.message()));
+        assert!(planned.creates.is_empty());
+        assert_eq!((planned.edits[0].path.as_str(), planned.edits[0].content_hash.as_str()), ("Forest.md", content_hash(before).as_str()));
+        assert_eq!(crate::rename::apply_edits(before, &planned.edits[0].edits), "# Forest\n\nNew text.\n");
+        assert!(!answer.problems.iter().any(|problem| problem.code == "no_inbound_link"));
+
+        let stale = plan(&vault, &arguments(json!({"page": page(Some(content_hash("other")))})), &texts).unwrap_err();
+        assert!(stale.retryable() && stale.message().contains("changed since it was read"), "{}", stale.message());
+        let unhashed = plan(&vault, &arguments(json!({"page": page(None)})), &texts).unwrap_err();
+        assert!(unhashed.message().contains("`page.prev_hash` is needed"), "{}", unhashed.message());
+        let missing = json!({"page": {"path": "Nowhere", "mode": "overwrite", "prev_hash": "00"}});
+        assert!(plan(&vault, &arguments(missing), &texts).unwrap_err().message().contains("replaces a page that exists"));
+        // Without `overwrite`, a page that exists is refused as ever.
+        let create = json!({"page": {"path": "Forest", "body": "x\n"}});
+        assert!(plan(&vault, &arguments(create), &texts).unwrap_err().message().contains("already exists"));
     }
 }

@@ -889,11 +889,13 @@ fn commit_wiki_page() -> ToolSpec {
             json!({
                 "page": {
                     "type": "object",
-                    "description": "The new page: `path` (`.md` added when left out), `frontmatter` (keys to text, numbers, booleans or lists of them), `body` (Markdown).",
+                    "description": "The new page: `path` (`.md` added when left out), `frontmatter` (keys to text, numbers, booleans or lists of them), `body` (Markdown); `mode: overwrite` with `prev_hash` (the content hash read) replaces the page at `path` instead, its backlinks kept.",
                     "properties": {
                         "path": {"type": "string", "maxLength": MAX_STRING_CHARS},
                         "frontmatter": {"type": "object"},
-                        "body": {"type": "string"}
+                        "body": {"type": "string"},
+                        "mode": {"type": "string", "enum": ["create", "overwrite"]},
+                        "prev_hash": {"type": "string", "maxLength": MAX_STRING_CHARS}
                     },
                     "required": ["path"]
                 },
