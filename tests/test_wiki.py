@@ -200,8 +200,17 @@ async def agent_with_sources(vault, runtime_dir, mode):
                      "prev_hashes": {**skeleton["prev_hashes"], "Classes/Wizard.md": sha(vault / "Classes" / "Wizard.md")}}
         preview = (await session.call_tool("commit_wiki_page", arguments)).structured_content
         applied = (await session.call_tool("commit_wiki_page", {**arguments, "approved_plan_hash": preview["plan_hash"]})).structured_content
+        # The page replaced deliberately, with the hash it was read with, then the replacement undone.
+        written = (vault / "Classes" / "Artificer.md").read_text()
+        overwrite = {"page": {**page, "body": page["body"] + "\nArtificers infuse items.\n", "mode": "overwrite",
+                              "prev_hash": applied["content_hash"]}, "dry_run": False}
+        overwritten = (await session.call_tool("commit_wiki_page", overwrite)).structured_content
+        replaced = (vault / "Classes" / "Artificer.md").read_text()
+        undone = await session.call_tool("undo_change", {"change_id": overwritten["change_id"], "dry_run": False})
+        restored = (vault / "Classes" / "Artificer.md").read_text() == written
         after = await lint_all(session)
     return {"existing": existing["verdict"], "draft": draft, "refusals": refusals, "preview": preview, "applied": applied,
+            "overwritten": (overwritten["applied"], "Artificers infuse items." in replaced, undone.is_error, restored),
             "new_findings": sorted(set(after) - set(before))}
 
 
@@ -230,6 +239,7 @@ def test_an_agent_drafts_from_a_source_and_is_refused_a_duplicate_and_the_raw_fo
     assert [(source["path"], source["cited_by"]) for source in applied["ingested"]] == [
         ("raw/Artificer clip.md", ["Classes/Artificer.md"])]
     assert applied["ingested"][0]["content_hash"] == hashlib.sha256(CLIP.encode()).hexdigest()
+    assert answers["overwritten"] == (True, True, False, True), "overwritten in place, then undone"
     assert answers["new_findings"] == [], "the page brings no new lint finding"
     for edge in ("plugin", "standalone"):
         assert (vaults[edge] / "raw" / "Artificer clip.md").read_text() == CLIP, "the source stays as captured"

@@ -564,7 +564,7 @@ fn lint_wiki() -> ToolSpec {
         "Checks the vault, or one folder, and returns proposals saying why, each naming the vaultlink call that fixes it \
 where one exists (`tool`, `tool_args`). Kinds (see `kinds`) include `duplicate_identity` (notes sharing a name, \
 title, H1 or alias), `near_duplicate` (identical or mostly shared wording: a lead), `schema` \
-(breaches of the folder's SCHEMA.md) and `dead_end` (notes linking nowhere; run only when named). \
+(breaches of the folder's SCHEMA.md), `missing_sources` (a page whose type requires `sources` citing no note) and `dead_end` (notes linking nowhere; run only when named). \
 Use it for a periodic review of a wiki; use find_existing_page before writing one page. It reads only. It fails \
 with `invalid_arguments` for an unknown kind or a stale cursor.",
         object(
