@@ -47,7 +47,7 @@ codes! {
     InterruptedChange = "interrupted_change": "An earlier change was interrupted and is not undone yet; nothing changed. Run `vaultlink recover <vault>`.",
     ChangeInProgress = "change_in_progress": "Another process is applying a change to the vault; nothing changed. Try again when it is done.",
     RecoveryFailed = "recovery_failed": "Undoing an interrupted change failed (the message says which step); its journal is kept for another try.",
-    PageRefused = "page_refused": "A new wiki page breaks a rule (a link that finds no note, a required property missing, a path taken, unlinkable or outside the wiki, a patched note changed since it was read); the message names every one; nothing changed.",
+    PageRefused = "page_refused": "A new wiki page breaks a rule (a link that finds no note, a required property missing, a path taken, unlinkable or outside the wiki, a patched note changed since it was read, a SCHEMA.md convention marked `block`); the message names every one; nothing changed.",
     DuplicatePage = "duplicate_page": "A new wiki page is known by a name (file name, alias, `title`, H1 or Wikidata item) of a note the vault already has, or its file name would change where links that find a note today lead; the message names the notes and links; nothing changed. `allow_duplicate: true` writes a second page on a topic deliberately (never one that changes links).",
     ReadOnlySource = "read_only_source": "A call would create, edit, move, rename or delete a file in a folder a SCHEMA.md declares under `source_folders` (a wiki's sources stay as captured); the message names each file; nothing changed.",
     NothingToUndo = "nothing_to_undo": "`undo_change` found no kept change (or none with the id given); nothing changed.",

@@ -11,6 +11,7 @@ pub mod batch;
 pub mod canvas;
 pub mod change;
 pub mod config;
+pub mod conventions;
 pub mod delete;
 pub mod draft;
 pub mod edge;

@@ -458,7 +458,8 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
             }
         }
     }
-    schema_problems(vault, &after, &path, &mut problems);
+    let touched: Vec<&str> = std::iter::once(path.as_str()).chain(patched.keys().map(String::as_str)).collect();
+    schema_problems(vault, &after, &path, &touched, &mut problems);
 
     if !problems.is_empty() || !stale.is_empty() {
         let stale_only = problems.is_empty();
@@ -763,7 +764,7 @@ fn difference(before: &str, after: &str) -> Option<TextEdit> {
 
 /// The schema's rules for the page, checked in the vault as it will be: the page lint's
 /// findings about it, and a page outside every wiki of a vault that has one.
-fn schema_problems(vault: &Vault, after: &Vault, path: &str, problems: &mut Vec<String>) {
+fn schema_problems(vault: &Vault, after: &Vault, path: &str, touched: &[&str], problems: &mut Vec<String>) {
     use crate::lint::schema::declares_rules;
     let schemas = crate::lint::schema::schema_files(vault);
     // Only a SCHEMA.md that declares rules makes a wiki (a note merely named "Schema" does not).
@@ -791,6 +792,9 @@ fn schema_problems(vault: &Vault, after: &Vault, path: &str, problems: &mut Vec<
         if proposal.subject == path {
             problems.push(proposal.detail.unwrap_or(proposal.suggested_action));
         }
+    }
+    if let Some(schema) = &file.schema {
+        problems.extend(crate::conventions::added_violations(vault, after, schema, touched));
     }
 }
 
@@ -1068,5 +1072,34 @@ mod tests {
         // Without `overwrite`, a page that exists is refused as ever.
         let create = json!({"page": {"path": "Forest", "body": "x\n"}});
         assert!(plan(&vault, &arguments(create), &texts).unwrap_err().message().contains("already exists"));
+    }
+
+    /// Issue 37: SCHEMA.md could not mark a rule as blocking. `severity: block` refuses a write
+    /// that adds its finding; `warn` and findings there before do not.
+    #[test]
+    fn a_blocking_convention_refuses_a_write_that_adds_its_finding() {
+        let schema = |severity: &str| {
+            format!("---\ntypes:\n  concept: {{required: [type]}}\nconventions:\n  orphan: {severity}\n  near_duplicate: warn\n---\n")
+        };
+        for (severity, refused) in [("block", true), ("{severity: block}", true), ("warn", false)] {
+            let text = schema(severity);
+            let (vault, texts) = vault(&[("wiki/SCHEMA.md", &text), ("wiki/Old.md", "---\ntype: concept\n---\nLonely.\n")]);
+            let lonely = arguments(json!({"page": {"path": "wiki/New", "frontmatter": {"type": "concept"}, "body": "# New\n"}}));
+            let answer = plan(&vault, &lonely, &texts);
+            assert_eq!(answer.is_err(), refused, "{severity}");
+            if let Err(refusal) = answer {
+                assert!(refusal.message().contains("the convention `orphan` is `severity: block`"), "{}", refusal.message());
+            }
+            // Linked from the old note, the page is no orphan; the old note's own finding was
+            // there before and is not the write's.
+            let linked = arguments(json!({
+                "page": {"path": "wiki/New", "frontmatter": {"type": "concept"}, "body": "# New\n"},
+                "patches": [{"path": "wiki/Old.md", "kind": "link"}]
+            }));
+            assert!(plan(&vault, &linked, &texts).is_ok(), "{severity}");
+        }
+        let unknown = crate::schema_file::read_schema_file("---\nconventions:\n  spelling: block\n  orphan: loud\n---\n");
+        assert!(unknown.problems.iter().any(|problem| problem.contains("`spelling` names no lint rule")), "{:?}", unknown.problems);
+        assert!(unknown.problems.iter().any(|problem| problem.contains("`loud`")), "{:?}", unknown.problems);
     }
 }
