@@ -495,11 +495,6 @@ of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `pl
                     "description": "Links that were unresolved and will find the moved file under its new name.",
                     "items": {"type": "object", "properties": {"note": {"type": "string"}, "line": {"type": "integer"}, "link": {"type": "string"}, "resolves_to": {"type": "string"}}, "required": ["note", "line", "link", "resolves_to"]}
                 },
-                "links_left_in_sources": {
-                    "type": "array",
-                    "description": "Links inside read-only sources (a SCHEMA.md's `source_folders`) left as they are though the move changes what they find.",
-                    "items": {"type": "object", "properties": {"note": {"type": "string"}, "line": {"type": "integer"}, "link": {"type": "string"}, "would_be": {"type": "string"}}, "required": ["note", "line", "link", "would_be"]}
-                },
                 "next_cursor": next_cursor()
             },
             "required": ["dry_run", "applied", "plan_hash", "moves", "files_moved", "notes_edited", "links_changed", "newly_resolved"]
@@ -564,7 +559,7 @@ fn lint_wiki() -> ToolSpec {
         "Checks the vault, or one folder, and returns proposals saying why, each naming the vaultlink call that fixes it \
 where one exists (`tool`, `tool_args`). Kinds (see `kinds`) include `duplicate_identity` (notes sharing a name, \
 title, H1 or alias), `near_duplicate` (identical or mostly shared wording: a lead), `schema` \
-(breaches of the folder's SCHEMA.md), `missing_sources` (a page whose type requires `sources` citing no note) and `dead_end` (notes linking nowhere; run only when named). \
+(breaches of the folder's SCHEMA.md) and `dead_end` (notes linking nowhere; run only when named). \
 Use it for a periodic review of a wiki; use find_existing_page before writing one page. It reads only. It fails \
 with `invalid_arguments` for an unknown kind or a stale cursor.",
         object(
@@ -850,8 +845,7 @@ fn draft_wiki_page() -> ToolSpec {
         "Prepares a page on `topic`: find_existing_page's check first (a page known by it is returned, nothing \
 proposed); else `link_to` (notes to link), `link_from` (notes mentioning it, to link to it), `already_linking`, the \
 SCHEMA.md rules for `type` (`schema`) and a `skeleton`: commit_wiki_page's arguments with a linkable path, the \
-required keys, the `source` cited in `sources`, a `link` patch per `link_from` note (mentions in English plurals and \
-possessives included; never a note of a SCHEMA.md's `source_folders`) and `prev_hashes`. Fill it in, then commit. Use it before \
+required keys, the `source` cited in `sources`, a `link` patch per `link_from` note and `prev_hashes`. Fill it in, then commit. Use it before \
 commit_wiki_page; use find_evidence for what notes say. It reads only. It fails with `note_not_found` (`source`).",
         object(
             json!({
@@ -884,18 +878,18 @@ fn commit_wiki_page() -> ToolSpec {
     ToolSpec {
         name: "commit_wiki_page",
         title: "Create a wiki page and link it from other notes, proven, all or nothing",
-        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default, made when absent, skipped when the note already links the page); `append` adds `text` at the end or under `heading`. Before writing, every link of the page and every link a patch adds must find a note (or be listed in `allow_unresolved`), the page must meet the SCHEMA.md governing it (type, required properties, vocabulary, folder) and lie in a wiki where the vault has one, its path must be new and linkable, and each `prev_hashes` entry must match. By default it is a dry run answering a receipt with a `plan_hash` and `problems` that do not block the write (no note links the page, a possible duplicate, a note read but not patched, an appended text without a link to the page, a link let through unresolved); call again with `approved_plan_hash` (or `dry_run: false`) to apply it. A page the vault already knows by one of its names (file name, alias, `title`, H1, Wikidata item) is refused unless `allow_duplicate`, and one whose file name would change where existing links lead is refused always. Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused` (names every rule broken), `duplicate_page` (names the existing note or the links), `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
+        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default; once per note, none when it links the page); `append` adds `text` as a paragraph at the end or under `heading`. Every link of the page and every link a patch adds must find a note (or be in `allow_unresolved`); the page must meet its SCHEMA.md (type, required properties, vocabulary, folder, blocking conventions), lie in the wiki, outside its source folders, at a new linkable path; each `prev_hashes` entry must match. A page known by one of its names (find_existing_page's `exists`) is refused unless `allow_duplicate`; one changing where links lead, always. A dry run by default, answering `plan_hash`, non-blocking `problems` and `ingested` sources; apply with `approved_plan_hash` (or `dry_run: false`). Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused`, `duplicate_page`, `read_only_source`, `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
         input_schema: object(
             json!({
                 "page": {
                     "type": "object",
-                    "description": "The new page: `path` (`.md` added when left out), `frontmatter` (keys to text, numbers, booleans or lists of them), `body` (Markdown); `mode: overwrite` with `prev_hash` (the content hash read) replaces the page at `path` instead, its backlinks kept.",
+                    "description": "The new page: `path` (`.md` added when left out), `frontmatter` (keys to text, numbers, booleans or lists of them), `body` (Markdown); `mode: overwrite` with `prev_hash` replaces one.",
                     "properties": {
                         "path": {"type": "string", "maxLength": MAX_STRING_CHARS},
                         "frontmatter": {"type": "object"},
                         "body": {"type": "string"},
                         "mode": {"type": "string", "enum": ["create", "overwrite"]},
-                        "prev_hash": {"type": "string", "maxLength": MAX_STRING_CHARS}
+                        "prev_hash": {"type": "string"}
                     },
                     "required": ["path"]
                 },
@@ -915,7 +909,7 @@ fn commit_wiki_page() -> ToolSpec {
                 },
                 "prev_hashes": {"type": "object", "description": "The `content_hash` each patched note had when read, by path (read_note gives it)."},
                 "allow_unresolved": {"type": "array", "items": {"type": "string"}, "description": "Link targets that may stay unresolved (pages still to write)."},
-                "allow_duplicate": {"type": "boolean", "description": "Write a second page on a topic a note already has, deliberately."},
+                "allow_duplicate": {"type": "boolean", "description": "Write a second page on a known topic."},
                 "dry_run": dry_run(),
                 "approved_plan_hash": approved_plan_hash(),
                 "response_format": response_format()
@@ -938,17 +932,8 @@ fn commit_wiki_page() -> ToolSpec {
                     "already_linked": {"type": "boolean"}
                 }}},
                 "unresolved_allowed": {"type": "array", "items": {"type": "string"}},
-                "problems": {"type": "array", "description": "What is worth fixing but did not block the write, in the preview and the receipt alike.", "items": {"type": "object", "properties": {
-                    "code": {"type": "string", "enum": ["no_inbound_link", "possible_duplicate", "missing_link", "patch_without_link", "unresolved_in_page"]},
-                    "path": {"type": "string"},
-                    "detail": {"type": "string"}
-                }, "required": ["code", "path", "detail"]}},
-                "ingested": {"type": "array", "description": "The sources the page cites in its `sources` property.", "items": {"type": "object", "properties": {
-                    "path": {"type": "string"},
-                    "content_hash": {"type": "string"},
-                    "title": {"type": "string"},
-                    "cited_by": {"type": "array", "items": {"type": "string"}}
-                }, "required": ["path", "content_hash", "title", "cited_by"]}},
+                "problems": {"type": "array", "items": {"type": "object"}},
+                "ingested": {"type": "array", "items": {"type": "object"}},
                 "text": {"type": "string"}
             },
             "required": ["dry_run", "applied", "plan_hash", "path", "content_hash", "patches", "problems"]
