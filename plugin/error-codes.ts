@@ -16,6 +16,8 @@ export const ErrorCode = {
 	ChangeInProgress: "change_in_progress",
 	RecoveryFailed: "recovery_failed",
 	PageRefused: "page_refused",
+	DuplicatePage: "duplicate_page",
+	ReadOnlySource: "read_only_source",
 	NothingToUndo: "nothing_to_undo",
 	UndoRefused: "undo_refused",
 	HasBacklinks: "has_backlinks",

@@ -141,3 +141,106 @@ def test_a_page_of_100_kb_is_committed_through_both_paths(tmp_path, runtime_dir)
         shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
     through_plugin, on_folder = on_both_paths(vaults, runtime_dir, commit_a_long_page)
     assert through_plugin == on_folder == (False, True, True)
+
+
+SOURCES_SCHEMA = """---
+types:
+  class: {description: A character class, required: [type, summary, sources], folder: Classes}
+properties:
+  type: [class]
+  summary:
+  related:
+  sources:
+source_folders: [raw]
+---
+# Schema of the classes, drawn from the clippings in raw/
+"""
+
+CLIP = """---
+url: https://example.org/artificer
+captured: 2026-11-30
+---
+# The Artificer, as clipped
+
+Artificers are masters of invention; gnomes often become artificers, tinkering beside the wizard.
+"""
+
+
+def sources_copy(tmp_path, name):
+    copy = corpus_copy(tmp_path, name)
+    (copy / "SCHEMA.md").write_text(SOURCES_SCHEMA)
+    (copy / "raw").mkdir()
+    (copy / "raw" / "Artificer clip.md").write_text(CLIP)
+    return copy
+
+
+async def agent_with_sources(vault, runtime_dir, mode):
+    """Issue 37's agent: checks for a page, drafts one from a clipped source, hits the duplicate
+    refusal once and the raw-folder rule once, commits with patches, and lints."""
+    async with session_on(vault, runtime_dir, mode) as (session, _):
+        before = await lint_all(session)
+        existing = (await session.call_tool("find_existing_page", {"topic": "Artificer"})).structured_content
+        draft = (await session.call_tool("draft_wiki_page", {"topic": "Artificer", "type": "class",
+                                                              "source": "raw/Artificer clip.md"})).structured_content
+        skeleton = draft["skeleton"]
+        page = {**skeleton["page"], "frontmatter": {**skeleton["page"]["frontmatter"], "summary": "A maker of magical items"},
+                "body": "# Artificer\n\nA tinkerer, close to the [[Wizard]].\n"}
+        refusals = {}
+        # A second Wizard page, known by the Wizard's name, and one that patches the clip.
+        for name, arguments in {
+            "duplicate": {"page": {**page, "path": "Classes/Arcane tinkerer",
+                                   "frontmatter": {**page["frontmatter"], "aliases": ["Wizard"]}}},
+            "raw folder": {"page": page, "patches": [{"path": "raw/Artificer clip.md", "kind": "link"}]},
+        }.items():
+            untouched = snapshot(vault)
+            answer = await session.call_tool("commit_wiki_page", {**arguments, "dry_run": False})
+            content = answer.structured_content
+            refusals[name] = (answer.is_error, content["code"], snapshot(vault) == untouched, content["message"])
+        arguments = {"page": page, "patches": skeleton["patches"] + [{"path": "Classes/Wizard.md", "kind": "link"}],
+                     "prev_hashes": {**skeleton["prev_hashes"], "Classes/Wizard.md": sha(vault / "Classes" / "Wizard.md")}}
+        preview = (await session.call_tool("commit_wiki_page", arguments)).structured_content
+        applied = (await session.call_tool("commit_wiki_page", {**arguments, "approved_plan_hash": preview["plan_hash"]})).structured_content
+        # The page replaced deliberately, with the hash it was read with, then the replacement undone.
+        written = (vault / "Classes" / "Artificer.md").read_text()
+        overwrite = {"page": {**page, "body": page["body"] + "\nArtificers infuse items.\n", "mode": "overwrite",
+                              "prev_hash": applied["content_hash"]}, "dry_run": False}
+        overwritten = (await session.call_tool("commit_wiki_page", overwrite)).structured_content
+        replaced = (vault / "Classes" / "Artificer.md").read_text()
+        undone = await session.call_tool("undo_change", {"change_id": overwritten["change_id"], "dry_run": False})
+        restored = (vault / "Classes" / "Artificer.md").read_text() == written
+        after = await lint_all(session)
+    return {"existing": existing["verdict"], "draft": draft, "refusals": refusals, "preview": preview, "applied": applied,
+            "overwritten": (overwritten["applied"], "Artificers infuse items." in replaced, undone.is_error, restored),
+            "new_findings": sorted(set(after) - set(before))}
+
+
+def test_an_agent_drafts_from_a_source_and_is_refused_a_duplicate_and_the_raw_folder_through_both_paths(tmp_path, runtime_dir):
+    vaults = {"plugin": sources_copy(tmp_path, "plugin"), "standalone": sources_copy(tmp_path, "standalone")}
+    through_plugin, on_folder = on_both_paths(vaults, runtime_dir, agent_with_sources)
+    for answers in (through_plugin, on_folder):
+        for answer in (answers["preview"], answers["applied"]):
+            answer.pop("change_id", None)
+    assert through_plugin == on_folder, "both paths answer alike"
+
+    answers = on_folder
+    assert answers["existing"] != "exists"
+    draft = answers["draft"]
+    assert draft["skeleton"]["page"]["frontmatter"]["sources"] == ["[[Artificer clip]]"]
+    proposed = [note["path"] for note in draft["link_from"]]
+    assert "Races/Gnome.md" in proposed and not any(path.startswith("raw/") for path in proposed), proposed
+    is_error, code, untouched, message = answers["refusals"]["duplicate"]
+    assert (is_error, code, untouched) == (True, "duplicate_page", True) and "`Classes/Wizard.md`" in message, message
+    is_error, code, untouched, message = answers["refusals"]["raw folder"]
+    assert (is_error, code, untouched) == (True, "read_only_source", True) and "raw/Artificer clip.md" in message, message
+
+    applied = answers["applied"]
+    assert applied["applied"] is True and applied["path"] == "Classes/Artificer.md"
+    assert applied["problems"] == answers["preview"]["problems"]
+    assert [(source["path"], source["cited_by"]) for source in applied["ingested"]] == [
+        ("raw/Artificer clip.md", ["Classes/Artificer.md"])]
+    assert applied["ingested"][0]["content_hash"] == hashlib.sha256(CLIP.encode()).hexdigest()
+    assert answers["overwritten"] == (True, True, False, True), "overwritten in place, then undone"
+    assert answers["new_findings"] == [], "the page brings no new lint finding"
+    for edge in ("plugin", "standalone"):
+        assert (vaults[edge] / "raw" / "Artificer clip.md").read_text() == CLIP, "the source stays as captured"
+    assert snapshot(vaults["plugin"]) == snapshot(vaults["standalone"]), "both vaults end byte for byte alike"

@@ -52,6 +52,7 @@ const KIND_TITLES: Record<string, string> = {
 	schema: "Schema violations",
 	schema_file: "Problems in SCHEMA.md",
 	links_truncated: "Notes with more links than are read",
+	missing_sources: "Pages citing no source",
 };
 
 export function kindTitle(kind: string): string {

@@ -85,12 +85,31 @@ pub fn move_note(
 ) -> Result<(MoveAnswer, Option<Change>), CallError> {
     let needed = notes_to_read(vault, &arguments.from, &arguments.to).map_err(|error| CallError::of(&error))?;
     let texts = read_all(edge, needed)?;
-    let plan = plan_move(vault, &arguments.from, &arguments.to, &texts).map_err(|error| CallError::of(&error))?;
+    let mut plan = plan_move(vault, &arguments.from, &arguments.to, &texts).map_err(|error| CallError::of(&error))?;
+    let left = guard_sources(vault, "move_note", &mut plan)?;
     // Moving a whole folder removes it once empty; moving files out of one leaves it.
     let folder = moved_folder(&arguments.from, &plan);
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
-    finish("move_note", &plan, &texts, &folder.into_iter().collect::<Vec<_>>(), &approval, page, edge, plans)
+    with_left(finish("move_note", &plan, &texts, &folder.into_iter().collect::<Vec<_>>(), &approval, page, edge, plans), left)
+}
+
+/// The plan without its edits inside read-only sources (each link left, returned), refused
+/// when it would still write in one (a source moved, a file moved into one).
+fn guard_sources(vault: &Vault, tool: &str, plan: &mut MovePlan) -> Result<Vec<crate::sources::LinkLeft>, CallError> {
+    let left = crate::sources::leave_sources(vault, plan);
+    crate::sources::check_plan(vault, tool, plan).map_err(|error| CallError::of(&error))?;
+    Ok(left)
+}
+
+fn with_left(
+    answered: Result<(MoveAnswer, Option<Change>), CallError>,
+    left: Vec<crate::sources::LinkLeft>,
+) -> Result<(MoveAnswer, Option<Change>), CallError> {
+    answered.map(|(mut answer, change)| {
+        answer.links_left_in_sources = left;
+        (answer, change)
+    })
 }
 
 /// The notes a rewrite reads: those holding a link to the target.
@@ -105,10 +124,11 @@ pub fn rewrite_link(
     plans: &mut PlanHistory,
 ) -> Result<(MoveAnswer, Option<Change>), CallError> {
     let texts = read_all(edge, notes_to_read_for_rewrite(vault, &arguments.from_target))?;
-    let plan = plan_rewrite_link(vault, &arguments.from_target, &arguments.to_target, &texts).map_err(|error| CallError::of(&error))?;
+    let mut plan = plan_rewrite_link(vault, &arguments.from_target, &arguments.to_target, &texts).map_err(|error| CallError::of(&error))?;
+    let left = guard_sources(vault, "rewrite_link", &mut plan)?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
-    finish("rewrite_link", &plan, &texts, &[], &approval, page, edge, plans)
+    with_left(finish("rewrite_link", &plan, &texts, &[], &approval, page, edge, plans), left)
 }
 
 fn read_all(edge: &mut dyn Edge, paths: Vec<String>) -> Result<BTreeMap<String, String>, CallError> {
@@ -166,6 +186,7 @@ pub fn delete_note(vault: &Vault, arguments: &DeleteArguments, edge: &mut dyn Ed
         None => String::new(),
     };
     let plan = plan_delete(vault, found.as_deref().unwrap_or(&arguments.path), &text).map_err(|error| CallError::of(&error))?;
+    crate::sources::check_delete(vault, &plan.path).map_err(|error| CallError::of(&error))?;
     let request = DeleteRequest {
         confirm: arguments.confirm,
         force: arguments.force,
@@ -246,11 +267,12 @@ pub fn bulk_move_notes(
     let pairs = arguments.pairs()?;
     let needed = crate::rename::notes_to_read_for_bulk(vault, &pairs).map_err(|error| CallError::of(&error))?;
     let texts = read_all(edge, needed)?;
-    let plan = crate::rename::plan_bulk_move(vault, &pairs, &texts).map_err(|error| CallError::of(&error))?;
+    let mut plan = crate::rename::plan_bulk_move(vault, &pairs, &texts).map_err(|error| CallError::of(&error))?;
+    let left = guard_sources(vault, "bulk_move_notes", &mut plan)?;
     let folders: Vec<String> = pairs.iter().filter_map(|(from, _)| moved_folder(from, &plan)).collect();
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
-    finish("bulk_move_notes", &plan, &texts, &folders, &approval, page, edge, plans)
+    with_left(finish("bulk_move_notes", &plan, &texts, &folders, &approval, page, edge, plans), left)
 }
 
 /// The note `update_properties` reads: the one it edits.
@@ -270,6 +292,7 @@ pub fn update_properties(
         .to_owned();
     let text = edge.text(&path)?;
     let (plan, mut answer) = crate::properties::plan(&path, &text, arguments).map_err(|error| CallError::of(&error))?;
+    crate::sources::check_plan(vault, "update_properties", &plan).map_err(|error| CallError::of(&error))?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
     let apply = decide_plan(&plan.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
@@ -300,6 +323,7 @@ pub fn commit_wiki_page(
     }
     let texts = read_all(edge, crate::wiki::notes_needed(vault, arguments))?;
     let (plan, mut answer) = crate::wiki::plan(vault, arguments, &texts).map_err(|error| CallError::of(&error))?;
+    crate::sources::check_plan(vault, "commit_wiki_page", &plan).map_err(|error| CallError::of(&error))?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
     let apply = decide_plan(&plan.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;

@@ -154,6 +154,7 @@ pub fn draft(vault: &Vault, arguments: &DraftArguments, read: &mut dyn FnMut(&st
     }
     answer.already_linking.truncate(MAX_SUGGESTIONS);
 
+    let source_folders = crate::sources::source_folders(vault);
     // Notes that mention the topic in their prose, most mentions first.
     let evidence = crate::evidence::find_evidence(
         vault,
@@ -171,6 +172,8 @@ pub fn draft(vault: &Vault, arguments: &DraftArguments, read: &mut dyn FnMut(&st
         .into_iter()
         .filter(|found| found.strength != Strength::Title && found.mentions > 0)
         .filter(|found| !answer.already_linking.iter().any(|known| known.path == found.path))
+        // A source stays as captured: never proposed for a patch.
+        .filter(|found| crate::sources::source_holding(&source_folders, &found.path).is_none())
         .collect();
     mentioning.sort_by(|a, b| b.mentions.cmp(&a.mentions).then(a.path.cmp(&b.path)));
     let mut texts: BTreeMap<String, String> = BTreeMap::new();
@@ -211,7 +214,12 @@ pub fn draft(vault: &Vault, arguments: &DraftArguments, read: &mut dyn FnMut(&st
     let schemas: BTreeMap<String, (&str, &crate::lint::schema::SchemaFile)> =
         crate::lint::schema::schema_files(vault).into_iter().filter(|(_, (_, file))| crate::lint::schema::declares_rules(file)).collect();
     let asked_type = arguments.page_type.as_deref().map(str::trim).filter(|name| !name.is_empty());
-    let near = source.as_deref().map_or_else(String::new, |source| folder(source).to_owned());
+    // Beside the source, unless it is a read-only source: then in the folder of the SCHEMA.md
+    // declaring it.
+    let near = source.as_deref().map_or_else(String::new, |source| match crate::sources::source_holding(&source_folders, source) {
+        Some(held) => folder(&held.schema).to_owned(),
+        None => folder(source).to_owned(),
+    });
     let governing = crate::lint::schema::governing_schema(vault, format!("{near}/x.md").trim_start_matches('/'))
         .filter(|(_, file)| crate::lint::schema::declares_rules(file));
     // With a type, the schema that declares it (the one governing the source's folder first).
@@ -257,6 +265,19 @@ pub fn draft(vault: &Vault, arguments: &DraftArguments, read: &mut dyn FnMut(&st
             folder: type_folder,
             properties: rules.properties.map(|rules| rules.into_iter().map(|rule| (rule.name, rule.allowed)).collect()),
         });
+    }
+    // The source is cited as a property link in `sources`, where the schema's vocabulary has
+    // room for it (one without `sources` would refuse the page).
+    if let Some(source) = &source {
+        let allowed = answer
+            .schema
+            .as_ref()
+            .and_then(|schema| schema.properties.as_ref())
+            .is_none_or(|properties| properties.keys().any(|name| fold(name) == crate::wiki::SOURCES_PROPERTY));
+        if allowed {
+            let link = format!("[[{}]]", crate::lint::link_target_for(vault, source));
+            frontmatter.insert(crate::wiki::SOURCES_PROPERTY.to_owned(), Value::Array(vec![Value::String(link)]));
+        }
     }
     let mut path = if page_folder.is_empty() { format!("{name}.md") } else { format!("{page_folder}/{name}.md") };
     for number in 2.. {
@@ -357,5 +378,25 @@ mod tests {
         assert_eq!(answer.candidates[0].path, "Graph.md");
         assert!(answer.skeleton.is_none() && answer.link_from.is_empty());
         assert_eq!(page_name("What? A: B/C."), "What A B C");
+    }
+
+    /// Issue 37: 15 of 20 notes saying "opportunity attacks" were missed for "Opportunity
+    /// attack". Plural and possessive mentions propose the note too.
+    #[test]
+    fn notes_mentioning_the_topic_in_another_inflection_are_proposed() {
+        let (vault, texts) = crate::testing::vault_with(&[
+            ("Rules/Combat.md", "Creatures make opportunity attacks when you leave their reach.\n"),
+            ("Rules/Reach.md", "An opportunity attack's range is your reach.\n"),
+            ("Rules/Other.md", "Nothing about it.\n"),
+        ]);
+        let arguments = DraftArguments {
+            topic: "Opportunity attack".to_owned(),
+            page_type: None,
+            source: None,
+            response_format: ResponseFormat::Concise,
+        };
+        let answer = draft(&vault, &arguments, &mut |path| texts.get(path).cloned()).unwrap_or_else(|error| panic!("{error:?}"));
+        let proposed: Vec<&str> = answer.link_from.iter().map(|note| note.path.as_str()).collect();
+        assert_eq!(proposed, ["Rules/Combat.md", "Rules/Reach.md"]);
     }
 }

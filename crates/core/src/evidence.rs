@@ -134,7 +134,10 @@ pub fn find_evidence(
     let words = topic_words(title);
     let named: HashSet<&str> =
         vault.notes().filter(|note| identities(note).any(|(_, name)| same_identity(&key, name))).map(|note| note.path).collect();
-    let first_word = key.split(' ').next().unwrap_or(&key).to_owned();
+    // The cheap filter looks for the first word without an ending it may lose (`y`, `s`), so
+    // that every inflection passes it.
+    let first_word = key.split(' ').next().unwrap_or(&key);
+    let first_word = if first_word.len() > 3 { first_word.trim_end_matches(['y', 's']) } else { first_word }.to_owned();
     let mut found: Vec<(EvidenceMatch, usize)> = Vec::new();
     let mut unread = Vec::new();
     for note in vault.notes() {
@@ -262,13 +265,77 @@ fn may_contain(text: &str, word: &str) -> bool {
     text.as_bytes().windows(word.len()).any(|window| window.eq_ignore_ascii_case(word))
 }
 
-/// The byte offset in `folded` of the first occurrence of `key` standing as whole words.
+/// The byte offset in `folded` of the first occurrence of `key` standing as whole words, in
+/// one of its English inflections (see [`find_inflected`]).
 fn find_phrase(folded: &str, key: &str) -> Option<usize> {
-    folded.match_indices(key).map(|(at, _)| at).find(|&at| {
+    find_inflected(folded, key).map(|(at, _)| at)
+}
+
+/// The English endings a name's last word may take in prose: the plural (`-s`, `-es`), the
+/// possessive (`'s`, `s'`, with a straight or a curly apostrophe). A last word in `y` after a
+/// consonant takes `ies`, and a plural name (`attacks`, `abilities`) is found in the singular
+/// too. Only English is inflected; a name whose last word is not ASCII letters is matched as
+/// written.
+const ENDINGS: [&str; 8] = ["s", "es", "'s", "\u{2019}s", "s'", "s\u{2019}", "es'", "es\u{2019}"];
+
+/// The stems a name is found by: itself, and for a plural English last word its singular.
+fn stems(key: &str) -> Vec<String> {
+    let mut stems = vec![key.to_owned()];
+    let last = key.rsplit(' ').next().unwrap_or(key);
+    if last.len() < 4 || !last.bytes().all(|byte| byte.is_ascii_lowercase()) {
+        return stems;
+    }
+    let head = &key[..key.len() - last.len()];
+    if let Some(stem) = last.strip_suffix("ies") {
+        stems.push(format!("{head}{stem}y"));
+    } else if let Some(stem) = last.strip_suffix('s').filter(|stem| !stem.ends_with('s') && !stem.ends_with('u')) {
+        stems.push(format!("{head}{stem}"));
+    }
+    stems
+}
+
+/// The first occurrence of `key` in `folded` standing as whole words, its last word bare or
+/// with an English ending: its byte offset and length.
+fn find_inflected(folded: &str, key: &str) -> Option<(usize, usize)> {
+    let whole = |at: usize, length: usize| {
         let before = folded[..at].chars().next_back();
-        let after = folded[at + key.len()..].chars().next();
+        let after = folded[at + length..].chars().next();
         !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
+    };
+    let mut best: Option<(usize, usize)> = None;
+    for stem in stems(key) {
+        let last = stem.rsplit(' ').next().unwrap_or(&stem);
+        let inflects = !last.is_empty() && last.bytes().all(|byte| byte.is_ascii_alphabetic());
+        // `y` after a consonant: `ability` is `abilities` in the plural.
+        let y_stem = stem.strip_suffix('y').filter(|head| inflects && head.ends_with(|c: char| !"aeiou".contains(c)));
+        let mut candidates: Vec<(usize, usize)> = Vec::new();
+        for (at, _) in folded.match_indices(stem.as_str()) {
+            let rest = &folded[at + stem.len()..];
+            let length = std::iter::once("")
+                .chain(ENDINGS.iter().copied().filter(|_| inflects))
+                .filter(|ending| rest.starts_with(ending))
+                .map(|ending| stem.len() + ending.len())
+                .find(|&length| whole(at, length));
+            if let Some(length) = length {
+                candidates.push((at, length));
+                break;
+            }
+        }
+        if let Some(head) = y_stem {
+            let plural = format!("{head}ies");
+            if let Some(found) =
+                folded.match_indices(plural.as_str()).map(|(at, _)| (at, plural.len())).find(|&(at, length)| whole(at, length))
+            {
+                candidates.push(found);
+            }
+        }
+        for found in candidates {
+            if best.is_none_or(|(at, _)| found.0 < at) {
+                best = Some(found);
+            }
+        }
+    }
+    best
 }
 
 /// What the prose of one note holds for the concept.
@@ -338,10 +405,10 @@ impl ProseReader<'_> {
             let folded = fold(prose);
             let mut from = 0;
             let mut first = None;
-            while let Some(at) = find_phrase(&folded[from..], self.key) {
+            while let Some((at, length)) = find_inflected(&folded[from..], self.key) {
                 first = first.or(Some(from + at));
                 self.scan.mentions += 1;
-                from += at + self.key.len();
+                from += at + length;
             }
             if let (None, Some(at)) = (&self.scan.mention, first) {
                 let char_at = folded[..at].chars().count();
@@ -542,9 +609,9 @@ Drills with spaced repetition.
                 ("People/Piotr.md", Strength::Frontmatter, 1),
                 // Shares one of the title's two words in its own name, so it ranks first among bodies.
                 ("Notes/Repetition drills.md", Strength::Body, 1),
-                // A Markdown link, a wikilink and one prose mention; headings, code, tables and
-                // `repetitions` do not count, and the wikilink is counted once.
-                ("Notes/Learning.md", Strength::Body, 3),
+                // A Markdown link, a wikilink, a prose mention and its plural (`repetitions`);
+                // headings, code and tables do not count, and the wikilink is counted once.
+                ("Notes/Learning.md", Strength::Body, 4),
             ]
         );
         assert_eq!((evidence.total, evidence.limited, evidence.growth_hint.is_none()), (4, false, true));
@@ -646,6 +713,17 @@ Drills with spaced repetition.
         assert_eq!(find_phrase("a rust book", "rust"), Some(2));
         assert_eq!(find_phrase("rusty rust", "rust"), Some(6));
         assert_eq!(find_phrase("trust", "rust"), None);
+        // Issue 37: English inflections of the last word: plural, possessive, `y` to `ies`, and a
+        // plural name found in the singular; never inside another word.
+        assert_eq!(find_inflected("two opportunity attacks here", "opportunity attack"), Some((4, 19)));
+        assert_eq!(find_phrase("the wizard's spell", "wizard"), Some(4));
+        assert_eq!(find_phrase("the wizards\u{2019} tower", "wizard"), Some(4));
+        assert_eq!(find_inflected("many abilities", "ability"), Some((5, 9)));
+        assert_eq!(find_inflected("one ability score", "abilities"), Some((4, 7)));
+        assert_eq!(find_inflected("an opportunity attack", "opportunity attacks"), Some((3, 18)));
+        assert_eq!(find_inflected("wizardry", "wizard"), None);
+        assert_eq!(find_inflected("the bus stops", "bus"), Some((4, 3)));
+        assert_eq!(find_inflected("the status quo", "status"), Some((4, 6)));
         let evidence = find("//- A.md\nUn CAFE\u{301} noir.\n", arguments("Café"));
         assert_eq!(evidence.total, 1);
     }

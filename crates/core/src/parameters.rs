@@ -176,6 +176,7 @@ pub const ALL: &[Parameters] = &[
             optional("patches", Kind::Objects),
             optional("prev_hashes", Kind::Object),
             optional("allow_unresolved", Kind::Texts),
+            optional("allow_duplicate", FLAG),
             DRY_RUN,
             APPROVED,
             FORMAT,

@@ -1626,6 +1626,10 @@ pub struct MoveAnswer {
     /// Once applied: the id `undo_change` takes to undo it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change_id: Option<String>,
+    /// Links inside read-only sources (`source_folders` of a SCHEMA.md) the plan leaves as they
+    /// are, though the move changes what they find: each is a problem to fix outside the tool.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links_left_in_sources: Vec<crate::sources::LinkLeft>,
 }
 
 /// One item of a move's answer, as its pages list them: every move first, then every change.
@@ -1672,6 +1676,7 @@ impl MoveAnswer {
             newly_resolved: plan.newly_resolved.clone(),
             next_cursor,
             change_id: None,
+            links_left_in_sources: Vec::new(),
         })
     }
 }

@@ -33,6 +33,19 @@ pub struct Schema {
     pub types: Vec<PageType>,
     /// The allowed properties; `None` when the schema does not restrict them.
     pub properties: Option<Vec<PropertyRule>>,
+    /// The folders that hold the wiki's sources (clippings, transcripts, papers), relative to
+    /// the schema's folder: kept exactly as captured, so no tool writes in them.
+    pub source_folders: Vec<String>,
+    /// Lint rules the wiki holds its pages to, each with how firmly: `block` refuses a write that
+    /// adds a finding of the rule, `warn` (the default) leaves it to `lint_wiki`.
+    pub conventions: Vec<Convention>,
+}
+
+/// One `conventions` entry: a lint rule (its kind or code) and its severity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Convention {
+    pub rule: String,
+    pub block: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -87,9 +100,20 @@ pub fn read_schema_file(text: &str) -> SchemaFile {
     let mut schema = Schema::default();
     let types = yaml.get("types");
     let properties = yaml.get("properties");
-    if types.is_none() && properties.is_none() {
+    let source_folders = yaml.get("source_folders");
+    if let Some(conventions) = yaml.get("conventions") {
+        read_conventions(conventions, &mut schema, &mut file.problems);
+    }
+    if types.is_none() && properties.is_none() && source_folders.is_none() && schema.conventions.is_empty() {
         file.problems.push("SCHEMA.md's frontmatter declares neither `types` nor `properties`, so there is no schema".to_owned());
         return file;
+    }
+    if let Some(folders) = source_folders {
+        schema.source_folders = names(folders, MAX_TYPES, "`source_folders`", &mut file.problems)
+            .into_iter()
+            .map(|folder| folder.trim_matches('/').to_owned())
+            .filter(|folder| !folder.is_empty())
+            .collect();
     }
     if let Some(types) = types {
         read_types(types, &mut schema, &mut file.problems);
@@ -158,6 +182,33 @@ fn read_types(value: &serde_yaml::Value, schema: &mut Schema, problems: &mut Vec
             _ => problems.push(format!("type `{type_name}` is not a map of `description`, `required` and `folder`; its rules are ignored")),
         }
         schema.types.push(page_type);
+    }
+}
+
+fn read_conventions(value: &serde_yaml::Value, schema: &mut Schema, problems: &mut Vec<String>) {
+    let serde_yaml::Value::Mapping(map) = value else {
+        problems.push("`conventions` is not a map of lint rules to their severity (`orphan: block`); it is ignored".to_owned());
+        return;
+    };
+    for (key, rules) in map.iter().take(MAX_TYPES) {
+        let Some(rule) = name(key, problems) else { continue };
+        let severity = match rules {
+            serde_yaml::Value::Mapping(fields) => fields.get("severity").and_then(yaml_scalar_text),
+            other => yaml_scalar_text(other),
+        };
+        let block = match severity.as_deref().map(str::trim) {
+            Some("block") => true,
+            None | Some("warn") => false,
+            Some(other) => {
+                problems.push(format!("the convention `{rule}` has the severity `{other}`; a severity is `warn` or `block`, so it warns"));
+                false
+            }
+        };
+        if crate::lint::rule(&rule).is_none() {
+            problems.push(format!("the convention `{rule}` names no lint rule; it is ignored"));
+            continue;
+        }
+        schema.conventions.push(Convention { rule, block });
     }
 }
 

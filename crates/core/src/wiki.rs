@@ -38,6 +38,22 @@ pub struct PageInput {
     /// The Markdown after the frontmatter.
     #[serde(default)]
     pub body: String,
+    /// `create` (the default): a new page. `overwrite`: the page at `path` replaced, deliberately,
+    /// its backlinks kept; `prev_hash` must be the content hash it was read with.
+    #[serde(default)]
+    pub mode: PageMode,
+    /// With `overwrite`: the page's content hash as read (read_note gives it).
+    #[serde(default)]
+    pub prev_hash: Option<String>,
+}
+
+/// Whether `commit_wiki_page` creates the page or replaces one.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PageMode {
+    #[default]
+    Create,
+    Overwrite,
 }
 
 /// What a patch adds to an existing note.
@@ -76,6 +92,10 @@ pub struct CommitArguments {
     /// Link targets that may stay unresolved (a page still to be written).
     #[serde(default)]
     pub allow_unresolved: Vec<String>,
+    /// Write the page even though the vault already knows a note by one of its names (a second
+    /// page on the topic, meant). Never lets a page change where existing links lead.
+    #[serde(default)]
+    pub allow_duplicate: bool,
     #[serde(default)]
     pub dry_run: Option<bool>,
     #[serde(default)]
@@ -111,6 +131,13 @@ pub struct CommitAnswer {
     /// Links left unresolved because `allow_unresolved` lists them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unresolved_allowed: Vec<String>,
+    /// What is worth fixing but did not block the write, each with a code and the note it
+    /// concerns: `no_inbound_link`, `possible_duplicate`, `missing_link`, `patch_without_link`,
+    /// `unresolved_in_page`. The same in the preview and the receipt.
+    pub problems: Vec<crate::page_checks::PageProblem>,
+    /// The sources the page cites in its `sources` property: what it ingests.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ingested: Vec<Ingested>,
     /// The page's whole text; only in a `detailed` preview.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
@@ -151,6 +178,43 @@ properties, choose another path), then commit again."
     }
 }
 
+/// Why a commit is refused: a rule of the page broken, or a page the vault has already.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    Page(PageRefused),
+    Duplicate(crate::page_checks::DuplicatePage),
+}
+
+impl Failure for Refusal {
+    fn code(&self) -> ErrorCode {
+        match self {
+            Refusal::Page(refused) => refused.code(),
+            Refusal::Duplicate(duplicate) => duplicate.code(),
+        }
+    }
+
+    fn message(&self) -> String {
+        match self {
+            Refusal::Page(refused) => refused.message(),
+            Refusal::Duplicate(duplicate) => duplicate.message(),
+        }
+    }
+
+    fn hint(&self) -> &'static str {
+        match self {
+            Refusal::Page(refused) => refused.hint(),
+            Refusal::Duplicate(duplicate) => duplicate.hint(),
+        }
+    }
+
+    fn retryable(&self) -> bool {
+        match self {
+            Refusal::Page(refused) => refused.retryable(),
+            Refusal::Duplicate(duplicate) => duplicate.retryable(),
+        }
+    }
+}
+
 /// The page's path as it will be created: trimmed, without a leading `/`, with `.md`.
 pub fn page_path(asked: &str) -> String {
     let path = asked.trim().trim_start_matches('/').to_owned();
@@ -179,30 +243,137 @@ and put other lines in an `append` patch's `text`",
     })
 }
 
-/// The notes a commit reads: those it patches, and those `prev_hashes` names.
+/// The notes a commit reads: those it patches, those `prev_hashes` names, and the sources its
+/// `sources` property cites (for the content hash the answer reports as ingested).
 pub fn notes_needed(vault: &Vault, arguments: &CommitArguments) -> Vec<String> {
     let named = arguments.patches.iter().map(|patch| patch.path.as_str()).chain(arguments.prev_hashes.keys().map(String::as_str));
     let mut found: Vec<String> = named.filter_map(|path| vault.find_note(path)).map(str::to_owned).collect();
+    found.extend(cited_sources(vault, &page_path(&arguments.page.path), &arguments.page));
+    if arguments.page.mode == PageMode::Overwrite {
+        found.extend(vault.find_note(&page_path(&arguments.page.path)).map(str::to_owned));
+    }
     found.sort();
     found.dedup();
     found
 }
 
+/// The property in which a page cites the notes it is drawn from, as property links.
+pub const SOURCES_PROPERTY: &str = "sources";
+
+/// A source the page cites in its `sources` property: what was ingested.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ingested {
+    pub path: String,
+    /// The source's content hash as it was read for this commit.
+    pub content_hash: String,
+    /// Its title: the `title` property, else its first H1, else its file name.
+    pub title: String,
+    /// The pages citing it in their `sources`, this one included.
+    pub cited_by: Vec<String>,
+}
+
+/// The notes the page's `sources` property links, in the vault before the page.
+fn cited_sources(vault: &Vault, path: &str, page: &PageInput) -> Vec<String> {
+    let Some((_, value)) = page.frontmatter.iter().find(|(key, _)| fold(key) == SOURCES_PROPERTY) else { return Vec::new() };
+    let written: Vec<&str> = match value {
+        Value::String(one) => vec![one.as_str()],
+        Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let parsed = crate::parse::parse_note(path, &written.join("\n"), &vault.config().parse);
+    let mut found: Vec<String> = parsed
+        .links
+        .iter()
+        .filter_map(|link| match resolve::resolve(vault, path, link) {
+            Resolution::Resolved { path } if vault.is_note(&path) => Some(path),
+            _ => None,
+        })
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// What the page ingests: each note its `sources` property finds, with the hash read, its
+/// title and every page of `after` citing it.
+fn ingested(after: &Vault, path: &str, page: &PageInput, texts: &BTreeMap<String, String>) -> Vec<Ingested> {
+    let mut found = Vec::new();
+    for source in cited_sources(after, path, page) {
+        let Some(text) = texts.get(&source) else { continue };
+        let Some(note) = after.note(&source) else { continue };
+        let title = note.facts.property_text("title").or(note.facts.h1.as_deref()).unwrap_or(note.title()).trim().to_owned();
+        let mut cited_by: Vec<String> = after
+            .backlinks(&source)
+            .iter()
+            .filter(|link| matches!(&link.link.source, crate::parse::LinkSource::Property { key, .. } if fold(key) == SOURCES_PROPERTY))
+            .map(|link| link.source.to_owned())
+            .collect();
+        cited_by.sort();
+        cited_by.dedup();
+        found.push(Ingested { path: source, content_hash: content_hash(text), title, cited_by });
+    }
+    found
+}
+
 /// The plan of the page and its patches, proven in a copy of the index, with the answer of its
 /// preview. `texts` are the patched notes' texts as they are now.
-pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String, String>) -> Result<(MovePlan, CommitAnswer), PageRefused> {
-    let path = page_path(&arguments.page.path);
+pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String, String>) -> Result<(MovePlan, CommitAnswer), Refusal> {
+    let mut path = page_path(&arguments.page.path);
     let mut problems: Vec<String> = Vec::new();
     let mut stale: Vec<String> = Vec::new();
-    path_problems(vault, &arguments.page.path, &path, &mut problems);
+    // The page's text before an overwrite, checked against `prev_hash`.
+    let mut replaced: Option<&String> = None;
+    match arguments.page.mode {
+        PageMode::Create => path_problems(vault, &arguments.page.path, &path, &mut problems),
+        PageMode::Overwrite => match vault.find_note(&path) {
+            None => problems.push(format!(
+                "`{path}` is not a note of the vault: `overwrite` replaces a page that exists (leave `mode` out to create one)"
+            )),
+            Some(existing) => {
+                path = existing.to_owned();
+                match (&arguments.page.prev_hash, texts.get(existing)) {
+                    (None, _) => problems.push(format!(
+                        "`page.prev_hash` is needed to overwrite `{path}`: give the content hash it was read with (read_note gives it)"
+                    )),
+                    (Some(_), None) => problems.push(format!("`{path}` could not be read")),
+                    (Some(hash), Some(before)) => {
+                        if content_hash(before) != *hash {
+                            stale.push(format!("`{path}` changed since it was read (its hash is no longer {hash})"));
+                        }
+                        replaced = Some(before);
+                    }
+                }
+                if arguments.patches.iter().any(|patch| vault.find_note(&patch.path) == Some(existing)) {
+                    problems.push(format!("a patch names `{path}`, the page overwritten: put the text in the page"));
+                }
+            }
+        },
+    }
+    if arguments.page.mode == PageMode::Create && arguments.page.prev_hash.is_some() {
+        problems.push("`page.prev_hash` goes with `mode: overwrite`; a new page has none".to_owned());
+    }
 
     let text = page_text(vault, &path, &arguments.page, &mut problems);
     let mut after = vault.clone();
     after.upsert(&path, &text);
+    // The vault it joins, before the patches: a note known by one of the page's names already,
+    // and links its file name would take from the note they find today. Checked whenever the
+    // plan is made, so again on the call that applies it.
+    let mut duplicates = Vec::new();
+    if problems.is_empty() {
+        let found = crate::page_checks::duplicates(vault, &after, &path);
+        let changed_links = crate::page_checks::changed_links(vault, &after, &path);
+        if (!found.is_empty() && !arguments.allow_duplicate) || !changed_links.is_empty() {
+            let duplicates = if arguments.allow_duplicate { Vec::new() } else { found };
+            return Err(Refusal::Duplicate(crate::page_checks::DuplicatePage { path, duplicates, changed_links }));
+        }
+        duplicates = found;
+    }
 
     // The patches, each on the note's text as the ones before it left it.
     let mut patched: BTreeMap<String, String> = BTreeMap::new();
     let mut receipts = Vec::new();
+    let mut linked: BTreeSet<String> = BTreeSet::new();
     for (at, patch) in arguments.patches.iter().enumerate() {
         let Some(note) = vault.find_note(&patch.path) else {
             problems.push(format!("patches[{at}]: `{}` is not a note of the vault", patch.path));
@@ -212,8 +383,17 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
             problems.push(format!("patches[{at}]: `{note}` could not be read"));
             continue;
         };
+        // One bullet per note however many `link` patches name it: the first adds it, the
+        // others find the note linking the page.
+        if patch.kind == PatchKind::Link && patch.text.is_none() && linked.contains(note) {
+            receipts.push(PatchReceipt { path: note.to_owned(), kind: PatchKind::Link, added: None, already_linked: true });
+            continue;
+        }
         match patch_text(&after, note, &path, patch, &current) {
             Ok((new_text, receipt)) => {
+                if patch.kind == PatchKind::Link {
+                    linked.insert(note.to_owned());
+                }
                 patched.insert(note.to_owned(), new_text);
                 receipts.push(receipt);
             }
@@ -278,15 +458,21 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
             }
         }
     }
-    schema_problems(vault, &after, &path, &mut problems);
+    let touched: Vec<&str> = std::iter::once(path.as_str()).chain(patched.keys().map(String::as_str)).collect();
+    schema_problems(vault, &after, &path, &touched, &mut problems);
 
     if !problems.is_empty() || !stale.is_empty() {
         let stale_only = problems.is_empty();
         problems.extend(stale);
-        return Err(PageRefused { path, problems, stale_only });
+        return Err(Refusal::Page(PageRefused { path, problems, stale_only }));
     }
 
     let mut edits = Vec::new();
+    if let Some(before) = replaced {
+        if let Some(edit) = difference(before, &text) {
+            edits.push(FileEdit { path: path.clone(), content_hash: content_hash(before), edits: vec![edit] });
+        }
+    }
     for (note, new_text) in &patched {
         let before = &texts[note];
         if let Some(edit) = difference(before, new_text) {
@@ -294,7 +480,7 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
         }
     }
     let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
-    sha2::Digest::update(&mut hasher, format!("commit_wiki_page\0{path}\0{}\n", content_hash(&text)));
+    sha2::Digest::update(&mut hasher, format!("commit_wiki_page\0{path}\0{:?}\0{}\n", arguments.page.mode, content_hash(&text)));
     for file in &edits {
         sha2::Digest::update(&mut hasher, format!("{}\0{}\n", file.path, file.content_hash));
         for edit in &file.edits {
@@ -302,6 +488,8 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
         }
     }
     let plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
+    let problems = crate::page_checks::problems(vault, &after, &path, arguments, &duplicates);
+    let ingested = ingested(&after, &path, &arguments.page, texts);
     let answer = CommitAnswer {
         dry_run: true,
         applied: false,
@@ -310,13 +498,15 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
         content_hash: content_hash(&text),
         patches: receipts,
         unresolved_allowed,
+        problems,
+        ingested,
         text: (arguments.response_format == ResponseFormat::Detailed).then(|| text.clone()),
         change_id: None,
     };
     let plan = MovePlan {
         moves: Vec::new(),
         edits,
-        creates: vec![FileCreate { path, text }],
+        creates: if replaced.is_some() { Vec::new() } else { vec![FileCreate { path, text }] },
         changes: Vec::new(),
         newly_resolved: Vec::new(),
         plan_hash,
@@ -415,9 +605,12 @@ fn patch_text(after: &Vault, note: &str, page: &str, patch: &Patch, text: &str) 
         return Ok((text.to_owned(), receipt(None, true)));
     }
     let heading = heading.or((patch.kind == PatchKind::Link).then_some(SEE_ALSO));
+    // Appended text is a paragraph of its own; a bullet (a `link` patch's, or appended text
+    // that is a list item) joins the list before it.
+    let paragraph = patch.kind == PatchKind::Append && !is_list_item(&line);
     let new_text = match heading {
-        None => at_end(text, &line, newline),
-        Some(heading) => under_heading(text, heading, &line, newline),
+        None => at_end(text, &line, newline, paragraph),
+        Some(heading) => under_heading(text, heading, &line, newline, paragraph),
     };
     Ok((new_text, receipt(Some(line), false)))
 }
@@ -444,10 +637,23 @@ fn link_from(after: &Vault, note: &str, page: &str) -> Option<String> {
     })
 }
 
-/// `line` added at the end of `text`, on a line of its own.
-fn at_end(text: &str, line: &str, newline: &str) -> String {
+/// Whether `text` starts as a Markdown list item: `- `, `* `, `+ ` or `1. ` / `1) `.
+fn is_list_item(text: &str) -> bool {
+    let text = text.trim_start();
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &text[digits..];
+    let marker = if digits > 0 { rest.strip_prefix(['.', ')']) } else { rest.strip_prefix(['-', '*', '+']) };
+    marker.is_some_and(|after| after.is_empty() || after.starts_with([' ', '\t']))
+}
+
+/// `line` added at the end of `text`, on a line of its own (after a blank line when it is a
+/// `paragraph`).
+fn at_end(text: &str, line: &str, newline: &str, paragraph: bool) -> String {
     let mut out = text.to_owned();
     if !out.is_empty() && !out.ends_with('\n') {
+        out.push_str(newline);
+    }
+    if paragraph && !out.trim().is_empty() && !out.ends_with(&format!("{newline}{newline}")) {
         out.push_str(newline);
     }
     out.push_str(line);
@@ -457,7 +663,7 @@ fn at_end(text: &str, line: &str, newline: &str) -> String {
 
 /// `line` added at the end of the section under `heading` (its last non-blank line), or a new
 /// level-2 heading with it at the end of the note when no heading has that text.
-fn under_heading(text: &str, heading: &str, line: &str, newline: &str) -> String {
+fn under_heading(text: &str, heading: &str, line: &str, newline: &str, paragraph: bool) -> String {
     let lines: Vec<(usize, &str)> = line_starts(text);
     let heading_of = |line: &str| -> Option<(usize, String)> {
         let trimmed = line.trim_end_matches(['\r', '\n']);
@@ -509,8 +715,9 @@ fn under_heading(text: &str, heading: &str, line: &str, newline: &str) -> String
     let mut insert = String::new();
     let rest_starts_line = at == text.len() || text[at..].starts_with(['\r', '\n']);
     insert.push_str(newline);
-    if at == section_start + section[..kept].lines().next().map_or(0, str::len) {
-        // Only the heading so far: a blank line after it, as a section is written.
+    if paragraph || at == section_start + section[..kept].lines().next().map_or(0, str::len) {
+        // Only the heading so far (a blank line after it, as a section is written), or a
+        // paragraph of its own.
         insert.push_str(newline);
     }
     insert.push_str(line);
@@ -557,7 +764,7 @@ fn difference(before: &str, after: &str) -> Option<TextEdit> {
 
 /// The schema's rules for the page, checked in the vault as it will be: the page lint's
 /// findings about it, and a page outside every wiki of a vault that has one.
-fn schema_problems(vault: &Vault, after: &Vault, path: &str, problems: &mut Vec<String>) {
+fn schema_problems(vault: &Vault, after: &Vault, path: &str, touched: &[&str], problems: &mut Vec<String>) {
     use crate::lint::schema::declares_rules;
     let schemas = crate::lint::schema::schema_files(vault);
     // Only a SCHEMA.md that declares rules makes a wiki (a note merely named "Schema" does not).
@@ -585,6 +792,9 @@ fn schema_problems(vault: &Vault, after: &Vault, path: &str, problems: &mut Vec<
         if proposal.subject == path {
             problems.push(proposal.detail.unwrap_or(proposal.suggested_action));
         }
+    }
+    if let Some(schema) = &file.schema {
+        problems.extend(crate::conventions::added_violations(vault, after, schema, touched));
     }
 }
 
@@ -640,7 +850,7 @@ mod tests {
             assert!(message.contains(said), "{said}: {message}");
         }
         assert!(!message.contains("Later"), "{message}");
-        assert!(!refused.stale_only);
+        assert!(!refused.retryable());
 
         // A note merely named "Schema" (a concept note, no rules) makes no wiki.
         let (concepts, concept_texts) =
@@ -674,7 +884,7 @@ mod tests {
         assert!(plan(&vault, &asked, &texts).is_ok());
         let stale = arguments(json!({"page": {"path": "New", "body": "x\n"}, "prev_hashes": {"B.md": content_hash("old\n")}}));
         let refused = plan(&vault, &stale, &texts).unwrap_err();
-        assert!(refused.stale_only && refused.retryable(), "{}", refused.message());
+        assert!(refused.retryable(), "{}", refused.message());
     }
 
     #[test]
@@ -684,5 +894,212 @@ mod tests {
         let (plan, answer) = plan(&vault, &asked, &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
         assert!(plan.edits.is_empty());
         assert!(answer.patches[0].already_linked);
+    }
+
+    /// Issue 37: a page whose alias and H1 are an existing note's name was written beside it;
+    /// `Spells/rules/Darkvision.md` beside `Darkvision.md` made existing links ambiguous.
+    #[test]
+    fn a_duplicate_page_is_refused_unless_meant_and_a_changed_link_always() {
+        let (vault, texts) = vault(&[
+            ("Forgetting curve.md", "# Forgetting curve\n"),
+            ("Darkvision.md", "# Darkvision\n"),
+            ("Races/Elf.md", "Elves have [[Darkvision]].\n"),
+        ]);
+        let page = json!({"path": "Memory/Ebbinghaus", "frontmatter": {"aliases": ["Forgetting curve"]}, "body": "# Forgetting curve\n"});
+        let refused = plan(&vault, &arguments(json!({"page": page})), &texts).unwrap_err();
+        assert_eq!(refused.code(), ErrorCode::DuplicatePage);
+        assert!(refused.message().contains("`Forgetting curve.md`") && refused.message().contains("alias"), "{}", refused.message());
+        assert!(plan(&vault, &arguments(json!({"page": page, "allow_duplicate": true})), &texts).is_ok());
+
+        let darkvision = json!({"path": "Spells/rules/Darkvision", "body": "The rule.\n"});
+        for allow_duplicate in [false, true] {
+            let asked = arguments(json!({"page": darkvision, "allow_duplicate": allow_duplicate}));
+            let refused = plan(&vault, &asked, &texts).unwrap_err();
+            assert_eq!(refused.code(), ErrorCode::DuplicatePage);
+            assert!(refused.message().contains("`Races/Elf.md` line 1 `Darkvision` finds `Darkvision.md` today"), "{}", refused.message());
+        }
+    }
+
+    /// The duplicate is checked again on the call that applies the plan: a note given the page's
+    /// name after the preview refuses it.
+    #[test]
+    fn a_duplicate_made_after_the_preview_refuses_the_approval() {
+        use crate::edge::ReadBefore;
+        use crate::ops::{call, Response};
+        let mut vault = Vault::new(crate::index::IndexConfig::obsidian_defaults());
+        vault.upsert("Other.md", "text\n");
+        let mut edge = ReadBefore { tag: 1, ..ReadBefore::default() };
+        let mut plans = crate::approval::PlanHistory::default();
+        let asked = json!({"page": {"path": "Spaced repetition", "body": "# Spaced repetition\n"}});
+        let preview = call(&vault, "commit_wiki_page", &asked, &mut edge, &mut plans).unwrap();
+        let Response::Committed(answer) = &preview.answer else { panic!("a commit's answer") };
+        vault.upsert("Other.md", "---\naliases: [Spaced repetition]\n---\ntext\n");
+        let approved = json!({"page": asked["page"], "approved_plan_hash": answer.plan_hash});
+        let refused = call(&vault, "commit_wiki_page", &approved, &mut edge, &mut plans).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::DuplicatePage);
+        assert!(refused.message.contains("`Other.md`"), "{}", refused.message);
+    }
+
+    /// Issue 37: what should not block the write came back nowhere. Each problem, in the preview
+    /// and alike in the receipt.
+    #[test]
+    fn what_does_not_block_the_write_is_listed_in_the_preview_and_the_receipt() {
+        use crate::edge::ReadBefore;
+        use crate::ops::{call, Response};
+        let files = [("Forest fire.md", "Fires.\n"), ("Trees.md", "About forests.\n"), ("Graph.md", "# Graph\n")];
+        let (vault, texts) = vault(&files);
+        let mut edge = ReadBefore { tag: 1, texts: texts.clone(), ..ReadBefore::default() };
+        let mut plans = crate::approval::PlanHistory::default();
+        let asked = json!({
+            "page": {"path": "Forest", "body": "# Forest\n\nSee [[Later]].\n"},
+            "patches": [{"path": "Graph.md", "kind": "append", "text": "More about woods."}],
+            "prev_hashes": {"Trees.md": content_hash("About forests.\n")},
+            "allow_unresolved": ["Later"]
+        });
+        let preview = call(&vault, "commit_wiki_page", &asked, &mut edge, &mut plans).unwrap();
+        let Response::Committed(previewed) = &preview.answer else { panic!("a commit's answer") };
+        let said: Vec<(&str, &str)> = previewed.problems.iter().map(|problem| (problem.code, problem.path.as_str())).collect();
+        assert_eq!(
+            said,
+            [
+                ("no_inbound_link", "Forest.md"),
+                ("possible_duplicate", "Forest fire.md"),
+                ("missing_link", "Trees.md"),
+                ("patch_without_link", "Graph.md"),
+                ("unresolved_in_page", "Forest.md")
+            ]
+        );
+        let approved = json!({"page": asked["page"], "patches": asked["patches"], "prev_hashes": asked["prev_hashes"],
+            "allow_unresolved": ["Later"], "approved_plan_hash": previewed.plan_hash});
+        let applied = call(&vault, "commit_wiki_page", &approved, &mut edge, &mut plans).unwrap();
+        let Response::Committed(receipt) = &applied.answer else { panic!("a commit's answer") };
+        assert!(receipt.applied);
+        assert_eq!(receipt.problems, previewed.problems);
+
+        // A page linked from the note that mentions it, by a patch whose text links it, has none.
+        let linked = json!({
+            "page": {"path": "Woodland", "body": "# Woodland\n"},
+            "patches": [{"path": "Trees.md", "kind": "append", "text": "See [[Woodland]]."}],
+            "prev_hashes": {"Trees.md": content_hash("About forests.\n")}
+        });
+        let (_, answer) = plan(&vault, &arguments(linked), &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
+        assert_eq!(answer.problems, []);
+    }
+
+    /// Issue 37: a draft made from a source listed it among the page's links but left
+    /// `sources` empty, and nothing said what was ingested.
+    #[test]
+    fn a_page_drawn_from_a_source_cites_it_and_the_commit_says_what_was_ingested() {
+        use crate::edge::ReadBefore;
+        use crate::ops::{call, Response};
+        let clip = "---\ntitle: How memory fades\n---\nA clip on the forgetting curve.\n";
+        let files = [("raw/Clip.md", clip), ("Older page.md", "---\nsources: [\"[[Clip]]\"]\n---\nOld.\n")];
+        let (vault, texts) = vault(&files);
+        let mut edge = ReadBefore { tag: 1, texts: texts.clone(), ..ReadBefore::default() };
+        let mut plans = crate::approval::PlanHistory::default();
+        let draft = call(&vault, "draft_wiki_page", &json!({"topic": "Forgetting curve", "source": "raw/Clip.md"}), &mut edge, &mut plans)
+            .unwrap_or_else(|error| panic!("{error}"));
+        let Response::Draft(drafted) = &draft.answer else { panic!("a draft's answer") };
+        let skeleton = drafted.skeleton.as_ref().expect("a skeleton");
+        assert_eq!(skeleton.page.frontmatter.get("sources"), Some(&json!(["[[Clip]]"])));
+
+        let page = json!({"path": skeleton.page.path, "frontmatter": skeleton.page.frontmatter, "body": "# Forgetting curve\n"});
+        let (plan, answer) =
+            plan(&vault, &arguments(json!({"page": page})), &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
+        assert!(plan.creates[0].text.starts_with("---\nsources:\n  - \"[[Clip]]\"\n---\n"), "{}", plan.creates[0].text);
+        let said: Vec<(&str, &str, &str, Vec<&str>)> = answer
+            .ingested
+            .iter()
+            .map(|source| {
+                (
+                    source.path.as_str(),
+                    source.content_hash.as_str(),
+                    source.title.as_str(),
+                    source.cited_by.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        let hash = content_hash(clip);
+        assert_eq!(said, [("raw/Clip.md", hash.as_str(), "How memory fades", vec!["Older page.md", "raw/Forgetting curve.md"])]);
+    }
+
+    /// Issue 37: two patches to one note added two identical bullets, and appended text ran
+    /// into the note's last paragraph.
+    #[test]
+    fn one_bullet_per_note_and_appended_text_on_a_paragraph_of_its_own() {
+        let (vault, texts) = vault(&[("A.md", "# A\nLast line.\n"), ("B.md", "# B\n\n## Notes\nA line.\n\n## Other\nx\n")]);
+        let asked = arguments(json!({
+            "page": {"path": "New", "body": "# New\n"},
+            "patches": [
+                {"path": "A", "kind": "link"}, {"path": "A.md", "kind": "link"},
+                {"path": "A", "kind": "append", "text": "More on [[New]]."},
+                {"path": "B", "kind": "append", "heading": "Notes", "text": "See [[New]]."},
+                {"path": "B", "kind": "append", "heading": "Other", "text": "- [[New]]"}
+            ]
+        }));
+        let (plan, answer) = plan(&vault, &asked, &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
+        let a = crate::rename::apply_edits(&texts["A.md"], &plan.edits[0].edits);
+        assert_eq!(a, "# A\nLast line.\n\n## See also\n\n- [[New]]\n\nMore on [[New]].\n");
+        assert!(answer.patches[1].already_linked && answer.patches[1].added.is_none());
+        let b = crate::rename::apply_edits(&texts["B.md"], &plan.edits[1].edits);
+        assert_eq!(b, "# B\n\n## Notes\nA line.\n\nSee [[New]].\n\n## Other\nx\n- [[New]]\n");
+        assert!(is_list_item("- a") && is_list_item("12. b") && is_list_item("*") && !is_list_item("-a") && !is_list_item("1.5 kg"));
+    }
+
+    /// Issue 37: the workflow could not replace a page deliberately. `overwrite` with the hash
+    /// the page was read with replaces it in place (its backlinks kept, an edit the undo reverts).
+    #[test]
+    fn a_page_is_overwritten_with_its_prev_hash_and_keeps_its_backlinks() {
+        let before = "# Forest\n\nOld text.\n";
+        let (vault, texts) = vault(&[("Forest.md", before), ("Trees.md", "See [[Forest]].\n")]);
+        let page = |prev_hash: Option<String>| json!({"path": "forest", "mode": "overwrite", "prev_hash": prev_hash, "body": "# Forest\n\nNew text.\n"});
+        let mut needed = notes_needed(&vault, &arguments(json!({"page": page(None)})));
+        needed.sort();
+        assert_eq!(needed, ["Forest.md"]);
+        let (planned, answer) = plan(&vault, &arguments(json!({"page": page(Some(content_hash(before)))})), &texts)
+            .unwrap_or_else(|refused| panic!("{}", refused.message()));
+        assert!(planned.creates.is_empty());
+        assert_eq!((planned.edits[0].path.as_str(), planned.edits[0].content_hash.as_str()), ("Forest.md", content_hash(before).as_str()));
+        assert_eq!(crate::rename::apply_edits(before, &planned.edits[0].edits), "# Forest\n\nNew text.\n");
+        assert!(!answer.problems.iter().any(|problem| problem.code == "no_inbound_link"));
+
+        let stale = plan(&vault, &arguments(json!({"page": page(Some(content_hash("other")))})), &texts).unwrap_err();
+        assert!(stale.retryable() && stale.message().contains("changed since it was read"), "{}", stale.message());
+        let unhashed = plan(&vault, &arguments(json!({"page": page(None)})), &texts).unwrap_err();
+        assert!(unhashed.message().contains("`page.prev_hash` is needed"), "{}", unhashed.message());
+        let missing = json!({"page": {"path": "Nowhere", "mode": "overwrite", "prev_hash": "00"}});
+        assert!(plan(&vault, &arguments(missing), &texts).unwrap_err().message().contains("replaces a page that exists"));
+        // Without `overwrite`, a page that exists is refused as ever.
+        let create = json!({"page": {"path": "Forest", "body": "x\n"}});
+        assert!(plan(&vault, &arguments(create), &texts).unwrap_err().message().contains("already exists"));
+    }
+
+    /// Issue 37: SCHEMA.md could not mark a rule as blocking. `severity: block` refuses a write
+    /// that adds its finding; `warn` and findings there before do not.
+    #[test]
+    fn a_blocking_convention_refuses_a_write_that_adds_its_finding() {
+        let schema = |severity: &str| {
+            format!("---\ntypes:\n  concept: {{required: [type]}}\nconventions:\n  orphan: {severity}\n  near_duplicate: warn\n---\n")
+        };
+        for (severity, refused) in [("block", true), ("{severity: block}", true), ("warn", false)] {
+            let text = schema(severity);
+            let (vault, texts) = vault(&[("wiki/SCHEMA.md", &text), ("wiki/Old.md", "---\ntype: concept\n---\nLonely.\n")]);
+            let lonely = arguments(json!({"page": {"path": "wiki/New", "frontmatter": {"type": "concept"}, "body": "# New\n"}}));
+            let answer = plan(&vault, &lonely, &texts);
+            assert_eq!(answer.is_err(), refused, "{severity}");
+            if let Err(refusal) = answer {
+                assert!(refusal.message().contains("the convention `orphan` is `severity: block`"), "{}", refusal.message());
+            }
+            // Linked from the old note, the page is no orphan; the old note's own finding was
+            // there before and is not the write's.
+            let linked = arguments(json!({
+                "page": {"path": "wiki/New", "frontmatter": {"type": "concept"}, "body": "# New\n"},
+                "patches": [{"path": "wiki/Old.md", "kind": "link"}]
+            }));
+            assert!(plan(&vault, &linked, &texts).is_ok(), "{severity}");
+        }
+        let unknown = crate::schema_file::read_schema_file("---\nconventions:\n  spelling: block\n  orphan: loud\n---\n");
+        assert!(unknown.problems.iter().any(|problem| problem.contains("`spelling` names no lint rule")), "{:?}", unknown.problems);
+        assert!(unknown.problems.iter().any(|problem| problem.contains("`loud`")), "{:?}", unknown.problems);
     }
 }

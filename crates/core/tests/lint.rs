@@ -130,6 +130,8 @@ fn the_fixture_wiki_lints_as_expected() {
             "schema wiki/Evergreen notes.md -> wiki/SCHEMA.md (move_note)",
             "schema wiki/Evergreen notes.md -> wiki/SCHEMA.md",
             "schema wiki/people/Niklas Luhmann.md -> wiki/SCHEMA.md",
+            "missing_sources wiki/Evergreen notes.md",
+            "missing_sources wiki/concepts/Zettelkasten.md",
         ]
     );
     // Every check ran: near_duplicate needs no note text, since the index keeps a sketch.
@@ -183,7 +185,7 @@ fn folder_kinds_paging_and_concise() {
     assert_eq!(people, ["schema wiki/people/Niklas Luhmann.md -> wiki/SCHEMA.md"]);
 
     let first = call(&vault, "lint_wiki", json!({"limit": 5, "response_format": "concise"}));
-    assert_eq!(first["total"].as_u64(), Some(17));
+    assert_eq!(first["total"].as_u64(), Some(19));
     assert!(first["next_cursor"].as_str().is_some_and(|cursor| cursor.starts_with("5.")), "{}", first["next_cursor"]);
     for proposal in first["proposals"].as_array().expect("proposals") {
         assert!(proposal.get("detail").is_none() && proposal.get("tool_args").is_none() && proposal.get("evidence").is_none());
@@ -195,7 +197,7 @@ fn folder_kinds_paging_and_concise() {
         cursor = call(&vault, "lint_wiki", json!({"limit": 5, "cursor": cursor}))["next_cursor"].clone();
     }
     let last = call(&vault, "lint_wiki", json!({"limit": 5, "cursor": cursor}));
-    assert_eq!((last["proposals"].as_array().map(Vec::len), last.get("next_cursor")), (Some(2), None));
+    assert_eq!((last["proposals"].as_array().map(Vec::len), last.get("next_cursor")), (Some(4), None));
 
     let error = ops::call(&vault, "lint_wiki", &json!({"kinds": ["spelling"]}), &mut ReadBefore::default(), &mut PlanHistory::default())
         .expect_err("an unknown kind");

@@ -849,7 +849,7 @@ fn draft_wiki_page() -> ToolSpec {
         "Prepares a page on `topic`: find_existing_page's check first (a page known by it is returned, nothing \
 proposed); else `link_to` (notes to link), `link_from` (notes mentioning it, to link to it), `already_linking`, the \
 SCHEMA.md rules for `type` (`schema`) and a `skeleton`: commit_wiki_page's arguments with a linkable path, the \
-required keys, a `link` patch per `link_from` note and `prev_hashes`. Fill it in, then commit. Use it before \
+required keys, the `source` cited in `sources`, a `link` patch per `link_from` note and `prev_hashes`. Fill it in, then commit. Use it before \
 commit_wiki_page; use find_evidence for what notes say. It reads only. It fails with `note_not_found` (`source`).",
         object(
             json!({
@@ -882,16 +882,18 @@ fn commit_wiki_page() -> ToolSpec {
     ToolSpec {
         name: "commit_wiki_page",
         title: "Create a wiki page and link it from other notes, proven, all or nothing",
-        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default, made when absent, skipped when the note already links the page); `append` adds `text` at the end or under `heading`. Before writing, every link of the page and every link a patch adds must find a note (or be listed in `allow_unresolved`), the page must meet the SCHEMA.md governing it (type, required properties, vocabulary, folder) and lie in a wiki where the vault has one, its path must be new and linkable, and each `prev_hashes` entry must match. By default it is a dry run answering a receipt with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it. Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused` (names every rule broken), `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
+        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default; once per note, none when it links the page); `append` adds `text` as a paragraph at the end or under `heading`. Every link of the page and every link a patch adds must find a note (or be in `allow_unresolved`); the page must meet its SCHEMA.md (type, required properties, vocabulary, folder, blocking conventions), lie in the wiki, outside its source folders, at a new linkable path; each `prev_hashes` entry must match. A page known by one of its names (find_existing_page's `exists`) is refused unless `allow_duplicate`; one changing where links lead, always. A dry run by default, answering `plan_hash`, non-blocking `problems` and `ingested` sources; apply with `approved_plan_hash` (or `dry_run: false`). Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused`, `duplicate_page`, `read_only_source`, `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
         input_schema: object(
             json!({
                 "page": {
                     "type": "object",
-                    "description": "The new page: `path` (`.md` added when left out), `frontmatter` (keys to text, numbers, booleans or lists of them), `body` (Markdown).",
+                    "description": "The new page: `path` (`.md` added when left out), `frontmatter` (keys to text, numbers, booleans or lists of them), `body` (Markdown); `mode: overwrite` with `prev_hash` replaces one.",
                     "properties": {
                         "path": {"type": "string", "maxLength": MAX_STRING_CHARS},
                         "frontmatter": {"type": "object"},
-                        "body": {"type": "string"}
+                        "body": {"type": "string"},
+                        "mode": {"type": "string", "enum": ["create", "overwrite"]},
+                        "prev_hash": {"type": "string"}
                     },
                     "required": ["path"]
                 },
@@ -911,6 +913,7 @@ fn commit_wiki_page() -> ToolSpec {
                 },
                 "prev_hashes": {"type": "object", "description": "The `content_hash` each patched note had when read, by path (read_note gives it)."},
                 "allow_unresolved": {"type": "array", "items": {"type": "string"}, "description": "Link targets that may stay unresolved (pages still to write)."},
+                "allow_duplicate": {"type": "boolean", "description": "Write a second page on a known topic."},
                 "dry_run": dry_run(),
                 "approved_plan_hash": approved_plan_hash(),
                 "response_format": response_format()
@@ -933,9 +936,11 @@ fn commit_wiki_page() -> ToolSpec {
                     "already_linked": {"type": "boolean"}
                 }}},
                 "unresolved_allowed": {"type": "array", "items": {"type": "string"}},
+                "problems": {"type": "array", "items": {"type": "object"}},
+                "ingested": {"type": "array", "items": {"type": "object"}},
                 "text": {"type": "string"}
             },
-            "required": ["dry_run", "applied", "plan_hash", "path", "content_hash", "patches"]
+            "required": ["dry_run", "applied", "plan_hash", "path", "content_hash", "patches", "problems"]
         }),
         read_only: false,
         destructive: false,

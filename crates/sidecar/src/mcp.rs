@@ -495,8 +495,10 @@ mod tests {
     /// catalogue was cut; a new tool may take about as much as the others do. It was 2,200 bytes, 1
     /// byte over the nineteen tools, until server_health said whether the folder's index is live
     /// (`folder_index`, 184 bytes), then 2,210 until a link's `source` could name a canvas's card
-    /// (`canvas_file`, `canvas_text`: 90 bytes over three schemas).
-    const TOOLS_LIST_BUDGET_BYTES_PER_TOOL: usize = 2_215;
+    /// (`canvas_file`, `canvas_text`: 90 bytes over three schemas), then 2,215 until
+    /// commit_wiki_page refused duplicates and writes in source folders, answered `problems` and
+    /// `ingested`, and took `allow_duplicate` and `page.mode: overwrite` (500 bytes).
+    const TOOLS_LIST_BUDGET_BYTES_PER_TOOL: usize = 2_245;
 
     #[test]
     fn tools_list_stays_under_its_budget() {

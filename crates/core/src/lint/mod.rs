@@ -20,6 +20,7 @@ pub mod dead_end;
 pub mod duplicate_identity;
 pub mod links_truncated;
 pub mod malformed_frontmatter;
+pub mod missing_sources;
 pub mod near_duplicate;
 pub mod orphan;
 pub mod schema;
@@ -60,7 +61,7 @@ pub struct Example {
 
 /// The rules that run by default (`lint_wiki` without `kinds`), in the order their findings are
 /// reported. [`every_rule`] adds those that run only when named.
-pub const RULES: [&Rule; 11] = [
+pub const RULES: [&Rule; 12] = [
     &unresolved_link::RULE,
     &ambiguous_link::RULE,
     &broken_heading::RULE,
@@ -72,6 +73,7 @@ pub const RULES: [&Rule; 11] = [
     &near_duplicate::RULE,
     &schema::RULE,
     &links_truncated::RULE,
+    &missing_sources::RULE,
 ];
 
 /// The rules that run only when named in `kinds`, their findings reported after those of
