@@ -796,14 +796,14 @@ fn update_properties() -> ToolSpec {
     ToolSpec {
         name: "update_properties",
         title: "Set or remove a note's properties, keeping the rest of the file",
-        description: "Sets and removes top-level properties in one note's frontmatter (making the block if there is \
-none) without touching anything else: other keys, comments, quoting, order and line breaks stay byte for byte, and a \
-value holding a link is written quoted, as Obsidian reads a property link. The result is read back before anything is \
-written. By default it is a dry run answering the YAML before and after with a `plan_hash`; call again with \
-`approved_plan_hash` (or `dry_run: false`) to apply it; `approved_plan_hash` cannot be combined with `dry_run: true`. \
-Use it instead of rewriting a note to change its properties; use move_note or rewrite_link to change where links \
-point. Refusals: `note_not_found`, `invalid_arguments` (an object value, a key both set and removed, frontmatter that \
-is not YAML keys), `plan_hash_mismatch`, `concurrent_modification`.",
+        description: "Sets and removes top-level properties of one note's frontmatter (making the block if none), \
+touching nothing else: other keys, comments, quoting, order and line breaks stay byte for byte; a link value is written \
+quoted, as Obsidian reads a property link. Proven by reading it back. A dry run by default, answering the YAML before \
+and after and a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply, never with `dry_run: \
+true`. When the note holds it already: `unchanged: true`, nothing written. Use it, not a rewrite of the note, for \
+properties. Refusals: `note_not_found`, `invalid_arguments` (an object value, a key both set and removed, frontmatter \
+not YAML keys), `unwritable_note` (the key shares an anchor with another), `plan_hash_mismatch`, \
+`concurrent_modification`.",
         input_schema: object(
             json!({
                 "path": note_path("The note's path"),
@@ -826,7 +826,8 @@ is not YAML keys), `plan_hash_mismatch`, `concurrent_modification`.",
                 "set": {"type": "array", "items": {"type": "string"}},
                 "removed": {"type": "array", "items": {"type": "string"}},
                 "before": {"type": "string"},
-                "after": {"type": "string"}
+                "after": {"type": "string"},
+                "unchanged": {"type": "boolean"}
             },
             "required": ["dry_run", "applied", "plan_hash", "path", "set", "removed"]
         }),
