@@ -51,6 +51,9 @@ pub struct PropertiesAnswer {
     /// `removed` are empty.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unchanged: bool,
+    /// The links the set values hold that find no note, as `key: link` (written all the same).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unresolved_links: Vec<String>,
     /// Once applied: the id `undo_change` takes to undo it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change_id: Option<String>,
@@ -69,6 +72,8 @@ pub enum PropertiesError {
     /// a form whose entries cannot be replaced one by one (an anchor another entry uses, a
     /// flow collection whose later line starts like a key). Refused before writing.
     Unproven { path: String, detail: String },
+    /// The edit breaks rules of the `SCHEMA.md` governing the note that it did not break before.
+    OffSchema { path: String, schema: String, problems: Vec<String> },
 }
 
 impl crate::error::Failure for PropertiesError {
@@ -78,6 +83,7 @@ impl crate::error::Failure for PropertiesError {
                 crate::error::ErrorCode::InvalidArguments
             }
             PropertiesError::Unproven { .. } => crate::error::ErrorCode::UnwritableNote,
+            PropertiesError::OffSchema { .. } => crate::error::ErrorCode::PageRefused,
         }
     }
 
@@ -87,6 +93,9 @@ impl crate::error::Failure for PropertiesError {
             PropertiesError::Unwritable { detail } => detail.clone(),
             PropertiesError::Unreadable { path, detail } => {
                 format!("the frontmatter of `{path}` is not YAML properties can be edited in ({detail}); nothing was changed")
+            }
+            PropertiesError::OffSchema { path, schema, problems } => {
+                format!("the edit of `{path}` would break rules of `{schema}`: {}; nothing was changed", problems.join("; "))
             }
             PropertiesError::Unproven { path, detail } => {
                 format!(
@@ -104,6 +113,9 @@ edited as asked, {detail}; nothing was changed"
             }
             PropertiesError::Unreadable { .. } => {
                 "Fix the note's YAML (lint_wiki names the problem as malformed_frontmatter), then try again."
+            }
+            PropertiesError::OffSchema { .. } => {
+                "Set values the schema allows (read_note on its SCHEMA.md gives its types and vocabulary), or change SCHEMA.md first."
             }
             PropertiesError::Unproven { .. } => {
                 "Edit this property in Obsidian, or write the entries it shares anchors or lines with plainly (no `&anchor` another entry uses with `*alias`, each entry starting on its own line), then try again."
@@ -406,6 +418,7 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
         before: detailed.then(|| before_yaml.to_owned()),
         after: detailed.then(|| after_yaml.to_owned()),
         unchanged: edits.is_empty(),
+        unresolved_links: Vec::new(),
         change_id: None,
     };
     let edits = if edits.is_empty() { Vec::new() } else { vec![FileEdit { path: path.to_owned(), content_hash, edits }] };

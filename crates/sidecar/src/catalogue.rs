@@ -510,16 +510,18 @@ fn rewrite_link() -> ToolSpec {
     let mut spec = move_note();
     spec.name = "rewrite_link";
     spec.title = "Repoint every link with one target to another";
-    spec.description = "Rewrites every link whose target is `from_target` (as written, ignoring case and `.md`) to point to `to_target`; \
-only the target's path changes. By default it is a dry run that previews the rewritten links (paged) with a \
-`plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it, all or nothing; \
-`approved_plan_hash` cannot be combined with `dry_run: true`. Use it to repoint links or fix a misspelt target; use \
-move_note to move a file, which fixes its links itself. Refusals: `unrepresentable_link` (`to_target` holds `|`, \
-`#`, `^`, brackets or a line break), `plan_hash_mismatch`, `concurrent_modification`.";
+    spec.description = "Rewrites every link whose target is `from_target` (as written, ignoring case and `.md`), in notes \
+and canvases, to `to_target`; only the target's path changes. A dry run by default: the rewritten links \
+(paged) and a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply, all or nothing. Use it \
+to repoint links or fix misspelt targets; use move_note to move a file. Refusals: \
+`breaks_links` (working links would find no note; `allow_unresolved: true` allows it, answering `links_broken`), \
+`unrepresentable_link` (`to_target` holds `|`, `#`, `^`, brackets or a line break), `plan_hash_mismatch`, \
+`concurrent_modification`.";
     spec.input_schema = object(
         json!({
             "from_target": {"type": "string", "description": "The target the links have now, such as `Old idea`."},
             "to_target": {"type": "string", "description": "The target as it should be written, such as `Ideas/New idea`."},
+            "allow_unresolved": {"type": "boolean", "description": "Let working links end unresolved."},
             "dry_run": dry_run(),
             "approved_plan_hash": approved_plan_hash(),
             "limit": limit(),
@@ -528,6 +530,7 @@ move_note to move a file, which fixes its links itself. Refusals: `unrepresentab
         }),
         &["from_target", "to_target"],
     );
+    spec.output_schema["properties"]["links_broken"] = json!({"type": "integer"});
     spec
 }
 
@@ -797,17 +800,16 @@ fn update_properties() -> ToolSpec {
         name: "update_properties",
         title: "Set or remove a note's properties, keeping the rest of the file",
         description: "Sets and removes top-level properties of one note's frontmatter (making the block if none), \
-touching nothing else: other keys, comments, quoting, order and line breaks stay byte for byte; a link value is written \
-quoted, as Obsidian reads a property link. Proven by reading it back. A dry run by default, answering the YAML before \
-and after and a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply, never with `dry_run: \
-true`. When the note holds it already: `unchanged: true`, nothing written. Use it, not a rewrite of the note, for \
-properties. Refusals: `note_not_found`, `invalid_arguments` (an object value, a key both set and removed, frontmatter \
-not YAML keys), `unwritable_note` (the key shares an anchor with another), `plan_hash_mismatch`, \
+keeping every other byte of the file; a link is written quoted. A dry run by default: the YAML before and after and a \
+`plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply. Held already: `unchanged: true`, \
+nothing written. Set links finding no note: `unresolved_links`. Use it for properties; use rewrite_link for links. \
+Refusals: `note_not_found`, `page_refused` (off SCHEMA.md's rules), `invalid_arguments` (an object value, a key set \
+and removed, frontmatter not YAML keys), `unwritable_note` (a shared anchor), `plan_hash_mismatch`, \
 `concurrent_modification`.",
         input_schema: object(
             json!({
                 "path": note_path("The note's path"),
-                "set": {"type": "object", "description": "Keys to set, to text, a number, a boolean or a list of them, such as `{\"status\": \"done\", \"related\": \"[[Other]]\"}`."},
+                "set": {"type": "object", "description": "Keys to set: text, numbers, booleans or lists of them, such as `{\"status\": \"done\", \"related\": \"[[Other]]\"}`."},
                 "remove": {"type": "array", "items": {"type": "string"}, "description": "Keys to remove."},
                 "dry_run": dry_run(),
                 "approved_plan_hash": approved_plan_hash(),
@@ -827,7 +829,8 @@ not YAML keys), `unwritable_note` (the key shares an anchor with another), `plan
                 "removed": {"type": "array", "items": {"type": "string"}},
                 "before": {"type": "string"},
                 "after": {"type": "string"},
-                "unchanged": {"type": "boolean"}
+                "unchanged": {"type": "boolean"},
+                "unresolved_links": {"type": "array"}
             },
             "required": ["dry_run", "applied", "plan_hash", "path", "set", "removed"]
         }),
