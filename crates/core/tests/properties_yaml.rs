@@ -12,7 +12,7 @@ use vaultlink_core::properties::{plan, PropertiesArguments};
 use vaultlink_core::rename::apply_edits;
 
 /// Frontmatters in the forms serde_yaml reads that a simple line scanner gets wrong.
-const TRICKY: &[&str] = &[
+pub const TRICKY: &[&str] = &[
     // Block scalars with blank lines inside, folded and literal, with indentation and chomping
     // indicators.
     "---\na: >\n  one\n\n  two\nb: 1\n---\nBody\n",

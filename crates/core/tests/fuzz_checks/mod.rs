@@ -211,20 +211,20 @@ pub fn check_property_edit(text: &str, selector: u8) {
         }
     }
     assert_eq!(read(&after), expected, "{key:?} {value:?} on {text:?} gave {after:?}");
-    // Every other byte is kept: the bytes the edit replaced start no other entry's line.
-    let prefix = text.bytes().zip(after.bytes()).take_while(|(a, b)| a == b).count();
-    let most = text.len().min(after.len()) - prefix;
-    let suffix = text.bytes().rev().zip(after.bytes().rev()).take(most).take_while(|(a, b)| a == b).count();
-    let (start, end) = (prefix, text.len() - suffix);
-    if start < end {
-        let line_start = text.as_bytes()[..start].iter().rposition(|&byte| byte == b'\n').map_or(0, |at| at + 1);
-        let replaced = &text.as_bytes()[line_start..end];
-        for line in replaced.split(|&byte| byte == b'\n') {
-            let line = String::from_utf8_lossy(line);
+    // Every other byte is kept: the bytes each edit replaces (from the start of their first
+    // line) start no other entry's line.
+    let replaced_spans = plan.edits.first().map(|file| file.edits.iter().map(|edit| edit.span).collect::<Vec<_>>()).unwrap_or_default();
+    for span in replaced_spans.into_iter().filter(|span| span.start < span.end) {
+        let line_start = text.as_bytes()[..span.start].iter().rposition(|&byte| byte == b'\n').map_or(0, |at| at + 1);
+        for line in text[line_start..span.end].split('\n') {
             for other in string_keys(text).iter().filter(|other| **other != key) {
+                // `other:` followed by a space or the line's end (`a:b: 1` is the key `a:b`).
                 let starts = [format!("{other}:"), format!("\"{other}\":"), format!("'{other}':")];
+                let starts_entry = |written: &String| {
+                    line.strip_prefix(written.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r']))
+                };
                 assert!(
-                    !starts.iter().any(|written| line.starts_with(written.as_str())),
+                    !starts.iter().any(starts_entry),
                     "{key:?} {value:?} on {text:?} replaced the entry of {other:?}: {after:?}"
                 );
             }
