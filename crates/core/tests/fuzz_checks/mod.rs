@@ -223,10 +223,7 @@ pub fn check_property_edit(text: &str, selector: u8) {
                 let starts_entry = |written: &String| {
                     line.strip_prefix(written.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r']))
                 };
-                assert!(
-                    !starts.iter().any(starts_entry),
-                    "{key:?} {value:?} on {text:?} replaced the entry of {other:?}: {after:?}"
-                );
+                assert!(!starts.iter().any(starts_entry), "{key:?} {value:?} on {text:?} replaced the entry of {other:?}: {after:?}");
             }
         }
     }
