@@ -303,6 +303,8 @@ export interface MoveAnswer {
 	changes?: LinkChange[];
 	links_changed: number;
 	newly_resolved: NewlyResolved[];
+	/** `rewrite_link` with `allow_unresolved`: the links that work today and will find no note. */
+	links_broken?: number;
 	/** Present when the preview's `moves` or `changes` go on. */
 	next_cursor?: string;
 }
