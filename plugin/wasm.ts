@@ -154,7 +154,7 @@ export type LinkSourceName = "body" | "property" | "canvas_file" | "canvas_text"
 export interface ParsedLink {
 	kind: "wikilink" | "embed" | "markdown" | "markdown_embed";
 	/** Where the link was written: the note's body or a property (frontmatter) value. */
-	source: "body" | "property";
+	source: "body" | "property" | "canvas_file" | "canvas_text";
 	/** A property link's top-level key. */
 	key?: string;
 	/** A property link's full key path, list indexes as numbers: `["related", 0]`. */
@@ -312,7 +312,7 @@ export interface MoveAnswer {
 /** What core's rename audit found for the file now at `to`, renamed from `from` (`crates/core/src/audit.rs`). */
 export interface RenameAudit {
 	skipped?: string;
-	stale: { note: string; line: number; span: { start: number; end: number }; target: string; source: "body" | "property"; key?: string; resolved_path?: string }[];
+	stale: { note: string; line: number; span: { start: number; end: number }; target: string; source: LinkSourceName; key?: string; resolved_path?: string }[];
 	fixes: { from_target: string; to_target: string }[];
 }
 
