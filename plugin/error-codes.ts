@@ -9,6 +9,7 @@ export const ErrorCode = {
 	NoteNotFound: "note_not_found",
 	DestinationExists: "destination_exists",
 	UnrepresentableLink: "unrepresentable_link",
+	BreaksLinks: "breaks_links",
 	PlanHashMismatch: "plan_hash_mismatch",
 	ConcurrentModification: "concurrent_modification",
 	WriteFailed: "write_failed",

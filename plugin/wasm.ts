@@ -175,7 +175,7 @@ export type LinkSourceName = "body" | "property" | "canvas_file" | "canvas_text"
 export interface ParsedLink {
 	kind: "wikilink" | "embed" | "markdown" | "markdown_embed";
 	/** Where the link was written: the note's body or a property (frontmatter) value. */
-	source: "body" | "property";
+	source: "body" | "property" | "canvas_file" | "canvas_text";
 	/** A property link's top-level key. */
 	key?: string;
 	/** A property link's full key path, list indexes as numbers: `["related", 0]`. */
@@ -324,6 +324,8 @@ export interface MoveAnswer {
 	changes?: LinkChange[];
 	links_changed: number;
 	newly_resolved: NewlyResolved[];
+	/** `rewrite_link` with `allow_unresolved`: the links that work today and will find no note. */
+	links_broken?: number;
 	/** Present when the preview's `moves` or `changes` go on. */
 	next_cursor?: string;
 }
@@ -331,7 +333,7 @@ export interface MoveAnswer {
 /** What core's rename audit found for the file now at `to`, renamed from `from` (`crates/core/src/audit.rs`). */
 export interface RenameAudit {
 	skipped?: string;
-	stale: { note: string; line: number; span: { start: number; end: number }; target: string; source: "body" | "property"; key?: string; resolved_path?: string }[];
+	stale: { note: string; line: number; span: { start: number; end: number }; target: string; source: LinkSourceName; key?: string; resolved_path?: string }[];
 	fixes: { from_target: string; to_target: string }[];
 }
 

@@ -20,7 +20,7 @@ for argument in "$@"; do
     *) seconds=$argument ;;
   esac
 done
-targets=(${VAULTLINK_FUZZ_TARGETS:-parse_note frontmatter plan_move})
+targets=(${VAULTLINK_FUZZ_TARGETS:-parse_note frontmatter plan_move properties})
 failed=0
 for target in "${targets[@]}"; do
   regressions=crates/core/tests/fuzz_regressions/$target

@@ -7,6 +7,7 @@ import type { App } from "obsidian";
 import type { LinkEngine } from "../engine/client";
 import { cachedTextOrNull } from "../change";
 import type { RecordedRename } from "./renames";
+import type { LinkSourceName } from "../wasm";
 
 /** A link that still names a renamed file's old path and no longer points to the file. */
 export interface StaleLink {
@@ -16,7 +17,7 @@ export interface StaleLink {
 	line: number;
 	/** The link as written in the note (the target as written when the text cannot be read). */
 	text: string;
-	source: "body" | "property";
+	source: LinkSourceName;
 	/** The property's top-level key, for a property link. */
 	key?: string;
 	/** The file the link points to now; absent when it points nowhere. */

@@ -118,7 +118,14 @@ test("a rewrite's journal names rewrite_link, the tool that made it", async (t) 
 		tools.push((JSON.parse(fs.readFileSync(path.join(vaultDir, JOURNAL_PATH), "utf8")) as { journal: { tool: string } }).journal.tool);
 		return processNote(file, fn);
 	});
-	assert.ok((await runTool(host, "rewrite_link", { from_target: "Old", to_target: "Elsewhere", dry_run: false })).ok);
+	// Elsewhere names no note: the links to Old, which work, would stop working, so the rewrite
+	// is refused, nothing written, until the call allows it.
+	const before = snapshotVault(vaultDir);
+	const refused = errorOf(await runTool(host, "rewrite_link", { from_target: "Old", to_target: "Elsewhere", dry_run: false }));
+	assert.equal(refused.code, "breaks_links", refused.message);
+	assert.deepEqual(snapshotVault(vaultDir), before);
+	assert.deepEqual(tools, []);
+	assert.ok((await runTool(host, "rewrite_link", { from_target: "Old", to_target: "Elsewhere", allow_unresolved: true, dry_run: false })).ok);
 	assert.ok(tools.length > 0, "the rewrite wrote notes under its journal");
 	assert.deepEqual([...new Set(tools)], ["rewrite_link"]);
 });

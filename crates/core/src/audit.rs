@@ -170,3 +170,25 @@ mod tests {
         assert!(audit_rename(&vault, "Old.md", "Archive/New.md").skipped.is_some_and(|why| why.contains("again")));
     }
 }
+
+#[cfg(test)]
+mod canvas_tests {
+    use super::*;
+    use crate::index::IndexConfig;
+
+    /// A canvas's text card still naming the old name is a stale link as a note's is, and the
+    /// fix (`rewrite_link`) repoints canvases too.
+    #[test]
+    fn a_canvas_text_card_left_on_the_old_name_is_found() {
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        vault.upsert("Archive/New.md", "");
+        vault.upsert(
+            "Board.canvas",
+            "{\"nodes\":[{\"id\":\"t\",\"type\":\"text\",\"text\":\"[[Old]]\",\"x\":0,\"y\":0,\"width\":1,\"height\":1}]}",
+        );
+        let audit = audit_rename(&vault, "Old.md", "Archive/New.md");
+        let found: Vec<(&str, &str)> = audit.stale.iter().map(|link| (link.note.as_str(), link.source)).collect();
+        assert_eq!(found, [("Board.canvas", "canvas_text")]);
+        assert_eq!(audit.fixes.len(), 1);
+    }
+}

@@ -41,6 +41,9 @@ pub struct MoveArguments {
 pub struct RewriteArguments {
     pub from_target: String,
     pub to_target: String,
+    /// Repoint links that find a note today even where `to_target` finds none.
+    #[serde(default)]
+    pub allow_unresolved: bool,
     #[serde(default)]
     pub dry_run: Option<bool>,
     #[serde(default)]
@@ -126,9 +129,17 @@ pub fn rewrite_link(
     let texts = read_all(edge, notes_to_read_for_rewrite(vault, &arguments.from_target))?;
     let mut plan = plan_rewrite_link(vault, &arguments.from_target, &arguments.to_target, &texts).map_err(|error| CallError::of(&error))?;
     let left = guard_sources(vault, "rewrite_link", &mut plan)?;
+    // A note that cannot be rewritten is refused first: allowing broken links would not help.
+    crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
+    let broken = crate::rewrite::links_broken(vault, &plan, &texts);
+    if broken.count > 0 && !arguments.allow_unresolved {
+        return Err(CallError::of(&crate::rewrite::BreaksLinks { to_target: arguments.to_target.trim().to_owned(), broken }));
+    }
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
-    with_left(finish("rewrite_link", &plan, &texts, &[], &approval, page, edge, plans), left)
+    let (mut answer, change) = with_left(finish("rewrite_link", &plan, &texts, &[], &approval, page, edge, plans), left)?;
+    answer.links_broken = broken.count;
+    Ok((answer, change))
 }
 
 fn read_all(edge: &mut dyn Edge, paths: Vec<String>) -> Result<BTreeMap<String, String>, CallError> {
@@ -295,6 +306,14 @@ pub fn update_properties(
     crate::sources::check_plan(vault, "update_properties", &plan).map_err(|error| CallError::of(&error))?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
+    if let Some(file) = plan.edits.first() {
+        // Checked as commit_wiki_page checks a page: the schema's rules, and the links set.
+        let after_text = crate::rename::apply_edits(&text, &file.edits);
+        if let Some((schema, problems)) = crate::property_rules::broken_rules(vault, &path, &after_text) {
+            return Err(CallError::of(&crate::properties::PropertiesError::OffSchema { path, schema, problems }));
+        }
+        answer.unresolved_links = crate::property_rules::unresolved_links(vault, &path, &after_text, &answer.set);
+    }
     let apply = decide_plan(&plan.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
     if !apply || plan.edits.is_empty() {
         // Nothing is written: a preview, or a change that changes nothing.

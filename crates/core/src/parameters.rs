@@ -124,7 +124,16 @@ pub const ALL: &[Parameters] = &[
     },
     Parameters {
         tool: "rewrite_link",
-        list: &[required("from_target", TEXT), required("to_target", TEXT), DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT],
+        list: &[
+            required("from_target", TEXT),
+            required("to_target", TEXT),
+            optional("allow_unresolved", FLAG),
+            DRY_RUN,
+            APPROVED,
+            LIMIT,
+            CURSOR,
+            FORMAT,
+        ],
         rules: APPROVAL_RULES,
     },
     Parameters {

@@ -6,8 +6,6 @@
 //! proven before it is offered: the block is read again with `serde_yaml` and must hold exactly
 //! the properties it held, with the asked change and no other.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -49,6 +47,13 @@ pub struct PropertiesAnswer {
     pub before: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
+    /// True when the note already holds what was asked: nothing is written, and `set` and
+    /// `removed` are empty.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unchanged: bool,
+    /// The links the set values hold that find no note, as `key: link` (written all the same).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unresolved_links: Vec<String>,
     /// Once applied: the id `undo_change` takes to undo it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change_id: Option<String>,
@@ -63,8 +68,12 @@ pub enum PropertiesError {
     Unwritable { detail: String },
     /// The frontmatter is not a mapping YAML reads, so entries cannot be told apart.
     Unreadable { path: String, detail: String },
-    /// The edited block would not read back as the asked change (a bug, refused before writing).
+    /// The edited block would not read back as the asked change: the frontmatter is written in
+    /// a form whose entries cannot be replaced one by one (an anchor another entry uses, a
+    /// flow collection whose later line starts like a key). Refused before writing.
     Unproven { path: String, detail: String },
+    /// The edit breaks rules of the `SCHEMA.md` governing the note that it did not break before.
+    OffSchema { path: String, schema: String, problems: Vec<String> },
 }
 
 impl crate::error::Failure for PropertiesError {
@@ -73,7 +82,8 @@ impl crate::error::Failure for PropertiesError {
             PropertiesError::Nothing | PropertiesError::Unwritable { .. } | PropertiesError::Unreadable { .. } => {
                 crate::error::ErrorCode::InvalidArguments
             }
-            PropertiesError::Unproven { .. } => crate::error::ErrorCode::Internal,
+            PropertiesError::Unproven { .. } => crate::error::ErrorCode::UnwritableNote,
+            PropertiesError::OffSchema { .. } => crate::error::ErrorCode::PageRefused,
         }
     }
 
@@ -84,8 +94,14 @@ impl crate::error::Failure for PropertiesError {
             PropertiesError::Unreadable { path, detail } => {
                 format!("the frontmatter of `{path}` is not YAML properties can be edited in ({detail}); nothing was changed")
             }
+            PropertiesError::OffSchema { path, schema, problems } => {
+                format!("the edit of `{path}` would break rules of `{schema}`: {}; nothing was changed", problems.join("; "))
+            }
             PropertiesError::Unproven { path, detail } => {
-                format!("the edited frontmatter of `{path}` would not read back as asked ({detail}); nothing was changed")
+                format!(
+                    "the frontmatter of `{path}` is written in a form whose entries cannot be edited one by one keeping every other byte: \
+edited as asked, {detail}; nothing was changed"
+                )
             }
         }
     }
@@ -98,33 +114,53 @@ impl crate::error::Failure for PropertiesError {
             PropertiesError::Unreadable { .. } => {
                 "Fix the note's YAML (lint_wiki names the problem as malformed_frontmatter), then try again."
             }
-            PropertiesError::Unproven { .. } => "Report this as a bug, with the note's frontmatter.",
+            PropertiesError::OffSchema { .. } => {
+                "Set values the schema allows (read_note on its SCHEMA.md gives its types and vocabulary), or change SCHEMA.md first."
+            }
+            PropertiesError::Unproven { .. } => {
+                "Edit this property in Obsidian, or write the entries it shares anchors or lines with plainly (no `&anchor` another entry uses with `*alias`, each entry starting on its own line), then try again."
+            }
         }
     }
 }
 
-/// One top-level entry of the block: its key as YAML reads it, and the bytes of its lines.
+/// One top-level entry of the block: its key as YAML reads it, whether it is quoted, and the
+/// bytes of its lines.
 struct Entry {
     key: String,
+    quoted: bool,
     span: Span,
 }
 
-/// The block's top-level entries, in order. Comment and blank lines between entries belong to
-/// no entry.
+impl Entry {
+    /// Whether this entry is the property `key`: a plain key YAML reads as a number, a boolean
+    /// or null (`1:`, `true:`) is another property than the text key spelt the same.
+    fn is(&self, key: &str) -> bool {
+        self.key == key
+            && (self.quoted
+                || serde_yaml::from_str::<serde_yaml::Value>(&self.key).ok() == Some(serde_yaml::Value::String(self.key.clone())))
+    }
+}
+
+/// The block's top-level entries, in order. An entry runs from its key's line to its last
+/// line that is neither blank nor a comment at the start of a line, so that a block scalar or a
+/// list with blank lines or comments inside is one entry, while blank lines and comments
+/// between entries belong to none and stay when a neighbour is replaced or removed. What this
+/// scan gets wrong (a flow collection or a quoted scalar whose later line starts like a key)
+/// the proof after the edit refuses.
 fn entries(text: &str, content: Span) -> Vec<Entry> {
     let mut found: Vec<Entry> = Vec::new();
     let mut at = content.start;
     while at < content.end {
         let end = text[at..content.end].find('\n').map_or(content.end, |newline| at + newline + 1);
         let line = &text[at..end];
-        let starts_entry = !line.starts_with([' ', '\t', '#', '\r', '\n', '-']) && !line.is_empty();
-        let continues = line.starts_with([' ', '\t']) || line.starts_with('-');
-        if starts_entry {
-            if let Some(key) = key_of(line) {
-                found.push(Entry { key, span: Span { start: at, end } });
-            }
-        } else if continues {
-            if let Some(last) = found.last_mut().filter(|last| last.span.end == at) {
+        let bare = line.trim_end_matches(['\r', '\n']);
+        let between = bare.trim().is_empty() || bare.starts_with('#');
+        let key = (!bare.starts_with([' ', '\t', '#', '-'])).then(|| key_of(line)).flatten();
+        if let Some((key, quoted)) = key {
+            found.push(Entry { key, quoted, span: Span { start: at, end } });
+        } else if !between {
+            if let Some(last) = found.last_mut() {
                 last.span.end = end;
             }
         }
@@ -133,16 +169,16 @@ fn entries(text: &str, content: Span) -> Vec<Entry> {
     found
 }
 
-/// The key a top-level line starts, as YAML reads it: plain, or quoted.
-fn key_of(line: &str) -> Option<String> {
+/// The key a top-level line starts, as YAML reads it, plain or quoted, and whether it is quoted.
+fn key_of(line: &str) -> Option<(String, bool)> {
     let line = line.trim_end_matches(['\r', '\n']);
     if let Some(quote @ ('"' | '\'')) = line.chars().next() {
         let close = line[1..].find(quote)? + 1;
         let rest = &line[close + 1..];
-        return rest.trim_start().starts_with(':').then(|| line[1..close].to_owned());
+        return rest.trim_start().starts_with(':').then(|| (line[1..close].to_owned(), true));
     }
     let colon = line.char_indices().find(|&(at, c)| c == ':' && (at + 1 == line.len() || line[at + 1..].starts_with([' ', '\t'])))?;
-    Some(line[..colon.0].trim_end().to_owned())
+    Some((line[..colon.0].trim_end().to_owned(), false))
 }
 
 /// A value as this tool writes it: YAML text after `key:` (with its leading space or line
@@ -309,7 +345,12 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
     let mut set_keys = Vec::new();
     for (key, value) in &arguments.set {
         let value_text = written(key, value, newline)?;
-        match found.iter().find(|entry| entry.key == *key) {
+        // A key that already holds the value is left as it is written (its quoting, its comment).
+        let held = before.get(serde_yaml::Value::String(key.clone()));
+        if held.is_some() && held == serde_yaml::to_value(value).ok().as_ref() {
+            continue;
+        }
+        match found.iter().find(|entry| entry.is(key)) {
             Some(entry) => {
                 // The key as it was written (its quoting) stays.
                 let as_written = &text[entry.span.start..entry.span.end];
@@ -335,7 +376,7 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
     }
     let mut removed = Vec::new();
     for key in &arguments.remove {
-        if let Some(entry) = found.iter().find(|entry| entry.key == *key) {
+        if let Some(entry) = found.iter().find(|entry| entry.is(key)) {
             edits.push(TextEdit { span: entry.span, replacement: String::new() });
             removed.push(key.clone());
         }
@@ -376,6 +417,8 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
         removed,
         before: detailed.then(|| before_yaml.to_owned()),
         after: detailed.then(|| after_yaml.to_owned()),
+        unchanged: edits.is_empty(),
+        unresolved_links: Vec::new(),
         change_id: None,
     };
     let edits = if edits.is_empty() { Vec::new() } else { vec![FileEdit { path: path.to_owned(), content_hash, edits }] };
@@ -396,27 +439,21 @@ fn prove(
     let after: serde_yaml::Mapping = match serde_yaml::from_str::<serde_yaml::Value>(after_yaml) {
         Ok(serde_yaml::Value::Mapping(map)) => map,
         Ok(serde_yaml::Value::Null) => serde_yaml::Mapping::new(),
-        other => return unproven(format!("it reads as {other:?}")),
+        Ok(_) => return unproven("it would not read as a mapping of keys".to_owned()),
+        Err(error) => return unproven(format!("it would not read as YAML: {error}")),
     };
-    let mut expected: BTreeMap<String, serde_yaml::Value> = BTreeMap::new();
-    for (key, value) in before {
-        let Some(key) = key.as_str() else { continue };
-        expected.insert(key.to_owned(), value.clone());
-    }
+    // Every key as YAML reads it, text or not: a key of another type is kept as it was.
+    let mut expected = before.clone();
     for key in &arguments.remove {
-        expected.remove(key);
+        expected.remove(serde_yaml::Value::String(key.clone()));
     }
     for (key, value) in &arguments.set {
         let value = serde_yaml::to_value(value).unwrap_or(serde_yaml::Value::Null);
-        expected.insert(key.clone(), value);
+        expected.insert(serde_yaml::Value::String(key.clone()), value);
     }
-    let mut actual: BTreeMap<String, serde_yaml::Value> = BTreeMap::new();
-    for (key, value) in &after {
-        let Some(key) = key.as_str() else { continue };
-        actual.insert(key.to_owned(), value.clone());
-    }
+    let actual = after;
     if actual != expected {
-        return unproven("the properties read back differ from the asked change".to_owned());
+        return unproven("its properties would read back otherwise than the asked change".to_owned());
     }
     let body =
         |text: &str| find_block(text).map_or(text.trim_start_matches('\u{feff}').to_owned(), |block| text[block.span.end..].to_owned());

@@ -1619,6 +1619,9 @@ pub struct MoveAnswer {
     /// How many links are rewritten, on every page.
     pub links_changed: usize,
     pub newly_resolved: Vec<NewlyResolved>,
+    /// A rewrite's links that find a note today and will find none (`allow_unresolved`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub links_broken: usize,
     /// Present when `moves` or `changes` go on: pass it as `cursor` (with the same arguments)
     /// for the next page of the preview.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1674,11 +1677,29 @@ impl MoveAnswer {
             changes: detailed.then_some(changes),
             links_changed: plan.changes.len(),
             newly_resolved: plan.newly_resolved.clone(),
+            links_broken: 0,
             next_cursor,
             change_id: None,
             links_left_in_sources: Vec::new(),
         })
     }
+}
+
+/// The path a canvas's file card in `canvas` names when it is repointed to `to_target`: a card
+/// names its file by its exact vault path, so the file a link `[[to_target]]` from the canvas
+/// finds, or, when it finds none, `to_target` as a note's path (the card then finds nothing,
+/// as such a link does).
+fn card_path(vault: &Vault, canvas: &str, to_target: &str) -> String {
+    let probe = parse_note(canvas, &format!("[[{to_target}]]"), &vault.config().parse).links;
+    let found = probe
+        .first()
+        .filter(|link| link.path == to_target)
+        .and_then(|link| resolve::resolve(vault, canvas, link).path().map(str::to_owned));
+    found.unwrap_or_else(|| if is_note_path(to_target) { to_target.to_owned() } else { format!("{to_target}.md") })
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// Whether a link's written target is `target`: the path part, compared as names are, with a
@@ -1696,8 +1717,10 @@ pub fn targets_match(link: &Link, target: &str) -> bool {
 
 /// Step one of `rewrite_link`: the notes holding a link whose target is `from_target`.
 pub fn notes_to_read_for_rewrite(vault: &Vault, from_target: &str) -> Vec<String> {
+    // Canvases too: their text cards' links and file cards are rewritten as a move rewrites them.
     vault
-        .note_paths()
+        .paths()
+        .filter(|path| vault.is_note(path) || is_canvas_path(path))
         .filter(|path| vault.outgoing_links(path).is_some_and(|links| links.iter().any(|found| targets_match(found.link, from_target))))
         .map(str::to_owned)
         .collect()
@@ -1736,10 +1759,13 @@ pub fn plan_rewrite_link(
     let mut planned_bytes = 0;
     for source in notes_to_read_for_rewrite(vault, from_target) {
         let text = texts.get(&source).ok_or_else(|| MoveError::MissingText { path: source.clone() })?;
-        let links = parse_note(&source, text, &config).links;
+        let links = parse_file(&source, text, &config).links;
         for link in links.iter().filter(|link| targets_match(link, from_target)) {
-            let written = &text[link.target_span.range()];
-            let subpath_written = written.find('#').map_or("", |hash| &written[hash..]);
+            // In a canvas's text card the target as written is the decoded JSON string's.
+            let written = if link.source.is_canvas() { link.target.as_str() } else { &text[link.target_span.range()] };
+            // A file card's heading is its own key (`subpath`), which stays.
+            let card = matches!(link.source, LinkSource::CanvasFile { .. });
+            let subpath_written = if card { "" } else { written.find('#').map_or("", |hash| &written[hash..]) };
             let unrepresentable = |reason: String| MoveError::UnrepresentableLink {
                 note: source.clone(),
                 line: link.line,
@@ -1748,7 +1774,9 @@ pub fn plan_rewrite_link(
             };
             // A `.md` the author wrote stays written: `[x](Old.md)` becomes `[x](New.md)`.
             let wrote_extension = link.path.trim().to_lowercase().ends_with(".md");
-            let target = if wrote_extension && !to_target.to_lowercase().ends_with(".md") {
+            let target = if card {
+                card_path(vault, &source, to_target)
+            } else if wrote_extension && !to_target.to_lowercase().ends_with(".md") {
                 format!("{to_target}.md")
             } else {
                 to_target.to_owned()
@@ -1762,12 +1790,20 @@ pub fn plan_rewrite_link(
             } else {
                 target.clone()
             };
-            let forbidden: &[char] = if link.kind.is_markdown() { &['<', '>', '\n', '\r'] } else { &['|', '[', ']', '#', '^', '\n', '\r'] };
+            let forbidden: &[char] = if link.kind.is_markdown() {
+                &['<', '>', '\n', '\r']
+            } else if card {
+                &['\n', '\r']
+            } else {
+                &['|', '[', ']', '#', '^', '\n', '\r']
+            };
             if to_target.is_empty() || path.contains(forbidden) || path.contains("%%") || path.chars().any(char::is_control) {
                 return Err(unrepresentable(format!("{to_target:?} cannot be written as the target of this link")));
             }
             let path = escape_in_property(link, &path)
                 .ok_or_else(|| unrepresentable(format!("{to_target:?} cannot be written inside this property's string")))?;
+            // A subpath read from a canvas card's decoded text is written back as JSON again.
+            let subpath_written = if link.source.is_canvas() { json_string_content(subpath_written) } else { subpath_written.to_owned() };
             let replacement = format!("{path}{subpath_written}");
             let after = link_with_target(text, link, &replacement);
             planned_bytes += replacement.len() + after.len();
@@ -1805,8 +1841,8 @@ pub fn plan_rewrite_link(
     // the others exactly as before.
     for file in &plan.edits {
         let text = &texts[&file.path];
-        let before = parse_note(&file.path, text, &config).links;
-        let now = parse_note(&file.path, &apply_edits(text, &file.edits), &config).links;
+        let before = parse_file(&file.path, text, &config).links;
+        let now = parse_file(&file.path, &apply_edits(text, &file.edits), &config).links;
         let rewritten: HashSet<usize> = file.edits.iter().map(|edit| edit.span.start).collect();
         let fails = now.len() != before.len()
             || before.iter().zip(&now).any(|(old, new)| {
@@ -1815,7 +1851,9 @@ pub fn plan_rewrite_link(
                 let target_ok = if rewritten.contains(&old.target_span.start) {
                     let written = fold(new.path.trim());
                     let wanted = fold(to_target);
-                    written == wanted || written.strip_suffix(".md") == Some(wanted.as_str())
+                    let card =
+                        matches!(new.source, LinkSource::CanvasFile { .. }) && written == fold(&card_path(vault, &file.path, to_target));
+                    card || written == wanted || written.strip_suffix(".md") == Some(wanted.as_str())
                 } else {
                     new.target == old.target
                 };

@@ -35,3 +35,8 @@ fn frontmatter() {
 fn plan_move() {
     run("plan_move", fuzz_checks::plan_move_target);
 }
+
+#[test]
+fn properties() {
+    run("properties", fuzz_checks::properties_target);
+}

@@ -512,16 +512,18 @@ fn rewrite_link() -> ToolSpec {
     let mut spec = move_note();
     spec.name = "rewrite_link";
     spec.title = "Repoint every link with one target to another";
-    spec.description = "Rewrites every link whose target is `from_target` (as written, ignoring case and `.md`) to point to `to_target`; \
-only the target's path changes. By default it is a dry run that previews the rewritten links (paged) with a \
-`plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it, all or nothing; \
-`approved_plan_hash` cannot be combined with `dry_run: true`. Use it to repoint links or fix a misspelt target; use \
-move_note to move a file, which fixes its links itself. Refusals: `unrepresentable_link` (`to_target` holds `|`, \
-`#`, `^`, brackets or a line break), `plan_hash_mismatch`, `concurrent_modification`.";
+    spec.description = "Rewrites every link whose target is `from_target` (as written, ignoring case and `.md`), in notes \
+and canvases, to `to_target`; only the target's path changes. A dry run by default: the rewritten links \
+(paged) and a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply, all or nothing. Use it \
+to repoint links or fix misspelt targets; use move_note to move a file. Refusals: \
+`breaks_links` (working links would find no note; `allow_unresolved: true` allows it, answering `links_broken`), \
+`unrepresentable_link` (`to_target` holds `|`, `#`, `^`, brackets or a line break), `plan_hash_mismatch`, \
+`concurrent_modification`.";
     spec.input_schema = object(
         json!({
             "from_target": {"type": "string", "description": "The target the links have now, such as `Old idea`."},
             "to_target": {"type": "string", "description": "The target as it should be written, such as `Ideas/New idea`."},
+            "allow_unresolved": {"type": "boolean", "description": "Let working links end unresolved."},
             "dry_run": dry_run(),
             "approved_plan_hash": approved_plan_hash(),
             "limit": limit(),
@@ -530,6 +532,7 @@ move_note to move a file, which fixes its links itself. Refusals: `unrepresentab
         }),
         &["from_target", "to_target"],
     );
+    spec.output_schema["properties"]["links_broken"] = json!({"type": "integer"});
     spec
 }
 
@@ -800,18 +803,17 @@ fn update_properties() -> ToolSpec {
     ToolSpec {
         name: "update_properties",
         title: "Set or remove a note's properties, keeping the rest of the file",
-        description: "Sets and removes top-level properties in one note's frontmatter (making the block if there is \
-none) without touching anything else: other keys, comments, quoting, order and line breaks stay byte for byte, and a \
-value holding a link is written quoted, as Obsidian reads a property link. The result is read back before anything is \
-written. By default it is a dry run answering the YAML before and after with a `plan_hash`; call again with \
-`approved_plan_hash` (or `dry_run: false`) to apply it; `approved_plan_hash` cannot be combined with `dry_run: true`. \
-Use it instead of rewriting a note to change its properties; use move_note or rewrite_link to change where links \
-point. Refusals: `note_not_found`, `invalid_arguments` (an object value, a key both set and removed, frontmatter that \
-is not YAML keys), `plan_hash_mismatch`, `concurrent_modification`.",
+        description: "Sets and removes top-level properties of one note's frontmatter (making the block if none), \
+keeping every other byte of the file; a link is written quoted. A dry run by default: the YAML before and after and a \
+`plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply. Held already: `unchanged: true`, \
+nothing written. Set links finding no note: `unresolved_links`. Use it for properties; use rewrite_link for links. \
+Refusals: `note_not_found`, `page_refused` (off SCHEMA.md's rules), `invalid_arguments` (an object value, a key set \
+and removed, frontmatter not YAML keys), `unwritable_note` (a shared anchor), `plan_hash_mismatch`, \
+`concurrent_modification`.",
         input_schema: object(
             json!({
                 "path": note_path("The note's path"),
-                "set": {"type": "object", "description": "Keys to set, to text, a number, a boolean or a list of them, such as `{\"status\": \"done\", \"related\": \"[[Other]]\"}`."},
+                "set": {"type": "object", "description": "Keys to set: text, numbers, booleans or lists of them, such as `{\"status\": \"done\", \"related\": \"[[Other]]\"}`."},
                 "remove": {"type": "array", "items": {"type": "string"}, "description": "Keys to remove."},
                 "dry_run": dry_run(),
                 "approved_plan_hash": approved_plan_hash(),
@@ -830,7 +832,9 @@ is not YAML keys), `plan_hash_mismatch`, `concurrent_modification`.",
                 "set": {"type": "array", "items": {"type": "string"}},
                 "removed": {"type": "array", "items": {"type": "string"}},
                 "before": {"type": "string"},
-                "after": {"type": "string"}
+                "after": {"type": "string"},
+                "unchanged": {"type": "boolean"},
+                "unresolved_links": {"type": "array"}
             },
             "required": ["dry_run", "applied", "plan_hash", "path", "set", "removed"]
         }),

@@ -118,3 +118,113 @@ pub fn plan_move_target(data: &[u8]) {
         }
     }
 }
+
+/// `update_properties` on a fuzzed note: the first byte picks the edit (`property_edit`), the
+/// rest is the note's text.
+pub fn properties_target(data: &[u8]) {
+    let Some((&selector, rest)) = data.split_first() else { return };
+    check_property_edit(&String::from_utf8_lossy(rest), selector);
+}
+
+/// The values a fuzzed edit sets: text, a number, a list holding a link, a link.
+fn fuzzed_value(selector: u8) -> serde_json::Value {
+    match selector & 3 {
+        0 => serde_json::json!("done"),
+        1 => serde_json::json!(2),
+        2 => serde_json::json!(["[[A]]", "b c"]),
+        _ => serde_json::json!("[[Home]]"),
+    }
+}
+
+/// The string keys of a note's frontmatter as `serde_yaml` reads it (none when it reads no
+/// mapping).
+fn string_keys(text: &str) -> Vec<String> {
+    let yaml = find_block(text).map_or("", |block| &text[block.content.range()]);
+    match serde_yaml::from_str::<serde_yaml::Value>(yaml) {
+        Ok(serde_yaml::Value::Mapping(map)) => map.keys().filter_map(|key| key.as_str().map(str::to_owned)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The edit `selector` asks of `text`: which key (one of the note's, or a new one), whether it
+/// is set or removed, and to what.
+pub fn property_edit(text: &str, selector: u8) -> (String, Option<serde_json::Value>) {
+    let keys = string_keys(text);
+    let pick = usize::from(selector >> 3) % (keys.len() + 1);
+    let key = keys.get(pick).cloned().unwrap_or_else(|| "fresh".to_owned());
+    let value = (selector & 4 == 0).then(|| fuzzed_value(selector));
+    (key, value)
+}
+
+/// One edit of one note's properties is either refused with a typed code (never `internal`),
+/// or applied so that `serde_yaml` reads exactly the asked change, the body is kept, and no
+/// line of another entry is among the bytes the edit replaced.
+pub fn check_property_edit(text: &str, selector: u8) {
+    use vaultlink_core::error::{ErrorCode, Failure};
+    use vaultlink_core::properties::{plan, PropertiesArguments};
+
+    let (key, value) = property_edit(text, selector);
+    let mut arguments = PropertiesArguments {
+        path: "Fuzz.md".to_owned(),
+        set: serde_json::Map::new(),
+        remove: Vec::new(),
+        dry_run: None,
+        approved_plan_hash: None,
+        response_format: Default::default(),
+    };
+    match &value {
+        Some(value) => {
+            arguments.set.insert(key.clone(), value.clone());
+        }
+        None => arguments.remove.push(key.clone()),
+    }
+    let (plan, _) = match plan("Fuzz.md", text, &arguments) {
+        Ok(planned) => planned,
+        Err(refusal) => {
+            assert_ne!(refusal.code(), ErrorCode::Internal, "{key:?} {value:?} on {text:?}: {}", refusal.message());
+            assert!(!refusal.message().trim().is_empty());
+            return;
+        }
+    };
+    let after = plan.edits.first().map_or(text.to_owned(), |file| vaultlink_core::rename::apply_edits(text, &file.edits));
+    // The body is kept.
+    let body =
+        |text: &str| find_block(text).map_or(text.trim_start_matches('\u{feff}').to_owned(), |block| text[block.span.end..].to_owned());
+    assert_eq!(body(text), body(&after), "{key:?} {value:?} on {text:?}");
+    // serde_yaml reads exactly the asked change.
+    let read = |text: &str| {
+        let yaml = find_block(text).map_or("", |block| &text[block.content.range()]);
+        match serde_yaml::from_str::<serde_yaml::Value>(yaml) {
+            Ok(serde_yaml::Value::Mapping(map)) => map,
+            Ok(serde_yaml::Value::Null) => serde_yaml::Mapping::new(),
+            other => panic!("{key:?} {value:?} on {text:?} was planned, and its frontmatter reads as {other:?}"),
+        }
+    };
+    let mut expected = read(text);
+    let name = serde_yaml::Value::String(key.clone());
+    match &value {
+        Some(value) => {
+            expected.insert(name, serde_yaml::to_value(value).expect("a JSON value is YAML"));
+        }
+        None => {
+            expected.remove(&name);
+        }
+    }
+    assert_eq!(read(&after), expected, "{key:?} {value:?} on {text:?} gave {after:?}");
+    // Every other byte is kept: the bytes each edit replaces (from the start of their first
+    // line) start no other entry's line.
+    let replaced_spans = plan.edits.first().map(|file| file.edits.iter().map(|edit| edit.span).collect::<Vec<_>>()).unwrap_or_default();
+    for span in replaced_spans.into_iter().filter(|span| span.start < span.end) {
+        let line_start = text.as_bytes()[..span.start].iter().rposition(|&byte| byte == b'\n').map_or(0, |at| at + 1);
+        for line in text[line_start..span.end].split('\n') {
+            for other in string_keys(text).iter().filter(|other| **other != key) {
+                // `other:` followed by a space or the line's end (`a:b: 1` is the key `a:b`).
+                let starts = [format!("{other}:"), format!("\"{other}\":"), format!("'{other}':")];
+                let starts_entry = |written: &String| {
+                    line.strip_prefix(written.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\r']))
+                };
+                assert!(!starts.iter().any(starts_entry), "{key:?} {value:?} on {text:?} replaced the entry of {other:?}: {after:?}");
+            }
+        }
+    }
+}
