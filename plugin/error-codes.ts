@@ -10,6 +10,7 @@ export const ErrorCode = {
 	DestinationExists: "destination_exists",
 	UnrepresentableLink: "unrepresentable_link",
 	PlanHashMismatch: "plan_hash_mismatch",
+	AlreadyApplied: "already_applied",
 	ConcurrentModification: "concurrent_modification",
 	WriteFailed: "write_failed",
 	InterruptedChange: "interrupted_change",

@@ -42,6 +42,7 @@ codes! {
     DestinationExists = "destination_exists": "A move's destination is taken.",
     UnrepresentableLink = "unrepresentable_link": "Some link could not be written so that it keeps its target; nothing changed.",
     PlanHashMismatch = "plan_hash_mismatch": "The vault changed since the preview whose `plan_hash` was approved; nothing changed. Preview again.",
+    AlreadyApplied = "already_applied": "The approved plan was applied already (the call is a retry, such as after a dropped connection): the change is made, and the message gives its `change_id`; nothing was written again.",
     ConcurrentModification = "concurrent_modification": "A note changed while a plan was applied; nothing changed. Preview again.",
     WriteFailed = "write_failed": "Writing to the vault failed (permissions, disk full); every change made was undone (or, if undoing failed too, the message says what is left and `vaultlink recover` finishes it).",
     InterruptedChange = "interrupted_change": "An earlier change was interrupted and is not undone yet; nothing changed. Run `vaultlink recover <vault>`.",

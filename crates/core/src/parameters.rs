@@ -185,7 +185,7 @@ pub const ALL: &[Parameters] = &[
     },
     Parameters {
         tool: "undo_change",
-        list: &[optional("change_id", TEXT), optional("force", FLAG), DRY_RUN, APPROVED, FORMAT],
+        list: &[optional("change_id", TEXT), optional("force", FLAG), DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT],
         rules: APPROVAL_RULES,
     },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
