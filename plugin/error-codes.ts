@@ -24,6 +24,7 @@ export const ErrorCode = {
 	VaultUnreadable: "vault_unreadable",
 	PluginUnavailable: "plugin_unavailable",
 	UnknownTool: "unknown_tool",
+	Cancelled: "cancelled",
 	Internal: "internal",
 } as const;
 

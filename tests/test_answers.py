@@ -9,6 +9,8 @@ Run with VAULTLINK_BIN=target/debug/vaultlink after scripts/build.sh and npm run
 """
 
 import asyncio
+import contextlib
+import re
 
 import pytest
 
@@ -198,3 +200,40 @@ def test_retrying_an_applied_call_answers_that_it_was_applied_already(vault, run
     assert undo_retried.is_error and undo_retried.structured_content["code"] == "already_applied", undo_retried.structured_content
     assert after_restart.is_error and after_restart.structured_content["code"] == "already_applied"
     assert f"`{results[0][2].structured_content['change_id']}`" in after_restart.structured_content["message"]
+
+
+EVIDENCE_NOTES = 6_000
+
+
+async def cancel_a_long_read(vault, runtime_dir, errlog):
+    async with session_on(vault, runtime_dir, "standalone", errlog=errlog) as (session, _):
+        # The folder indexed first, so that the long call is the reading of every note.
+        await session.call_tool("list_notes", {"limit": 1})
+        reading = asyncio.Event()
+
+        async def on_progress(progress, total, message):
+            if message and message.startswith("find_evidence: read"):
+                reading.set()
+
+        evidence = asyncio.create_task(session.call_tool("find_evidence", {"title": "Hub"}, progress_callback=on_progress))
+        await reading.wait()
+        # Cancelling the task makes the SDK send `notifications/cancelled` for the request.
+        evidence.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await evidence
+        # The next read is answered once the cancelled work has stopped.
+        return await session.call_tool("get_backlinks", {"path": "Hub", "limit": 1})
+
+
+def test_a_cancelled_call_stops_its_work_not_only_its_answer(tmp_path, runtime_dir):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Hub.md").write_text("# Hub\n")
+    for number in range(EVIDENCE_NOTES):
+        (vault / f"Note {number:05}.md").write_text(f"# Note {number}\n\nAbout the [[Hub]], which this note mentions.\n")
+    errlog = tmp_path / "sidecar.log"
+    backlinks = asyncio.run(cancel_a_long_read(vault.resolve(), runtime_dir, errlog))
+    assert not backlinks.is_error and backlinks.structured_content["total"] == EVIDENCE_NOTES
+    stopped = re.search(r"a call stopped: the client cancelled it after (\d+) of (\d+) note reads", errlog.read_text())
+    assert stopped, "the sidecar says the cancelled call stopped"
+    assert int(stopped.group(1)) < int(stopped.group(2)) == EVIDENCE_NOTES + 1, stopped.group(0)

@@ -56,6 +56,7 @@ codes! {
     VaultUnreadable = "vault_unreadable": "The vault folder could not be read (retryable), or, after a change was made whole, could not be read again (then the change is made: read, do not apply it again).",
     PluginUnavailable = "plugin_unavailable": "The Obsidian plugin is needed but not serving the vault (still indexing, off while Obsidian has the vault open, or out of reach from where the sidecar runs while the plugin's presence lease says Obsidian has the vault open: the hint says what to do), or went away during the call (retryable; nothing was written by the sidecar).",
     UnknownTool = "unknown_tool": "No tool has that name (only from the command line: over MCP it is a protocol error).",
+    Cancelled = "cancelled": "The client cancelled the call (`notifications/cancelled`) and its work stopped; nothing was written.",
     Internal = "internal": "A bug in vaultlink; report it.",
 }
 

@@ -111,7 +111,17 @@ impl ServerHandler for VaultlinkServer {
             }
             None => (Progress::none(), None),
         };
+        // The client's `notifications/cancelled` cancels the request's token; the work asks the
+        // reporter as it goes and stops, rather than running on for an answer nobody waits for.
+        let watcher = {
+            let (token, progress) = (context.ct.clone(), progress.canceller());
+            tokio::spawn(async move {
+                token.cancelled().await;
+                progress.cancel();
+            })
+        };
         let (served, answer) = self.router.call_with(&request.name, arguments, &progress).await;
+        watcher.abort();
         drop(progress);
         if let Some(forwarder) = forwarder {
             let _ = forwarder.await;
