@@ -22,6 +22,7 @@ MAX_ANSWER_BYTES = 256_000
 # Enough files, with long enough names, that the old answers passed the ceiling several times.
 FILES = 1_200
 REFERRERS = 379
+MANY_LINKS = 12_000
 LONG_NAME = "a rather long descriptive file name that repeats itself " * 2
 
 
@@ -38,6 +39,8 @@ def write_oversized_vault(root):
         )
     (root / "Hub.md").write_text("# Hub\n")
     (root / "Quotes.md").write_text('"' * 200_000 + "\n")
+    # A note with more links than any answer holds: get_outgoing_links has no pages.
+    (root / "Many links.md").write_text("".join(f"- [[Target {number} with a longer name]]\n" for number in range(MANY_LINKS)))
     return root.resolve()
 
 
@@ -51,6 +54,7 @@ async def oversized_answers(vault, runtime_dir, mode):
             ("find_orphans", {"limit": 1000}),
             ("find_evidence", {"title": "Hub", "limit": 1000}),
             ("read_note", {"path": "Quotes", "max_bytes": 64_000}),
+            ("get_outgoing_links", {"path": "Many links"}),
             ("rewrite_link", {"from_target": "Hub", "to_target": "Centre", "limit": 1000}),
         ]
         answers = [(name, await session.call_tool(name, arguments)) for name, arguments in calls]
@@ -89,6 +93,9 @@ def test_every_answer_stays_under_its_ceiling_whatever_its_arguments(tmp_path, r
     # What did not fit goes on with a cursor.
     for name in ("lint_wiki", "find_unresolved_links", "get_backlinks", "rewrite_link", "move_note", "read_note"):
         assert by_name[name].structured_content.get("next_cursor"), f"{name} ends its page with a next_cursor"
+    # A list with no pages is cut by the last guard, which counts what it held.
+    outgoing = by_name["get_outgoing_links"].structured_content
+    assert outgoing["links_count"] == MANY_LINKS and len(outgoing["links"]) < MANY_LINKS and outgoing["cut"] is True
     # One proposal about the page 379 notes name: its lists cut to 50, with their counts.
     lint = by_name["lint_wiki"].structured_content
     missing = [proposal for proposal in lint["proposals"] if proposal["kind"] == "unresolved_link" and proposal["subject"] == "Missing page"]

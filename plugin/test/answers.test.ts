@@ -15,6 +15,7 @@ useTemporaryRuntimeDirectory();
 const MAX_ANSWER_BYTES = 256_000;
 const FILES = 400;
 const REFERRERS = 120;
+const MANY_LINKS = 12_000;
 const LONG_NAME = "a rather long descriptive file name that repeats itself ".repeat(2);
 
 function fixture(): string {
@@ -26,6 +27,7 @@ function fixture(): string {
 		parts.push(`//- Project/${LONG_NAME}${id}.md\n# Part ${number}\n\n${missing}[[Hub]] [[Nowhere ${number}]] [[${LONG_NAME}${next}]]\n`);
 	}
 	parts.push("//- Hub.md\n# Hub\n");
+	parts.push(`//- Many links.md\n${Array.from({ length: MANY_LINKS }, (_, number) => `- [[Target ${number} with a longer name]]`).join("\n")}\n`);
 	return parts.join("");
 }
 
@@ -56,11 +58,15 @@ test("every answer stays under its ceiling with limit 1000, and a finding's list
 		["get_backlinks", { path: "Hub", limit: 1000 }],
 		["list_notes", { limit: 1000 }],
 		["rewrite_link", { from_target: "Hub", to_target: "Centre", limit: 1000 }],
+		["get_outgoing_links", { path: "Many links" }],
 	] as const) {
 		const outcome = await runTool(host, tool, args);
 		resultOf(outcome);
 		assert.ok(wireBytes(outcome) < MAX_ANSWER_BYTES, `${tool}: ${wireBytes(outcome)} bytes`);
 	}
+	const outgoing = resultOf(await runTool(host, "get_outgoing_links", { path: "Many links" }));
+	assert.equal(outgoing["links_count"], MANY_LINKS);
+	assert.equal(outgoing["cut"], true);
 	const lint = resultOf(await runTool(host, "lint_wiki", { kinds: ["unresolved_link"], limit: 1000 }));
 	const proposals = lint["proposals"] as { subject: string; related: string[]; related_count?: number; evidence: Record<string, unknown> }[];
 	const missing = proposals.find((proposal) => proposal.subject === "Missing page");

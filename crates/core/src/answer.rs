@@ -232,6 +232,128 @@ pub fn cap_lists(value: &mut serde_json::Value) {
     }
 }
 
+/// The most bytes of JSON an answer holds once [`bound`]: a third of [`MAX_ANSWER_BYTES`], since
+/// the wire carries it twice and its text copy's escapes can double it.
+pub const MAX_ANSWER_JSON_BYTES: usize = MAX_ANSWER_BYTES / 3;
+
+/// Holds any answer under [`MAX_ANSWER_JSON_BYTES`] of JSON, whatever the tool: both edges apply
+/// it to every answer, as the last guard of the ceiling. Answers paged and capped as above are
+/// already under it and pass unchanged; an answer still over it (a note with tens of thousands
+/// of links, a huge captured text) has its largest list or text halved, again and again, until
+/// it fits: a cut list's count goes beside it as `<key>_count`, a cut text's length in bytes as
+/// `<key>_bytes`, and the answer says `"cut": true`.
+pub fn bound(value: &mut serde_json::Value) {
+    let mut cut = false;
+    // Each round halves the largest part, so a few dozen rounds bring any answer a call can
+    // make under the ceiling; the bound on rounds only guards against a loop.
+    for _ in 0..200 {
+        if serde_json::to_string(value).map_or(0, |json| json.len()) <= MAX_ANSWER_JSON_BYTES {
+            break;
+        }
+        if !halve_largest(value) {
+            break;
+        }
+        cut = true;
+    }
+    if cut {
+        if let Some(fields) = value.as_object_mut() {
+            fields.insert("cut".to_owned(), serde_json::Value::Bool(true));
+        }
+    }
+}
+
+/// The JSON length of `value`.
+fn json_len(value: &serde_json::Value) -> usize {
+    serde_json::to_string(value).map_or(0, |json| json.len())
+}
+
+/// Halves the largest list (of two entries or more) or text (over 64 bytes) in `value`, noting
+/// what it held beside it; false when there is nothing left to halve.
+fn halve_largest(value: &mut serde_json::Value) -> bool {
+    use serde_json::Value;
+    // The path to the largest part, as object keys and array indexes.
+    fn largest(value: &Value, path: &mut Vec<PathStep>, best: &mut Option<(usize, Vec<PathStep>)>) {
+        let size = json_len(value);
+        let halvable = match value {
+            Value::Array(items) => items.len() >= 2,
+            Value::String(text) => text.len() > 64,
+            _ => false,
+        };
+        if halvable && best.as_ref().is_none_or(|(most, _)| size > *most) {
+            *best = Some((size, path.clone()));
+        }
+        match value {
+            Value::Object(map) => {
+                for (key, entry) in map {
+                    path.push(PathStep::Key(key.clone()));
+                    largest(entry, path, best);
+                    path.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (index, entry) in items.iter().enumerate() {
+                    path.push(PathStep::Index(index));
+                    largest(entry, path, best);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut best = None;
+    largest(value, &mut Vec::new(), &mut best);
+    let Some((_, path)) = best else { return false };
+    let Some((last, parents)) = path.split_last() else {
+        // The answer itself is the largest part: only an object's members are cut.
+        return false;
+    };
+    let mut parent = &mut *value;
+    for step in parents {
+        parent = match (step, parent) {
+            (PathStep::Key(key), Value::Object(map)) => map.get_mut(key).expect("the path was found in this value"),
+            (PathStep::Index(index), Value::Array(items)) => &mut items[*index],
+            _ => return false,
+        };
+    }
+    let note = |length: usize, suffix: &str| match last {
+        PathStep::Key(key) => Some((format!("{key}_{suffix}"), length)),
+        PathStep::Index(_) => None,
+    };
+    let target = match (last, &mut *parent) {
+        (PathStep::Key(key), Value::Object(map)) => map.get_mut(key),
+        (PathStep::Index(index), Value::Array(items)) => items.get_mut(*index),
+        _ => None,
+    };
+    let noted = match target {
+        Some(Value::Array(items)) => {
+            let count = items.len();
+            items.truncate(count / 2);
+            note(count, "count")
+        }
+        Some(Value::String(text)) => {
+            let bytes = text.len();
+            let mut end = bytes / 2;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+            note(bytes, "bytes")
+        }
+        _ => return false,
+    };
+    if let (Some((key, length)), Value::Object(map)) = (noted, parent) {
+        // The first count stands: a list halved twice still counts what it held at the start.
+        map.entry(key).or_insert(Value::from(length));
+    }
+    true
+}
+
+#[derive(Debug, Clone)]
+enum PathStep {
+    Key(String),
+    Index(usize),
+}
+
 /// The bytes `character` takes inside a JSON string.
 pub fn json_escaped_len(character: char) -> usize {
     match character {
@@ -262,6 +384,22 @@ mod tests {
         assert_eq!(evidence["referrers_count"], 379);
         assert_eq!(evidence["known_as"], serde_json::json!([1, 2]));
         assert!(evidence.get("known_as_count").is_none());
+    }
+
+    #[test]
+    fn bound_holds_any_answer_under_its_ceiling_and_counts_what_it_cut() {
+        let links: Vec<serde_json::Value> =
+            (0..20_000).map(|number| serde_json::json!({"target": format!("Note {number}"), "line": number})).collect();
+        let mut answer = serde_json::json!({"path": "Big.md", "links": links, "text": "x".repeat(400_000)});
+        bound(&mut answer);
+        assert!(json_len(&answer) <= MAX_ANSWER_JSON_BYTES, "{}", json_len(&answer));
+        assert_eq!(answer["links_count"], 20_000);
+        assert_eq!(answer["text_bytes"], 400_000);
+        assert_eq!(answer["cut"], true);
+        assert_eq!(answer["path"], "Big.md");
+        let mut small = serde_json::json!({"links": [1, 2, 3]});
+        bound(&mut small);
+        assert_eq!(small, serde_json::json!({"links": [1, 2, 3]}), "an answer under the ceiling passes unchanged");
     }
 
     #[test]

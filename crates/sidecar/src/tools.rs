@@ -209,8 +209,20 @@ impl Router {
         self.call_with(tool, arguments, &Progress::none()).await
     }
 
-    /// Runs one call where the mode says, reporting progress to `progress`.
+    /// Runs one call where the mode says, reporting progress to `progress`. Whichever path
+    /// answered, the answer is held under core's ceiling (`answer::bound`).
     pub async fn call_with(&self, tool: &str, arguments: Value, progress: &Progress) -> (Served, Result<Value, ToolError>) {
+        let (served, answer) = self.call_routed(tool, arguments, progress).await;
+        (
+            served,
+            answer.map(|mut answer| {
+                vaultlink_core::answer::bound(&mut answer);
+                answer
+            }),
+        )
+    }
+
+    async fn call_routed(&self, tool: &str, arguments: Value, progress: &Progress) -> (Served, Result<Value, ToolError>) {
         let default_served = if self.mode == Mode::Standalone { Served::Standalone } else { Served::Plugin };
         let Some(spec) = crate::catalogue::find(tool) else {
             return (

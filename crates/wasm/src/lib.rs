@@ -37,7 +37,7 @@ fn op_error(error: &OpError) -> JsError {
 enum CallOutcome<'a> {
     Done {
         ok: bool,
-        result: &'a ops::Response,
+        result: &'a serde_json::Value,
         #[serde(skip_serializing_if = "Option::is_none")]
         change: Option<&'a ops::Change>,
         /// With a change: the paths the plugin must find reached through no symbolic link
@@ -404,7 +404,12 @@ impl Vault {
         match &called {
             Ok(outcome) => to_js(&CallOutcome::Done {
                 ok: true,
-                result: &outcome.answer,
+                // Held under core's ceiling, as the sidecar holds its own answers.
+                result: &{
+                    let mut result = serde_json::to_value(&outcome.answer).unwrap_or(serde_json::Value::Null);
+                    vaultlink_core::answer::bound(&mut result);
+                    result
+                },
                 change: outcome.change.as_ref(),
                 guard: outcome.change.as_ref().map(ops::Change::paths_to_guard),
             }),
