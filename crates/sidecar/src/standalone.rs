@@ -683,7 +683,7 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
             let notes = self.folder.vault().note_count();
             tracing::info!("a call stopped: the client cancelled it after {} of {notes} note reads", self.reads);
             return Err(vaultlink_core::error::CallError::new(
-                vaultlink_core::error::ErrorCode::Cancelled,
+                ErrorCode::Cancelled,
                 format!("the call was cancelled by the client after reading {} notes; it stopped, and nothing was written", self.reads),
                 "Call again if the answer is still wanted.",
                 false,

@@ -418,7 +418,7 @@ impl Vault {
     }
 
     /// Records that the batch of the plan `plan_hash` was carried out, for the approval of later
-    /// calls (an approval of it again is then `plan_hash_mismatch`, saying it was applied).
+    /// calls (an approval of it again is then `already_applied`).
     #[wasm_bindgen(js_name = planApplied)]
     pub fn plan_applied(&mut self, plan_hash: &str) {
         self.plans.record_applied(plan_hash);
