@@ -39,7 +39,7 @@ def write_oversized_vault(root):
         )
     (root / "Hub.md").write_text("# Hub\n")
     (root / "Quotes.md").write_text('"' * 200_000 + "\n")
-    # A note with more links than any answer holds: get_outgoing_links has no pages.
+    # A note with more links than any answer holds.
     (root / "Many links.md").write_text("".join(f"- [[Target {number} with a longer name]]\n" for number in range(MANY_LINKS)))
     return root.resolve()
 
@@ -54,7 +54,7 @@ async def oversized_answers(vault, runtime_dir, mode):
             ("find_orphans", {"limit": 1000}),
             ("find_evidence", {"title": "Hub", "limit": 1000}),
             ("read_note", {"path": "Quotes", "max_bytes": 64_000}),
-            ("get_outgoing_links", {"path": "Many links"}),
+            ("get_outgoing_links", {"path": "Many links", "limit": 1000}),
             ("rewrite_link", {"from_target": "Hub", "to_target": "Centre", "limit": 1000}),
         ]
         answers = [(name, await session.call_tool(name, arguments)) for name, arguments in calls]
@@ -91,11 +91,10 @@ def test_every_answer_stays_under_its_ceiling_whatever_its_arguments(tmp_path, r
         assert wire_size(answer) < MAX_ANSWER_BYTES, f"{name}: {wire_size(answer)} bytes on the wire"
     by_name = dict(answers)
     # What did not fit goes on with a cursor.
-    for name in ("lint_wiki", "find_unresolved_links", "get_backlinks", "rewrite_link", "move_note", "read_note"):
+    for name in ("lint_wiki", "find_unresolved_links", "get_backlinks", "rewrite_link", "move_note", "read_note", "get_outgoing_links"):
         assert by_name[name].structured_content.get("next_cursor"), f"{name} ends its page with a next_cursor"
-    # A list with no pages is cut by the last guard, which counts what it held.
     outgoing = by_name["get_outgoing_links"].structured_content
-    assert outgoing["links_count"] == MANY_LINKS and len(outgoing["links"]) < MANY_LINKS and outgoing["cut"] is True
+    assert outgoing["total"] == MANY_LINKS and len(outgoing["links"]) < MANY_LINKS and "cut" not in outgoing
     # One proposal about the page 379 notes name: its lists cut to 50, with their counts.
     lint = by_name["lint_wiki"].structured_content
     missing = [proposal for proposal in lint["proposals"] if proposal["kind"] == "unresolved_link" and proposal["subject"] == "Missing page"]
@@ -244,3 +243,37 @@ def test_a_cancelled_call_stops_its_work_not_only_its_answer(tmp_path, runtime_d
     stopped = re.search(r"a call stopped: the client cancelled it after (\d+) of (\d+) note reads", errlog.read_text())
     assert stopped, "the sidecar says the cancelled call stopped"
     assert int(stopped.group(1)) < int(stopped.group(2)) == EVIDENCE_NOTES + 1, stopped.group(0)
+
+
+async def read_during_a_long_read(vault, runtime_dir):
+    async with session_on(vault, runtime_dir, "standalone") as (session, _):
+        await session.call_tool("list_notes", {"limit": 1})
+        reading = asyncio.Event()
+        finished = []
+
+        async def on_progress(progress, total, message):
+            if message and message.startswith("find_evidence: read"):
+                reading.set()
+
+        async def evidence():
+            result = await session.call_tool("find_evidence", {"title": "Hub"}, progress_callback=on_progress)
+            finished.append("find_evidence")
+            return result
+
+        long_read = asyncio.create_task(evidence())
+        await reading.wait()
+        backlinks = await session.call_tool("get_backlinks", {"path": "Hub", "limit": 1})
+        finished.append("get_backlinks")
+        return backlinks, await long_read, finished
+
+
+def test_a_read_is_not_queued_behind_a_long_read(tmp_path, runtime_dir):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Hub.md").write_text("# Hub\n")
+    for number in range(EVIDENCE_NOTES):
+        (vault / f"Note {number:05}.md").write_text(f"# Note {number}\n\nAbout the [[Hub]], which this note mentions.\n")
+    backlinks, evidence, finished = asyncio.run(read_during_a_long_read(vault.resolve(), runtime_dir))
+    assert not backlinks.is_error and not evidence.is_error
+    # Asked while find_evidence was reading the notes, get_backlinks was answered first.
+    assert finished == ["get_backlinks", "find_evidence"]

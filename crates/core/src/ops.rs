@@ -28,7 +28,7 @@ use crate::resolve::{self, fold, Resolution};
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(tag = "tool", content = "arguments", rename_all = "snake_case")]
 pub enum Request {
-    GetOutgoingLinks(NoteArguments),
+    GetOutgoingLinks(PagedNoteArguments),
     GetBacklinks(PagedNoteArguments),
     FindUnresolvedLinks(PageArguments),
     FindOrphans(FolderPageArguments),
@@ -286,8 +286,12 @@ pub struct OutgoingLinks {
     /// The note's path, as found in the vault.
     pub path: String,
     pub links: Vec<OutgoingLink>,
+    /// How many links the note has; `links` is one page of them.
+    pub total: usize,
     /// True when the note had more links than the parser keeps.
     pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -498,9 +502,7 @@ pub fn run(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut Pl
 fn dispatch(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut PlanHistory) -> Result<Outcome, CallError> {
     let error = |error: OpError| CallError::of(&error);
     let answer = match request {
-        Request::GetOutgoingLinks(arguments) => {
-            outgoing_links(vault, &arguments.path, arguments.response_format).map(Response::OutgoingLinks).map_err(error)?
-        }
+        Request::GetOutgoingLinks(arguments) => outgoing_links_page(vault, arguments).map(Response::OutgoingLinks).map_err(error)?,
         Request::GetBacklinks(arguments) => backlinks(vault, arguments).map(Response::Backlinks).map_err(error)?,
         Request::FindUnresolvedLinks(arguments) => unresolved(vault, arguments).map(Response::Unresolved).map_err(error)?,
         Request::FindOrphans(arguments) => orphans(vault, arguments).map(Response::Orphans).map_err(error)?,
@@ -588,7 +590,7 @@ pub fn outgoing_links(vault: &Vault, path: &str, format: ResponseFormat) -> Resu
         None => find(vault, path)?,
     };
     let detailed = format == ResponseFormat::Detailed;
-    let links = vault
+    let links: Vec<OutgoingLink> = vault
         .outgoing_links(path)
         .unwrap_or_default()
         .iter()
@@ -616,7 +618,19 @@ pub fn outgoing_links(vault: &Vault, path: &str, format: ResponseFormat) -> Resu
             }
         })
         .collect();
-    Ok(OutgoingLinks { path: path.to_owned(), links, truncated: vault.is_truncated(path) })
+    Ok(OutgoingLinks { path: path.to_owned(), total: links.len(), links, truncated: vault.is_truncated(path), next_cursor: None })
+}
+
+/// `get_outgoing_links`: one page of a note's links, the cursor bound to the note's links as
+/// they are (where each is, and what it names).
+pub fn outgoing_links_page(vault: &Vault, arguments: &PagedNoteArguments) -> Result<OutgoingLinks, OpError> {
+    let mut answer = outgoing_links(vault, &arguments.path, arguments.response_format)?;
+    let places: Vec<String> = answer.links.iter().map(|link| format!("{}:{:?}:{}", link.line, link.span, link.link)).collect();
+    let scope = format!("get_outgoing_links\0{}\0{}", answer.path, list_digest(places.iter().map(String::as_str)));
+    let (links, _, next_cursor) = page(std::mem::take(&mut answer.links), arguments.limit, arguments.cursor.as_deref(), &scope)?;
+    answer.links = links;
+    answer.next_cursor = next_cursor;
+    Ok(answer)
 }
 
 pub fn backlinks(vault: &Vault, arguments: &PagedNoteArguments) -> Result<Backlinks, OpError> {

@@ -143,7 +143,7 @@ fn object(properties: Value, required: &[&str]) -> Value {
 }
 
 fn note_path(what: &str) -> Value {
-    json!({"type": "string", "description": format!("{what}, relative to the vault root, such as `Projects/Alpha.md` (`.md` optional).")})
+    json!({"type": "string", "description": format!("{what}, from the vault root, such as `Projects/Alpha.md` (`.md` optional).")})
 }
 
 fn response_format() -> Value {
@@ -167,7 +167,7 @@ fn limit() -> Value {
 }
 
 fn cursor() -> Value {
-    json!({"type": "string", "description": "The previous page's `next_cursor`."})
+    json!({"type": "string", "description": "An answer's `next_cursor`."})
 }
 
 fn folder() -> Value {
@@ -195,15 +195,20 @@ fn get_outgoing_links() -> ToolSpec {
     read_only(
         "get_outgoing_links",
         "Get a note's outgoing links",
-        "Lists one note's (or canvas's) links in order, each with its line, target, subpath and display text, and \
+        "Lists one note's (or canvas's) links in order (paged), each with its line, target, subpath and display text, and \
 how Obsidian resolves it: `resolved`, `ambiguous` (with the candidates) or `unresolved`, and whether a heading or \
 block it names exists. Use it to see where a note points; use get_backlinks for the links into a note. It reads only. It fails with `note_not_found`.",
-        object(json!({"path": note_path("The note's path"), "response_format": response_format()}), &["path"]),
+        object(
+            json!({"path": note_path("The note's path"), "limit": limit(), "cursor": cursor(), "response_format": response_format()}),
+            &["path"],
+        ),
         json!({
             "type": "object",
             "properties": {
                 "path": {"type": "string", "description": "The note's path as found in the vault."},
                 "truncated": {"type": "boolean", "description": "True when the note had more links than are kept (50,000)."},
+                "total": {"type": "integer"},
+                "next_cursor": next_cursor(),
                 "links": {
                     "type": "array",
                     "items": {
@@ -233,7 +238,7 @@ block it names exists. Use it to see where a note points; use get_backlinks for 
                     }
                 }
             },
-            "required": ["path", "links", "truncated"]
+            "required": ["path", "links", "total", "truncated"]
         }),
     )
 }
@@ -327,7 +332,7 @@ fn find_orphans() -> ToolSpec {
     read_only(
         "find_orphans",
         "Find notes nothing links to",
-        "Lists the notes that no other note links to (links to itself do not count), optionally in one folder. Use it to \
+        "Lists the notes no other note links to (self-links do not count), optionally in one folder. Use it to \
 find forgotten pages; use get_backlinks to check one note. It reads only. It fails with `invalid_arguments` for a \
 stale cursor.",
         object(json!({"folder": folder(), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
@@ -379,7 +384,7 @@ fn list_notes() -> ToolSpec {
         "list_notes",
         "List the vault's notes",
         "Lists the vault's notes by path, optionally in one folder; with `detailed`, their aliases and link counts. Use it \
-to find a note's exact path; use read_note to read one, find_existing_page to look for a page by topic. It reads \
+to find a note's exact path; use find_existing_page to look for a page by topic. It reads \
 only. It fails with `invalid_arguments` for a stale cursor.",
         object(json!({"folder": folder(), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
         json!({
@@ -411,8 +416,7 @@ fn read_note() -> ToolSpec {
         "read_note",
         "Read a note",
         "Returns one note's frontmatter and body (with `detailed`, also its aliases, tags and headings), a long body in \
-pages of `max_bytes` that end between lines; `body_bytes` is the whole body's length. Inside Obsidian it reads what \
-Obsidian has, else the file. Use it to read a note; use get_outgoing_links for its links, resolved. It reads only. \
+pages of `max_bytes` that end between lines; `body_bytes` is the whole body's length. Use it to read a note; use get_outgoing_links for its links, resolved. It reads only. \
 It fails with `note_not_found`, `invalid_path`, `too_large` (over 16 MiB) or `invalid_arguments` (a stale cursor).",
         object(
             json!({
@@ -557,7 +561,7 @@ fn lint_wiki() -> ToolSpec {
         "Lint the wiki: broken, ambiguous and orphaned links, duplicates, schema",
         "Checks the vault, or one folder, and returns proposals saying why, each naming the call that fixes it \
 where one exists (`tool`, `tool_args`). Kinds (see `kinds`) include `duplicate_identity` (notes sharing a name, \
-title, H1 or alias), `near_duplicate` (identical or mostly shared wording: a lead), `schema` \
+title, H1 or alias), `near_duplicate` (shared wording: a lead), `schema` \
 (breaches of the folder's SCHEMA.md) and `dead_end` (notes linking nowhere; run only when named). \
 Use it to review a wiki; use find_existing_page before writing one page. It reads only. It fails \
 with `invalid_arguments` for an unknown kind or a stale cursor.",
@@ -652,8 +656,8 @@ fn find_evidence() -> ToolSpec {
     read_only(
         "find_evidence",
         "Find the notes that mention a concept, with excerpts",
-        "Lists the notes that mention a concept, ranked: notes known by the `title` first, then notes whose properties name \
-or link it, then notes whose prose says or links it; each with `mentions` and a prose excerpt with its line. With \
+        "Lists the notes that mention a concept, ranked: notes known by the `title`, then those whose \
+properties, then whose prose, name or link it; each with `mentions` and a prose excerpt with its line. With \
 no match, `growth_hint` names notes with near names. Use it to gather what the vault says before writing on a \
 concept; use find_existing_page to decide whether the page exists. It reads only, every note: slower on a large \
 vault (it reports progress). It fails with `invalid_arguments` for an empty or over-long title or \
@@ -766,8 +770,8 @@ fn bulk_move_notes() -> ToolSpec {
     spec.name = "bulk_move_notes";
     spec.title = "Move many notes, attachments or folders at once, keeping every link";
     spec.description = "Moves many notes, attachments or folders as one batch, as move_note moves one: every link \
-that must change is rewritten, the plan is proven whole and applied all or nothing. Moves may interact (a note moved \
-to where another one leaves, a note moved into a folder that moves too, notes swapping names); a file moved twice or two files sent to one place is refused. By default it is a dry run previewing the moves and rewritten links \
+that must change is rewritten, the plan is proven whole and applied all or nothing. Moves may interact (into a place \
+another leaves, into a folder that moves too, a swap of names); a file moved twice or two files sent to one place is refused. By default it is a dry run previewing the moves and rewritten links \
 (paged) with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it. Use it for a reorganisation that moves many files; use \
 move_note for one file or one folder. Refusals: those of move_note, and `invalid_arguments` for a list that cannot be \
 one batch.";
@@ -839,8 +843,8 @@ fn draft_wiki_page() -> ToolSpec {
     read_only(
         "draft_wiki_page",
         "Prepare a new wiki page: duplicates, link map, schema, skeleton",
-        "Prepares a page on `topic`: find_existing_page's check first (a page known by it is returned, nothing \
-proposed); else `link_to` (notes to link), `link_from` (notes mentioning it, to link to it), `already_linking`, the \
+        "Prepares a page on `topic`: find_existing_page's check first (a page known by it is \
+returned); else `link_to` (notes to link), `link_from` (notes mentioning it, to link to it), `already_linking`, the \
 SCHEMA.md rules for `type` (`schema`) and a `skeleton`: commit_wiki_page's arguments with a linkable path, the \
 required keys, a `link` patch per `link_from` note and `prev_hashes`. Use it before \
 commit_wiki_page; use find_evidence for what notes say. It reads only. It fails with `note_not_found` (`source`).",
