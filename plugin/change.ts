@@ -106,8 +106,10 @@ export async function eachAtMost<T, R>(limit: number, items: readonly T[], run: 
  */
 export async function prepareChange(host: ToolHost, tool: string, args: unknown): Promise<CallOutcome> {
 	await host.settle();
-	// Only an undo reads the kept changes: the notes it needs are those the change touched.
-	const changes: ListedChange[] = tool === "undo_change" ? await listedChanges(host.app.vault.adapter) : [];
+	// An undo reads the kept changes (the notes it needs are those the change touched), and so
+	// does a call approving a plan: a retry of one applied already is answered from them.
+	const approving = typeof args === "object" && args !== null && typeof (args as Record<string, unknown>)["approved_plan_hash"] === "string";
+	const changes: ListedChange[] = tool === "undo_change" || approving ? await listedChanges(host.app.vault.adapter) : [];
 	const needed = await notesWithEditorsSaved(host, () => host.index.notesNeeded(tool, args, changes));
 	if (!needed.ok) return needed;
 	const read = await readTexts(host.app.vault, needed.notes);

@@ -11,6 +11,7 @@ export const ErrorCode = {
 	UnrepresentableLink: "unrepresentable_link",
 	BreaksLinks: "breaks_links",
 	PlanHashMismatch: "plan_hash_mismatch",
+	AlreadyApplied: "already_applied",
 	ConcurrentModification: "concurrent_modification",
 	WriteFailed: "write_failed",
 	InterruptedChange: "interrupted_change",
@@ -27,6 +28,7 @@ export const ErrorCode = {
 	VaultUnreadable: "vault_unreadable",
 	PluginUnavailable: "plugin_unavailable",
 	UnknownTool: "unknown_tool",
+	Cancelled: "cancelled",
 	Internal: "internal",
 } as const;
 

@@ -320,12 +320,14 @@ export interface MoveAnswer {
 	moves: FileMove[];
 	files_moved: number;
 	notes_edited: number;
-	/** Left out with `response_format: "concise"`. */
+	/** Left out of an applied move's receipt with `response_format: "concise"`; a preview keeps it. */
 	changes?: LinkChange[];
 	links_changed: number;
+	/** The first 50; `newly_resolved_count` counts them all when there are more. */
 	newly_resolved: NewlyResolved[];
 	/** `rewrite_link` with `allow_unresolved`: the links that work today and will find no note. */
 	links_broken?: number;
+	newly_resolved_count?: number;
 	/** Present when the preview's `moves` or `changes` go on. */
 	next_cursor?: string;
 }

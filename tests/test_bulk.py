@@ -41,8 +41,14 @@ def the_moves(vault):
 async def links_of(session, paths):
     found = {}
     for path in paths:
-        answer = (await session.call_tool("get_outgoing_links", {"path": path})).structured_content
-        found[path] = answer["links"]
+        found[path], cursor = [], None
+        while True:
+            arguments = {"path": path, "limit": 1000, **({"cursor": cursor} if cursor else {})}
+            answer = (await session.call_tool("get_outgoing_links", arguments)).structured_content
+            found[path] += answer["links"]
+            cursor = answer.get("next_cursor")
+            if cursor is None:
+                break
     return found
 
 

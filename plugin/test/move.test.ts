@@ -102,11 +102,12 @@ test("a dry run changes no file and answers the plan", async (t) => {
 	assert.deepEqual(snapshotVault(vaultDir), before, "nothing was written");
 	assert.deepEqual(await linkSources(index, "Old.md"), ["A.md"], "the index is as it was");
 
-	// The same plan has the same hash; concise leaves the changes out. A hash with an explicit
-	// dry run is refused, as the sidecar's schema rule refuses it, and nothing is applied.
+	// The same plan has the same hash; concise keeps a preview's changes, which are what is
+	// approved. A hash with an explicit dry run is refused, as the sidecar's schema rule refuses
+	// it, and nothing is applied.
 	const concise = answerOf(await move(host, { from: "Old", to: "sub/New", response_format: "concise" }));
 	assert.equal(concise.plan_hash, preview.plan_hash);
-	assert.equal(concise.changes, undefined);
+	assert.deepEqual(concise.changes, preview.changes);
 	const both = await move(host, { from: "Old.md", to: "sub/New.md", dry_run: true, approved_plan_hash: preview.plan_hash });
 	assert.ok(!both.ok);
 	assert.equal(both.error.code, "invalid_arguments");

@@ -28,6 +28,9 @@ export interface UndoAnswer {
 	moved_back: { from: string; to: string }[];
 	removed: string[];
 	kept_changes: number;
+	/** How many entries each list holds in all: the lists are one page of them. */
+	counts: { restored: number; moved_back: number; removed: number; relinked: number; backlinks: number };
+	next_cursor?: string;
 }
 
 export function registerUndoCommand(plugin: Plugin, host: HostProvider): void {
@@ -70,6 +73,9 @@ export function renderUndoPreview(container: HTMLElement, preview: UndoAnswer): 
 	for (const path of preview.restored) list.createEl("li", { text: `${path}: restored` });
 	for (const moved of preview.moved_back) list.createEl("li", { text: `${moved.from} → ${moved.to}: moved back` });
 	for (const path of preview.removed) list.createEl("li", { text: `${path}: removed (the change created it)` });
+	const listed = preview.restored.length + preview.moved_back.length + preview.removed.length;
+	const all = preview.counts.restored + preview.counts.moved_back + preview.counts.removed;
+	if (all > listed) list.createEl("li", { text: `and ${all - listed} more` });
 }
 
 /** Applies the undo `preview` showed, and only that one. */
@@ -85,9 +91,9 @@ export async function applyPreviewedUndo(host: ToolHost, preview: UndoAnswer): P
 /** What an undo does, in one sentence's worth of counts. */
 export function describeUndo(answer: UndoAnswer): string {
 	const parts = [
-		count(answer.restored.length, "note restored", "notes restored"),
-		count(answer.moved_back.length, "file moved back", "files moved back"),
-		count(answer.removed.length, "new file removed", "new files removed"),
+		count(answer.counts.restored, "note restored", "notes restored"),
+		count(answer.counts.moved_back, "file moved back", "files moved back"),
+		count(answer.counts.removed, "new file removed", "new files removed"),
 	].filter((part) => part !== null);
 	return parts.length === 0 ? "nothing to give back" : parts.join(", ");
 }

@@ -48,7 +48,7 @@ impl PlanHistory {
     }
 }
 
-/// Why an approval does not hold. Each is `plan_hash_mismatch`, saying which it is.
+/// Why an approval does not hold: `plan_hash_mismatch`, saying which it is, or `already_applied`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApprovalError {
     /// No preview of this server gave the approved hash: another session's, or mistyped.
@@ -61,7 +61,10 @@ pub enum ApprovalError {
 
 impl Failure for ApprovalError {
     fn code(&self) -> ErrorCode {
-        ErrorCode::PlanHashMismatch
+        match self {
+            ApprovalError::AlreadyApplied => ErrorCode::AlreadyApplied,
+            ApprovalError::UnknownHash | ApprovalError::Changed => ErrorCode::PlanHashMismatch,
+        }
     }
 
     fn message(&self) -> String {
@@ -131,9 +134,10 @@ mod tests {
         assert_eq!(decide(None, Some("other")), Err(ApprovalError::UnknownHash));
         assert_eq!(decide(Some(false), Some("issued")), Err(ApprovalError::Changed));
         assert_eq!(decide(None, Some("applied")), Err(ApprovalError::AlreadyApplied));
-        for error in [ApprovalError::UnknownHash, ApprovalError::Changed, ApprovalError::AlreadyApplied] {
+        for error in [ApprovalError::UnknownHash, ApprovalError::Changed] {
             assert_eq!(error.code(), "plan_hash_mismatch");
         }
+        assert_eq!(ApprovalError::AlreadyApplied.code(), "already_applied");
         assert!(ApprovalError::UnknownHash.message().contains("not given by a preview"));
         assert!(!ApprovalError::UnknownHash.message().contains("vault changed"));
     }
@@ -148,4 +152,44 @@ mod tests {
         assert_eq!(history.issued.last().map(String::as_str), Some("5"));
         assert!(!history.issued.contains(&"0".to_owned()));
     }
+}
+
+/// A retried call whose approved plan was applied already: the change it names is kept in the
+/// vault (`history`: its `change_id` is the plan hash's first 16 digits, so the kept changes are
+/// the record of what was applied, and it survives a restart), or this edge applied it lately.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedAlready {
+    pub change_id: Option<String>,
+}
+
+impl Failure for AppliedAlready {
+    fn code(&self) -> ErrorCode {
+        ErrorCode::AlreadyApplied
+    }
+
+    fn message(&self) -> String {
+        match &self.change_id {
+            Some(id) => format!("the approved plan was applied already, as the change `{id}`; nothing was written again"),
+            None => "the approved plan was applied already; nothing was written again".to_owned(),
+        }
+    }
+
+    fn hint(&self) -> &'static str {
+        "The change is made: read the notes to see it, or undo it with undo_change and its change_id. Preview again if another change is wanted."
+    }
+}
+
+/// Whether the plan `approved` names was applied already: the kept change it made, or this
+/// edge's record of plans it applied. Asked only once a call with that approval cannot be
+/// carried out as it is now, so that a vault put back as it was may take the same plan again.
+pub fn applied_already(approved: &str, kept: &[crate::edge::KeptChange], history: &PlanHistory) -> Option<AppliedAlready> {
+    let approved = approved.trim();
+    if approved.len() < 16 {
+        return None;
+    }
+    let id = crate::batch::change_id(approved);
+    if let Some(kept) = kept.iter().find(|kept| kept.journal.change_id == id) {
+        return Some(AppliedAlready { change_id: Some(kept.journal.change_id.clone()) });
+    }
+    history.applied.iter().any(|hash| hash == approved).then_some(AppliedAlready { change_id: None })
 }

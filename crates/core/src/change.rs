@@ -173,7 +173,8 @@ fn finish(
             detail: "`cursor` pages a preview; leave it out to apply the plan".to_owned(),
         }));
     }
-    let detailed = page.format == ResponseFormat::Detailed;
+    // A preview's rewritten links are what is approved: `concise` leaves them out of a receipt only.
+    let detailed = page.format == ResponseFormat::Detailed || !apply;
     let answer = MoveAnswer::paged(plan, !apply, apply, detailed, page.limit, page.cursor).map_err(|error| CallError::of(&error))?;
     if !apply {
         plans.record_preview(&plan.plan_hash);
@@ -395,7 +396,28 @@ mod tests {
         plans.record_applied(plan_hash);
         let again =
             call(&vault, "move_note", &json!({"from": "Old", "to": "Elsewhere", "approved_plan_hash": plan_hash}), &mut edge, &mut plans);
-        assert_eq!(again.unwrap_err().code, crate::error::ErrorCode::PlanHashMismatch);
+        assert_eq!(again.unwrap_err().code, crate::error::ErrorCode::AlreadyApplied);
+    }
+
+    #[test]
+    fn a_retried_approval_whose_change_is_kept_answers_already_applied_with_its_id() {
+        let (before, mut edge) = vault(&[("A.md", "[[Old]]"), ("Old.md", "# Old")]);
+        let mut plans = PlanHistory::default();
+        let preview = call(&before, "move_note", &json!({"from": "Old", "to": "New"}), &mut edge, &mut plans).unwrap();
+        let Response::Moved(answer) = &preview.answer else { panic!("a move's answer") };
+        let approved = json!({"from": "Old", "to": "New", "approved_plan_hash": answer.plan_hash});
+        let applied = call(&before, "move_note", &approved, &mut edge, &mut plans).unwrap();
+        let Some(Change::Batch { batch, .. }) = applied.change else { panic!("a batch") };
+        // As after a restart: no plan history, the move done (`Old.md` gone), the change kept.
+        let (moved, mut edge) = vault(&[("A.md", "[[New]]"), ("New.md", "# Old")]);
+        edge.changes = vec![crate::edge::KeptChange { name: "1-move.json".to_owned(), journal: batch.journal(Vec::new(), 1, 0, "here") }];
+        let retried = call(&moved, "move_note", &approved, &mut edge, &mut PlanHistory::default()).unwrap_err();
+        assert_eq!(retried.code, crate::error::ErrorCode::AlreadyApplied);
+        assert!(retried.message.contains(&format!("`{}`", batch.change_id)), "{}", retried.message);
+        // Without the kept change, the same retry is the refusal it meets.
+        edge.changes.clear();
+        let refused = call(&moved, "move_note", &approved, &mut edge, &mut PlanHistory::default()).unwrap_err();
+        assert_eq!(refused.code, crate::error::ErrorCode::NoteNotFound);
     }
 
     #[test]

@@ -43,6 +43,7 @@ codes! {
     UnrepresentableLink = "unrepresentable_link": "Some link could not be written so that it keeps its target; nothing changed.",
     BreaksLinks = "breaks_links": "A rewrite would leave links that find a note today finding none (`to_target` finds no note from where they are); the message says how many and names one; nothing changed. Call again with `allow_unresolved: true` to repoint them anyway.",
     PlanHashMismatch = "plan_hash_mismatch": "The vault changed since the preview whose `plan_hash` was approved; nothing changed. Preview again.",
+    AlreadyApplied = "already_applied": "The approved plan was applied already (the call is a retry, such as after a dropped connection): the change is made, and the message gives its `change_id`; nothing was written again.",
     ConcurrentModification = "concurrent_modification": "A note changed while a plan was applied; nothing changed. Preview again.",
     WriteFailed = "write_failed": "Writing to the vault failed (permissions, disk full); every change made was undone (or, if undoing failed too, the message says what is left and `vaultlink recover` finishes it).",
     InterruptedChange = "interrupted_change": "An earlier change was interrupted and is not undone yet; nothing changed. Run `vaultlink recover <vault>`.",
@@ -59,6 +60,7 @@ codes! {
     VaultUnreadable = "vault_unreadable": "The vault folder could not be read (retryable), or, after a change was made whole, could not be read again (then the change is made: read, do not apply it again).",
     PluginUnavailable = "plugin_unavailable": "The Obsidian plugin is needed but not serving the vault (still indexing, off while Obsidian has the vault open, or out of reach from where the sidecar runs while the plugin's presence lease says Obsidian has the vault open: the hint says what to do), or went away during the call (retryable; nothing was written by the sidecar).",
     UnknownTool = "unknown_tool": "No tool has that name (only from the command line: over MCP it is a protocol error).",
+    Cancelled = "cancelled": "The client cancelled the call (`notifications/cancelled`) and its work stopped; nothing was written.",
     Internal = "internal": "A bug in vaultlink; report it.",
 }
 

@@ -160,6 +160,11 @@ pub struct UndoArguments {
     pub force: bool,
     #[serde(default)]
     pub response_format: ResponseFormat,
+    /// The page of the preview's lists, as every paged answer takes them.
+    #[serde(default)]
+    pub limit: Option<usize>,
+    #[serde(default)]
+    pub cursor: Option<String>,
 }
 
 /// A file moved back by an undo.
@@ -193,6 +198,67 @@ pub struct UndoAnswer {
     pub backlinks: Vec<crate::delete::Referrer>,
     /// How many changes are kept in all (this one included, until it is undone).
     pub kept_changes: usize,
+    /// How many entries each list holds in all: the lists above are one page of them (restored,
+    /// then moved back, removed, relinked, backlinks, in that order).
+    pub counts: UndoCounts,
+    /// The preview's next page; a receipt lists its first page, its counts all of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// The sizes of an undo's lists, on every page of its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct UndoCounts {
+    pub restored: usize,
+    pub moved_back: usize,
+    pub removed: usize,
+    pub relinked: usize,
+    pub backlinks: usize,
+}
+
+/// One entry of an undo's lists, as its pages hold them.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum UndoItem {
+    Restored(String),
+    MovedBack(MovedBack),
+    Removed(String),
+    Relinked(String),
+    Backlink(crate::delete::Referrer),
+}
+
+impl UndoAnswer {
+    /// The answer with its lists cut to one page (`answer::page`, the cursor bound to the plan)
+    /// and counted.
+    fn paged(mut self, limit: Option<usize>, cursor: Option<&str>) -> Result<UndoAnswer, crate::answer::OpError> {
+        self.counts = UndoCounts {
+            restored: self.restored.len(),
+            moved_back: self.moved_back.len(),
+            removed: self.removed.len(),
+            relinked: self.relinked.len(),
+            backlinks: self.backlinks.len(),
+        };
+        let items: Vec<UndoItem> = std::mem::take(&mut self.restored)
+            .into_iter()
+            .map(UndoItem::Restored)
+            .chain(std::mem::take(&mut self.moved_back).into_iter().map(UndoItem::MovedBack))
+            .chain(std::mem::take(&mut self.removed).into_iter().map(UndoItem::Removed))
+            .chain(std::mem::take(&mut self.relinked).into_iter().map(UndoItem::Relinked))
+            .chain(std::mem::take(&mut self.backlinks).into_iter().map(UndoItem::Backlink))
+            .collect();
+        let (page, _, next_cursor) = crate::answer::page(items, limit, cursor, &format!("undo_change\0{}", self.plan_hash))?;
+        for item in page {
+            match item {
+                UndoItem::Restored(path) => self.restored.push(path),
+                UndoItem::MovedBack(moved) => self.moved_back.push(moved),
+                UndoItem::Removed(path) => self.removed.push(path),
+                UndoItem::Relinked(path) => self.relinked.push(path),
+                UndoItem::Backlink(link) => self.backlinks.push(link),
+            }
+        }
+        self.next_cursor = next_cursor;
+        Ok(self)
+    }
 }
 
 /// Why there is nothing to undo, or the undo cannot be made.
@@ -221,11 +287,11 @@ impl Failure for UndoError {
             UndoError::Nothing { change_id: None } => "no change is kept to undo in this vault".to_owned(),
             UndoError::Nothing { change_id: Some(id) } => format!("no kept change has the id `{id}`"),
             UndoError::Edited { change_id, notes } => {
-                format!("the change `{change_id}` cannot be undone: {} changed since it was applied; nothing was changed", notes.join(", "))
+                format!("the change `{change_id}` cannot be undone: {} changed since it was applied; nothing was changed", listed(notes))
             }
             UndoError::Linked { change_id, referrers } => format!(
                 "undoing the change `{change_id}` would remove a page that notes link since, leaving these links dangling: {}; nothing was changed",
-                referrers.join(", ")
+                listed(referrers)
             ),
             UndoError::Unopened { name, why } => format!(
                 "the newest kept change, `{name}`, cannot be undone ({why}), and an undo without an id never reaches past it to an older change; nothing was changed"
@@ -248,6 +314,15 @@ impl Failure for UndoError {
                 "Call list_changes and name the change to undo by its `change_id`; remove that file if it is not one this vaultlink kept."
             }
         }
+    }
+}
+
+/// `items` joined for a message, the first `MAX_LISTED` of them and how many more.
+fn listed(items: &[String]) -> String {
+    let shown = items.iter().take(crate::answer::MAX_LISTED).cloned().collect::<Vec<_>>().join(", ");
+    match items.len().saturating_sub(crate::answer::MAX_LISTED) {
+        0 => shown,
+        more => format!("{shown} and {more} more"),
     }
 }
 
@@ -356,6 +431,8 @@ pub fn undo_change(
         relinked: Vec::new(),
         backlinks: Vec::new(),
         kept_changes: changes.len(),
+        counts: UndoCounts::default(),
+        next_cursor: None,
     };
     let tag = edge.tag();
     for write in &journal.writes {
@@ -491,7 +568,13 @@ pub fn undo_change(
     let apply = decide_plan(&answer.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
     if !apply {
         plans.record_preview(&answer.plan_hash);
+        let answer = answer.paged(arguments.limit, arguments.cursor.as_deref()).map_err(|error| CallError::of(&error))?;
         return Ok((answer, None));
+    }
+    if arguments.cursor.is_some() {
+        return Err(CallError::of(&crate::answer::OpError::InvalidArguments {
+            detail: "`cursor` pages a preview; leave it out to apply the undo".to_owned(),
+        }));
     }
     if !answer.backlinks.is_empty() && !arguments.force {
         let referrers = answer.backlinks.iter().map(|link| format!("`{}` line {} ({})", link.note, link.line, link.link)).collect();
@@ -499,6 +582,9 @@ pub fn undo_change(
     }
     answer.dry_run = false;
     answer.applied = true;
+    let mut answer = answer.paged(arguments.limit, None).map_err(|error| CallError::of(&error))?;
+    // The receipt's lists are the preview's first page; the rest cannot be asked for again.
+    answer.next_cursor = None;
     let plan_hash = answer.plan_hash.clone();
     Ok((answer, Some(Change::Batch { batch, plan_hash })))
 }

@@ -28,7 +28,7 @@ use crate::resolve::{self, fold, Resolution};
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(tag = "tool", content = "arguments", rename_all = "snake_case")]
 pub enum Request {
-    GetOutgoingLinks(NoteArguments),
+    GetOutgoingLinks(PagedNoteArguments),
     GetBacklinks(PagedNoteArguments),
     FindUnresolvedLinks(PageArguments),
     FindOrphans(FolderPageArguments),
@@ -51,6 +51,20 @@ pub enum Request {
 }
 
 impl Request {
+    /// The plan hash a writing call approves, when it gives one.
+    pub fn approved_plan_hash(&self) -> Option<&str> {
+        match self {
+            Request::MoveNote(arguments) => arguments.approved_plan_hash.as_deref(),
+            Request::RewriteLink(arguments) => arguments.approved_plan_hash.as_deref(),
+            Request::DeleteNote(arguments) => arguments.approved_plan_hash.as_deref(),
+            Request::UpdateProperties(arguments) => arguments.approved_plan_hash.as_deref(),
+            Request::BulkMoveNotes(arguments) => arguments.approved_plan_hash.as_deref(),
+            Request::CommitWikiPage(arguments) => arguments.approved_plan_hash.as_deref(),
+            Request::UndoChange(arguments) => arguments.approved_plan_hash.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The operation's name, as callers spell it.
     pub fn name(&self) -> &'static str {
         match self {
@@ -276,8 +290,12 @@ pub struct OutgoingLinks {
     /// The note's path, as found in the vault.
     pub path: String,
     pub links: Vec<OutgoingLink>,
+    /// How many links the note has; `links` is one page of them.
+    pub total: usize,
     /// True when the note had more links than the parser keeps.
     pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -473,11 +491,22 @@ pub struct LintReport {
 /// Runs one operation on the index; `edge` supplies what only it can see, `plans` are the plan
 /// hashes the edge has answered (for the approval of a writing operation).
 pub fn run(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut PlanHistory) -> Result<Outcome, CallError> {
+    let outcome = dispatch(vault, request, edge, plans);
+    // A retried call (after a dropped connection, say) whose plan was applied already cannot be
+    // carried out again: its note moved, its plan is another. Say that it was applied.
+    match (outcome, request.approved_plan_hash()) {
+        (Err(failed), Some(approved)) => match crate::approval::applied_already(approved, &edge.changes(), plans) {
+            Some(applied) => Err(CallError::of(&applied)),
+            None => Err(failed),
+        },
+        (outcome, _) => outcome,
+    }
+}
+
+fn dispatch(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut PlanHistory) -> Result<Outcome, CallError> {
     let error = |error: OpError| CallError::of(&error);
     let answer = match request {
-        Request::GetOutgoingLinks(arguments) => {
-            outgoing_links(vault, &arguments.path, arguments.response_format).map(Response::OutgoingLinks).map_err(error)?
-        }
+        Request::GetOutgoingLinks(arguments) => outgoing_links_page(vault, arguments).map(Response::OutgoingLinks).map_err(error)?,
         Request::GetBacklinks(arguments) => backlinks(vault, arguments).map(Response::Backlinks).map_err(error)?,
         Request::FindUnresolvedLinks(arguments) => unresolved(vault, arguments).map(Response::Unresolved).map_err(error)?,
         Request::FindOrphans(arguments) => orphans(vault, arguments).map(Response::Orphans).map_err(error)?,
@@ -568,7 +597,7 @@ pub fn outgoing_links(vault: &Vault, path: &str, format: ResponseFormat) -> Resu
         None => find(vault, path)?,
     };
     let detailed = format == ResponseFormat::Detailed;
-    let links = vault
+    let links: Vec<OutgoingLink> = vault
         .outgoing_links(path)
         .unwrap_or_default()
         .iter()
@@ -596,7 +625,19 @@ pub fn outgoing_links(vault: &Vault, path: &str, format: ResponseFormat) -> Resu
             }
         })
         .collect();
-    Ok(OutgoingLinks { path: path.to_owned(), links, truncated: vault.is_truncated(path) })
+    Ok(OutgoingLinks { path: path.to_owned(), total: links.len(), links, truncated: vault.is_truncated(path), next_cursor: None })
+}
+
+/// `get_outgoing_links`: one page of a note's links, the cursor bound to the note's links as
+/// they are (where each is, and what it names).
+pub fn outgoing_links_page(vault: &Vault, arguments: &PagedNoteArguments) -> Result<OutgoingLinks, OpError> {
+    let mut answer = outgoing_links(vault, &arguments.path, arguments.response_format)?;
+    let places: Vec<String> = answer.links.iter().map(|link| format!("{}:{:?}:{}", link.line, link.span, link.link)).collect();
+    let scope = format!("get_outgoing_links\0{}\0{}", answer.path, list_digest(places.iter().map(String::as_str)));
+    let (links, _, next_cursor) = page(std::mem::take(&mut answer.links), arguments.limit, arguments.cursor.as_deref(), &scope)?;
+    answer.links = links;
+    answer.next_cursor = next_cursor;
+    Ok(answer)
 }
 
 pub fn backlinks(vault: &Vault, arguments: &PagedNoteArguments) -> Result<Backlinks, OpError> {
@@ -676,7 +717,7 @@ pub fn orphans(vault: &Vault, arguments: &FolderPageArguments) -> Result<Orphans
         .filter(|path| vault.inbound_count(path) == 0)
         .map(str::to_owned)
         .collect();
-    let scope = format!("find_orphans\0{:?}", arguments.folder);
+    let scope = format!("find_orphans\0{:?}\0{}", arguments.folder, list_digest(all.iter().map(String::as_str)));
     let (orphans, total, next_cursor) = page(all, arguments.limit, arguments.cursor.as_deref(), &scope)?;
     Ok(Orphans { total, orphans, next_cursor })
 }
@@ -721,7 +762,9 @@ pub fn list_notes(vault: &Vault, arguments: &FolderPageArguments) -> Result<Note
             links_in: detailed.then(|| vault.inbound_count(path)),
         })
         .collect();
-    let scope = format!("list_notes\0{:?}", arguments.folder);
+    // The cursor is bound to the list itself: a note added and another removed between pages
+    // would keep its length and shift it, skipping a note.
+    let scope = format!("list_notes\0{:?}\0{}", arguments.folder, list_digest(all.iter().map(|note| note.path.as_str())));
     let (notes, total, next_cursor) = page(all, arguments.limit, arguments.cursor.as_deref(), &scope)?;
     Ok(NoteList { total, notes, next_cursor })
 }
@@ -766,21 +809,27 @@ pub fn read_note(vault: &Vault, arguments: &ReadArguments, text: &str) -> Result
     })
 }
 
-/// Where a page of `body` that starts at `start` ends: at most `max_bytes` later, after the
-/// last line break in its second half when there is one (so pages end between lines), and
-/// always on a character boundary.
+/// Where a page of `body` that starts at `start` ends: before its text passes `max_bytes` as
+/// JSON writes it (a quote or a line break takes two bytes there, so a page of them holds fewer
+/// characters and the answer stays within its ceiling), after the last line break in its second
+/// half when there is one (so pages end between lines), and always on a character boundary.
 fn page_end(body: &str, start: usize, max_bytes: usize) -> usize {
-    if body.len() - start <= max_bytes {
-        return body.len();
+    let mut escaped = 0;
+    let mut end = start;
+    for character in body[start..].chars() {
+        escaped += json_escaped_len(character);
+        if escaped > max_bytes {
+            break;
+        }
+        end += character.len_utf8();
     }
-    let mut end = start + max_bytes;
-    while !body.is_char_boundary(end) {
-        end -= 1;
+    if end == body.len() {
+        return end;
     }
-    // `max_bytes` is at least `MIN_READ_BYTES`, longer than any character, so `end > start`.
+    // `max_bytes` is at least `MIN_READ_BYTES`, longer than any escaped character, so `end > start`.
     assert!(end > start, "a page holds at least one character");
     match body[start..end].rfind('\n') {
-        Some(newline) if newline + 1 > max_bytes / 2 => start + newline + 1,
+        Some(newline) if newline + 1 > (end - start) / 2 => start + newline + 1,
         _ => end,
     }
 }
@@ -808,7 +857,9 @@ pub fn lint_wiki(vault: &Vault, arguments: &LintArguments) -> Result<LintReport,
         *counts.entry(proposal.kind).or_insert(0) += 1;
     }
     let scope = format!("lint_wiki\0{:?}\0{:?}\0{:?}", arguments.folder, arguments.kinds, arguments.excluded_folders);
-    let (mut proposals, total, next_cursor) = page(outcome.proposals, arguments.limit, arguments.cursor.as_deref(), &scope)?;
+    let mut all = outcome.proposals;
+    all.iter_mut().for_each(Proposal::cap_lists);
+    let (mut proposals, total, next_cursor) = page(all, arguments.limit, arguments.cursor.as_deref(), &scope)?;
     if arguments.response_format == ResponseFormat::Concise {
         for proposal in &mut proposals {
             proposal.detail = None;
@@ -1014,8 +1065,8 @@ mod tests {
         assert_eq!(total, 1_000);
         assert!(first.len() < DEFAULT_LIMIT && serde_json::to_string(&first).unwrap().len() <= DEFAULT_PAGE_BYTES + 2);
         assert_eq!(next, Some(cursor_for("list", 1_000, first.len())));
-        let (explicit, _, _) = page(items, Some(500), None, "list").unwrap();
-        assert_eq!(explicit.len(), 500);
+        let (explicit, _, _) = page(items, Some(300), None, "list").unwrap();
+        assert_eq!(explicit.len(), 300);
         let (huge, _, _) = page(vec!["x".repeat(100_000)], None, None, "list").unwrap();
         assert_eq!(huge.len(), 1, "the first item is always kept");
     }
@@ -1036,6 +1087,35 @@ mod tests {
             let error = page(items, Some(3), Some(cursor), scope).unwrap_err();
             assert!(error.message().contains(expected), "{cursor} {scope:?}: {}", error.message());
         }
+    }
+
+    #[test]
+    fn a_list_notes_cursor_is_refused_once_a_note_came_and_another_went() {
+        let mut vault = vault();
+        let first =
+            |cursor: Option<String>| FolderPageArguments { folder: None, limit: Some(1), cursor, response_format: ResponseFormat::Concise };
+        let page = list_notes(&vault, &first(None)).unwrap();
+        assert_eq!(page.notes[0].path, "A.md");
+        let cursor = page.next_cursor.expect("a next page");
+        assert_eq!(list_notes(&vault, &first(Some(cursor.clone()))).unwrap().notes[0].path, "B.md");
+        // The same number of notes, but `B.md` would have been skipped.
+        vault.remove("A.md");
+        vault.upsert("0.md", "");
+        let error = list_notes(&vault, &first(Some(cursor))).unwrap_err();
+        assert_eq!(error.code(), "invalid_arguments");
+        assert!(error.message().contains("changed since; leave it out to start again"), "{}", error.message());
+    }
+
+    #[test]
+    fn a_read_note_page_of_quotes_holds_fewer_characters_so_its_json_stays_within_max_bytes() {
+        let vault = vault();
+        let text = "\"".repeat(5_000);
+        let arguments = ReadArguments { path: "A".into(), response_format: ResponseFormat::Concise, max_bytes: Some(1_000), cursor: None };
+        let page = read_note(&vault, &arguments, &text).unwrap();
+        assert_eq!(page.body.len(), 500);
+        assert!(serde_json::to_string(&page.body).unwrap().len() <= 1_002);
+        let too_many = ReadArguments { max_bytes: Some(MAX_READ_BYTES + 1), ..arguments };
+        assert_eq!(read_note(&vault, &too_many, &text).unwrap_err().code(), "invalid_arguments");
     }
 
     #[test]

@@ -98,7 +98,7 @@ const APPROVAL_RULES: &[Rule] = &[Rule::Excludes { parameter: "approved_plan_has
 
 /// Every operation's parameters, in the catalogue's order.
 pub const ALL: &[Parameters] = &[
-    Parameters { tool: "get_outgoing_links", list: &[required("path", TEXT), FORMAT], rules: &[] },
+    Parameters { tool: "get_outgoing_links", list: &[required("path", TEXT), LIMIT, CURSOR, FORMAT], rules: &[] },
     Parameters { tool: "get_backlinks", list: &[required("path", TEXT), LIMIT, CURSOR, FORMAT], rules: &[] },
     Parameters { tool: "find_unresolved_links", list: &[LIMIT, CURSOR, FORMAT], rules: &[] },
     Parameters { tool: "find_orphans", list: &[FOLDER, LIMIT, CURSOR, FORMAT], rules: &[] },
@@ -199,7 +199,7 @@ pub const ALL: &[Parameters] = &[
     },
     Parameters {
         tool: "undo_change",
-        list: &[optional("change_id", TEXT), optional("force", FLAG), DRY_RUN, APPROVED, FORMAT],
+        list: &[optional("change_id", TEXT), optional("force", FLAG), DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT],
         rules: APPROVAL_RULES,
     },
     Parameters {

@@ -1618,10 +1618,14 @@ pub struct MoveAnswer {
     pub changes: Option<Vec<LinkChange>>,
     /// How many links are rewritten, on every page.
     pub links_changed: usize,
+    /// The first `MAX_LISTED` links that will resolve once the file is moved.
     pub newly_resolved: Vec<NewlyResolved>,
     /// A rewrite's links that find a note today and will find none (`allow_unresolved`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub links_broken: usize,
+    /// How many links will newly resolve, when `newly_resolved` was cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newly_resolved_count: Option<usize>,
     /// Present when `moves` or `changes` go on: pass it as `cursor` (with the same arguments)
     /// for the next page of the preview.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1676,7 +1680,8 @@ impl MoveAnswer {
             notes_edited: plan.edits.len(),
             changes: detailed.then_some(changes),
             links_changed: plan.changes.len(),
-            newly_resolved: plan.newly_resolved.clone(),
+            newly_resolved: plan.newly_resolved.iter().take(crate::answer::MAX_LISTED).cloned().collect(),
+            newly_resolved_count: (plan.newly_resolved.len() > crate::answer::MAX_LISTED).then_some(plan.newly_resolved.len()),
             links_broken: 0,
             next_cursor,
             change_id: None,

@@ -81,14 +81,14 @@ fn concise_leaves_out(tool: &str) -> &'static str {
         "resolve_link" => "the candidates of an ambiguous link",
         "list_notes" => "aliases and link counts",
         "read_note" => "aliases, tags and headings",
-        "move_note" => "the rewritten links (`changes`)",
-        "rewrite_link" => "the rewritten links (`changes`)",
+        "move_note" => "`changes` once applied",
+        "rewrite_link" => "`changes` once applied",
         "lint_wiki" => "each proposal's `detail`, `tool_args` and `evidence`",
         "find_existing_page" => "the candidates' evidence",
         "find_evidence" => "`word_overlap_percent` (`nodes_only` leaves out excerpts and lines)",
         "delete_note" => "the captured text's split into frontmatter and body (the whole text stays)",
         "update_properties" => "the YAML before and after",
-        "bulk_move_notes" => "the rewritten links (`changes`)",
+        "bulk_move_notes" => "`changes` once applied",
         "commit_wiki_page" => "nothing: `detailed` adds the page's whole text to a preview",
         "undo_change" => "nothing: both forms are the same receipt",
         "list_changes" => "each change's `arguments` and `touched.paths`",
@@ -145,7 +145,7 @@ fn object(properties: Value, required: &[&str]) -> Value {
 }
 
 fn note_path(what: &str) -> Value {
-    json!({"type": "string", "description": format!("{what}, relative to the vault root, such as `Projects/Alpha.md` (`.md` optional).")})
+    json!({"type": "string", "description": format!("{what}, from the vault root, such as `Projects/Alpha.md` (`.md` optional).")})
 }
 
 fn response_format() -> Value {
@@ -165,11 +165,11 @@ fn approved_plan_hash() -> Value {
 
 fn limit() -> Value {
     json!({"type": "integer", "minimum": 1, "maximum": 1000, "default": 100,
-           "description": "Page size (left out: up to 100, ending near 16 KB)."})
+           "description": "Page size (a default page ends near 16 KB)."})
 }
 
 fn cursor() -> Value {
-    json!({"type": "string", "description": "The previous page's `next_cursor`."})
+    json!({"type": "string", "description": "An answer's `next_cursor`."})
 }
 
 fn folder() -> Value {
@@ -197,16 +197,20 @@ fn get_outgoing_links() -> ToolSpec {
     read_only(
         "get_outgoing_links",
         "Get a note's outgoing links",
-        "Lists one note's (or canvas's) links in order, each with its line, target, subpath and display text, and \
+        "Lists one note's (or canvas's) links in order (paged), each with its line, target, subpath and display text, and \
 how Obsidian resolves it: `resolved`, `ambiguous` (with the candidates) or `unresolved`, and whether a heading or \
-block it names exists. Use it to see where a note points before editing or moving it; use get_backlinks for the \
-links into a note. It reads only. It fails with `note_not_found`.",
-        object(json!({"path": note_path("The note's path"), "response_format": response_format()}), &["path"]),
+block it names exists. Use it to see where a note points; use get_backlinks for the links into a note. It reads only. It fails with `note_not_found`.",
+        object(
+            json!({"path": note_path("The note's path"), "limit": limit(), "cursor": cursor(), "response_format": response_format()}),
+            &["path"],
+        ),
         json!({
             "type": "object",
             "properties": {
                 "path": {"type": "string", "description": "The note's path as found in the vault."},
                 "truncated": {"type": "boolean", "description": "True when the note had more links than are kept (50,000)."},
+                "total": {"type": "integer"},
+                "next_cursor": next_cursor(),
                 "links": {
                     "type": "array",
                     "items": {
@@ -236,7 +240,7 @@ links into a note. It reads only. It fails with `note_not_found`.",
                     }
                 }
             },
-            "required": ["path", "links", "truncated"]
+            "required": ["path", "links", "total", "truncated"]
         }),
     )
 }
@@ -287,7 +291,7 @@ fn find_unresolved_links() -> ToolSpec {
         "find_unresolved_links",
         "Find links to notes that do not exist",
         "Lists the links that find no note, grouped by missing target, each with its referrers (the first 50; \
-`referrer_count` counts all). Use it to find dead links and pages people expect; use resolve_link to check one \
+`referrer_count` counts all). Use it to find dead links and wanted pages; use resolve_link to check one \
 link, lint_wiki for a review with fixes. It reads only. It fails with `invalid_arguments` for a stale cursor.",
         object(json!({"limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
         json!({
@@ -330,7 +334,7 @@ fn find_orphans() -> ToolSpec {
     read_only(
         "find_orphans",
         "Find notes nothing links to",
-        "Lists the notes that no other note links to (links to itself do not count), optionally in one folder. Use it to \
+        "Lists the notes no other note links to (self-links do not count), optionally in one folder. Use it to \
 find forgotten pages; use get_backlinks to check one note. It reads only. It fails with `invalid_arguments` for a \
 stale cursor.",
         object(json!({"folder": folder(), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
@@ -350,7 +354,7 @@ fn resolve_link() -> ToolSpec {
     read_only(
         "resolve_link",
         "Resolve one link as Obsidian would",
-        "Tells which file a link written in the note `from` would point to, as Obsidian resolves it: `resolved`, `ambiguous` \
+        "Tells which file a link written in `from` points to, as Obsidian resolves it: `resolved`, `ambiguous` \
 (the candidates and the one chosen) or `unresolved`, and whether its heading or block exists. Use it before writing \
 a link; use get_outgoing_links for the links a note has. It reads only. It fails with `note_not_found` (`from` is \
 not a note) or `invalid_arguments` (`link` is not a link).",
@@ -382,7 +386,7 @@ fn list_notes() -> ToolSpec {
         "list_notes",
         "List the vault's notes",
         "Lists the vault's notes by path, optionally in one folder; with `detailed`, their aliases and link counts. Use it \
-to find a note's exact path; use read_note to read one, find_existing_page to look for a page by topic. It reads \
+to find a note's exact path; use find_existing_page to look for a page by topic. It reads \
 only. It fails with `invalid_arguments` for a stale cursor.",
         object(json!({"folder": folder(), "limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
         json!({
@@ -414,15 +418,13 @@ fn read_note() -> ToolSpec {
         "read_note",
         "Read a note",
         "Returns one note's frontmatter and body (with `detailed`, also its aliases, tags and headings), a long body in \
-pages of `max_bytes` that end between lines; `body_bytes` is the whole body's length. Inside Obsidian it reads what \
-Obsidian has, else the file. Use it to read a note; use get_outgoing_links for its links, resolved. It reads only. \
-It fails with `note_not_found`, `invalid_path`, `too_large` (over 16 MiB) or `invalid_arguments` (a cursor from \
-before the note changed).",
+pages of `max_bytes` that end between lines; `body_bytes` is the whole body's length. Use it to read a note; use get_outgoing_links for its links, resolved. It reads only. \
+It fails with `note_not_found`, `invalid_path`, `too_large` (over 16 MiB) or `invalid_arguments` (a stale cursor).",
         object(
             json!({
                 "path": note_path("The note's path"),
-                "max_bytes": {"type": "integer", "minimum": 1000, "maximum": 1000000, "default": 16000,
-                              "description": "The most bytes of the body in one page (1,000 to 1,000,000)."},
+                "max_bytes": {"type": "integer", "minimum": 1000, "maximum": 64000, "default": 16000,
+                              "description": "The most bytes of the body in one page, as JSON escapes it."},
                 "cursor": cursor(),
                 "response_format": response_format()
             }),
@@ -463,9 +465,8 @@ fn move_note() -> ToolSpec {
         description: "Moves or renames a note, an attachment or a folder and rewrites every link that must change so that each still \
 points where it did, in the form it was written. By default it is a dry run: nothing changes and the answer \
 previews the moves and rewritten links (paged) with a `plan_hash`; call again with `approved_plan_hash` (or \
-`dry_run: false`) to apply exactly that plan, all or nothing; `approved_plan_hash` cannot be combined with \
-`dry_run: true`. Use it instead of moving files yourself; use rewrite_link to repoint links without moving a file, \
-delete_note to delete. Refusals: `invalid_path` (into a hidden or config folder such as `.trash`, into itself, out \
+`dry_run: false`) to apply exactly that plan, all or nothing. Use it instead of moving files yourself; use rewrite_link to repoint links, \
+delete_note to delete. Refusals: `invalid_path` (into a hidden folder such as `.trash`, into itself, out \
 of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `plan_hash_mismatch` (preview again), \
 `concurrent_modification`, `note_not_found`.",
         input_schema: object(
@@ -494,9 +495,10 @@ of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `pl
                 "changes": {"type": "array", "items": change},
                 "newly_resolved": {
                     "type": "array",
-                    "description": "Links that were unresolved and will find the moved file under its new name.",
+                    "description": "Links that were unresolved and will find the moved file under its new name (at most 50).",
                     "items": {"type": "object", "properties": {"note": {"type": "string"}, "line": {"type": "integer"}, "link": {"type": "string"}, "resolves_to": {"type": "string"}}, "required": ["note", "line", "link", "resolves_to"]}
                 },
+                "newly_resolved_count": {"type": "integer"},
                 "next_cursor": next_cursor()
             },
             "required": ["dry_run", "applied", "plan_hash", "moves", "files_moved", "notes_edited", "links_changed", "newly_resolved"]
@@ -549,7 +551,8 @@ fn lint_wiki() -> ToolSpec {
             "kind": {"type": "string", "description": "The lint kind, or `schema_file` for a problem of SCHEMA.md itself."},
             "subject": {"type": "string", "description": "The note the finding is about; for `unresolved_link` and `ambiguous_link`, the target as written."},
             "line": {"type": "integer", "minimum": 1, "description": "The line in `subject`, when the finding is at one place."},
-            "related": {"type": "array", "items": {"type": "string"}, "description": "Other notes involved: referrers, candidates, notes sharing a name, the governing SCHEMA.md."},
+            "related": {"type": "array", "items": {"type": "string"}, "description": "Other notes involved: referrers, candidates, notes sharing a name, the governing SCHEMA.md (at most 50)."},
+            "related_count": {"type": "integer"},
             "detail": {"type": "string", "description": "Why, with the evidence in words (left out with `concise`)."},
             "suggested_action": {"type": "string"},
             "tool": {"type": "string", "enum": ["move_note", "rewrite_link"], "description": "The vaultlink tool whose call fixes it, where one does."},
@@ -561,11 +564,11 @@ fn lint_wiki() -> ToolSpec {
     read_only(
         "lint_wiki",
         "Lint the wiki: broken, ambiguous and orphaned links, duplicates, schema",
-        "Checks the vault, or one folder, and returns proposals saying why, each naming the vaultlink call that fixes it \
+        "Checks the vault, or one folder, and returns proposals saying why, each naming the call that fixes it \
 where one exists (`tool`, `tool_args`). Kinds (see `kinds`) include `duplicate_identity` (notes sharing a name, \
-title, H1 or alias), `near_duplicate` (identical or mostly shared wording: a lead), `schema` \
+title, H1 or alias), `near_duplicate` (shared wording: a lead), `schema` \
 (breaches of the folder's SCHEMA.md) and `dead_end` (notes linking nowhere; run only when named). \
-Use it for a periodic review of a wiki; use find_existing_page before writing one page. It reads only. It fails \
+Use it to review a wiki; use find_existing_page before writing one page. It reads only. It fails \
 with `invalid_arguments` for an unknown kind or a stale cursor.",
         object(
             json!({
@@ -613,7 +616,7 @@ fn find_existing_page() -> ToolSpec {
         "Tells whether the vault already has a page on `topic`: `exists`, `ambiguous` or `new`, with the candidates and \
 their evidence. One note known by the topic (path, file name, alias, `title`, first H1, or the same Wikidata QID) \
 gives `exists`, several give `ambiguous`; softer evidence (unresolved links to it, names sharing half its words) \
-gives at most `ambiguous`. Use it before creating a page; use find_evidence for what notes say about it. It reads \
+gives at most `ambiguous`. Use it before creating a page; use find_evidence for what notes say. It reads \
 only. It fails with `invalid_arguments` for an empty topic.",
         object(
             json!({
@@ -658,11 +661,11 @@ fn find_evidence() -> ToolSpec {
     read_only(
         "find_evidence",
         "Find the notes that mention a concept, with excerpts",
-        "Lists the notes that mention a concept, ranked: notes known by the `title` first, then notes whose properties name \
-or link it, then notes whose prose says or links it; each with `mentions` and a prose excerpt with its line. With \
+        "Lists the notes that mention a concept, ranked: notes known by the `title`, then those whose \
+properties, then whose prose, name or link it; each with `mentions` and a prose excerpt with its line. With \
 no match, `growth_hint` names notes with near names. Use it to gather what the vault says before writing on a \
-concept; use find_existing_page to decide whether the page exists. It reads only; it reads every note, so it is \
-slower on a large vault (it reports progress). It fails with `invalid_arguments` for an empty or over-long title or \
+concept; use find_existing_page to decide whether the page exists. It reads only, every note: slower on a large \
+vault (it reports progress). It fails with `invalid_arguments` for an empty or over-long title or \
 a stale cursor.",
         object(
             json!({
@@ -774,11 +777,9 @@ fn bulk_move_notes() -> ToolSpec {
     spec.name = "bulk_move_notes";
     spec.title = "Move many notes, attachments or folders at once, keeping every link";
     spec.description = "Moves many notes, attachments or folders as one batch, as move_note moves one: every link \
-that must change is rewritten, the plan is proven whole and applied all or nothing. Moves may interact (a note moved \
-to where another one leaves, a note moved into a folder that moves too, notes swapping names: a swap passes \
-through a third name beside the note); a file moved twice or two files sent to one place is refused. By default it is a dry run previewing the moves and rewritten links \
-(paged) with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it; \
-`approved_plan_hash` cannot be combined with `dry_run: true`. Use it for a reorganisation that moves many files; use \
+that must change is rewritten, the plan is proven whole and applied all or nothing. Moves may interact (into a place \
+another leaves, into a folder that moves too, a swap of names); a file moved twice or two files sent to one place is refused. By default it is a dry run previewing the moves and rewritten links \
+(paged) with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it. Use it for a reorganisation that moves many files; use \
 move_note for one file or one folder. Refusals: those of move_note, and `invalid_arguments` for a list that cannot be \
 one batch.";
     spec.input_schema = object(
@@ -850,10 +851,10 @@ fn draft_wiki_page() -> ToolSpec {
     read_only(
         "draft_wiki_page",
         "Prepare a new wiki page: duplicates, link map, schema, skeleton",
-        "Prepares a page on `topic`: find_existing_page's check first (a page known by it is returned, nothing \
-proposed); else `link_to` (notes to link), `link_from` (notes mentioning it, to link to it), `already_linking`, the \
+        "Prepares a page on `topic`: find_existing_page's check first (a page known by it is \
+returned); else `link_to` (notes to link), `link_from` (notes mentioning it, to link to it), `already_linking`, the \
 SCHEMA.md rules for `type` (`schema`) and a `skeleton`: commit_wiki_page's arguments with a linkable path, the \
-required keys, the `source` cited in `sources`, a `link` patch per `link_from` note and `prev_hashes`. Fill it in, then commit. Use it before \
+required keys, the `source` cited in `sources`, a `link` patch per `link_from` note and `prev_hashes`. Use it before \
 commit_wiki_page; use find_evidence for what notes say. It reads only. It fails with `note_not_found` (`source`).",
         object(
             json!({
@@ -915,7 +916,7 @@ fn commit_wiki_page() -> ToolSpec {
                         "required": ["path", "kind"]
                     }
                 },
-                "prev_hashes": {"type": "object", "description": "The `content_hash` each patched note had when read, by path (read_note gives it)."},
+                "prev_hashes": {"type": "object", "description": "Each patched note's `content_hash`, by path, from draft_wiki_page's `skeleton` (read_note gives none)."},
                 "allow_unresolved": {"type": "array", "items": {"type": "string"}, "description": "Link targets that may stay unresolved (pages still to write)."},
                 "allow_duplicate": {"type": "boolean", "description": "Write a second page on a known topic."},
                 "dry_run": dry_run(),
@@ -969,6 +970,8 @@ delete's undo writes the note back from its kept text. A dry run by default; app
                 "force": {"type": "boolean", "description": "Remove a new page even though notes link it since."},
                 "dry_run": dry_run(),
                 "approved_plan_hash": approved_plan_hash(),
+                "limit": limit(),
+                "cursor": cursor(),
                 "response_format": response_format()
             }),
             &[],
@@ -986,9 +989,11 @@ delete's undo writes the note back from its kept text. A dry run by default; app
                 "removed": {"type": "array", "items": {"type": "string"}},
                 "relinked": {"type": "array", "items": {"type": "string"}},
                 "backlinks": {"type": "array", "items": {"type": "object"}},
-                "kept_changes": {"type": "integer"}
+                "kept_changes": {"type": "integer"},
+                "counts": {"type": "object", "description": "Each list's size; the lists are a page."},
+                "next_cursor": next_cursor()
             },
-            "required": ["dry_run", "applied", "plan_hash", "change_id", "tool", "restored", "moved_back", "removed", "kept_changes"]
+            "required": ["dry_run", "applied", "plan_hash", "change_id", "tool", "restored", "moved_back", "removed", "kept_changes", "counts"]
         }),
         read_only: false,
         destructive: true,

@@ -19,19 +19,25 @@ use crate::tools::{Router, Served};
 /// What an agent reads first. The first 512 characters say how to use the server (some
 /// clients show no more); a test holds them to it.
 pub const INSTRUCTIONS: &str = "vaultlink reads and safely edits the links of one Obsidian vault. Paths are relative \
-to the vault root, like `Folder/Note.md` (`.md` optional). Find notes with list_notes or find_existing_page, read \
-one with read_note, see links with get_outgoing_links, get_backlinks and resolve_link. Change the vault only with \
-move_note, rewrite_link and delete_note: each previews first; apply by calling again with the preview's plan_hash. \
-Lists are paged: pass next_cursor as cursor. Errors carry a code and a hint.\n\n\
-More: lint_wiki reviews the whole wiki (broken, ambiguous and orphaned links, duplicates, SCHEMA.md) and names the \
-call that fixes each finding. update_properties sets or removes a note's properties and keeps every other byte \
-of it (preview first, like the other writes). To add a wiki page: draft_wiki_page (is there one? if not, the link map, the \
-SCHEMA.md rules and a skeleton), then commit_wiki_page with the filled skeleton (preview, then apply), then lint_wiki. Every applied change answers a change_id; undo_change reverts the last one (or a named one) while \
-the notes it touched are unchanged since. server_health says whether calls run inside Obsidian (through the vaultlink plugin) \
-or on the folder, and what the index holds. Long calls report progress when the client sends a progress token. \
-Errors with `retryable: true` may succeed when called again unchanged; `plugin_unavailable` means Obsidian's plugin \
-is not serving the vault (still indexing, off while Obsidian has the vault open, or gone): nothing was written by \
-the sidecar; follow the hint, and preview again before applying.";
+to the vault root (`Folder/Note.md`, `.md` optional). Find notes with list_notes, read one with read_note, see links \
+with get_outgoing_links, get_backlinks, resolve_link. Every write previews first: move_note, bulk_move_notes, \
+rewrite_link, update_properties, delete_note, commit_wiki_page, undo_change; apply by calling again with the \
+preview's plan_hash. Lists are paged (pass next_cursor as cursor); errors carry a code.\n\n\
+More: every error also carries a hint saying what to do. delete_note previews unless `confirm: true`. find_existing_page \
+says whether a page on a topic exists. lint_wiki reviews the whole wiki (broken, ambiguous and orphaned links, \
+duplicates, SCHEMA.md) and names the call that fixes each finding. update_properties sets or removes a note's \
+properties and keeps every other byte of it. To add a wiki page: draft_wiki_page (is there one? if not, the link map, \
+the SCHEMA.md rules, a skeleton with `prev_hashes`), then commit_wiki_page with the filled skeleton, then lint_wiki. \
+A SCHEMA.md's frontmatter declares `types` (`concept: {description: ..., required: [status], folder: Concepts}`) \
+and `properties` (a list of names, or names to allowed values: `status: [draft, done]`); it governs the notes of its folder and below. Every \
+applied change answers a change_id; undo_change reverts the last one (or a named one) while the notes it touched are \
+unchanged since. Every answer \
+stays under 256 KB whatever its arguments: a long list ends its page early with a next_cursor, and a list inside one \
+item is cut to 50 with its count. server_health says whether calls run inside Obsidian (through the vaultlink \
+plugin) or on the folder, and what the index holds. Long calls report progress when the client sends a progress \
+token. Errors with `retryable: true` may succeed when called again unchanged; `plugin_unavailable` means Obsidian's \
+plugin is not serving the vault (still indexing, off while Obsidian has the vault open, or gone): nothing was written \
+by the sidecar; follow the hint, and preview again before applying.";
 
 #[derive(Debug, Clone)]
 pub struct VaultlinkServer {
@@ -105,7 +111,17 @@ impl ServerHandler for VaultlinkServer {
             }
             None => (Progress::none(), None),
         };
+        // The client's `notifications/cancelled` cancels the request's token; the work asks the
+        // reporter as it goes and stops, rather than running on for an answer nobody waits for.
+        let watcher = {
+            let (token, progress) = (context.ct.clone(), progress.canceller());
+            tokio::spawn(async move {
+                token.cancelled().await;
+                progress.cancel();
+            })
+        };
         let (served, answer) = self.router.call_with(&request.name, arguments, &progress).await;
+        watcher.abort();
         drop(progress);
         if let Some(forwarder) = forwarder {
             let _ = forwarder.await;
@@ -545,8 +561,11 @@ mod tests {
     #[test]
     fn the_instructions_open_with_how_to_use_the_server() {
         let opening: String = INSTRUCTIONS.chars().take(512).collect();
-        for needed in ["list_notes", "read_note", "get_backlinks", "move_note", "plan_hash", "next_cursor", "code"] {
+        for needed in ["list_notes", "read_note", "get_backlinks", "move_note", "plan_hash", "next_cursor", "code", "previews first"] {
             assert!(opening.contains(needed), "the first 512 characters must mention {needed}");
+        }
+        for tool in catalogue().iter().filter(|tool| !tool.read_only) {
+            assert!(opening.contains(tool.name), "the first 512 characters must name the writing tool {}", tool.name);
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Progress of a long call, as MCP progress notifications: reported from any thread (the
-//! folder is indexed on a blocking thread), delivered in order before the call's answer.
+//! folder is indexed on a blocking thread), delivered in order before the call's answer; and
+//! the client's cancellation of the call, which the work asks after as it goes.
 
 use tokio::sync::mpsc;
 
@@ -17,6 +18,8 @@ pub struct Progress {
     sender: Option<mpsc::UnboundedSender<Step>>,
     /// The last progress reported, shared by clones so that the count never goes back.
     last: std::sync::Arc<std::sync::Mutex<f64>>,
+    /// Set once the client cancels the call, shared by clones.
+    cancelled: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Progress {
@@ -28,7 +31,23 @@ impl Progress {
     /// A reporter, and the receiving end whose steps the server turns into notifications.
     pub fn channel() -> (Progress, mpsc::UnboundedReceiver<Step>) {
         let (sender, receiver) = mpsc::unbounded_channel();
-        (Progress { sender: Some(sender), last: Default::default() }, receiver)
+        (Progress { sender: Some(sender), last: Default::default(), cancelled: Default::default() }, receiver)
+    }
+
+    /// Marks the call cancelled: work that asks [`Progress::is_cancelled`] stops.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// A handle that can only cancel: it holds no sender, so it keeps no notification stream
+    /// open after the call.
+    pub fn canceller(&self) -> Progress {
+        Progress { sender: None, last: self.last.clone(), cancelled: self.cancelled.clone() }
+    }
+
+    /// Whether the client cancelled the call.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn is_wanted(&self) -> bool {

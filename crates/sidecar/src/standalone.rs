@@ -677,6 +677,18 @@ pub struct FolderEdge<'a> {
 
 impl vaultlink_core::ops::Edge for FolderEdge<'_> {
     fn text(&mut self, path: &str) -> Result<String, vaultlink_core::error::CallError> {
+        // A cancelled call stops at its next read: it reads every note of the vault at most
+        // (`find_evidence`, a plan), and stopping before one writes nothing.
+        if self.progress.is_cancelled() {
+            let notes = self.folder.vault().note_count();
+            tracing::info!("a call stopped: the client cancelled it after {} of {notes} note reads", self.reads);
+            return Err(vaultlink_core::error::CallError::new(
+                ErrorCode::Cancelled,
+                format!("the call was cancelled by the client after reading {} notes; it stopped, and nothing was written", self.reads),
+                "Call again if the answer is still wanted.",
+                false,
+            ));
+        }
         self.reads += 1;
         if self.evidence && self.reads.is_multiple_of(EVIDENCE_PROGRESS_EVERY_NOTES) {
             let notes = self.folder.vault().note_count();

@@ -156,7 +156,10 @@ pub struct Router {
     vault: PathBuf,
     mode: Mode,
     bridge: tokio::sync::Mutex<Option<Arc<BridgeClient>>>,
-    folder: Arc<std::sync::Mutex<Option<FolderIndex>>>,
+    /// The folder's index: a read holds it shared, so that it never waits behind another read
+    /// (`get_backlinks` behind a long `find_evidence`); a refresh, a preview and a write hold it
+    /// alone.
+    folder: Arc<std::sync::RwLock<Option<FolderIndex>>>,
     writes: tokio::sync::Mutex<()>,
     last_bridge_error: std::sync::Mutex<Option<BridgeFailure>>,
     /// How long a call that needs the plugin waits for one still indexing.
@@ -181,7 +184,7 @@ impl Router {
             vault,
             mode,
             bridge: tokio::sync::Mutex::new(None),
-            folder: Arc::new(std::sync::Mutex::new(None)),
+            folder: Arc::new(std::sync::RwLock::new(None)),
             writes: tokio::sync::Mutex::new(()),
             last_bridge_error: std::sync::Mutex::new(None),
             startup_wait: DEFAULT_STARTUP_WAIT,
@@ -209,8 +212,20 @@ impl Router {
         self.call_with(tool, arguments, &Progress::none()).await
     }
 
-    /// Runs one call where the mode says, reporting progress to `progress`.
+    /// Runs one call where the mode says, reporting progress to `progress`. Whichever path
+    /// answered, the answer is held under core's ceiling (`answer::bound`).
     pub async fn call_with(&self, tool: &str, arguments: Value, progress: &Progress) -> (Served, Result<Value, ToolError>) {
+        let (served, answer) = self.call_routed(tool, arguments, progress).await;
+        (
+            served,
+            answer.map(|mut answer| {
+                vaultlink_core::answer::bound(&mut answer);
+                answer
+            }),
+        )
+    }
+
+    async fn call_routed(&self, tool: &str, arguments: Value, progress: &Progress) -> (Served, Result<Value, ToolError>) {
         let default_served = if self.mode == Mode::Standalone { Served::Standalone } else { Served::Plugin };
         let Some(spec) = crate::catalogue::find(tool) else {
             return (
@@ -436,7 +451,59 @@ impl Router {
                 })
                 .await;
         }
+        if crate::catalogue::find(&tool).is_some_and(|spec| spec.read_only) {
+            return self.on_folder_reading(progress, move |folder, progress| run_reading(folder, &tool, &arguments, progress)).await;
+        }
         self.on_folder(progress, move |folder, progress| run_on_folder(folder, &tool, arguments, progress)).await
+    }
+
+    /// Runs a read on the folder's index, shared with other reads, on a blocking thread. The
+    /// index is brought up to date first when no other call holds it; when one does, it is a
+    /// read that brought it up to date as it began, or a write, which is waited for (and which
+    /// reads the folder again once its change is made).
+    async fn on_folder_reading<T: Send + 'static>(
+        &self,
+        progress: &Progress,
+        work: impl FnOnce(&FolderIndex, &Progress) -> Result<T, ToolError> + Send + 'static,
+    ) -> Result<T, ToolError> {
+        let folder = Arc::clone(&self.folder);
+        let vault = self.vault.clone();
+        let progress = progress.clone();
+        let (made, fresh) = (self.fresh, self.fresh);
+        let poisoned = || ToolError::internal("the folder index's lock was poisoned by an earlier failure");
+        let work = tokio::task::spawn_blocking(move || {
+            let refresh = |slot: &mut Option<FolderIndex>| {
+                let first = slot.is_none();
+                let folder = slot.get_or_insert_with(|| match made {
+                    Freshness::EveryCall => FolderIndex::live(vault.clone()),
+                    Freshness::FirstCall => FolderIndex::new(vault.clone()),
+                });
+                if first || fresh == Freshness::EveryCall {
+                    refresh_for_reading(folder, &progress)?;
+                }
+                Ok::<(), ToolError>(())
+            };
+            match folder.try_write() {
+                Ok(mut slot) => refresh(&mut slot)?,
+                Err(std::sync::TryLockError::WouldBlock) => {}
+                Err(std::sync::TryLockError::Poisoned(_)) => return Err(poisoned()),
+            }
+            let slot = folder.read().map_err(|_| poisoned())?;
+            match slot.as_ref() {
+                Some(index) => work(index, &progress),
+                None => {
+                    // The index was not made yet, and another call held it: make it now.
+                    drop(slot);
+                    let mut slot = folder.write().map_err(|_| poisoned())?;
+                    refresh(&mut slot)?;
+                    drop(slot);
+                    let slot = folder.read().map_err(|_| poisoned())?;
+                    let index = slot.as_ref().ok_or_else(|| ToolError::internal("the folder index was not made"))?;
+                    work(index, &progress)
+                }
+            }
+        });
+        work.await.unwrap_or_else(|error| Err(ToolError::internal(&format!("the call stopped unexpectedly: {error}"))))
     }
 
     /// Runs `work` on the folder's index, brought up to date first, on a blocking thread.
@@ -461,7 +528,7 @@ impl Router {
         let progress = progress.clone();
         let made = self.fresh;
         let work = tokio::task::spawn_blocking(move || {
-            let mut slot = folder.lock().map_err(|_| ToolError::internal("the folder index's lock was poisoned by an earlier failure"))?;
+            let mut slot = folder.write().map_err(|_| ToolError::internal("the folder index's lock was poisoned by an earlier failure"))?;
             let first = slot.is_none();
             let folder = slot.get_or_insert_with(|| match made {
                 Freshness::EveryCall => FolderIndex::live(vault),
@@ -594,6 +661,22 @@ impl Router {
 
 /// Runs a call on the folder's index (brought up to date by the caller): core's operation, with
 /// the folder as its edge, then the steps of an approved change carried out on the disk.
+/// A read-only tool on the folder's index as it is, shared with other reads: it plans nothing
+/// and writes nothing, so it needs neither the plan history nor the index alone.
+fn run_reading(folder: &FolderIndex, tool: &str, arguments: &Value, progress: &Progress) -> Result<Value, ToolError> {
+    let long = LONG_TOOLS.contains(&tool);
+    if long {
+        progress.step(format!("running {tool} on {} notes", folder.vault().note_count()));
+    }
+    let request = vaultlink_core::ops::request(tool, arguments)?;
+    let mut plans = vaultlink_core::approval::PlanHistory::default();
+    let outcome = vaultlink_core::ops::run(folder.vault(), &request, &mut folder.edge(tool, false, progress), &mut plans)?;
+    if long {
+        progress.step(format!("{tool} done"));
+    }
+    serde_json::to_value(outcome.answer).map_err(|error| ToolError::internal(&error.to_string()))
+}
+
 fn run_on_folder(folder: &mut FolderIndex, tool: &str, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
     run_on_folder_with(&crate::disk::RealDisk, folder, tool, &arguments, progress)
 }

@@ -37,7 +37,7 @@ fn op_error(error: &OpError) -> JsError {
 enum CallOutcome<'a> {
     Done {
         ok: bool,
-        result: &'a ops::Response,
+        result: &'a serde_json::Value,
         #[serde(skip_serializing_if = "Option::is_none")]
         change: Option<&'a ops::Change>,
         /// With a change: the paths the plugin must find reached through no symbolic link
@@ -500,7 +500,12 @@ impl Vault {
         match &called {
             Ok(outcome) => to_js(&CallOutcome::Done {
                 ok: true,
-                result: &outcome.answer,
+                // Held under core's ceiling, as the sidecar holds its own answers.
+                result: &{
+                    let mut result = serde_json::to_value(&outcome.answer).unwrap_or(serde_json::Value::Null);
+                    vaultlink_core::answer::bound(&mut result);
+                    result
+                },
                 change: outcome.change.as_ref(),
                 guard: outcome.change.as_ref().map(ops::Change::paths_to_guard),
             }),
@@ -509,7 +514,7 @@ impl Vault {
     }
 
     /// Records that the batch of the plan `plan_hash` was carried out, for the approval of later
-    /// calls (an approval of it again is then `plan_hash_mismatch`, saying it was applied).
+    /// calls (an approval of it again is then `already_applied`).
     #[wasm_bindgen(js_name = planApplied)]
     pub fn plan_applied(&mut self, plan_hash: &str) {
         self.plans.record_applied(plan_hash);

@@ -112,6 +112,9 @@ pub struct Proposal {
     /// Other notes involved: referrers, candidates, the notes sharing a name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<String>,
+    /// How many notes `related` named before it was cut to `MAX_LISTED`; only when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub related_count: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
     pub suggested_action: String,
@@ -131,11 +134,26 @@ impl Proposal {
             subject: subject.into(),
             line: None,
             related: Vec::new(),
+            related_count: None,
             detail: Some(detail),
             suggested_action,
             tool: None,
             tool_args: None,
             evidence: None,
+        }
+    }
+
+    /// The proposal with its lists cut to `MAX_LISTED` entries and counted (`related_count`,
+    /// and a `<list>_count` beside each list of `evidence`), so that one finding about a target
+    /// hundreds of notes name stays a few kilobytes.
+    pub fn cap_lists(&mut self) {
+        if self.related.len() > crate::answer::MAX_LISTED {
+            let (related, count) = crate::answer::capped(std::mem::take(&mut self.related));
+            self.related = related;
+            self.related_count = Some(count);
+        }
+        if let Some(evidence) = &mut self.evidence {
+            crate::answer::cap_lists(evidence);
         }
     }
 
