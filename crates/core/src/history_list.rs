@@ -157,6 +157,8 @@ fn undo_of(kept: &KeptChange) -> UndoArguments {
         approved_plan_hash: None,
         force: false,
         response_format: ResponseFormat::Concise,
+        limit: None,
+        cursor: None,
     }
 }
 
