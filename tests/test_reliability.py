@@ -391,7 +391,7 @@ def test_plan_hash_mismatch_says_whether_the_hash_is_unknown_or_already_applied(
     assert unknown.is_error and unknown.structured_content["code"] == "plan_hash_mismatch"
     assert "not given by a preview" in unknown.structured_content["message"], unknown.structured_content
     assert applied.is_error is False and applied.structured_content["applied"] is True
-    assert again.is_error and again.structured_content["code"] == "plan_hash_mismatch"
+    assert again.is_error and again.structured_content["code"] == "already_applied"
     assert "applied already" in again.structured_content["message"], again.structured_content
 
 

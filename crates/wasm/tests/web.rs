@@ -206,6 +206,9 @@ fn an_approved_move_answers_the_batch_the_plugin_carries_out() {
     let elsewhere = js_sys::JSON::parse(&format!(r#"{{"from": "Old", "to": "Other", "approved_plan_hash": "{hash}"}}"#)).expect("JSON");
     let again = vault.call("move_note", elsewhere, Some(read), None, None, JsValue::UNDEFINED).expect("an answer");
     let error = get(&again, "error");
-    assert_eq!(get(&error, "code").as_string().as_deref(), Some("plan_hash_mismatch"));
+    // A hash applied once is never applied again, whatever the call around it: the answer says
+    // the plan was applied already (a retry), and nothing is written.
+    assert_eq!(get(&error, "code").as_string().as_deref(), Some("already_applied"));
     assert!(get(&error, "message").as_string().is_some_and(|message| message.contains("applied already")));
+    assert!(get(&again, "change").is_undefined(), "nothing is carried out");
 }
