@@ -45,14 +45,7 @@ pub enum UndoStep {
     /// moved back to `from`; otherwise, if `to` is there, `from` is not, `to` holds content of
     /// hash `hash` (any file, without one) and `cycle` holds, `to` is moved back to `from` (a
     /// case-only move through `via` again). Never over a file at `from`: [`Undone::MovedBack`].
-    MoveBack {
-        from: String,
-        to: String,
-        via: Option<String>,
-        second_names: Vec<String>,
-        hash: Option<String>,
-        cycle: Option<Condition>,
-    },
+    MoveBack { from: String, to: String, via: Option<String>, second_names: Vec<String>, hash: Option<String>, cycle: Option<Condition> },
     /// A file the batch created: removed if it holds content of hash `after_hash`
     /// ([`Undone::Removed`]); one edited since is someone's, and stays.
     RemoveCreated { path: String, after_hash: String },

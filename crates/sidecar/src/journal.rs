@@ -926,9 +926,9 @@ fn carry_out(disk: &dyn Disk, root: &Path, journal: &Journal, step: &UndoStep) -
             // Put in place without replacing: a file saved there since the look is someone's.
             match create_file(disk, root, &note, &full(root, temporary), before.as_bytes(), NewFile::LikeItsFolder) {
                 Ok(()) => Ok(Some(Undone::Restored { path: path.clone() })),
-                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-                    keep_edited(disk, root, path, before, saved).map(Some).map_err(|error| failed(format!("saving the text of {path}"), error))
-                }
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => keep_edited(disk, root, path, before, saved)
+                    .map(Some)
+                    .map_err(|error| failed(format!("saving the text of {path}"), error)),
                 Err(error) => Err(failed(format!("putting back {path}"), error)),
             }
         }
@@ -952,7 +952,10 @@ fn carry_out(disk: &dyn Disk, root: &Path, journal: &Journal, step: &UndoStep) -
                 back(via)?;
                 return Ok(Some(Undone::MovedBack { path: from_path.clone() }));
             }
-            let made = exists_exactly(&to) && !exists_exactly(&from) && holds(&to, hash.as_deref()) && cycle.as_ref().is_none_or(|cycle| met(root, cycle));
+            let made = exists_exactly(&to)
+                && !exists_exactly(&from)
+                && holds(&to, hash.as_deref())
+                && cycle.as_ref().is_none_or(|cycle| met(root, cycle));
             if !made {
                 return Ok(None);
             }
@@ -994,7 +997,9 @@ fn carry_out(disk: &dyn Disk, root: &Path, journal: &Journal, step: &UndoStep) -
                 })();
                 put_right.map_err(|error| failed(format!("putting back {path}"), error))?;
             }
-            let keep = || keep_edited(disk, root, path, before, saved).map(Some).map_err(|error| failed(format!("saving the text of {path}"), error));
+            let keep = || {
+                keep_edited(disk, root, path, before, saved).map(Some).map_err(|error| failed(format!("saving the text of {path}"), error))
+            };
             match std::fs::read(&note) {
                 Ok(bytes) if bytes == before.as_bytes() => Ok(None),
                 Ok(bytes) if std::str::from_utf8(&bytes).is_ok_and(|text| content_hash(text) == *after_hash) => {
