@@ -412,7 +412,8 @@ async function carryOut(vault: Vault, step: UndoStep, moved: Map<string, TAbstra
 			const text = await readIfThere(adapter, step.path);
 			if (text === step.before) return;
 			const file = vault.getAbstractFileByPath(step.path);
-			if (text !== null && contentHash(text) === step.after_hash && file instanceof TFile) {
+			if (text !== null && contentHash(text) === step.after_hash) {
+				if (!(file instanceof TFile)) throw new Error(`\`${step.path}\` is not in the vault`);
 				try {
 					await vault.process(file, (current) => {
 						if (contentHash(current) !== step.after_hash) throw new ChangedWhileWriting(step.path);
