@@ -33,6 +33,7 @@ import initialiseWasm, {
 	sealKeySecret as sealKeySecretInWasm,
 	sealKeyUnusable as sealKeyUnusableInWasm,
 	stepError as stepErrorInWasm,
+	undoSteps as undoStepsInWasm,
 	savedOver as savedOverInWasm,
 	linksLeft as linksLeftInWasm,
 	type InitOutput,
@@ -444,6 +445,27 @@ export type Verdict =
 export function judgeJournal(observed: ObservedJournal, vault: string, journal: string): { verdict: Verdict; refusal: ToolError } {
 	loadedEngine();
 	return judgeJournalInWasm(observed, vault, journal) as { verdict: Verdict; refusal: ToolError };
+}
+
+/** What must hold on the disk for the second half of a cycle's move through a third name to count as made (core's `undo_steps::Condition`). */
+export type UndoCondition = { when: "absent"; path: string } | { when: "holds"; path: string; hash: string | null };
+
+/** One step of the undo of a journal, with what is checked on the disk right before it (core's `undo_steps::UndoStep`). */
+export type UndoStep =
+	| { step: "remove_temporary"; path: string }
+	| { step: "put_back"; path: string; aside: string; temporary: string; before: string; saved: string }
+	| { step: "move_back"; from: string; to: string; via: string | null; second_names: string[]; hash: string | null; cycle: UndoCondition | null }
+	| { step: "remove_created"; path: string; after_hash: string }
+	| { step: "restore"; path: string; aside: string | null; temporary: string; before: string; after_hash: string; saved: string }
+	| { step: "remove_folder"; path: string }
+	| { step: "forget_kept"; change_id: string }
+	| { step: "put_back_set_aside"; name: string; aside: string }
+	| { step: "remove_journal" };
+
+/** The steps that undo `journal`, in order (core's `undo_steps::steps`), as the sidecar carries them out on the folder. */
+export function undoSteps(journal: Journal): UndoStep[] {
+	loadedEngine();
+	return undoStepsInWasm(journal) as UndoStep[];
 }
 
 /** The journal lease's timings (core's `lease`). */

@@ -5,13 +5,13 @@
 //! Each note is checked inside `vault.process`, as it is written, to still hold the text the plan
 //! was proven on. Files move with `vault.rename`, never `fileManager.renameFile`, whose link
 //! updater would rewrite links a second time over the batch's edits. Any failure undoes every
-//! step made so far, newest first.
+//! step made so far with core's undo steps (`undo_steps`, as the sidecar undoes a journal).
 
 import { TFile, TFolder, type App, type DataAdapter, type TAbstractFile, type Vault } from "obsidian";
 import { CHANGES_FOLDER, forgetChange, keepChange, putBackSetAside, setAside } from "../history";
 import { abandonJournal, beginJournal, checkLease, finishJournal, machineName, newHolder, removeIfEmpty } from "./journal";
 import { firstLinkOnTheWay, presentOnDisk } from "./links-out";
-import { batchJournal, linksLeft, savedOver, stepError, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError } from "../wasm";
+import { batchJournal, contentHash, linksLeft, savedOver, stepError, undoSteps, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError, type UndoCondition, type UndoStep } from "../wasm";
 
 /** A step that either happened or was refused with a typed error. */
 export type StepOutcome = { ok: true; trashedTo?: string; journal?: Journal } | { ok: false; error: ToolError };
@@ -206,7 +206,7 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		// suspended in the middle of may have been made after that undo: undone too, from the
 		// state found (the journal, now the other process's, is left to it).
 		if (error instanceof LeaseLost && error.taken) {
-			const notUndone = await undo(vault, done);
+			const notUndone = await undo(vault, journal, done);
 			await finishJournal(vault.adapter, journal);
 			if (notUndone.length > 0) return { ok: false, error: failureAfterUndo(error, notUndone, batch.forget) };
 			return { ok: false, error: stepError({ kind: "lease_lost", taken: true }) };
@@ -221,6 +221,7 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		const settled = saved === null ? null : await settleSavedOver(vault, batch, files, saved);
 		const leftOver = await undo(
 			vault,
+			journal,
 			done.filter((change) => !((change.kind === "wrote" || change.kind === "created") && change.path === saved)),
 		);
 		// A batch not wholly undone keeps its journal, for `vaultlink recover`.
@@ -318,62 +319,174 @@ async function step<T>(what: string, run: () => Promise<T>, makes?: string): Pro
 }
 
 /**
- * Undoes `done`, newest first. A note is restored only if it still holds what the move wrote:
- * an edit made meanwhile is kept, and named. Returns a sentence for each step not undone.
+ * Undoes `done` with core's steps (`undo_steps`, through wasm): the batch's journal cut to what
+ * was made is handed to core, which says what to undo, in which order, and what each step must
+ * find first, as the sidecar undoes a journal on the folder; this carries the steps out through
+ * the Vault API. A note is restored only while it holds what the batch wrote; one saved over
+ * since keeps the save, and its text from before is saved under `.vaultlink/recovered/`. Returns
+ * a sentence for each step that could not be carried out (the journal is then kept, for
+ * `vaultlink recover`).
  */
-async function undo(vault: Vault, done: Done[]): Promise<string[]> {
+async function undo(vault: Vault, journal: Journal, done: Done[]): Promise<string[]> {
 	const leftOver: string[] = [];
-	for (const change of [...done].reverse()) {
+	const moved = new Map<string, TAbstractFile>();
+	for (const change of done) if (change.kind === "moved") moved.set(change.to, change.file);
+	for (const step of undoSteps(madeSoFar(journal, done))) {
+		// What was kept of the batch, and its journal, are the caller's (`forgetChange`, `putBackSetAside`, `finishJournal`).
+		if (step.step === "forget_kept" || step.step === "put_back_set_aside" || step.step === "remove_journal") continue;
 		try {
 			// An undo writes only inside the vault too: a step whose place is now reached through a
 			// link is left, and named. (A move is undone from wherever the file went, link or not.)
-			const linked = firstLinkOnTheWay(vault.adapter, [change.kind === "moved" ? change.from : change.path]);
+			const place = step.step === "move_back" ? step.from : step.path;
+			const linked = firstLinkOnTheWay(vault.adapter, [place]);
 			if (linked !== null) throw new Error(`\`${linked.path}\` goes through \`${linked.link}\`, a symbolic link`);
-			if (change.kind === "moved") {
-				await vault.rename(change.file, change.from);
-			} else if (change.kind === "removed") {
-				if (await vault.adapter.exists(change.path)) throw new Error("a file is there again");
-				await vault.create(change.path, change.before);
-			} else if (change.kind === "created") {
-				// The batch's own new file goes from the disk itself, as the folders it made do,
-				// and only while it holds what the batch wrote.
-				if (!(await vault.adapter.exists(change.path))) continue;
-				if ((await vault.adapter.read(change.path)) !== change.text) throw new Error("it was edited meanwhile, and keeps that edit");
-				await vault.adapter.remove(change.path);
-			} else if (change.kind === "wrote") {
-				if ((await vault.read(change.file)) === change.before) continue;
-				await vault.process(change.file, (current) => {
-					if (current !== change.after) throw new Error("it was edited meanwhile, and keeps that edit");
-					return change.before;
-				});
-			} else {
-				// The batch's own folder, made a moment ago: removed from the disk itself (the
-				// vault's tree follows through Obsidian's watcher), and never to the trash, so the
-				// undone batch leaves the vault as it was rather than a new folder in the trash.
-				// Read from the disk, not the tree, which may not have caught up with the undo's
-				// renames; a folder holding anything, hidden files included, is left and named.
-				if ((await removeIfEmpty(vault.adapter, change.path)) === "not empty") throw new Error("something else was put in it");
-			}
+			await carryOut(vault, step, moved);
 		} catch (error) {
-			leftOver.push(`${describeUndone(change)} (${messageOf(error)})`);
+			leftOver.push(`${describeStep(step)} (${messageOf(error)})`);
 		}
 	}
 	if (leftOver.length > 0) console.error(`vaultlink: undoing a failed move left changes behind: ${leftOver.join("; ")}`);
 	return leftOver;
 }
 
-function describeUndone(change: Done): string {
-	switch (change.kind) {
-		case "moved":
-			return `${change.to} could not be moved back to ${change.from}`;
-		case "wrote":
-			return `${change.path} could not be restored`;
-		case "created":
-			return `the new file ${change.path} could not be removed`;
-		case "removed":
-			return `${change.path} could not be put back`;
-		case "madeFolder":
-			return `the folder ${change.path} could not be removed`;
+/** The batch's journal, cut to the changes made so far (`done`), for core's undo steps. */
+function madeSoFar(journal: Journal, done: Done[]): Journal {
+	const made = (kind: Done["kind"], path: string) => done.some((change) => change.kind === kind && change.kind !== "moved" && change.path === path);
+	const kindOf = { create: "created", remove: "removed" } as const;
+	return {
+		...journal,
+		writes: journal.writes.filter((write) => made(write.kind === undefined ? "wrote" : kindOf[write.kind], write.path)),
+		moves: journal.moves.filter((move) => done.some((change) => change.kind === "moved" && change.from === move.from && change.to === move.to)),
+		made_folders: journal.made_folders.filter((folder) => made("madeFolder", folder)),
+		change_id: "",
+		forget: null,
+	};
+}
+
+/**
+ * Carries out one of core's undo steps through the Vault API, checking its precondition right
+ * before it. The plugin writes notes in place and lets Obsidian make a rename that changes only
+ * case, so it never leaves a temporary file, an aside or a case-only intermediate name: one found
+ * is not its own, and is left for `vaultlink recover`.
+ */
+async function carryOut(vault: Vault, step: UndoStep, moved: Map<string, TAbstractFile>): Promise<void> {
+	const adapter = vault.adapter;
+	const notOurs = (path: string) => new Error(`\`${path}\` is there, which only \`vaultlink recover\` puts right`);
+	switch (step.step) {
+		case "remove_temporary":
+			if (await adapter.exists(step.path)) throw notOurs(step.path);
+			return;
+		case "put_back": {
+			if (await adapter.exists(step.aside)) throw notOurs(step.aside);
+			// A file there again is someone's, and stays.
+			if (await adapter.exists(step.path)) return;
+			try {
+				await vault.create(step.path, step.before);
+			} catch (error) {
+				// Saved there since the look: it keeps that save, and the text from before is kept beside it.
+				if (!(await adapter.exists(step.path))) throw error;
+				await keepEdited(adapter, step.before, step.saved);
+			}
+			return;
+		}
+		case "move_back": {
+			if (step.via !== null && (await existsExactly(adapter, step.via))) throw notOurs(step.via);
+			if (await existsExactly(adapter, step.from)) return;
+			// The plugin knows this move was made (`done`): its file found at neither name went
+			// somewhere the undo cannot bring it back from, which the answer names.
+			if (!(await existsExactly(adapter, step.to))) throw new Error(`\`${step.to}\` is not where it was moved`);
+			if (step.hash !== null && !(await holds(adapter, step.to, step.hash))) return;
+			if (step.cycle !== null && !(await met(adapter, step.cycle))) return;
+			const file = moved.get(step.to) ?? vault.getAbstractFileByPath(step.to);
+			if (file === null) throw new Error(`\`${step.to}\` is not in the vault`);
+			await vault.rename(file, step.from);
+			return;
+		}
+		case "remove_created":
+			// The batch's own new file goes from the disk itself, as the folders it made do, and
+			// only while it holds what the batch wrote; one edited since is someone's, and stays.
+			if (await holds(adapter, step.path, step.after_hash)) await adapter.remove(step.path);
+			return;
+		case "restore": {
+			if (step.aside !== null && (await adapter.exists(step.aside))) throw notOurs(step.aside);
+			const text = await readIfThere(adapter, step.path);
+			if (text === step.before) return;
+			const file = vault.getAbstractFileByPath(step.path);
+			if (text !== null && contentHash(text) === step.after_hash) {
+				if (!(file instanceof TFile)) throw new Error(`\`${step.path}\` is not in the vault`);
+				try {
+					await vault.process(file, (current) => {
+						if (contentHash(current) !== step.after_hash) throw new ChangedWhileWriting(step.path);
+						return step.before;
+					});
+					return;
+				} catch (error) {
+					if (!(error instanceof ChangedWhileWriting)) throw error;
+				}
+			}
+			// Edited, or removed, by someone since: theirs stays, and the text from before is kept beside it.
+			await keepEdited(adapter, step.before, step.saved);
+			return;
+		}
+		case "remove_folder":
+			// The batch's own folder: removed from the disk itself (the vault's tree follows through
+			// Obsidian's watcher), and never to the trash, so the undone batch leaves the vault as it
+			// was rather than a new folder in the trash; one holding anything, hidden files
+			// included, stays.
+			await removeIfEmpty(adapter, step.path);
+			return;
+		case "forget_kept":
+		case "put_back_set_aside":
+		case "remove_journal":
+			return;
+	}
+}
+
+/** Saves `before` at `saved` (under `.vaultlink/recovered/`) unless it holds it already. */
+async function keepEdited(adapter: DataAdapter, before: string, saved: string): Promise<void> {
+	if ((await readIfThere(adapter, saved)) === before) return;
+	const folder = saved.slice(0, saved.lastIndexOf("/"));
+	if (folder !== "" && !(await adapter.exists(folder))) await adapter.mkdir(folder);
+	await adapter.write(saved, before);
+}
+
+async function readIfThere(adapter: DataAdapter, path: string): Promise<string | null> {
+	return (await adapter.exists(path)) ? adapter.read(path).catch(() => null) : null;
+}
+
+/** Whether the file at `path` holds text of content hash `hash`. */
+async function holds(adapter: DataAdapter, path: string, hash: string): Promise<boolean> {
+	const text = await readIfThere(adapter, path);
+	return text !== null && contentHash(text) === hash;
+}
+
+/** Whether core's condition for a move of a cycle of names holds on the disk. */
+async function met(adapter: DataAdapter, condition: UndoCondition): Promise<boolean> {
+	if (condition.when === "absent") return !(await adapter.exists(condition.path));
+	return (await existsExactly(adapter, condition.path)) && (condition.hash === null || (await holds(adapter, condition.path, condition.hash)));
+}
+
+/** Whether something is at `vaultPath` under exactly that name (not another case of it, on a disk that ignores case). */
+function existsExactly(adapter: DataAdapter, vaultPath: string): Promise<boolean> {
+	return adapter.exists(vaultPath, true);
+}
+
+function describeStep(step: UndoStep): string {
+	switch (step.step) {
+		case "move_back":
+			return `${step.to} could not be moved back to ${step.from}`;
+		case "restore":
+			return `${step.path} could not be restored`;
+		case "remove_created":
+			return `the new file ${step.path} could not be removed`;
+		case "put_back":
+			return `${step.path} could not be put back`;
+		case "remove_folder":
+			return `the folder ${step.path} could not be removed`;
+		case "remove_temporary":
+			return `the temporary file ${step.path} could not be removed`;
+		default:
+			return "the change's record could not be put right";
 	}
 }
 

@@ -171,7 +171,10 @@ test("a page commit whose create or write fails part way leaves the vault byte-i
 		return create(at, data);
 	});
 	const error = errorOf(await runTool(host, "commit_wiki_page", COMMIT));
-	assert.equal(error.code, "write_failed");
+	// Undone wholly (the folder the batch made holds the other page, and stays, as core's undo
+	// steps leave it on both edges): the answer is the taken name, as the sidecar's.
+	assert.equal(error.code, "destination_exists");
+	assert.ok(!fs.existsSync(path.join(vaultDir, ".vaultlink", "journal.json")), "no journal is left");
 	assert.equal(fs.readFileSync(path.join(vaultDir, "wiki", "Forest.md"), "utf8"), "someone else's page\n");
 	assert.equal(fs.readFileSync(path.join(vaultDir, "A.md"), "utf8"), "[[Old]] and [[Old]]", "the patch is undone");
 });
@@ -244,6 +247,23 @@ test("an undo that fails too keeps the journal, marked abandoned, and `vaultlink
 	const recovered = spawnSync(sidecarBinary(), ["recover", vaultDir], { encoding: "utf8" });
 	assert.equal(recovered.status, 0, recovered.stderr);
 	assert.deepEqual(snapshotVault(vaultDir), before);
+});
+
+test("a failed batch's undo, as core's undo steps say, leaves a note saved over since with the save and keeps its text from before under .vaultlink/recovered, as the sidecar does", async (t) => {
+	const { vaultDir, app, host } = await open(t);
+	const cBefore = fs.readFileSync(path.join(vaultDir, "C.md"), "utf8");
+	// The move's rename fails, after someone saved C.md over what the batch wrote in it.
+	t.mock.method(app.vault, "rename", () => {
+		fs.writeFileSync(path.join(vaultDir, "C.md"), "someone's save\n");
+		return Promise.reject(new Error("EIO: i/o error, rename"));
+	});
+	const error = errorOf(await runTool(host, "move_note", MOVE));
+	assert.equal(error.code, "write_failed", error.message);
+	assert.equal(fs.readFileSync(path.join(vaultDir, "C.md"), "utf8"), "someone's save\n", "the save stays");
+	assert.equal(fs.readFileSync(path.join(vaultDir, ".vaultlink", "recovered", "C.md"), "utf8"), cBefore, "the text from before is kept");
+	assert.equal(fs.readFileSync(path.join(vaultDir, "A.md"), "utf8"), "[[Old]] and [[Old]]", "the rest is undone");
+	assert.ok(fs.existsSync(path.join(vaultDir, "Old.md")) && !fs.existsSync(path.join(vaultDir, "deep")), "the move is undone");
+	assert.ok(!fs.existsSync(path.join(vaultDir, JOURNAL_PATH)), "wholly undone: no journal is left");
 });
 
 test("a delete whose move to the trash fails leaves the note where it was", async (t) => {

@@ -47,6 +47,7 @@ pub mod sketch;
 pub mod sources;
 pub mod span;
 pub mod step;
+pub mod undo_steps;
 pub mod wiki;
 pub mod words;
 pub mod yaml_text;

@@ -28,11 +28,12 @@ use std::path::{Path, PathBuf};
 use vaultlink_core::error::ErrorCode;
 
 use serde::Serialize;
-use vaultlink_core::journal::{self as format, Purpose, Refusal, WriteKind};
-pub use vaultlink_core::journal::{Journal, JournalWrite, ABANDONED};
+use vaultlink_core::journal::{self as format, Purpose, Refusal};
+pub use vaultlink_core::journal::{Journal, ABANDONED};
 use vaultlink_core::lease::{Observed, Opened, Verdict};
 use vaultlink_core::rename::content_hash;
 use vaultlink_core::step::StepError;
+use vaultlink_core::undo_steps::{self, Condition, UndoStep, Undone};
 
 use crate::disk::{exists_exactly, symbolic_link_on_the_way, Disk, RealDisk};
 use crate::error::ToolError;
@@ -41,8 +42,6 @@ use crate::error::ToolError;
 /// Obsidian and the sidecar's own walk leave it out of the vault's files.
 pub const JOURNAL_FOLDER: &str = ".vaultlink";
 const JOURNAL_FILE: &str = "journal.json";
-/// Where recovery saves the pre-image of a note that was edited after the interruption.
-const RECOVERED_FOLDER: &str = "recovered";
 /// What recovery did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Recovery {
@@ -871,152 +870,187 @@ fn recovery_failed(root: &Path, what: String, error: std::io::Error) -> ToolErro
 
 /// Undoes what `journal` describes, from the state the vault is in, and removes the journal
 /// file. `journal` may be less than the file holds: a batch that stops itself knows which of
-/// its notes it had not yet written.
+/// its notes it had not yet written. The steps, their order and what each checks first are
+/// core's (`undo_steps`); this carries them out on the folder, and the report is made of what
+/// they did.
 pub fn undo(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Recovery, ToolError> {
-    let failed = |what: String, error: std::io::Error| recovery_failed(root, what, error);
     let mut recovery = Recovery { pid: journal.pid, tool: journal.tool.clone(), ..Recovery::default() };
-    for write in journal.writes.iter().filter(|write| !write.temporary.is_empty()) {
-        let temporary = full(root, &write.temporary);
-        // Looked for as the steps reach it: one behind a folder swapped for a symbolic link since
-        // cannot be, so the undo stops there and the journal is kept, for when it is a folder
-        // again.
-        let there =
-            crate::disk::exists_beneath(root, &temporary).map_err(|error| failed(format!("looking for {}", write.temporary), error))?;
-        if there {
-            disk.remove_file(root, &temporary).map_err(|error| failed(format!("removing {}", write.temporary), error))?;
+    for step in undo_steps::steps(journal) {
+        if let Some(undone) = carry_out(disk, root, journal, &step)? {
+            recovery.note(undone);
         }
     }
-    // What the batch removed (last), put back first, unless a file is there again.
-    for write in journal.writes.iter().filter(|write| write.kind == WriteKind::Remove) {
-        let path = full(root, &write.path);
-        // Stopped with the file moved aside to be checked: it goes back (kept under
-        // `recovered/` if a file was saved at its place since and it differs from it).
-        let aside = full(root, &removal_aside(&write.path));
-        if exists_exactly(&aside) {
-            put_back(disk, root, &write.path, &aside, Expected::Bytes(write.before.as_bytes()))
-                .map_err(|error| failed(format!("putting back {}", write.path), error))?;
+    Ok(recovery)
+}
+
+impl Recovery {
+    /// Counts what a step of the undo did.
+    fn note(&mut self, undone: Undone) {
+        match undone {
+            Undone::Restored { path } => self.restored.push(path),
+            Undone::MovedBack { path } => self.moved_back.push(path),
+            Undone::Removed { path } => self.removed.push(path),
+            Undone::Kept { path, saved } => self.kept.push((path, saved)),
         }
-        if !path.exists() {
-            make_parents(disk, root, &path).map_err(|error| failed(format!("recreating the folder of {}", write.path), error))?;
+    }
+}
+
+/// Carries out one of core's undo steps on the folder: checks its precondition on the disk
+/// right before it acts, and says what it did.
+fn carry_out(disk: &dyn Disk, root: &Path, journal: &Journal, step: &UndoStep) -> Result<Option<Undone>, ToolError> {
+    let failed = |what: String, error: std::io::Error| recovery_failed(root, what, error);
+    match step {
+        UndoStep::RemoveTemporary { path } => {
+            let temporary = full(root, path);
+            // Looked for as the steps reach it: one behind a folder swapped for a symbolic link
+            // since cannot be, so the undo stops there and the journal is kept, for when it is a
+            // folder again.
+            let there = crate::disk::exists_beneath(root, &temporary).map_err(|error| failed(format!("looking for {path}"), error))?;
+            if there {
+                disk.remove_file(root, &temporary).map_err(|error| failed(format!("removing {path}"), error))?;
+            }
+            Ok(None)
+        }
+        UndoStep::PutBack { path, aside, temporary, before, saved } => {
+            let (note, aside) = (full(root, path), full(root, aside));
+            // Stopped with the file moved aside to be checked: it goes back (kept under
+            // `recovered/` if a file was saved at its place since and it differs from it).
+            if exists_exactly(&aside) {
+                put_back(disk, root, path, &aside, Expected::Bytes(before.as_bytes()))
+                    .map_err(|error| failed(format!("putting back {path}"), error))?;
+            }
+            if note.exists() {
+                return Ok(None);
+            }
+            make_parents(disk, root, &note).map_err(|error| failed(format!("recreating the folder of {path}"), error))?;
             // Put in place without replacing: a file saved there since the look is someone's.
-            match create_file(disk, root, &path, &full(root, &temporary_of(write)), write.before.as_bytes(), NewFile::LikeItsFolder) {
-                Ok(()) => recovery.restored.push(write.path.clone()),
-                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => keep_edited(disk, root, write, &mut recovery)
-                    .map_err(|error| failed(format!("saving the text of {}", write.path), error))?,
-                Err(error) => return Err(failed(format!("putting back {}", write.path), error)),
+            match create_file(disk, root, &note, &full(root, temporary), before.as_bytes(), NewFile::LikeItsFolder) {
+                Ok(()) => Ok(Some(Undone::Restored { path: path.clone() })),
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => keep_edited(disk, root, path, before, saved)
+                    .map(Some)
+                    .map_err(|error| failed(format!("saving the text of {path}"), error)),
+                Err(error) => Err(failed(format!("putting back {path}"), error)),
             }
         }
-    }
-    for (at, file_move) in journal.moves.iter().enumerate().rev() {
-        let (from, to) = (full(root, &file_move.from), full(root, &file_move.to));
-        let via = file_move.via.as_deref().map(|via| full(root, via));
-        let back = |source: &Path| -> Result<(), ToolError> {
-            make_parents(disk, root, &from).map_err(|error| failed(format!("recreating the folder of {}", file_move.from), error))?;
-            // Never over a file that appeared there since the look.
-            disk.rename_new(root, source, &from).map_err(|error| failed(format!("moving {} back", file_move.to), error))
-        };
-        // A rename made as a hard link and an unlink (`disk::rename_if_free`, where the system
-        // has no rename that refuses to replace) and stopped between the two leaves both names
-        // on the one file: the new name goes, and the move is undone.
-        for arrived in via.iter().chain((!same_name_but_for_case(&file_move.from, &file_move.to)).then_some(&to)) {
-            if exists_exactly(arrived) && exists_exactly(&from) && crate::disk::one_file(arrived, &from) {
-                disk.remove_file(root, arrived)
-                    .map_err(|error| failed(format!("removing the second name of {}", file_move.from), error))?;
+        UndoStep::MoveBack { from: from_path, to: to_path, via, second_names, hash, cycle } => {
+            let (from, to) = (full(root, from_path), full(root, to_path));
+            let via = via.as_deref().map(|via| full(root, via));
+            let back = |source: &Path| -> Result<(), ToolError> {
+                make_parents(disk, root, &from).map_err(|error| failed(format!("recreating the folder of {from_path}"), error))?;
+                // Never over a file that appeared there since the look.
+                disk.rename_new(root, source, &from).map_err(|error| failed(format!("moving {to_path} back"), error))
+            };
+            // A rename made as a hard link and an unlink (`disk::rename_if_free`, where the system
+            // has no rename that refuses to replace) and stopped between the two leaves both
+            // names on the one file: the new name goes, and the move is undone.
+            for arrived in second_names.iter().map(|name| full(root, name)) {
+                if exists_exactly(&arrived) && exists_exactly(&from) && crate::disk::one_file(&arrived, &from) {
+                    disk.remove_file(root, &arrived).map_err(|error| failed(format!("removing the second name of {from_path}"), error))?;
+                }
             }
-        }
-        if let Some(via) = via.as_ref().filter(|via| exists_exactly(via)) {
-            back(via)?;
-            recovery.moved_back.push(file_move.from.clone());
-        } else if exists_exactly(&to) && !exists_exactly(&from) && holds(&to, file_move.hash.as_deref()) && hop_done(root, journal, at) {
+            if let Some(via) = via.as_ref().filter(|via| exists_exactly(via)) {
+                back(via)?;
+                return Ok(Some(Undone::MovedBack { path: from_path.clone() }));
+            }
+            let made = exists_exactly(&to)
+                && !exists_exactly(&from)
+                && holds(&to, hash.as_deref())
+                && cycle.as_ref().is_none_or(|cycle| met(root, cycle));
+            if !made {
+                return Ok(None);
+            }
             match via.as_ref() {
                 // A case-only move goes back in two renames too.
                 Some(via) => {
-                    disk.rename_new(root, &to, via).map_err(|error| failed(format!("moving {} back", file_move.to), error))?;
+                    disk.rename_new(root, &to, via).map_err(|error| failed(format!("moving {to_path} back"), error))?;
                     back(via)?;
                 }
                 None => back(&to)?,
             }
-            recovery.moved_back.push(file_move.from.clone());
+            Ok(Some(Undone::MovedBack { path: from_path.clone() }))
         }
-    }
-    for write in journal.writes.iter().filter(|write| write.kind == WriteKind::Create) {
-        // A file the batch created goes while it holds what the batch wrote; one edited since
-        // is someone's, and stays.
-        let path = full(root, &write.path);
-        if holds(&path, Some(&write.after_hash)) {
-            disk.remove_file(root, &path).map_err(|error| failed(format!("removing {}", write.path), error))?;
-            recovery.removed.push(write.path.clone());
-        }
-    }
-    for write in journal.writes.iter().filter(|write| write.kind == WriteKind::Replace) {
-        let path = full(root, &write.path);
-        // Stopped inside `replace_note`, with the note moved aside: it comes back first (and the
-        // batch's text, if it was put in place already, goes).
-        if let Some(aside) = aside_of(&write.temporary).map(|aside| full(root, &aside)).filter(|aside| exists_exactly(aside)) {
-            let put_right = (|| {
-                let before = Expected::Bytes(write.before.as_bytes());
-                if exists_exactly(&path) && holds(&path, Some(&write.after_hash)) {
-                    let temporary = full(root, &write.temporary);
-                    disk.rename_new(root, &path, &temporary)?;
-                    put_back(disk, root, &write.path, &aside, before)?;
-                    disk.remove_file(root, &temporary)
-                } else {
-                    put_back(disk, root, &write.path, &aside, before)
-                }
-            })();
-            put_right.map_err(|error| failed(format!("putting back {}", write.path), error))?;
-        }
-        match std::fs::read(&path) {
-            Ok(bytes) if bytes == write.before.as_bytes() => {}
-            Ok(bytes) if std::str::from_utf8(&bytes).is_ok_and(|text| content_hash(text) == write.after_hash) => {
-                let restored =
-                    replace_note(disk, root, &write.path, &temporary_of(write), Expected::Hash(&write.after_hash), write.before.as_bytes())
-                        .map_err(|error| failed(format!("restoring {}", write.path), error))?;
-                if restored == Replaced::Yes {
-                    recovery.restored.push(write.path.clone());
-                } else {
-                    keep_edited(disk, root, write, &mut recovery)
-                        .map_err(|error| failed(format!("saving the text of {}", write.path), error))?;
-                }
+        UndoStep::RemoveCreated { path, after_hash } => {
+            // A file the batch created goes while it holds what the batch wrote; one edited since
+            // is someone's, and stays.
+            let created = full(root, path);
+            if !holds(&created, Some(after_hash)) {
+                return Ok(None);
             }
-            _ => keep_edited(disk, root, write, &mut recovery)
-                .map_err(|error| failed(format!("saving the text of {}", write.path), error))?,
+            disk.remove_file(root, &created).map_err(|error| failed(format!("removing {path}"), error))?;
+            Ok(Some(Undone::Removed { path: path.clone() }))
+        }
+        UndoStep::Restore { path, aside, temporary, before, after_hash, saved } => {
+            let note = full(root, path);
+            // Stopped inside `replace_note`, with the note moved aside: it comes back first (and
+            // the batch's text, if it was put in place already, goes).
+            if let Some(aside) = aside.as_deref().map(|aside| full(root, aside)).filter(|aside| exists_exactly(aside)) {
+                let put_right = (|| {
+                    let before = Expected::Bytes(before.as_bytes());
+                    if exists_exactly(&note) && holds(&note, Some(after_hash)) {
+                        let temporary = full(root, temporary);
+                        disk.rename_new(root, &note, &temporary)?;
+                        put_back(disk, root, path, &aside, before)?;
+                        disk.remove_file(root, &temporary)
+                    } else {
+                        put_back(disk, root, path, &aside, before)
+                    }
+                })();
+                put_right.map_err(|error| failed(format!("putting back {path}"), error))?;
+            }
+            let keep = || {
+                keep_edited(disk, root, path, before, saved).map(Some).map_err(|error| failed(format!("saving the text of {path}"), error))
+            };
+            match std::fs::read(&note) {
+                Ok(bytes) if bytes == before.as_bytes() => Ok(None),
+                Ok(bytes) if std::str::from_utf8(&bytes).is_ok_and(|text| content_hash(text) == *after_hash) => {
+                    let restored = replace_note(disk, root, path, temporary, Expected::Hash(after_hash), before.as_bytes())
+                        .map_err(|error| failed(format!("restoring {path}"), error))?;
+                    if restored == Replaced::Yes {
+                        Ok(Some(Undone::Restored { path: path.clone() }))
+                    } else {
+                        keep()
+                    }
+                }
+                _ => keep(),
+            }
+        }
+        UndoStep::RemoveFolder { path } => {
+            let folder = full(root, path);
+            // A folder of the vault, not a link put in its place since (which is not the batch's).
+            let real = std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.is_dir());
+            if real && std::fs::read_dir(&folder).is_ok_and(|mut entries| entries.next().is_none()) {
+                disk.remove_dir(root, &folder).map_err(|error| failed(format!("removing the folder {}", folder.display()), error))?;
+            }
+            Ok(None)
+        }
+        // The batch kept as part of its commit and stopped before the journal went: undone, it is
+        // no longer kept. Removed before the journal, so a recovery stopped here runs again whole.
+        UndoStep::ForgetKept { .. } => crate::history::forget_kept_of(disk, root, journal)
+            .map(|()| None)
+            .map_err(|error| failed("removing the undone change's kept record".to_owned(), error)),
+        // An undo stopped after it set aside the kept change it consumes: undone, the change is
+        // made again, and kept again.
+        UndoStep::PutBackSetAside { .. } => crate::history::put_back_set_aside(disk, root, journal)
+            .map(|()| None)
+            .map_err(|error| failed("putting back the kept change the undo had set aside".to_owned(), error)),
+        UndoStep::RemoveJournal => {
+            finish(disk, root, journal).map(|()| None).map_err(|error| failed(format!("removing {}", journal_path(root).display()), error))
         }
     }
-    for folder in journal.made_folders.iter().rev() {
-        let folder = full(root, folder);
-        // A folder of the vault, not a link put in its place since (which is not the batch's).
-        let real = std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.is_dir());
-        if real && std::fs::read_dir(&folder).is_ok_and(|mut entries| entries.next().is_none()) {
-            disk.remove_dir(root, &folder).map_err(|error| failed(format!("removing the folder {}", folder.display()), error))?;
-        }
-    }
-    // The batch kept as part of its commit and stopped before the journal went: undone, it is
-    // no longer kept. Removed before the journal, so a recovery stopped here runs again whole.
-    crate::history::forget_kept_of(disk, root, journal)
-        .map_err(|error| failed("removing the undone change's kept record".to_owned(), error))?;
-    // An undo stopped after it set aside the kept change it consumes: undone, the change is made
-    // again, and kept again.
-    crate::history::put_back_set_aside(disk, root, journal)
-        .map_err(|error| failed("putting back the kept change the undo had set aside".to_owned(), error))?;
-    finish(disk, root, journal).map_err(|error| failed(format!("removing {}", journal_path(root).display()), error))?;
-    Ok(recovery)
 }
 
 /// A note edited, or removed, by someone since the batch: theirs stays; the batch's pre-image
-/// is kept beside it, under `.vaultlink/recovered/`.
-fn keep_edited(disk: &dyn Disk, root: &Path, write: &JournalWrite, recovery: &mut Recovery) -> std::io::Result<()> {
-    let saved = saved_path(&write.path);
-    let saved_full = full(root, &saved);
-    if std::fs::read(&saved_full).ok().as_deref() != Some(write.before.as_bytes()) {
+/// is kept beside it, at `saved` (under `.vaultlink/recovered/`).
+fn keep_edited(disk: &dyn Disk, root: &Path, path: &str, before: &str, saved: &str) -> std::io::Result<Undone> {
+    let saved_full = full(root, saved);
+    if std::fs::read(&saved_full).ok().as_deref() != Some(before.as_bytes()) {
         make_parents(disk, root, &saved_full)?;
         if saved_full.exists() {
             let _ = disk.remove_file(root, &saved_full);
         }
-        disk.write_new(root, &saved_full, write.before.as_bytes())?;
+        disk.write_new(root, &saved_full, before.as_bytes())?;
     }
-    recovery.kept.push((write.path.clone(), saved));
-    Ok(())
+    Ok(Undone::Kept { path: path.to_owned(), saved: saved.to_owned() })
 }
 
 /// Whether the file at `path` holds the text of content hash `hash` (any file, without one): a
@@ -1027,42 +1061,20 @@ fn holds(path: &Path, hash: Option<&str>) -> bool {
     })
 }
 
-/// For the second half of a cycle's move through a third name (`T -> B` after `A -> T`), the
-/// journal's move `at`: it
-/// happened only if the first half's source `A` holds what the cycle moved into it (or is empty
-/// when nothing did), so a vault whose texts happen to match is not taken for a swap half made.
-/// Any other move: true.
-fn hop_done(root: &Path, journal: &Journal, at: usize) -> bool {
-    let hop = &journal.moves[at];
-    // The first half comes before it in the batch: a third name is made by the batch.
-    let Some(first) = journal.moves[..at].iter().find(|step| step.to == hop.from && step.hash.is_some()) else { return true };
-    let source = full(root, &first.from);
-    match journal.moves.iter().find(|step| step.to == first.from) {
-        Some(refill) => exists_exactly(&source) && holds(&source, refill.hash.as_deref()),
-        None => !source.exists(),
+/// Whether core's condition for a move of a cycle of names holds on the disk.
+fn met(root: &Path, condition: &Condition) -> bool {
+    match condition {
+        Condition::Absent { path } => !full(root, path).exists(),
+        Condition::Holds { path, hash } => {
+            let source = full(root, path);
+            exists_exactly(&source) && holds(&source, hash.as_deref())
+        }
     }
-}
-
-/// Whether two vault paths differ only in case (a case-only move: one file on a filesystem that
-/// ignores case, never two names of it to tidy).
-fn same_name_but_for_case(one: &str, other: &str) -> bool {
-    one.to_lowercase() == other.to_lowercase()
 }
 
 /// Where recovery saves the text from before the batch of a note edited since.
 fn saved_path(path: &str) -> String {
-    format!("{JOURNAL_FOLDER}/{RECOVERED_FOLDER}/{path}")
-}
-
-/// The temporary file for restoring a note: the batch's own, or one beside the note.
-fn temporary_of(write: &JournalWrite) -> String {
-    if !write.temporary.is_empty() {
-        return write.temporary.clone();
-    }
-    match write.path.rsplit_once('/') {
-        Some((folder, name)) => format!("{folder}/.{name}.vaultlink-recover.tmp"),
-        None => format!(".{}.vaultlink-recover.tmp", write.path),
-    }
+    undo_steps::saved_path(path)
 }
 
 /// Creates the missing folders above `path`, up to the vault's root.
@@ -1122,12 +1134,9 @@ pub enum Replaced {
     ChangedMeanwhile,
 }
 
-/// The hidden name beside a note where [`replace_note`] moves the note while it checks it:
-/// the temporary file's name with `aside` for `tmp` (`<folder>/.<name>.vaultlink-<pid>.aside`).
-/// `None` for a write with no temporary file (the plugin's, written in place).
-pub fn aside_of(temporary: &str) -> Option<String> {
-    temporary.strip_suffix(".tmp").map(|stem| format!("{stem}.aside"))
-}
+/// The hidden name beside a note where [`replace_note`] moves the note while it checks it
+/// (core's `undo_steps::aside_of`, which the undo's steps name too).
+pub use vaultlink_core::undo_steps::aside_of;
 
 /// Replaces the note at `path` by `bytes` only if it holds `expected`, without losing a save
 /// another program makes meanwhile (an editor, a sync service), at any moment:
@@ -1244,14 +1253,9 @@ fn put_back(disk: &dyn Disk, root: &Path, path: &str, aside: &Path, expected: Ex
     }
 }
 
-/// The hidden name beside `path` where a file an undo removes is moved while it is checked
-/// (`<folder>/.<name>.vaultlink-remove.aside`); recovery puts back what it finds there.
-pub fn removal_aside(path: &str) -> String {
-    match path.rsplit_once('/') {
-        Some((folder, name)) => format!("{folder}/.{name}.vaultlink-remove.aside"),
-        None => format!(".{path}.vaultlink-remove.aside"),
-    }
-}
+/// The hidden name beside `path` where [`remove_if_holds`] moves a file while it checks it (core's
+/// `undo_steps::removal_aside`, which the undo's steps name too).
+pub use vaultlink_core::undo_steps::removal_aside;
 
 /// Removes the file at `path` only if it holds `expected`, without losing a save another program
 /// makes meanwhile: the file is moved aside with a rename that never replaces, what was moved
@@ -1316,7 +1320,7 @@ mod tests {
     use super::*;
     use crate::disk::testing::snapshot;
     use std::fs;
-    use vaultlink_core::journal::{JournalMove, VERSION as JOURNAL_VERSION};
+    use vaultlink_core::journal::{JournalMove, JournalWrite, VERSION as JOURNAL_VERSION};
 
     /// A home with a private key and a document beside a vault with one note.
     fn victim() -> (tempfile::TempDir, PathBuf) {

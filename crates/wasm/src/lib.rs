@@ -276,6 +276,15 @@ pub fn judge_journal(observed: JsValue, vault: &str, journal: &str) -> Result<Js
     to_js(&serde_json::json!({ "verdict": verdict, "refusal": refusal }))
 }
 
+/// The steps that undo `journal`, in order, each with what the edge checks on the disk right
+/// before it acts (core's `undo_steps::steps`, which the sidecar carries out on the folder).
+#[wasm_bindgen(js_name = undoSteps)]
+pub fn undo_steps(journal: JsValue) -> Result<JsValue, JsError> {
+    let journal: vaultlink_core::journal::Journal =
+        serde_wasm_bindgen::from_value(journal).map_err(|error| JsError::new(&format!("not a journal: {error}")))?;
+    to_js(&vaultlink_core::undo_steps::steps(&journal))
+}
+
 /// The journal lease's timings (core's `lease`): `{renew_ms, holder_stop_ms, expire_ms}`.
 #[wasm_bindgen(js_name = journalLease)]
 pub fn journal_lease() -> Result<JsValue, JsError> {
