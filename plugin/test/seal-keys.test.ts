@@ -11,7 +11,7 @@ import { test } from "node:test";
 import { JOURNAL_PATH } from "../move/journal";
 import { keyOf, openIn, sealIn, sealingKey } from "../move/seal-keys";
 import { openJournal, sealJournal, sealKey, type Journal, type Purpose } from "../wasm";
-import { BATCH, KILL_CHILD, killedAt, runKillChild, sidecarBinary } from "./killing";
+import { BATCH, KILL_CHILD, killedAt, leaseRunOut, runKillChild, sidecarBinary } from "./killing";
 import { REPO_ROOT, snapshotVault, temporaryDirectory, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -50,6 +50,8 @@ if (process.env[KILL_CHILD] !== undefined) {
 		const vaultDir = writeFixtureVault(BATCH);
 		const before = snapshotVault(vaultDir);
 		assert.ok(await killedAt(vaultDir, "move_note", "vault", 2), "the move was killed part way");
+		// The killed holder renews its lease no more: as time does, its journal's lease runs out.
+		leaseRunOut(vaultDir);
 		assert.ok(fs.existsSync(path.join(vaultDir, JOURNAL_PATH)));
 		const recovered = sidecarElsewhere(["recover", vaultDir]);
 		assert.equal(recovered.status, 0, String(recovered.stderr));
@@ -60,6 +62,8 @@ if (process.env[KILL_CHILD] !== undefined) {
 	test("a vault copied with its journal (cp -a, or files written anew as a clone writes them) carries no usable key: its journal is refused, saying what to do", async () => {
 		const vaultDir = writeFixtureVault(BATCH);
 		assert.ok(await killedAt(vaultDir, "move_note", "vault", 2), "the move was killed part way");
+		// The killed holder renews its lease no more: as time does, its journal's lease runs out.
+		leaseRunOut(vaultDir);
 		const copies = { "cp -a": temporaryDirectory("copy-a"), clone: temporaryDirectory("clone") };
 		assert.equal(spawnSync("cp", ["-a", `${vaultDir}/.`, copies["cp -a"]]).status, 0);
 		// A clone writes every file anew, with the modes git keeps (0644).
