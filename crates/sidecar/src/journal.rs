@@ -418,6 +418,10 @@ fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(String, std:
 pub struct VaultLock {
     journal: Journal,
     pub held: Held,
+    /// Whether taking the lock made the vault's first sealing key (to seal the lock itself): a
+    /// call that then leaves nothing sealed behind takes the key back with the lock, so that a
+    /// refused or previewed call leaves the vault as it found it.
+    made_key: bool,
 }
 
 impl VaultLock {
@@ -448,9 +452,13 @@ impl VaultLock {
                 change_id: format!("lock-{}", next_attempt()),
                 forget: None,
             };
+            let keys_before = crate::seal_keys::any_keys(root);
             // The lock alone is no batch's journal: not copied for the tests.
             match take(disk, root, &journal) {
-                Ok((_, file)) => return Ok(VaultLock { held: hold(disk, root, &journal, file)?, journal }),
+                Ok((_, file)) => {
+                    let made_key = !keys_before && crate::seal_keys::any_keys(root);
+                    return Ok(VaultLock { held: hold(disk, root, &journal, file)?, journal, made_key });
+                }
                 Err(error) if error.code == ErrorCode::InterruptedChange.as_str() && !recovered => {
                     recovered = true;
                     recover_if_interrupted(root)?;
@@ -481,6 +489,9 @@ impl VaultLock {
                     tracing::warn!("releasing the vault's lock failed: {error}");
                 }
             }
+        }
+        if self.made_key {
+            crate::seal_keys::take_back_unused(disk, root);
         }
     }
 }

@@ -91,6 +91,40 @@ fn identity(_file: &std::fs::File, _meta: &std::fs::Metadata) -> std::io::Result
     Err(std::io::Error::other("this system gives no file identity"))
 }
 
+/// Whether the vault's keys folder is there (a key may have been made in it).
+pub fn any_keys(root: &Path) -> bool {
+    std::fs::symlink_metadata(keys_folder(root)).is_ok()
+}
+
+/// Takes back the keys folder a call made (with the `.gitignore` beside it and `.vaultlink`
+/// itself) when nothing sealed is left in `.vaultlink` to need them: a call refused or previewed
+/// after it took the vault's lock leaves the vault as it found it. Anything else there (a kept
+/// change, a journal, a saved pre-image, the plugin's presence) keeps the key.
+pub fn take_back_unused(disk: &dyn Disk, root: &Path) {
+    let folder = keys_folder(root);
+    let top = folder.parent().unwrap_or(root).to_owned();
+    let Ok(entries) = std::fs::read_dir(&top) else { return };
+    let names: Vec<String> = entries.flatten().map(|entry| entry.file_name().to_string_lossy().into_owned()).collect();
+    if names.iter().any(|name| name != "keys" && name != ".gitignore") {
+        return;
+    }
+    let Ok(keys) = std::fs::read_dir(&folder) else { return };
+    for entry in keys.flatten() {
+        if entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            let _ = disk.remove_file(root, &entry.path());
+        }
+    }
+    if disk.remove_dir(root, &folder).is_err() {
+        return;
+    }
+    let ignore = top.join(".gitignore");
+    if std::fs::read(&ignore).is_ok_and(|bytes| bytes == b"*\n") {
+        let _ = disk.remove_file(root, &ignore);
+    }
+    let _ = disk.remove_dir(root, &top);
+    let _ = disk.sync_dir(root, root);
+}
+
 /// The key to seal with: the first usable key file of the vault (core's order), or one made now
 /// when there is none. Another key file is never removed or overwritten: it may be a sync peer's.
 pub fn sealing_key(root: &Path) -> Result<SealKey, String> {
