@@ -173,6 +173,7 @@ mod tests {
         Journal {
             version: format::VERSION,
             pid: 7,
+            holder: String::new(),
             tool: "move_note".to_owned(),
             started_unix_ms: 1,
             machine: "here".to_owned(),
