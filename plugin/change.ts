@@ -15,7 +15,7 @@
 
 import { TFile, type App, type Vault } from "obsidian";
 import { applyBatch } from "./move/apply";
-import { forgetChange, forgetOldest, keepChange, listedChanges } from "./history";
+import { forgetChange, forgetOldest, keepChange, listedChanges, undoneChanges } from "./history";
 import { machineName } from "./move/journal";
 import type { StepOutcome } from "./move/apply";
 import { trashNote } from "./delete/apply";
@@ -110,6 +110,8 @@ export async function prepareChange(host: ToolHost, tool: string, args: unknown)
 	// does a call approving a plan: a retry of one applied already is answered from them.
 	const approving = typeof args === "object" && args !== null && typeof (args as Record<string, unknown>)["approved_plan_hash"] === "string";
 	const changes: ListedChange[] = tool === "undo_change" || approving ? await listedChanges(host.app.vault.adapter) : [];
+	// A retried undo is known by the change it set aside: core tells those apart by their names.
+	if (tool === "undo_change" && approving) changes.push(...(await undoneChanges(host.app.vault.adapter)));
 	const needed = await notesWithEditorsSaved(host, () => host.index.notesNeeded(tool, args, changes));
 	if (!needed.ok) return needed;
 	const read = await readTexts(host.app.vault, needed.notes);
