@@ -2,11 +2,13 @@
 and the folder) with equal answers (issue 36): `confirm: false` is always a preview, and with an
 approved hash it is refused; a delete is kept like every other change, so `undo_change` right
 after it writes the note back byte for byte, never the change before it, and is refused, naming
-the path, when a file took it since."""
+the path, when a file took it since; a retried delete or undo answers `already_applied` with its
+`change_id`, also after the sidecar or Obsidian started again."""
 
+import asyncio
 import shutil
 
-from conftest import ROOT, kept_changes, on_both_paths, snapshot
+from conftest import ROOT, kept_changes, on_both_paths, snapshot, start_plugin, stop_plugin
 from test_mcp_quality import session_on
 
 ORPHAN = "Archive/Orphan.md"
@@ -247,3 +249,41 @@ def test_a_retried_delete_or_undo_answers_already_applied_with_its_change_id_als
             assert is_error and answer["code"] == "already_applied", (name, answer)
             assert f"`{result['change_id']}`" in answer["message"], (name, answer["message"])
     assert through_plugin["answers"] == on_folder["answers"]
+
+
+def test_a_retried_undo_is_known_after_obsidian_restarts(tmp_path, runtime_dir):
+    """Through the plugin, with the plugin itself started again between the undo and its retry,
+    so nothing in memory remembers the undo: the change it set aside does."""
+    vault = tmp_path / "vault"
+    shutil.copytree(ROOT / "examples" / "vault", vault)
+
+    async def undo(session):
+        deleted = await session.call_tool("delete_note", {"path": ORPHAN, "confirm": True})
+        assert not deleted.is_error, deleted.structured_content
+        preview = (await session.call_tool("undo_change", {})).structured_content
+        undone = await session.call_tool("undo_change", {"approved_plan_hash": preview["plan_hash"]})
+        assert not undone.is_error, undone.structured_content
+        return deleted.structured_content["change_id"], preview["plan_hash"]
+
+    async def retry(plan_hash):
+        async with session_on(vault, runtime_dir, "plugin") as (session, _):
+            return await session.call_tool("undo_change", {"approved_plan_hash": plan_hash})
+
+    async def first():
+        async with session_on(vault, runtime_dir, "plugin") as (session, _):
+            return await undo(session)
+
+    host = start_plugin(vault, runtime_dir)
+    try:
+        change_id, plan_hash = asyncio.run(first())
+    finally:
+        stop_plugin(host)
+    after_undo = snapshot(vault)
+    host = start_plugin(vault, runtime_dir)
+    try:
+        retried = asyncio.run(retry(plan_hash))
+    finally:
+        stop_plugin(host)
+    assert retried.is_error and retried.structured_content["code"] == "already_applied", retried.structured_content
+    assert f"`{change_id}`" in retried.structured_content["message"], retried.structured_content["message"]
+    assert snapshot(vault) == after_undo, "nothing was written again"
