@@ -12,10 +12,13 @@
 //! then answers, and for an approved change hands back its steps: a batch (`move/apply.ts`
 //! carries it out) or the move of a note to the trash (`delete/apply.ts`). Writing calls on one
 //! index run one at a time. A call whose caller went away (`signal`) before it started is dropped.
+//! A call its client cancelled (`signal` aborted with `CANCELLED_BY_CLIENT`) stops at its next
+//! note read, or before it writes, and answers `cancelled`; a write begun finishes whole. The
+//! engine's own computation, once sent, runs to its end (`engine/client.ts`), unread.
 
 import { TFile, type App, type Vault } from "obsidian";
 import { applyBatch } from "./move/apply";
-import { forgetChange, forgetOldest, keepChange, listedChanges } from "./history";
+import { forgetChange, forgetOldest, keepChange, listedChanges, undoneChanges } from "./history";
 import { machineName } from "./move/journal";
 import type { StepOutcome } from "./move/apply";
 import { trashNote } from "./delete/apply";
@@ -24,6 +27,7 @@ import type { ToolHost } from "./host";
 import { CallDroppedError, EngineRestartedError, type LinkEngine } from "./engine/client";
 import { batchJournal, stepError, type Batch, type CallOutcome, type Journal, type ListedChange, type ToolError, type ToolOutcome } from "./wasm";
 import { ErrorCode } from "./error-codes";
+import { CANCELLED_BY_CLIENT } from "./bridge/protocol";
 
 /** How many notes a call reads at once. */
 export const READ_CONCURRENCY = 16;
@@ -31,19 +35,33 @@ export const READ_CONCURRENCY = 16;
 /** The tools that may change the vault. */
 export const WRITING_TOOLS: ReadonlySet<string> = new Set(["move_note", "rewrite_link", "delete_note", "update_properties", "bulk_move_notes", "commit_wiki_page", "undo_change"]);
 
+/** A call whose `signal` was aborted stopped at a note read or before its writes: nothing was written. */
+class CallStoppedError extends Error {
+	/** Where it stopped, such as "after 3 of 40 note reads". */
+	constructor(readonly tool: string, readonly where: string) {
+		super(`${tool} stopped ${where}`);
+	}
+}
+
 /**
  * Runs one call of `tool`: a reading one at once, a writing one after the writes before it on
  * this index. Aborting `signal` drops the call if it has not started (then it answers that it
- * was dropped, to nobody); one already running runs to its end.
+ * was dropped, to nobody); aborted by its client (`CANCELLED_BY_CLIENT`), a running call also
+ * stops at its next note read or before it writes, and answers `cancelled`.
  */
 export async function runCall(host: ToolHost, tool: string, args: unknown, signal?: AbortSignal): Promise<ToolOutcome> {
 	try {
 		if (!WRITING_TOOLS.has(tool)) return await readingCall(host, tool, args, signal);
 		return await oneAtATime(host.index, () => {
 			if (signal?.aborted === true) throw new CallDroppedError(tool);
-			return writingCall(host, tool, args);
+			return writingCall(host, tool, args, signal);
 		});
 	} catch (error) {
+		if ((error instanceof CallDroppedError || error instanceof CallStoppedError) && cancelled(signal)) {
+			const where = error instanceof CallStoppedError ? error.where : "before it started";
+			const message = `the call was cancelled by the client and stopped ${where}; nothing was written`;
+			return { ok: false, error: { code: ErrorCode.Cancelled, message, hint: "Call again if the answer is still wanted.", retryable: false } };
+		}
 		if (error instanceof EngineRestartedError) {
 			const hint = "Call again in a moment, once Obsidian has indexed the vault again; for a change, make a dry run first to see whether it was made.";
 			return { ok: false, error: { code: ErrorCode.PluginUnavailable, message: error.message, hint, retryable: true } };
@@ -76,13 +94,51 @@ async function readingCall(host: ToolHost, tool: string, args: unknown, signal: 
 	const needed = await index.notesNeeded(tool, args, changes);
 	if (signal?.aborted === true) throw new CallDroppedError(tool);
 	// A note that cannot be read is left out: core lists it as unread (`find_evidence`) or asks for the call again.
-	const read = await eachAtMost(READ_CONCURRENCY, needed, (path) => cachedTextOrNull(app, path));
+	const read = await readsUnlessStopped(tool, needed, signal, (path) => cachedTextOrNull(app, path));
 	const texts = new Map<string, string>();
 	needed.forEach((path, at) => {
 		const text = read[at];
 		if (typeof text === "string") texts.set(path, text);
 	});
 	return answerOf(await index.call(tool, args, { texts, changes }, signal));
+}
+
+/** Whether the client cancelled the call (a call whose connection closed runs to its end, unread). */
+function cancelled(signal: AbortSignal | undefined): boolean {
+	return signal?.aborted === true && signal.reason === CANCELLED_BY_CLIENT;
+}
+
+/**
+ * `read` over every path, at most `READ_CONCURRENCY` at a time, until the client cancels the
+ * call: then no read is started and none waited for (a read that never finishes holds nothing
+ * up), and it throws `CallStoppedError` saying how many reads had finished.
+ */
+async function readsUnlessStopped<R>(tool: string, paths: readonly string[], signal: AbortSignal | undefined, read: (path: string) => Promise<R>): Promise<R[]> {
+	if (signal === undefined) return eachAtMost(READ_CONCURRENCY, paths, read);
+	let finished = 0;
+	const stopped = () => new CallStoppedError(tool, `after ${finished} of ${paths.length} note reads`);
+	let onAbort = (): void => undefined;
+	const aborted = new Promise<never>((_, reject) => {
+		onAbort = () => {
+			if (cancelled(signal)) reject(stopped());
+		};
+		if (signal.aborted) onAbort();
+		else signal.addEventListener("abort", onAbort, { once: true });
+	});
+	aborted.catch(() => undefined);
+	try {
+		return await Promise.race([
+			eachAtMost(READ_CONCURRENCY, paths, async (path) => {
+				if (cancelled(signal)) throw stopped();
+				const text = await read(path);
+				finished += 1;
+				return text;
+			}),
+			aborted,
+		]);
+	} finally {
+		signal.removeEventListener("abort", onAbort);
+	}
 }
 
 /** `run` over every item, at most `limit` at a time; the results in the items' order. */
@@ -104,17 +160,19 @@ export async function eachAtMost<T, R>(limit: number, items: readonly T[], run: 
  * holds (as the sidecar refreshes its folder index before every call), the open editors of the
  * notes it needs are saved, and those notes are read from disk.
  */
-export async function prepareChange(host: ToolHost, tool: string, args: unknown): Promise<CallOutcome> {
+export async function prepareChange(host: ToolHost, tool: string, args: unknown, signal?: AbortSignal): Promise<CallOutcome> {
 	await host.settle();
 	// An undo reads the kept changes (the notes it needs are those the change touched), and so
 	// does a call approving a plan: a retry of one applied already is answered from them.
 	const approving = typeof args === "object" && args !== null && typeof (args as Record<string, unknown>)["approved_plan_hash"] === "string";
 	const changes: ListedChange[] = tool === "undo_change" || approving ? await listedChanges(host.app.vault.adapter) : [];
+	// A retried undo is known by the change it set aside: core tells those apart by their names.
+	if (tool === "undo_change" && approving) changes.push(...(await undoneChanges(host.app.vault.adapter)));
 	const needed = await notesWithEditorsSaved(host, () => host.index.notesNeeded(tool, args, changes));
 	if (!needed.ok) return needed;
-	const read = await readTexts(host.app.vault, needed.notes);
+	const read = await readTexts(tool, host.app.vault, needed.notes, signal);
 	if (!read.ok) return read;
-	return host.index.call(tool, args, { texts: read.texts, modified: modificationTimes(host.app.vault, needed.notes, args), tag: process.pid, changes });
+	return host.index.call(tool, args, { texts: read.texts, modified: modificationTimes(host.app.vault, needed.notes, args), tag: process.pid, changes }, signal);
 }
 
 /**
@@ -138,9 +196,11 @@ function modificationTimes(vault: Vault, notes: string[], args: unknown): Map<st
 	return times;
 }
 
-async function writingCall(host: ToolHost, tool: string, args: unknown): Promise<ToolOutcome> {
-	const outcome = await prepareChange(host, tool, args);
+async function writingCall(host: ToolHost, tool: string, args: unknown, signal: AbortSignal | undefined): Promise<ToolOutcome> {
+	const outcome = await prepareChange(host, tool, args, signal);
 	if (!outcome.ok || outcome.change === undefined) return answerOf(outcome);
+	// The last step boundary before any write: once the change begins, it finishes whole.
+	if (cancelled(signal)) throw new CallStoppedError(tool, "before its writes");
 	const change = outcome.change;
 	// Core's list of the paths the change touches, none of which may be reached through a link.
 	const guard = outcome.guard ?? [];
@@ -224,8 +284,8 @@ async function notesWithEditorsSaved(host: ToolHost, which: () => Promise<string
 const MAX_EDITOR_SAVE_PASSES = 3;
 
 /** The current text of each note from disk, by path, or the first read's error. */
-async function readTexts(vault: Vault, paths: string[]): Promise<{ ok: true; texts: Map<string, string> } | { ok: false; error: ToolError }> {
-	const reads = await eachAtMost(READ_CONCURRENCY, paths, (path) => readNote(vault, path));
+async function readTexts(tool: string, vault: Vault, paths: string[], signal: AbortSignal | undefined): Promise<{ ok: true; texts: Map<string, string> } | { ok: false; error: ToolError }> {
+	const reads = await readsUnlessStopped(tool, paths, signal, (path) => readNote(vault, path));
 	const texts = new Map<string, string>();
 	for (const read of reads) {
 		if ("error" in read) return { ok: false, error: read.error };

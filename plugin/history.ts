@@ -13,7 +13,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { FileSystemAdapter, type DataAdapter } from "obsidian";
 import { JOURNAL_FOLDER, openSealed, removeIfEmpty, removeQuietly, sealFor, syncFolder, writeNew } from "./move/journal";
-import { changesToForget, isKeptChangeName, keptChangeName, type Journal, type KeptChange, type ListedChange } from "./wasm";
+import { changesToForget, isKeptChangeName, isUndoneChangeName, keptChangeName, type Journal, type KeptChange, type ListedChange } from "./wasm";
 
 export const CHANGES_FOLDER = `${JOURNAL_FOLDER}/changes`;
 
@@ -26,10 +26,23 @@ export async function keptChanges(adapter: ChangesAdapter): Promise<KeptChange[]
 
 /** Every file named as a kept change, oldest first: opened, or with why it would not open (core lists it, and an undo without an id never reaches past it). */
 export async function listedChanges(adapter: ChangesAdapter): Promise<ListedChange[]> {
+	return listedFiles(adapter, isKeptChangeName);
+}
+
+/**
+ * The kept changes undoes set aside, each the record that its undo was made (core answers a
+ * retried undo `already_applied` from them, and tells them from kept changes by their names);
+ * one that does not open records nothing.
+ */
+export async function undoneChanges(adapter: ChangesAdapter): Promise<KeptChange[]> {
+	return (await listedFiles(adapter, isUndoneChangeName)).filter((listed): listed is KeptChange => "journal" in listed);
+}
+
+async function listedFiles(adapter: ChangesAdapter, named: (file: string) => boolean): Promise<ListedChange[]> {
 	if (!(await adapter.exists(CHANGES_FOLDER))) return [];
 	const listed: ListedChange[] = [];
 	const files = await adapter.list(CHANGES_FOLDER);
-	for (const name of files.files.filter((file) => isKeptChangeName(file)).sort()) {
+	for (const name of files.files.filter((file) => named(file)).sort()) {
 		try {
 			const opened = await openSealed(adapter, name, "kept");
 			if ("journal" in opened) listed.push({ name, journal: opened.journal });
@@ -57,9 +70,7 @@ export async function keepChange(adapter: ChangesAdapter, journal: Journal): Pro
 	if ("error" in made) throw new Error(made.error.message);
 	if (!(await adapter.exists(JOURNAL_FOLDER))) await adapter.mkdir(JOURNAL_FOLDER);
 	if (!(await adapter.exists(CHANGES_FOLDER))) await adapter.mkdir(CHANGES_FOLDER);
-	const listed = (await adapter.list(CHANGES_FOLDER)).files;
-	await removeStaleSetAside(adapter, listed, null);
-	const existing = listed.filter((file) => isKeptChangeName(file));
+	const existing = (await adapter.list(CHANGES_FOLDER)).files.filter((file) => isKeptChangeName(file));
 	const name = keptChangeName(Date.now(), journal.change_id ?? "", existing);
 	if (!(adapter instanceof FileSystemAdapter)) {
 		// No folder on disk (not a desktop vault, which the plugin is not made for): the adapter's write.
@@ -93,19 +104,6 @@ function setAsideName(name: string): string {
 	return `${name}.undone`;
 }
 
-/** Removes what an undo set aside and did not remove once it was made (it stopped in between): called while the journal holds the lock, so every set-aside file but `ours` is stale. */
-async function removeStaleSetAside(adapter: ChangesAdapter, listed: string[], ours: string | null): Promise<void> {
-	for (const file of listed) {
-		const record = file.endsWith(".undone") ? file.slice(0, -".undone".length) : null;
-		if (record === null || !isKeptChangeName(record) || record === ours) continue;
-		try {
-			await adapter.remove(file);
-		} catch {
-			// Tidying: left for the next time.
-		}
-	}
-}
-
 /**
  * Sets aside the kept change an undo consumes, as part of the undo's commit: called while the
  * undo's journal holds the lock, before it goes, so no undo picks it once this one is made, and
@@ -114,7 +112,6 @@ async function removeStaleSetAside(adapter: ChangesAdapter, listed: string[], ou
  */
 export async function setAside(adapter: ChangesAdapter, name: string): Promise<boolean> {
 	if (!isKeptChangeName(name) || !(await adapter.exists(name))) return false;
-	await removeStaleSetAside(adapter, (await adapter.list(CHANGES_FOLDER)).files, name);
 	if (!(adapter instanceof FileSystemAdapter)) {
 		await adapter.write(setAsideName(name), await adapter.read(name));
 		await adapter.remove(name);
@@ -141,20 +138,26 @@ export async function putBackSetAside(adapter: ChangesAdapter, name: string): Pr
 	fs.unlinkSync(`${record}.undone`);
 }
 
-/** Forgets the oldest kept changes past core's bounds: tidying once a batch is made. */
+/** Forgets the oldest kept changes past core's bounds, and the oldest records of undoes past the same bounds: tidying once a batch is made. */
 export async function forgetOldest(adapter: ChangesAdapter): Promise<void> {
 	if (!(await adapter.exists(CHANGES_FOLDER))) return;
-	const records: { name: string; size: number }[] = [];
-	for (const name of (await adapter.list(CHANGES_FOLDER)).files.filter((file) => isKeptChangeName(file))) {
-		records.push({ name, size: (await adapter.stat(name))?.size ?? 0 });
+	const files = (await adapter.list(CHANGES_FOLDER)).files;
+	for (const named of [isKeptChangeName, isUndoneChangeName]) {
+		const records: { name: string; size: number }[] = [];
+		for (const name of files.filter((file) => named(file))) records.push({ name, size: (await adapter.stat(name))?.size ?? 0 });
+		for (const name of changesToForget(records)) await adapter.remove(name);
 	}
-	for (const name of changesToForget(records)) await adapter.remove(name);
 }
 
-/** Removes a kept change (one an undo consumed, set aside as part of its commit, or a delete's whose move to the trash failed), and the folders left empty. */
+/**
+ * Removes a kept change (a delete's whose move to the trash failed), and the folders left empty;
+ * the one an undo consumed stays set aside as the record of the undo, and the oldest such
+ * records past core's bounds go.
+ */
 export async function forgetChange(adapter: ChangesAdapter, name: string): Promise<void> {
 	if (!isKeptChangeName(name)) return;
-	for (const file of [setAsideName(name), name]) if (await adapter.exists(file)) await adapter.remove(file);
+	if (await adapter.exists(name)) await adapter.remove(name);
+	await forgetOldest(adapter);
 	for (const folder of [CHANGES_FOLDER, JOURNAL_FOLDER]) {
 		try {
 			await removeIfEmpty(adapter, folder);

@@ -13,6 +13,7 @@ import initialiseWasm, {
 	changesToForget as changesToForgetInWasm,
 	contentHash as contentHashInWasm,
 	isKeptChangeName as isKeptChangeNameInWasm,
+	isUndoneChangeName as isUndoneChangeNameInWasm,
 	journalAlreadyKept as journalAlreadyKeptInWasm,
 	journalKeyNamed as journalKeyNamedInWasm,
 	journalLease as journalLeaseInWasm,
@@ -597,6 +598,12 @@ export function keptChangeName(nowUnixMs: number, changeId: string, existing: st
 export function isKeptChangeName(name: string): boolean {
 	loadedEngine();
 	return isKeptChangeNameInWasm(name);
+}
+
+/** Whether a path in the changes folder is a kept change an undo set aside, the record that the undo was made. */
+export function isUndoneChangeName(name: string): boolean {
+	loadedEngine();
+	return isUndoneChangeNameInWasm(name);
 }
 
 /** The kept changes to remove past core's bounds (count and size). */

@@ -2,11 +2,13 @@
 and the folder) with equal answers (issue 36): `confirm: false` is always a preview, and with an
 approved hash it is refused; a delete is kept like every other change, so `undo_change` right
 after it writes the note back byte for byte, never the change before it, and is refused, naming
-the path, when a file took it since."""
+the path, when a file took it since; a retried delete or undo answers `already_applied` with its
+`change_id`, also after the sidecar or Obsidian started again."""
 
+import asyncio
 import shutil
 
-from conftest import ROOT, kept_changes, on_both_paths, snapshot
+from conftest import ROOT, kept_changes, on_both_paths, snapshot, start_plugin, stop_plugin
 from test_mcp_quality import session_on
 
 ORPHAN = "Archive/Orphan.md"
@@ -210,3 +212,78 @@ def test_an_undo_without_an_id_never_reaches_past_a_newer_change_it_cannot_undo(
         assert result["listed"][0] == ("abcdef", False) and result["listed"][1][1] is True, result["listed"]
         assert result["by_id"] == (False, "delete_note") and result["back"], result
     assert through_plugin["listed"] == on_folder["listed"]
+
+
+async def retried_after_restarts(vault, runtime_dir, mode):
+    """A delete and the undo of it, each applied, then retried with the same approved hash, as a
+    client does when the connection dropped before the answer came: in the same session and in a
+    new one (as after a restart, with no memory of the plans it answered)."""
+    async with session_on(vault, runtime_dir, mode) as (session, _):
+        preview = (await session.call_tool("delete_note", {"path": ORPHAN})).structured_content
+        approved = {"path": ORPHAN, "approved_plan_hash": preview["plan_hash"]}
+        deleted = await session.call_tool("delete_note", approved)
+        assert not deleted.is_error, deleted.structured_content
+        retried = await session.call_tool("delete_note", approved)
+    async with session_on(vault, runtime_dir, mode) as (session, _):
+        delete_after_restart = await session.call_tool("delete_note", approved)
+        undo_preview = (await session.call_tool("undo_change", {})).structured_content
+        undo_approved = {"approved_plan_hash": undo_preview["plan_hash"]}
+        undone = await session.call_tool("undo_change", undo_approved)
+        assert not undone.is_error, undone.structured_content
+        undo_retried = await session.call_tool("undo_change", undo_approved)
+        after_undo = snapshot(vault)
+    async with session_on(vault, runtime_dir, mode) as (session, _):
+        undo_after_restart = await session.call_tool("undo_change", undo_approved)
+        kept = snapshot(vault) == after_undo
+    return {"change_id": deleted.structured_content["change_id"], "kept": kept,
+            "answers": [(name, answer.is_error, answer.structured_content) for name, answer in (
+                ("delete retried", retried), ("delete after a restart", delete_after_restart),
+                ("undo retried", undo_retried), ("undo after a restart", undo_after_restart))]}
+
+
+def test_a_retried_delete_or_undo_answers_already_applied_with_its_change_id_also_after_a_restart(tmp_path, runtime_dir):
+    through_plugin, on_folder = through_both(tmp_path, runtime_dir, retried_after_restarts)
+    for result in (through_plugin, on_folder):
+        assert result["kept"], "a retried undo writes nothing"
+        for name, is_error, answer in result["answers"]:
+            assert is_error and answer["code"] == "already_applied", (name, answer)
+            assert f"`{result['change_id']}`" in answer["message"], (name, answer["message"])
+    assert through_plugin["answers"] == on_folder["answers"]
+
+
+def test_a_retried_undo_is_known_after_obsidian_restarts(tmp_path, runtime_dir):
+    """Through the plugin, with the plugin itself started again between the undo and its retry,
+    so nothing in memory remembers the undo: the change it set aside does."""
+    vault = tmp_path / "vault"
+    shutil.copytree(ROOT / "examples" / "vault", vault)
+
+    async def undo(session):
+        deleted = await session.call_tool("delete_note", {"path": ORPHAN, "confirm": True})
+        assert not deleted.is_error, deleted.structured_content
+        preview = (await session.call_tool("undo_change", {})).structured_content
+        undone = await session.call_tool("undo_change", {"approved_plan_hash": preview["plan_hash"]})
+        assert not undone.is_error, undone.structured_content
+        return deleted.structured_content["change_id"], preview["plan_hash"]
+
+    async def retry(plan_hash):
+        async with session_on(vault, runtime_dir, "plugin") as (session, _):
+            return await session.call_tool("undo_change", {"approved_plan_hash": plan_hash})
+
+    async def first():
+        async with session_on(vault, runtime_dir, "plugin") as (session, _):
+            return await undo(session)
+
+    host = start_plugin(vault, runtime_dir)
+    try:
+        change_id, plan_hash = asyncio.run(first())
+    finally:
+        stop_plugin(host)
+    after_undo = snapshot(vault)
+    host = start_plugin(vault, runtime_dir)
+    try:
+        retried = asyncio.run(retry(plan_hash))
+    finally:
+        stop_plugin(host)
+    assert retried.is_error and retried.structured_content["code"] == "already_applied", retried.structured_content
+    assert f"`{change_id}`" in retried.structured_content["message"], retried.structured_content["message"]
+    assert snapshot(vault) == after_undo, "nothing was written again"

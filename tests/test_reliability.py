@@ -391,8 +391,9 @@ def test_plan_hash_mismatch_says_whether_the_hash_is_unknown_or_already_applied(
     assert unknown.is_error and unknown.structured_content["code"] == "plan_hash_mismatch"
     assert "not given by a preview" in unknown.structured_content["message"], unknown.structured_content
     assert applied.is_error is False and applied.structured_content["applied"] is True
-    assert again.is_error and again.structured_content["code"] == "already_applied"
-    assert "applied already" in again.structured_content["message"], again.structured_content
+    # A retry of the applied plan is its own code, naming the change (issue 36).
+    assert again.is_error and again.structured_content["code"] == "already_applied", again.structured_content
+    assert f"`{applied.structured_content['change_id']}`" in again.structured_content["message"], again.structured_content
 
 
 # Two processes at once ----------------------------------------------------------------------

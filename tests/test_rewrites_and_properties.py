@@ -113,3 +113,15 @@ def test_update_properties_checks_what_commit_wiki_page_checks(vault, runtime_di
     assert snapshot(vault) == before
     assert linked.is_error is False, linked.structured_content
     assert linked.structured_content["unresolved_links"] == ['related: [[Forest]]']
+
+
+# A relative markdown link two folders down, which Obsidian resolves to the root's note.
+RELATIVE = {"Old note.md": "# Old note\n", "Deep/Notes/Relative.md": "See [x](../../Old%20note.md#Top) and [y](./Elsewhere.md).\n"}
+
+
+def test_rewrite_link_repoints_a_relative_link_that_resolves_to_the_note_from_target_names_on_both_edges(tmp_path, runtime_dir):
+    arguments = {"from_target": "Old note", "to_target": "People/Ada"}
+    vaults, through_plugin, on_folder, _ = through_both_edges("rewrite_link", arguments, tmp_path, runtime_dir, RELATIVE)
+    assert through_plugin == on_folder
+    for vault in vaults.values():
+        assert (vault / "Deep/Notes/Relative.md").read_text() == "See [x](People/Ada.md#Top) and [y](./Elsewhere.md).\n"

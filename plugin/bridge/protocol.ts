@@ -1,6 +1,9 @@
 //! The bridge protocol on one connection: newline-delimited JSON-RPC 2.0, at most 1 MiB a line.
 //! The first request must be `hello` with the discovery file's token; after it, `call` runs one
-//! of core's operations on the plugin's index and `ping` answers `{}`.
+//! of core's operations on the plugin's index and `ping` answers `{}`. The notification `cancel`
+//! (`{"id": <a call's id>}`) tells a running call that its client cancelled it: the call stops at
+//! its next note read or before it writes, and answers the code `cancelled` (a write already
+//! begun finishes whole). A plugin without it ignores the notification, as every notification.
 
 import * as crypto from "crypto";
 import type * as net from "net";
@@ -24,6 +27,9 @@ export const CLOSE_GRACE_MS = 2_000;
 
 /** How long a new connection may take to authenticate before it is closed. */
 export const HELLO_TIMEOUT_MS = 10_000;
+
+/** The reason a call's `signal` is aborted with when its client cancelled it (not when the connection closed). */
+export const CANCELLED_BY_CLIENT = "cancelled by the client";
 
 export const ErrorCode = {
 	parseError: -32700,
@@ -50,7 +56,8 @@ export interface ProtocolContext {
 	pluginVersion: string;
 	/**
 	 * Runs one of core's operations on the plugin's index (some read a note first). `signal` is
-	 * aborted when the connection closes: a call that has not started by then is dropped.
+	 * aborted when the connection closes: a call that has not started by then is dropped; and
+	 * with the reason `CANCELLED_BY_CLIENT` when the sidecar says the call was cancelled.
 	 */
 	call(tool: string, args: unknown, signal: AbortSignal): ToolOutcome | Promise<ToolOutcome>;
 	helloTimeoutMs?: number;
@@ -162,8 +169,8 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 	const unauthorized = (id: RequestId, why: string): void =>
 		closeWith(id, { code: ErrorCode.unauthorized, message: `unauthorized: ${why}` });
 
-	/** Aborted when the connection closes: its calls still waiting for the engine are dropped. */
-	const gone = new AbortController();
+	/** The calls running, by id: each one's signal, aborted when the client cancels it or the connection closes. */
+	const running = new Map<RequestId, AbortController>();
 	const helloTimer = window.setTimeout(
 		() => unauthorized(null, "no `hello` within the time allowed; connect again and send it first"),
 		context.helloTimeoutMs ?? HELLO_TIMEOUT_MS,
@@ -229,7 +236,10 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 			}
 			return;
 		}
-		if (isNotification) return;
+		if (isNotification) {
+			if (method === "cancel" && isRecord(params) && isRequestId(params["id"])) running.get(params["id"])?.abort(CANCELLED_BY_CLIENT);
+			return;
+		}
 
 		switch (method) {
 			case "ping":
@@ -248,7 +258,10 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 			sendError(id, { code: ErrorCode.invalidParams, message: "invalid params: `call` takes {\"tool\": string, \"arguments\": object}" });
 			return;
 		}
+		const own = new AbortController();
+		if (id !== null) running.set(id, own);
 		const reply = (outcome: ToolOutcome): void => {
+			if (running.get(id) === own) running.delete(id);
 			if (closing) return;
 			if (outcome.ok) {
 				// Calls run at once and finish in any order; each answer carries its request's id.
@@ -271,12 +284,13 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 			}
 		};
 		const fail = (error: unknown): void => {
+			if (running.get(id) === own) running.delete(id);
 			console.error("vaultlink: the link engine threw", error);
 			if (closing) return;
 			sendError(id, { code: ErrorCode.internalError, message: `internal error in the link engine: ${String(error)}` });
 		};
 		try {
-			const outcome = context.call(params["tool"], params["arguments"] ?? {}, gone.signal);
+			const outcome = context.call(params["tool"], params["arguments"] ?? {}, own.signal);
 			if (outcome instanceof Promise) {
 				outcome.then(reply, fail);
 			} else {
@@ -302,7 +316,8 @@ export function serveConnection(socket: net.Socket, context: ProtocolContext): v
 	});
 	socket.on("close", () => {
 		window.clearTimeout(helloTimer);
-		gone.abort();
+		for (const call of running.values()) call.abort();
+		running.clear();
 	});
 	// A peer that vanishes mid-write is normal; there is nobody left to tell.
 	socket.on("error", () => undefined);

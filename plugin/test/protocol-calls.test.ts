@@ -1,13 +1,14 @@
 //! The bridge protocol's handling of calls on one connection, with a stand-in for the index:
 //! several calls in flight at once, each answered with its own id whatever order they finish
 //! in; an answer over the size limit refused with a typed error on a connection that stays
-//! usable; a malformed line answered without closing it.
+//! usable; a malformed line answered without closing it; a `cancel` notification aborting the
+//! signal of the call it names, and of no other.
 
 import assert from "node:assert/strict";
 import * as net from "node:net";
 import * as path from "node:path";
 import { test } from "node:test";
-import { serveConnection, type ProtocolContext } from "../bridge/protocol";
+import { CANCELLED_BY_CLIENT, serveConnection, type ProtocolContext } from "../bridge/protocol";
 import type { ToolOutcome } from "../wasm";
 import { BridgeClient, temporaryDirectory } from "./support";
 
@@ -82,6 +83,33 @@ test("a malformed line after hello is answered with a parse error and the connec
 		assert.equal(refused?.error?.code, -32700);
 		assert.equal(client.isClosed, false);
 		assert.deepEqual((await client.request("ping"))?.result, {});
+	} finally {
+		stop();
+	}
+});
+
+test("a cancel notification aborts the signal of the call it names, which answers, and no other call's", async () => {
+	const signals = new Map<string, AbortSignal>();
+	const release = new Map<string, (outcome: ToolOutcome) => void>();
+	const { client, stop } = await serve((tool, _args, signal) => {
+		signals.set(tool, signal);
+		return new Promise<ToolOutcome>((resolve) => {
+			release.set(tool, resolve);
+			signal.addEventListener("abort", () => resolve({ ok: false, error: { code: "cancelled", message: "stopped", hint: "", retryable: false } }));
+		});
+	});
+	try {
+		client.sendRaw(callLine(20, "cancelled") + callLine(21, "kept"));
+		while (signals.size < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+		client.sendRaw(`${JSON.stringify({ jsonrpc: "2.0", method: "cancel", params: { id: 20 } })}\n`);
+		const stopped = await client.nextResponse();
+		assert.equal(stopped?.id, 20);
+		assert.equal((stopped?.error?.data as Record<string, unknown>)["code"], "cancelled");
+		assert.equal(signals.get("cancelled")?.reason, CANCELLED_BY_CLIENT);
+		assert.equal(signals.get("kept")?.aborted, false, "the other call runs on");
+		release.get("kept")?.({ ok: true, result: { tool: "kept" } });
+		const kept = await client.nextResponse();
+		assert.deepEqual([kept?.id, kept?.result], [21, { tool: "kept" }]);
 	} finally {
 		stop();
 	}

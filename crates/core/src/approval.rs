@@ -179,8 +179,9 @@ impl Failure for AppliedAlready {
     }
 }
 
-/// Whether the plan `approved` names was applied already: the kept change it made, or this
-/// edge's record of plans it applied. Asked only once a call with that approval cannot be
+/// Whether the plan `approved` names was applied already: the change it made among `kept` (the
+/// kept changes, or for an undo the changes undoes set aside, whose ids begin their plan hashes),
+/// or this edge's record of plans it applied. Asked only once a call with that approval cannot be
 /// carried out as it is now, so that a vault put back as it was may take the same plan again.
 pub fn applied_already(approved: &str, kept: &[crate::edge::KeptChange], history: &PlanHistory) -> Option<AppliedAlready> {
     let approved = approved.trim();

@@ -30,6 +30,13 @@ pub trait Edge {
     fn unopened_changes(&mut self) -> Vec<UnopenedChange> {
         Vec::new()
     }
+
+    /// The kept changes an undo consumed, each opened by `journal::open` from the file it was set
+    /// aside in (`history::set_aside_name`): the record that the undo was made, by which a
+    /// retried undo is answered `already_applied` (`approval::applied_already`).
+    fn undone_changes(&mut self) -> Vec<KeptChange> {
+        Vec::new()
+    }
 }
 
 /// The steps of an approved change, for the edge to carry out as they are.
@@ -95,6 +102,7 @@ pub struct ReadBefore {
     pub tag: u32,
     pub changes: Vec<KeptChange>,
     pub unopened: Vec<UnopenedChange>,
+    pub undone: Vec<KeptChange>,
 }
 
 impl Edge for ReadBefore {
@@ -116,5 +124,9 @@ impl Edge for ReadBefore {
 
     fn unopened_changes(&mut self) -> Vec<UnopenedChange> {
         self.unopened.clone()
+    }
+
+    fn undone_changes(&mut self) -> Vec<KeptChange> {
+        self.undone.clone()
     }
 }

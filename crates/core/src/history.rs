@@ -64,6 +64,14 @@ pub fn set_aside_name(record: &str) -> String {
     format!("{record}.undone")
 }
 
+/// The kept change's name a file set aside by an undo was kept under ([`set_aside_name`]), when
+/// `name` is one. Such a file stays once its undo is made, as the record that it was made (a
+/// retried undo is answered `already_applied` by it), and goes as the kept changes do
+/// ([`to_forget`], over the set-aside files alone).
+pub fn undone_record(name: &str) -> Option<&str> {
+    name.strip_suffix(".undone").filter(|record| is_record_name(record))
+}
+
 /// Whether `name` is a kept change's file name as [`record_name`] makes it (a bare name or a
 /// path in [`CHANGES_FOLDER`]).
 pub fn is_record_name(name: &str) -> bool {
@@ -563,7 +571,7 @@ pub fn undo_change(
     for link in &answer.backlinks {
         sha2::Digest::update(&mut hasher, format!("b\0{}\0{}\0{}\n", link.note, link.line, link.link));
     }
-    answer.plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
+    answer.plan_hash = undo_plan_hash(&journal.change_id, &crate::hex::hex(&sha2::Digest::finalize(hasher)));
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     let apply = decide_plan(&answer.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
     if !apply {
@@ -587,6 +595,17 @@ pub fn undo_change(
     answer.next_cursor = None;
     let plan_hash = answer.plan_hash.clone();
     Ok((answer, Some(Change::Batch { batch, plan_hash })))
+}
+
+/// An undo's plan hash: the id of the change it undoes, then the rest of the hash of its plan.
+/// The plan names its change as every other plan names the change it makes, so a retried undo,
+/// once made, is known by the change set aside ([`undone_record`]) even after a restart.
+fn undo_plan_hash(change_id: &str, digest: &str) -> String {
+    let is_id = change_id.len() == 16 && change_id.bytes().all(|byte| byte.is_ascii_hexdigit());
+    match digest.get(16..) {
+        Some(rest) if is_id => format!("{change_id}{rest}"),
+        _ => digest.to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -708,6 +727,41 @@ mod tests {
         assert_eq!(files.get("A.md").map(String::as_str), Some("[[B]]\n"), "B's text, now at A, links A's text, now at B");
         apply(&mut files, &mut kept, "undo_change", json!({"dry_run": false}));
         assert_eq!(files, start);
+    }
+
+    #[test]
+    fn a_retried_undo_is_known_by_the_change_it_set_aside_also_without_the_plans_answered() {
+        let mut files = files_of(&[("A.md", "# A\n"), ("Gone.md", "# Gone\n")]);
+        let mut kept = Vec::new();
+        let deleted = apply(&mut files, &mut kept, "delete_note", json!({"path": "Gone", "confirm": true}));
+        let (vault, mut edge) = state(&files);
+        edge.changes = kept.clone();
+        let preview = call(&vault, "undo_change", &json!({}), &mut edge, &mut PlanHistory::default()).unwrap();
+        let plan_hash = serde_json::to_value(&preview.answer).unwrap_or_default()["plan_hash"].as_str().unwrap_or_default().to_owned();
+        assert!(plan_hash.starts_with(deleted["change_id"].as_str().unwrap_or("?")), "{plan_hash} names the change it undoes");
+        let undo = json!({"approved_plan_hash": plan_hash});
+        apply(&mut files, &mut kept, "undo_change", undo.clone());
+        // As after a restart: no plans answered, the delete's change set aside by the undo.
+        let (vault, mut edge) = state(&files);
+        let set_aside =
+            KeptChange { name: set_aside_name(&record_name(1, deleted["change_id"].as_str().unwrap_or("?"))), ..kept_delete(&deleted) };
+        edge.undone = vec![set_aside];
+        let retried = call(&vault, "undo_change", &undo, &mut edge, &mut PlanHistory::default()).unwrap_err();
+        assert_eq!(retried.code, ErrorCode::AlreadyApplied);
+        assert!(retried.message.contains(&format!("`{}`", deleted["change_id"].as_str().unwrap_or("?"))), "{}", retried.message);
+        // Without the record, the same retry is the refusal it meets.
+        edge.undone.clear();
+        let refused = call(&vault, "undo_change", &undo, &mut edge, &mut PlanHistory::default()).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::NothingToUndo);
+        assert_eq!(undone_record(&set_aside_name(&record_name(1, "ab12"))), Some(record_name(1, "ab12").as_str()));
+        assert_eq!(undone_record(&record_name(1, "ab12")), None);
+    }
+
+    /// The kept change of a delete of `Gone.md` holding `# Gone\n`, as `apply` keeps it.
+    fn kept_delete(deleted: &serde_json::Value) -> KeptChange {
+        let id = deleted["change_id"].as_str().unwrap_or("?");
+        let batch = crate::batch::delete_batch("Gone.md", "# Gone\n", &format!("{id}{}", "0".repeat(48)));
+        KeptChange { name: record_name(1, id), journal: batch.journal(Vec::new(), 1, 1, "here") }
     }
 
     #[test]

@@ -494,11 +494,18 @@ pub fn run(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut Pl
     let outcome = dispatch(vault, request, edge, plans);
     // A retried call (after a dropped connection, say) whose plan was applied already cannot be
     // carried out again: its note moved, its plan is another. Say that it was applied.
+    // An undo consumes the change it undoes: the change set aside is the record of it.
     match (outcome, request.approved_plan_hash()) {
-        (Err(failed), Some(approved)) => match crate::approval::applied_already(approved, &edge.changes(), plans) {
-            Some(applied) => Err(CallError::of(&applied)),
-            None => Err(failed),
-        },
+        (Err(failed), Some(approved)) => {
+            let records = match request {
+                Request::UndoChange(_) => edge.undone_changes(),
+                _ => edge.changes(),
+            };
+            match crate::approval::applied_already(approved, &records, plans) {
+                Some(applied) => Err(CallError::of(&applied)),
+                None => Err(failed),
+            }
+        }
         (outcome, _) => outcome,
     }
 }

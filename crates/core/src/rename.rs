@@ -1720,13 +1720,37 @@ pub fn targets_match(link: &Link, target: &str) -> bool {
     !link.path.trim().is_empty() && strip(&link.path) == strip(target)
 }
 
-/// Step one of `rewrite_link`: the notes holding a link whose target is `from_target`.
+/// The one note `from_target` names, as a wikilink of it at the vault's root resolves; none when
+/// it names no note, or several (then only links written as it are rewritten).
+fn named_note(vault: &Vault, from_target: &str) -> Option<String> {
+    let parsed = parse_note("", &format!("[[{}]]", from_target.trim()), &ParseConfig::OBSIDIAN);
+    let [link] = parsed.links.as_slice() else { return None };
+    match resolve::resolve(vault, "", link) {
+        Resolution::Resolved { path } => Some(path),
+        _ => None,
+    }
+}
+
+/// Whether `rewrite_link` repoints `link`, which resolves to `resolved`: its target as written is
+/// `from_target`, or it is a relative link (`[x](../Old.md)`, `[[./Old]]`) that Obsidian resolves
+/// to `named`, the note `from_target` names.
+fn rewrites(link: &Link, resolved: Option<&str>, from_target: &str, named: Option<&str>) -> bool {
+    targets_match(link, from_target) || (named.is_some() && resolve::is_relative(&link.path) && resolved == named)
+}
+
+/// Step one of `rewrite_link`: the notes holding a link whose target is `from_target`, or a
+/// relative link to the note it names.
 pub fn notes_to_read_for_rewrite(vault: &Vault, from_target: &str) -> Vec<String> {
+    let named = named_note(vault, from_target);
     // Canvases too: their text cards' links and file cards are rewritten as a move rewrites them.
     vault
         .paths()
         .filter(|path| vault.is_note(path) || is_canvas_path(path))
-        .filter(|path| vault.outgoing_links(path).is_some_and(|links| links.iter().any(|found| targets_match(found.link, from_target))))
+        .filter(|path| {
+            vault
+                .outgoing_links(path)
+                .is_some_and(|links| links.iter().any(|found| rewrites(found.link, found.resolution.path(), from_target, named.as_deref())))
+        })
         .map(str::to_owned)
         .collect()
 }
@@ -1762,10 +1786,15 @@ pub fn plan_rewrite_link(
     let mut edits: BTreeMap<String, Vec<(TextEdit, LinkChange)>> = BTreeMap::new();
     // The bytes of new link text planned so far, held to MAX_PLAN_TEXT_BYTES.
     let mut planned_bytes = 0;
+    let named = named_note(vault, from_target);
     for source in notes_to_read_for_rewrite(vault, from_target) {
         let text = texts.get(&source).ok_or_else(|| MoveError::MissingText { path: source.clone() })?;
         let links = parse_file(&source, text, &config).links;
-        for link in links.iter().filter(|link| targets_match(link, from_target)) {
+        let repointed = |link: &&Link| {
+            let resolved = named.is_some().then(|| resolve::resolve(vault, &source, link));
+            rewrites(link, resolved.as_ref().and_then(Resolution::path), from_target, named.as_deref())
+        };
+        for link in links.iter().filter(repointed) {
             // In a canvas's text card the target as written is the decoded JSON string's.
             let written = if link.source.is_canvas() { link.target.as_str() } else { &text[link.target_span.range()] };
             // A file card's heading is its own key (`subpath`), which stays.

@@ -445,6 +445,30 @@ fn rewrite_link_repoints_every_link_with_a_target() {
 }
 
 #[test]
+fn rewrite_link_repoints_relative_links_that_resolve_to_the_note_from_target_names() {
+    // `../Old.md` and `./Old` from `Notes/` find the root's Old.md, as `Old` does; `../Other/Old.md`
+    // finds another note of that name, and `./Missing.md` none: those stay.
+    let before = files(
+        "//- Old.md
+        # Old
+        //- Other/Old.md
+        # Another old
+        //- Notes/A.md
+        [x](../Old.md#Why) and [[../Old|it]] and [y](../Other/Old.md) and [z](./Missing.md)
+        //- Notes/Deeper/B.md
+        ![w](../../Old.md)",
+    );
+    let plan = rewrite(&before, "/Old", "New").expect("planned");
+    let after = apply(&before, &plan);
+    assert_eq!(after["Notes/A.md"], "[x](New.md#Why) and [[New|it]] and [y](../Other/Old.md) and [z](./Missing.md)\n");
+    assert_eq!(after["Notes/Deeper/B.md"], "![w](New.md)\n");
+    // A name two notes share names neither: only links written as it are rewritten.
+    let ambiguous = files("//- Old.md\n# Old\n//- Other/Old.md\n# Another\n//- Notes/A.md\n[x](../Old.md) [[Old]]\n");
+    let after = apply(&ambiguous, &rewrite(&ambiguous, "Old", "New").expect("planned"));
+    assert_eq!(after["Notes/A.md"], "[x](../Old.md) [[New]]\n");
+}
+
+#[test]
 fn rewrite_link_refuses_targets_that_cannot_be_written() {
     let before = files("//- A.md\n[[Old]]\n");
     for bad in ["x]]\ninjected", "a|b", "a#b", "[[x"] {

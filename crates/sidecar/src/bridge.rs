@@ -172,7 +172,7 @@ impl BridgeClient {
             "version": env!("CARGO_PKG_VERSION"),
             "client": format!("vaultlink {}", env!("CARGO_PKG_VERSION")),
         });
-        let answer = tokio::time::timeout(CONNECT_TIMEOUT, client.request("hello", hello)).await;
+        let answer = tokio::time::timeout(CONNECT_TIMEOUT, client.request("hello", hello, std::future::pending())).await;
         let announced = End { version: discovery.plugin_version.as_deref(), protocol: u64::from(discovery.protocol) };
         match answer {
             Ok(Ok(Ok(result))) => {
@@ -205,16 +205,28 @@ impl BridgeClient {
     }
 
     /// Runs one operation on the plugin's index. The outer error is the bridge failing; the
-    /// inner one is the operation failing.
-    pub async fn call(&self, tool: &str, arguments: Value) -> Result<Result<Value, ToolError>, Lost> {
-        let answer = self.request("call", json!({ "tool": tool, "arguments": arguments }));
+    /// inner one is the operation failing. Once `cancelled` finishes (the client cancelled the
+    /// call), the plugin is told to stop it (`cancel`, naming the call), and its answer, the
+    /// code `cancelled` when it stopped in time, is still awaited.
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: Value,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Result<Result<Value, ToolError>, Lost> {
+        let answer = self.request("call", json!({ "tool": tool, "arguments": arguments }), cancelled);
         match tokio::time::timeout(CALL_TIMEOUT, answer).await {
             Ok(answer) => answer,
             Err(_) => Err(Lost { delivered: true, reason: format!("the plugin did not answer within {CALL_TIMEOUT:?}") }),
         }
     }
 
-    async fn request(&self, method: &str, params: Value) -> Result<Result<Value, ToolError>, Lost> {
+    async fn request(
+        &self,
+        method: &str,
+        params: Value,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Result<Result<Value, ToolError>, Lost> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut line = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
             .map_err(|error| Lost { delivered: false, reason: format!("the request could not be written as JSON: {error}") })?;
@@ -249,7 +261,24 @@ impl BridgeClient {
                 return Err(Lost { delivered: false, reason });
             }
         }
-        let answer = receiver.await.map_err(|_| Lost {
+        let mut receiver = receiver;
+        tokio::pin!(cancelled);
+        let answer = tokio::select! {
+            answer = &mut receiver => answer,
+            () = &mut cancelled => {
+                // A notification: the plugin answers the call itself, once it has stopped.
+                let cancel = json!({"jsonrpc": "2.0", "method": "cancel", "params": {"id": id}});
+                let mut line = cancel.to_string().into_bytes();
+                line.push(b'\n');
+                let mut writer = self.writer.lock().await;
+                if let Err(error) = async { writer.write_all(&line).await?; writer.flush().await }.await {
+                    tracing::info!("the plugin could not be told that call {id} was cancelled: {error}");
+                }
+                drop(writer);
+                receiver.await
+            }
+        };
+        let answer = answer.map_err(|_| Lost {
             delivered: true,
             reason: self.closed_reason().unwrap_or_else(|| "the plugin's connection ended".to_owned()),
         })?;
@@ -429,9 +458,37 @@ mod tests {
         .await;
         let client = BridgeClient::connect(&discovery).await.unwrap();
         assert_eq!(client.server, "fake 1");
-        let (first, second) = tokio::join!(client.call("t", json!({"n": 1})), client.call("t", json!({"n": 2})));
+        let (first, second) = tokio::join!(
+            client.call("t", json!({"n": 1}), std::future::pending()),
+            client.call("t", json!({"n": 2}), std::future::pending())
+        );
         assert_eq!(first.unwrap().unwrap()["tool"], 1);
         assert_eq!(second.unwrap().unwrap()["tool"], 2);
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_call_is_named_to_the_plugin_whose_answer_it_still_awaits() {
+        // The fake holds every call, and answers the one a `cancel` names as the plugin does
+        // once it stopped.
+        let (_dir, discovery) = fake_plugin(|request| {
+            if request["method"] != "cancel" || request.get("id").is_some() {
+                return vec![];
+            }
+            let error = json!({"code": "cancelled", "message": "stopped", "hint": "", "retryable": false});
+            vec![json!({"jsonrpc": "2.0", "id": request["params"]["id"], "error": {"code": OPERATION_FAILED, "message": "stopped", "data": error}})
+                .to_string()]
+        })
+        .await;
+        let client = BridgeClient::connect(&discovery).await.unwrap();
+        let (cancel, cancelled) = oneshot::channel::<()>();
+        let call = client.call("t", json!({}), async move {
+            let _ = cancelled.await;
+        });
+        let cancelling = async move {
+            let _ = cancel.send(());
+        };
+        let (answer, ()) = tokio::join!(call, cancelling);
+        assert_eq!(answer.unwrap().unwrap_err().code, ErrorCode::Cancelled.as_str());
     }
 
     #[tokio::test]
@@ -447,11 +504,11 @@ mod tests {
         })
         .await;
         let client = BridgeClient::connect(&discovery).await.unwrap();
-        assert!(client.call("t", json!({"n": 1})).await.unwrap().is_ok());
-        let lost = client.call("t", json!({"n": 2})).await.unwrap_err();
+        assert!(client.call("t", json!({"n": 1}), std::future::pending()).await.unwrap().is_ok());
+        let lost = client.call("t", json!({"n": 2}), std::future::pending()).await.unwrap_err();
         assert!(lost.delivered && lost.reason.contains("longer than"), "{lost:?}");
         assert!(client.is_closed());
-        let again = client.call("t", json!({"n": 3})).await.unwrap_err();
+        let again = client.call("t", json!({"n": 3}), std::future::pending()).await.unwrap_err();
         assert!(!again.delivered, "nothing is sent on a closed connection");
     }
 
@@ -459,9 +516,9 @@ mod tests {
     async fn an_oversized_request_is_refused_before_it_is_sent() {
         let (_dir, discovery) = fake_plugin(|request| vec![json!({"jsonrpc": "2.0", "id": request["id"], "result": {}}).to_string()]).await;
         let client = BridgeClient::connect(&discovery).await.unwrap();
-        let refused = client.call("t", json!({"text": "x".repeat(MAX_REQUEST_BYTES)})).await.unwrap().unwrap_err();
+        let refused = client.call("t", json!({"text": "x".repeat(MAX_REQUEST_BYTES)}), std::future::pending()).await.unwrap().unwrap_err();
         assert_eq!(refused.code, "too_large");
-        assert!(client.call("t", json!({})).await.unwrap().is_ok(), "the connection stays usable");
+        assert!(client.call("t", json!({}), std::future::pending()).await.unwrap().is_ok(), "the connection stays usable");
     }
 
     #[tokio::test]

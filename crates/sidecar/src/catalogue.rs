@@ -514,7 +514,8 @@ fn rewrite_link() -> ToolSpec {
     let mut spec = move_note();
     spec.name = "rewrite_link";
     spec.title = "Repoint every link with one target to another";
-    spec.description = "Rewrites every link whose target is `from_target` (as written, ignoring case and `.md`), in notes \
+    spec.description = "Rewrites every link whose target is `from_target` (as written, ignoring case and `.md`; a relative \
+`../Old.md` too when it finds the note `from_target` names), in notes \
 and canvases, to `to_target`; only the target's path changes. A dry run by default: the rewritten links \
 (paged) and a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply, all or nothing. Use it \
 to repoint links or fix misspelt targets; use move_note to move a file. Refusals: \

@@ -3,12 +3,13 @@
 //! `<vault>/.vaultlink/changes/`; kept as part of the batch's commit (written and synced under
 //! the lock, before the journal goes), so a batch is undone by recovery or made and kept; the
 //! oldest removed past core's count and size once the batch is made; the one an undo consumed
-//! removed.
+//! set aside as the record that the undo was made (so a retried undo is answered
+//! `already_applied`), and the set-aside ones forgotten past the same bounds.
 
 use std::path::Path;
 
 use vaultlink_core::history::{
-    is_record_name, kept_of, next_record_name, set_aside_name, to_forget, KeptChange, UnopenedChange, CHANGES_FOLDER,
+    is_record_name, kept_of, next_record_name, set_aside_name, to_forget, undone_record, KeptChange, UnopenedChange, CHANGES_FOLDER,
 };
 use vaultlink_core::journal::{Journal, Purpose};
 
@@ -83,6 +84,38 @@ pub fn opened_changes(root: &Path) -> (Vec<KeptChange>, Vec<UnopenedChange>) {
     (kept, unopened)
 }
 
+/// The files undoes set aside ([`set_aside`]) as the record that they were made, each opened as a
+/// kept change under the vault's key; one that does not open is left out (it records nothing).
+pub fn undone_changes(root: &Path) -> Vec<KeptChange> {
+    let mut undone = Vec::new();
+    for name in set_aside_names(root) {
+        let path = root.join(&name);
+        if !std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file()) {
+            continue;
+        }
+        let Ok(bytes) = read_bounded(&path) else { continue };
+        if let Ok(journal) = crate::seal_keys::open(root, Purpose::Kept, &bytes) {
+            undone.push(KeptChange { name, journal });
+        }
+    }
+    undone
+}
+
+/// The names of the files undoes set aside, oldest first.
+fn set_aside_names(root: &Path) -> Vec<String> {
+    if !own_folders(root) {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(root.join(CHANGES_FOLDER)) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|entry| format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy()))
+        .filter(|name| undone_record(name).is_some())
+        .collect();
+    names.sort();
+    names
+}
+
 /// Keeps the applied batch's journal for `undo_change`, as part of its commit: called holding the
 /// lock, before the journal is removed. The file is written whole, synced, and put in place
 /// without replacing; its folder's entry is synced too, so it is on the disk before the journal
@@ -107,7 +140,6 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, S
     if made {
         disk.create_dir(root, &changes).map_err(failed)?;
     }
-    remove_stale_set_aside(disk, root, None);
     let name = next_record_name(crate::journal::now_unix_ms(), &journal.change_id, &record_names(root));
     let path = root.join(&name);
     let temporary = root.join(format!("{name}.tmp"));
@@ -123,15 +155,18 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, S
     Ok(name)
 }
 
-/// Forgets the oldest kept changes past core's bounds: tidying once the batch is made.
+/// Forgets the oldest kept changes past core's bounds, and the oldest records of undoes past the
+/// same bounds: tidying once the batch is made.
 pub fn forget_oldest(disk: &dyn Disk, root: &Path) -> std::io::Result<()> {
-    let mut records = Vec::new();
-    for name in record_names(root) {
-        let size = std::fs::symlink_metadata(root.join(&name)).map(|meta| meta.len()).unwrap_or(0);
-        records.push((name, size));
-    }
-    for old in to_forget(&records) {
-        disk.remove_file(root, &root.join(old))?;
+    for names in [record_names(root), set_aside_names(root)] {
+        let mut records = Vec::new();
+        for name in names {
+            let size = std::fs::symlink_metadata(root.join(&name)).map(|meta| meta.len()).unwrap_or(0);
+            records.push((name, size));
+        }
+        for old in to_forget(&records) {
+            disk.remove_file(root, &root.join(old))?;
+        }
     }
     Ok(())
 }
@@ -173,24 +208,9 @@ pub fn set_aside(disk: &dyn Disk, root: &Path, name: &str) -> Result<(), String>
     if !is_record_name(name) || !std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file()) {
         return Ok(());
     }
-    remove_stale_set_aside(disk, root, Some(name));
     let failed = |error: std::io::Error| format!("setting aside the undone change {name} failed: {error}");
     disk.rename_new(root, &path, &root.join(set_aside_name(name))).map_err(failed)?;
     disk.sync_dir(root, &root.join(CHANGES_FOLDER)).map_err(failed)
-}
-
-/// Removes what an undo set aside and did not remove once it was made (it stopped in between):
-/// called holding the lock, when no other undo can be under way, so every set-aside file but
-/// `ours` is stale. Tidying: a failure is left for the next time.
-fn remove_stale_set_aside(disk: &dyn Disk, root: &Path, ours: Option<&str>) {
-    let Ok(entries) = std::fs::read_dir(root.join(CHANGES_FOLDER)) else { return };
-    for entry in entries.flatten() {
-        let name = format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy());
-        let stale = name.strip_suffix(".undone").is_some_and(|record| is_record_name(record) && Some(record) != ours);
-        if stale && entry.file_type().is_ok_and(|kind| kind.is_file()) {
-            let _ = disk.remove_file(root, &entry.path());
-        }
-    }
 }
 
 /// Puts back the kept change an undo set aside ([`set_aside`]), when recovery undoes that undo:
@@ -205,17 +225,18 @@ pub fn put_back_set_aside(disk: &dyn Disk, root: &Path, journal: &Journal) -> st
     Ok(())
 }
 
-/// Removes the kept change an undo consumed (set aside as part of its commit), and the folders
-/// left empty.
+/// Removes the kept change `name` (a delete's whose move to the trash failed), and the folders
+/// left empty; the one an undo consumed stays set aside as the record of the undo, and the oldest
+/// such records past core's bounds go.
 pub fn forget(disk: &dyn Disk, root: &Path, name: &str) -> std::io::Result<()> {
     if !is_record_name(name) {
         return Ok(());
     }
-    for path in [root.join(set_aside_name(name)), root.join(name)] {
-        if path.is_file() {
-            disk.remove_file(root, &path)?;
-        }
+    let path = root.join(name);
+    if path.is_file() {
+        disk.remove_file(root, &path)?;
     }
+    forget_oldest(disk, root)?;
     let _ = disk.remove_dir(root, &root.join(CHANGES_FOLDER));
     let _ = disk.remove_dir(root, &root.join(crate::journal::JOURNAL_FOLDER));
     Ok(())

@@ -20,6 +20,8 @@ pub struct Progress {
     last: std::sync::Arc<std::sync::Mutex<f64>>,
     /// Set once the client cancels the call, shared by clones.
     cancelled: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Wakes whoever waits for the cancellation ([`Progress::cancellation`]).
+    woken: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl Progress {
@@ -31,18 +33,31 @@ impl Progress {
     /// A reporter, and the receiving end whose steps the server turns into notifications.
     pub fn channel() -> (Progress, mpsc::UnboundedReceiver<Step>) {
         let (sender, receiver) = mpsc::unbounded_channel();
-        (Progress { sender: Some(sender), last: Default::default(), cancelled: Default::default() }, receiver)
+        (Progress { sender: Some(sender), ..Progress::default() }, receiver)
     }
 
     /// Marks the call cancelled: work that asks [`Progress::is_cancelled`] stops.
     pub fn cancel(&self) {
         self.cancelled.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.woken.notify_waiters();
+    }
+
+    /// Finishes once the client cancels the call (never, if it does not): a call forwarded to
+    /// the plugin waits for it beside the plugin's answer, to tell the plugin to stop.
+    pub async fn cancellation(&self) {
+        loop {
+            let woken = self.woken.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            woken.await;
+        }
     }
 
     /// A handle that can only cancel: it holds no sender, so it keeps no notification stream
     /// open after the call.
     pub fn canceller(&self) -> Progress {
-        Progress { sender: None, last: self.last.clone(), cancelled: self.cancelled.clone() }
+        Progress { sender: None, last: self.last.clone(), cancelled: self.cancelled.clone(), woken: self.woken.clone() }
     }
 
     /// Whether the client cancelled the call.

@@ -717,6 +717,10 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
     fn unopened_changes(&mut self) -> Vec<vaultlink_core::history::UnopenedChange> {
         crate::history::opened_changes(self.folder.root()).1
     }
+
+    fn undone_changes(&mut self) -> Vec<vaultlink_core::history::KeptChange> {
+        crate::history::undone_changes(self.folder.root())
+    }
 }
 
 #[cfg(test)]

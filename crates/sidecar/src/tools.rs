@@ -411,7 +411,7 @@ impl Router {
             if long {
                 progress.step(format!("forwarded {tool} to the Obsidian plugin"));
             }
-            let call = client.call(tool, arguments.clone());
+            let call = client.call(tool, arguments.clone(), progress.cancellation());
             tokio::pin!(call);
             let answer = loop {
                 tokio::select! {

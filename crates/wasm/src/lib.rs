@@ -317,6 +317,13 @@ pub fn is_kept_change_name(name: &str) -> bool {
     vaultlink_core::history::is_record_name(name)
 }
 
+/// Whether a file name in the changes folder is one an undo set aside, the record that it was
+/// made (core's `history::undone_record`).
+#[wasm_bindgen(js_name = isUndoneChangeName)]
+pub fn is_undone_change_name(name: &str) -> bool {
+    vaultlink_core::history::undone_record(name).is_some()
+}
+
 /// The kept changes to remove, given each one's name and size in bytes (core's
 /// `history::to_forget`).
 #[wasm_bindgen(js_name = changesToForget)]
@@ -478,7 +485,7 @@ impl Vault {
     /// The notes whose texts `call(tool, arguments, …)` will ask `read` for, as far as the index
     /// tells now (none for arguments that do not fit): the plugin reads these, then calls.
     /// `changes` are the kept changes (`{name, journal}` each, opened with `openJournal`, or `{name, why}` for one that would not open), which
-    /// only `undo_change` reads.
+    /// only `undo_change` reads; those an undo set aside (`isUndoneChangeName`) are told apart by their names.
     #[wasm_bindgen(js_name = notesNeeded)]
     pub fn notes_needed(&self, tool: &str, arguments: JsValue, changes: JsValue) -> Vec<String> {
         match arguments_of(arguments).and_then(|arguments| ops::request(tool, &arguments)) {
@@ -503,8 +510,8 @@ impl Vault {
         tag: Option<u32>,
         changes: JsValue,
     ) -> Result<JsValue, JsError> {
-        let (changes, unopened) = listed_of(changes);
-        let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0), changes, unopened };
+        let ListedChanges { kept: changes, unopened, undone } = listed_of(changes);
+        let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0), changes, unopened, undone };
         let called = arguments_of(arguments).and_then(|arguments| ops::call(&self.inner, tool, &arguments, &mut edge, &mut self.plans));
         match &called {
             Ok(outcome) => to_js(&CallOutcome::Done {
@@ -537,6 +544,7 @@ struct JsEdge {
     tag: u32,
     changes: Vec<vaultlink_core::history::KeptChange>,
     unopened: Vec<vaultlink_core::history::UnopenedChange>,
+    undone: Vec<vaultlink_core::history::KeptChange>,
 }
 
 /// A file of the kept changes as JavaScript hands it in: opened (`{name, journal}`), or not
@@ -548,26 +556,38 @@ enum Listed {
     Unopened(vaultlink_core::history::UnopenedChange),
 }
 
-/// The kept changes JavaScript hands in, and those that could not be opened (none for
-/// `undefined` or what cannot be read).
-fn listed_of(changes: JsValue) -> (Vec<vaultlink_core::history::KeptChange>, Vec<vaultlink_core::history::UnopenedChange>) {
+/// The files of the kept changes as JavaScript hands them in.
+struct ListedChanges {
+    kept: Vec<vaultlink_core::history::KeptChange>,
+    /// Those that could not be opened.
+    unopened: Vec<vaultlink_core::history::UnopenedChange>,
+    /// Those an undo set aside (`history::undone_record`), the records of undoes made; one that
+    /// did not open records nothing.
+    undone: Vec<vaultlink_core::history::KeptChange>,
+}
+
+/// The kept changes JavaScript hands in, sorted by their names (none for `undefined` or what
+/// cannot be read).
+fn listed_of(changes: JsValue) -> ListedChanges {
+    let mut sorted = ListedChanges { kept: Vec::new(), unopened: Vec::new(), undone: Vec::new() };
     if changes.is_undefined() || changes.is_null() {
-        return (Vec::new(), Vec::new());
+        return sorted;
     }
     let listed: Vec<Listed> = serde_wasm_bindgen::from_value(changes).unwrap_or_default();
-    let (mut kept, mut unopened) = (Vec::new(), Vec::new());
     for item in listed {
         match item {
-            Listed::Kept(change) => kept.push(change),
-            Listed::Unopened(change) => unopened.push(change),
+            Listed::Kept(change) if vaultlink_core::history::undone_record(&change.name).is_some() => sorted.undone.push(change),
+            Listed::Unopened(change) if vaultlink_core::history::undone_record(&change.name).is_some() => {}
+            Listed::Kept(change) => sorted.kept.push(change),
+            Listed::Unopened(change) => sorted.unopened.push(change),
         }
     }
-    (kept, unopened)
+    sorted
 }
 
 /// The kept changes JavaScript hands in.
 fn changes_of(changes: JsValue) -> Vec<vaultlink_core::history::KeptChange> {
-    listed_of(changes).0
+    listed_of(changes).kept
 }
 
 impl ops::Edge for JsEdge {
@@ -591,6 +611,10 @@ impl ops::Edge for JsEdge {
 
     fn unopened_changes(&mut self) -> Vec<vaultlink_core::history::UnopenedChange> {
         self.unopened.clone()
+    }
+
+    fn undone_changes(&mut self) -> Vec<vaultlink_core::history::KeptChange> {
+        self.undone.clone()
     }
 }
 
