@@ -21,7 +21,7 @@ import { applyBatch } from "./move/apply";
 import { forgetChange, forgetOldest, keepChange, listedChanges, undoneChanges } from "./history";
 import { machineName } from "./move/journal";
 import type { StepOutcome } from "./move/apply";
-import { trashNote } from "./delete/apply";
+import { trashNote, trashRefusal } from "./delete/apply";
 import { saveOpenEditors } from "./editors";
 import type { ToolHost } from "./host";
 import { CallDroppedError, EngineRestartedError, type LinkEngine } from "./engine/client";
@@ -225,6 +225,11 @@ async function writingCall(host: ToolHost, tool: string, args: unknown, signal: 
  */
 async function trashKept(host: ToolHost, change: { path: string; before: string; keep: Batch }, guard: readonly string[]): Promise<StepOutcome> {
 	const adapter = host.app.vault.adapter;
+	// What would refuse the trash is looked at before anything is kept, so that a refused delete
+	// leaves `.vaultlink` (its kept changes, the vault's sealing key) as it found it; the trash
+	// looks again right before it moves the note.
+	const refused = await trashRefusal(host.app, change.path, change.before, guard);
+	if (refused !== null) return refused;
 	let name: string;
 	try {
 		name = await keepChange(adapter, batchJournal(change.keep, [], process.pid, Date.now(), machineName()));

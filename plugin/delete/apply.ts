@@ -11,15 +11,27 @@ import { stepError } from "../wasm";
 export const OBSIDIAN_TRASH = "Obsidian's trash (as its Files and links settings choose)";
 
 /**
+ * Why the note at `path` may not go to the trash now, or `null`: one of core's `guard` paths is
+ * reached through a symbolic link, or the note no longer holds `before` (the text may have
+ * changed between the read and now; never trash what was not seen).
+ */
+export async function trashRefusal(app: App, path: string, before: string, guard: readonly string[]): Promise<StepOutcome | null> {
+	const linked = firstLinkOnTheWay(app.vault.adapter, guard);
+	if (linked !== null) return { ok: false, error: stepError({ kind: "through_link", ...linked }) };
+	const file = app.vault.getAbstractFileByPath(path);
+	if (!(file instanceof TFile) || (await app.vault.read(file)) !== before) return { ok: false, error: stepError({ kind: "changed_before_trash", path }) };
+	return null;
+}
+
+/**
  * Moves the note at `path` to the trash if it still holds `before` and none of core's `guard`
  * paths (the note, the trash folder) is reached through a symbolic link (`../move/links-out.ts`).
  */
 export async function trashNote(app: App, path: string, before: string, guard: readonly string[]): Promise<StepOutcome> {
-	const linked = firstLinkOnTheWay(app.vault.adapter, guard);
-	if (linked !== null) return { ok: false, error: stepError({ kind: "through_link", ...linked }) };
+	const refused = await trashRefusal(app, path, before, guard);
+	if (refused !== null) return refused;
 	const file = app.vault.getAbstractFileByPath(path);
-	// The text may have changed between the read and now; never trash what was not seen.
-	if (!(file instanceof TFile) || (await app.vault.read(file)) !== before) return { ok: false, error: stepError({ kind: "changed_before_trash", path }) };
+	if (!(file instanceof TFile)) return { ok: false, error: stepError({ kind: "changed_before_trash", path }) };
 	try {
 		await app.fileManager.trashFile(file);
 	} catch (error) {
