@@ -22,21 +22,6 @@ MOVE = {"from": "People/Ada.md", "to": "Archive/People/Ada Lovelace.md"}
 AS_ROOT = os.geteuid() == 0
 
 
-@pytest.fixture()
-def vault(tmp_path):
-    copy = tmp_path / "vault"
-    shutil.copytree(ROOT / "examples" / "vault", copy)
-    return copy.resolve()
-
-
-@pytest.fixture()
-def runtime_dir():
-    path = Path(tempfile.mkdtemp(prefix="vl-", dir="/tmp"))
-    path.chmod(0o700)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
 @contextlib.asynccontextmanager
 async def sidecar_elsewhere(vault, mode="standalone", wrapper=()):
     """An MCP session with a sidecar as an agent in a sandbox runs it: a HOME and a runtime

@@ -27,6 +27,13 @@ fn own_folders(root: &Path) -> bool {
 /// The names (`.vaultlink/changes/<name>`) of the kept changes' files, whatever they hold, from
 /// the folder's listing alone.
 pub fn record_names(root: &Path) -> Vec<String> {
+    names_in_changes(root, is_record_name)
+}
+
+/// The names (`.vaultlink/changes/<name>`) of the files in the kept changes' folder that `keep`
+/// takes, sorted (oldest first, as the names begin with their time); none when the folder is not
+/// vaultlink's own.
+fn names_in_changes(root: &Path, keep: impl Fn(&str) -> bool) -> Vec<String> {
     if !own_folders(root) {
         return Vec::new();
     }
@@ -34,7 +41,7 @@ pub fn record_names(root: &Path) -> Vec<String> {
     let mut names: Vec<String> = entries
         .flatten()
         .map(|entry| format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy()))
-        .filter(|name| is_record_name(name))
+        .filter(|name| keep(name))
         .collect();
     names.sort();
     names
@@ -103,17 +110,7 @@ pub fn undone_changes(root: &Path) -> Vec<KeptChange> {
 
 /// The names of the files undoes set aside, oldest first.
 fn set_aside_names(root: &Path) -> Vec<String> {
-    if !own_folders(root) {
-        return Vec::new();
-    }
-    let Ok(entries) = std::fs::read_dir(root.join(CHANGES_FOLDER)) else { return Vec::new() };
-    let mut names: Vec<String> = entries
-        .flatten()
-        .map(|entry| format!("{CHANGES_FOLDER}/{}", entry.file_name().to_string_lossy()))
-        .filter(|name| undone_record(name).is_some())
-        .collect();
-    names.sort();
-    names
+    names_in_changes(root, |name| undone_record(name).is_some())
 }
 
 /// Keeps the applied batch's journal for `undo_change`, as part of its commit: called holding the
