@@ -55,8 +55,9 @@ pub enum UndoStep {
     /// file (kept under `saved` when it differs from `before`). Then the note, read: `before`,
     /// nothing to do; a text of hash `after_hash`, replaced by `before` through `temporary` only
     /// if it still holds that text ([`Undone::Restored`], or [`Undone::Kept`] when a save came
-    /// first); anything else, or no file, is someone's edit: it stays, and `before` is saved at
-    /// `saved` ([`Undone::Kept`]).
+    /// first); a note written in place (no `aside`) found empty is the batch's own write torn by
+    /// a stop mid-write, restored the same way; anything else, or no file, is someone's edit: it
+    /// stays, and `before` is saved at `saved` ([`Undone::Kept`]).
     Restore { path: String, aside: Option<String>, temporary: String, before: String, after_hash: String, saved: String },
     /// A folder the batch made: removed if it is a folder (not a link put in its place) and
     /// empty.

@@ -1022,6 +1022,18 @@ fn carry_out(disk: &dyn Disk, root: &Path, journal: &Journal, step: &UndoStep) -
                         keep()
                     }
                 }
+                // A note written in place (the plugin's writes: no aside) found empty is the
+                // batch's own write, torn by a stop between truncating the file and writing it
+                // (a holder suspended or killed mid-write), never a text someone saved.
+                Ok(bytes) if bytes.is_empty() && aside.is_none() && !before.is_empty() => {
+                    let restored = replace_note(disk, root, path, temporary, Expected::Bytes(&[]), before.as_bytes())
+                        .map_err(|error| failed(format!("restoring {path}"), error))?;
+                    if restored == Replaced::Yes {
+                        Ok(Some(Undone::Restored { path: path.clone() }))
+                    } else {
+                        keep()
+                    }
+                }
                 _ => keep(),
             }
         }
