@@ -14,7 +14,8 @@ import { VaultLint } from "./lint/command";
 import { registerMoveNoteCommand } from "./move/command";
 import { registerBulkMove } from "./move/bulk";
 import { registerUndoCommand } from "./undo/command";
-import { allClientConfigurations, clientConfiguration, type McpClient, type McpServerCommand } from "./onboarding/mcp-config";
+import { allClientConfigurations, clientConfiguration, clientName, mcpClients, type McpClient, type McpServerCommand } from "./onboarding/mcp-config";
+import { programForClients } from "./settings/sidecar-check";
 import { METADATA_RESOLVE_WAIT_MS, registerLinkParityCommand } from "./parity/command";
 import { applyObsidianConfig, describeObsidianSettings, readAppJson } from "./obsidian-config";
 import { readSettings, settingsData, type VaultlinkSettings } from "./settings/settings";
@@ -427,7 +428,12 @@ export default class VaultlinkPlugin extends Plugin {
 		}
 	}
 
-	/** Puts the MCP clients' configuration for this vault on the clipboard: one client's, or every one's. */
+	/**
+	 * Puts the MCP clients' configuration for this vault on the clipboard: one client's, or every
+	 * one's. It names the program by the absolute path the settings' program check finds, since
+	 * clients start it without a shell and from a search path of their own; when there is none it
+	 * names the program as configured, and the notice says so.
+	 */
 	async copyMcpConfiguration(client?: McpClient): Promise<void> {
 		const server = await this.mcpServerCommand();
 		if (server === null) {
@@ -438,23 +444,28 @@ export default class VaultlinkPlugin extends Plugin {
 		try {
 			await this.clipboard.writeText(text);
 		} catch (error) {
-			console.error("vaultlink: could not write to the clipboard", error);
-			new Notice(`vaultlink: could not copy to the clipboard (${messageOf(error)}). The configuration is in the developer console; copy it from there.`, ERROR_NOTICE_MS);
-			console.warn(text);
+			// The configuration itself is not logged: it names the vault's folder, and the console
+			// keeps what is written there for anyone who opens it later.
+			console.error("vaultlink: could not write to the clipboard", messageOf(error));
+			new Notice(`vaultlink: could not copy to the clipboard (${messageOf(error)}); nothing was copied. Try again with Obsidian's window in front.`, ERROR_NOTICE_MS);
 			return;
 		}
-		new Notice(
+		const what =
 			client === undefined
-				? "vaultlink: copied the MCP configuration for Claude Desktop, Claude Code and Codex. Paste the part for your client."
-				: "vaultlink: copied the MCP configuration. Paste it into your client.",
-		);
+				? `vaultlink: copied the MCP configuration for ${mcpClients(server.platform).map((each) => clientName(each, server.platform)).join(", ")}. Paste the part for your client.`
+				: `vaultlink: copied the MCP configuration for ${clientName(client, server.platform)}. Paste it into your client.`;
+		const found = server.found
+			? ""
+			: ` It names the program "${server.command}", which was not found: set its absolute path under Agents in the plugin's settings and copy again.`;
+		new Notice(`${what}${found}`, server.found ? undefined : ERROR_NOTICE_MS);
 	}
 
-	private async mcpServerCommand(): Promise<McpServerCommand | null> {
+	private async mcpServerCommand(): Promise<(McpServerCommand & { found: boolean }) | null> {
 		const adapter = this.app.vault.adapter;
 		if (!(adapter instanceof FileSystemAdapter)) return null;
 		const settings = await this.settingsRead;
-		return { command: settings.sidecarCommand, vaultPath: adapter.getBasePath(), platform: process.platform };
+		const program = programForClients(settings.sidecarCommand);
+		return { command: program.command, found: program.found, vaultPath: adapter.getBasePath(), platform: process.platform };
 	}
 
 	/** Reads `data.json`; what cannot be used is replaced by its default and said once. */

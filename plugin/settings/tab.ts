@@ -5,7 +5,7 @@
 
 import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
 import { kindTitle } from "../lint/report";
-import { CLIENT_NAMES, CLIENT_PLACES, MCP_CLIENTS, type McpClient } from "../onboarding/mcp-config";
+import { clientName, clientPlace, mcpClients, type McpClient } from "../onboarding/mcp-config";
 import type { ObsidianSettings } from "../obsidian-config";
 import type { LintRule } from "../wasm";
 import { PROTOCOL_VERSION } from "../bridge/discovery";
@@ -56,6 +56,15 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 	}
 
 	override display(): void {
+		this.redraw();
+	}
+
+	/**
+	 * Draws the tab again, as Obsidian's own call of `display` does when the tab opens. The tab's
+	 * handlers call this rather than `display`, which Obsidian 1.13 deprecates in favour of
+	 * declarative settings that need a newer Obsidian than the plugin's minAppVersion.
+	 */
+	private redraw(): void {
 		this.drawing = this.draw().catch((error: unknown) => {
 			console.error("vaultlink: could not draw its settings", error);
 			this.containerEl.empty();
@@ -83,12 +92,12 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 		new Setting(container)
 			.setName("Let agents connect")
 			.setDesc(
-				"Opens a private local socket so the vaultlink program (the MCP server agents start) answers from this window's live index. Off: the socket is closed and agents read the vault's files instead.",
+				"On by default, since letting agents work on the vault is what vaultlink is for: it opens a socket only you can reach, through which the vaultlink program that your MCP client starts (after it shows the secret token below) reads this window's link index and makes its changes through Obsidian, each previewed, all or nothing and undoable. Nothing reaches it from the network. Off: the socket is closed, agents read the vault's files, and their changes are refused while Obsidian has the vault open.",
 			)
 			.addToggle((toggle) =>
 				toggle.setValue(settings.bridgeEnabled).onChange(async (enabled) => {
 					await this.host.setBridgeEnabled(enabled);
-					this.display();
+					this.redraw();
 				}),
 			);
 		const status = this.host.bridgeStatus();
@@ -102,12 +111,12 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 					.setDisabled(status.state !== "listening")
 					.onClick(async () => {
 						await this.host.regenerateToken();
-						this.display();
+						this.redraw();
 					}),
 			);
 		new Setting(container)
 			.setName("vaultlink program")
-			.setDesc("Its name when it is on your search path, or its absolute path (Claude Desktop needs the absolute path), as agents are told to start it.")
+			.setDesc("Its absolute path, or its name when it is on Obsidian's search path. The copied configurations name the absolute path the program check finds, as MCP clients need.")
 			.addText((text) =>
 				text
 					.setPlaceholder("vaultlink")
@@ -126,17 +135,17 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 		this.check(check, settings.sidecarCommand);
 		new Setting(container)
 			.setName("Copy MCP client configuration")
-			.setDesc("For Claude Desktop, Claude Code and Codex, with this vault's path filled in. Paste the part for your client.")
+			.setDesc(`For ${mcpClients(process.platform).map((client) => clientName(client, process.platform)).join(", ")}, with this vault's path and the program's filled in. Paste the part for your client.`)
 			.addButton((button) =>
 				button
 					.setButtonText("Copy all")
 					.setCta()
 					.onClick(() => this.host.copyMcpConfiguration()),
 			);
-		for (const client of MCP_CLIENTS) {
+		for (const client of mcpClients(process.platform)) {
 			new Setting(container)
-				.setName(CLIENT_NAMES[client])
-				.setDesc(`Only its configuration: ${CLIENT_PLACES[client]}.`)
+				.setName(clientName(client, process.platform))
+				.setDesc(`Only its configuration: ${clientPlace(client, process.platform)}.`)
 				.addButton((button) => button.setButtonText("Copy").onClick(() => this.host.copyMcpConfiguration(client)));
 		}
 	}
@@ -205,12 +214,15 @@ const NEW_LINK_FORMATS: Record<string, string> = {
 	absolute: "Absolute path in vault",
 };
 
-/** The connection line: where the bridge listens and when a sidecar last connected. */
+/**
+ * The connection line: whether agents can connect and when one last did. It says what the state
+ * means to a person; the socket's path is for the sidecar, which finds it in the discovery file.
+ */
 export function describeBridge(status: BridgeStatus): string {
 	const state = {
-		listening: `Listening on ${status.socketPath ?? "its socket"}.`,
+		listening: "Ready: agents' vaultlink program can connect to this window.",
 		off: "Off: agents read the vault's files. Their writes are refused while Obsidian has the vault open.",
-		starting: `Starting: the first index is being built; agents' writes wait for it${status.socketPath === undefined ? "" : ` (announced on ${status.socketPath})`}.`,
+		starting: "Starting: the first index of the vault is being built; agents can connect, and their changes wait for it.",
 		unavailable: "Not available on this device: agents need Obsidian on a desktop.",
 		failed: `Could not start: ${status.error ?? "unknown error"}`,
 	}[status.state];

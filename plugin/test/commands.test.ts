@@ -7,7 +7,8 @@ import { CHECK_LINKS_COMMAND_ID } from "../check-links/command";
 import { LinkCheckModal } from "../check-links/modal";
 import { COPY_MCP_CONFIGURATION_COMMAND_ID } from "../main";
 import type VaultlinkPlugin from "../main";
-import { allClientConfigurations, clientConfiguration } from "../onboarding/mcp-config";
+import { allClientConfigurations, clientConfiguration, mcpClients } from "../onboarding/mcp-config";
+import { programForClients } from "../settings/sidecar-check";
 import { App, TFile, activeElement, doublePluginOf, fakeElementOf, pressKey, shownNotices } from "./obsidian-double";
 import { lastModal, loadPlugin, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
@@ -137,38 +138,41 @@ test("the MCP configuration for each client names the sidecar and this vault's a
 	const server = { command: "/opt/vault link/vaultlink", vaultPath: `/home/me/My "notes"`, platform: "linux" as NodeJS.Platform };
 	const desktop = JSON.parse(clientConfiguration("claude-desktop", server)) as unknown;
 	assert.deepEqual(desktop, { mcpServers: { vaultlink: { command: "/opt/vault link/vaultlink", args: ["mcp", "--vault", `/home/me/My "notes"`] } } });
-	assert.equal(clientConfiguration("claude-code", server), `claude mcp add vaultlink -- '/opt/vault link/vaultlink' mcp --vault '/home/me/My "notes"'`);
+	assert.equal(clientConfiguration("claude-code", server), `claude mcp add --scope user vaultlink -- '/opt/vault link/vaultlink' mcp --vault '/home/me/My "notes"'`);
 	assert.equal(
 		clientConfiguration("codex", server),
 		'[mcp_servers.vaultlink]\ncommand = "/opt/vault link/vaultlink"\nargs = ["mcp", "--vault", "/home/me/My \\"notes\\""]',
 	);
-	assert.equal(clientConfiguration("claude-code", { command: "vaultlink", vaultPath: "/it's/here", platform: "linux" }), `claude mcp add vaultlink -- vaultlink mcp --vault '/it'\\''s/here'`);
-	assert.equal(clientConfiguration("claude-code", { command: "vaultlink", vaultPath: "C:\\Users\\me\\Vault", platform: "win32" }), `claude mcp add vaultlink -- vaultlink mcp --vault "C:\\Users\\me\\Vault"`);
+	assert.equal(clientConfiguration("claude-code", { command: "vaultlink", vaultPath: "/it's/here", platform: "linux" }), `claude mcp add --scope user vaultlink -- vaultlink mcp --vault '/it'\\''s/here'`);
+	assert.equal(clientConfiguration("claude-code", { command: "vaultlink", vaultPath: "C:\\Users\\me\\My Vault", platform: "win32" }), `claude mcp add --scope user vaultlink '--' vaultlink mcp --vault 'C:\\Users\\me\\My Vault'`);
 	const all = allClientConfigurations(server);
 	assert.deepEqual(
 		all.split("\n").filter((line) => line.startsWith("# ")),
-		["# Claude Desktop: merge into claude_desktop_config.json (Settings → Developer → Edit config)", "# Claude Code: run in a terminal", "# Codex: add to ~/.codex/config.toml"],
+		[
+			"# Claude Desktop: merge into claude_desktop_config.json (Settings → Developer → Edit config)",
+			"# Claude Code: run in a terminal; --scope user makes it available in every folder, --scope project instead shares it through the project's .mcp.json",
+			"# Codex: add to ~/.codex/config.toml",
+			"# VS Code: merge into your user mcp.json (command MCP: Open User Configuration), or into .vscode/mcp.json in a workspace",
+			"# Cursor: merge into ~/.cursor/mcp.json, or into .cursor/mcp.json in a project",
+		],
 	);
 });
 
-test("the copy command puts every client's configuration for this vault on the clipboard; a failing clipboard says where to find it", async (t) => {
+test("the copy command puts every client's configuration for this vault on the clipboard", async (t) => {
 	const { plugin, vaultDir } = await open(t);
 	const copied: string[] = [];
 	plugin.clipboard = { writeText: async (text) => void copied.push(text) };
 	await doublePluginOf(plugin).commands.get(COPY_MCP_CONFIGURATION_COMMAND_ID)?.callback?.();
 	assert.equal(copied.length, 1);
-	const server = { command: "vaultlink", vaultPath: vaultDir, platform: process.platform };
+	const program = programForClients("vaultlink");
+	const server = { command: program.command, vaultPath: vaultDir, platform: process.platform };
 	assert.equal(copied[0], allClientConfigurations(server));
-	assert.equal(copied[0]?.split(vaultDir).length, 4, "the vault's absolute path is in each of the three");
-	assert.match(shownNotices.at(-1)?.message ?? "", /copied the MCP configuration for Claude Desktop, Claude Code and Codex/);
+	assert.equal(copied[0]?.split(vaultDir).length, mcpClients(process.platform).length + 1, "the vault's absolute path is in each one");
+	assert.match(shownNotices.at(-1)?.message ?? "", /copied the MCP configuration for Claude Desktop, Claude Code, Codex, VS Code, Cursor/);
 
 	await plugin.saveSettings((settings) => {
-		settings.sidecarCommand = "/usr/local/bin/vaultlink";
+		settings.sidecarCommand = "/usr/local/bin/vaultlink-absent";
 	});
 	await plugin.copyMcpConfiguration("codex");
-	assert.equal(copied[1], clientConfiguration("codex", { ...server, command: "/usr/local/bin/vaultlink" }));
-
-	plugin.clipboard = { writeText: () => Promise.reject(new Error("denied")) };
-	await plugin.copyMcpConfiguration();
-	assert.match(shownNotices.at(-1)?.message ?? "", /could not copy to the clipboard \(denied\)\. The configuration is in the developer console/);
+	assert.equal(copied[1], clientConfiguration("codex", { ...server, command: "/usr/local/bin/vaultlink-absent" }));
 });

@@ -138,7 +138,7 @@ test("the program check finds a program by its absolute path or on the search pa
 
 	const other = await checkSidecar(path.join(dir, "other"), PLUGIN, environment(""));
 	assert.equal(other.ok, false);
-	assert.match(other.message, /runs but is not the vaultlink program: `--version` printed "git version 2\.39\.5"/);
+	assert.match(other.message, /runs but is not the vaultlink program: its --version printed "git version 2\.39\.5"/);
 
 	const broken = await checkSidecar(path.join(dir, "broken"), PLUGIN, environment(""));
 	assert.equal(broken.ok, false);
@@ -149,9 +149,9 @@ test("the program check finds a program by its absolute path or on the search pa
 
 	const missing = await checkSidecar(path.join(dir, "absent", "vaultlink"), PLUGIN, environment(""));
 	assert.equal(missing.ok, false);
-	assert.match(missing.message, /^There is no file at .*absent.*vaultlink\. Install the program \(`cargo install vaultlink`/);
+	assert.match(missing.message, /^There is no file at .*absent.*vaultlink\. Install the program \(cargo install vaultlink/);
 	const notOnPath = await checkSidecar("vaultlink", PLUGIN, environment(path.join(dir, "absent")));
-	assert.match(notOnPath.message, /^`vaultlink` is not on Obsidian's search path/);
+	assert.match(notOnPath.message, /^"vaultlink" is not on Obsidian's search path/);
 });
 
 test("the program check knows the sidecar built from this tree", async () => {

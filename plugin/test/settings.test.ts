@@ -146,7 +146,7 @@ test("the tab has a section each for agents, the lint and links, and shows Obsid
 	assert.equal(lintRules().length, 13);
 	assert.deepEqual(lintRules().filter((rule) => !rule.by_default).map((rule) => rule.kind), ["dead_end"]);
 	assert.equal(toggleOf(tab, "Dead ends").getAttr("aria-checked"), "false");
-	assert.match(descriptionOf(tab, "Connection"), /^Listening on .*\. No agent has connected since the plugin loaded\.$/);
+	assert.equal(descriptionOf(tab, "Connection"), "Ready: agents' vaultlink program can connect to this window. No agent has connected since the plugin loaded.");
 
 	// The copy buttons: every client's configuration, or one client's.
 	const copied: string[] = [];
@@ -155,8 +155,13 @@ test("the tab has a section each for agents, the lint and links, and shows Obsid
 	row(tab, "Claude Code").findAll("button")[0]?.click();
 	await new Promise((resolve) => setImmediate(resolve));
 	assert.equal(copied.length, 2);
-	assert.match(copied[0] ?? "", /^# Claude Desktop: .*\n[^]*# Claude Code: [^]*# Codex: /);
-	assert.match(copied[1] ?? "", /^claude mcp add vaultlink -- vaultlink mcp --vault /);
+	assert.match(copied[0] ?? "", /^# Claude Desktop: .*\n[^]*# Claude Code: [^]*# Codex: [^]*# VS Code: [^]*# Cursor: /);
+	assert.match(copied[1] ?? "", /^claude mcp add --scope user vaultlink -- \S+ mcp --vault /);
+	row(tab, "VS Code").findAll("button")[0]?.click();
+	row(tab, "Cursor").findAll("button")[0]?.click();
+	await new Promise((resolve) => setImmediate(resolve));
+	assert.deepEqual(Object.keys(JSON.parse(copied[2] ?? "") as object), ["servers"]);
+	assert.deepEqual(Object.keys(JSON.parse(copied[3] ?? "") as object), ["mcpServers"]);
 });
 
 test("turning the bridge off closes the socket and removes the discovery file; on opens it again with a new token; the choice is saved", async (t) => {
