@@ -1,6 +1,6 @@
 //! The "Delete note safely…" command's preview on screen: every link to the note (where, as
 //! written, in the body or which property), drawn by `renderDeletePreview`, and one button whose
-//! words say what confirming does. Enter confirms, Escape cancels.
+//! words say what confirming does. The keyboard starts on Cancel; Escape cancels.
 
 import type { App } from "obsidian";
 import { PreviewConfirmModal } from "../move/modals";
@@ -19,10 +19,9 @@ export class DeletePreviewModal extends PreviewConfirmModal {
 			title: `Delete ${answer.path}`,
 			render: (container) => renderDeletePreview(container, answer),
 			confirmText: confirmLabel(answer),
+			// The keyboard starts on Cancel, as a removing change's preview does; the delete button
+			// says what it does (and how many links it leaves dangling).
 			style: "warning",
-			// As Obsidian's own delete dialog: the keyboard starts on the button that deletes, which
-			// says what it does (and how many links it leaves dangling); Escape cancels.
-			focusConfirm: true,
 			onConfirm,
 		});
 	}

@@ -100,6 +100,30 @@ export type FixFinding = (proposal: LintProposal) => void;
 /** Tools a fix button runs: the ones the plugin previews and applies itself (`move/apply.ts`). */
 export const FIXING_TOOLS = new Set(["rewrite_link", "move_note"]);
 
+/** The plugin's command that does what an MCP tool does, for the tools a person can run here. */
+const COMMANDS: Record<string, string> = { move_note: "Move note safely", delete_note: "Delete note safely" };
+
+/**
+ * Core's wording of a finding, which is written for agents, made plain for a person: a name in
+ * backticks is put in quotation marks, and an MCP tool's name becomes the plugin's command that
+ * does the same (or goes, for a tool a person has no command for, such as `rewrite_link`, whose
+ * finding has its fix button instead).
+ */
+export function forPeople(text: string): string {
+	return text
+		.replace(/ ?\(([a-z]+(?:_[a-z]+)+)\)|( with |, using | through )([a-z]+(?:_[a-z]+)+)\b/g, (whole, inParentheses: string | undefined, joiner: string | undefined, named: string | undefined) => {
+			const tool = inParentheses ?? named ?? "";
+			if (!TOOL_NAMES.has(tool)) return whole;
+			const command = COMMANDS[tool];
+			if (command === undefined) return "";
+			return inParentheses !== undefined ? ` (the “${command}” command)` : `${joiner ?? " with "}the “${command}” command`;
+		})
+		.replace(/`([^`]*)`/g, "“$1”");
+}
+
+/** The MCP tools core's wording names. */
+const TOOL_NAMES = new Set(["move_note", "rewrite_link", "delete_note", "bulk_move_notes", "update_properties", "create_page", "undo_change", "lint_wiki"]);
+
 /**
  * Draws `report` into `container` and returns the findings drawn, in order. Clicking a
  * finding's subject calls `open` with where it is; a finding whose proposal names a tool the
@@ -136,7 +160,7 @@ export function renderLintReport(
 	if (report.skipped.length > 0) {
 		container.createEl("h3", { text: "Checks not run" });
 		const list = container.createEl("ul");
-		for (const skipped of report.skipped) list.createEl("li", { text: `${kindTitle(skipped.kind)}: ${skipped.reason}` });
+		for (const skipped of report.skipped) list.createEl("li", { text: `${kindTitle(skipped.kind)}: ${forPeople(skipped.reason)}` });
 	}
 	return rendered;
 }
@@ -158,14 +182,16 @@ function renderProposal(
 		const link = item.createEl("a", { cls: "vaultlink-lint-subject", text: name, attr: { title: where } });
 		link.onClickEvent(() => open(location));
 	}
-	if (proposal.detail !== undefined) item.createDiv({ cls: "vaultlink-lint-detail", text: proposal.detail });
+	if (proposal.detail !== undefined) item.createDiv({ cls: "vaultlink-lint-detail", text: forPeople(proposal.detail) });
 	if (proposal.related !== undefined && proposal.related.length > 0) {
 		item.createDiv({ cls: "vaultlink-lint-related", text: `Involves: ${proposal.related.join(", ")}` });
 	}
 	const tool = proposal.tool;
 	const fixable = fix !== null && tool !== undefined && FIXING_TOOLS.has(tool) && proposal.tool_args !== undefined;
-	const named = tool === undefined || fixable ? "" : ` (${tool})`;
-	item.createDiv({ cls: "vaultlink-lint-action", text: `${proposal.suggested_action}${named}` });
+	const command = tool === undefined || fixable ? undefined : COMMANDS[tool];
+	const action = forPeople(proposal.suggested_action);
+	const how = command === undefined || action.includes(`“${command}”`) ? "" : ` The “${command}” command does it.`;
+	item.createDiv({ cls: "vaultlink-lint-action", text: `${action}${how}` });
 	if (fixable) {
 		const button = item.createEl("button", { cls: "vaultlink-lint-fix", text: tool === "move_note" ? "Preview the move" : "Preview the fix" });
 		button.onClickEvent(() => fix(proposal));

@@ -131,7 +131,7 @@ export interface PreviewConfirmOptions {
 	confirmText: string;
 	/** `cta` for a change that can be undone by another, `warning` for one that removes. */
 	style: "cta" | "warning";
-	/** Puts the keyboard on the confirm button when the modal opens. */
+	/** Puts the keyboard on the confirm button when the modal opens; never for `warning`, which starts on Cancel. */
 	focusConfirm?: boolean;
 	/** Applies exactly what was previewed. */
 	onConfirm(): Promise<void>;
@@ -162,12 +162,13 @@ export class PreviewConfirmModal extends Modal {
 		this.options.render(this.contentEl);
 		const buttons = this.contentEl.createDiv({ cls: "modal-button-container" });
 		const confirm = new ButtonComponent(buttons).setButtonText(this.options.confirmText).onClick(() => this.confirm());
-		// Deprecated for `setDestructive`, which arrived in Obsidian 1.13.0; the manifest's
-		// minAppVersion (1.7.2) has only this one, which still works (eslint.config.mjs).
-		if (this.options.style === "warning") confirm.setWarning();
+		if (this.options.style === "warning") styleDestructive(confirm);
 		else confirm.setCta();
-		new ButtonComponent(buttons).setButtonText("Cancel").onClick(() => this.close());
-		if (this.options.focusConfirm === true) confirm.buttonEl.focus();
+		const cancel = new ButtonComponent(buttons).setButtonText("Cancel").onClick(() => this.close());
+		// A change that removes never starts with the keyboard on the button that makes it: a
+		// stray Enter then cancels (it presses the focused button, `fromButton`) rather than removes.
+		if (this.options.style === "warning") cancel.buttonEl.focus();
+		else if (this.options.focusConfirm === true) confirm.buttonEl.focus();
 	}
 
 	override onClose(): void {
@@ -180,6 +181,15 @@ export class PreviewConfirmModal extends Modal {
 		this.close();
 		this.action = this.options.onConfirm();
 	}
+}
+
+/**
+ * Styles `button` as one that removes, with the class the deprecated `setWarning` adds. Its
+ * replacement, `setDestructive`, arrived in Obsidian 1.13.0, after the manifest's minAppVersion
+ * (1.7.2); the class is styled in both.
+ */
+function styleDestructive(button: ButtonComponent): void {
+	button.buttonEl.addClass("mod-warning");
 }
 
 /** Shows a move's plan and applies exactly that plan on confirmation. */

@@ -76,7 +76,7 @@ test("the delete command is registered with its stable id and no default hotkey"
 	assert.equal(command?.hotkeys, undefined);
 });
 
-test("the preview lists body and property backlinks; Enter trashes the note, leaving them dangling", async (t) => {
+test("the preview lists body and property backlinks; its delete button trashes the note, leaving them dangling", async (t) => {
 	const opened = await open(t);
 	const picker = opened.run();
 	assert.deepEqual(
@@ -105,7 +105,7 @@ test("the preview lists body and property backlinks; Enter trashes the note, lea
 	]);
 	assert.deepEqual(snapshotVault(opened.vaultDir), before, "a preview writes nothing");
 
-	preview.scope.press("Enter");
+	buttonOf(preview, "Move to trash; 3 links will dangle").click();
 	await preview.action;
 	assert.ok(!preview.isOpen);
 	assert.ok(!exists(opened.vaultDir, "Old.md"));
@@ -167,7 +167,7 @@ test("confirming a preview after the note was edited is refused, and nothing is 
 	assert.ok(file instanceof TFile);
 	await opened.app.vault.modify(file, "alone, and edited since");
 	const before = snapshotVault(opened.vaultDir);
-	preview.scope.press("Enter");
+	buttonOf(preview, "Move to trash").click();
 	await preview.action;
 	assert.deepEqual(snapshotVault(opened.vaultDir), before);
 	assert.equal(
@@ -181,7 +181,7 @@ test("confirming a preview after a new backlink appeared is refused", async (t) 
 	const preview = await previewOf(opened, "lonely");
 	await opened.app.vault.create("C.md", "now [[Lonely]] has a friend");
 	const before = snapshotVault(opened.vaultDir);
-	preview.scope.press("Enter");
+	buttonOf(preview, "Move to trash").click();
 	await preview.action;
 	assert.deepEqual(snapshotVault(opened.vaultDir), before);
 	assert.match(shownNotices.at(-1)?.message ?? "", /^vaultlink: Lonely\.md was not deleted: the approved plan_hash is not the plan now .*; 1 link points to it, which it would leave dangling: C\.md line 1 \(\[\[Lonely\]\]\); nothing changed\./);
@@ -216,18 +216,25 @@ test("the preview says how many backlinks it leaves out", () => {
 	]);
 });
 
-test("the preview opens with the keyboard on the button that says what deleting does; Enter presses it, Escape cancels", async (t) => {
+test("the preview opens with the keyboard on Cancel, not on the button that deletes: Enter there cancels, Escape too", async (t) => {
 	const opened = await open(t);
+	const entered = await previewOf(opened, "old");
+	const confirm = buttonOf(entered, "Move to trash; 3 links will dangle");
+	assert.equal(activeElement(), buttonOf(entered, "Cancel"), "the focus lands on Cancel");
+	assert.notEqual(activeElement(), confirm);
+	assert.ok(confirm.hasClass("mod-warning"), "styled as one that removes");
+	pressKey("Enter", entered.scope);
+	assert.ok(!entered.isOpen);
+	assert.equal(entered.action, null, "Enter on Cancel started nothing");
+	assert.ok(exists(opened.vaultDir, "Old.md"));
+
 	const escaped = await previewOf(opened, "old");
-	const confirm = buttonOf(escaped, "Move to trash; 3 links will dangle");
-	assert.equal(activeElement(), confirm, "the focus lands on the confirm button");
-	assert.ok(confirm.hasClass("mod-warning"), "styled as a warning");
 	pressKey("Escape", escaped.scope);
 	assert.ok(!escaped.isOpen);
 	assert.ok(exists(opened.vaultDir, "Old.md"));
 
 	const preview = await previewOf(opened, "old");
-	pressKey("Enter", preview.scope);
+	buttonOf(preview, "Move to trash; 3 links will dangle").click();
 	await preview.action;
-	assert.ok(!exists(opened.vaultDir, "Old.md"), "Enter on the focused button deleted the note");
+	assert.ok(!exists(opened.vaultDir, "Old.md"), "the delete button deleted the note");
 });

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { LINT_COMMAND_ID } from "../lint/command";
 import { LINT_VIEW_TYPE, LintView } from "../lint/view";
-import { renderLintReport, type LintReport } from "../lint/report";
+import { renderLintReport, type LintReport, forPeople } from "../lint/report";
 import type VaultlinkPlugin from "../main";
 import { PreviewConfirmModal } from "../move/modals";
 import { App, FakeElement, TFile, activeElement, asHTMLElement, doubleLeafOf, doublePluginOf, fakeElementOf, pressKey, shownNotices } from "./obsidian-double";
@@ -68,20 +68,20 @@ test("the lint command opens the view in the sidebar, grouped by kind with count
 		"  p 3 findings.",
 		"  h3 Links to missing headings (1)",
 		"      a Home.md, line 1",
-		"      div the link to `A#Nowhere` names the heading `#Nowhere`, which `A.md` does not have",
+		"      div the link to “A#Nowhere” names the heading “#Nowhere”, which “A.md” does not have",
 		"      div Involves: A.md",
-		"      div Point the link at an existing heading of `A.md`, or restore the heading there.",
+		"      div Point the link at an existing heading of “A.md”, or restore the heading there.",
 		"  h3 Orphans (1)",
 		"      a Lonely.md",
-		"      div no other note links to `Lonely.md`, from its body or its properties",
+		"      div no other note links to “Lonely.md”, from its body or its properties",
 		"      div Link it from a related note or an index page, or merge it into another note if it repeats one.",
 		"  h3 Unresolved links (1)",
 		"      a Missing",
-		"      div 2 links in 2 notes point to `Missing`, and no file has that name or path",
+		"      div 2 links in 2 notes point to “Missing”, and no file has that name or path",
 		"      div Involves: A.md, Home.md",
-		"      div Write the note `Missing`, or remove or correct the links.",
+		"      div Write the note “Missing”, or remove or correct the links.",
 		"  h3 Checks not run",
-		"    li Schema violations: no SCHEMA.md governs the notes linted: put one, with `types` and `properties` in its frontmatter, in the wiki's folder",
+		"    li Schema violations: no SCHEMA.md governs the notes linted: put one, with “types” and “properties” in its frontmatter, in the wiki's folder",
 	]);
 });
 
@@ -184,7 +184,7 @@ test("a report lists what one page holds, says how many more there are, and link
 		"h3 Notes known by the same name (1)",
 		"    span one",
 		"    div two notes are called one",
-		"    div Rename one. (move_note)",
+		"    div Rename one. The “Move note safely” command does it.",
 		"h3 Orphans (2)",
 		"    a Notes/One.md",
 		"    div Link it.",
@@ -278,4 +278,15 @@ test("a fix cancelled with Escape writes nothing", async (t) => {
 	assert.ok(!preview.isOpen);
 	assert.equal(preview.action, null);
 	assert.deepEqual(snapshotVault(vaultDir), before);
+});
+
+test("the view words core's findings for people: names in quotation marks, and no MCP tool names", () => {
+	assert.equal(forPeople("Point these links at `Notes/A.md` with rewrite_link."), "Point these links at “Notes/A.md”.");
+	assert.equal(
+		forPeople("Write the path of the file meant (such as `folder/Note`), or rename one of the files so the name is unique (move_note)."),
+		"Write the path of the file meant (such as “folder/Note”), or rename one of the files so the name is unique (the “Move note safely” command).",
+	);
+	assert.equal(forPeople("Rename it with move_note."), "Rename it with the “Move note safely” command.");
+	// A snake_case word that is no tool, such as a property, stays as it is.
+	assert.equal(forPeople("its `page_type` (page_type) is unknown"), "its “page_type” (page_type) is unknown");
 });
