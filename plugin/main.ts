@@ -14,7 +14,7 @@ import { VaultLint } from "./lint/command";
 import { registerMoveNoteCommand } from "./move/command";
 import { registerBulkMove } from "./move/bulk";
 import { registerUndoCommand } from "./undo/command";
-import { allClientConfigurations, clientConfiguration, clientName, mcpClients, type McpClient, type McpServerCommand } from "./onboarding/mcp-config";
+import { allClientConfigurations, clientConfiguration, clientList, clientName, type McpClient, type McpServerCommand } from "./onboarding/mcp-config";
 import { programForClients } from "./settings/sidecar-check";
 import { METADATA_RESOLVE_WAIT_MS, registerLinkParityCommand } from "./parity/command";
 import { applyObsidianConfig, describeObsidianSettings, readAppJson } from "./obsidian-config";
@@ -452,7 +452,7 @@ export default class VaultlinkPlugin extends Plugin {
 		}
 		const what =
 			client === undefined
-				? `vaultlink: copied the MCP configuration for ${mcpClients(server.platform).map((each) => clientName(each, server.platform)).join(", ")}. Paste the part for your client.`
+				? `vaultlink: copied the MCP configuration for ${clientList(server.platform)}. Paste the part for your client.`
 				: `vaultlink: copied the MCP configuration for ${clientName(client, server.platform)}. Paste it into your client.`;
 		const found = server.found
 			? ""

@@ -29,6 +29,12 @@ export function mcpClients(platform: NodeJS.Platform): McpClient[] {
 	return MCP_CLIENTS.filter((client) => client !== "claude-code-cmd" || platform === "win32");
 }
 
+/** The names of the clients offered on `platform`, as a sentence lists them. */
+export function clientList(platform: NodeJS.Platform): string {
+	const names = mcpClients(platform).map((client) => clientName(client, platform));
+	return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1) ?? ""}`;
+}
+
 /** Each client's name as the settings tab shows it. */
 export function clientName(client: McpClient, platform: NodeJS.Platform): string {
 	switch (client) {

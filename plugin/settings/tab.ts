@@ -5,7 +5,7 @@
 
 import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
 import { kindTitle } from "../lint/report";
-import { clientName, clientPlace, mcpClients, type McpClient } from "../onboarding/mcp-config";
+import { clientList, clientName, clientPlace, mcpClients, type McpClient } from "../onboarding/mcp-config";
 import type { ObsidianSettings } from "../obsidian-config";
 import type { LintRule } from "../wasm";
 import { PROTOCOL_VERSION } from "../bridge/discovery";
@@ -92,7 +92,7 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 		new Setting(container)
 			.setName("Let agents connect")
 			.setDesc(
-				"On by default, since letting agents work on the vault is what vaultlink is for: it opens a socket only you can reach, through which the vaultlink program that your MCP client starts (after it shows the secret token below) reads this window's link index and makes its changes through Obsidian, each previewed, all or nothing and undoable. Nothing reaches it from the network. Off: the socket is closed, agents read the vault's files, and their changes are refused while Obsidian has the vault open.",
+				"Lets the vaultlink program that your MCP client starts work through this window: it reads the live link index and makes its changes through Obsidian, each previewed, all or nothing and undoable. On from the start, since that is what vaultlink is for: it listens on a socket only your user account can open, answers only a program that shows the token below, and nothing reaches it from the network. Off: agents read the vault's files, and their changes are refused while Obsidian has the vault open.",
 			)
 			.addToggle((toggle) =>
 				toggle.setValue(settings.bridgeEnabled).onChange(async (enabled) => {
@@ -135,7 +135,7 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 		this.check(check, settings.sidecarCommand);
 		new Setting(container)
 			.setName("Copy MCP client configuration")
-			.setDesc(`For ${mcpClients(process.platform).map((client) => clientName(client, process.platform)).join(", ")}, with this vault's path and the program's filled in. Paste the part for your client.`)
+			.setDesc(`For ${clientList(process.platform)}, with this vault's path and the program's filled in. Paste the part for your client.`)
 			.addButton((button) =>
 				button
 					.setButtonText("Copy all")

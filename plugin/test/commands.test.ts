@@ -168,7 +168,7 @@ test("the copy command puts every client's configuration for this vault on the c
 	const server = { command: program.command, vaultPath: vaultDir, platform: process.platform };
 	assert.equal(copied[0], allClientConfigurations(server));
 	assert.equal(copied[0]?.split(vaultDir).length, mcpClients(process.platform).length + 1, "the vault's absolute path is in each one");
-	assert.match(shownNotices.at(-1)?.message ?? "", /copied the MCP configuration for Claude Desktop, Claude Code, Codex, VS Code, Cursor/);
+	assert.match(shownNotices.at(-1)?.message ?? "", /copied the MCP configuration for Claude Desktop, Claude Code, Codex, VS Code and Cursor\. /);
 
 	await plugin.saveSettings((settings) => {
 		settings.sidecarCommand = "/usr/local/bin/vaultlink-absent";

@@ -21,6 +21,7 @@ const VIEWS = [
 	{ name: "lint-view", frame: "pane", title: "Vault lint", width: 560, height: 1500 },
 	{ name: "move-preview", frame: "modal", width: 980, height: 640 },
 	{ name: "delete-preview", frame: "modal", width: 980, height: 700 },
+	{ name: "settings-tab", frame: "settings", title: "vaultlink", width: 980, height: 1500 },
 ];
 
 function chromium() {
@@ -43,7 +44,9 @@ function page(view, body) {
 	const framed =
 		view.frame === "pane"
 			? `<div class="workspace-leaf"><div class="pane-title">${view.title}</div>${body}</div>`
-			: `<div class="modal-container"><div class="modal-bg"></div>${body}</div>`;
+			: view.frame === "settings"
+				? `<div class="modal-container"><div class="modal-bg"></div><div class="modal mod-settings"><div class="modal-title">${view.title}</div>${body}</div></div>`
+				: `<div class="modal-container"><div class="modal-bg"></div>${body}</div>`;
 	return `<!doctype html>\n<html><head><meta charset="utf-8"><style>${css}</style></head><body class="theme-light">${framed}</body></html>\n`;
 }
 

@@ -99,6 +99,25 @@ test("the delete preview on the sample vault: People/Ada.md and the links to it"
 	checkSnapshot("delete-preview", modalHTML(lastModal(DeletePreviewModal)));
 });
 
+test("the settings tab on the sample vault, with the program built from this tree", async (t) => {
+	const plugin = await sampleVault(t);
+	const built = path.join(REPO_ROOT, "target", "debug", process.platform === "win32" ? "vaultlink.exe" : "vaultlink");
+	assert.ok(fs.existsSync(built), `${built} is missing: run scripts/build.sh`);
+	await plugin.saveSettings((settings) => {
+		settings.sidecarCommand = built;
+	});
+	const tab = plugin.settingsTab;
+	assert.ok(tab !== null);
+	tab.display();
+	await tab.drawing;
+	const check = await tab.checking;
+	assert.equal(check?.ok, true, check?.message);
+	// The checkout's folder differs between machines, and the version between releases: the
+	// snapshot names them as an installed program of one fixed version, so neither changes it.
+	const html = fakeElementOf(tab.containerEl).toHTML().split(built).join("/usr/local/bin/vaultlink").split(`vaultlink ${plugin.manifest.version} `).join("vaultlink 1.0.0 ").split(`(${plugin.manifest.version})`).join("(1.0.0)");
+	checkSnapshot("settings-tab", html);
+});
+
 /** The system's Chromium, as scripts/setup.sh installs it, or `$VAULTLINK_CHROMIUM`. */
 function chromium(): string {
 	for (const candidate of [process.env["VAULTLINK_CHROMIUM"], "chromium", "chromium-browser", "google-chrome"]) {
