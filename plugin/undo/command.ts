@@ -58,8 +58,8 @@ export async function previewUndo(app: App, host: HostProvider): Promise<Preview
 		title: `Undo the last ${toolName(preview.tool)}`,
 		render: (container) => renderUndoPreview(container, preview),
 		confirmText: "Undo",
+		// It can remove what the change made (a page it created), so the keyboard starts on Cancel.
 		style: "warning",
-		focusConfirm: true,
 		onConfirm: () => applyPreviewedUndo(ready, preview),
 	});
 	modal.open();
