@@ -8,6 +8,7 @@ import { RENAME_SETTLE_MS, registerRenameAuditCommand } from "./audit/command";
 import type { RenameLog } from "./audit/renames";
 import { BridgeServer } from "./bridge/server";
 import { registerCheckLinksCommand } from "./check-links/command";
+import { registerLinkGraphCommand } from "./graph/command";
 import { registerDeleteNoteCommand } from "./delete/command";
 import { DEFAULT_INDEXER_OPTIONS, Indexer, type IndexerOptions } from "./indexer";
 import { VaultLint } from "./lint/command";
@@ -160,6 +161,7 @@ export default class VaultlinkPlugin extends Plugin {
 		registerBulkMove(this, settledHost);
 		this.renameLog = registerRenameAuditCommand(this, settledHost, () => this.renameSettleMs);
 		this.checkLinks = registerCheckLinksCommand(this, () => this.settledIndex());
+		registerLinkGraphCommand(this, () => this.settledIndex());
 		this.addCommand({
 			id: COPY_MCP_CONFIGURATION_COMMAND_ID,
 			name: "Copy MCP client configuration",

@@ -56,6 +56,8 @@ async def oversized_answers(vault, runtime_dir, mode):
             ("read_note", {"path": "Quotes", "max_bytes": 64_000}),
             ("get_outgoing_links", {"path": "Many links", "limit": 1000}),
             ("rewrite_link", {"from_target": "Hub", "to_target": "Centre", "allow_unresolved": True, "limit": 1000}),
+            ("link_graph", {"question": "hubs", "limit": 1000}),
+            ("find_link_paths", {"from": f"Project/{LONG_NAME}0000", "to": f"Project/{LONG_NAME}0600", "direction": "any", "limit": 1000}),
         ]
         answers = [(name, await session.call_tool(name, arguments)) for name, arguments in calls]
         move = {"from": "Project", "to": f"Archive/{LONG_NAME}"}
@@ -91,7 +93,8 @@ def test_every_answer_stays_under_its_ceiling_whatever_its_arguments(tmp_path, r
         assert wire_size(answer) < MAX_ANSWER_BYTES, f"{name}: {wire_size(answer)} bytes on the wire"
     by_name = dict(answers)
     # What did not fit goes on with a cursor.
-    for name in ("lint_wiki", "find_unresolved_links", "get_backlinks", "rewrite_link", "move_note", "read_note", "get_outgoing_links"):
+    for name in ("lint_wiki", "find_unresolved_links", "get_backlinks", "rewrite_link", "move_note", "read_note", "get_outgoing_links",
+                 "link_graph"):
         assert by_name[name].structured_content.get("next_cursor"), f"{name} ends its page with a next_cursor"
     outgoing = by_name["get_outgoing_links"].structured_content
     assert outgoing["total"] == MANY_LINKS and len(outgoing["links"]) < MANY_LINKS and "cut" not in outgoing

@@ -75,6 +75,12 @@ EVERY_TOOL = [
     ("list_changes", {"limit": 1, "response_format": "concise"}),
     ("server_health", {}),
     ("server_health", {"response_format": "concise"}),
+    ("find_link_paths", {"from": "Home", "to": "People/Ada"}),
+    ("find_link_paths", {"from": "People/Ada", "to": "Home", "direction": "any", "response_format": "concise"}),
+    ("link_graph", {"question": "hubs"}),
+    ("link_graph", {"question": "islands", "response_format": "concise"}),
+    ("link_graph", {"question": "cycles", "min_length": 2, "max_length": 4}),
+    ("link_graph", {"question": "health"}),
     # Refusals, each with its code.
     ("get_outgoing_links", {"path": "No such note.md"}),
     ("read_note", {"path": "../outside.md"}),

@@ -53,6 +53,7 @@ test("every command has a stable id, a sentence-case name and no default hotkey"
 			["delete-note-safely", "Delete note safely…"],
 			["lint-vault", "Lint the vault"],
 			["move-note-safely", "Move note safely…"],
+			["show-link-graph-health", "Show the link graph's health"],
 			["undo-last-change", "Undo last change"],
 		],
 	);

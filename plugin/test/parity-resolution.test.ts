@@ -347,3 +347,33 @@ test("relative wikilinks are resolved from the linking note's folder and counted
 		[["../Gone", null, "c/Other.md"]],
 	);
 });
+
+// Issue 40's resolution leftovers, with Obsidian's answers as `tests/resolution.rs` argues them:
+// a final capital sigma, CommonMark's escapes in a markdown destination, and a folder path two
+// files' paths end with, which both sides resolve but vaultlink reports as ambiguous.
+const LEFTOVERS = indexFixture(`
+//- x/A.md
+[[ΟΔΟΣ]] [[οδος]] [a](../T\\(1\\).md) [b](../Fish%20&amp;%20Chips.md) [[docs/Guide]]
+//- ΟΔΟΣ.md
+//- T(1).md
+//- Fish & Chips.md
+//- docs/Guide.md
+//- x/docs/Guide.md
+`);
+
+test("a final capital sigma, an escaped destination and a folder path resolve as Obsidian resolves them", () => {
+	check(
+		LEFTOVERS,
+		"x/A.md",
+		{
+			dest: { "ΟΔΟΣ": "ΟΔΟΣ.md", "οδος": "ΟΔΟΣ.md", "../T(1).md": "T(1).md", "../Fish & Chips.md": "Fish & Chips.md", "docs/Guide": "x/docs/Guide.md" },
+			resolved: { "ΟΔΟΣ.md": 2, "T(1).md": 1, "Fish & Chips.md": 1, "x/docs/Guide.md": 1 },
+		},
+		{
+			agreeing: 5,
+			ambiguous: [
+				'[[docs/Guide]] (line 1, column 69), 2 candidates (docs/Guide.md, x/docs/Guide.md): vaultlink "x/docs/Guide.md" (by the linking note\'s folder), Obsidian "x/docs/Guide.md": same pick',
+			],
+		},
+	);
+});

@@ -20,6 +20,7 @@ pub mod evidence;
 pub mod existing;
 pub mod facts;
 pub mod frontmatter;
+pub mod graph;
 pub mod hex;
 pub mod history;
 pub mod history_list;

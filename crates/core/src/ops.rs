@@ -48,6 +48,8 @@ pub enum Request {
     DraftWikiPage(crate::draft::DraftArguments),
     UndoChange(crate::history::UndoArguments),
     ListChanges(crate::history_list::ListChangesArguments),
+    FindLinkPaths(crate::graph::PathArguments),
+    LinkGraph(crate::graph::GraphArguments),
 }
 
 impl Request {
@@ -88,6 +90,8 @@ impl Request {
             Request::DraftWikiPage(_) => "draft_wiki_page",
             Request::UndoChange(_) => "undo_change",
             Request::ListChanges(_) => "list_changes",
+            Request::FindLinkPaths(_) => "find_link_paths",
+            Request::LinkGraph(_) => "link_graph",
         }
     }
 
@@ -283,6 +287,8 @@ pub enum Response {
     Undone(crate::history::UndoAnswer),
     Changes(crate::history_list::ChangesList),
     Draft(Box<crate::draft::DraftAnswer>),
+    LinkPaths(crate::graph::LinkPaths),
+    Graph(crate::graph::GraphAnswer),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -529,6 +535,8 @@ fn dispatch(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut P
             crate::history_list::list_changes(vault, arguments, edge).map(Response::Changes).map_err(error)?
         }
         Request::LintWiki(arguments) => lint_wiki(vault, arguments).map(Response::Lint).map_err(error)?,
+        Request::FindLinkPaths(arguments) => crate::graph::link_paths(vault, arguments).map(Response::LinkPaths).map_err(error)?,
+        Request::LinkGraph(arguments) => crate::graph::link_graph(vault, arguments).map(Response::Graph).map_err(error)?,
         Request::FindExistingPage(arguments) => find_existing_page(vault, arguments).map(Response::ExistingPage).map_err(error)?,
         Request::FindEvidence(arguments) => {
             // A note the edge cannot read is listed as unread, and matched from the index alone.

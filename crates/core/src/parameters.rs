@@ -208,6 +208,37 @@ pub const ALL: &[Parameters] = &[
         rules: &[],
     },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
+    Parameters {
+        tool: "find_link_paths",
+        list: &[
+            required("from", TEXT),
+            required("to", TEXT),
+            optional("max_length", Kind::Whole { minimum: 1, maximum: Some(crate::graph::MAX_PATH_LENGTH as u64) }),
+            optional("direction", Kind::Choice(&["forward", "any"])),
+            LIMIT,
+            CURSOR,
+            FORMAT,
+        ],
+        rules: &[],
+    },
+    Parameters {
+        tool: "link_graph",
+        list: &[
+            required("question", Kind::Choice(&["hubs", "islands", "cycles", "health"])),
+            optional(
+                "min_length",
+                Kind::Whole { minimum: crate::graph::MIN_CYCLE_LENGTH as u64, maximum: Some(crate::graph::MAX_CYCLE_LENGTH as u64) },
+            ),
+            optional(
+                "max_length",
+                Kind::Whole { minimum: crate::graph::MIN_CYCLE_LENGTH as u64, maximum: Some(crate::graph::MAX_CYCLE_LENGTH as u64) },
+            ),
+            LIMIT,
+            CURSOR,
+            FORMAT,
+        ],
+        rules: &[],
+    },
     // The command line's `summary`; not a tool of the MCP catalogue.
     Parameters { tool: "vault_summary", list: &[], rules: &[] },
 ];

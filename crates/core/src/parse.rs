@@ -200,8 +200,9 @@ pub struct Link {
     /// The target part as written (for a property link, after YAML unescaping):
     /// `Note#Heading` in `[[Note#Heading|shown]]`.
     pub target: String,
-    /// The path part of the target, percent-decoded for markdown links; empty for a link to a
-    /// heading or block of the same note (`[[#Heading]]`).
+    /// The path part of the target, for markdown links with CommonMark's backslash escapes and
+    /// character references read, then percent-decoded (`T(1).md` for `T\(1\).md`); empty for
+    /// a link to a heading or block of the same note (`[[#Heading]]`).
     pub path: String,
     /// What follows the first `#` of the target, with the `#`: `#Heading`, `#^block-id`.
     pub subpath: Option<String>,
@@ -221,7 +222,7 @@ pub struct Link {
 
 impl Link {
     /// The link's destination as Obsidian's `LinkCache.link` gives it, without the subpath:
-    /// for a markdown link percent-decoded and without a final `.md` (`My Note` for
+    /// for a markdown link with CommonMark's escapes read and percent-decoded and without a final `.md` (`My Note` for
     /// `[t](My%20Note.md#Some%20Heading)`, `pics/a b.png` for `![](pics/a%20b.png)`); for a
     /// wikilink the path as written (`Note.md` stays `Note.md`).
     pub fn link_text(&self) -> String {
@@ -240,7 +241,8 @@ impl Link {
     /// (`Note > Heading` for `[[Note#Heading]]`, `Heading` for `[[#Heading]]`).
     pub fn display_text(&self) -> String {
         if let Some(display) = self.display.as_deref().filter(|display| !display.is_empty() || self.kind.is_markdown()) {
-            return display.to_owned();
+            // A markdown link's text is CommonMark: its escapes and references are read.
+            return if self.kind.is_markdown() { commonmark_unescape(display) } else { display.to_owned() };
         }
         let mut parts = vec![self.link_text()];
         if let Some(subpath) = &self.subpath {
@@ -787,17 +789,31 @@ pub(crate) fn markdown_options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_MATH
 }
 
-/// `body` with the tabs of every table delimiter row read as spaces (the same number of bytes,
-/// so every offset stays): Obsidian shows a table whose delimiter row has tabs around its dashes
-/// (`|---\t|---\t|`), which pulldown-cmark does not take for one. Borrowed when there is none.
-fn tabs_in_delimiter_rows_as_spaces(body: &str) -> std::borrow::Cow<'_, str> {
+/// `body` with some tabs read as spaces (the same number of bytes, so every offset stays), where
+/// pulldown-cmark reads a tab otherwise than Obsidian and CommonMark do. Borrowed when there is
+/// none.
+///
+/// - The tabs of a table delimiter row: Obsidian shows a table whose delimiter row has tabs
+///   around its dashes (`|---\t|---\t|`), which pulldown-cmark does not take for one.
+/// - The tabs after a code fence (`` ```\t ``): CommonMark lets a closing fence be followed by
+///   spaces or tabs (§4.5), but pulldown-cmark closes a fence only before spaces, so a tab
+///   there left the block open to the note's end and every link after it unread.
+fn tabs_read_as_spaces(body: &str) -> std::borrow::Cow<'_, str> {
     let is_delimiter_row = |line: &str| {
-        line.contains('\t')
-            && line.contains('|')
-            && line.contains('-')
-            && line.bytes().all(|byte| matches!(byte, b'|' | b'-' | b':' | b' ' | b'\t' | b'\r'))
+        line.contains('|') && line.contains('-') && line.bytes().all(|byte| matches!(byte, b'|' | b'-' | b':' | b' ' | b'\t' | b'\r'))
     };
-    if !body.contains('\t') || !body.split('\n').any(is_delimiter_row) {
+    // Where the white space after a line's fence starts, when the line is a bare fence (inside
+    // block quotes or indented, with nothing but spaces and tabs after it).
+    let after_fence = |line: &str| {
+        let content = line.trim_start_matches([' ', '\t', '>']);
+        let fence = content.bytes().next().filter(|byte| matches!(byte, b'`' | b'~'))?;
+        let run = content.bytes().take_while(|byte| *byte == fence).count();
+        let rest = &content[run..];
+        (run >= 3 && rest.bytes().all(|byte| matches!(byte, b' ' | b'\t' | b'\r'))).then(|| line.len() - rest.len())
+    };
+    let tab_to_read =
+        |line: &str| line.contains('\t') && (is_delimiter_row(line) || after_fence(line).is_some_and(|at| line[at..].contains('\t')));
+    if !body.contains('\t') || !body.split('\n').any(tab_to_read) {
         return std::borrow::Cow::Borrowed(body);
     }
     let mut out = String::with_capacity(body.len());
@@ -805,17 +821,20 @@ fn tabs_in_delimiter_rows_as_spaces(body: &str) -> std::borrow::Cow<'_, str> {
         if index > 0 {
             out.push('\n');
         }
-        if is_delimiter_row(line) {
-            out.extend(line.chars().map(|c| if c == '\t' { ' ' } else { c }));
-        } else {
-            out.push_str(line);
+        let spaces_from = if is_delimiter_row(line) { Some(0) } else { after_fence(line) };
+        match spaces_from.filter(|_| line.contains('\t')) {
+            Some(at) => {
+                out.push_str(&line[..at]);
+                out.extend(line[at..].chars().map(|c| if c == '\t' { ' ' } else { c }));
+            }
+            None => out.push_str(line),
         }
     }
     std::borrow::Cow::Owned(out)
 }
 
 fn structure(text: &str, body_start: usize, note: &mut ParsedNote) -> Structure {
-    let read = tabs_in_delimiter_rows_as_spaces(&text[body_start..]);
+    let read = tabs_read_as_spaces(&text[body_start..]);
     let body: &str = &read;
     let mut skipped = Vec::new();
     let mut tables = Vec::new();
@@ -1161,8 +1180,8 @@ fn scan_markdown_link(text: &str, start: usize, text_start: usize, embed: bool) 
         kind: if embed { LinkKind::MarkdownEmbed } else { LinkKind::Markdown },
         source: LinkSource::Body,
         target: target.to_owned(),
-        path: percent_decode(path),
-        subpath: subpath.map(percent_decode),
+        path: percent_decode(&commonmark_unescape(path)),
+        subpath: subpath.map(|subpath| percent_decode(&commonmark_unescape(subpath))),
         display: Some(text[text_start..text_end].to_owned()),
         span: Span { start, end: close + 1 },
         target_span: target_range.into(),
@@ -1212,6 +1231,87 @@ pub fn has_scheme(target: &str) -> bool {
 fn has_percent_escape(text: &str) -> bool {
     let bytes = text.as_bytes();
     bytes.windows(3).any(|window| window[0] == b'%' && window[1].is_ascii_hexdigit() && window[2].is_ascii_hexdigit())
+}
+
+/// Applies CommonMark's backslash escapes (§2.4: a `\` before ASCII punctuation stands for that
+/// character) and entity and numeric character references (§2.5: `&amp;`, `&#40;`, `&#x28;`),
+/// as CommonMark reads a link's destination and text (§6.3): `T\(1\).md` is `T(1).md`. A
+/// backslash before anything else, and an `&` that starts no reference, stay as written. Named
+/// references are decoded by pulldown-cmark, whose table is HTML5's, so there is one table.
+pub fn commonmark_unescape(text: &str) -> String {
+    if !text.contains(['\\', '&']) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(['\\', '&']) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        if let Some(escaped) = rest.strip_prefix('\\') {
+            match escaped.chars().next() {
+                Some(next) if next.is_ascii_punctuation() => {
+                    out.push(next);
+                    rest = &escaped[1..];
+                }
+                _ => {
+                    out.push('\\');
+                    rest = escaped;
+                }
+            }
+            continue;
+        }
+        match character_reference(rest) {
+            Some((decoded, length)) => {
+                out.push_str(&decoded);
+                rest = &rest[length..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The character reference `text` starts with (`&name;`, `&#digits;`, `&#xhex;`, CommonMark
+/// §2.5), decoded, and its length in bytes; `None` when it starts with none.
+fn character_reference(text: &str) -> Option<(String, usize)> {
+    // The longest reference is a 31-letter name or `#x` and six digits: look no further.
+    let end = text.as_bytes().iter().skip(1).take(33).position(|byte| *byte == b';')? + 1;
+    let body = &text[1..end];
+    let numeric = |digits: &str, radix: u32, most: usize| {
+        if digits.is_empty() || digits.len() > most {
+            return None;
+        }
+        let value = u32::from_str_radix(digits, radix).ok()?;
+        // CommonMark reads 0 and what is no Unicode scalar value as U+FFFD.
+        Some(char::from_u32(value).filter(|c| *c != '\0').unwrap_or('\u{fffd}').to_string())
+    };
+    let decoded = if let Some(hex) = body.strip_prefix("#x").or_else(|| body.strip_prefix("#X")) {
+        numeric(hex, 16, 6).filter(|_| hex.bytes().all(|byte| byte.is_ascii_hexdigit()))?
+    } else if let Some(digits) = body.strip_prefix('#') {
+        numeric(digits, 10, 7).filter(|_| digits.bytes().all(|byte| byte.is_ascii_digit()))?
+    } else {
+        if body.is_empty() || body.len() > 31 || !body.bytes().all(|byte| byte.is_ascii_alphanumeric()) {
+            return None;
+        }
+        // A paragraph of the reference alone is its decoded text when the name is known, and
+        // the reference as written when it is not.
+        let reference = &text[..=end];
+        let decoded: String = Parser::new(reference)
+            .filter_map(|event| match event {
+                Event::Text(text) => Some(text.into_string()),
+                _ => None,
+            })
+            .collect();
+        if decoded == reference || decoded.is_empty() {
+            return None;
+        }
+        decoded
+    };
+    Some((decoded, end + 1))
 }
 
 /// Decodes `%XX` escapes. A sequence that does not decode to UTF-8 is kept as written.

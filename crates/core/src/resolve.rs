@@ -53,13 +53,23 @@ pub trait FileLookup {
     fn files_named(&self, folded_name: &str) -> Vec<&str>;
 }
 
-/// The form in which names are compared: NFC, then lower case.
+/// The form in which names are compared: NFC, then lower case, with the final sigma `ς` read
+/// as `σ`.
+///
+/// Lower-casing gives a capital `Σ` at a word's end the final form `ς`, and what counts as a
+/// word's end depends on what follows: `ΟΔΟΣ` alone lowers to `οδος`, but in the file name
+/// `ΟΔΟΣ.md` the `.md` after it makes it `σ`. Obsidian lowers a link's name and a file's
+/// basename alike with JavaScript's `toLowerCase`, which follows the same rule, so `[[ΟΔΟΣ]]`
+/// finds `ΟΔΟΣ.md` there. Comparing `ς` as `σ` makes the fold independent of where a letter
+/// stands: the name alone and the name inside a path fold alike, so every link Obsidian
+/// resolves by a Greek name resolves here too. The one difference: `[[οδοσ]]` also finds a file
+/// spelled `οδος.md`, which Obsidian would leave unresolved; the two spellings are one word.
 pub fn fold(name: &str) -> String {
     if name.is_ascii() {
         return name.to_ascii_lowercase();
     }
     use unicode_normalization::UnicodeNormalization;
-    name.nfc().collect::<String>().to_lowercase()
+    name.nfc().collect::<String>().to_lowercase().replace('ς', "σ")
 }
 
 /// The form in which headings are compared, as Obsidian matches `[[Note#Heading]]`: the

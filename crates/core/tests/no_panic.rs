@@ -316,3 +316,49 @@ fn hostile_canvases() {
         check_canvas(text);
     }
 }
+
+/// CommonMark's escapes and character references in a destination, every broken shape of them,
+/// beside multi-byte characters; and tabs after fences that open and close nothing.
+#[test]
+fn escapes_references_and_fences_in_every_broken_shape() {
+    let references = [
+        "&",
+        "&;",
+        "&#;",
+        "&#x;",
+        "&#X;",
+        "&#12345678;",
+        "&#x1234567;",
+        "&#xD800;",
+        "&#0;",
+        "&amp",
+        "&amp;",
+        "&AMP;",
+        "&nosuchname;",
+        "&ΩΩ;",
+        "&aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa;",
+        "\\",
+        "\\\\",
+        "\\é",
+        "\\(",
+        "é\\",
+        "&é;",
+    ];
+    for reference in references {
+        for text in [
+            format!("[a](T{reference}.md)"),
+            format!("[a](<T {reference}>)"),
+            format!("[{reference}](x.md)"),
+            format!("[a](x.md#{reference})"),
+            format!("---\nup: \"[a]({reference}.md)\"\n---\n"),
+        ] {
+            let note = check(&text);
+            for link in &note.links {
+                let _ = (link.link_text(), link.display_text(), link.original());
+            }
+        }
+    }
+    for text in ["```\t", "```\t\n", "\t```\t\n[[A]]\n```\t", "> ```\t\n> [[A]]\n>```\t\t\n[[B]]", "~~~é\t\n~~~\t", "|---\t|\n```\t"] {
+        check(text);
+    }
+}

@@ -184,3 +184,65 @@ fn a_note_under_the_linking_folder_wins_over_a_shorter_path() {
     // y/z has no C under it: the shortest path wins, as before.
     check(fixture, "y/z/Source.md", &["C -> C.md*"]);
 }
+
+/// A name in capitals that ends in `Σ` finds its file: lowered alone, `ΟΔΟΣ` ends in the final
+/// sigma `ς`, while in `ΟΔΟΣ.md` the `.md` after it keeps `σ`. Obsidian lowers both with
+/// JavaScript's `toLowerCase`, which has the same rule, and finds the file; names are compared
+/// with `ς` read as `σ`, wherever it stands. An exact name always resolves.
+#[test]
+fn a_final_capital_sigma_finds_its_file() {
+    check(
+        "//- ΟΔΟΣ.md
+         //- x/ΛΟΓΟΣ ΚΑΙ ΕΡΓΟΝ.md
+         //- Source.md
+         [[ΟΔΟΣ]] [[οδοσ]] [[οδος]] [[ΟΔΟΣ.md]] [[x/ΛΟΓΟΣ ΚΑΙ ΕΡΓΟΝ]] [[λογος και εργον]] [t](%CE%9F%CE%94%CE%9F%CE%A3.md)",
+        "Source.md",
+        &[
+            "ΟΔΟΣ -> ΟΔΟΣ.md",
+            "οδοσ -> ΟΔΟΣ.md",
+            "οδος -> ΟΔΟΣ.md",
+            "ΟΔΟΣ.md -> ΟΔΟΣ.md",
+            "x/ΛΟΓΟΣ ΚΑΙ ΕΡΓΟΝ -> x/ΛΟΓΟΣ ΚΑΙ ΕΡΓΟΝ.md",
+            "λογος και εργον -> x/ΛΟΓΟΣ ΚΑΙ ΕΡΓΟΝ.md",
+            "%CE%9F%CE%94%CE%9F%CE%A3.md -> ΟΔΟΣ.md",
+        ],
+    );
+}
+
+/// A markdown destination is read with CommonMark's backslash escapes and character references
+/// (§2.4, §2.5, §6.3): `T\(1\).md` names `T(1).md`, `Fish &amp; Chips.md` names `Fish & Chips.md`.
+#[test]
+fn an_escaped_markdown_destination_finds_its_file() {
+    check(
+        "//- T(1).md
+         //- Fish & Chips.md
+         //- Source.md
+         [a](T\\(1\\).md) [b](<Fish &amp; Chips.md>) [c](Fish%20\\&%20Chips.md)",
+        "Source.md",
+        &["T\\(1\\).md -> T(1).md", "Fish &amp; Chips.md -> Fish & Chips.md", "Fish%20\\&%20Chips.md -> Fish & Chips.md"],
+    );
+}
+
+/// A link with a folder path that two files' paths end with (`[[docs/Guide]]` from `x/A.md`,
+/// with `docs/Guide.md` and `x/docs/Guide.md`) takes the one under the linking note's folder,
+/// as a bare name does, and is ambiguous: lint's `ambiguous_link` names both files and why the
+/// nearer one was chosen, and `[[/docs/Guide]]` reaches the root one.
+///
+/// The evidence for "nearby first": Obsidian documents `getFirstLinkpathDest(linkpath,
+/// sourcePath)` only as "the best match" for the source; a test vault written in Obsidian
+/// notes "`[[Same Name]]` - Links to adjacent file" and "`[[A Folder/Subfolder/Same Name]]` -
+/// Works as if it was local", that is, a partial path is matched against path endings as a name
+/// is; and Obsidian rewrites a link it would no longer resolve to the same file when a
+/// same-named file appears, which only a rule that weighs nearness needs. Where Obsidian might
+/// choose the other file, the `ambiguous_link` finding says so before anyone relies on it.
+#[test]
+fn a_folder_path_two_files_end_with_finds_the_nearer_and_is_ambiguous() {
+    let fixture = "//- docs/Guide.md
+         //- x/docs/Guide.md
+         //- x/A.md
+         [[docs/Guide]] [[/docs/Guide]] [[x/docs/Guide]]
+         //- y/B.md
+         [[docs/Guide]]";
+    check(fixture, "x/A.md", &["docs/Guide -> x/docs/Guide.md*", "/docs/Guide -> docs/Guide.md", "x/docs/Guide -> x/docs/Guide.md"]);
+    check(fixture, "y/B.md", &["docs/Guide -> docs/Guide.md*"]);
+}

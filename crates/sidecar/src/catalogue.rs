@@ -44,6 +44,8 @@ pub fn catalogue() -> Vec<ToolSpec> {
         undo_change(),
         list_changes(),
         server_health(),
+        find_link_paths(),
+        link_graph(),
     ];
     for tool in &mut tools {
         let format = format!("`concise` leaves out {}.", concise_leaves_out(tool.name));
@@ -94,6 +96,8 @@ fn concise_leaves_out(tool: &str) -> &'static str {
         "list_changes" => "each change's `arguments` and `touched.paths`",
         "draft_wiki_page" => "nothing: both forms are the same draft",
         "server_health" => "the index's counts, the plugin's details and the evidence for where writes go",
+        "find_link_paths" => "each path's links",
+        "link_graph" => "islands' notes and cycles' links",
         _ => "detail",
     }
 }
@@ -1105,6 +1109,94 @@ write would go now and why (`writes`), the versions, the index's counts, whether
                 }
             },
             "required": ["mode", "requested_mode", "vault", "sidecar_version", "plugin", "writes"]
+        }),
+    )
+}
+
+/// A path's or cycle's notes, and the link taken at each step (`from`, `to`, `source`,
+/// `target`, `line`, `direction`), which the description names.
+fn graph_walk() -> Value {
+    json!({"type": "object", "properties": {
+        "notes": {"type": "array", "items": {"type": "string"}}, "links": {"type": "array", "items": {"type": "object"}}
+    }})
+}
+
+fn find_link_paths() -> ToolSpec {
+    read_only(
+        "find_link_paths",
+        "Find how two notes are connected by links",
+        "Finds the shortest chains of links from note `from` to note `to`, at most `max_length` links: each path's notes \
+with the link taken at each step (`source` note, `target` as written, `line`). `direction: any` also walks links \
+backwards (`backward` steps). At most 100 paths (`truncated`), paged; if none, `reason` says what to try. Use it \
+to explain how two notes relate; use link_graph for the whole vault's shape. It reads only. It fails with \
+`note_not_found` or `invalid_arguments` (a stale cursor).",
+        object(
+            json!({
+                "from": note_path("The first note"),
+                "to": note_path("The last note"),
+                "max_length": {"type": "integer", "minimum": 1, "maximum": 10, "default": 6},
+                "direction": {"type": "string", "enum": ["forward", "any"]},
+                "limit": limit(),
+                "cursor": cursor(),
+                "response_format": response_format()
+            }),
+            &["from", "to"],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "length": {"type": "integer"},
+                "total": {"type": "integer"},
+                "paths": {"type": "array", "items": graph_walk()},
+                "truncated": {"type": "boolean"},
+                "reason": {"type": "string"},
+                "next_cursor": next_cursor()
+            },
+            "required": ["total", "paths"]
+        }),
+    )
+}
+
+fn link_graph() -> ToolSpec {
+    let count = json!({"type": "integer"});
+    let ratio = json!({"type": "number"});
+    read_only(
+        "link_graph",
+        "Show the shape of the link graph",
+        "Answers a `question` about the graph of notes and their links. `hubs`: notes (`path`) by how many notes \
+link to them (`in_degree`, `out_degree`), `cut_point` when some notes connect only through it; `islands`: groups of \
+notes linked either way, largest first (`size`, `notes`); `cycles`: links that come back round, `min_length` to \
+`max_length` links (default 3 to 5; only here), at most 1,000 (`truncated`); `health`: counts, ratios of broken and \
+ambiguous links, orphans, dead ends and islands. Paged. Use it to see what holds the vault together or is cut off; use \
+find_link_paths for two notes, lint_wiki for fixes. It reads only. It fails with `invalid_arguments`.",
+        object(
+            json!({
+                "question": {"type": "string", "enum": ["hubs", "islands", "cycles", "health"]},
+                "min_length": {"type": "integer", "minimum": 2, "maximum": 8},
+                "max_length": {"type": "integer", "minimum": 2, "maximum": 8},
+                "limit": limit(),
+                "cursor": cursor(),
+                "response_format": response_format()
+            }),
+            &["question"],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "question": {"type": "string"},
+                "total": count, "cut_points": count,
+                "hubs": {"type": "array", "items": {"type": "object"}},
+                "largest_island": count, "isolated_notes": count, "island_count": count,
+                "islands": {"type": "array", "items": {"type": "object"}},
+                "min_length": count, "max_length": count,
+                "cycles": {"type": "array", "items": graph_walk()},
+                "truncated": {"type": "boolean"},
+                "notes": count, "links": count, "broken_links": count, "ambiguous_links": count, "orphans": count, "dead_ends": count,
+                "broken_ratio": ratio, "ambiguous_ratio": ratio, "orphan_ratio": ratio, "dead_end_ratio": ratio,
+                "largest_island_share": ratio,
+                "next_cursor": next_cursor()
+            },
+            "required": ["question"]
         }),
     )
 }

@@ -160,6 +160,43 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Show the shortest chains of links from one note to another.
+    Path {
+        /// The vault folder.
+        vault: PathBuf,
+        /// The note the paths start from, relative to the vault.
+        from: String,
+        /// The note they end at.
+        to: String,
+        /// Also walk links backwards, from a link's target to the note holding it.
+        #[arg(long)]
+        any_direction: bool,
+        /// The most links on a path (1 to 10).
+        #[arg(long, default_value_t = vaultlink_core::graph::DEFAULT_PATH_LENGTH)]
+        max_length: usize,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Show the shape of the link graph: the notes that hold it together (hubs), its islands,
+    /// its link cycles, or its health in counts and ratios.
+    Graph {
+        /// The vault folder.
+        vault: PathBuf,
+        /// What to show.
+        #[arg(value_enum)]
+        question: crate::cli_graph::Question,
+        /// For cycles: the fewest links on a cycle (2 to 8; 3 when left out).
+        #[arg(long)]
+        min_length: Option<usize>,
+        /// For cycles: the most links on a cycle (2 to 8; 5 when left out).
+        #[arg(long)]
+        max_length: Option<usize>,
+        /// The most entries to show (every one when left out).
+        #[arg(long)]
+        top: Option<usize>,
+        #[command(flatten)]
+        output: Output,
+    },
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
@@ -353,6 +390,48 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Path { vault, from, to, any_direction, max_length, output: Output { json, mode } } => {
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
+            let direction = if any_direction { "any" } else { "forward" };
+            let arguments = json!({ "from": from, "to": to, "direction": direction, "max_length": max_length });
+            let first = call(&mut router, "find_link_paths", with_limit(arguments.clone())).await?;
+            let paths = call_all(&mut router, "find_link_paths", arguments, "paths").await?;
+            if json {
+                let mut answer = first;
+                answer["paths"] = paths;
+                answer.as_object_mut().map(|answer| answer.remove("next_cursor"));
+                out!("{}", serde_json::to_string_pretty(&answer)?);
+            } else {
+                crate::cli_graph::print_paths(&first, &paths);
+            }
+            Ok(())
+        }
+        Command::Graph { vault, question, min_length, max_length, top, output: Output { json, mode } } => {
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
+            let mut arguments = json!({ "question": question.name() });
+            if let Some(min_length) = min_length {
+                arguments["min_length"] = json!(min_length);
+            }
+            if let Some(max_length) = max_length {
+                arguments["max_length"] = json!(max_length);
+            }
+            let first = call(&mut router, "link_graph", with_limit(arguments.clone())).await?;
+            let mut answer = first.clone();
+            if let Some(items) = question.items() {
+                let mut all = call_all(&mut router, "link_graph", arguments, items).await?;
+                if let (Some(top), Some(list)) = (top, all.as_array_mut()) {
+                    list.truncate(top);
+                }
+                answer[items] = all;
+                answer.as_object_mut().map(|answer| answer.remove("next_cursor"));
+            }
+            if json {
+                out!("{}", serde_json::to_string_pretty(&answer)?);
+            } else {
+                crate::cli_graph::print_graph(question, &answer);
+            }
+            Ok(())
+        }
         Command::Summary { vault, json } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, Mode::Standalone);
             // server_health carries the index's counts, standalone as through the plugin.
@@ -366,6 +445,11 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Prints one line of a command's output, as `out!` does, for the printing done in other files.
+pub fn print_line(line: &str) {
+    out!("{line}");
 }
 
 async fn call(router: &mut Router, tool: &str, arguments: Value) -> Result<Value> {

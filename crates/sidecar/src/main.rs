@@ -6,6 +6,7 @@ mod apply;
 mod bridge;
 mod catalogue;
 mod cli;
+mod cli_graph;
 mod discovery;
 mod disk;
 mod error;

@@ -81,3 +81,35 @@ fn mv_rewrites_a_canvas_on_disk_and_counts_its_links() {
         .collect();
     assert_eq!(subjects, [("Notes/Plan.md", "Boards/Board.canvas"), ("Plan", "Boards/Board.canvas")], "{stdout}");
 }
+
+/// A vault of one cycle (`A -> B -> C -> A`), a note hanging off it and a note alone.
+fn vault_with_a_cycle() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for (name, text) in [("A.md", "[[B]]\n"), ("B.md", "[[C]]\n"), ("C.md", "[[A]] and [[D]]\n"), ("D.md", ""), ("Alone.md", "")] {
+        std::fs::write(dir.path().join(name), text).expect("a note");
+    }
+    dir
+}
+
+#[test]
+fn path_and_graph_show_the_link_graph() {
+    let dir = vault_with_a_cycle();
+    let vault = dir.path().to_str().expect("a UTF-8 path");
+    let (status, stdout, stderr) = vaultlink(&["path", vault, "A", "D", "--mode", "standalone"]);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(stdout.contains("1 shortest paths of 3 links from A.md to D.md"), "{stdout}");
+    assert!(stdout.contains("C.md -> D.md   via D in C.md:1"), "{stdout}");
+    let (status, stdout, _) = vaultlink(&["path", vault, "D", "A", "--mode", "standalone"]);
+    assert_eq!(status, 0);
+    assert!(stdout.starts_with("No path from D.md to A.md") && stdout.contains("direction"), "{stdout}");
+    let (status, stdout, stderr) = vaultlink(&["graph", vault, "cycles", "--json", "--mode", "standalone"]);
+    assert_eq!(status, 0, "{stderr}");
+    let cycles: serde_json::Value = serde_json::from_str(&stdout).expect("JSON on stdout");
+    assert_eq!(cycles["cycles"][0]["notes"], serde_json::json!(["A.md", "B.md", "C.md"]), "{stdout}");
+    let (status, stdout, _) = vaultlink(&["graph", vault, "health", "--mode", "standalone"]);
+    assert_eq!(status, 0);
+    assert!(stdout.contains("islands           2") && stdout.contains("isolated notes    1"), "{stdout}");
+    let (status, _, stderr) = vaultlink(&["graph", vault, "hubs", "--min-length", "3", "--mode", "standalone"]);
+    assert_eq!(status, 2);
+    assert!(stderr.contains("invalid_arguments"), "{stderr}");
+}

@@ -22,6 +22,11 @@ pub const RULE: Rule = Rule {
             expected: &["ambiguous_link T -> x/T.md, y/deeper/T.md (rewrite_link)"],
         },
         Example { name: "a path that picks one is not ambiguous", vault: "//- A.md\n[[x/T]]\n//- x/T.md\n//- y/T.md\n", expected: &[] },
+        Example {
+            name: "a folder path two files end with",
+            vault: "//- x/A.md\n[[docs/Guide]]\n//- docs/Guide.md\n//- x/docs/Guide.md\n",
+            expected: &["ambiguous_link docs/Guide -> docs/Guide.md, x/docs/Guide.md (rewrite_link)"],
+        },
     ],
     check,
 };
