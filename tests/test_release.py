@@ -273,6 +273,32 @@ def test_readme_install_steps_install_the_release_as_written(tmp_path):
     assert (source_home / ".cargo" / "bin" / "vaultlink").exists()
 
 
+def test_readme_macos_steps_run_with_the_tools_a_stock_mac_has(tmp_path):
+    """Issue 41: the macOS steps use only what a stock Mac has (`shasum`, which is the same Perl
+    program on Debian, `unzip`, `mkdir -p`, `cp`, `chmod`; `xattr` only where it exists), so
+    they run here as written on this machine's release, and a wrong sum stops them first."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("### On macOS\n"):text.index("### On Windows\n")]
+    (block,) = re.findall(r"```zsh\n(.*?)```", section, re.S)
+    assert "sha256sum" not in block and "install -D" not in block
+    downloads = tmp_path / "downloads"
+    shutil.copytree(ASSETS, downloads)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    home, env = fresh_home(tmp_path, "home")
+    said = run_readme_block(block, downloads, env, vault)
+    version = json.loads((ROOT / "manifest.json").read_text())["version"]
+    assert said.stdout.strip().splitlines()[-1] == f"vaultlink {version} (bridge protocol 1)"
+    assert (home / ".local" / "bin" / "vaultlink").read_bytes() == released_sidecar().read_bytes()
+    assert sorted(path.name for path in (vault / ".obsidian" / "plugins" / "vaultlink").iterdir()) == sorted(PLUGIN_ASSETS)
+
+    (downloads / released_sidecar().name).write_bytes(b"not the release's program")
+    other_home, other_env = fresh_home(tmp_path, "other-home")
+    with __import__("pytest").raises(subprocess.CalledProcessError):
+        run_readme_block(block, downloads, other_env, tmp_path / "other-vault")
+    assert not (other_home / ".local" / "bin" / "vaultlink").exists()
+
+
 # ---- server.json, the MCP registry's description of the server ----
 
 def test_server_json_names_the_tools_and_version_of_the_binary(tmp_path):
@@ -392,8 +418,8 @@ def test_the_bundle_runs_the_released_program_on_the_vault_chosen(tmp_path):
                     return await session.call_tool("get_backlinks", {"path": "Home"})
 
     answer = asyncio.run(backlinks())
-    assert not answer.isError, answer
-    assert "Away.md" in json.dumps(answer.structuredContent if answer.structuredContent is not None else [c.model_dump() for c in answer.content])
+    assert not answer.is_error, answer
+    assert answer.structured_content["total"] == 1 and "Away.md" in json.dumps(answer.structured_content["backlinks"])
 
 
 def test_the_release_server_json_lists_its_bundles():
