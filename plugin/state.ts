@@ -35,9 +35,22 @@ export function stateDirectory(environment: StateEnvironment = currentStateEnvir
 	const { platform, home, env } = environment;
 	if (platform === "win32") {
 		const local = env["LOCALAPPDATA"];
-		const base = local !== undefined && local !== "" ? local : path.win32.join(env["USERPROFILE"] ?? home, "AppData", "Local");
+		const base =
+			local !== undefined && local !== "" ? unpackagedLocalAppData(local) : path.win32.join(env["USERPROFILE"] ?? home, "AppData", "Local");
 		return path.win32.join(base, "vaultlink");
 	}
 	if (platform === "darwin") return path.posix.join(home, "Library", "Application Support", "vaultlink");
 	return path.posix.join(home, ".local", "state", "vaultlink");
+}
+
+/**
+ * The real `%LOCALAPPDATA%` that `local` stands for, as the sidecar takes it
+ * (`unpackaged_local_app_data` in `crates/sidecar/src/state.rs`): a program of an MSIX package may
+ * be handed the package's private copy, `<real>\Packages\<package family>\LocalCache\Local`,
+ * where Obsidian never writes; both sides meet in `<real>`. `tests/vectors/state_dirs.json` holds
+ * the cases both check.
+ */
+export function unpackagedLocalAppData(local: string): string {
+	const packaged = /^(.+)[\\/]packages[\\/][^\\/]+[\\/]localcache[\\/]local[\\/]*$/i.exec(local);
+	return packaged?.[1] ?? local;
 }

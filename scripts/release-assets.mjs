@@ -4,6 +4,10 @@
 //   vaultlink-<version>.zip               the same three files in a folder `vaultlink/`, to unpack
 //                                         into <vault>/.obsidian/plugins/
 //   vaultlink-<version>-<target>[.exe]    the sidecar built for this machine
+//   vaultlink-<version>-<target>.mcpb     the same sidecar as a one-click bundle for Claude
+//                                         Desktop (scripts/mcpb.mjs), its manifest validated
+//   server.json                           the MCP registry's description, listing that bundle
+//                                         (scripts/server-json.mjs; the release lists them all)
 //   SHA256SUMS                            every file above, as `sha256sum -c` reads it
 //
 // The zip is reproducible: its entries are in a fixed order with a fixed time (the DOS epoch) and
@@ -15,6 +19,9 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { join } from "node:path";
 import process from "node:process";
 import { deflateRawSync } from "node:zlib";
+
+import { buildBundle } from "./mcpb.mjs";
+import { releasedServerJson } from "./server-json.mjs";
 
 const [outDir, sidecar, target] = process.argv.slice(2);
 if (outDir === undefined || sidecar === undefined || target === undefined) {
@@ -32,6 +39,8 @@ const exe = target.includes("windows") ? ".exe" : "";
 const binary = `vaultlink-${version}-${target}${exe}`;
 copyFileSync(sidecar, join(outDir, binary));
 if (process.platform !== "win32") chmodSync(join(outDir, binary), 0o755);
+buildBundle(outDir, `vaultlink-${version}-${target}.mcpb`, sidecar, target);
+writeFileSync(join(outDir, "server.json"), `${JSON.stringify(releasedServerJson(outDir), null, "\t")}\n`);
 writeFileSync(
 	join(outDir, `vaultlink-${version}.zip`),
 	zip(PLUGIN_FILES.map((name) => ({ name: `${manifest.id}/${name}`, data: readFileSync(name) }))),

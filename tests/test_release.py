@@ -109,7 +109,7 @@ def release_sums():
 def released_sidecar():
     version = json.loads((ROOT / "manifest.json").read_text())["version"]
     found = sorted(ASSETS.glob(f"vaultlink-{version}-*"))
-    found = [path for path in found if not path.name.endswith(".zip")]
+    found = [path for path in found if not path.name.endswith((".zip", ".mcpb"))]
     assert len(found) == 1, f"one sidecar binary in {ASSETS}, found {found}"
     return found[0]
 
@@ -118,7 +118,8 @@ def test_release_assets_are_the_plugin_the_sidecar_and_their_sums():
     import hashlib
     sums = release_sums()
     version = json.loads((ROOT / "package.json").read_text())["version"]
-    assert set(PLUGIN_ASSETS) | {f"vaultlink-{version}.zip", released_sidecar().name} == set(sums)
+    bundle = f"vaultlink-{version}-{host_target()}.mcpb"
+    assert set(PLUGIN_ASSETS) | {f"vaultlink-{version}.zip", released_sidecar().name, bundle, "server.json"} == set(sums)
     for name, digest in sums.items():
         assert hashlib.sha256((ASSETS / name).read_bytes()).hexdigest() == digest, name
     # The plugin's files are the ones built from this tree.
@@ -272,6 +273,32 @@ def test_readme_install_steps_install_the_release_as_written(tmp_path):
     assert (source_home / ".cargo" / "bin" / "vaultlink").exists()
 
 
+def test_readme_macos_steps_run_with_the_tools_a_stock_mac_has(tmp_path):
+    """Issue 41: the macOS steps use only what a stock Mac has (`shasum`, which is the same Perl
+    program on Debian, `unzip`, `mkdir -p`, `cp`, `chmod`; `xattr` only where it exists), so
+    they run here as written on this machine's release, and a wrong sum stops them first."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("### On macOS\n"):text.index("### On Windows\n")]
+    (block,) = re.findall(r"```zsh\n(.*?)```", section, re.S)
+    assert "sha256sum" not in block and "install -D" not in block
+    downloads = tmp_path / "downloads"
+    shutil.copytree(ASSETS, downloads)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    home, env = fresh_home(tmp_path, "home")
+    said = run_readme_block(block, downloads, env, vault)
+    version = json.loads((ROOT / "manifest.json").read_text())["version"]
+    assert said.stdout.strip().splitlines()[-1] == f"vaultlink {version} (bridge protocol 1)"
+    assert (home / ".local" / "bin" / "vaultlink").read_bytes() == released_sidecar().read_bytes()
+    assert sorted(path.name for path in (vault / ".obsidian" / "plugins" / "vaultlink").iterdir()) == sorted(PLUGIN_ASSETS)
+
+    (downloads / released_sidecar().name).write_bytes(b"not the release's program")
+    other_home, other_env = fresh_home(tmp_path, "other-home")
+    with __import__("pytest").raises(subprocess.CalledProcessError):
+        run_readme_block(block, downloads, other_env, tmp_path / "other-vault")
+    assert not (other_home / ".local" / "bin" / "vaultlink").exists()
+
+
 # ---- server.json, the MCP registry's description of the server ----
 
 def test_server_json_names_the_tools_and_version_of_the_binary(tmp_path):
@@ -307,6 +334,142 @@ def test_server_json_names_the_tools_and_version_of_the_binary(tmp_path):
     init, tools = asyncio.run(listed())
     assert server["version"] == init.server_info.version
     assert published["tools"] == [tool.name for tool in tools.tools]
+
+
+# ---- the Claude Desktop bundle (.mcpb) and the release's server.json ----
+
+MCPB = ROOT / "node_modules" / ".bin" / "mcpb"
+
+
+def released_targets():
+    """The targets the release workflow builds, as its matrix names them."""
+    workflow = (ROOT / ".github" / "workflows" / "release.yml").read_text()
+    return re.findall(r"^\s+target: (\S+)$", workflow, re.M)
+
+
+def test_the_bundle_manifest_of_every_released_target_validates(tmp_path):
+    """Issue 41: each system's bundle has a manifest the maintained packer's `mcpb validate`
+    accepts (offline, from node_modules), a binary server that runs the bundled program on the
+    vault the user picks when installing, the release's version and server.json's tools."""
+    server = json.loads((ROOT / "server.json").read_text())
+    tools = server["_meta"]["io.modelcontextprotocol.registry/publisher-provided"]["tools"]
+    platforms = {"x86_64-unknown-linux-gnu": "linux", "aarch64-apple-darwin": "darwin", "x86_64-apple-darwin": "darwin", "x86_64-pc-windows-msvc": "win32"}
+    assert sorted(released_targets()) == sorted(platforms)
+    for target, platform in platforms.items():
+        out = tmp_path / f"{target}.json"
+        subprocess.run(["node", "scripts/mcpb.mjs", "manifest", target, str(out)], cwd=ROOT, check=True)
+        said = subprocess.run([str(MCPB), "validate", str(out)], cwd=ROOT, capture_output=True, text=True)
+        assert said.returncode == 0, said.stdout + said.stderr
+        manifest = json.loads(out.read_text())
+        program = "server/vaultlink.exe" if platform == "win32" else "server/vaultlink"
+        assert manifest["server"] == {
+            "type": "binary",
+            "entry_point": program,
+            "mcp_config": {"command": "${__dirname}/" + program, "args": ["mcp", "--vault", "${user_config.vault}"]},
+        }
+        assert manifest["user_config"]["vault"]["type"] == "directory" and manifest["user_config"]["vault"]["required"] is True
+        assert manifest["compatibility"]["platforms"] == [platform]
+        assert manifest["version"] == server["version"] and manifest["description"] == server["description"]
+        assert [tool["name"] for tool in manifest["tools"]] == tools
+
+    # The validator refuses what the specification does not allow, so its pass means something.
+    broken = json.loads((tmp_path / "x86_64-pc-windows-msvc.json").read_text())
+    broken["server"]["type"] = "exe"
+    (tmp_path / "broken.json").write_text(json.dumps(broken))
+    assert subprocess.run([str(MCPB), "validate", str(tmp_path / "broken.json")], cwd=ROOT, capture_output=True).returncode != 0
+    refused = subprocess.run(["node", "scripts/mcpb.mjs", "manifest", "riscv64gc-unknown-none-elf", str(tmp_path / "none.json")], cwd=ROOT, capture_output=True, text=True)
+    assert refused.returncode != 0 and "no target vaultlink is released for" in refused.stderr
+
+
+def test_the_bundle_runs_the_released_program_on_the_vault_chosen(tmp_path):
+    """This machine's bundle, unpacked and started as Claude Desktop starts a binary server
+    (`${__dirname}` the unpacked folder, `${user_config.vault}` the folder the user chose),
+    is the released program, executable, serving the chosen vault over stdio."""
+    import asyncio
+    import zipfile
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    version = json.loads((ROOT / "manifest.json").read_text())["version"]
+    bundle = ASSETS / f"vaultlink-{version}-{host_target()}.mcpb"
+    unpacked = tmp_path / "bundle"
+    with zipfile.ZipFile(bundle) as archive:
+        assert sorted(archive.namelist()) == ["manifest.json", "server/vaultlink"]
+        archive.extractall(unpacked)
+        mode = archive.getinfo("server/vaultlink").external_attr >> 16
+    assert mode & 0o111 == 0o111, f"the bundled program is not executable (mode {mode:o})"
+    os.chmod(unpacked / "server" / "vaultlink", mode & 0o777)
+    manifest = json.loads((unpacked / "manifest.json").read_text())
+    assert (unpacked / manifest["server"]["entry_point"]).read_bytes() == released_sidecar().read_bytes()
+
+    vault = tmp_path / "My Vault"
+    vault.mkdir()
+    (vault / "Home.md").write_text("[[Away]]\n")
+    (vault / "Away.md").write_text("back to [[Home]]\n")
+    config = manifest["server"]["mcp_config"]
+    fill = lambda text: text.replace("${__dirname}", str(unpacked)).replace("${user_config.vault}", str(vault))
+
+    async def backlinks():
+        params = StdioServerParameters(command=fill(config["command"]), args=[fill(arg) for arg in config["args"]])
+        with open(os.devnull, "w") as log:
+            async with stdio_client(params, errlog=log) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return await session.call_tool("get_backlinks", {"path": "Home"})
+
+    answer = asyncio.run(backlinks())
+    assert not answer.is_error, answer
+    assert answer.structured_content["total"] == 1 and "Away.md" in json.dumps(answer.structured_content["backlinks"])
+
+
+def test_the_release_server_json_lists_its_bundles():
+    """The release's server.json is the repository's with `packages`: each bundle of the release
+    as the MCP registry's schema (2025-09-29, `Package`) declares a binary release, its download
+    URL on the GitHub release, its version and the SHA-256 a client checks before running it."""
+    import hashlib
+    repository = json.loads((ROOT / "server.json").read_text())
+    released = json.loads((ASSETS / "server.json").read_text())
+    packages = released.pop("packages")
+    assert released == repository
+    version = repository["version"]
+    name = f"vaultlink-{version}-{host_target()}.mcpb"
+    assert packages == [{
+        "registryType": "mcpb",
+        "identifier": f"{repository['repository']['url']}/releases/download/{version}/{name}",
+        "version": version,
+        "fileSha256": hashlib.sha256((ASSETS / name).read_bytes()).hexdigest(),
+        "transport": {"type": "stdio"},
+    }]
+
+
+def test_the_server_json_check_reports_each_place_that_breaks_the_schema(tmp_path):
+    """scripts/check-server-json.py, which the release workflow runs against the registry's
+    schema: 0 for a document that meets the schema its `$schema` names, 1 naming the place for
+    one that does not, or for a schema that is not the one named."""
+    import sys
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": "https://example.org/server.schema.json",
+        "type": "object",
+        "properties": {"packages": {"type": "array", "items": {
+            "type": "object", "required": ["fileSha256"],
+            "properties": {"fileSha256": {"type": "string", "pattern": "^[a-f0-9]{64}$"}, "identifier": {"type": "string", "format": "uri"}}}}},
+    }
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    check = lambda document: subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "check-server-json.py"), str(tmp_path / "schema.json"), str(document)], capture_output=True, text=True)
+
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"$schema": schema["$id"], "packages": [{"fileSha256": "ab" * 32}]}))
+    assert check(good).returncode == 0
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"$schema": schema["$id"], "packages": [{"fileSha256": "AB" * 32}]}))
+    said = check(bad)
+    assert said.returncode == 1 and "packages/0/fileSha256" in said.stdout, said.stdout
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"$schema": "https://example.org/another.json", "packages": []}))
+    said = check(other)
+    assert said.returncode == 1 and "check it against the schema it names" in said.stdout
 
 
 # ---- the same commit gives the same plugin bytes ----

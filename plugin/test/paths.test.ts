@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { MAX_SOCKET_PATH_BYTES, bridgePaths, canonicalForm, canonicalVaultPath, discoveryDirectory, keyOfCanonicalPath, runtimeDirectory, type PathEnvironment } from "../bridge/paths";
-import { userHome } from "../state";
+import { stateDirectory, userHome } from "../state";
 import { REPO_ROOT, temporaryDirectory } from "./support";
 
 function environment(env: Record<string, string>, platform: NodeJS.Platform = "linux", home = "/home/ada"): PathEnvironment {
@@ -161,4 +161,18 @@ test("on Windows the socket is a named pipe named by the key", () => {
 	const paths = bridgePaths(vault, environment({ LOCALAPPDATA: "C:\\Local" }, "win32"));
 	assert.equal(paths.socketPath, `\\\\.\\pipe\\vaultlink-${paths.key}`);
 	assert.equal(paths.discoveryPath, `C:\\Local\\vaultlink\\bridge\\${paths.key}.json`);
+});
+
+test("on Windows the user's folder is the real %LOCALAPPDATA%'s, also when an MSIX package's private copy is named (issue 41, the shared vectors)", () => {
+	const file = path.join(REPO_ROOT, "tests", "vectors", "state_dirs.json");
+	const vectors = JSON.parse(fs.readFileSync(file, "utf8")) as { cases: { LOCALAPPDATA: string | null; USERPROFILE: string; state: string }[] };
+	assert.ok(vectors.cases.length >= 5);
+	for (const vector of vectors.cases) {
+		const env: Record<string, string> = { USERPROFILE: vector.USERPROFILE };
+		if (vector.LOCALAPPDATA !== null) env["LOCALAPPDATA"] = vector.LOCALAPPDATA;
+		assert.equal(stateDirectory({ platform: "win32", home: "C:\\Users\\Someone", env }), vector.state, JSON.stringify(vector));
+	}
+	// The discovery file a sidecar of Claude Desktop's package looks for is the one the plugin wrote.
+	const packaged = { LOCALAPPDATA: "C:\\Users\\ada\\AppData\\Local\\Packages\\Claude_pzs8sxrjxfjjc\\LocalCache\\Local" };
+	checkDiscoveryDirectory(packaged, "win32", "C:\\Users\\ada", "C:\\Users\\ada\\AppData\\Local\\vaultlink\\bridge");
 });

@@ -383,6 +383,8 @@ async fn open(discovery: &Discovery) -> Result<(Reader, Writer)> {
 #[cfg(windows)]
 async fn open(discovery: &Discovery) -> Result<(Reader, Writer)> {
     let pipe = tokio::net::windows::named_pipe::ClientOptions::new().open(&discovery.socket)?;
+    // Pipe names are machine-wide: the server must be this user's before it hears the token.
+    crate::pipe_owner::check_server(&pipe, &discovery.socket.to_string_lossy())?;
     let (reader, writer) = tokio::io::split(pipe);
     Ok((Box::new(reader), Box::new(writer)))
 }

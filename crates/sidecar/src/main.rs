@@ -16,6 +16,9 @@ mod journal;
 mod lease;
 mod mcp;
 mod obsidian;
+// Only Windows has named pipes to check; the decision is tested everywhere.
+#[cfg(any(windows, test))]
+mod pipe_owner;
 mod presence;
 mod progress;
 mod seal_keys;
