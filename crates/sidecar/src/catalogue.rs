@@ -556,7 +556,7 @@ fn lint_wiki() -> ToolSpec {
             "related_count": {"type": "integer"},
             "detail": {"type": "string", "description": "Why, with the evidence in words (left out with `concise`)."},
             "suggested_action": {"type": "string"},
-            "tool": {"type": "string", "enum": ["move_note", "rewrite_link"], "description": "The vaultlink tool whose call fixes it, where one does."},
+            "tool": {"type": "string", "enum": ["move_note", "rewrite_link", "commit_wiki_page"], "description": "The vaultlink tool whose call fixes it, where one does."},
             "tool_args": {"type": "object", "description": "The arguments for `tool` (left out with `concise`). Those tools preview by default."},
             "evidence": {"type": "object", "description": "Structured evidence: referrers with lines, the file chosen per link, names shared (left out with `concise`)."}
         },
@@ -568,7 +568,8 @@ fn lint_wiki() -> ToolSpec {
         "Checks the vault, or one folder, and returns proposals saying why, each naming the call that fixes it \
 where one exists (`tool`, `tool_args`). Kinds (see `kinds`) include `duplicate_identity` (notes sharing a name, \
 title, H1 or alias), `near_duplicate` (shared wording: a lead), `schema` \
-(breaches of the folder's SCHEMA.md) and `dead_end` (notes linking nowhere; run only when named). \
+(breaches of the folder's SCHEMA.md), `stale` (a page citing a source whose content hash differs from the one \
+the page kept in `source_hashes` at ingest) and `dead_end` (notes linking nowhere; run only when named). \
 Use it to review a wiki; use find_existing_page before writing one page. It reads only. It fails \
 with `invalid_arguments` for an unknown kind or a stale cursor.",
         object(
