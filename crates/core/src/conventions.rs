@@ -92,8 +92,7 @@ impl Failure for ConventionBlocked {
     }
 
     fn message(&self) -> String {
-        let said: Vec<String> =
-            self.broken.iter().map(|(schema, findings)| format!("`{schema}`: {}", findings.join("; "))).collect();
+        let said: Vec<String> = self.broken.iter().map(|(schema, findings)| format!("`{schema}`: {}", findings.join("; "))).collect();
         format!("{} would break conventions marked `severity: block`, nothing was changed: {}", self.tool, said.join(" "))
     }
 

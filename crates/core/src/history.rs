@@ -842,7 +842,10 @@ mod tests {
         apply(&mut files, &mut kept, "move_note", json!({"from": "Topic.md", "to": "Subject.md", "dry_run": false}));
         files.insert("raw/Clip.md".to_owned(), "On [[Subject]].\n".to_owned());
         let answer = apply(&mut files, &mut kept, "undo_change", json!({"dry_run": false}));
-        assert_eq!(answer["links_left_in_sources"], json!([{"note": "raw/Clip.md", "line": 1, "link": "[[Subject]]", "would_be": "[[Topic]]"}]));
+        assert_eq!(
+            answer["links_left_in_sources"],
+            json!([{"note": "raw/Clip.md", "line": 1, "link": "[[Subject]]", "would_be": "[[Topic]]"}])
+        );
         assert_eq!(files["raw/Clip.md"], "On [[Subject]].\n");
         assert_eq!(files["Notes.md"], "[[Topic]]\n");
         assert!(files.contains_key("Topic.md"));

@@ -50,17 +50,17 @@ pub fn read_entry(entry: &str) -> Option<Kept> {
 
 /// The hashes a note keeps.
 pub fn kept(facts: &NoteFacts) -> Vec<Kept> {
-    facts.property(SOURCE_HASHES_PROPERTY).map(|property| property.values.iter().filter_map(|value| read_entry(value)).collect()).unwrap_or_default()
+    facts
+        .property(SOURCE_HASHES_PROPERTY)
+        .map(|property| property.values.iter().filter_map(|value| read_entry(value)).collect())
+        .unwrap_or_default()
 }
 
 /// The sources whose texts `stale` compares: every note of the vault a page keeps a hash of, as
 /// the index spells its path. An edge reads them and hands core their texts.
 pub fn notes_needed(vault: &Vault) -> Vec<String> {
-    let mut found: Vec<String> = vault
-        .notes()
-        .flat_map(|note| kept(note.facts))
-        .filter_map(|kept| vault.find_note(&kept.path).map(str::to_owned))
-        .collect();
+    let mut found: Vec<String> =
+        vault.notes().flat_map(|note| kept(note.facts)).filter_map(|kept| vault.find_note(&kept.path).map(str::to_owned)).collect();
     found.sort();
     found.dedup();
     found
@@ -68,10 +68,7 @@ pub fn notes_needed(vault: &Vault) -> Vec<String> {
 
 /// The current content hash of each source in `notes_needed` that `read` can read, by path.
 pub fn current_hashes(vault: &Vault, read: &mut dyn FnMut(&str) -> Option<String>) -> BTreeMap<String, String> {
-    notes_needed(vault)
-        .into_iter()
-        .filter_map(|path| read(&path).map(|text| (path, crate::rename::content_hash(&text))))
-        .collect()
+    notes_needed(vault).into_iter().filter_map(|path| read(&path).map(|text| (path, crate::rename::content_hash(&text)))).collect()
 }
 
 #[cfg(test)]
@@ -83,7 +80,14 @@ mod tests {
         let hash = "a".repeat(64);
         assert_eq!(read_entry(&entry("raw/My clip.md", &hash)), Some(Kept { path: "raw/My clip.md".to_owned(), hash: hash.clone() }));
         assert_eq!(read_entry(&format!("{} raw/Clip.md", "A".repeat(64))).map(|kept| kept.hash), Some(hash));
-        for other in ["", "raw/Clip.md", "abc raw/Clip.md", &"b".repeat(64), &format!("{} ", "c".repeat(64)), &format!("{}x raw/C.md", "d".repeat(63))] {
+        for other in [
+            "",
+            "raw/Clip.md",
+            "abc raw/Clip.md",
+            &"b".repeat(64),
+            &format!("{} ", "c".repeat(64)),
+            &format!("{}x raw/C.md", "d".repeat(63)),
+        ] {
             assert_eq!(read_entry(other), None, "{other:?}");
         }
     }

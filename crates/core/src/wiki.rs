@@ -1136,7 +1136,8 @@ mod tests {
     fn a_page_keeps_its_sources_hashes_and_lint_says_stale_when_one_changes() {
         use crate::edge::ReadBefore;
         use crate::ops::{call, Response};
-        let schema = "---\ntypes:\n  concept: {required: [type, sources]}\nproperties:\n  type: [concept]\n  sources:\nsource_folders: [raw]\n---\n";
+        let schema =
+            "---\ntypes:\n  concept: {required: [type, sources]}\nproperties:\n  type: [concept]\n  sources:\nsource_folders: [raw]\n---\n";
         let clip = "A clip on the forgetting curve.\n";
         let (mut vault, texts) = vault(&[("wiki/SCHEMA.md", schema), ("wiki/raw/Clip.md", clip)]);
         let mut edge = ReadBefore { tag: 1, texts: texts.clone(), ..ReadBefore::default() };
@@ -1157,7 +1158,9 @@ mod tests {
         let lint = |vault: &Vault, edge: &mut ReadBefore| {
             let request = crate::ops::request("lint_wiki", &json!({"kinds": ["stale"]})).unwrap();
             assert_eq!(crate::ops::notes_needed(vault, &request, &[]), ["wiki/raw/Clip.md"]);
-            let outcome = call(vault, "lint_wiki", &json!({"kinds": ["stale"], "response_format": "detailed"}), edge, &mut Default::default()).unwrap();
+            let outcome =
+                call(vault, "lint_wiki", &json!({"kinds": ["stale"], "response_format": "detailed"}), edge, &mut Default::default())
+                    .unwrap();
             let Response::Lint(report) = outcome.answer else { panic!("a lint report") };
             report
         };
