@@ -965,7 +965,9 @@ follow them: `relinked`), new pages are removed, in one batch. Refused when a no
 undo later changes first; or when notes link a new page since (`backlinks`), unless `force`. Without an id it \
 takes the newest kept change and never reaches past it. The last 20 \
 changes are kept in `.vaultlink/changes` (list_changes lists them); undoing again reverts the one before. A \
-delete's undo writes the note back from its kept text. A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`.",
+delete's undo writes the note back from its kept text. A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`. \
+Nothing in a SCHEMA.md's source folders is written: an undo that would is refused (`read_only_source`), and links inside a \
+source to a file moved back are left (`links_left_in_sources`).",
         input_schema: object(
             json!({
                 "change_id": {"type": "string", "description": "The `change_id` of an applied answer; the last change when left out."},
@@ -991,6 +993,7 @@ delete's undo writes the note back from its kept text. A dry run by default; app
                 "removed": {"type": "array", "items": {"type": "string"}},
                 "relinked": {"type": "array", "items": {"type": "string"}},
                 "backlinks": {"type": "array", "items": {"type": "object"}},
+                "links_left_in_sources": {"type": "array", "items": {"type": "object"}, "description": "Links inside read-only sources to a file moved back, left as they are: `note`, `line`, `link`, `would_be`."},
                 "kept_changes": {"type": "integer"},
                 "counts": {"type": "object", "description": "Each list's size; the lists are a page."},
                 "next_cursor": next_cursor()
