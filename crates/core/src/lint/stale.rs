@@ -1,5 +1,5 @@
 //! `stale`: a page older than a source it cites. The commit that ingested the source kept its
-//! content hash in the page's `source_hashes` (`source_hashes`); a source whose text hashes
+//! content hash in the page's `source_hashes` property (`crate::source_hashes`); a source whose text hashes
 //! otherwise now has changed since the page was written from it. The index holds no text, so
 //! the edge reads the sources and hands core their hashes; a lint run without them says so
 //! under `skipped` (only when some page keeps a hash).
