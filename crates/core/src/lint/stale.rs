@@ -1,8 +1,8 @@
 //! `stale`: a page older than a source it cites. The commit that ingested the source kept its
-//! content hash in the page's `source_hashes` property (`crate::source_hashes`); a source whose text hashes
-//! otherwise now has changed since the page was written from it. The index holds no text, so
-//! the edge reads the sources and hands core their hashes; a lint run without them says so
-//! under `skipped` (only when some page keeps a hash).
+//! content hash in the page's `source_hashes` property (`crate::source_hashes`); a source whose
+//! text hashes otherwise now has changed since the page was written from it. The index holds no
+//! text, so the edge reads the sources and hands core their hashes; a lint run without them says
+//! so under `skipped` (only when some page keeps a hash).
 
 use super::{Context, Example, Findings, Proposal, Rule, Skipped};
 use crate::parse::LinkSource;
