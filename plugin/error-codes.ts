@@ -30,6 +30,7 @@ export const ErrorCode = {
 	UnknownTool: "unknown_tool",
 	Cancelled: "cancelled",
 	Internal: "internal",
+	ConventionBlocked: "convention_blocked",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -196,6 +196,9 @@ async def agent_with_sources(vault, runtime_dir, mode):
             answer = await session.call_tool("commit_wiki_page", {**arguments, "dry_run": False})
             content = answer.structured_content
             refusals[name] = (answer.is_error, content["code"], snapshot(vault) == untouched, content["message"])
+        # The refused duplicate left the Wizard the one page of its name.
+        wizard = (await session.call_tool("find_existing_page", {"topic": "Wizard"})).structured_content
+        refusals["wizard after"] = (wizard["verdict"], [candidate["path"] for candidate in wizard["candidates"]][:1])
         arguments = {"page": page, "patches": skeleton["patches"] + [{"path": "Classes/Wizard.md", "kind": "link"}],
                      "prev_hashes": {**skeleton["prev_hashes"], "Classes/Wizard.md": sha(vault / "Classes" / "Wizard.md")}}
         preview = (await session.call_tool("commit_wiki_page", arguments)).structured_content
@@ -230,6 +233,7 @@ def test_an_agent_drafts_from_a_source_and_is_refused_a_duplicate_and_the_raw_fo
     assert "Races/Gnome.md" in proposed and not any(path.startswith("raw/") for path in proposed), proposed
     is_error, code, untouched, message = answers["refusals"]["duplicate"]
     assert (is_error, code, untouched) == (True, "duplicate_page", True) and "`Classes/Wizard.md`" in message, message
+    assert answers["refusals"]["wizard after"] == ("exists", ["Classes/Wizard.md"]), answers["refusals"]["wizard after"]
     is_error, code, untouched, message = answers["refusals"]["raw folder"]
     assert (is_error, code, untouched) == (True, "read_only_source", True) and "raw/Artificer clip.md" in message, message
 

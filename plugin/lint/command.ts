@@ -9,6 +9,7 @@ import { renderRewritePreview } from "../audit/modal";
 import { PreviewConfirmModal, renderMovePreview } from "../move/modals";
 import type { HostProvider } from "../move/command";
 import { enabledLintKinds, type VaultlinkSettings } from "../settings/settings";
+import { cachedTextOrNull } from "../change";
 import { runTool } from "../tools";
 import type { LinkEngine } from "../engine/client";
 import { lintRules, type MoveAnswer, type ToolError } from "../wasm";
@@ -107,7 +108,15 @@ export class VaultLint {
 		if (kinds.length === 0) {
 			return { ok: false, message: "Every lint check is turned off; turn some on in the plugin's settings, under Lint." };
 		}
-		const outcome = await index.call("lint_wiki", { limit: LINT_LIMIT, kinds, excluded_folders: settings.excludedFolders });
+		const args = { limit: LINT_LIMIT, kinds, excluded_folders: settings.excludedFolders };
+		// `stale` compares the hashes pages keep with their sources as they are: core names the
+		// sources, the plugin reads them (one that cannot be read is not compared).
+		const texts = new Map<string, string>();
+		for (const path of await index.notesNeeded("lint_wiki", args)) {
+			const text = await cachedTextOrNull(this.app, path);
+			if (text !== null) texts.set(path, text);
+		}
+		const outcome = await index.call("lint_wiki", args, { texts });
 		if (!outcome.ok) return { ok: false, message: `The lint failed: ${outcome.error.message}. ${outcome.error.hint}` };
 		const report = outcome.result as LintReport;
 		const notes = await notesAmong(index, report.proposals.map((proposal) => proposal.subject));

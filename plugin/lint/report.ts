@@ -53,6 +53,7 @@ const KIND_TITLES: Record<string, string> = {
 	schema_file: "Problems in SCHEMA.md",
 	links_truncated: "Notes with more links than are read",
 	missing_sources: "Pages citing no source",
+	stale: "Pages older than a source they cite",
 };
 
 export function kindTitle(kind: string): string {

@@ -290,3 +290,28 @@ test("the view words core's findings for people: names in quotation marks, and n
 	// A snake_case word that is no tool, such as a property, stays as it is.
 	assert.equal(forPeople("its `page_type` (page_type) is unknown"), "its “page_type” (page_type) is unknown");
 });
+
+test("the view reads the sources pages keep hashes of, so a page older than its source is stale", async (t) => {
+	const kept = "0".repeat(64);
+	const vault = writeFixtureVault(`
+//- raw/Clip.md
+clipped, then captured again
+//- Page.md
+---
+sources: ["[[Clip]]"]
+source_hashes: ["${kept} raw/Clip.md"]
+---
+From [[Clip]].
+`);
+	const loaded = await loadPlugin(vault, { debounceMs: 600_000 });
+	t.after(() => loaded.plugin.unload());
+	const view = await runCommand(loaded.plugin);
+	const outline = fakeElementOf(view.contentEl).outline();
+	assert.ok(outline.includes("  h3 Pages older than a source they cite (1)"), outline.join("\n"));
+	assert.ok(
+		outline.some((line) => line.includes(`“Page.md” was written from “raw/Clip.md” when its content hash was ${kept}`)),
+		outline.join("\n"),
+	);
+	// Handed the source's text, the check ran: it is not among the checks not run.
+	assert.ok(!outline.some((line) => line.startsWith("    li Pages older than a source they cite")), outline.join("\n"));
+});

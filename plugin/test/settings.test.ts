@@ -143,7 +143,7 @@ test("the tab has a section each for agents, the lint and links, and shows Obsid
 	assert.match(descriptionOf(tab, "Follows Obsidian's link settings"), /new link format "Relative path to file", Markdown links\. When vaultlink rewrites a link/);
 	// One toggle per lint rule of core, named and described, all on by default but dead ends.
 	for (const rule of lintRules()) assert.equal(toggleOf(tab, kindTitle(rule.kind)).getAttr("aria-checked"), String(rule.by_default), rule.kind);
-	assert.equal(lintRules().length, 13);
+	assert.equal(lintRules().length, 14);
 	assert.deepEqual(lintRules().filter((rule) => !rule.by_default).map((rule) => rule.kind), ["dead_end"]);
 	assert.equal(toggleOf(tab, "Dead ends").getAttr("aria-checked"), "false");
 	assert.equal(descriptionOf(tab, "Connection"), "Ready: agents' vaultlink program can connect to this window. No agent has connected since the plugin loaded.");

@@ -90,6 +90,7 @@ pub fn move_note(
     let texts = read_all(edge, needed)?;
     let mut plan = plan_move(vault, &arguments.from, &arguments.to, &texts).map_err(|error| CallError::of(&error))?;
     let left = guard_sources(vault, "move_note", &mut plan)?;
+    crate::conventions::check_plan(vault, "move_note", &plan, &texts).map_err(|error| CallError::of(&error))?;
     // Moving a whole folder removes it once empty; moving files out of one leaves it.
     let folder = moved_folder(&arguments.from, &plan);
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
@@ -129,6 +130,7 @@ pub fn rewrite_link(
     let texts = read_all(edge, notes_to_read_for_rewrite(vault, &arguments.from_target))?;
     let mut plan = plan_rewrite_link(vault, &arguments.from_target, &arguments.to_target, &texts).map_err(|error| CallError::of(&error))?;
     let left = guard_sources(vault, "rewrite_link", &mut plan)?;
+    crate::conventions::check_plan(vault, "rewrite_link", &plan, &texts).map_err(|error| CallError::of(&error))?;
     // A note that cannot be rewritten is refused first: allowing broken links would not help.
     crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
     let broken = crate::rewrite::links_broken(vault, &plan, &texts);
@@ -281,6 +283,7 @@ pub fn bulk_move_notes(
     let texts = read_all(edge, needed)?;
     let mut plan = crate::rename::plan_bulk_move(vault, &pairs, &texts).map_err(|error| CallError::of(&error))?;
     let left = guard_sources(vault, "bulk_move_notes", &mut plan)?;
+    crate::conventions::check_plan(vault, "bulk_move_notes", &plan, &texts).map_err(|error| CallError::of(&error))?;
     let folders: Vec<String> = pairs.iter().filter_map(|(from, _)| moved_folder(from, &plan)).collect();
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };

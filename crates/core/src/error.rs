@@ -62,6 +62,7 @@ codes! {
     UnknownTool = "unknown_tool": "No tool has that name (only from the command line: over MCP it is a protocol error).",
     Cancelled = "cancelled": "The client cancelled the call (`notifications/cancelled`) and its work stopped; nothing was written.",
     Internal = "internal": "A bug in vaultlink; report it.",
+    ConventionBlocked = "convention_blocked": "A move or a link rewrite would add a finding of a lint rule that the SCHEMA.md governing a note it writes marks `severity: block` under `conventions`; the message names the rule and the note; nothing changed.",
 }
 
 /// What every error of core's operations answers with: a stable code from the closed list, a

@@ -204,6 +204,10 @@ pub struct UndoAnswer {
     /// is refused while there are any, unless `force`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub backlinks: Vec<crate::delete::Referrer>,
+    /// Links inside read-only sources to a file the undo moves back, left as they are (a
+    /// source stays as captured), each with how it would have been written.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links_left_in_sources: Vec<crate::sources::LinkLeft>,
     /// How many changes are kept in all (this one included, until it is undone).
     pub kept_changes: usize,
     /// How many entries each list holds in all: the lists above are one page of them (restored,
@@ -438,6 +442,7 @@ pub fn undo_change(
         removed: Vec::new(),
         relinked: Vec::new(),
         backlinks: Vec::new(),
+        links_left_in_sources: Vec::new(),
         kept_changes: changes.len(),
         counts: UndoCounts::default(),
         next_cursor: None,
@@ -531,7 +536,9 @@ pub fn undo_change(
             let text = edge.text(&path)?;
             texts.insert(path, text);
         }
-        let plan = crate::rename::plan_moves_as_given(vault, pairs, &texts).map_err(|error| CallError::of(&error))?;
+        let mut plan = crate::rename::plan_moves_as_given(vault, pairs, &texts).map_err(|error| CallError::of(&error))?;
+        // A source's links are left as a move leaves them, and listed.
+        answer.links_left_in_sources = crate::sources::leave_sources(vault, &mut plan);
         for file in plan.edits.into_iter().filter(|file| !written.contains(&file.path)) {
             let before = texts.remove(&file.path).expect("a planned note was read");
             let text = crate::rename::apply_edits(&before, &file.edits);
@@ -553,6 +560,10 @@ pub fn undo_change(
         answer.backlinks.extend(crate::delete::referrers(vault, &remove.path).into_iter().filter(|link| !written.contains(&link.note)));
     }
 
+    // Nothing the undo writes lies in a read-only source folder: a change made before its folder
+    // was declared one is refused rather than undone into the source.
+    crate::sources::check_batch(vault, "undo_change", &batch).map_err(|error| CallError::of(&error))?;
+
     let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
     // The change by its id (the file name holds when each edge kept it, which differs).
     sha2::Digest::update(&mut hasher, format!("undo_change\0{}\n", journal.change_id));
@@ -570,6 +581,9 @@ pub fn undo_change(
     }
     for link in &answer.backlinks {
         sha2::Digest::update(&mut hasher, format!("b\0{}\0{}\0{}\n", link.note, link.line, link.link));
+    }
+    for link in &answer.links_left_in_sources {
+        sha2::Digest::update(&mut hasher, format!("s\0{}\0{}\0{}\n", link.note, link.line, link.link));
     }
     answer.plan_hash = undo_plan_hash(&journal.change_id, &crate::hex::hex(&sha2::Digest::finalize(hasher)));
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
@@ -800,6 +814,41 @@ mod tests {
         let mut expected = start.clone();
         expected.insert("D.md".to_owned(), "See [[A]] and ![[A#A]].\n".to_owned());
         assert_eq!(files, expected);
+    }
+
+    /// Issue 37: no tool writes in a read-only source folder, `undo_change` included. A change
+    /// made in a folder before a SCHEMA.md declared it a source is refused, nothing changed (the
+    /// hint says how to undo it anyway); a move undone leaves the links a source gained since.
+    #[test]
+    fn an_undo_writes_nothing_in_a_source_folder() {
+        let schema = "---\ntypes:\n  concept: {required: [type]}\nsource_folders: [raw]\n---\n";
+        let mut files = files_of(&[("raw/Clip.md", "---\nurl: x\n---\nclipped\n"), ("Topic.md", "# Topic\n")]);
+        let mut kept = Vec::new();
+        apply(&mut files, &mut kept, "update_properties", json!({"path": "raw/Clip.md", "set": {"seen": true}, "dry_run": false}));
+        files.insert("SCHEMA.md".to_owned(), schema.to_owned());
+        let before = files.clone();
+        let (vault, mut edge) = state(&files);
+        edge.changes = kept.clone();
+        let refused = call(&vault, "undo_change", &json!({}), &mut edge, &mut PlanHistory::default()).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::ReadOnlySource, "{}", refused.message);
+        assert!(refused.message.contains("edit `raw/Clip.md`"), "{}", refused.message);
+        assert!(refused.hint.contains("take the folder out of `source_folders`"), "{}", refused.hint);
+        assert_eq!(files, before);
+
+        // A page moved, then a clip linking its new name captured: the undo moves the page back
+        // and leaves the clip's link as captured, saying so.
+        let mut files = files_of(&[("SCHEMA.md", schema), ("Topic.md", "# Topic\n"), ("Notes.md", "[[Topic]]\n")]);
+        let mut kept = Vec::new();
+        apply(&mut files, &mut kept, "move_note", json!({"from": "Topic.md", "to": "Subject.md", "dry_run": false}));
+        files.insert("raw/Clip.md".to_owned(), "On [[Subject]].\n".to_owned());
+        let answer = apply(&mut files, &mut kept, "undo_change", json!({"dry_run": false}));
+        assert_eq!(
+            answer["links_left_in_sources"],
+            json!([{"note": "raw/Clip.md", "line": 1, "link": "[[Subject]]", "would_be": "[[Topic]]"}])
+        );
+        assert_eq!(files["raw/Clip.md"], "On [[Subject]].\n");
+        assert_eq!(files["Notes.md"], "[[Topic]]\n");
+        assert!(files.contains_key("Topic.md"));
     }
 
     /// Reported in issue 34: the undo of a created page removed it while notes made since

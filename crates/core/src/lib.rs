@@ -45,6 +45,7 @@ pub mod rewrite;
 pub mod schema_file;
 pub mod seal_key;
 pub mod sketch;
+pub mod source_hashes;
 pub mod sources;
 pub mod span;
 pub mod step;

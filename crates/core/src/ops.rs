@@ -173,6 +173,7 @@ pub fn notes_needed(vault: &Vault, request: &Request, changes: &[crate::history:
         Request::UpdateProperties(arguments) => crate::change::properties_notes_needed(vault, arguments),
         Request::BulkMoveNotes(arguments) => crate::change::bulk_notes_needed(vault, arguments),
         Request::CommitWikiPage(arguments) => crate::wiki::notes_needed(vault, arguments),
+        Request::LintWiki(_) => crate::source_hashes::notes_needed(vault),
         _ => Vec::new(),
     }
 }
@@ -534,7 +535,11 @@ fn dispatch(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut P
         Request::ListChanges(arguments) => {
             crate::history_list::list_changes(vault, arguments, edge).map(Response::Changes).map_err(error)?
         }
-        Request::LintWiki(arguments) => lint_wiki(vault, arguments).map(Response::Lint).map_err(error)?,
+        Request::LintWiki(arguments) => {
+            // The sources pages keep hashes of, for `stale`; one the edge cannot read is not compared.
+            let hashes = crate::source_hashes::current_hashes(vault, &mut |path| edge.text(path).ok());
+            lint_wiki_reading(vault, arguments, Some(&hashes)).map(Response::Lint).map_err(error)?
+        }
         Request::FindLinkPaths(arguments) => crate::graph::link_paths(vault, arguments).map(Response::LinkPaths).map_err(error)?,
         Request::LinkGraph(arguments) => crate::graph::link_graph(vault, arguments).map(Response::Graph).map_err(error)?,
         Request::FindExistingPage(arguments) => find_existing_page(vault, arguments).map(Response::ExistingPage).map_err(error)?,
@@ -850,6 +855,16 @@ fn page_end(body: &str, start: usize, max_bytes: usize) -> usize {
 }
 
 pub fn lint_wiki(vault: &Vault, arguments: &LintArguments) -> Result<LintReport, OpError> {
+    lint_wiki_reading(vault, arguments, None)
+}
+
+/// `lint_wiki` with the current content hashes of the sources pages keep hashes of, by path
+/// (`source_hashes::current_hashes`), which the `stale` rule compares.
+pub fn lint_wiki_reading(
+    vault: &Vault,
+    arguments: &LintArguments,
+    source_hashes: Option<&std::collections::BTreeMap<String, String>>,
+) -> Result<LintReport, OpError> {
     let rules = match &arguments.kinds {
         None => crate::lint::RULES.to_vec(),
         Some(kinds) => kinds
@@ -866,7 +881,7 @@ pub fn lint_wiki(vault: &Vault, arguments: &LintArguments) -> Result<LintReport,
     };
     let options =
         crate::lint::LintOptions { folder: arguments.folder.clone(), excluded_folders: arguments.excluded_folders.clone(), rules };
-    let outcome = crate::lint::lint(vault, &options);
+    let outcome = crate::lint::lint_reading(vault, &options, source_hashes);
     let mut counts = std::collections::BTreeMap::new();
     for proposal in &outcome.proposals {
         *counts.entry(proposal.kind).or_insert(0) += 1;

@@ -3,7 +3,8 @@
 //! rule: a value outside the vocabulary, a property the schema does not know, a page type its
 //! folder does not allow, a required property removed), and the links its set values hold. A
 //! rule the edit breaks refuses it (a rule the note broke already does not); a property link
-//! that finds no note is reported, as a property may name a page still to write.
+//! that finds no note is reported, as a property may name a page still to write. A convention
+//! the schema marks `severity: block` refuses an edit that adds its finding, as it refuses a page.
 
 use crate::canvas::parse_file;
 use crate::lint::schema::{declares_rules, governing_schema};
@@ -14,7 +15,11 @@ use crate::Vault;
 /// The `SCHEMA.md` governing the note and the rules of it the edited note breaks that it did not
 /// break before, worded as the lint words them; `None` when it breaks none.
 pub fn broken_rules(vault: &Vault, path: &str, after_text: &str) -> Option<(String, Vec<String>)> {
-    let schema_path = governing_schema(vault, path).filter(|(_, file)| declares_rules(file))?.0.to_owned();
+    let blocks = |file: &crate::lint::schema::SchemaFile| {
+        file.schema.as_ref().is_some_and(|schema| schema.conventions.iter().any(|convention| convention.block))
+    };
+    let (schema_path, file) = governing_schema(vault, path).filter(|(_, file)| declares_rules(file) || blocks(file))?;
+    let schema_path = schema_path.to_owned();
     let rules: Vec<&'static crate::lint::Rule> = crate::lint::rule("schema").into_iter().collect();
     let note_folder = folder(path);
     let options =
@@ -30,7 +35,11 @@ pub fn broken_rules(vault: &Vault, path: &str, after_text: &str) -> Option<(Stri
     let before = findings(vault);
     let mut after = vault.clone();
     after.upsert(path, after_text);
-    let broken: Vec<String> = findings(&after).into_iter().filter(|finding| !before.contains(finding)).collect();
+    let mut broken: Vec<String> = findings(&after).into_iter().filter(|finding| !before.contains(finding)).collect();
+    // The conventions it marks `severity: block`, as commit_wiki_page checks them.
+    if let Some(schema) = &file.schema {
+        broken.extend(crate::conventions::added_violations(vault, &after, schema, &[path]));
+    }
     (!broken.is_empty()).then_some((schema_path, broken))
 }
 

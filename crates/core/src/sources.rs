@@ -105,6 +105,10 @@ impl Failure for ReadOnlySource {
     }
 
     fn hint(&self) -> &'static str {
+        if self.tool == "undo_change" {
+            return "The change was made before its folder was declared a source folder: sources stay as captured, so the undo \
+is refused. To undo it anyway, take the folder out of `source_folders` in its SCHEMA.md, undo, and put it back.";
+        }
         "Sources stay as captured: write the wiki's pages outside the source folders and link or cite the source from them \
 (its SCHEMA.md's `source_folders` lists the folders)."
     }
@@ -133,6 +137,44 @@ pub fn check_plan(vault: &Vault, tool: &str, plan: &MovePlan) -> Result<(), Read
     for create in &plan.creates {
         if let Some(source) = source_holding(&folders, &create.path) {
             touched.push(Touched { path: create.path.clone(), what: "create", source });
+        }
+    }
+    if touched.is_empty() {
+        Ok(())
+    } else {
+        Err(ReadOnlySource { tool: tool.to_owned(), touched })
+    }
+}
+
+/// A batch's writes in a source folder (an undo's: a note given back its text, a removed file
+/// written back, a created file removed, a file moved back out of or into one). Refused as a
+/// whole.
+pub fn check_batch(vault: &Vault, tool: &str, batch: &crate::batch::Batch) -> Result<(), ReadOnlySource> {
+    let folders = source_folders(vault);
+    if folders.is_empty() {
+        return Ok(());
+    }
+    let mut touched = Vec::new();
+    let mut touch = |path: &str, what: &'static str| {
+        if let Some(source) = source_holding(&folders, path) {
+            touched.push(Touched { path: path.to_owned(), what, source });
+            true
+        } else {
+            false
+        }
+    };
+    for write in &batch.writes {
+        touch(&write.path, "edit");
+    }
+    for create in &batch.creates {
+        touch(&create.path, "create");
+    }
+    for remove in &batch.removes {
+        touch(&remove.path, "delete");
+    }
+    for moved in &batch.moves {
+        if !touch(&moved.from, "move") {
+            touch(&moved.to, "move into");
         }
     }
     if touched.is_empty() {

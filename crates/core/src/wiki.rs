@@ -315,6 +315,23 @@ fn ingested(after: &Vault, path: &str, page: &PageInput, texts: &BTreeMap<String
     found
 }
 
+/// The page with `source_hashes` as this commit reads its sources: each note its `sources`
+/// cites, by content hash and path (`source_hashes`). What the caller gave there is replaced, so
+/// the page keeps what it was written from, and a page citing no note keeps nothing.
+fn with_source_hashes(vault: &Vault, path: &str, page: &PageInput, texts: &BTreeMap<String, String>) -> PageInput {
+    use crate::source_hashes::{entry, SOURCE_HASHES_PROPERTY};
+    let mut page = page.clone();
+    page.frontmatter.retain(|key, _| fold(key) != SOURCE_HASHES_PROPERTY);
+    let entries: Vec<Value> = cited_sources(vault, path, &page)
+        .iter()
+        .filter_map(|source| texts.get(source).map(|text| Value::String(entry(source, &content_hash(text)))))
+        .collect();
+    if !entries.is_empty() {
+        page.frontmatter.insert(SOURCE_HASHES_PROPERTY.to_owned(), Value::Array(entries));
+    }
+    page
+}
+
 /// The plan of the page and its patches, proven in a copy of the index, with the answer of its
 /// preview. `texts` are the patched notes' texts as they are now.
 pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String, String>) -> Result<(MovePlan, CommitAnswer), Refusal> {
@@ -353,7 +370,8 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
         problems.push("`page.prev_hash` goes with `mode: overwrite`; a new page has none".to_owned());
     }
 
-    let text = page_text(vault, &path, &arguments.page, &mut problems);
+    let page = with_source_hashes(vault, &path, &arguments.page, texts);
+    let text = page_text(vault, &path, &page, &mut problems);
     let mut after = vault.clone();
     after.upsert(&path, &text);
     // The vault it joins, before the patches: a note known by one of the page's names already,
@@ -551,7 +569,14 @@ fn page_text(vault: &Vault, path: &str, page: &PageInput, problems: &mut Vec<Str
         })
         .unwrap_or_default();
     let mut keys: Vec<&String> = page.frontmatter.keys().collect();
-    keys.sort_by_key(|key| (key.as_str() != "type", required.iter().position(|name| name == *key).unwrap_or(usize::MAX)));
+    // The kept hashes go last, after the `sources` they belong to.
+    keys.sort_by_key(|key| {
+        (
+            key.as_str() != "type",
+            required.iter().position(|name| name == *key).unwrap_or(usize::MAX),
+            key.as_str() == crate::source_hashes::SOURCE_HASHES_PROPERTY,
+        )
+    });
     let mut text = page.body.clone();
     for key in keys {
         let arguments = crate::properties::PropertiesArguments {
@@ -1006,7 +1031,8 @@ mod tests {
         let page = json!({"path": skeleton.page.path, "frontmatter": skeleton.page.frontmatter, "body": "# Forgetting curve\n"});
         let (plan, answer) =
             plan(&vault, &arguments(json!({"page": page})), &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
-        assert!(plan.creates[0].text.starts_with("---\nsources:\n  - \"[[Clip]]\"\n---\n"), "{}", plan.creates[0].text);
+        let kept = format!("---\nsources:\n  - \"[[Clip]]\"\nsource_hashes:\n  - \"{} raw/Clip.md\"\n---\n", content_hash(clip));
+        assert!(plan.creates[0].text.starts_with(&kept), "{}", plan.creates[0].text);
         let said: Vec<(&str, &str, &str, Vec<&str>)> = answer
             .ingested
             .iter()
@@ -1101,5 +1127,68 @@ mod tests {
         let unknown = crate::schema_file::read_schema_file("---\nconventions:\n  spelling: block\n  orphan: loud\n---\n");
         assert!(unknown.problems.iter().any(|problem| problem.contains("`spelling` names no lint rule")), "{:?}", unknown.problems);
         assert!(unknown.problems.iter().any(|problem| problem.contains("`loud`")), "{:?}", unknown.problems);
+    }
+
+    /// Issue 37: lint could not tell a page older than a source it cites. The commit keeps each
+    /// source's hash in the page; lint compares it with the source as the edge reads it now, and
+    /// committing the page again keeps the new hash.
+    #[test]
+    fn a_page_keeps_its_sources_hashes_and_lint_says_stale_when_one_changes() {
+        use crate::edge::ReadBefore;
+        use crate::ops::{call, Response};
+        let schema =
+            "---\ntypes:\n  concept: {required: [type, sources]}\nproperties:\n  type: [concept]\n  sources:\nsource_folders: [raw]\n---\n";
+        let clip = "A clip on the forgetting curve.\n";
+        let (mut vault, texts) = vault(&[("wiki/SCHEMA.md", schema), ("wiki/raw/Clip.md", clip)]);
+        let mut edge = ReadBefore { tag: 1, texts: texts.clone(), ..ReadBefore::default() };
+        let mut plans = crate::approval::PlanHistory::default();
+        // A `source_hashes` the caller gives is replaced by what the commit reads.
+        let page = json!({"path": "wiki/Forgetting curve", "body": "# Forgetting curve\n",
+            "frontmatter": {"type": "concept", "sources": ["[[Clip]]"], "source_hashes": ["made up"]}});
+        let applied = call(&vault, "commit_wiki_page", &json!({"page": page, "dry_run": false}), &mut edge, &mut plans)
+            .unwrap_or_else(|error| panic!("{error}"));
+        let Some(crate::edge::Change::Batch { batch, .. }) = &applied.change else { panic!("a batch") };
+        let written = batch.creates.iter().find(|create| create.path == "wiki/Forgetting curve.md").expect("the page");
+        let page_text = written.text.clone();
+        let old_hash = content_hash(clip);
+        assert!(page_text.contains(&format!("source_hashes:\n  - \"{old_hash} wiki/raw/Clip.md\"\n")), "{page_text}");
+        vault.upsert("wiki/Forgetting curve.md", &page_text);
+        edge.texts.insert("wiki/Forgetting curve.md".to_owned(), page_text.clone());
+
+        let lint = |vault: &Vault, edge: &mut ReadBefore| {
+            let request = crate::ops::request("lint_wiki", &json!({"kinds": ["stale"]})).unwrap();
+            assert_eq!(crate::ops::notes_needed(vault, &request, &[]), ["wiki/raw/Clip.md"]);
+            let outcome =
+                call(vault, "lint_wiki", &json!({"kinds": ["stale"], "response_format": "detailed"}), edge, &mut Default::default())
+                    .unwrap();
+            let Response::Lint(report) = outcome.answer else { panic!("a lint report") };
+            report
+        };
+        let fresh = lint(&vault, &mut edge);
+        assert!(fresh.proposals.is_empty() && fresh.skipped.is_empty(), "{:?} {:?}", fresh.proposals, fresh.skipped);
+
+        // The source changes (a clipping fixed by hand, before it was declared read-only).
+        let changed = "A clip on the forgetting curve, corrected.\n";
+        vault.upsert("wiki/raw/Clip.md", changed);
+        edge.texts.insert("wiki/raw/Clip.md".to_owned(), changed.to_owned());
+        let stale = lint(&vault, &mut edge);
+        let said: Vec<String> = stale.proposals.iter().map(crate::lint::Proposal::summary_line).collect();
+        assert_eq!(said, ["stale wiki/Forgetting curve.md -> wiki/raw/Clip.md (commit_wiki_page)"]);
+        let detail = stale.proposals[0].detail.as_deref().unwrap_or_default();
+        assert!(detail.contains(&old_hash) && detail.contains(&content_hash(changed)), "{detail}");
+        assert!(stale.proposals[0].suggested_action.contains("Re-read `wiki/raw/Clip.md`"), "{}", stale.proposals[0].suggested_action);
+        // Without the sources' texts, the rule says it could not compare.
+        let unread = crate::ops::lint_wiki(&vault, &serde_json::from_value(json!({})).unwrap()).unwrap();
+        assert!(unread.skipped.iter().any(|skipped| skipped.kind == "stale"), "{:?}", unread.skipped);
+
+        // Committed again over the page, with the hash it was read with: current again.
+        let again = json!({"page": {"path": "wiki/Forgetting curve", "mode": "overwrite", "prev_hash": content_hash(&page_text),
+            "body": "# Forgetting curve\n\nCorrected.\n", "frontmatter": {"type": "concept", "sources": ["[[Clip]]"]}}, "dry_run": false});
+        let applied = call(&vault, "commit_wiki_page", &again, &mut edge, &mut plans).unwrap_or_else(|error| panic!("{error}"));
+        let Some(crate::edge::Change::Batch { batch, .. }) = &applied.change else { panic!("a batch") };
+        let rewritten = batch.writes[0].text.clone();
+        assert!(rewritten.contains(&format!("  - \"{} wiki/raw/Clip.md\"\n", content_hash(changed))), "{rewritten}");
+        vault.upsert("wiki/Forgetting curve.md", &rewritten);
+        assert!(lint(&vault, &mut edge).proposals.is_empty(), "{rewritten}");
     }
 }

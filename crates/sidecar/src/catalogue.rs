@@ -472,7 +472,8 @@ previews the moves and rewritten links (paged) with a `plan_hash`; call again wi
 `dry_run: false`) to apply exactly that plan, all or nothing. Use it instead of moving files yourself; use rewrite_link to repoint links, \
 delete_note to delete. Refusals: `invalid_path` (into a hidden folder such as `.trash`, into itself, out \
 of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `plan_hash_mismatch` (preview again), \
-`concurrent_modification`, `note_not_found`.",
+`concurrent_modification`, `note_not_found`, `read_only_source`, `convention_blocked` (the move adds a finding of a \
+lint rule its SCHEMA.md's `conventions` mark `block`).",
         input_schema: object(
             json!({
                 "from": note_path("The file or folder to move"),
@@ -525,7 +526,8 @@ and canvases, to `to_target`; only the target's path changes. A dry run by defau
 to repoint links or fix misspelt targets; use move_note to move a file. Refusals: \
 `breaks_links` (working links would find no note; `allow_unresolved: true` allows it, answering `links_broken`), \
 `unrepresentable_link` (`to_target` holds `|`, `#`, `^`, brackets or a line break), `plan_hash_mismatch`, \
-`concurrent_modification`.";
+`concurrent_modification`, `convention_blocked` (the rewrite adds a finding of a lint rule its SCHEMA.md's `conventions` mark `block`, \
+even with `allow_unresolved`).";
     spec.input_schema = object(
         json!({
             "from_target": {"type": "string", "description": "The target the links have now, such as `Old idea`."},
@@ -560,7 +562,7 @@ fn lint_wiki() -> ToolSpec {
             "related_count": {"type": "integer"},
             "detail": {"type": "string", "description": "Why, with the evidence in words (left out with `concise`)."},
             "suggested_action": {"type": "string"},
-            "tool": {"type": "string", "enum": ["move_note", "rewrite_link"], "description": "The vaultlink tool whose call fixes it, where one does."},
+            "tool": {"type": "string", "enum": ["move_note", "rewrite_link", "commit_wiki_page"], "description": "The vaultlink tool whose call fixes it, where one does."},
             "tool_args": {"type": "object", "description": "The arguments for `tool` (left out with `concise`). Those tools preview by default."},
             "evidence": {"type": "object", "description": "Structured evidence: referrers with lines, the file chosen per link, names shared (left out with `concise`)."}
         },
@@ -572,7 +574,8 @@ fn lint_wiki() -> ToolSpec {
         "Checks the vault, or one folder, and returns proposals saying why, each naming the call that fixes it \
 where one exists (`tool`, `tool_args`). Kinds (see `kinds`) include `duplicate_identity` (notes sharing a name, \
 title, H1 or alias), `near_duplicate` (shared wording: a lead), `schema` \
-(breaches of the folder's SCHEMA.md) and `dead_end` (notes linking nowhere; run only when named). \
+(breaches of the folder's SCHEMA.md), `stale` (a page citing a source whose content hash differs from the one \
+the page kept in `source_hashes` at ingest) and `dead_end` (notes linking nowhere; run only when named). \
 Use it to review a wiki; use find_existing_page before writing one page. It reads only. It fails \
 with `invalid_arguments` for an unknown kind or a stale cursor.",
         object(
@@ -813,7 +816,7 @@ fn update_properties() -> ToolSpec {
 keeping every other byte of the file; a link is written quoted. A dry run by default: the YAML before and after and a \
 `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply. Held already: `unchanged: true`, \
 nothing written. Set links finding no note: `unresolved_links`. Use it for properties; use rewrite_link for links. \
-Refusals: `note_not_found`, `page_refused` (off SCHEMA.md's rules), `invalid_arguments` (an object value, a key set \
+Refusals: `note_not_found`, `page_refused` (off SCHEMA.md's rules, or adding a finding of a convention it marks `block`), `invalid_arguments` (an object value, a key set \
 and removed, frontmatter not YAML keys), `unwritable_note` (a shared anchor), `plan_hash_mismatch`, \
 `concurrent_modification`.",
         input_schema: object(
@@ -892,7 +895,7 @@ fn commit_wiki_page() -> ToolSpec {
     ToolSpec {
         name: "commit_wiki_page",
         title: "Create a wiki page and link it from other notes, proven, all or nothing",
-        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default; once per note, none when it links the page); `append` adds `text` as a paragraph at the end or under `heading`. Every link of the page and every link a patch adds must find a note (or be in `allow_unresolved`); the page must meet its SCHEMA.md (type, required properties, vocabulary, folder, blocking conventions), lie in the wiki, outside its source folders, at a new linkable path; each `prev_hashes` entry must match. A page known by one of its names (find_existing_page's `exists`) is refused unless `allow_duplicate`; one changing where links lead, always. A dry run by default, answering `plan_hash`, non-blocking `problems` and `ingested` sources; apply with `approved_plan_hash` (or `dry_run: false`). Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused`, `duplicate_page`, `read_only_source`, `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
+        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default; once per note, none when it links the page); `append` adds `text` as a paragraph at the end or under `heading`. Every link of the page and every link a patch adds must find a note (or be in `allow_unresolved`); the page must meet its SCHEMA.md (type, required properties, vocabulary, folder, blocking conventions), lie in the wiki, outside its source folders, at a new linkable path; each `prev_hashes` entry must match. A page known by one of its names (find_existing_page's `exists`) is refused unless `allow_duplicate`; one changing where links lead, always. A dry run by default, answering `plan_hash`, non-blocking `problems` and `ingested` sources (the page keeps each cited source's content hash in `source_hashes`, which lint_wiki's `stale` compares); apply with `approved_plan_hash` (or `dry_run: false`). Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused`, `duplicate_page`, `read_only_source`, `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
         input_schema: object(
             json!({
                 "page": {
@@ -968,7 +971,9 @@ follow them: `relinked`), new pages are removed, in one batch. Refused when a no
 undo later changes first; or when notes link a new page since (`backlinks`), unless `force`. Without an id it \
 takes the newest kept change and never reaches past it. The last 20 \
 changes are kept in `.vaultlink/changes` (list_changes lists them); undoing again reverts the one before. A \
-delete's undo writes the note back from its kept text. A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`.",
+delete's undo writes the note back from its kept text. A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`. \
+Nothing in a SCHEMA.md's source folders is written: an undo that would is refused (`read_only_source`), and links inside a \
+source to a file moved back are left (`links_left_in_sources`).",
         input_schema: object(
             json!({
                 "change_id": {"type": "string", "description": "The `change_id` of an applied answer; the last change when left out."},
@@ -994,6 +999,7 @@ delete's undo writes the note back from its kept text. A dry run by default; app
                 "removed": {"type": "array", "items": {"type": "string"}},
                 "relinked": {"type": "array", "items": {"type": "string"}},
                 "backlinks": {"type": "array", "items": {"type": "object"}},
+                "links_left_in_sources": {"type": "array", "items": {"type": "object"}, "description": "Links inside read-only sources to a file moved back, left as they are: `note`, `line`, `link`, `would_be`."},
                 "kept_changes": {"type": "integer"},
                 "counts": {"type": "object", "description": "Each list's size; the lists are a page."},
                 "next_cursor": next_cursor()

@@ -24,6 +24,7 @@ pub mod missing_sources;
 pub mod near_duplicate;
 pub mod orphan;
 pub mod schema;
+pub mod stale;
 pub mod unquoted_property_link;
 pub mod unresolved_link;
 
@@ -61,7 +62,7 @@ pub struct Example {
 
 /// The rules that run by default (`lint_wiki` without `kinds`), in the order their findings are
 /// reported. [`every_rule`] adds those that run only when named.
-pub const RULES: [&Rule; 12] = [
+pub const RULES: [&Rule; 13] = [
     &unresolved_link::RULE,
     &ambiguous_link::RULE,
     &broken_heading::RULE,
@@ -74,6 +75,7 @@ pub const RULES: [&Rule; 12] = [
     &schema::RULE,
     &links_truncated::RULE,
     &missing_sources::RULE,
+    &stale::RULE,
 ];
 
 /// The rules that run only when named in `kinds`, their findings reported after those of
@@ -213,6 +215,9 @@ pub struct Context<'a> {
     pub vault: &'a Vault,
     folder: Option<String>,
     excluded_folders: Vec<String>,
+    /// The current content hash of each source a page keeps a hash of, by path, when the edge
+    /// read them (`lint_reading`): what `stale` compares.
+    pub source_hashes: Option<&'a std::collections::BTreeMap<String, String>>,
 }
 
 impl<'a> Context<'a> {
@@ -220,7 +225,7 @@ impl<'a> Context<'a> {
         let folder = folder.map(|folder| fold(folder.trim_matches('/'))).filter(|folder| !folder.is_empty());
         let excluded_folders =
             excluded_folders.iter().map(|folder| fold(folder.trim_matches('/'))).filter(|folder| !folder.is_empty()).collect();
-        Context { vault, folder, excluded_folders }
+        Context { vault, folder, excluded_folders, source_hashes: None }
     }
 
     /// True when the note at `path` may be the subject of a finding: inside the folder asked
@@ -242,7 +247,18 @@ impl<'a> Context<'a> {
 
 /// Runs the chosen rules over the index.
 pub fn lint(vault: &Vault, options: &LintOptions) -> LintOutcome {
-    let context = Context::new(vault, options.folder.as_deref(), &options.excluded_folders);
+    lint_reading(vault, options, None)
+}
+
+/// Runs the chosen rules over the index, with the current content hashes of the sources pages
+/// keep hashes of (`source_hashes::current_hashes`), which `stale` compares.
+pub fn lint_reading(
+    vault: &Vault,
+    options: &LintOptions,
+    source_hashes: Option<&std::collections::BTreeMap<String, String>>,
+) -> LintOutcome {
+    let mut context = Context::new(vault, options.folder.as_deref(), &options.excluded_folders);
+    context.source_hashes = source_hashes;
     let mut findings = Findings::default();
     for rule in every_rule().filter(|rule| options.rules.iter().any(|chosen| chosen.kind == rule.kind)) {
         (rule.check)(&context, &mut findings);
@@ -338,6 +354,11 @@ pub(crate) mod tests {
     /// text, indentation kept (YAML needs it).
     /// A first line `//! max_links N` reads the notes keeping `N` links each.
     pub fn fixture(text: &str) -> Vault {
+        fixture_and_texts(text).0
+    }
+
+    /// The vault of [`fixture`], and each file's text by path.
+    pub fn fixture_and_texts(text: &str) -> (Vault, std::collections::BTreeMap<String, String>) {
         let mut config = IndexConfig::obsidian_defaults();
         if let Some(limit) = text.lines().next().and_then(|line| line.strip_prefix("//! max_links ")) {
             config.parse.max_links = limit.trim().parse().expect("a number of links");
@@ -358,12 +379,14 @@ pub(crate) mod tests {
         for (path, text) in &files {
             vault.upsert(path, text);
         }
-        vault
+        (vault, files.into_iter().collect())
     }
 
-    fn run(vault: &Vault, rule: &'static Rule) -> Vec<String> {
+    /// The rule's findings, the sources pages keep hashes of read from `texts`.
+    fn run(vault: &Vault, texts: &std::collections::BTreeMap<String, String>, rule: &'static Rule) -> Vec<String> {
         let options = LintOptions { folder: None, excluded_folders: Vec::new(), rules: vec![rule] };
-        let outcome = lint(vault, &options);
+        let hashes = crate::source_hashes::current_hashes(vault, &mut |path| texts.get(path).cloned());
+        let outcome = lint_reading(vault, &options, Some(&hashes));
         let mut lines: Vec<String> = outcome.proposals.iter().map(Proposal::summary_line).collect();
         lines.extend(outcome.skipped.iter().map(|skipped| format!("skipped {}", skipped.kind)));
         lines
@@ -374,8 +397,8 @@ pub(crate) mod tests {
         for rule in every_rule() {
             assert!(!rule.examples.is_empty(), "{} has no examples", rule.code);
             for example in rule.examples {
-                let vault = fixture(example.vault);
-                assert_eq!(run(&vault, rule), example.expected, "{}: example `{}`", rule.code, example.name);
+                let (vault, texts) = fixture_and_texts(example.vault);
+                assert_eq!(run(&vault, &texts, rule), example.expected, "{}: example `{}`", rule.code, example.name);
             }
         }
     }
