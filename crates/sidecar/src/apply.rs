@@ -628,6 +628,28 @@ mod tests {
         assert_eq!(fs::read_to_string(dir.path().join("Home.md")).unwrap(), "[[Archive/Alpha]]\n");
     }
 
+    /// A move on the folder writes its links as `.obsidian/app.json`'s "New link format" asks;
+    /// `--link-form keep` keeps each link's form; an `app.json` that is not JSON gives Obsidian's
+    /// defaults and the move is made all the same.
+    #[test]
+    fn a_move_on_the_folder_follows_the_vaults_new_link_format() {
+        let files = [("n/A.md", "[[T]] and [t](T.md)\n"), ("T.md", "# T\n")];
+        let moved = |app_json: Option<&str>, form: vaultlink_core::link_form::LinkForm| {
+            let mut with_settings = files.to_vec();
+            with_settings.extend(app_json.map(|text| (".obsidian/app.json", text)));
+            let (dir, mut index) = vault(&with_settings);
+            index.use_link_form(form);
+            move_note(&mut index, &json!({"from": "T.md", "to": "sub/U.md", "dry_run": false})).unwrap();
+            fs::read_to_string(dir.path().join("n/A.md")).unwrap()
+        };
+        use vaultlink_core::link_form::LinkForm::{Keep, Obsidian};
+        assert_eq!(moved(Some(r#"{"newLinkFormat": "absolute"}"#), Obsidian), "[[sub/U]] and [t](sub/U.md)\n");
+        assert_eq!(moved(Some(r#"{"newLinkFormat": "relative"}"#), Obsidian), "[[../sub/U]] and [t](../sub/U.md)\n");
+        assert_eq!(moved(None, Obsidian), "[[U]] and [t](U.md)\n");
+        assert_eq!(moved(Some("{ not json"), Obsidian), "[[U]] and [t](U.md)\n");
+        assert_eq!(moved(Some(r#"{"newLinkFormat": "absolute"}"#), Keep), "[[U]] and [t](../sub/U.md)\n");
+    }
+
     #[test]
     fn a_dry_run_changes_nothing_and_an_approved_plan_applies() {
         let (dir, mut index) = vault(&[("A.md", "see [[Old|it]]\n"), ("Old.md", "# Old\n")]);

@@ -13,6 +13,7 @@ mod history;
 mod http;
 mod journal;
 mod lease;
+mod link_form;
 mod mcp;
 mod obsidian;
 mod presence;
