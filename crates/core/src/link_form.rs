@@ -2,13 +2,13 @@
 //!
 //! A move, a bulk move, the undo of a move and the healing of a detected move all rewrite a
 //! link through the rename planner, which asks [`written_path`] for the new path of each link
-//! and [`followed_display`] for its display text. By default ([`LinkForm::Obsidian`]) the path
+//! and [`followed_display`] for its display text. By default ([`RewriteForm::Obsidian`]) the path
 //! is what Obsidian's `MetadataCache.fileToLinktext` gives under the vault's "New link format"
 //! (`newLinkFormat` in `.obsidian/app.json`): the file's name when no other file shares it, else
 //! its full vault path, under `shortest`; the path from the note's folder under `relative`; the
 //! full vault path under `absolute`. A wikilink leaves out `.md`; a markdown link keeps the `.md`
 //! it was written with, its angle brackets or its percent-encoding. A display text that named
-//! the old file follows the rename, as Obsidian's does since 1.2.1. [`LinkForm::Keep`] keeps the
+//! the old file follows the rename, as Obsidian's does since 1.2.1. [`RewriteForm::Keep`] keeps the
 //! form each link was written in instead. The cases, each with its source, are in
 //! `crates/core/tests/spec/link_form.md`.
 //!
@@ -26,7 +26,7 @@ use crate::resolve::{self, file_name, fold, folder, FileLookup, Resolution};
 /// it was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum LinkForm {
+pub enum RewriteForm {
     /// Obsidian's `fileToLinktext` under the vault's "New link format".
     #[default]
     Obsidian,
@@ -35,12 +35,12 @@ pub enum LinkForm {
     Keep,
 }
 
-impl LinkForm {
+impl RewriteForm {
     /// The form an edge's option names (`obsidian`, `keep`), or `None` for any other text.
-    pub fn named(name: &str) -> Option<LinkForm> {
+    pub fn named(name: &str) -> Option<RewriteForm> {
         match name.trim() {
-            "obsidian" => Some(LinkForm::Obsidian),
-            "keep" => Some(LinkForm::Keep),
+            "obsidian" => Some(RewriteForm::Obsidian),
+            "keep" => Some(RewriteForm::Keep),
             _ => None,
         }
     }
@@ -72,8 +72,8 @@ pub fn written_path(vault: &Vault, after: &dyn FileLookup, config: &IndexConfig,
         let wrote_extension = percent_decode(path_written).to_lowercase().ends_with(".md");
         let kept = || kept_markdown_destination(vault, rewrite);
         let path = match config.link_form {
-            LinkForm::Keep => kept(),
-            LinkForm::Obsidian => {
+            RewriteForm::Keep => kept(),
+            RewriteForm::Obsidian => {
                 let omit_md = !wrote_extension && is_note_path(rewrite.expected);
                 let form = file_to_linktext(after, config.new_link_format, rewrite.source, rewrite.expected, omit_md);
                 if finds(after, rewrite, &form) {
@@ -87,7 +87,7 @@ pub fn written_path(vault: &Vault, after: &dyn FileLookup, config: &IndexConfig,
     }
     let keep_extension = link.path.trim().to_lowercase().ends_with(".md") || !is_note_path(rewrite.expected);
     let mut forms: Vec<String> = Vec::new();
-    if config.link_form == LinkForm::Obsidian {
+    if config.link_form == RewriteForm::Obsidian {
         forms.push(file_to_linktext(after, config.new_link_format, rewrite.source, rewrite.expected, is_note_path(rewrite.expected)));
     }
     let stem = if keep_extension { rewrite.expected } else { &rewrite.expected[..rewrite.expected.len() - 3] };
@@ -155,9 +155,9 @@ pub fn file_to_linktext(files: &dyn FileLookup, format: NewLinkFormat, source: &
 /// wikilink's alias or a markdown link's text that is the old file's name (`Old` in
 /// `[[f/Old|Old]]`, `[Old](f/Old.md)`), or a wikilink's alias that is its old path as written
 /// (`[[f/Old|f/Old]]`), becomes the new one, as Obsidian writes it since 1.2.1. Any other display
-/// text is kept (`None`), as it is under [`LinkForm::Keep`] and when the file keeps its name.
+/// text is kept (`None`), as it is under [`RewriteForm::Keep`] and when the file keeps its name.
 pub fn followed_display(config: &IndexConfig, link: &Link, old_target: &str, new_target: &str, new_path: &str) -> Option<String> {
-    if config.link_form == LinkForm::Keep || link.source.is_canvas() {
+    if config.link_form == RewriteForm::Keep || link.source.is_canvas() {
         return None;
     }
     let display = link.display.as_deref()?;
@@ -217,8 +217,7 @@ fn kept_markdown_destination(vault: &Vault, rewrite: &Rewrite<'_>) -> String {
     let expected = rewrite.expected;
     let keep_extension = decoded.to_lowercase().ends_with(".md") || !is_note_path(expected);
     let target = if keep_extension { expected.to_owned() } else { expected[..expected.len() - 3].to_owned() };
-    let found_relative =
-        join_relative(folder(rewrite.old_source), &decoded).is_some_and(|joined| vault.find_file(&joined).is_some());
+    let found_relative = join_relative(folder(rewrite.old_source), &decoded).is_some_and(|joined| vault.find_file(&joined).is_some());
     let found_from_root = !decoded.starts_with("./") && !decoded.starts_with("../") && vault.find_file(&decoded).is_some();
     if path_written.starts_with('/') {
         format!("/{target}")
@@ -280,4 +279,57 @@ pub(crate) fn encode_destination(path: &str, encode_non_ascii: bool) -> String {
         }
     }
     out
+}
+
+/// The path of a new wikilink from the note at `source` to `target`, as a `link` patch of
+/// `commit_wiki_page` writes it: Obsidian's form under the vault's "New link format" (with
+/// [`RewriteForm::Keep`], which has no written form to keep, the shortest path that finds it),
+/// else the shortest path that does; `None` when no form finds `target` unambiguously.
+pub fn new_wikilink_path(files: &dyn FileLookup, config: &IndexConfig, source: &str, target: &str) -> Option<String> {
+    let stem = if is_note_path(target) { &target[..target.len() - 3] } else { target };
+    let segments: Vec<&str> = stem.split('/').collect();
+    let mut forms: Vec<String> = Vec::new();
+    if config.link_form == RewriteForm::Obsidian {
+        forms.push(file_to_linktext(files, config.new_link_format, source, target, true));
+    }
+    forms.extend((1..=segments.len()).map(|take| segments[segments.len() - take..].join("/")));
+    forms.into_iter().find(|form| {
+        let probe = Link {
+            kind: crate::parse::LinkKind::Wikilink,
+            source: LinkSource::Body,
+            target: form.clone(),
+            path: form.clone(),
+            subpath: None,
+            display: None,
+            span: crate::span::Span { start: 0, end: 0 },
+            target_span: crate::span::Span { start: 0, end: 0 },
+            line: 1,
+            column: 1,
+            destination: None,
+        };
+        matches!(resolve::resolve(files, source, &probe), Resolution::Resolved { path } if path == target)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::NewLinkFormat;
+
+    /// A new link (a `link` patch) is written as a rewritten one is: by the vault's "New link
+    /// format" under the default form; the shortest path that finds it when the form is kept.
+    #[test]
+    fn a_new_wikilink_follows_the_new_link_format() {
+        let (mut vault, _) = crate::testing::vault_with(&[("notes/A.md", ""), ("wiki/concepts/Forest.md", "")]);
+        let written = |vault: &Vault| new_wikilink_path(vault, vault.config(), "notes/A.md", "wiki/concepts/Forest.md");
+        assert_eq!(written(&vault).as_deref(), Some("Forest"));
+        for (format, form, expected) in [
+            (NewLinkFormat::Absolute, RewriteForm::Obsidian, "wiki/concepts/Forest"),
+            (NewLinkFormat::Relative, RewriteForm::Obsidian, "../wiki/concepts/Forest"),
+            (NewLinkFormat::Absolute, RewriteForm::Keep, "Forest"),
+        ] {
+            vault.reconfigure(IndexConfig { new_link_format: format, link_form: form, ..IndexConfig::obsidian_defaults() });
+            assert_eq!(written(&vault).as_deref(), Some(expected), "{format:?} {form:?}");
+        }
+    }
 }

@@ -1253,7 +1253,11 @@ fn prove(planner: &mut Planner<'_>, moves: &Moves, note: &NotePlan<'_>, config: 
             return Err(unrepresentable("the rewritten note would hold a different number of links"));
         }
         let new = &now[index];
-        if old.kind != new.kind || old.subpath != new.subpath || note.display_after(index, old) != new.display.as_deref() || old.source != new.source {
+        if old.kind != new.kind
+            || old.subpath != new.subpath
+            || note.display_after(index, old) != new.display.as_deref()
+            || old.source != new.source
+        {
             return Err(unrepresentable("the rewritten link would read differently (kind, heading, alias or property)"));
         }
         let expected = note.read.resolution(index).path().map(|path| moves.map(path));
@@ -1724,7 +1728,7 @@ pub fn plan_rewrite_link(
             // A `.md` the author wrote stays written in a markdown link: `[x](Old.md)` becomes
             // `[x](New.md)`. A wikilink written as Obsidian writes one leaves it out
             // (`link_form`); kept as written when the link's form is kept.
-            let keeps_form = vault.config().link_form == crate::link_form::LinkForm::Keep;
+            let keeps_form = vault.config().link_form == crate::link_form::RewriteForm::Keep;
             let wrote_extension = link.path.trim().to_lowercase().ends_with(".md") && (link.kind.is_markdown() || keeps_form);
             let target = if card {
                 card_path(vault, &source, to_target)

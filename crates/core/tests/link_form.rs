@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use common::{apply, check_invariant_with, files, plan_with, Files};
 use vaultlink_core::error::Failure;
-use vaultlink_core::link_form::LinkForm;
+use vaultlink_core::link_form::RewriteForm;
 use vaultlink_core::rename::{notes_to_read_for_rewrite, plan_rewrite_link, MovePlan};
 use vaultlink_core::Vault;
 
@@ -75,7 +75,7 @@ fn run(example: &Example) -> (String, Vault, MovePlan) {
         None => (vaultlink_core::index::IndexConfig::obsidian_defaults(), Vec::new()),
     };
     if example.keep {
-        config.link_form = LinkForm::Keep;
+        config.link_form = RewriteForm::Keep;
     }
     let mut vault = Vault::new(config);
     for (path, text) in &example.files {

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use vaultlink_core::link_form::LinkForm;
+use vaultlink_core::link_form::RewriteForm;
 
 /// Whether `--link-form keep` was given.
 static KEEP: AtomicBool = AtomicBool::new(false);
@@ -27,10 +27,10 @@ pub fn choose(option: LinkFormOption) {
 }
 
 /// The form the process was started with.
-pub fn chosen() -> LinkForm {
+pub fn chosen() -> RewriteForm {
     if KEEP.load(Ordering::Relaxed) {
-        LinkForm::Keep
+        RewriteForm::Keep
     } else {
-        LinkForm::Obsidian
+        RewriteForm::Obsidian
     }
 }

@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use vaultlink_core::canvas::is_canvas_path;
 use vaultlink_core::index::is_note_path;
 use vaultlink_core::index::{IndexConfig, Prepared};
-use vaultlink_core::link_form::LinkForm;
+use vaultlink_core::link_form::RewriteForm;
 use vaultlink_core::step::StepError;
 use vaultlink_core::Vault;
 
@@ -72,7 +72,7 @@ pub struct FolderIndex {
     /// What `.obsidian/app.json` looked like when it was read.
     config_stamp: Option<Stamp>,
     /// How a rewritten link is written (`--link-form`), added to what `app.json` asks.
-    link_form: LinkForm,
+    link_form: RewriteForm,
     /// How the index follows the folder.
     updates: Updates,
     /// Whole walks of the folder so far, the first index included.
@@ -260,7 +260,7 @@ impl FolderIndex {
 
     /// Writes rewritten links in `form` from now on, whatever the process was started with.
     #[cfg(test)]
-    pub fn use_link_form(&mut self, form: LinkForm) {
+    pub fn use_link_form(&mut self, form: RewriteForm) {
         self.link_form = form;
         self.vault.reconfigure(IndexConfig { link_form: form, ..self.vault.config().clone() });
     }
@@ -552,7 +552,7 @@ fn stamp_of(path: &Path) -> Option<Stamp> {
 /// The index configuration `.obsidian/app.json` asks for (Obsidian's defaults when there is
 /// none, or it cannot be read as settings), with the link form `link_form`, and the file's
 /// stamp, taken first: a change while it is read is read next time.
-fn read_config(root: &Path, link_form: LinkForm) -> (IndexConfig, Option<Stamp>) {
+fn read_config(root: &Path, link_form: RewriteForm) -> (IndexConfig, Option<Stamp>) {
     let path = root.join(APP_JSON);
     let config_stamp = stamp_of(&path);
     let config = match std::fs::read_to_string(path) {

@@ -46,11 +46,11 @@ pub fn plan(files: &Files, from: &str, to: &str) -> Result<MovePlan, String> {
     plan_with(&index(files), files, from, to)
 }
 
-/// [`plan`] with each rewritten link keeping the form it was written in (`LinkForm::Keep`).
+/// [`plan`] with each rewritten link keeping the form it was written in (`RewriteForm::Keep`).
 #[allow(dead_code)]
 pub fn plan_keeping(files: &Files, from: &str, to: &str) -> Result<MovePlan, String> {
     let mut vault = index(files);
-    vault.reconfigure(IndexConfig { link_form: vaultlink_core::link_form::LinkForm::Keep, ..IndexConfig::obsidian_defaults() });
+    vault.reconfigure(IndexConfig { link_form: vaultlink_core::link_form::RewriteForm::Keep, ..IndexConfig::obsidian_defaults() });
     plan_with(&vault, files, from, to)
 }
 
