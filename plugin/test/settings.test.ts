@@ -276,7 +276,7 @@ test("a rewritten link follows Obsidian's new link format until the form-keeping
 	const index = plugin.index;
 	assert.ok(index !== null);
 	const rewritten = async (): Promise<string[]> => {
-		const args = { from: "Archive/Old.md", to: "Later/Old.md", dry_run: true };
+		const args = { from: "Archive/Old.md", to: "Later/New.md", dry_run: true };
 		const needed = await index.notesNeeded("move_note", args);
 		const texts = new Map(needed.map((notePath) => [notePath, fs.readFileSync(path.join(vaultDir, ...notePath.split("/")), "utf8")] as const));
 		const outcome = await index.call("move_note", args, { texts, modified: new Map(needed.map((notePath) => [notePath, 1] as const)) });
@@ -284,14 +284,14 @@ test("a rewritten link follows Obsidian's new link format until the form-keeping
 		return ((outcome.result as { changes?: { after: string }[] }).changes ?? []).map((change) => change.after);
 	};
 	// app.json asks for "Relative path to file": from Home.md at the root, the path itself.
-	assert.deepEqual(await rewritten(), ["[[Later/Old]]"]);
+	assert.deepEqual(await rewritten(), ["[[Later/New]]"]);
 	const tab = await drawnTab(plugin);
 	toggleOf(tab, "Keep the form of rewritten links").click();
 	await plugin.saveSettings(() => undefined);
 	assert.equal(plugin.currentSettings?.linkForm, "keep");
 	const saved = JSON.parse(fs.readFileSync(dataJson(vaultDir), "utf8")) as Record<string, unknown>;
 	assert.equal(saved["linkForm"], "keep");
-	assert.deepEqual(await rewritten(), ["[[Old]]"], "the bare name stays bare");
+	assert.deepEqual(await rewritten(), ["[[New]]"], "the bare name stays bare");
 });
 
 test("dead ends are off by default; their toggle turns them on, and the choice is saved", async (t) => {
