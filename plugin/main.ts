@@ -205,7 +205,7 @@ export default class VaultlinkPlugin extends Plugin {
 				this.register(linkIndex.onRestart((restart) => void this.indexAgainAfterRestart(linkIndex, indexer, restart)));
 			}
 			try {
-				await applyObsidianConfig(this.app, linkIndex);
+				await applyObsidianConfig(this.app, linkIndex, (await this.settingsRead).linkForm);
 			} catch (error) {
 				// Unloaded meanwhile: the engine stopped with the plugin, and refused what was on its way.
 				if (this.unloaded) return;
@@ -233,7 +233,7 @@ export default class VaultlinkPlugin extends Plugin {
 			host: settledHost,
 			settings: () => this.settingsRead,
 			followObsidianSettings: async () => {
-				if (this.linkIndex !== null) await applyObsidianConfig(this.app, this.linkIndex);
+				if (this.linkIndex !== null) await applyObsidianConfig(this.app, this.linkIndex, (await this.settingsRead).linkForm);
 			},
 		});
 		// The bridge opens at once, before the first index, and its discovery file says
@@ -299,7 +299,7 @@ export default class VaultlinkPlugin extends Plugin {
 			ERROR_NOTICE_MS,
 		);
 		try {
-			await applyObsidianConfig(this.app, engine);
+			await applyObsidianConfig(this.app, engine, (await this.settingsRead).linkForm);
 			await indexer.indexAll();
 			if (this.unloaded) return;
 			engine.rebuilt();
@@ -377,7 +377,10 @@ export default class VaultlinkPlugin extends Plugin {
 	 */
 	async saveSettings(change: (settings: VaultlinkSettings) => void): Promise<void> {
 		const settings = await this.settingsRead;
+		const linkForm = settings.linkForm;
 		change(settings);
+		// The index writes rewritten links in the chosen form from the next call on.
+		if (settings.linkForm !== linkForm && this.linkIndex !== null) await applyObsidianConfig(this.app, this.linkIndex, settings.linkForm);
 		// One save at a time: two writes of data.json under way at once can interleave and leave
 		// it unreadable (Node's writeFile, which Obsidian's adapter uses, is not safe to overlap
 		// on one file). Each save writes the settings as they are when its turn comes.

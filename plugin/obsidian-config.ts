@@ -5,6 +5,7 @@
 
 import { normalizePath, type App } from "obsidian";
 import type { LinkEngine } from "./engine/client";
+import type { LinkFormSetting } from "./settings/settings";
 
 /** The text of `app.json`, or null when there is none or it cannot be read. */
 export async function readAppJson(app: App): Promise<string | null> {
@@ -18,10 +19,13 @@ export async function readAppJson(app: App): Promise<string | null> {
 	}
 }
 
-export async function applyObsidianConfig(app: App, index: LinkEngine): Promise<void> {
+/**
+ * Configures the index from `app.json` (Obsidian's defaults when there is none), with the form
+ * rewritten links are written in (the plugin's "Rewritten links" setting).
+ */
+export async function applyObsidianConfig(app: App, index: LinkEngine, linkForm: LinkFormSetting = "obsidian"): Promise<void> {
 	const text = await readAppJson(app);
-	if (text === null) return;
-	for (const warning of await index.configure(text)) {
+	for (const warning of await index.configure(text ?? "{}", linkForm)) {
 		console.warn(`vaultlink: ${warning}`);
 	}
 }

@@ -172,8 +172,8 @@ export abstract class LinkEngine {
 	}
 
 	/** Follows Obsidian's settings from the text of `app.json`; a sentence for each setting it cannot follow. */
-	async configure(appJson: string): Promise<string[]> {
-		return (await this.request({ op: "configure", appJson })) as string[];
+	async configure(appJson: string, linkForm?: string): Promise<string[]> {
+		return (await this.request({ op: "configure", appJson, linkForm })) as string[];
 	}
 
 	/** The path of the note a person means by `path`, or undefined. */

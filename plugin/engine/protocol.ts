@@ -23,7 +23,7 @@ export type EngineRequest =
 	| { op: "upsertMany"; paths: string[]; texts: string[] }
 	| { op: "remove"; path: string }
 	| { op: "rename"; from: string; to: string }
-	| { op: "configure"; appJson: string }
+	| { op: "configure"; appJson: string; linkForm?: string | undefined }
 	| { op: "findNote"; path: string }
 	| { op: "outgoingLinks"; path: string }
 	| { op: "backlinks"; path: string }

@@ -33,7 +33,7 @@ export class EngineService {
 			case "rename":
 				return index.rename(request.from, request.to);
 			case "configure":
-				return index.configureFromObsidian(request.appJson);
+				return index.configureFromObsidian(request.appJson, request.linkForm);
 			case "findNote":
 				return index.findNote(request.path);
 			case "outgoingLinks":

@@ -30,7 +30,16 @@ export interface VaultlinkSettings {
 	excludedFolders: string[];
 	/** The sidecar's command, as MCP clients are told to run it: a name on PATH or an absolute path. */
 	sidecarCommand: string;
+	/**
+	 * How a rewritten link is written: as Obsidian would write it under its "New link format"
+	 * (`obsidian`), or in the form it was written in (`keep`). Core decides either way
+	 * (`link_form`).
+	 */
+	linkForm: LinkFormSetting;
 }
+
+/** The forms a rewritten link can be written in, as core names them. */
+export type LinkFormSetting = "obsidian" | "keep";
 
 export const DEFAULT_SETTINGS: Readonly<VaultlinkSettings> = Object.freeze({
 	bridgeEnabled: true,
@@ -38,6 +47,7 @@ export const DEFAULT_SETTINGS: Readonly<VaultlinkSettings> = Object.freeze({
 	optInLintKinds: [],
 	excludedFolders: [],
 	sidecarCommand: "vaultlink",
+	linkForm: "obsidian",
 });
 
 /** Settings as read from `data.json`, what could not be used, and what else the file held. */
@@ -49,7 +59,7 @@ export interface LoadedSettings {
 	unknown: Record<string, unknown>;
 }
 
-const KEYS: (keyof VaultlinkSettings)[] = ["bridgeEnabled", "disabledLintKinds", "optInLintKinds", "excludedFolders", "sidecarCommand"];
+const KEYS: (keyof VaultlinkSettings)[] = ["bridgeEnabled", "disabledLintKinds", "optInLintKinds", "excludedFolders", "sidecarCommand", "linkForm"];
 
 function fresh(): VaultlinkSettings {
 	return { ...DEFAULT_SETTINGS, disabledLintKinds: [], optInLintKinds: [], excludedFolders: [] };
@@ -91,6 +101,10 @@ export function readSettings(data: unknown): LoadedSettings {
 	const command = record["sidecarCommand"];
 	if (typeof command === "string" && command.trim() !== "") settings.sidecarCommand = command.trim();
 	else if (command !== undefined) replaced("sidecarCommand", "the vaultlink program's name or path", `\`${DEFAULT_SETTINGS.sidecarCommand}\``);
+
+	const linkForm = record["linkForm"];
+	if (linkForm === "obsidian" || linkForm === "keep") settings.linkForm = linkForm;
+	else if (linkForm !== undefined) replaced("linkForm", '"obsidian" or "keep"', "writing links as Obsidian would");
 
 	return { settings, problems, unknown };
 }

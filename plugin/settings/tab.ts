@@ -84,7 +84,7 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 		}
 		this.drawAgents(container, settings);
 		this.drawLint(container, settings, obsidian, rules);
-		this.drawLinks(container, obsidian);
+		this.drawLinks(container, settings, obsidian);
 	}
 
 	private drawAgents(container: HTMLElement, settings: VaultlinkSettings): void {
@@ -196,14 +196,21 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 		}
 	}
 
-	private drawLinks(container: HTMLElement, obsidian: ObsidianSettings): void {
+	private drawLinks(container: HTMLElement, settings: VaultlinkSettings, obsidian: ObsidianSettings): void {
 		new Setting(container).setName("Links").setHeading();
 		const format = NEW_LINK_FORMATS[obsidian.newLinkFormat] ?? obsidian.newLinkFormat;
 		const style = obsidian.useMarkdownLinks ? "Markdown links" : "wikilinks";
 		new Setting(container)
-			.setName("Follows Obsidian's link settings")
+			.setName("Keep the form of rewritten links")
 			.setDesc(
-				`Obsidian here: new link format "${format}", ${style}. When vaultlink rewrites a link (moving a note, fixing a finding) it keeps the link as you wrote it: a wikilink stays a wikilink, a Markdown link stays Markdown, a path stays as short, relative or absolute as it was, lengthened only when the shorter form would find another note. It writes no new link of its own, so there is nothing else to choose here.${obsidian.problem === undefined ? "" : ` (${obsidian.problem}.)`}`,
+				`Obsidian here: new link format "${format}", ${style}. Off: when vaultlink rewrites a link (moving a note, undoing a move, fixing a finding) it writes it as Obsidian would, under this new link format, and a display text that named the old note follows the new name. On: each link keeps the form it was written in (a bare name stays bare, a path stays a path, a relative link stays relative), lengthened only when the shorter form would find another note. A wikilink stays a wikilink and a Markdown link stays Markdown either way.${obsidian.problem === undefined ? "" : ` (${obsidian.problem}.)`}`,
+			)
+			.addToggle((toggle) =>
+				toggle.setValue(settings.linkForm === "keep").onChange(async (keep) => {
+					await this.host.saveSettings((changed) => {
+						changed.linkForm = keep ? "keep" : "obsidian";
+					});
+				}),
 			);
 	}
 }

@@ -95,6 +95,7 @@ test("settings read from data.json: defaults for what is missing or wrong, each 
 		optInLintKinds: ["dead_end"],
 		excludedFolders: ["Archive", "Daily/Old"],
 		sidecarCommand: "vaultlink",
+		linkForm: "obsidian",
 	});
 	assert.equal(loaded.problems.length, 2);
 	assert.match(loaded.problems[0] ?? "", /`bridgeEnabled`.*not true or false; on is used until you change it/);
@@ -140,7 +141,8 @@ test("the tab has a section each for agents, the lint and links, and shows Obsid
 		.map((heading) => heading.findAllWithClass("setting-item-name")[0]?.getText());
 	assert.deepEqual(headings, ["Agents", "Lint", "Links"]);
 	assert.match(descriptionOf(tab, "Excluded folders"), /Obsidian's Excluded files \(Files and links\) always apply: Archive\. Its patterns \(\/\^tmp\/\) are not followed yet\./);
-	assert.match(descriptionOf(tab, "Follows Obsidian's link settings"), /new link format "Relative path to file", Markdown links\. When vaultlink rewrites a link/);
+	assert.match(descriptionOf(tab, "Keep the form of rewritten links"), /new link format "Relative path to file", Markdown links\. Off: when vaultlink rewrites a link .* writes it as Obsidian would/);
+	assert.equal(toggleOf(tab, "Keep the form of rewritten links").getAttr("aria-checked"), "false");
 	// One toggle per lint rule of core, named and described, all on by default but dead ends.
 	for (const rule of lintRules()) assert.equal(toggleOf(tab, kindTitle(rule.kind)).getAttr("aria-checked"), String(rule.by_default), rule.kind);
 	assert.equal(lintRules().length, 14);
@@ -272,6 +274,29 @@ test("lint kinds turned off and extra excluded folders change what the view list
 	assert.ok(index !== null);
 	const links = (await index.outgoingLinks("Home.md")) as { links: { status: string; resolved_path?: string }[] };
 	assert.equal(links.links[0]?.resolved_path, "Archive/Old.md");
+});
+
+test("a rewritten link follows Obsidian's new link format until the form-keeping toggle is on, and the choice is saved", async (t) => {
+	const { plugin, vaultDir } = await open(t);
+	const index = plugin.index;
+	assert.ok(index !== null);
+	const rewritten = async (): Promise<string[]> => {
+		const args = { from: "Archive/Old.md", to: "Later/New.md", dry_run: true };
+		const needed = await index.notesNeeded("move_note", args);
+		const texts = new Map(needed.map((notePath) => [notePath, fs.readFileSync(path.join(vaultDir, ...notePath.split("/")), "utf8")] as const));
+		const outcome = await index.call("move_note", args, { texts, modified: new Map(needed.map((notePath) => [notePath, 1] as const)) });
+		assert.ok(outcome.ok, JSON.stringify(outcome));
+		return ((outcome.result as { changes?: { after: string }[] }).changes ?? []).map((change) => change.after);
+	};
+	// app.json asks for "Relative path to file": from Home.md at the root, the path itself.
+	assert.deepEqual(await rewritten(), ["[[Later/New]]"]);
+	const tab = await drawnTab(plugin);
+	toggleOf(tab, "Keep the form of rewritten links").click();
+	await plugin.saveSettings(() => undefined);
+	assert.equal(plugin.currentSettings?.linkForm, "keep");
+	const saved = JSON.parse(fs.readFileSync(dataJson(vaultDir), "utf8")) as Record<string, unknown>;
+	assert.equal(saved["linkForm"], "keep");
+	assert.deepEqual(await rewritten(), ["[[New]]"], "the bare name stays bare");
 });
 
 test("dead ends are off by default; their toggle turns them on, and the choice is saved", async (t) => {

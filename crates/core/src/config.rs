@@ -16,7 +16,9 @@ struct AppJson {
     /// "Default location for new attachments": a folder, `/` for the root, or `./…` beside
     /// the note.
     attachment_folder_path: Option<String>,
-    new_link_format: Option<String>,
+    /// Any JSON value: one that is not a known format's name is read as `shortest`, saying so,
+    /// without losing the file's other settings.
+    new_link_format: Option<serde_json::Value>,
 }
 
 /// The index configuration `app.json` asks for, with a sentence for each setting that could
@@ -43,12 +45,16 @@ pub fn from_app_json(app_json: &str) -> (IndexConfig, Vec<String>) {
     }
     config.attachment_folder =
         app.attachment_folder_path.map(|folder| folder.trim().trim_end_matches('/').to_owned()).filter(|folder| !folder.is_empty());
-    config.new_link_format = match app.new_link_format.as_deref() {
-        None | Some("shortest") => NewLinkFormat::Shortest,
-        Some("relative") => NewLinkFormat::Relative,
-        Some("absolute") => NewLinkFormat::Absolute,
-        Some(other) => {
+    config.new_link_format = match app.new_link_format.as_ref().map(|value| value.as_str().ok_or(value)) {
+        None | Some(Ok("shortest")) => NewLinkFormat::Shortest,
+        Some(Ok("relative")) => NewLinkFormat::Relative,
+        Some(Ok("absolute")) => NewLinkFormat::Absolute,
+        Some(Ok(other)) => {
             warnings.push(format!("the new link format {other:?} is unknown; using the shortest form"));
+            NewLinkFormat::Shortest
+        }
+        Some(Err(other)) => {
+            warnings.push(format!("the new link format {other} is not a format's name; using the shortest form"));
             NewLinkFormat::Shortest
         }
     };

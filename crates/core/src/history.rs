@@ -806,7 +806,8 @@ mod tests {
         let mut files = start.clone();
         let mut kept = Vec::new();
         apply(&mut files, &mut kept, "move_note", json!({"from": "A.md", "to": "Sub/Renamed.md", "dry_run": false}));
-        assert_eq!(files["B.md"], "[[Renamed]] and [a](Sub/Renamed.md)\n");
+        // Obsidian writes a bare markdown link to a unique name bare under "shortest", as a wikilink.
+        assert_eq!(files["B.md"], "[[Renamed]] and [a](Renamed.md)\n");
         files.insert("D.md".to_owned(), "See [[Renamed]] and ![[Sub/Renamed#A]].\n".to_owned());
         let answer = apply(&mut files, &mut kept, "undo_change", json!({"dry_run": false}));
         assert_eq!(answer["relinked"], json!(["D.md"]), "{answer}");

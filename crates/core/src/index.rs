@@ -48,6 +48,9 @@ pub struct IndexConfig {
     /// Where new attachments go, as Obsidian's "Default location for new attachments".
     pub attachment_folder: Option<String>,
     pub new_link_format: NewLinkFormat,
+    /// Whether a rewritten link is written as Obsidian would write it or keeps its form; an
+    /// edge's option, not one of Obsidian's settings (`crate::link_form`).
+    pub link_form: crate::link_form::RewriteForm,
 }
 
 impl IndexConfig {
@@ -58,6 +61,7 @@ impl IndexConfig {
             excluded_folders: Vec::new(),
             attachment_folder: None,
             new_link_format: NewLinkFormat::Shortest,
+            link_form: crate::link_form::RewriteForm::Obsidian,
         }
     }
 }

@@ -28,6 +28,7 @@ pub mod index;
 pub mod journal;
 pub mod lease;
 pub mod line_index;
+pub mod link_form;
 pub mod lint;
 pub mod memory;
 pub mod ops;

@@ -34,6 +34,7 @@ use sha2::{Digest, Sha256};
 use crate::canvas::{is_canvas_path, json_string_content, parse_file};
 use crate::facts::text_fingerprint;
 use crate::index::{is_note_path, ResolvedLink, Vault};
+use crate::link_form::{display_span, encode_destination, followed_display, written_path, Rewrite};
 use crate::parse::{parse_note, Link, LinkSource, ParseConfig, Span};
 use crate::resolve::{self, file_name, fold, folder, watch_key, FileLookup, Resolution};
 
@@ -868,6 +869,16 @@ struct NotePlan<'a> {
     edits: Vec<TextEdit>,
     changes: Vec<LinkChange>,
     edited: Vec<usize>,
+    /// The display text of each link (by position) whose display follows the rename
+    /// (`link_form::followed_display`); every other link keeps its own.
+    displays: HashMap<usize, String>,
+}
+
+impl NotePlan<'_> {
+    /// The display text the link at `index` (read as `old`) must have after the edits.
+    fn display_after<'s>(&'s self, index: usize, old: &'s Link) -> Option<&'s str> {
+        self.displays.get(&index).map(String::as_str).or(old.display.as_deref())
+    }
 }
 
 /// Resolutions and rewritten targets after the move, each worked out once: a resolution
@@ -972,12 +983,9 @@ impl<'a> Planner<'a> {
         key.push('\0');
         key.push_str(expected);
         if !self.rewritten.contains_key(self.key.as_str()) {
-            let made = if link.kind.is_markdown() {
-                Ok(markdown_destination(self.after.vault, source, new_source, expected, link, written))
-            } else {
-                wikilink_path(&self.after, new_source, link, expected)
-                    .ok_or_else(|| format!("no form of a link to `{expected}` finds it unambiguously"))
-            };
+            let rewrite = Rewrite { link, written, old_source: source, source: new_source, expected };
+            let made = written_path(self.after.vault, &self.after, self.after.vault.config(), &rewrite)
+                .ok_or_else(|| format!("no form of a link to `{expected}` finds it unambiguously"));
             self.rewritten.insert(self.key.clone(), made);
         }
         let new_path: &str = match &self.rewritten[self.key.as_str()] {
@@ -1036,6 +1044,7 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
         };
         let new_source = moves.map(source);
         let (mut edits, mut changes, mut edited) = (Vec::new(), Vec::new(), Vec::new());
+        let mut displays = HashMap::new();
         for &index in candidates.iter() {
             let link = read.link(index);
             let expected = read.resolution(index).path().map(|path| moves.map(path));
@@ -1065,9 +1074,25 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
             } else {
                 ChangeReason::SecondOrder
             };
-            let replacement = planner.rewrite_target(source, new_source, text, link, expected)?;
-            let after_text = link_with_target(text, link, &replacement);
-            planned_bytes += replacement.len() + after_text.len();
+            let mut replacement = planner.rewrite_target(source, new_source, text, link, expected)?;
+            let mut span = link.target_span;
+            // A display text naming the old file follows the rename, in the same edit: after
+            // the target in a wikilink, before it in a markdown link.
+            let new_path = replacement.split('#').next().unwrap_or("");
+            let followed = read.resolution(index).path().and_then(|old| followed_display(vault.config(), link, old, expected, new_path));
+            if let Some((display, range)) = followed.and_then(|display| Some((display, display_span(text, link)?))) {
+                if range.start >= link.target_span.end {
+                    replacement = format!("{replacement}{}{display}", &text[link.target_span.end..range.start]);
+                    span = Span { start: link.target_span.start, end: range.end };
+                } else {
+                    replacement = format!("{display}{}{replacement}", &text[range.end..link.target_span.start]);
+                    span = Span { start: range.start, end: link.target_span.end };
+                }
+                displays.insert(index, display);
+            }
+            let edit = TextEdit { span, replacement };
+            let after_text = link_with_edit(text, link, &edit);
+            planned_bytes += edit.replacement.len() + after_text.len();
             if planned_bytes > MAX_PLAN_TEXT_BYTES {
                 return Err(MoveError::PlanTooLarge {
                     detail: format!(
@@ -1078,7 +1103,7 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
                     ),
                 });
             }
-            edits.push(TextEdit { span: link.target_span, replacement });
+            edits.push(edit);
             changes.push(LinkChange {
                 note: source.to_owned(),
                 line: link.line,
@@ -1104,7 +1129,7 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
                 }
             }
         }
-        notes.push(NotePlan { source, new_source, text, read, whole, candidates, edits, changes, edited });
+        notes.push(NotePlan { source, new_source, text, read, whole, candidates, edits, changes, edited, displays });
     }
     for note in notes.iter().filter(|note| !note.edits.is_empty()) {
         prove(&mut planner, &moves, note, &config)?;
@@ -1228,7 +1253,11 @@ fn prove(planner: &mut Planner<'_>, moves: &Moves, note: &NotePlan<'_>, config: 
             return Err(unrepresentable("the rewritten note would hold a different number of links"));
         }
         let new = &now[index];
-        if old.kind != new.kind || old.subpath != new.subpath || old.display != new.display || old.source != new.source {
+        if old.kind != new.kind
+            || old.subpath != new.subpath
+            || note.display_after(index, old) != new.display.as_deref()
+            || old.source != new.source
+        {
             return Err(unrepresentable("the rewritten link would read differently (kind, heading, alias or property)"));
         }
         let expected = note.read.resolution(index).path().map(|path| moves.map(path));
@@ -1289,6 +1318,11 @@ fn resolves_as_expected(planner: &mut Planner<'_>, moves: &Moves, note: &NotePla
 ///   in a changed path, none made at its ends), and no rewritten link may sit inside another
 ///   (a link holding one has a `](` that is not simple).
 fn proven_locally(planner: &mut Planner<'_>, moves: &Moves, note: &NotePlan<'_>) -> bool {
+    if !note.displays.is_empty() {
+        // A followed display text is an edit outside the target, which the local re-read does
+        // not reason about: the note is read again whole.
+        return false;
+    }
     let edits: Vec<(&TextEdit, &str, usize)> = note
         .edits
         .iter()
@@ -1481,121 +1515,6 @@ fn escape_in_property<'p>(link: &Link, path: &'p str) -> Option<std::borrow::Cow
         LinkSource::Body => Some(std::borrow::Cow::Borrowed(path)),
         LinkSource::CanvasFile { .. } | LinkSource::CanvasText { .. } => Some(std::borrow::Cow::Owned(json_string_content(path))),
     }
-}
-
-/// The path part of a wikilink to `expected` from `source`: the bare name when it is unique
-/// and the original was bare, a relative path when it was relative, else the shortest path that
-/// finds it unambiguously.
-fn wikilink_path(after: &After<'_>, source: &str, link: &Link, expected: &str) -> Option<String> {
-    let keep_extension = link.path.trim().to_lowercase().ends_with(".md") || !is_note_path(expected);
-    let stem = if keep_extension { expected } else { &expected[..expected.len() - 3] };
-    let was_bare = !link.path.trim().contains('/');
-    let segments: Vec<&str> = stem.split('/').collect();
-    let mut forms: Vec<String> = Vec::new();
-    if resolve::is_relative(&link.path) {
-        // Written relative to the linking note (`[[../Other]]`), as Obsidian writes links under
-        // "Relative path to file": it stays relative, from where the note will be.
-        let relative = relative_path(folder(source), stem);
-        forms.push(if relative.starts_with("../") { relative } else { format!("./{relative}") });
-    } else if was_bare {
-        for take in 1..=segments.len() {
-            forms.push(segments[segments.len() - take..].join("/"));
-        }
-    } else {
-        forms.push(stem.to_owned());
-    }
-    // Anchored at the root: the one form no other file can share.
-    forms.push(format!("/{stem}"));
-    forms.into_iter().find(|form| {
-        let probe = Link { path: form.clone(), ..link.clone() };
-        matches!(resolve::resolve(after, source, &probe), Resolution::Resolved { path } if path == expected)
-    })
-}
-
-/// A markdown destination to `expected` from `source` (which was at `old_source`), written in
-/// the original's form: vault-absolute with a `/` when it started with one; vault-absolute
-/// without it when that is how it found its file (`[x](Folder/Note.md)` from a note elsewhere,
-/// which Obsidian reads from the vault's root once the note's own folder has no such path);
-/// else relative to the note's folder. Encoded when it was encoded or must be; the `.md` kept or
-/// left out as written.
-fn markdown_destination(vault: &Vault, old_source: &str, source: &str, expected: &str, link: &Link, written: &str) -> String {
-    let path_written = written.split('#').next().unwrap_or("");
-    let decoded = percent_decode_lossy(path_written);
-    let keep_extension = decoded.to_lowercase().ends_with(".md") || !is_note_path(expected);
-    let target = if keep_extension { expected.to_owned() } else { expected[..expected.len() - 3].to_owned() };
-    let found_relative = join_relative(folder(old_source), &decoded).is_some_and(|joined| vault.find_file(&joined).is_some());
-    let found_from_root = !decoded.starts_with("./") && !decoded.starts_with("../") && vault.find_file(&decoded).is_some();
-    let path = if path_written.starts_with('/') {
-        format!("/{target}")
-    } else if found_from_root && !found_relative && decoded.contains('/') {
-        target
-    } else {
-        let relative = relative_path(folder(source), &target);
-        if path_written.starts_with("./") && !relative.starts_with("../") {
-            format!("./{relative}")
-        } else {
-            relative
-        }
-    };
-    let angle = link.destination.is_some_and(|destination| destination.angle);
-    let encoded = link.destination.is_some_and(|destination| destination.encoded);
-    if angle {
-        path
-    } else {
-        encode_destination(&path, encoded)
-    }
-}
-
-fn percent_decode_lossy(text: &str) -> String {
-    crate::parse::percent_decode(text)
-}
-
-/// `path` read from folder `from`, its `.` and `..` segments taken; `None` when it climbs out
-/// of the vault.
-fn join_relative(from: &str, path: &str) -> Option<String> {
-    let mut parts: Vec<&str> = from.split('/').filter(|part| !part.is_empty()).collect();
-    for segment in path.split('/') {
-        match segment {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            segment => parts.push(segment),
-        }
-    }
-    Some(parts.join("/"))
-}
-
-/// The path from folder `from` to `to`, with `../` as needed.
-fn relative_path(from: &str, to: &str) -> String {
-    let from_parts: Vec<&str> = from.split('/').filter(|part| !part.is_empty()).collect();
-    let to_parts: Vec<&str> = to.split('/').collect();
-    let common = from_parts.iter().zip(&to_parts).take_while(|(a, b)| a == b).count();
-    let common = common.min(to_parts.len() - 1);
-    let mut out: Vec<&str> = vec![".."; from_parts.len() - common];
-    out.extend(&to_parts[common..]);
-    out.join("/")
-}
-
-/// Percent-encodes what a plain markdown destination cannot hold: spaces, brackets, `%`, `#`,
-/// `?`, `<`, `>`, `|`, `^`, `\` and controls; and every non-ASCII byte when the original was
-/// encoded.
-fn encode_destination(path: &str, encode_non_ascii: bool) -> String {
-    let mut out = String::with_capacity(path.len());
-    for c in path.chars() {
-        let must = matches!(c, ' ' | '(' | ')' | '[' | ']' | '%' | '#' | '?' | '<' | '>' | '|' | '^' | '\\' | '"')
-            || c.is_control()
-            || (encode_non_ascii && !c.is_ascii());
-        if must {
-            let mut buffer = [0; 4];
-            for byte in c.encode_utf8(&mut buffer).bytes() {
-                out.push_str(&format!("%{byte:02X}"));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// What the `move_note` tool answers, the same on every path.
@@ -1806,8 +1725,11 @@ pub fn plan_rewrite_link(
                 link: text[link.span.range()].to_owned(),
                 reason,
             };
-            // A `.md` the author wrote stays written: `[x](Old.md)` becomes `[x](New.md)`.
-            let wrote_extension = link.path.trim().to_lowercase().ends_with(".md");
+            // A `.md` the author wrote stays written in a markdown link: `[x](Old.md)` becomes
+            // `[x](New.md)`. A wikilink written as Obsidian writes one leaves it out
+            // (`link_form`); kept as written when the link's form is kept.
+            let keeps_form = vault.config().link_form == crate::link_form::RewriteForm::Keep;
+            let wrote_extension = link.path.trim().to_lowercase().ends_with(".md") && (link.kind.is_markdown() || keeps_form);
             let target = if card {
                 card_path(vault, &source, to_target)
             } else if wrote_extension && !to_target.to_lowercase().ends_with(".md") {
@@ -1903,6 +1825,16 @@ pub fn plan_rewrite_link(
         }
     }
     Ok(plan)
+}
+
+/// The whole written link `link` of `text` with `edit` (its target, and maybe its display text)
+/// applied: what a change shows as the link after it.
+fn link_with_edit(text: &str, link: &Link, edit: &TextEdit) -> String {
+    let mut after = String::with_capacity(link.span.end - link.span.start + edit.replacement.len());
+    after.push_str(&text[link.span.start..edit.span.start]);
+    after.push_str(&edit.replacement);
+    after.push_str(&text[edit.span.end..link.span.end]);
+    after
 }
 
 /// The whole written link `link` of `text` with its target (`target_span`) replaced by

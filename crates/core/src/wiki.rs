@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::answer::ResponseFormat;
 use crate::error::{ErrorCode, Failure};
 use crate::index::{is_note_path, Vault};
-use crate::parse::{Link, LinkKind};
+use crate::parse::Link;
 use crate::rename::{content_hash, FileCreate, FileEdit, MovePlan, TextEdit};
 use crate::resolve::{self, fold, Resolution};
 use crate::span::Span;
@@ -640,26 +640,10 @@ fn patch_text(after: &Vault, note: &str, page: &str, patch: &Patch, text: &str) 
     Ok((new_text, receipt(Some(line), false)))
 }
 
-/// The shortest wikilink path from `note` that finds `page`, without `.md`.
+/// The wikilink path from `note` that finds `page`, as `link_form::new_wikilink_path` writes it.
 fn link_from(after: &Vault, note: &str, page: &str) -> Option<String> {
-    let stem = page.strip_suffix(".md").unwrap_or(page);
-    let segments: Vec<&str> = stem.split('/').collect();
-    (1..=segments.len()).map(|take| segments[segments.len() - take..].join("/")).find(|form| {
-        let probe = Link {
-            kind: LinkKind::Wikilink,
-            source: crate::parse::LinkSource::Body,
-            target: form.clone(),
-            path: form.clone(),
-            subpath: None,
-            display: None,
-            span: Span { start: 0, end: 0 },
-            target_span: Span { start: 0, end: 0 },
-            line: 1,
-            column: 1,
-            destination: None,
-        };
-        matches!(resolve::resolve(after, note, &probe), Resolution::Resolved { path } if path == page)
-    })
+    // Written as every link vaultlink writes is: the vault's "New link format" decides.
+    crate::link_form::new_wikilink_path(after, after.config(), note, page)
 }
 
 /// Whether `text` starts as a Markdown list item: `- `, `* `, `+ ` or `1. ` / `1) `.

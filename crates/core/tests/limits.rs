@@ -5,7 +5,7 @@
 
 use serde_json::json;
 use vaultlink_core::error::{ErrorCode, Failure};
-use vaultlink_core::index::IndexConfig;
+use vaultlink_core::index::{IndexConfig, NewLinkFormat};
 use vaultlink_core::parameters::check;
 use vaultlink_core::rename::{plan_move, plan_rewrite_link, MovePlan, MAX_PLAN_TEXT_BYTES, MAX_TARGET_BYTES};
 use vaultlink_core::Vault;
@@ -101,7 +101,9 @@ fn a_plan_of_a_long_target_over_many_links_stays_bounded() {
 #[test]
 fn a_move_whose_plan_would_pass_the_bound_is_refused_as_it_is_made() {
     let to = format!("{}.md", long_target(MAX_TARGET_BYTES - 3));
-    let (vault, texts) = vault_of("[x](Old.md) ", 20, 1000);
+    let (mut vault, texts) = vault_of("[x](Old.md) ", 20, 1000);
+    // Under "absolute" every rewritten link holds the whole long path.
+    vault.reconfigure(IndexConfig { new_link_format: NewLinkFormat::Absolute, ..IndexConfig::obsidian_defaults() });
     let error = plan_move(&vault, "Old.md", &to, &texts).expect_err("refused");
     assert_eq!(error.code(), ErrorCode::TooLarge);
     let message = error.message();
@@ -115,7 +117,8 @@ fn a_move_whose_plan_would_pass_the_bound_is_refused_as_it_is_made() {
     assert!(links * per_link > MAX_PLAN_TEXT_BYTES && links * per_link <= MAX_PLAN_TEXT_BYTES + 2 * per_link, "stopped at link {links}");
 
     // Under the bound, the move is planned, and what it holds is counted within it.
-    let (vault, texts) = vault_of("[x](Old.md) ", 2, 1000);
+    let (mut vault, texts) = vault_of("[x](Old.md) ", 2, 1000);
+    vault.reconfigure(IndexConfig { new_link_format: NewLinkFormat::Absolute, ..IndexConfig::obsidian_defaults() });
     let plan = plan_move(&vault, "Old.md", &to, &texts).expect("planned");
     assert_eq!(plan.changes.len(), 2000);
     let bytes = plan_text_bytes(&plan);

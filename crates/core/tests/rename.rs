@@ -8,11 +8,21 @@ mod common;
 use std::collections::BTreeMap;
 use vaultlink_core::error::Failure;
 
-use common::{apply, check_invariant, files, plan, Files, Random};
+use common::{apply, check_invariant, files, plan, plan_keeping, Files, Random};
 use vaultlink_core::rename::MovePlan;
 
 /// Moves `from` to `to` in the fixture and checks the files that changed, as `//- path` blocks.
 fn check(fixture: &str, from: &str, to: &str, expected_changes: &str) {
+    check_planned(fixture, from, to, expected_changes, plan);
+}
+
+/// [`check`] with each rewritten link keeping the form it was written in, as `--link-form keep`
+/// asks.
+fn check_keeping(fixture: &str, from: &str, to: &str, expected_changes: &str) {
+    check_planned(fixture, from, to, expected_changes, plan_keeping);
+}
+
+fn check_planned(fixture: &str, from: &str, to: &str, expected_changes: &str, plan: fn(&Files, &str, &str) -> Result<MovePlan, String>) {
     let before = files(fixture);
     let plan = plan(&before, from, to).unwrap_or_else(|error| panic!("the move was refused: {error}"));
     let after = apply(&before, &plan);
@@ -48,7 +58,7 @@ fn a_table_alias_keeps_its_escape() {
 
 #[test]
 fn headings_blocks_extensions_and_embed_sizes_stay() {
-    check(
+    check_keeping(
         "//- Topic.md
         # Intro
         text ^b1
@@ -72,8 +82,10 @@ fn markdown_links_keep_their_encoding_and_brackets() {
         [a](docs/My%20Note.md#Top) [b](<docs/My Note.md>) ![c](/docs/My%20Note.md)",
         "docs/My Note.md",
         "archive/Your (old) Note.md",
+        // Written as Obsidian writes them under "shortest": the name alone, unique in the vault,
+        // still encoded or in angle brackets.
         "//- A.md
-        [a](archive/Your%20%28old%29%20Note.md#Top) [b](<archive/Your (old) Note.md>) ![c](/archive/Your%20%28old%29%20Note.md)
+        [a](Your%20%28old%29%20Note.md#Top) [b](<Your (old) Note.md>) ![c](Your%20%28old%29%20Note.md)
         //- archive/Your (old) Note.md",
     );
 }
@@ -86,8 +98,9 @@ fn a_moved_note_rewrites_its_own_relative_links() {
         //- Target.md",
         "a/Source.md",
         "b/c/Source.md",
+        // A bare markdown link stays bare under "shortest", as Obsidian writes it.
         "//- b/c/Source.md
-        [up](../../Target.md) [[Target]] [[#Here]]",
+        [up](Target.md) [[Target]] [[#Here]]",
     );
 }
 
@@ -126,7 +139,7 @@ fn relative_wikilinks_stay_relative_when_either_end_moves() {
         //- a/b/Sibling.md
         //- c/Other.md";
     // The target moves.
-    check(
+    check_keeping(
         fixture,
         "a/Other.md",
         "d/e/Other.md",
@@ -137,14 +150,14 @@ fn relative_wikilinks_stay_relative_when_either_end_moves() {
     );
     // The linking note moves: from a/ the same notes are `./Other` and `./b/Sibling`. Left as
     // they were, `[[../Other]]` would now find c/Other.md... or nothing: the proof would say.
-    check(
+    check_keeping(
         fixture,
         "a/b/Source.md",
         "a/Source.md",
         "//- a/Source.md
         [[./Other]] [[./b/Sibling|s]] ![[./Other#Heading]] [[./Other.md|alias]]",
     );
-    check(
+    check_keeping(
         fixture,
         "a/b/Source.md",
         "c/d/Source.md",
@@ -237,8 +250,9 @@ fn a_folder_moves_with_its_links() {
         [[proj/One]] [o](proj/One.md)",
         "proj",
         "archive/2025",
+        // Obsidian's "shortest" form: One's name is unique in the vault.
         "//- Home.md
-        [[archive/2025/One]] [o](archive/2025/One.md)
+        [[One]] [o](One.md)
         //- archive/2025/One.md
         [two](Two.md) [[Two]]
         //- archive/2025/Two.md",
@@ -435,10 +449,12 @@ fn rewrite_link_repoints_every_link_with_a_target() {
     );
     let plan = rewrite(&before, "Old idea", "Ideas/New (2026) idea").expect("planned");
     let after = apply(&before, &plan);
+    // A wikilink written by a rewrite leaves out `.md`, as Obsidian writes one; a markdown
+    // link keeps the `.md` it was written with.
     assert_eq!(
         after["A.md"],
         "---\nup: \"[[Ideas/New (2026) idea|the idea]]\"\n---\n\
-         [[Ideas/New (2026) idea#Why]] and ![[Ideas/New (2026) idea.md|200]] and [x](Ideas/New%20%282026%29%20idea.md#Why) and [[Other]]\n\
+         [[Ideas/New (2026) idea#Why]] and ![[Ideas/New (2026) idea|200]] and [x](Ideas/New%20%282026%29%20idea.md#Why) and [[Other]]\n\
          | [[Ideas/New (2026) idea\\|alias]] | cell |\n| --- | --- |\n"
     );
     assert_eq!(plan.changes.len(), 5);
@@ -515,34 +531,34 @@ fn a_table_whose_delimiter_row_holds_tabs_keeps_its_escaped_alias_in_a_move() {
 #[test]
 fn a_markdown_link_keeps_its_form_in_a_move_vault_absolute_relative_or_rooted() {
     // Vault-absolute without a `/`: how it found its file from a note in another folder.
-    check(
+    check_keeping(
         "//- Notes/Index.md\n[Class](Compendium/Rules/Class.md)\n//- Compendium/Rules/Class.md\n",
         "Compendium/Rules/Class.md",
         "Compendium/Rules/Classes/Class.md",
         "//- Notes/Index.md\n[Class](Compendium/Rules/Classes/Class.md)\n//- Compendium/Rules/Classes/Class.md\n",
     );
     // Relative to the note's folder, as written.
-    check(
+    check_keeping(
         "//- Compendium/Index.md\n[Class](Rules/Class.md)\n//- Compendium/Rules/Class.md\n",
         "Compendium/Rules/Class.md",
         "Compendium/Rules/Classes/Class.md",
         "//- Compendium/Index.md\n[Class](Rules/Classes/Class.md)\n//- Compendium/Rules/Classes/Class.md\n",
     );
-    check(
+    check_keeping(
         "//- Notes/Index.md\n[Class](../Compendium/Class.md)\n//- Compendium/Class.md\n",
         "Compendium/Class.md",
         "Compendium/Rules/Class.md",
         "//- Notes/Index.md\n[Class](../Compendium/Rules/Class.md)\n//- Compendium/Rules/Class.md\n",
     );
     // Rooted with a `/`.
-    check(
+    check_keeping(
         "//- Notes/Index.md\n[Class](/Compendium/Class.md)\n//- Compendium/Class.md\n",
         "Compendium/Class.md",
         "Compendium/Rules/Class.md",
         "//- Notes/Index.md\n[Class](/Compendium/Rules/Class.md)\n//- Compendium/Rules/Class.md\n",
     );
     // The linking note moves: a vault-absolute link stays as it is written.
-    check(
+    check_keeping(
         "//- Notes/Index.md\n[Class](Compendium/Class.md)\n//- Compendium/Class.md\n",
         "Notes/Index.md",
         "Elsewhere/Deep/Index.md",

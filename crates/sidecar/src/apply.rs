@@ -625,7 +625,33 @@ mod tests {
         assert_eq!(applied["applied"], true);
         assert!(dir.path().join("Archive/Alpha.md").exists() && dir.path().join("Archive/deep/Beta.md").exists());
         assert!(!dir.path().join("Projects").exists(), "the emptied folder is gone");
-        assert_eq!(fs::read_to_string(dir.path().join("Home.md")).unwrap(), "[[Archive/Alpha]]\n");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("Home.md")).unwrap(),
+            "[[Alpha]]\n",
+            "written as Obsidian writes it: Alpha is unique"
+        );
+    }
+
+    /// A move on the folder writes its links as `.obsidian/app.json`'s "New link format" asks;
+    /// `--link-form keep` keeps each link's form; an `app.json` that is not JSON gives Obsidian's
+    /// defaults and the move is made all the same.
+    #[test]
+    fn a_move_on_the_folder_follows_the_vaults_new_link_format() {
+        let files = [("n/A.md", "[[T]] and [t](T.md)\n"), ("T.md", "# T\n")];
+        let moved = |app_json: Option<&str>, form: vaultlink_core::link_form::RewriteForm| {
+            let mut with_settings = files.to_vec();
+            with_settings.extend(app_json.map(|text| (".obsidian/app.json", text)));
+            let (dir, mut index) = vault(&with_settings);
+            index.use_link_form(form);
+            move_note(&mut index, &json!({"from": "T.md", "to": "sub/U.md", "dry_run": false})).unwrap();
+            fs::read_to_string(dir.path().join("n/A.md")).unwrap()
+        };
+        use vaultlink_core::link_form::RewriteForm::{Keep, Obsidian};
+        assert_eq!(moved(Some(r#"{"newLinkFormat": "absolute"}"#), Obsidian), "[[sub/U]] and [t](sub/U.md)\n");
+        assert_eq!(moved(Some(r#"{"newLinkFormat": "relative"}"#), Obsidian), "[[../sub/U]] and [t](../sub/U.md)\n");
+        assert_eq!(moved(None, Obsidian), "[[U]] and [t](U.md)\n");
+        assert_eq!(moved(Some("{ not json"), Obsidian), "[[U]] and [t](U.md)\n");
+        assert_eq!(moved(Some(r#"{"newLinkFormat": "absolute"}"#), Keep), "[[U]] and [t](../sub/U.md)\n");
     }
 
     #[test]
@@ -1171,7 +1197,7 @@ mod tests {
             let disk = Hooked(|operation: &str, path: &Path| {
                 if operation == "rename_new" && path.ends_with("Sub/Renamed.md") && saved.get().is_none() {
                     let now = fs::read_to_string(&note).unwrap();
-                    assert_eq!(now, "See [[Renamed]] and [b](Sub/Renamed.md).\n", "{case}: the batch wrote it");
+                    assert_eq!(now, "See [[Renamed]] and [b](Renamed.md).\n", "{case}: the batch wrote it");
                     let text = save(&now);
                     fs::write(&note, &text).unwrap();
                     saved.set(Some(text.len()));

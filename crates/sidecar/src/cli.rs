@@ -7,6 +7,7 @@ use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
 
+use crate::link_form::LinkFormOption;
 use crate::standalone::canonical_vault;
 use crate::tools::{Mode, Router, Served};
 
@@ -68,6 +69,10 @@ pub enum Command {
         /// building its first index before it is refused.
         #[arg(long, value_name = "SECONDS", default_value_t = crate::tools::DEFAULT_STARTUP_WAIT.as_secs())]
         wait_for_plugin: u64,
+        /// How a link rewritten on the folder is written: as Obsidian would under the vault's "New
+        /// link format" (obsidian), or in the form it was written in (keep).
+        #[arg(long, value_enum, default_value_t = LinkFormOption::Obsidian)]
+        link_form: LinkFormOption,
     },
     /// Show a note's links and the links that point to it.
     Links {
@@ -112,6 +117,10 @@ pub enum Command {
         /// Show what would change, and change nothing.
         #[arg(long)]
         dry_run: bool,
+        /// How a rewritten link is written: as Obsidian would under the vault's "New link format"
+        /// (obsidian), or in the form it was written in (keep).
+        #[arg(long, value_enum, default_value_t = LinkFormOption::Obsidian)]
+        link_form: LinkFormOption,
         #[command(flatten)]
         output: Output,
     },
@@ -201,7 +210,8 @@ pub enum Command {
 
 pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Mcp { vault, mode, http, wait_for_plugin } => {
+        Command::Mcp { vault, mode, http, wait_for_plugin, link_form } => {
+            crate::link_form::choose(link_form);
             let address = http.as_deref().map(crate::http::loopback_address).transpose()?;
             let vault = canonical_vault(&vault)?;
             tracing::info!("serving MCP for {} (mode {mode:?})", vault.display());
@@ -270,7 +280,8 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Mv { vault, from, to, dry_run, output: Output { json, mode } } => {
+        Command::Mv { vault, from, to, dry_run, link_form, output: Output { json, mode } } => {
+            crate::link_form::choose(link_form);
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
             let answer = call(&mut router, "move_note", json!({ "from": from, "to": to, "dry_run": dry_run })).await?;
             if json {

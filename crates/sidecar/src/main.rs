@@ -14,6 +14,7 @@ mod history;
 mod http;
 mod journal;
 mod lease;
+mod link_form;
 mod mcp;
 mod obsidian;
 // Only Windows has named pipes to check; the decision is tested everywhere.

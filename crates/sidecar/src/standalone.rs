@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use vaultlink_core::canvas::is_canvas_path;
 use vaultlink_core::index::is_note_path;
 use vaultlink_core::index::{IndexConfig, Prepared};
+use vaultlink_core::link_form::RewriteForm;
 use vaultlink_core::step::StepError;
 use vaultlink_core::Vault;
 
@@ -70,6 +71,8 @@ pub struct FolderIndex {
     seen: BTreeMap<String, Stamp>,
     /// What `.obsidian/app.json` looked like when it was read.
     config_stamp: Option<Stamp>,
+    /// How a rewritten link is written (`--link-form`), added to what `app.json` asks.
+    link_form: RewriteForm,
     /// How the index follows the folder.
     updates: Updates,
     /// Whole walks of the folder so far, the first index included.
@@ -134,12 +137,14 @@ impl FolderIndex {
     }
 
     fn with_updates(root: PathBuf, updates: Updates) -> FolderIndex {
-        let (config, config_stamp) = read_config(&root);
+        let link_form = crate::link_form::chosen();
+        let (config, config_stamp) = read_config(&root, link_form);
         FolderIndex {
             root,
             vault: Vault::new(config),
             seen: BTreeMap::new(),
             config_stamp,
+            link_form,
             updates,
             full_walks: 0,
             last_fallback: None,
@@ -253,12 +258,19 @@ impl FolderIndex {
         self.walk_all(None, progress)
     }
 
+    /// Writes rewritten links in `form` from now on, whatever the process was started with.
+    #[cfg(test)]
+    pub fn use_link_form(&mut self, form: RewriteForm) {
+        self.link_form = form;
+        self.vault.reconfigure(IndexConfig { link_form: form, ..self.vault.config().clone() });
+    }
+
     /// Reads `.obsidian/app.json` again when it changed, and reconfigures the index.
     fn follow_config(&mut self) {
         if stamp_of(&self.root.join(APP_JSON)) == self.config_stamp {
             return;
         }
-        let (config, stamp) = read_config(&self.root);
+        let (config, stamp) = read_config(&self.root, self.link_form);
         self.config_stamp = stamp;
         if config != *self.vault.config() {
             self.vault.reconfigure(config);
@@ -538,8 +550,9 @@ fn stamp_of(path: &Path) -> Option<Stamp> {
 }
 
 /// The index configuration `.obsidian/app.json` asks for (Obsidian's defaults when there is
-/// none), and the file's stamp, taken first: a change while it is read is read next time.
-fn read_config(root: &Path) -> (IndexConfig, Option<Stamp>) {
+/// none, or it cannot be read as settings), with the link form `link_form`, and the file's
+/// stamp, taken first: a change while it is read is read next time.
+fn read_config(root: &Path, link_form: RewriteForm) -> (IndexConfig, Option<Stamp>) {
     let path = root.join(APP_JSON);
     let config_stamp = stamp_of(&path);
     let config = match std::fs::read_to_string(path) {
@@ -552,6 +565,7 @@ fn read_config(root: &Path) -> (IndexConfig, Option<Stamp>) {
         }
         Err(_) => IndexConfig::obsidian_defaults(),
     };
+    let config = IndexConfig { link_form, ..config };
     (config, config_stamp)
 }
 

@@ -1011,10 +1011,10 @@ mod tests {
         assert_eq!(moved["applied"], true, "{moved}");
         assert_eq!(
             std::fs::read_to_string(root.join("C.md")).unwrap(),
-            "[y](Archive/B.md)\n",
-            "the note the other batch made is in the plan"
+            "[y](B.md)\n",
+            "the note the other batch made is in the plan (its link written as Obsidian writes it)"
         );
-        assert_eq!(std::fs::read_to_string(root.join("A.md")).unwrap(), "[x](Archive/B.md)\n");
+        assert_eq!(std::fs::read_to_string(root.join("A.md")).unwrap(), "[x](B.md)\n");
         let said: Vec<String> = std::iter::from_fn(|| steps.try_recv().ok()).map(|step| step.message).collect();
         assert!(said.iter().any(|step| step.contains("waiting for it")), "{said:?}");
         assert!(!root.join(".vaultlink/journal.json").exists(), "the lock is released");

@@ -436,11 +436,13 @@ impl Vault {
     }
 
     /// Follows Obsidian's settings from the text of `.obsidian/app.json` (excluded files,
-    /// attachment folder, new link format). Returns a sentence for each setting it could not
-    /// follow.
+    /// attachment folder, new link format), and writes rewritten links in `link_form` (the
+    /// plugin's setting: `keep`, or `obsidian`, the default, for anything else). Returns a
+    /// sentence for each setting it could not follow.
     #[wasm_bindgen(js_name = configureFromObsidian)]
-    pub fn configure_from_obsidian(&mut self, app_json: &str) -> Vec<String> {
-        let (config, warnings) = vaultlink_core::config::from_app_json(app_json);
+    pub fn configure_from_obsidian(&mut self, app_json: &str, link_form: Option<String>) -> Vec<String> {
+        let (mut config, warnings) = vaultlink_core::config::from_app_json(app_json);
+        config.link_form = link_form.as_deref().and_then(vaultlink_core::link_form::RewriteForm::named).unwrap_or_default();
         self.inner.reconfigure(config);
         warnings
     }

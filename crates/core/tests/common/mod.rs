@@ -46,6 +46,14 @@ pub fn plan(files: &Files, from: &str, to: &str) -> Result<MovePlan, String> {
     plan_with(&index(files), files, from, to)
 }
 
+/// [`plan`] with each rewritten link keeping the form it was written in (`RewriteForm::Keep`).
+#[allow(dead_code)]
+pub fn plan_keeping(files: &Files, from: &str, to: &str) -> Result<MovePlan, String> {
+    let mut vault = index(files);
+    vault.reconfigure(IndexConfig { link_form: vaultlink_core::link_form::RewriteForm::Keep, ..IndexConfig::obsidian_defaults() });
+    plan_with(&vault, files, from, to)
+}
+
 /// [`plan`] with the index of `files` already built.
 pub fn plan_with(vault: &Vault, files: &Files, from: &str, to: &str) -> Result<MovePlan, String> {
     let needed = notes_to_read(vault, from, to).map_err(|error| format!("{} {}", error.code(), error.message()))?;
