@@ -1,6 +1,6 @@
 //! Loads the link engine: the wasm module built from `crates/wasm` is inlined into main.js as
-//! bytes (esbuild's binary loader) and compiled and instantiated asynchronously, once per
-//! process, by `loadEngine`. Never synchronously: Obsidian's window refuses to compile a module of
+//! deflated bytes (`engine/inline-wasm.mjs`), and inflated, compiled and instantiated
+//! asynchronously, once per process, by `loadEngine`. Never synchronously: Obsidian's window refuses to compile a module of
 //! more than 4 KB on its main thread (and the 1.6 MB module would hold up the app's start).
 //! Everything else here needs the engine loaded, and throws `EngineLoadingError` before.
 //!
@@ -39,7 +39,7 @@ import initialiseWasm, {
 	linksLeft as linksLeftInWasm,
 	type InitOutput,
 } from "./wasm/vaultlink_wasm";
-import wasmBytes from "./wasm/vaultlink_wasm_bg.wasm";
+import deflatedWasm from "deflated-wasm:./wasm/vaultlink_wasm_bg.wasm";
 import type { ErrorCode } from "./error-codes";
 
 /** The journal written before a batch's first change, as core defines it (`crates/core/src/journal.rs`). */
@@ -129,16 +129,23 @@ export function loadEngine(): Promise<InitOutput> {
 let compiling: Promise<WebAssembly.Module> | null = null;
 
 /**
- * The wasm module compiled from the bytes main.js holds, asynchronously (`WebAssembly.compile`;
- * the window refuses a synchronous compile), once: this thread instantiates it for the pure
- * functions and the engine's worker is handed the same compiled module, so it is not compiled twice.
+ * The wasm module compiled from the bytes main.js holds, inflated, asynchronously
+ * (`WebAssembly.compile`; the window refuses a synchronous compile), once: this thread
+ * instantiates it for the pure functions and the engine's worker is handed the same compiled
+ * module, so it is neither inflated nor compiled twice.
  */
 export function compiledModule(): Promise<WebAssembly.Module> {
-	compiling ??= WebAssembly.compile(wasmBytes as unknown as BufferSource).catch((error: unknown) => {
+	compiling ??= inflate(deflatedWasm).then((bytes) => WebAssembly.compile(bytes)).catch((error: unknown) => {
 		compiling = null;
 		throw error;
 	});
 	return compiling;
+}
+
+/** The bytes of a zlib deflate stream, inflated off the main thread's critical path by the platform's DecompressionStream. */
+function inflate(deflated: Uint8Array): Promise<ArrayBuffer> {
+	const stream = new Blob([deflated as unknown as BlobPart]).stream().pipeThrough(new DecompressionStream("deflate"));
+	return new Response(stream).arrayBuffer();
 }
 
 /** Whether `loadEngine` has finished. */

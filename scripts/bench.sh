@@ -112,6 +112,15 @@ done
     scripts/bench-peers.sh "${vaults[@]}"
   fi
   echo
+  echo "### Issue 39's goals: the first answer, the cost per note, CPU and memory beside the floor and hyalo; main.js"
+  echo
+  hyalo=-
+  if [ "${VAULTLINK_BENCH_PEERS:-1}" != 0 ]; then
+    scripts/bench-peers.sh --build-only >&2
+    hyalo=target/bench/peers/hyalo-cli/bin/hyalo
+  fi
+  python3 scripts/bench_first_answer.py "$hyalo" "${vaults[@]}"
+  echo
   echo "### Targets"
   echo
   target/release/vaultlink-bench targets "$figures"

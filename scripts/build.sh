@@ -16,7 +16,11 @@ cargo build -q $profile_flag -p vaultlink
 # is named /cargo there instead. (The workspace's own crates are named relative to it already.)
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$cargo_home=/cargo${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:+ $CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS}"
-cargo ${VAULTLINK_WASM_TOOLCHAIN:++$VAULTLINK_WASM_TOOLCHAIN} build -q --release -p vaultlink-wasm --target wasm32-unknown-unknown
+# The wasm module is built with its own profile (Cargo.toml's wasm-release: fat LTO, one codegen
+# unit), then optimised for size by binaryen's wasm-opt, the version pinned in package.json
+# (scripts/setup.sh installs it with the npm packages), which also drops the names section.
+cargo ${VAULTLINK_WASM_TOOLCHAIN:++$VAULTLINK_WASM_TOOLCHAIN} build -q --profile wasm-release -p vaultlink-wasm --target wasm32-unknown-unknown
 wasm-bindgen --target web --out-dir plugin/wasm --out-name vaultlink_wasm \
-  target/wasm32-unknown-unknown/release/vaultlink_wasm.wasm
+  target/wasm32-unknown-unknown/wasm-release/vaultlink_wasm.wasm
+node_modules/.bin/wasm-opt -Oz plugin/wasm/vaultlink_wasm_bg.wasm -o plugin/wasm/vaultlink_wasm_bg.wasm
 npm run --silent build

@@ -1,11 +1,12 @@
 //! The wasm index in a browser page, for `plugin/bench/chromium-bench.mjs`: the page holds the
 //! vault's files in `window.VAULTLINK_BENCH_VAULT`, this script builds the index from them
-//! several times with one `upsertMany`, as the Node bench and the native bench do, and writes
-//! the times into `<pre id="result">` for `chromium --dump-dom` to read.
+//! several times with one `upsertMany`, as the Node bench and the native bench do, then parses
+//! every note with `parseNote` as the plugin's own calls do (the answer crossing to JavaScript
+//! included), and writes the times into `<pre id="result">` for `chromium --dump-dom` to read.
 
 // The glue itself, compiled synchronously: a page of its own, where Chromium allows that, and
 // only the index's build is timed. The plugin loads it asynchronously (plugin/wasm.ts).
-import { initSync, Vault } from "../wasm/vaultlink_wasm";
+import { initSync, parseNote, Vault } from "../wasm/vaultlink_wasm";
 import wasmBytes from "../wasm/vaultlink_wasm_bg.wasm";
 
 interface BenchVault {
@@ -35,7 +36,15 @@ function run(): unknown {
 		notes = index.noteCount();
 		index.free();
 	}
-	return { times, notes, userAgent: navigator.userAgent };
+	const parseTimes: number[] = [];
+	for (let run = 0; run < vault.runs; run += 1) {
+		const start = performance.now();
+		vault.paths.forEach((path, i) => {
+			if (path.endsWith(".md")) parseNote(path, vault.texts[i] ?? "");
+		});
+		parseTimes.push(performance.now() - start);
+	}
+	return { times, parseTimes, notes, userAgent: navigator.userAgent };
 }
 
 // The page's own copy of the vault would come back in `--dump-dom`: drop it once read.

@@ -11,6 +11,7 @@ import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { deflatedWasm } from "../engine/inline-wasm.mjs";
 import { inlineWorker } from "../engine/inline-worker.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -30,8 +31,8 @@ const common = {
 	loader: { ".wasm": "binary" },
 	define: { VAULTLINK_REPO_ROOT: JSON.stringify(root) },
 	logOverride: { "empty-import-meta": "silent" },
-	// The link engine's Web Worker, inlined as text as in main.js.
-	plugins: [inlineWorker()],
+	// The link engine's Web Worker, inlined as text, and the wasm module, inlined deflated, as in main.js.
+	plugins: [inlineWorker(), deflatedWasm()],
 	sourcemap: "inline",
 	logLevel: "warning",
 };

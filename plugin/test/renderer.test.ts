@@ -27,7 +27,7 @@ import {
 	withOnlyRendererFaultLog,
 } from "./renderer";
 
-/** The link engine's module as main.js inlines it (esbuild's binary loader gives bytes). */
+/** The link engine's module as main.js holds it once inflated (esbuild's binary loader gives bytes). */
 const wasmBytes = inlinedWasm as unknown as Uint8Array<ArrayBuffer>;
 
 /** The plugin's index; read through a call, so a check that it is null does not narrow later reads. */
