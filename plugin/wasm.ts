@@ -464,7 +464,7 @@ export type UndoStep =
 	| { step: "put_back"; path: string; aside: string; temporary: string; before: string; saved: string }
 	| { step: "move_back"; from: string; to: string; via: string | null; second_names: string[]; hash: string | null; cycle: UndoCondition | null }
 	| { step: "remove_created"; path: string; after_hash: string }
-	| { step: "restore"; path: string; aside: string | null; temporary: string; before: string; after_hash: string; saved: string }
+	| { step: "restore"; path: string; aside: string | null; temporary: string; before: string; after_hash: string; saved: string; restorable: string[] }
 	| { step: "remove_folder"; path: string }
 	| { step: "forget_kept"; change_id: string }
 	| { step: "put_back_set_aside"; name: string; aside: string }

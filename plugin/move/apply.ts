@@ -412,11 +412,14 @@ async function carryOut(vault: Vault, step: UndoStep, moved: Map<string, TAbstra
 			const text = await readIfThere(adapter, step.path);
 			if (text === step.before) return;
 			const file = vault.getAbstractFileByPath(step.path);
-			if (text !== null && contentHash(text) === step.after_hash) {
+			// The batch's own text, or its write torn by a stop (core's `restorable` says which):
+			// restored only while the note still holds it.
+			const found = text === null ? null : contentHash(text);
+			if (found !== null && step.restorable.includes(found)) {
 				if (!(file instanceof TFile)) throw new Error(`\`${step.path}\` is not in the vault`);
 				try {
 					await vault.process(file, (current) => {
-						if (contentHash(current) !== step.after_hash) throw new ChangedWhileWriting(step.path);
+						if (contentHash(current) !== found) throw new ChangedWhileWriting(step.path);
 						return step.before;
 					});
 					return;

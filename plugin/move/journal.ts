@@ -19,7 +19,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { FileSystemAdapter, type DataAdapter } from "obsidian";
-import { openIn, sealIn } from "./seal-keys";
+import { openIn, sealIn, usableKey } from "./seal-keys";
 import {
 	journalAlreadyKept,
 	journalLease,
@@ -373,6 +373,7 @@ export async function beginJournal(adapter: JournalAdapter, journal: Journal): P
 	if (await adapter.exists(JOURNAL_PATH)) return refusal(adapter);
 	const unwritable = (error: unknown) =>
 		stepError({ kind: "journal_unwritable", journal: JOURNAL_PATH, why: error instanceof Error ? error.message : String(error) });
+	if (adapter instanceof FileSystemAdapter && !("key" in usableKey(adapter.getBasePath()))) return beginFirst(adapter, journal, unwritable);
 	let sealed: string;
 	try {
 		const made = sealFor(adapter, "journal", journal);
@@ -406,6 +407,44 @@ export async function beginJournal(adapter: JournalAdapter, journal: Journal): P
 	return null;
 }
 
+
+/**
+ * Begins the batch of a vault with no usable sealing key yet (its first): the lock is taken first,
+ * with an empty file (which every reader judges a lock being written while its lease is fresh),
+ * and only then is the key made and the journal sealed and written into the very file held. A
+ * batch refused because another process holds the lock thus makes no key, and leaves `.vaultlink`
+ * as it found it. On a failure after the lock is taken, the lock (this batch's, still empty or
+ * part written) is removed.
+ */
+async function beginFirst(adapter: FileSystemAdapter, journal: Journal, unwritable: (error: unknown) => ToolError): Promise<ToolError | null> {
+	const base = adapter.getBasePath();
+	const taken = takeLock(base, "");
+	if (taken === "held") return refusal(adapter);
+	if (taken instanceof Error) return unwritable(taken);
+	let failed: ToolError | null = null;
+	try {
+		const made = sealFor(adapter, "journal", journal);
+		if ("error" in made) failed = made.error;
+		else {
+			fs.writeSync(taken.fd, made.sealed, 0);
+			fs.fsyncSync(taken.fd);
+		}
+	} catch (error) {
+		failed = unwritable(error);
+	}
+	if (failed !== null) {
+		fs.closeSync(taken.fd);
+		removeQuietly(path.join(base, ...JOURNAL_PATH.split("/")));
+		return failed;
+	}
+	try {
+		holdLease(base, journal, taken.fd);
+	} catch (error) {
+		await finishJournal(adapter, journal);
+		return unwritable(error);
+	}
+	return null;
+}
 
 /**
  * Removes `folder` from the disk itself when it holds nothing, hidden files included (read from

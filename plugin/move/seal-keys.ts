@@ -95,6 +95,12 @@ export function keyOf(base: string, id: string): { key: Uint8Array } | { unusabl
  * peer's.
  */
 export function sealingKey(base: string): SealKey {
+	const found = usableKey(base);
+	return "key" in found ? found.key : makeKey(base, found.passedOver);
+}
+
+/** The first usable key file of the vault at `base` (core's order), without making one: the key, or the ids passed over. */
+export function usableKey(base: string): { key: SealKey } | { passedOver: string[] } {
 	let names: string[] = [];
 	try {
 		names = fs.readdirSync(keysFolder(base)).slice(0, NAMES_AT_MOST);
@@ -104,9 +110,9 @@ export function sealingKey(base: string): SealKey {
 	const candidates = sealKeyCandidates(names);
 	for (const id of candidates) {
 		const found = keyOf(base, id);
-		if ("key" in found) return { id, key: found.key };
+		if ("key" in found) return { key: { id, key: found.key } };
 	}
-	return makeKey(base, candidates);
+	return { passedOver: candidates };
 }
 
 /** Makes a folder of the vault's `.vaultlink` when it is not there; refuses one that is a link. */

@@ -18,6 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::journal::{Journal, JournalWrite, WriteKind};
+use crate::rename::content_hash;
 
 /// The folder, inside the vault, where an undo keeps the text from before a batch of a note
 /// someone edited since (`<folder>/<the note's path>`).
@@ -55,10 +56,22 @@ pub enum UndoStep {
     /// file (kept under `saved` when it differs from `before`). Then the note, read: `before`,
     /// nothing to do; a text of hash `after_hash`, replaced by `before` through `temporary` only
     /// if it still holds that text ([`Undone::Restored`], or [`Undone::Kept`] when a save came
-    /// first); a note written in place (no `aside`) found empty is the batch's own write torn by
-    /// a stop mid-write, restored the same way; anything else, or no file, is someone's edit: it
-    /// stays, and `before` is saved at `saved` ([`Undone::Kept`]).
-    Restore { path: String, aside: Option<String>, temporary: String, before: String, after_hash: String, saved: String },
+    /// first); anything else, or no file, is someone's edit: it stays, and `before` is saved at
+    /// `saved` ([`Undone::Kept`]). Which texts are the batch's own is decided here, not by the
+    /// edge: `restorable` holds their hashes, `after_hash` first and, for a note whose text before
+    /// was not empty, the empty text's: the plugin writes notes in place, and a holder stopped
+    /// between truncating the file and writing it (suspended, killed, a disk full) leaves it
+    /// empty. An empty note holds no one's words, so giving it its text back loses nothing. The
+    /// edge restores a note only while it holds a text of one of these hashes.
+    Restore {
+        path: String,
+        aside: Option<String>,
+        temporary: String,
+        before: String,
+        after_hash: String,
+        saved: String,
+        restorable: Vec<String>,
+    },
     /// A folder the batch made: removed if it is a folder (not a link put in its place) and
     /// empty.
     RemoveFolder { path: String },
@@ -135,6 +148,11 @@ pub fn steps(journal: &Journal) -> Vec<UndoStep> {
         steps.push(UndoStep::RemoveCreated { path: write.path.clone(), after_hash: write.after_hash.clone() });
     }
     for write in journal.writes.iter().filter(|write| write.kind == WriteKind::Replace) {
+        let mut restorable = vec![write.after_hash.clone()];
+        let torn = content_hash("");
+        if !write.before.is_empty() && write.after_hash != torn {
+            restorable.push(torn);
+        }
         steps.push(UndoStep::Restore {
             path: write.path.clone(),
             aside: aside_of(&write.temporary),
@@ -142,6 +160,7 @@ pub fn steps(journal: &Journal) -> Vec<UndoStep> {
             before: write.before.clone(),
             after_hash: write.after_hash.clone(),
             saved: saved_path(&write.path),
+            restorable,
         });
     }
     for folder in journal.made_folders.iter().rev() {

@@ -990,7 +990,7 @@ fn carry_out(disk: &dyn Disk, root: &Path, journal: &Journal, step: &UndoStep) -
             disk.remove_file(root, &created).map_err(|error| failed(format!("removing {path}"), error))?;
             Ok(Some(Undone::Removed { path: path.clone() }))
         }
-        UndoStep::Restore { path, aside, temporary, before, after_hash, saved } => {
+        UndoStep::Restore { path, aside, temporary, before, after_hash, saved, restorable } => {
             let note = full(root, path);
             // Stopped inside `replace_note`, with the note moved aside: it comes back first (and
             // the batch's text, if it was put in place already, goes).
@@ -1011,10 +1011,15 @@ fn carry_out(disk: &dyn Disk, root: &Path, journal: &Journal, step: &UndoStep) -
             let keep = || {
                 keep_edited(disk, root, path, before, saved).map(Some).map_err(|error| failed(format!("saving the text of {path}"), error))
             };
-            match std::fs::read(&note) {
-                Ok(bytes) if bytes == before.as_bytes() => Ok(None),
-                Ok(bytes) if std::str::from_utf8(&bytes).is_ok_and(|text| content_hash(text) == *after_hash) => {
-                    let restored = replace_note(disk, root, path, temporary, Expected::Hash(after_hash), before.as_bytes())
+            let read = std::fs::read(&note);
+            if read.as_ref().is_ok_and(|bytes| bytes == before.as_bytes()) {
+                return Ok(None);
+            }
+            // The batch's own text, or its write torn by a stop (core's `restorable` says which):
+            // restored only while the note still holds it.
+            match read.ok().and_then(|bytes| restorable_hash(&bytes, restorable)) {
+                Some(found) => {
+                    let restored = replace_note(disk, root, path, temporary, Expected::Hash(&found), before.as_bytes())
                         .map_err(|error| failed(format!("restoring {path}"), error))?;
                     if restored == Replaced::Yes {
                         Ok(Some(Undone::Restored { path: path.clone() }))
@@ -1022,19 +1027,7 @@ fn carry_out(disk: &dyn Disk, root: &Path, journal: &Journal, step: &UndoStep) -
                         keep()
                     }
                 }
-                // A note written in place (the plugin's writes: no aside) found empty is the
-                // batch's own write, torn by a stop between truncating the file and writing it
-                // (a holder suspended or killed mid-write), never a text someone saved.
-                Ok(bytes) if bytes.is_empty() && aside.is_none() && !before.is_empty() => {
-                    let restored = replace_note(disk, root, path, temporary, Expected::Bytes(&[]), before.as_bytes())
-                        .map_err(|error| failed(format!("restoring {path}"), error))?;
-                    if restored == Replaced::Yes {
-                        Ok(Some(Undone::Restored { path: path.clone() }))
-                    } else {
-                        keep()
-                    }
-                }
-                _ => keep(),
+                None => keep(),
             }
         }
         UndoStep::RemoveFolder { path } => {
@@ -1129,6 +1122,12 @@ pub fn write_atomically(disk: &dyn Disk, root: &Path, path: &Path, temporary: &P
         let _ = disk.remove_file(root, temporary);
     }
     result
+}
+
+/// The hash of `bytes` when it is one of a restore step's `restorable` hashes (core's decision of
+/// which texts are the batch's own), `None` otherwise.
+fn restorable_hash(bytes: &[u8], restorable: &[String]) -> Option<String> {
+    std::str::from_utf8(bytes).ok().map(content_hash).filter(|hash| restorable.contains(hash))
 }
 
 /// What a note must hold for [`replace_note`] to replace it: the exact text, or a text of this
@@ -1629,5 +1628,35 @@ mod tests {
         assert_eq!(fs::read_to_string(root.join("Old.md")).unwrap(), "moved");
         assert!(!journal_path(&root).exists());
         assert!(dir.path().join("home/.ssh/id_ed25519").exists());
+    }
+
+    /// The plugin writes notes in place: a holder stopped between truncating a note and writing
+    /// it leaves the note empty, its own torn write, which core's restore step lists as the
+    /// batch's (`restorable`); recovery gives it its text back. A note holding a text recovery
+    /// does not know is someone's save, kept, its text from before saved beside.
+    #[test]
+    fn recovery_restores_a_note_the_plugin_wrote_in_place_found_empty_and_keeps_a_save() {
+        let (dir, root) = victim();
+        fs::write(root.join("Torn.md"), "").unwrap();
+        fs::write(root.join("Saved.md"), "a save\n").unwrap();
+        // As the plugin's journal names them: core's temporary names, which it never writes.
+        let in_place = |path: &str| JournalWrite {
+            path: path.to_owned(),
+            temporary: format!(".{path}.vaultlink-7.tmp"),
+            before: "[[Old]]\n".to_owned(),
+            after_hash: content_hash("[[New]]\n"),
+            kind: Default::default(),
+        };
+        let journal =
+            Journal { writes: vec![in_place("Torn.md"), in_place("Saved.md")], moves: Vec::new(), made_folders: Vec::new(), ..crafted() };
+        fs::write(journal_path(&root), seal_for(&root, Purpose::Journal, &journal).unwrap()).unwrap();
+        let recovery = recover(&RealDisk, &root).unwrap().expect("recovered");
+        assert_eq!(recovery.restored, vec!["Torn.md".to_owned()]);
+        assert_eq!(recovery.kept, vec![("Saved.md".to_owned(), ".vaultlink/recovered/Saved.md".to_owned())]);
+        assert_eq!(fs::read_to_string(root.join("Torn.md")).unwrap(), "[[Old]]\n");
+        assert_eq!(fs::read_to_string(root.join("Saved.md")).unwrap(), "a save\n");
+        assert_eq!(fs::read_to_string(root.join(".vaultlink/recovered/Saved.md")).unwrap(), "[[Old]]\n");
+        assert!(!journal_path(&root).exists());
+        drop(dir);
     }
 }
