@@ -43,6 +43,7 @@ pub mod resolve;
 pub mod rewrite;
 pub mod schema_file;
 pub mod seal_key;
+pub mod seen;
 pub mod sketch;
 pub mod sources;
 pub mod span;
@@ -55,6 +56,7 @@ pub mod yaml_text;
 pub use index::Vault;
 pub use line_index::LineIndex;
 pub use parse::{parse_note, Link, LinkKind, LinkSource, ParseConfig, ParsedNote, Span};
+pub use seen::SeenNote;
 
 /// What the unit tests of several modules share.
 #[cfg(test)]
