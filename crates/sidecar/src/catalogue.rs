@@ -1051,8 +1051,7 @@ fn server_health() -> ToolSpec {
         "Check where calls run and what the index holds",
         "Reports where calls run (`mode`: `plugin` inside Obsidian, `standalone` on the folder, or `unavailable`), where a \
 write would go now and why (`writes`), the versions, the index's counts, whether the folder's index is live and why \
-(`folder_index`; `indexing`, without the counts, while the index begun at the server's start is built, which it never \
-waits for) and the last bridge error. Use it first when answers look stale or calls fail with \
+(`folder_index`) and the last bridge error. Use it first when answers look stale or calls fail with \
 `plugin_unavailable`; use list_notes for the vault's content. It reads only. It fails with `vault_unreadable`.",
         object(json!({"response_format": response_format()}), &[]),
         json!({
