@@ -173,6 +173,8 @@ pub struct Router {
     /// True while the index the server began at its start is being built: `server_health`
     /// says so rather than wait for it.
     indexing: Arc<std::sync::atomic::AtomicBool>,
+    /// The progress of that index, to the calls that wait for it.
+    relay: crate::progress::Relay,
 }
 
 /// When a standalone router looks at the folder again.
@@ -196,6 +198,7 @@ impl Router {
             fresh: Freshness::EveryCall,
             persistent: false,
             indexing: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            relay: crate::progress::Relay::default(),
         }
     }
 
@@ -215,6 +218,7 @@ impl Router {
         }
         let folder = Arc::clone(&self.folder);
         let indexing = Arc::clone(&self.indexing);
+        let relay = self.relay.clone();
         let (vault, made, persistent) = (self.vault.clone(), self.fresh, self.persistent);
         indexing.store(true, std::sync::atomic::Ordering::SeqCst);
         tokio::task::spawn_blocking(move || {
@@ -222,13 +226,14 @@ impl Router {
                 wait_for_debug_gate();
                 if slot.is_none() {
                     let mut index = make_index(made, vault, persistent);
-                    match refresh_for_reading(&mut index, &Progress::none()) {
+                    match refresh_for_reading(&mut index, &relay.progress()) {
                         Ok(()) => *slot = Some(index),
                         // The first call tries again, and answers with the error if it stays.
                         Err(error) => tracing::warn!("the vault could not be indexed at start: {}", error.message),
                     }
                 }
             }
+            relay.finish();
             indexing.store(false, std::sync::atomic::Ordering::SeqCst);
         });
     }
@@ -515,8 +520,11 @@ impl Router {
         let vault = self.vault.clone();
         let progress = progress.clone();
         let (made, fresh, persistent) = (self.fresh, self.fresh, self.persistent);
+        let relay = self.relay.clone();
         let poisoned = || ToolError::internal("the folder index's lock was poisoned by an earlier failure");
         let work = tokio::task::spawn_blocking(move || {
+            // While the index begun at the start is built, this call hears its progress.
+            let _joined = relay.join(&progress);
             let refresh = |slot: &mut Option<FolderIndex>| {
                 let first = slot.is_none();
                 let folder = slot.get_or_insert_with(|| make_index(made, vault.clone(), persistent));
@@ -569,10 +577,13 @@ impl Router {
         let vault = self.vault.clone();
         let progress = progress.clone();
         let (made, persistent) = (self.fresh, self.persistent);
+        let relay = self.relay.clone();
         let work = tokio::task::spawn_blocking(move || {
+            let joined = relay.join(&progress);
             let mut slot = folder.write().map_err(|_| ToolError::internal("the folder index's lock was poisoned by an earlier failure"))?;
             let first = slot.is_none();
             let folder = slot.get_or_insert_with(|| make_index(made, vault, persistent));
+            drop(joined);
             if first || fresh == Freshness::EveryCall {
                 refresh_for_reading(folder, &progress)?;
             }
