@@ -76,8 +76,11 @@ def test_an_edit_a_touch_a_rename_and_a_delete_are_seen_and_only_changed_notes_a
     vault = make_vault(tmp_path / "v", {"a.md": "to [[b]]", "b.md": "bee", "c.md": "see", "d.md": "to [[b]] too"})
     assert sources(vault, cache, runtime_dir, "b") == (["a.md", "d.md"], None)
     assert len(index_files(cache)) == 1
-    # Unchanged: every file comes from the persistent index.
+    # Unchanged: every file comes from the persistent index, which is not written again.
+    [file] = index_files(cache)
+    kept = file.read_bytes()
     assert sources(vault, cache, runtime_dir, "b") == (["a.md", "d.md"], (4, 0))
+    assert file.read_bytes() == kept
 
     # An edit (another size): only that note is read.
     write(vault / "a.md", "now to [[c]]")
@@ -196,3 +199,14 @@ def test_server_health_and_tools_list_answer_while_the_vault_is_indexed_and_read
     asyncio.run(run())
     # The server kept the index for the next start.
     assert len(index_files(cache)) == 1
+
+
+def test_a_schema_note_is_read_on_every_start_and_the_file_is_not_written_for_it(tmp_path, cache, runtime_dir):
+    vault = make_vault(tmp_path / "v", {"a.md": "to [[b]]", "b.md": "bee",
+                                        "SCHEMA.md": "---\ntypes:\n  page:\n    required: [title]\n---\n# Schema\n"})
+    sources(vault, cache, runtime_dir, "b")
+    [file] = index_files(cache)
+    kept = file.read_bytes()
+    # SCHEMA.md's schema is not kept in the file: it is read again, and nothing else is.
+    assert sources(vault, cache, runtime_dir, "b") == (["a.md"], (2, 1))
+    assert file.read_bytes() == kept

@@ -289,10 +289,17 @@ impl FolderIndex {
         walk(&self.root, "", &mut found, watch)?;
         let mut present = HashSet::with_capacity(found.len());
         let mut changes = Vec::new();
+        // Whether the persistent index, as it is, holds this walk's index: then it is not written.
+        let mut stored_holds_it = false;
+        // Files the persistent index holds unchanged but without what the index keeps of them
+        // (a `SCHEMA.md`): read on every start, they are no reason to write the file again.
+        let mut unchanged_unkept = 0;
         if self.persistent && self.full_walks == 0 && self.seen.is_empty() {
             // The files taken from the persistent index are present, and seen as they are.
             present.extend(found.iter().map(|(path, _)| path.clone()));
-            found = self.take_stored(found);
+            let unread;
+            (unread, stored_holds_it, unchanged_unkept) = self.take_stored(found);
+            found = unread;
         }
         for (path, stamp) in found {
             if self.seen.get(&path) != Some(&stamp) {
@@ -302,7 +309,7 @@ impl FolderIndex {
         }
         changes.extend(self.seen.keys().filter(|path| !present.contains(*path)).map(|path| (path.clone(), None)));
         self.full_walks += 1;
-        let changed = !changes.is_empty() || self.full_walks == 1;
+        let changed = if stored_holds_it { changes.len() > unchanged_unkept } else { !changes.is_empty() || self.full_walks == 1 };
         self.take_in(changes, walked_at, progress);
         if self.persistent && changed {
             self.save_stored(walked_at);
@@ -313,22 +320,28 @@ impl FolderIndex {
     /// Takes from the persistent index every file of `found` whose stamp proves it unchanged
     /// since it was kept (the same modification time, size and inode, the time over one coarse
     /// tick before the walk that read it) and whose kept data core reads back whole; returns the
-    /// others, to be read.
-    fn take_stored(&mut self, found: Vec<(String, Stamp)>) -> Vec<(String, Stamp)> {
+    /// others, to be read; whether the file held exactly the files found, unchanged; and how many
+    /// of those it holds without what the index keeps of them.
+    fn take_stored(&mut self, found: Vec<(String, Stamp)>) -> (Vec<(String, Stamp)>, bool, usize) {
         let Some(stored) = crate::store::load(&self.root) else {
-            return found;
+            return (found, false, 0);
         };
         let parse = self.vault.config().parse;
         if stored.max_links != parse.max_links as u64 {
             tracing::info!("the persistent index was kept with other parse settings; the vault is indexed from its notes");
-            return found;
+            return (found, false, 0);
         }
+        let stored_files = stored.entries.len();
         let mut kept: HashMap<String, crate::store::Entry> =
             stored.entries.into_iter().filter(|entry| entry.sure).map(|entry| (entry.path.clone(), entry)).collect();
         let mut unread = Vec::new();
         let mut taken = Vec::new();
+        let mut unkept = 0;
         for (path, stamp) in found {
-            let prepared = kept.remove(&path).filter(|entry| (entry.mtime, entry.size, entry.inode) == stamp).and_then(|entry| {
+            let unchanged = kept.remove(&path).filter(|entry| (entry.mtime, entry.size, entry.inode) == stamp);
+            // An empty `kept` is a file whose index core does not encode: read, but unchanged.
+            unkept += usize::from(unchanged.as_ref().is_some_and(|entry| entry.kept.is_empty()));
+            let prepared = unchanged.and_then(|entry| {
                 let prepared = vaultlink_core::index::kept::decode(&entry.kept, entry.size, &parse)?;
                 Some((prepared, entry.hash))
             });
@@ -342,8 +355,9 @@ impl FolderIndex {
             }
         }
         tracing::info!("the persistent index gave {} files; {} are read", taken.len(), unread.len());
+        let holds_all = unread.len() == unkept && taken.len() + unkept == stored_files;
         self.vault.insert_prepared_many(taken);
-        unread
+        (unread, holds_all, unkept)
     }
 
     /// Keeps the index in the persistent index, for the next start.
@@ -354,15 +368,7 @@ impl FolderIndex {
             .map(|(path, &(mtime, size, inode))| {
                 let (hash, sure) = self.hashes.get(path).copied().unwrap_or((0, false));
                 let kept = vaultlink_core::index::kept::of_file(&self.vault, path);
-                crate::store::Entry {
-                    path: path.clone(),
-                    size,
-                    mtime,
-                    inode,
-                    hash,
-                    sure: sure && kept.is_some(),
-                    kept: kept.unwrap_or_default(),
-                }
+                crate::store::Entry { path: path.clone(), size, mtime, inode, hash, sure, kept: kept.unwrap_or_default() }
             })
             .collect();
         let stored = crate::store::Stored { max_links: self.vault.config().parse.max_links as u64, entries };
