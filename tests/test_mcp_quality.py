@@ -102,10 +102,10 @@ def environment(runtime_dir):
 
 
 @contextlib.asynccontextmanager
-async def session_on(vault, runtime_dir, mode, errlog=None):
+async def session_on(vault, runtime_dir, mode, errlog=None, extra_env=None):
     """An initialized MCP session with `vaultlink mcp` on `vault`, kept open for the test."""
     params = StdioServerParameters(command=str(SIDECAR), args=["mcp", "--vault", str(vault), "--mode", mode],
-                                   env=environment(runtime_dir))
+                                   env={**environment(runtime_dir), **(extra_env or {})})
     with open(errlog or os.devnull, "w") as log:
         async with stdio_client(params, errlog=log) as (read, write):
             async with ClientSession(read, write) as session:
@@ -329,18 +329,26 @@ def test_default_pages_stay_under_20_kb_on_the_real_corpora(runtime_dir):
             assert wire_size(page) < WIRE_BOUND, f"{corpus.name} {name}: {wire_size(page)} bytes on the wire"
 
 
-async def with_progress(vault, runtime_dir, mode, calls):
-    """Makes each call with a progress callback; returns each call's result and notifications."""
-    async with session_on(vault, runtime_dir, mode) as (session, _):
+async def with_progress(vault, runtime_dir, mode, calls, gate=None):
+    """Makes each call with a progress callback; returns each call's result and notifications.
+    With `gate`, the server's first index waits for that file, which is made once the first call
+    was sent and `server_health` answered (saying it is indexing): the first call waits for the
+    index, and hears its progress."""
+    extra_env = {"VAULTLINK_DEBUG_INDEX_GATE": str(gate)} if gate else None
+    async with session_on(vault, runtime_dir, mode, extra_env=extra_env) as (session, _):
         answers = []
-        for name, arguments in calls:
+        for index, (name, arguments) in enumerate(calls):
             seen = []
 
             async def on_progress(progress, total, message, seen=seen):
                 seen.append((progress, total, message))
 
-            result = await session.call_tool(name, arguments, progress_callback=on_progress)
-            answers.append((result, seen))
+            call = asyncio.ensure_future(session.call_tool(name, arguments, progress_callback=on_progress))
+            if gate and index == 0:
+                health = (await session.call_tool("server_health", {})).structured_content
+                assert health["folder_index"]["mode"] == "indexing", health
+                gate.write_text("")
+            answers.append((await call, seen))
     return answers
 
 
@@ -353,9 +361,10 @@ def check_progress(seen, name):
 
 
 def test_long_calls_report_progress_standalone(big_vault, runtime_dir, tmp_path):
-    # A fresh copy, so that the first call indexes the whole folder.
+    # A fresh copy, so that the server's start indexes the whole folder; the first call waits
+    # for that index and hears its progress.
     calls = [
-        ("server_health", {}),
+        ("list_notes", {"limit": 1}),
         ("lint_wiki", {"limit": 5}),
         ("find_evidence", {"title": "Hub", "limit": 5}),
         ("move_note", {"from": "Hub.md", "to": "Centre/Hub.md"}),
@@ -363,9 +372,9 @@ def test_long_calls_report_progress_standalone(big_vault, runtime_dir, tmp_path)
         ("delete_note", {"path": "Area 0/Note 0000.md"}),
         ("list_notes", {"limit": 1}),
     ]
-    answers = asyncio.run(with_progress(big_vault, runtime_dir, "standalone", calls))
-    (health, indexing), *long_calls, (_, quiet) = answers
-    assert not health.is_error
+    answers = asyncio.run(with_progress(big_vault, runtime_dir, "standalone", calls, gate=tmp_path / "gate"))
+    (first, indexing), *long_calls, (_, quiet) = answers
+    assert not first.is_error
     assert any("indexing the vault folder" in message for _, _, message in indexing)
     totals = {total for _, total, _ in indexing if total is not None}
     assert totals == {float(BIG_NOTES + 2)}, "the first index counts every file to read"

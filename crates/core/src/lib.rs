@@ -45,6 +45,7 @@ pub mod resolve;
 pub mod rewrite;
 pub mod schema_file;
 pub mod seal_key;
+pub mod seen;
 pub mod sketch;
 pub mod source_hashes;
 pub mod sources;
@@ -58,6 +59,7 @@ pub mod yaml_text;
 pub use index::Vault;
 pub use line_index::LineIndex;
 pub use parse::{parse_note, Link, LinkKind, LinkSource, ParseConfig, ParsedNote, Span};
+pub use seen::SeenNote;
 
 /// What the unit tests of several modules share.
 #[cfg(test)]

@@ -22,6 +22,8 @@ pub struct Progress {
     cancelled: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Wakes whoever waits for the cancellation ([`Progress::cancellation`]).
     woken: std::sync::Arc<tokio::sync::Notify>,
+    /// Where the reports of work no call started go, to the calls waiting for it.
+    relay: Option<Relay>,
 }
 
 impl Progress {
@@ -57,7 +59,7 @@ impl Progress {
     /// A handle that can only cancel: it holds no sender, so it keeps no notification stream
     /// open after the call.
     pub fn canceller(&self) -> Progress {
-        Progress { sender: None, last: self.last.clone(), cancelled: self.cancelled.clone(), woken: self.woken.clone() }
+        Progress { sender: None, last: self.last.clone(), cancelled: self.cancelled.clone(), woken: self.woken.clone(), relay: None }
     }
 
     /// Whether the client cancelled the call.
@@ -72,7 +74,12 @@ impl Progress {
     /// Reports `done` of `total` with a sentence. `done` is raised past the last report when
     /// it would not grow, as the protocol requires.
     pub fn report(&self, done: f64, total: Option<f64>, message: impl Into<String>) {
-        let Some(sender) = &self.sender else { return };
+        let Some(sender) = &self.sender else {
+            if let Some(relay) = &self.relay {
+                relay.forward(done, total, message.into());
+            }
+            return;
+        };
         let progress = {
             let Ok(mut last) = self.last.lock() else { return };
             let progress = if done > *last { done } else { *last + 1.0 };
@@ -86,6 +93,70 @@ impl Progress {
     /// Reports the next step of a call whose size is unknown.
     pub fn step(&self, message: impl Into<String>) {
         self.report(0.0, None, message);
+    }
+}
+
+/// The progress of work no call started (the index a server begins at its start), handed to
+/// each call that waits for it: the last step at once when it begins to wait, then each step.
+#[derive(Debug, Clone, Default)]
+pub struct Relay {
+    state: std::sync::Arc<std::sync::Mutex<RelayState>>,
+}
+
+#[derive(Debug, Default)]
+struct RelayState {
+    /// The last step, while the work runs.
+    last: Option<(f64, Option<f64>, String)>,
+    waiting: Vec<(u64, Progress)>,
+    next: u64,
+}
+
+impl Relay {
+    /// A reporter whose steps go to the calls waiting.
+    pub fn progress(&self) -> Progress {
+        Progress { relay: Some(self.clone()), ..Progress::default() }
+    }
+
+    fn forward(&self, done: f64, total: Option<f64>, message: String) {
+        let Ok(mut state) = self.state.lock() else { return };
+        for (_, progress) in &state.waiting {
+            progress.report(done, total, message.clone());
+        }
+        state.last = Some((done, total, message));
+    }
+
+    /// The work is done: a call that waits from now on hears nothing of it.
+    pub fn finish(&self) {
+        if let Ok(mut state) = self.state.lock() {
+            state.last = None;
+        }
+    }
+
+    /// `progress` hears the work's steps until the guard is dropped.
+    pub fn join(&self, progress: &Progress) -> Joined {
+        let Ok(mut state) = self.state.lock() else { return Joined { relay: None, id: 0 } };
+        if let Some((done, total, message)) = &state.last {
+            progress.report(*done, *total, message.clone());
+        }
+        let id = state.next;
+        state.next += 1;
+        state.waiting.push((id, progress.clone()));
+        Joined { relay: Some(self.clone()), id }
+    }
+}
+
+/// A call's place among those a [`Relay`] reports to; it leaves when dropped.
+#[derive(Debug)]
+pub struct Joined {
+    relay: Option<Relay>,
+    id: u64,
+}
+
+impl Drop for Joined {
+    fn drop(&mut self) {
+        if let Some(mut state) = self.relay.as_ref().and_then(|relay| relay.state.lock().ok()) {
+            state.waiting.retain(|(id, _)| *id != self.id);
+        }
     }
 }
 
