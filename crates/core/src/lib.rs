@@ -29,6 +29,7 @@ pub mod lease;
 pub mod line_index;
 pub mod lint;
 pub mod memory;
+pub mod moves_detected;
 pub mod ops;
 pub mod page_checks;
 pub mod pages;
@@ -43,6 +44,7 @@ pub mod resolve;
 pub mod rewrite;
 pub mod schema_file;
 pub mod seal_key;
+pub mod seen;
 pub mod sketch;
 pub mod sources;
 pub mod span;
@@ -55,6 +57,7 @@ pub mod yaml_text;
 pub use index::Vault;
 pub use line_index::LineIndex;
 pub use parse::{parse_note, Link, LinkKind, LinkSource, ParseConfig, ParsedNote, Span};
+pub use seen::SeenNote;
 
 /// What the unit tests of several modules share.
 #[cfg(test)]

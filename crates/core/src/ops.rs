@@ -48,6 +48,8 @@ pub enum Request {
     DraftWikiPage(crate::draft::DraftArguments),
     UndoChange(crate::history::UndoArguments),
     ListChanges(crate::history_list::ListChangesArguments),
+    DetectedMoves(crate::moves_detected::DetectedMovesArguments),
+    HealMoves(crate::moves_detected::HealArguments),
 }
 
 impl Request {
@@ -61,6 +63,7 @@ impl Request {
             Request::BulkMoveNotes(arguments) => arguments.approved_plan_hash.as_deref(),
             Request::CommitWikiPage(arguments) => arguments.approved_plan_hash.as_deref(),
             Request::UndoChange(arguments) => arguments.approved_plan_hash.as_deref(),
+            Request::HealMoves(arguments) => arguments.approved_plan_hash.as_deref(),
             _ => None,
         }
     }
@@ -88,6 +91,8 @@ impl Request {
             Request::DraftWikiPage(_) => "draft_wiki_page",
             Request::UndoChange(_) => "undo_change",
             Request::ListChanges(_) => "list_changes",
+            Request::DetectedMoves(_) => "detected_moves",
+            Request::HealMoves(_) => "heal_moves",
         }
     }
 
@@ -102,6 +107,7 @@ impl Request {
                 | Request::BulkMoveNotes(_)
                 | Request::CommitWikiPage(_)
                 | Request::UndoChange(_)
+                | Request::HealMoves(_)
         )
     }
 
@@ -121,6 +127,7 @@ impl Request {
             Request::BulkMoveNotes(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::CommitWikiPage(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::UndoChange(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
+            Request::HealMoves(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::DeleteNote(arguments) => arguments.confirm || arguments.approved_plan_hash.is_some(),
             _ => false,
         }
@@ -283,6 +290,8 @@ pub enum Response {
     Undone(crate::history::UndoAnswer),
     Changes(crate::history_list::ChangesList),
     Draft(Box<crate::draft::DraftAnswer>),
+    DetectedMoves(crate::moves_detected::DetectedMovesAnswer),
+    Healed(crate::moves_detected::HealAnswer),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -557,6 +566,15 @@ fn dispatch(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut P
         Request::UndoChange(arguments) => {
             let (answer, change) = crate::history::undo_change(vault, arguments, edge, plans)?;
             return Ok(Outcome { answer: Response::Undone(answer), change });
+        }
+        Request::DetectedMoves(arguments) => {
+            let observed = edge.observed();
+            crate::moves_detected::detected_moves(vault, observed.as_ref(), arguments).map(Response::DetectedMoves).map_err(error)?
+        }
+        Request::HealMoves(arguments) => {
+            let observed = edge.observed();
+            let (answer, change) = crate::moves_detected::heal_moves(vault, observed.as_ref(), arguments, edge, plans)?;
+            return Ok(Outcome { answer: Response::Healed(answer), change });
         }
     };
     Ok(Outcome { answer, change: None })
