@@ -26,6 +26,8 @@ use crate::resolve::{self, fold, heading_key, watch_key, FileLookup, Found, Reso
 use crate::sketch::Sketch;
 pub use crate::yaml_text::MAX_VALUE_CHARS;
 
+pub mod kept;
+
 /// How new links are written when vaultlink writes one (Obsidian's "New link format").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -77,6 +77,14 @@ impl Sketch {
         self.words >= MIN_WORDS && !self.hashes.is_empty()
     }
 
+    /// A sketch from its parts as [`Sketch::hashes`], [`Sketch::words`] and [`Sketch::body_hash`]
+    /// gave them (the persistent index's, `index::kept`); `None` when the hashes are not
+    /// ascending and distinct or too many, which no sketch has.
+    pub(crate) fn from_parts(hashes: Vec<u32>, words: u32, body_hash: Option<NonZeroU64>) -> Option<Sketch> {
+        let ordered = hashes.windows(2).all(|pair| pair[0] < pair[1]);
+        (ordered && hashes.len() <= SKETCH_SIZE).then(|| Sketch { hashes: hashes.into_boxed_slice(), words, body_hash })
+    }
+
     /// The kept hashes, ascending.
     pub fn hashes(&self) -> &[u32] {
         &self.hashes

@@ -514,7 +514,9 @@ fn print_summary(vault: &std::path::Path, summary: &Value) {
 
 /// The server's router, waiting `wait_for_plugin` seconds for a plugin still indexing.
 fn router(vault: PathBuf, mode: Mode, wait_for_plugin: u64) -> Router {
-    Router::new(vault, mode).with_startup_wait(std::time::Duration::from_secs(wait_for_plugin))
+    let router = Router::new(vault, mode).with_startup_wait(std::time::Duration::from_secs(wait_for_plugin)).with_persistent_index();
+    router.start_indexing();
+    router
 }
 
 #[cfg(test)]

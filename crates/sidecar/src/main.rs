@@ -20,6 +20,7 @@ mod progress;
 mod seal_keys;
 mod standalone;
 mod state;
+mod store;
 mod tools;
 mod trash;
 mod watch;

@@ -29,8 +29,9 @@ const PARALLEL_FROM: usize = 64;
 /// The most threads that read and parse.
 const MAX_THREADS: usize = 8;
 
-/// What a file looked like when it was read: modification time and size.
-type Stamp = (Option<SystemTime>, u64);
+/// What a file looked like when it was read: modification time, size and inode (0 where the
+/// platform has none).
+type Stamp = (Option<SystemTime>, u64, u64);
 
 /// The largest note read (core's, which also bounds a page `commit_wiki_page` writes); a larger
 /// one is indexed without its links and a warning is logged. 16 MiB is 30 times the largest
@@ -80,6 +81,11 @@ pub struct FolderIndex {
     failures_in_a_row: u32,
     /// The plan hashes this server's previews gave and those it applied, for core's approval.
     pub plans: vaultlink_core::approval::PlanHistory,
+    /// Whether the index is kept between starts in the persistent index (`store`).
+    persistent: bool,
+    /// Of each file read: `xxh3_128` of its bytes, and whether its stamp proves it unchanged
+    /// (its modification time was over one coarse tick before the walk that read it began).
+    hashes: HashMap<String, (u128, bool)>,
 }
 
 /// How the index follows the folder.
@@ -145,7 +151,17 @@ impl FolderIndex {
             last_fallback: None,
             failures_in_a_row: 0,
             plans: Default::default(),
+            persistent: false,
+            hashes: HashMap::new(),
         }
+    }
+
+    /// The same index, started from the persistent index of the vault and kept in it after each
+    /// walk of the folder (`store`): for the command line and the server, never for tests that
+    /// do not ask.
+    pub fn persistent(mut self) -> FolderIndex {
+        self.persistent = true;
+        self
     }
 
     pub fn root(&self) -> &Path {
@@ -268,10 +284,14 @@ impl FolderIndex {
     /// Walks the whole folder, reads the files whose stamp changed and forgets those gone; with
     /// `watch`, watches every folder it enters before reading it.
     fn walk_all(&mut self, watch: Option<&mut Watch>, progress: &crate::progress::Progress) -> Result<()> {
+        let walked_at = SystemTime::now();
         let mut found = Vec::new();
         walk(&self.root, "", &mut found, watch)?;
         let mut present = HashSet::with_capacity(found.len());
         let mut changes = Vec::new();
+        if self.persistent && self.full_walks == 0 && self.seen.is_empty() {
+            found = self.take_stored(found);
+        }
         for (path, stamp) in found {
             if self.seen.get(&path) != Some(&stamp) {
                 changes.push((path.clone(), Some(stamp)));
@@ -280,8 +300,71 @@ impl FolderIndex {
         }
         changes.extend(self.seen.keys().filter(|path| !present.contains(*path)).map(|path| (path.clone(), None)));
         self.full_walks += 1;
-        self.take_in(changes, progress);
+        let changed = !changes.is_empty() || self.full_walks == 1;
+        self.take_in(changes, walked_at, progress);
+        if self.persistent && changed {
+            self.save_stored(walked_at);
+        }
         Ok(())
+    }
+
+    /// Takes from the persistent index every file of `found` whose stamp proves it unchanged
+    /// since it was kept (the same modification time, size and inode, the time over one coarse
+    /// tick before the walk that read it) and whose kept data core reads back whole; returns the
+    /// others, to be read.
+    fn take_stored(&mut self, found: Vec<(String, Stamp)>) -> Vec<(String, Stamp)> {
+        let Some(stored) = crate::store::load(&self.root) else {
+            return found;
+        };
+        let parse = self.vault.config().parse;
+        if stored.max_links != parse.max_links as u64 {
+            tracing::info!("the persistent index was kept with other parse settings; the vault is indexed from its notes");
+            return found;
+        }
+        let mut kept: HashMap<String, crate::store::Entry> =
+            stored.entries.into_iter().filter(|entry| entry.sure).map(|entry| (entry.path.clone(), entry)).collect();
+        let mut unread = Vec::new();
+        let mut taken = Vec::new();
+        for (path, stamp) in found {
+            let prepared = kept.remove(&path).filter(|entry| (entry.mtime, entry.size, entry.inode) == stamp).and_then(|entry| {
+                let prepared = vaultlink_core::index::kept::decode(&entry.kept, entry.size, &parse)?;
+                Some((prepared, entry.hash))
+            });
+            match prepared {
+                Some((prepared, hash)) => {
+                    self.seen.insert(path.clone(), stamp);
+                    self.hashes.insert(path.clone(), (hash, true));
+                    taken.push((path, prepared));
+                }
+                None => unread.push((path, stamp)),
+            }
+        }
+        tracing::info!("the persistent index gave {} files; {} are read", taken.len(), unread.len());
+        self.vault.insert_prepared_many(taken);
+        unread
+    }
+
+    /// Keeps the index in the persistent index, for the next start.
+    fn save_stored(&self, walked_at: SystemTime) {
+        let entries = self
+            .seen
+            .iter()
+            .map(|(path, &(mtime, size, inode))| {
+                let (hash, sure) = self.hashes.get(path).copied().unwrap_or((0, false));
+                let kept = vaultlink_core::index::kept::of_file(&self.vault, path);
+                crate::store::Entry {
+                    path: path.clone(),
+                    size,
+                    mtime,
+                    inode,
+                    hash,
+                    sure: sure && kept.is_some(),
+                    kept: kept.unwrap_or_default(),
+                }
+            })
+            .collect();
+        let stored = crate::store::Stored { max_links: self.vault.config().parse.max_links as u64, entries };
+        crate::store::save(&self.root, &stored, walked_at);
     }
 
     /// Brings the index up to date with the vault paths the watcher reported, by the walk's
@@ -291,6 +374,7 @@ impl FolderIndex {
     fn apply_changes(&mut self, watch: &mut Watch, changed: &BTreeSet<String>, progress: &crate::progress::Progress) -> Result<()> {
         // Path to its stamp (read it) or `None` (forget it). Paths are looked at in order, a
         // folder before what is in it, and a later look wins: it saw the disk later.
+        let looked_at = SystemTime::now();
         let mut changes: BTreeMap<String, Option<Stamp>> = BTreeMap::new();
         let mut looks = Looks::default();
         for path in changed {
@@ -321,7 +405,7 @@ impl FolderIndex {
             }
         }
         let changes = changes.into_iter().filter(|(path, stamp)| stamp.is_some() || self.seen.contains_key(path)).collect();
-        self.take_in(changes, progress);
+        self.take_in(changes, looked_at, progress);
         Ok(())
     }
 
@@ -335,8 +419,9 @@ impl FolderIndex {
         }
     }
 
-    /// Reads and indexes the files given a stamp, and forgets those given `None`.
-    fn take_in(&mut self, changes: Vec<(String, Option<Stamp>)>, progress: &crate::progress::Progress) {
+    /// Reads and indexes the files given a stamp, and forgets those given `None`; the stamps were
+    /// taken after `looked_at`.
+    fn take_in(&mut self, changes: Vec<(String, Option<Stamp>)>, looked_at: SystemTime, progress: &crate::progress::Progress) {
         let mut changed = Vec::new();
         for (path, stamp) in changes {
             match stamp {
@@ -344,6 +429,7 @@ impl FolderIndex {
                 None => {
                     self.vault.remove(&path);
                     self.seen.remove(&path);
+                    self.hashes.remove(&path);
                 }
             }
         }
@@ -353,9 +439,15 @@ impl FolderIndex {
             progress.report(0.0, Some(count as f64), format!("indexing the vault folder: {count} files to read"));
         }
         let prepared = self.prepare_all(&changed, progress);
+        let tick_before = looked_at.checked_sub(crate::store::COARSE_TICK).unwrap_or(std::time::UNIX_EPOCH);
         let mut batch = Vec::with_capacity(changed.len());
-        for ((path, stamp), prepared) in changed.into_iter().zip(prepared) {
+        for ((path, stamp), (prepared, hash)) in changed.into_iter().zip(prepared) {
             batch.push((path.clone(), prepared));
+            if self.persistent {
+                // A note or canvas that could not be read (hash 0) is read again next start.
+                let read = hash != 0 || !(is_note_path(&path) || is_canvas_path(&path));
+                self.hashes.insert(path.clone(), (hash, read && stamp.0.is_some_and(|mtime| mtime < tick_before)));
+            }
             self.seen.insert(path, stamp);
         }
         self.vault.insert_prepared_many(batch);
@@ -428,14 +520,15 @@ impl FolderIndex {
     /// Reads and parses `files`, in order, on every core when there are many: reading and
     /// parsing are most of the cost of an index, and each file's is independent of the others.
     /// With `progress`, reports every `PROGRESS_EVERY_FILES` files prepared.
-    fn prepare_all(&self, files: &[(String, Stamp)], progress: Option<&crate::progress::Progress>) -> Vec<Prepared> {
+    /// Each file's `xxh3_128` comes with it (0 for a file not read).
+    fn prepare_all(&self, files: &[(String, Stamp)], progress: Option<&crate::progress::Progress>) -> Vec<(Prepared, u128)> {
         let parse = self.vault.config().parse;
         let prepared_so_far = std::sync::atomic::AtomicUsize::new(0);
         let total = files.len();
         let prepare = |(path, stamp): &(String, Stamp)| {
             // A canvas's text is read too: its cards are links. Other attachments are not read.
-            let text = if is_note_path(path) || is_canvas_path(path) { self.read_note(path, stamp.1) } else { String::new() };
-            let prepared = Vault::prepare(&parse, path, &text);
+            let (text, hash) = if is_note_path(path) || is_canvas_path(path) { self.read_note(path, stamp.1) } else { (String::new(), 0) };
+            let prepared = (Vault::prepare(&parse, path, &text), hash);
             if let Some(progress) = progress {
                 let done = prepared_so_far.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 if done.is_multiple_of(PROGRESS_EVERY_FILES) {
@@ -449,29 +542,34 @@ impl FolderIndex {
             return files.iter().map(prepare).collect();
         }
         // Thread `t` takes files `t`, `t + threads`, …: sizes spread evenly, whatever the order.
-        let parts: Vec<Vec<Prepared>> = std::thread::scope(|scope| {
+        let parts: Vec<Vec<(Prepared, u128)>> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
                 .map(|first| scope.spawn(move || files.iter().skip(first).step_by(threads).map(prepare).collect::<Vec<_>>()))
                 .collect();
             workers.into_iter().map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
         });
-        let mut parts: Vec<std::vec::IntoIter<Prepared>> = parts.into_iter().map(Vec::into_iter).collect();
+        let mut parts: Vec<std::vec::IntoIter<(Prepared, u128)>> = parts.into_iter().map(Vec::into_iter).collect();
         (0..files.len()).filter_map(|index| parts[index % threads].next()).collect()
     }
 
-    fn read_note(&self, path: &str, size: u64) -> String {
+    /// A note's text, and `xxh3_128` of its bytes (0 when it was not read).
+    fn read_note(&self, path: &str, size: u64) -> (String, u128) {
         if size > MAX_NOTE_BYTES {
             tracing::warn!("{path} is {size} bytes, over the {MAX_NOTE_BYTES}-byte limit; its links are not indexed");
-            return String::new();
+            return (String::new(), 0);
         }
         match std::fs::read(self.root.join(path)) {
-            Ok(bytes) => String::from_utf8(bytes).unwrap_or_else(|error| {
-                tracing::warn!("{path} is not valid UTF-8; invalid bytes are read as U+FFFD");
-                String::from_utf8_lossy(error.as_bytes()).into_owned()
-            }),
+            Ok(bytes) => {
+                let hash = if self.persistent { xxhash_rust::xxh3::xxh3_128(&bytes) } else { 0 };
+                let text = String::from_utf8(bytes).unwrap_or_else(|error| {
+                    tracing::warn!("{path} is not valid UTF-8; invalid bytes are read as U+FFFD");
+                    String::from_utf8_lossy(error.as_bytes()).into_owned()
+                });
+                (text, hash)
+            }
             Err(error) => {
                 tracing::warn!("{path} could not be read ({error}); its links are not indexed");
-                String::new()
+                (String::new(), 0)
             }
         }
     }
@@ -530,7 +628,18 @@ fn walked_name(name: &str) -> bool {
 }
 
 fn stamp(meta: &std::fs::Metadata) -> Stamp {
-    (meta.modified().ok(), meta.len())
+    (meta.modified().ok(), meta.len(), inode(meta))
+}
+
+#[cfg(unix)]
+fn inode(meta: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.ino()
+}
+
+#[cfg(not(unix))]
+fn inode(_meta: &std::fs::Metadata) -> u64 {
+    0
 }
 
 fn stamp_of(path: &Path) -> Option<Stamp> {

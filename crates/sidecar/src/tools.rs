@@ -168,6 +168,11 @@ pub struct Router {
     /// lives while others edit the vault: its index is live, see `standalone`) or only before
     /// the first (one command, which may page through many calls in a moment).
     fresh: Freshness,
+    /// Whether the folder's index starts from, and is kept in, the persistent index (`store`).
+    persistent: bool,
+    /// True while the index the server began at its start is being built: `server_health`
+    /// says so rather than wait for it.
+    indexing: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// When a standalone router looks at the folder again.
@@ -189,7 +194,42 @@ impl Router {
             last_bridge_error: std::sync::Mutex::new(None),
             startup_wait: DEFAULT_STARTUP_WAIT,
             fresh: Freshness::EveryCall,
+            persistent: false,
+            indexing: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         }
+    }
+
+    /// The same router, its folder's index started from the persistent index and kept in it.
+    pub fn with_persistent_index(self) -> Router {
+        Router { persistent: true, ..self }
+    }
+
+    /// Begins the folder's index now, on a blocking thread, rather than at the first call: a
+    /// server's first answer then waits for what is left of it, not for all of it. Calls that
+    /// need the index wait for it (they take its lock, which the build holds); `server_health`
+    /// and `tools/list` do not. A router that only forwards to the plugin has no folder index.
+    pub fn start_indexing(&self) {
+        if self.mode == Mode::Plugin {
+            return;
+        }
+        let folder = Arc::clone(&self.folder);
+        let indexing = Arc::clone(&self.indexing);
+        let (vault, made, persistent) = (self.vault.clone(), self.fresh, self.persistent);
+        indexing.store(true, std::sync::atomic::Ordering::SeqCst);
+        tokio::task::spawn_blocking(move || {
+            if let Ok(mut slot) = folder.write() {
+                wait_for_debug_gate();
+                if slot.is_none() {
+                    let mut index = make_index(made, vault, persistent);
+                    match refresh_for_reading(&mut index, &Progress::none()) {
+                        Ok(()) => *slot = Some(index),
+                        // The first call tries again, and answers with the error if it stays.
+                        Err(error) => tracing::warn!("the vault could not be indexed at start: {}", error.message),
+                    }
+                }
+            }
+            indexing.store(false, std::sync::atomic::Ordering::SeqCst);
+        });
     }
 
     /// How long a call that needs the plugin waits for one still building its first index.
@@ -201,7 +241,7 @@ impl Router {
     /// calls the command makes (the writes still check every file they change against the
     /// disk before writing).
     pub fn for_one_command(vault: PathBuf, mode: Mode) -> Router {
-        Router { fresh: Freshness::FirstCall, ..Router::new(vault, mode) }
+        Router { fresh: Freshness::FirstCall, persistent: true, ..Router::new(vault, mode) }
     }
 
     pub fn vault(&self) -> &Path {
@@ -469,15 +509,12 @@ impl Router {
         let folder = Arc::clone(&self.folder);
         let vault = self.vault.clone();
         let progress = progress.clone();
-        let (made, fresh) = (self.fresh, self.fresh);
+        let (made, fresh, persistent) = (self.fresh, self.fresh, self.persistent);
         let poisoned = || ToolError::internal("the folder index's lock was poisoned by an earlier failure");
         let work = tokio::task::spawn_blocking(move || {
             let refresh = |slot: &mut Option<FolderIndex>| {
                 let first = slot.is_none();
-                let folder = slot.get_or_insert_with(|| match made {
-                    Freshness::EveryCall => FolderIndex::live(vault.clone()),
-                    Freshness::FirstCall => FolderIndex::new(vault.clone()),
-                });
+                let folder = slot.get_or_insert_with(|| make_index(made, vault.clone(), persistent));
                 if first || fresh == Freshness::EveryCall {
                     refresh_for_reading(folder, &progress)?;
                 }
@@ -526,14 +563,11 @@ impl Router {
         let folder = Arc::clone(&self.folder);
         let vault = self.vault.clone();
         let progress = progress.clone();
-        let made = self.fresh;
+        let (made, persistent) = (self.fresh, self.persistent);
         let work = tokio::task::spawn_blocking(move || {
             let mut slot = folder.write().map_err(|_| ToolError::internal("the folder index's lock was poisoned by an earlier failure"))?;
             let first = slot.is_none();
-            let folder = slot.get_or_insert_with(|| match made {
-                Freshness::EveryCall => FolderIndex::live(vault),
-                Freshness::FirstCall => FolderIndex::new(vault),
-            });
+            let folder = slot.get_or_insert_with(|| make_index(made, vault, persistent));
             if first || fresh == Freshness::EveryCall {
                 refresh_for_reading(folder, &progress)?;
             }
@@ -615,6 +649,12 @@ impl Router {
         if index.is_none() {
             if self.mode == Mode::Plugin {
                 served = Served::Plugin;
+            } else if self.indexing.load(std::sync::atomic::Ordering::SeqCst) {
+                // The index begun at the start is not built yet: health answers now, saying so.
+                folder_index = Some(json!({
+                    "mode": "indexing",
+                    "reason": "the vault folder is being indexed since the server started; calls that need the index wait for it"
+                }));
             } else {
                 let summary = self.on_folder(progress, |folder, progress| {
                     run_on_folder(folder, "vault_summary", json!({}), progress).map(|summary| (summary, folder.updates()))
@@ -656,6 +696,33 @@ impl Router {
             answer["last_bridge_error"] = json!({"message": failure.message, "at_unix_ms": failure.at_unix_ms});
         }
         (served, Ok(answer))
+    }
+}
+
+/// A new index of the folder: live for a server, read once for a command; kept between starts
+/// when `persistent`.
+fn make_index(made: Freshness, vault: PathBuf, persistent: bool) -> FolderIndex {
+    let index = match made {
+        Freshness::EveryCall => FolderIndex::live(vault),
+        Freshness::FirstCall => FolderIndex::new(vault),
+    };
+    if persistent {
+        index.persistent()
+    } else {
+        index
+    }
+}
+
+/// In a debug build only: the index begun at the server's start waits until the file
+/// `VAULTLINK_DEBUG_INDEX_GATE` exists, so that a test can see the server answer while it is
+/// still indexing, without timing.
+fn wait_for_debug_gate() {
+    #[cfg(debug_assertions)]
+    if let Some(gate) = std::env::var_os("VAULTLINK_DEBUG_INDEX_GATE").filter(|gate| !gate.is_empty()) {
+        let gate = PathBuf::from(gate);
+        while !gate.exists() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 }
 

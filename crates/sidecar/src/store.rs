@@ -1,0 +1,467 @@
+//! The persistent index: what the last index of a vault kept of each file, in the user's cache
+//! folder, so that the next start reads and parses only the files changed since.
+//!
+//! One file per vault, `<cache>/vaultlink/index/<vault key>.index`, where `<cache>` is the
+//! platform's cache folder (`~/.cache` on Linux, `~/Library/Caches` on macOS, `%LOCALAPPDATA%`
+//! on Windows) or `VAULTLINK_CACHE_DIR` when set. Never inside the vault, so never synced with
+//! it. The vault key hashes the vault folder's canonical path and, where there is one, its
+//! device and inode: a vault moved to another folder, or another vault put where one was, is
+//! another key, and finds no file (and the path is checked again inside the file).
+//!
+//! The file is untrusted input, as anything on disk another program may have written. It is
+//! read whole (never past [`MAX_STORE_BYTES`]), through no symbolic link, and taken only when
+//! its magic, format, engine version, vault path, parse settings and checksum all match and
+//! every length in it fits what is left: anything else is a doubt, and the index is built from
+//! the notes as if there were no file. So a damaged or foreign file costs time, never a wrong
+//! answer. It is written whole to a temporary file beside it and renamed over the old one.
+//!
+//! Layout, little-endian, flat: a header (magic, format, engine version, vault path, parse
+//! settings, when the walk it records began, the number of entries), then per file its path,
+//! size, modification time, inode, `xxh3_128` of its bytes, whether its stamp proves it unchanged
+//! and core's flat encoding of what the index keeps of it (`vaultlink_core::index::stored`), and
+//! last `xxh3_128` of everything before it.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use sha2::{Digest, Sha256};
+use vaultlink_core::SeenNote;
+
+/// The first bytes of every index file.
+const MAGIC: &[u8; 8] = b"VLINDEX\0";
+/// The layout's version: a file of another is rebuilt.
+const FORMAT: u32 = 1;
+/// The engine's version: what core keeps of a note may change with it, so a file another
+/// version wrote is rebuilt.
+const ENGINE: &str = env!("CARGO_PKG_VERSION");
+/// The largest index file read: 1 GiB, about forty times what a vault of 100,000 notes needs.
+pub const MAX_STORE_BYTES: u64 = 1 << 30;
+/// The most entries a file may claim (each takes at least [`MIN_ENTRY_BYTES`]).
+const MAX_ENTRIES: u64 = 50_000_000;
+/// The bytes of an entry with an empty path and nothing kept.
+const MIN_ENTRY_BYTES: u64 = 4 + 8 + 8 + 4 + 8 + 16 + 1 + 4;
+/// How coarse a file system's modification times may be: a note whose time is this close to
+/// when the walk that read it began may have been written again in the same tick without its
+/// time changing, so its stamp proves nothing and the next start reads it again.
+pub const COARSE_TICK: Duration = Duration::from_secs(2);
+
+/// One file as the index last saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub path: String,
+    pub size: u64,
+    pub mtime: Option<SystemTime>,
+    /// The file's inode (0 where the platform has none).
+    pub inode: u64,
+    /// `xxh3_128` of the file's bytes as read.
+    pub hash: u128,
+    /// Whether the stamp proves the file unchanged while it stays the same: false when its
+    /// modification time fell within one [`COARSE_TICK`] of the walk that read it.
+    pub sure: bool,
+    /// Core's flat encoding of what the index keeps of the file; empty when it kept nothing it
+    /// could encode (the file is parsed again).
+    pub kept: Vec<u8>,
+}
+
+/// An index file's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// `ParseConfig::max_links` of the index that wrote it.
+    pub max_links: u64,
+    pub entries: Vec<Entry>,
+}
+
+/// The folder that holds the index files: `VAULTLINK_CACHE_DIR` when set, else the platform's
+/// cache folder for vaultlink.
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("VAULTLINK_CACHE_DIR").filter(|dir| !dir.is_empty()) {
+        return Some(PathBuf::from(dir).join("index"));
+    }
+    directories::ProjectDirs::from("", "", "vaultlink").map(|dirs| dirs.cache_dir().join("index"))
+}
+
+/// The vault's key: its canonical path and, where there is one, its folder's device and inode.
+pub fn vault_key(vault_root: &Path) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(b"vaultlink persistent index\0");
+    hasher.update(vault_root.as_os_str().as_encoded_bytes());
+    hasher.update(b"\0");
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(vault_root) {
+        use std::os::unix::fs::MetadataExt;
+        hasher.update(meta.dev().to_le_bytes());
+        hasher.update(meta.ino().to_le_bytes());
+    }
+    vaultlink_core::hex::hex(&hasher.finalize()[..16])
+}
+
+/// The index file of the vault at `vault_root` (canonical), when there is a cache folder.
+pub fn file_of(vault_root: &Path) -> Option<PathBuf> {
+    cache_dir().map(|dir| dir.join(format!("{}.index", vault_key(vault_root))))
+}
+
+/// The notes as the persistent index last saw them (path relative to the vault, size and
+/// `xxh3_128` of their bytes), as the file was before this start refreshed it; `None` when there
+/// was no file for the vault or it could not be trusted. The detected moves compare the vault
+/// with it.
+#[cfg_attr(not(test), allow(dead_code))]
+pub fn previous_notes(vault_root: &Path) -> Option<Vec<SeenNote>> {
+    if let Some(remembered) = remembered().lock().ok().and_then(|seen| seen.get(vault_root).cloned()) {
+        return remembered;
+    }
+    load(vault_root).map(|stored| seen_notes(&stored))
+}
+
+fn seen_notes(stored: &Stored) -> Vec<SeenNote> {
+    stored
+        .entries
+        .iter()
+        .filter(|entry| vaultlink_core::index::is_note_path(&entry.path))
+        .map(|entry| SeenNote { path: entry.path.clone(), size: entry.size, hash: entry.hash })
+        .collect()
+}
+
+/// The notes each vault's file held when this process first read it, before it was written
+/// again: what [`previous_notes`] answers for the rest of the process.
+fn remembered() -> &'static std::sync::Mutex<std::collections::HashMap<PathBuf, Option<Vec<SeenNote>>>> {
+    static SEEN: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<PathBuf, Option<Vec<SeenNote>>>>> =
+        std::sync::OnceLock::new();
+    SEEN.get_or_init(Default::default)
+}
+
+/// The vault's index file, read and checked; `None`, with the reason logged, when there is none
+/// or any doubt. The first read in a process is remembered for [`previous_notes`].
+pub fn load(vault_root: &Path) -> Option<Stored> {
+    let stored = load_unremembered(vault_root);
+    if let Ok(mut seen) = remembered().lock() {
+        seen.entry(vault_root.to_owned()).or_insert_with(|| stored.as_ref().map(seen_notes));
+    }
+    stored
+}
+
+fn load_unremembered(vault_root: &Path) -> Option<Stored> {
+    let path = file_of(vault_root)?;
+    let bytes = match read_no_follow(&path) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return None,
+        Err(reason) => {
+            tracing::info!("the persistent index {} is not used ({reason}); the vault is indexed from its notes", path.display());
+            return None;
+        }
+    };
+    match decode(&bytes, vault_root) {
+        Ok((stored, _walked_at)) => Some(stored),
+        Err(reason) => {
+            tracing::info!("the persistent index {} is not used ({reason}); the vault is indexed from its notes", path.display());
+            None
+        }
+    }
+}
+
+/// Reads `path` whole, through no symbolic link and never past [`MAX_STORE_BYTES`]; `None` when
+/// there is no file.
+fn read_no_follow(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(format!("it cannot be opened: {error}")),
+    };
+    let meta = file.metadata().map_err(|error| error.to_string())?;
+    if !meta.is_file() {
+        return Err("it is not a plain file".to_owned());
+    }
+    if meta.len() > MAX_STORE_BYTES {
+        return Err(format!("it is {} bytes, over the {MAX_STORE_BYTES}-byte limit", meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_STORE_BYTES + 1).read_to_end(&mut bytes).map_err(|error| error.to_string())?;
+    if bytes.len() as u64 > MAX_STORE_BYTES {
+        return Err(format!("it grew over the {MAX_STORE_BYTES}-byte limit while read"));
+    }
+    Ok(Some(bytes))
+}
+
+/// Writes the vault's index file: to a new temporary file beside it, then renamed over it, so a
+/// reader finds the old file or the new one whole. A failure is logged and costs only the next
+/// start's time.
+pub fn save(vault_root: &Path, stored: &Stored, walked_at: SystemTime) {
+    let Some(path) = file_of(vault_root) else {
+        tracing::info!("there is no cache folder; the index is not kept for the next start");
+        return;
+    };
+    if let Err(error) = write_atomically(&path, &encode(stored, vault_root, walked_at)) {
+        tracing::warn!("the persistent index {} could not be written ({error}); the next start indexes the vault again", path.display());
+    }
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)?;
+    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("index");
+    let temporary = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    // `create_new` makes a file of its own and never follows a link put at the temporary name.
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let _ = std::fs::remove_file(&temporary);
+    let written = options.open(&temporary).and_then(|mut file| file.write_all(bytes));
+    // `rename` replaces whatever is at the name, a link included, without following it.
+    match written.and_then(|()| std::fs::rename(&temporary, path)) {
+        Ok(()) => Ok(()),
+        Err(error) => {
+            let _ = std::fs::remove_file(&temporary);
+            Err(error)
+        }
+    }
+}
+
+/// Seconds and nanoseconds since the epoch; `None` for a time before it or none.
+fn time_parts(time: Option<SystemTime>) -> (i64, u32) {
+    match time.and_then(|time| time.duration_since(UNIX_EPOCH).ok()) {
+        Some(since) => (i64::try_from(since.as_secs()).unwrap_or(i64::MAX), since.subsec_nanos()),
+        None => (0, u32::MAX),
+    }
+}
+
+fn time_from(secs: i64, nanos: u32) -> Option<Option<SystemTime>> {
+    if nanos == u32::MAX {
+        return Some(None);
+    }
+    if nanos >= 1_000_000_000 || secs < 0 {
+        return None;
+    }
+    UNIX_EPOCH.checked_add(Duration::new(secs as u64, nanos)).map(Some)
+}
+
+/// The file's bytes.
+pub fn encode(stored: &Stored, vault_root: &Path, walked_at: SystemTime) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + stored.entries.iter().map(|entry| entry.path.len() + entry.kept.len() + 64).sum::<usize>());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT.to_le_bytes());
+    put_bytes(&mut out, ENGINE.as_bytes());
+    put_bytes(&mut out, vault_root.as_os_str().as_encoded_bytes());
+    out.extend_from_slice(&stored.max_links.to_le_bytes());
+    let (secs, nanos) = time_parts(Some(walked_at));
+    out.extend_from_slice(&secs.to_le_bytes());
+    out.extend_from_slice(&nanos.to_le_bytes());
+    out.extend_from_slice(&(stored.entries.len() as u64).to_le_bytes());
+    for entry in &stored.entries {
+        put_bytes(&mut out, entry.path.as_bytes());
+        out.extend_from_slice(&entry.size.to_le_bytes());
+        let (secs, nanos) = time_parts(entry.mtime);
+        out.extend_from_slice(&secs.to_le_bytes());
+        out.extend_from_slice(&nanos.to_le_bytes());
+        out.extend_from_slice(&entry.inode.to_le_bytes());
+        out.extend_from_slice(&entry.hash.to_le_bytes());
+        out.push(u8::from(entry.sure));
+        put_bytes(&mut out, &entry.kept);
+    }
+    let checksum = xxhash_rust::xxh3::xxh3_128(&out);
+    out.extend_from_slice(&checksum.to_le_bytes());
+    out
+}
+
+fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(bytes);
+}
+
+/// Reads a file's bytes back, checking everything; the error says what was in doubt.
+pub fn decode(bytes: &[u8], vault_root: &Path) -> Result<(Stored, SystemTime), String> {
+    if bytes.len() < MAGIC.len() + 16 || &bytes[..MAGIC.len()] != MAGIC {
+        return Err("it is not a vaultlink index file".to_owned());
+    }
+    let (body, checksum) = bytes.split_at(bytes.len() - 16);
+    let checksum = u128::from_le_bytes(checksum.try_into().map_err(|_| "it is cut short")?);
+    if xxhash_rust::xxh3::xxh3_128(body) != checksum {
+        return Err("its checksum does not match: it is damaged".to_owned());
+    }
+    let mut reader = Reader { bytes: &body[MAGIC.len()..] };
+    let format = reader.u32()?;
+    if format != FORMAT {
+        return Err(format!("it has layout {format}, this version reads {FORMAT}"));
+    }
+    if reader.bytes()? != ENGINE.as_bytes() {
+        return Err(format!("another version of vaultlink wrote it; this is {ENGINE}"));
+    }
+    if reader.bytes()? != vault_root.as_os_str().as_encoded_bytes() {
+        return Err("it is another vault's".to_owned());
+    }
+    let max_links = reader.u64()?;
+    let walked_at = time_from(reader.i64()?, reader.u32()?).flatten().ok_or("its time is not a time")?;
+    let count = reader.u64()?;
+    if count > MAX_ENTRIES || count.saturating_mul(MIN_ENTRY_BYTES) > reader.bytes.len() as u64 {
+        return Err(format!("it claims {count} files, more than it can hold"));
+    }
+    let mut entries = Vec::with_capacity(count as usize);
+    let tick_before_walk = walked_at.checked_sub(COARSE_TICK).unwrap_or(UNIX_EPOCH);
+    for _ in 0..count {
+        let path = std::str::from_utf8(reader.bytes()?).map_err(|_| "a path is not UTF-8")?.to_owned();
+        let size = reader.u64()?;
+        let mtime = time_from(reader.i64()?, reader.u32()?).ok_or("a modification time is not a time")?;
+        let inode = reader.u64()?;
+        let hash = reader.u128()?;
+        let sure = match reader.u8()? {
+            0 => false,
+            1 => true,
+            _ => return Err("a flag is neither 0 nor 1".to_owned()),
+        };
+        let kept = reader.bytes()?.to_vec();
+        // Whatever the file says, a time within a tick of the walk proves nothing.
+        let sure = sure && mtime.is_some_and(|mtime| mtime < tick_before_walk);
+        entries.push(Entry { path, size, mtime, inode, hash, sure, kept });
+    }
+    if !reader.bytes.is_empty() {
+        return Err("it has bytes after its last entry".to_owned());
+    }
+    Ok((Stored { max_links, entries }, walked_at))
+}
+
+/// Reads a file's fields in order, each checked against what is left.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, count: usize) -> Result<&'a [u8], String> {
+        if count > self.bytes.len() {
+            return Err("it is cut short".to_owned());
+        }
+        let (taken, rest) = self.bytes.split_at(count);
+        self.bytes = rest;
+        Ok(taken)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
+        self.take(N)?.try_into().map_err(|_| "it is cut short".to_owned())
+    }
+
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    fn u64(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    fn i64(&mut self) -> Result<i64, String> {
+        Ok(i64::from_le_bytes(self.array()?))
+    }
+
+    fn u128(&mut self) -> Result<u128, String> {
+        Ok(u128::from_le_bytes(self.array()?))
+    }
+
+    fn bytes(&mut self) -> Result<&'a [u8], String> {
+        let len = self.u32()? as usize;
+        self.take(len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Stored {
+        Stored {
+            max_links: 50_000,
+            entries: vec![
+                Entry {
+                    path: "a.md".into(),
+                    size: 3,
+                    mtime: Some(UNIX_EPOCH + Duration::new(1_000, 5)),
+                    inode: 7,
+                    hash: xxhash_rust::xxh3::xxh3_128(b"abc"),
+                    sure: true,
+                    kept: vec![1, 2, 3],
+                },
+                Entry { path: "b.png".into(), size: 0, mtime: None, inode: 0, hash: 0, sure: false, kept: Vec::new() },
+            ],
+        }
+    }
+
+    #[test]
+    fn previous_notes_are_the_file_as_it_was_before_this_start_wrote_it() {
+        let cache = tempfile::tempdir().unwrap();
+        let vault = tempfile::tempdir().unwrap();
+        let root = crate::standalone::canonical_vault(vault.path()).unwrap();
+        std::env::set_var("VAULTLINK_CACHE_DIR", cache.path());
+        std::fs::write(root.join("a.md"), "first [[b]]").unwrap();
+        std::fs::write(root.join("b.md"), "bee").unwrap();
+        let mut first = crate::standalone::FolderIndex::new(root.clone()).persistent();
+        first.refresh().unwrap();
+        // The next process: it remembers nothing yet.
+        remembered().lock().unwrap().clear();
+        std::fs::write(root.join("a.md"), "second, longer [[b]]").unwrap();
+        std::fs::remove_file(root.join("b.md")).unwrap();
+        let mut next = crate::standalone::FolderIndex::new(root.clone()).persistent();
+        next.refresh().unwrap();
+        let mut previous = previous_notes(&root).unwrap();
+        previous.sort_by(|one, other| one.path.cmp(&other.path));
+        assert_eq!(
+            previous,
+            vec![
+                SeenNote { path: "a.md".into(), size: 11, hash: xxhash_rust::xxh3::xxh3_128(b"first [[b]]") },
+                SeenNote { path: "b.md".into(), size: 3, hash: xxhash_rust::xxh3::xxh3_128(b"bee") },
+            ]
+        );
+        // The file itself now holds this start's view.
+        let now = load_unremembered(&root).unwrap();
+        assert_eq!(now.entries.iter().map(|entry| entry.path.as_str()).collect::<Vec<_>>(), ["a.md"]);
+        assert_eq!(now.entries[0].hash, xxhash_rust::xxh3::xxh3_128(b"second, longer [[b]]"));
+    }
+
+    #[test]
+    fn a_file_reads_back_as_written() {
+        let root = Path::new("/vaults/one");
+        let bytes = encode(&sample(), root, UNIX_EPOCH + Duration::from_secs(5_000));
+        let (stored, walked_at) = decode(&bytes, root).unwrap();
+        assert_eq!(stored, sample());
+        assert_eq!(walked_at, UNIX_EPOCH + Duration::from_secs(5_000));
+    }
+
+    #[test]
+    fn a_note_written_within_a_tick_of_the_walk_is_not_sure() {
+        let root = Path::new("/vaults/one");
+        let bytes = encode(&sample(), root, UNIX_EPOCH + Duration::new(1_001, 0));
+        let (stored, _) = decode(&bytes, root).unwrap();
+        assert!(!stored.entries[0].sure);
+    }
+
+    #[test]
+    fn every_damage_is_refused_never_misread() {
+        let root = Path::new("/vaults/one");
+        let bytes = encode(&sample(), root, UNIX_EPOCH + Duration::from_secs(5_000));
+        // Every byte flipped and every cut is caught (by the checksum or a check before it).
+        for at in 0..bytes.len() {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0x40;
+            assert!(decode(&damaged, root).is_err(), "a flip at {at} was read");
+            assert!(decode(&bytes[..at], root).is_err(), "a cut at {at} was read");
+        }
+        assert!(decode(&bytes, Path::new("/vaults/two")).is_err(), "another vault's file was read");
+    }
+}
