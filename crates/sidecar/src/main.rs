@@ -14,6 +14,7 @@ mod http;
 mod journal;
 mod lease;
 mod mcp;
+mod moves;
 mod obsidian;
 mod presence;
 mod progress;
