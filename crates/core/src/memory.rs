@@ -59,12 +59,12 @@ fn option_string_bytes(text: &Option<String>) -> usize {
 
 /// A hashbrown table: a bucket and a control byte for each place, and a group of control
 /// bytes more.
-pub(crate) fn hash_map_bytes<K, V>(map: &HashMap<K, V>) -> usize {
+pub(crate) fn hash_map_bytes<K, V, S>(map: &HashMap<K, V, S>) -> usize {
     let buckets = if map.capacity() == 0 { 0 } else { (map.capacity() * 8 / 7).next_power_of_two() };
     buckets * (size_of::<(K, V)>() + 1) + if buckets == 0 { 0 } else { 16 }
 }
 
-pub(crate) fn hash_set_bytes<K>(set: &HashSet<K>) -> usize {
+pub(crate) fn hash_set_bytes<K, S>(set: &HashSet<K, S>) -> usize {
     let buckets = if set.capacity() == 0 { 0 } else { (set.capacity() * 8 / 7).next_power_of_two() };
     buckets * (size_of::<K>() + 1) + if buckets == 0 { 0 } else { 16 }
 }

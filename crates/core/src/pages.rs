@@ -120,9 +120,9 @@ pub fn wikidata_qid(text: &str) -> Option<String> {
 /// topic word holds that word among its own `topic_words`.
 #[derive(Debug, Clone, Default)]
 pub struct PageNames {
-    by_key: HashMap<Box<str>, Vec<u32>>,
-    by_word: HashMap<Box<str>, Vec<u32>>,
-    by_qid: HashMap<Box<str>, Vec<u32>>,
+    by_key: HashMap<Box<str>, Vec<u32>, rustc_hash::FxBuildHasher>,
+    by_word: HashMap<Box<str>, Vec<u32>, rustc_hash::FxBuildHasher>,
+    by_qid: HashMap<Box<str>, Vec<u32>, rustc_hash::FxBuildHasher>,
 }
 
 /// The keys under which one note is filed, each once.
@@ -140,7 +140,7 @@ fn keys_of(title: &str, aliases: &[String], facts: &NoteFacts) -> (Vec<String>, 
     (keys, words, facts.property_text("wikidata").and_then(wikidata_qid))
 }
 
-fn file(map: &mut HashMap<Box<str>, Vec<u32>>, key: String, id: u32) {
+fn file(map: &mut HashMap<Box<str>, Vec<u32>, rustc_hash::FxBuildHasher>, key: String, id: u32) {
     match map.get_mut(key.as_str()) {
         Some(ids) => ids.push(id),
         None => {
@@ -149,7 +149,7 @@ fn file(map: &mut HashMap<Box<str>, Vec<u32>>, key: String, id: u32) {
     }
 }
 
-fn unfile(map: &mut HashMap<Box<str>, Vec<u32>>, key: &str, id: u32) {
+fn unfile(map: &mut HashMap<Box<str>, Vec<u32>, rustc_hash::FxBuildHasher>, key: &str, id: u32) {
     if let Some(ids) = map.get_mut(key) {
         if let Some(at) = ids.iter().position(|held| *held == id) {
             ids.swap_remove(at);

@@ -1099,7 +1099,7 @@ write would go now and why (`writes`), the versions, the index's counts, whether
                 },
                 "folder_index": {
                     "type": "object",
-                    "properties": {"mode": {"type": "string", "enum": ["live", "walk"]}, "reason": {"type": "string"}},
+                    "properties": {"mode": {"type": "string", "enum": ["live", "walk", "indexing"]}, "reason": {"type": "string"}},
                     "required": ["mode", "reason"]
                 },
                 "last_bridge_error": {

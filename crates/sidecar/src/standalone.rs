@@ -290,6 +290,8 @@ impl FolderIndex {
         let mut present = HashSet::with_capacity(found.len());
         let mut changes = Vec::new();
         if self.persistent && self.full_walks == 0 && self.seen.is_empty() {
+            // The files taken from the persistent index are present, and seen as they are.
+            present.extend(found.iter().map(|(path, _)| path.clone()));
             found = self.take_stored(found);
         }
         for (path, stamp) in found {

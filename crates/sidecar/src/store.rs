@@ -254,10 +254,15 @@ fn time_from(secs: i64, nanos: u32) -> Option<Option<SystemTime>> {
 
 /// The file's bytes.
 pub fn encode(stored: &Stored, vault_root: &Path, walked_at: SystemTime) -> Vec<u8> {
+    encode_as(ENGINE, stored, vault_root, walked_at)
+}
+
+/// The file's bytes as the engine of version `engine` writes them.
+fn encode_as(engine: &str, stored: &Stored, vault_root: &Path, walked_at: SystemTime) -> Vec<u8> {
     let mut out = Vec::with_capacity(64 + stored.entries.iter().map(|entry| entry.path.len() + entry.kept.len() + 64).sum::<usize>());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT.to_le_bytes());
-    put_bytes(&mut out, ENGINE.as_bytes());
+    put_bytes(&mut out, engine.as_bytes());
     put_bytes(&mut out, vault_root.as_os_str().as_encoded_bytes());
     out.extend_from_slice(&stored.max_links.to_le_bytes());
     let (secs, nanos) = time_parts(Some(walked_at));
@@ -463,5 +468,12 @@ mod tests {
             assert!(decode(&bytes[..at], root).is_err(), "a cut at {at} was read");
         }
         assert!(decode(&bytes, Path::new("/vaults/two")).is_err(), "another vault's file was read");
+    }
+
+    #[test]
+    fn a_file_another_version_wrote_is_refused_whole() {
+        let root = Path::new("/vaults/one");
+        let bytes = encode_as("0.0.1-other", &sample(), root, UNIX_EPOCH + Duration::from_secs(5_000));
+        assert_eq!(decode(&bytes, root).unwrap_err(), format!("another version of vaultlink wrote it; this is {ENGINE}"));
     }
 }

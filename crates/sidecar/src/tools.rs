@@ -201,8 +201,9 @@ impl Router {
     }
 
     /// The same router, its folder's index started from the persistent index and kept in it.
-    pub fn with_persistent_index(self) -> Router {
-        Router { persistent: true, ..self }
+    pub fn with_persistent_index(mut self) -> Router {
+        self.persistent = true;
+        self
     }
 
     /// Begins the folder's index now, on a blocking thread, rather than at the first call: a
@@ -234,15 +235,19 @@ impl Router {
     }
 
     /// How long a call that needs the plugin waits for one still building its first index.
-    pub fn with_startup_wait(self, startup_wait: std::time::Duration) -> Router {
-        Router { startup_wait, ..self }
+    pub fn with_startup_wait(mut self, startup_wait: std::time::Duration) -> Router {
+        self.startup_wait = startup_wait;
+        self
     }
 
     /// A router for one command of the command line: the folder is read once, however many
     /// calls the command makes (the writes still check every file they change against the
     /// disk before writing).
     pub fn for_one_command(vault: PathBuf, mode: Mode) -> Router {
-        Router { fresh: Freshness::FirstCall, persistent: true, ..Router::new(vault, mode) }
+        let mut router = Router::new(vault, mode);
+        router.fresh = Freshness::FirstCall;
+        router.persistent = true;
+        router
     }
 
     pub fn vault(&self) -> &Path {
@@ -697,6 +702,19 @@ impl Router {
             answer["last_bridge_error"] = json!({"message": failure.message, "at_unix_ms": failure.at_unix_ms});
         }
         (served, Ok(answer))
+    }
+}
+
+/// A command's index is left to the process's exit rather than freed: the command ends with the
+/// process, and freeing every link and name of a big vault one by one took a good part of a
+/// whole command's time (issue 39). A server frees its index as any value.
+impl Drop for Router {
+    fn drop(&mut self) {
+        if self.fresh == Freshness::FirstCall {
+            if let Ok(mut slot) = self.folder.write() {
+                std::mem::forget(slot.take());
+            }
+        }
     }
 }
 
