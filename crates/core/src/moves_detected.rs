@@ -525,7 +525,13 @@ pub fn heal_moves(
     let mut plan = healed_plan(moved, &pairs);
     let left = crate::sources::leave_sources(vault, &mut plan);
     crate::sources::check_plan(vault, "heal_moves", &plan).map_err(|error| CallError::of(&error))?;
-    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    // With nothing to rewrite there is nothing to apply or keep for undo: the answer stays the
+    // preview (`applied: false`), whatever was asked.
+    let approval = if plan.edits.is_empty() {
+        PlanApproval { dry_run: Some(true), approved_plan_hash: None }
+    } else {
+        PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() }
+    };
     let page = crate::change::Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
     let (mut answer, change) = crate::change::finish("heal_moves", &plan, &texts, &[], &approval, page, edge, plans)?;
     answer.links_left_in_sources = left;
@@ -699,9 +705,15 @@ mod tests {
         let listed = call(&vault, "detected_moves", &json!({}), &mut edge, &mut PlanHistory::default()).unwrap();
         let Response::DetectedMoves(answer) = listed.answer else { panic!("detected_moves' answer") };
         assert!(!answer.observed && answer.total == 0);
-        let healed = call(&vault, "heal_moves", &json!({}), &mut edge, &mut PlanHistory::default()).unwrap();
+        let mut plans = PlanHistory::default();
+        let healed = call(&vault, "heal_moves", &json!({}), &mut edge, &mut plans).unwrap();
         let Response::Healed(answer) = healed.answer else { panic!("heal_moves' answer") };
         assert_eq!((answer.healed_total, answer.answer.links_changed), (0, 0));
+        // Approved, it still changes nothing and keeps nothing for undo_change.
+        let approved = json!({"approved_plan_hash": answer.answer.plan_hash});
+        let again = call(&vault, "heal_moves", &approved, &mut edge, &mut plans).unwrap();
+        let Response::Healed(answer) = again.answer else { panic!("heal_moves' answer") };
+        assert!(again.change.is_none() && !answer.answer.applied);
     }
 
     #[test]
