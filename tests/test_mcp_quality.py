@@ -75,6 +75,9 @@ EVERY_TOOL = [
     ("list_changes", {"limit": 1, "response_format": "concise"}),
     ("server_health", {}),
     ("server_health", {"response_format": "concise"}),
+    ("detected_moves", {}),
+    ("detected_moves", {"limit": 1, "response_format": "concise"}),
+    ("heal_moves", {}),
     # Refusals, each with its code.
     ("get_outgoing_links", {"path": "No such note.md"}),
     ("read_note", {"path": "../outside.md"}),
