@@ -81,6 +81,9 @@ EVERY_TOOL = [
     ("link_graph", {"question": "islands", "response_format": "concise"}),
     ("link_graph", {"question": "cycles", "min_length": 2, "max_length": 4}),
     ("link_graph", {"question": "health"}),
+    ("detected_moves", {}),
+    ("detected_moves", {"limit": 1, "response_format": "concise"}),
+    ("heal_moves", {}),
     # Refusals, each with its code.
     ("get_outgoing_links", {"path": "No such note.md"}),
     ("read_note", {"path": "../outside.md"}),

@@ -149,16 +149,16 @@ fn read_all(edge: &mut dyn Edge, paths: Vec<String>) -> Result<BTreeMap<String, 
 }
 
 /// What page of a move's answer is asked for.
-struct Page<'a> {
-    format: ResponseFormat,
-    limit: Option<usize>,
-    cursor: Option<&'a str>,
+pub(crate) struct Page<'a> {
+    pub(crate) format: ResponseFormat,
+    pub(crate) limit: Option<usize>,
+    pub(crate) cursor: Option<&'a str>,
 }
 
 /// The approval decision, and for an approved plan its batch, made from the same texts the plan
 /// was proven on (the edge checks each note again just before it replaces it).
 #[allow(clippy::too_many_arguments)]
-fn finish(
+pub(crate) fn finish(
     tool: &str,
     plan: &MovePlan,
     texts: &BTreeMap<String, String>,

@@ -37,6 +37,13 @@ pub trait Edge {
     fn undone_changes(&mut self) -> Vec<KeptChange> {
         Vec::new()
     }
+
+    /// What the edge saw change since it last saw the vault (`moves_detected::Observed`), or
+    /// `None` when it has no earlier view to compare with. Only `detected_moves` and
+    /// `heal_moves` ask.
+    fn observed(&mut self) -> Option<crate::moves_detected::Observed> {
+        None
+    }
 }
 
 /// The steps of an approved change, for the edge to carry out as they are.
@@ -103,6 +110,7 @@ pub struct ReadBefore {
     pub changes: Vec<KeptChange>,
     pub unopened: Vec<UnopenedChange>,
     pub undone: Vec<KeptChange>,
+    pub observed: Option<crate::moves_detected::Observed>,
 }
 
 impl Edge for ReadBefore {
@@ -128,5 +136,9 @@ impl Edge for ReadBefore {
 
     fn undone_changes(&mut self) -> Vec<KeptChange> {
         self.undone.clone()
+    }
+
+    fn observed(&mut self) -> Option<crate::moves_detected::Observed> {
+        self.observed.clone()
     }
 }

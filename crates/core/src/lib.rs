@@ -31,6 +31,7 @@ pub mod line_index;
 pub mod link_form;
 pub mod lint;
 pub mod memory;
+pub mod moves_detected;
 pub mod ops;
 pub mod page_checks;
 pub mod pages;

@@ -50,6 +50,8 @@ pub enum Request {
     ListChanges(crate::history_list::ListChangesArguments),
     FindLinkPaths(crate::graph::PathArguments),
     LinkGraph(crate::graph::GraphArguments),
+    DetectedMoves(crate::moves_detected::DetectedMovesArguments),
+    HealMoves(crate::moves_detected::HealArguments),
 }
 
 impl Request {
@@ -63,6 +65,7 @@ impl Request {
             Request::BulkMoveNotes(arguments) => arguments.approved_plan_hash.as_deref(),
             Request::CommitWikiPage(arguments) => arguments.approved_plan_hash.as_deref(),
             Request::UndoChange(arguments) => arguments.approved_plan_hash.as_deref(),
+            Request::HealMoves(arguments) => arguments.approved_plan_hash.as_deref(),
             _ => None,
         }
     }
@@ -92,6 +95,8 @@ impl Request {
             Request::ListChanges(_) => "list_changes",
             Request::FindLinkPaths(_) => "find_link_paths",
             Request::LinkGraph(_) => "link_graph",
+            Request::DetectedMoves(_) => "detected_moves",
+            Request::HealMoves(_) => "heal_moves",
         }
     }
 
@@ -106,6 +111,7 @@ impl Request {
                 | Request::BulkMoveNotes(_)
                 | Request::CommitWikiPage(_)
                 | Request::UndoChange(_)
+                | Request::HealMoves(_)
         )
     }
 
@@ -125,6 +131,7 @@ impl Request {
             Request::BulkMoveNotes(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::CommitWikiPage(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::UndoChange(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
+            Request::HealMoves(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::DeleteNote(arguments) => arguments.confirm || arguments.approved_plan_hash.is_some(),
             _ => false,
         }
@@ -290,6 +297,8 @@ pub enum Response {
     Draft(Box<crate::draft::DraftAnswer>),
     LinkPaths(crate::graph::LinkPaths),
     Graph(crate::graph::GraphAnswer),
+    DetectedMoves(crate::moves_detected::DetectedMovesAnswer),
+    Healed(crate::moves_detected::HealAnswer),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -570,6 +579,15 @@ fn dispatch(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut P
         Request::UndoChange(arguments) => {
             let (answer, change) = crate::history::undo_change(vault, arguments, edge, plans)?;
             return Ok(Outcome { answer: Response::Undone(answer), change });
+        }
+        Request::DetectedMoves(arguments) => {
+            let observed = edge.observed();
+            crate::moves_detected::detected_moves(vault, observed.as_ref(), arguments).map(Response::DetectedMoves).map_err(error)?
+        }
+        Request::HealMoves(arguments) => {
+            let observed = edge.observed();
+            let (answer, change) = crate::moves_detected::heal_moves(vault, observed.as_ref(), arguments, edge, plans)?;
+            return Ok(Outcome { answer: Response::Healed(answer), change });
         }
     };
     Ok(Outcome { answer, change: None })

@@ -239,6 +239,8 @@ pub const ALL: &[Parameters] = &[
         ],
         rules: &[],
     },
+    Parameters { tool: "detected_moves", list: &[LIMIT, CURSOR, FORMAT], rules: &[] },
+    Parameters { tool: "heal_moves", list: &[DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT], rules: APPROVAL_RULES },
     // The command line's `summary`; not a tool of the MCP catalogue.
     Parameters { tool: "vault_summary", list: &[], rules: &[] },
 ];

@@ -46,6 +46,8 @@ pub fn catalogue() -> Vec<ToolSpec> {
         server_health(),
         find_link_paths(),
         link_graph(),
+        detected_moves(),
+        heal_moves(),
     ];
     for tool in &mut tools {
         let format = format!("`concise` leaves out {}.", concise_leaves_out(tool.name));
@@ -98,6 +100,8 @@ fn concise_leaves_out(tool: &str) -> &'static str {
         "server_health" => "the index's counts, the plugin's details and the evidence for where writes go",
         "find_link_paths" => "each path's links",
         "link_graph" => "islands' notes and cycles' links",
+        "detected_moves" => "each move's `notes` and `links_broken` (their totals stay)",
+        "heal_moves" => "`changes` once applied",
         _ => "detail",
     }
 }
@@ -1163,6 +1167,47 @@ to explain how two notes relate; use link_graph for the whole vault's shape. It 
     )
 }
 
+fn detected_moves() -> ToolSpec {
+    let file_move =
+        json!({"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}, "required": ["from", "to"]});
+    // Each `{note, line, target, found, finds_now}`: said in the description's words, to keep the list short.
+    let broken = json!({"type": "object"});
+    read_only(
+        "detected_moves",
+        "List moves made outside vaultlink and the links they broke",
+        "Lists the notes and folders moved outside vaultlink (`mv`, a script, a sync client) since the index \
+last saw the vault, with `evidence` (same size and content hash; a folder is one move with its `notes`) and the \
+`links_broken`. Look-alikes are in `ambiguous` with `why`, never guessed. `observed: false`: nothing to compare with. \
+Use it before heal_moves; use find_unresolved_links for every broken link. It reads only. Refusals: \
+`invalid_arguments` (a stale cursor).",
+        object(json!({"limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
+        json!({
+            "type": "object",
+            "properties": {
+                "observed": {"type": "boolean"},
+                "moves": {"type": "array", "items": {"type": "object", "properties": {
+                    "kind": {"type": "string", "enum": ["note", "folder"]},
+                    "from": {"type": "string"},
+                    "to": {"type": "string"},
+                    "evidence": {"type": "string"},
+                    "notes": {"type": "array", "items": file_move},
+                    "notes_total": {"type": "integer", "minimum": 0},
+                    "links_broken": {"type": "array", "items": broken},
+                    "links_broken_total": {"type": "integer", "minimum": 0}
+                }, "required": ["kind", "from", "to", "evidence", "notes_total", "links_broken", "links_broken_total"]}},
+                // Each `{from, candidates, why, detail}`.
+                "ambiguous": {"type": "array", "items": {"type": "object", "properties": {
+                    "why": {"type": "string", "enum": ["copies", "same_content_vanished", "content_differs", "old_path_exists_again"]}
+                }}},
+                "total": {"type": "integer", "minimum": 0},
+                "links_broken": {"type": "integer", "minimum": 0},
+                "next_cursor": next_cursor()
+            },
+            "required": ["observed", "moves", "ambiguous", "total", "links_broken"]
+        }),
+    )
+}
+
 fn link_graph() -> ToolSpec {
     let count = json!({"type": "integer"});
     let ratio = json!({"type": "number"});
@@ -1205,6 +1250,36 @@ find_link_paths for two notes, lint_wiki for fixes. It reads only. It fails with
             "required": ["question"]
         }),
     )
+}
+
+fn heal_moves() -> ToolSpec {
+    let mut spec = move_note();
+    spec.name = "heal_moves";
+    spec.title = "Heal the links moves made outside vaultlink broke";
+    spec.description = "Rewrites the links broken by the moves detected_moves lists, as move_note would have; it moves no \
+file and leaves ambiguous cases alone. A dry run by default (`healed`, links, `plan_hash`); apply with \
+`approved_plan_hash` (or `dry_run: false`), all or nothing. Use it after moves made outside vaultlink; use \
+rewrite_link for an ambiguous case. Refusals: `read_only_source`, `plan_hash_mismatch`, `concurrent_modification`.";
+    spec.input_schema = object(
+        json!({
+            "dry_run": dry_run(),
+            "approved_plan_hash": approved_plan_hash(),
+            "limit": limit(),
+            "cursor": cursor(),
+            "response_format": response_format()
+        }),
+        &[],
+    );
+    let properties = spec.output_schema["properties"].as_object_mut().expect("move_note's output properties");
+    properties.insert("healed".to_owned(), json!({"type": "array", "items": {"type": "object"}}));
+    properties.insert("healed_total".to_owned(), json!({"type": "integer", "minimum": 0}));
+    properties.insert("ambiguous".to_owned(), json!({"type": "integer", "minimum": 0}));
+    spec.output_schema["required"].as_array_mut().expect("move_note's required fields").extend([
+        json!("healed"),
+        json!("healed_total"),
+        json!("ambiguous"),
+    ]);
+    spec
 }
 
 #[cfg(test)]

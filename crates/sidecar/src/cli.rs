@@ -206,6 +206,25 @@ pub enum Command {
         #[command(flatten)]
         output: Output,
     },
+    /// List the notes and folders moved outside vaultlink since the index last saw the vault,
+    /// with the links each broke, and the cases that look like moves but are not taken for one.
+    Moves {
+        /// The vault folder.
+        vault: PathBuf,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Rewrite the links that moves made outside vaultlink broke, as `vaultlink mv` would have
+    /// (no file is moved). Previews unless --yes.
+    Heal {
+        /// The vault folder.
+        vault: PathBuf,
+        /// Rewrite the links; without it, only show what would change.
+        #[arg(long)]
+        yes: bool,
+        #[command(flatten)]
+        output: Output,
+    },
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
@@ -443,6 +462,56 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Moves { vault, output: Output { json, mode } } => {
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
+            let first = call(&mut router, "detected_moves", with_limit(json!({}))).await?;
+            let moves = call_all(&mut router, "detected_moves", json!({}), "moves").await?;
+            let ambiguous = call_all(&mut router, "detected_moves", json!({}), "ambiguous").await?;
+            if json {
+                let report =
+                    json!({"observed": first["observed"], "links_broken": first["links_broken"], "moves": moves, "ambiguous": ambiguous});
+                out!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print_moves(&first, &moves, &ambiguous);
+            }
+            Ok(())
+        }
+        Command::Heal { vault, yes, output: Output { json, mode } } => {
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
+            let preview = call(&mut router, "heal_moves", json!({})).await?;
+            let answer = if yes && number(&preview, "links_changed") > 0 {
+                call(&mut router, "heal_moves", json!({"approved_plan_hash": preview["plan_hash"]})).await?
+            } else {
+                preview
+            };
+            if json {
+                out!("{}", serde_json::to_string_pretty(&answer)?);
+                return Ok(());
+            }
+            let applied = answer["applied"] == true;
+            for healed in answer["healed"].as_array().into_iter().flatten() {
+                out!("moved outside vaultlink: {} -> {}", text(healed, "from"), text(healed, "to"));
+            }
+            let changes = answer["changes"].as_array().cloned().unwrap_or_default();
+            out!(
+                "{} links in {} files {}:",
+                number(&answer, "links_changed"),
+                number(&answer, "notes_edited"),
+                if applied { "rewritten" } else { "would be rewritten" }
+            );
+            for change in &changes {
+                out!("  {}:{}  {}  ->  {}", text(change, "note"), number(change, "line"), text(change, "before"), text(change, "after"));
+            }
+            if number(&answer, "ambiguous") > 0 {
+                out!("{} cases that look like moves were left alone: vaultlink moves lists them.", number(&answer, "ambiguous"));
+            }
+            if applied {
+                out!("Done: undo_change takes it back (change {}).", text(&answer, "change_id"));
+            } else if !changes.is_empty() {
+                out!("Nothing was changed. Run again with --yes to rewrite them.");
+            }
+            Ok(())
+        }
         Command::Summary { vault, json } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, Mode::Standalone);
             // server_health carries the index's counts, standalone as through the plugin.
@@ -563,6 +632,32 @@ fn blocked_text(answer: &Value) -> String {
         })
         .collect();
     reasons.join(", ")
+}
+
+/// The detected moves for people: each move with its evidence and the links it broke, then the
+/// cases left alone and why.
+fn print_moves(first: &Value, moves: &Value, ambiguous: &Value) {
+    if first["observed"] != true {
+        out!("No earlier view of this vault to compare with: moves made from now on will be detected.");
+        return;
+    }
+    let (moves, ambiguous) = (moves.as_array().cloned().unwrap_or_default(), ambiguous.as_array().cloned().unwrap_or_default());
+    out!("{} moves made outside vaultlink, {} links broken", moves.len(), number(first, "links_broken"));
+    for found in &moves {
+        out!("  {} {} -> {}  ({})", text(found, "kind"), text(found, "from"), text(found, "to"), text(found, "evidence"));
+        for link in found["links_broken"].as_array().into_iter().flatten() {
+            out!("    broke {}:{} {}", text(link, "note"), number(link, "line"), text(link, "target"));
+        }
+    }
+    if !ambiguous.is_empty() {
+        out!("{} left alone:", ambiguous.len());
+        for found in &ambiguous {
+            out!("  {} ({}): {}", text(found, "from"), text(found, "why").replace('_', " "), text(found, "detail"));
+        }
+    }
+    if number(first, "links_broken") > 0 {
+        out!("Run vaultlink heal to rewrite the broken links.");
+    }
 }
 
 fn text<'a>(value: &'a Value, key: &str) -> &'a str {

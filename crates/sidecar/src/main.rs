@@ -16,6 +16,7 @@ mod journal;
 mod lease;
 mod link_form;
 mod mcp;
+mod moves;
 mod obsidian;
 // Only Windows has named pipes to check; the decision is tested everywhere.
 #[cfg(any(windows, test))]

@@ -500,7 +500,7 @@ impl FolderIndex {
 
     /// A note's bytes, refusing a file a symbolic link leads out of the vault, or one over
     /// [`MAX_NOTE_BYTES`].
-    fn read_bytes(&self, path: &str) -> Result<Vec<u8>, vaultlink_core::error::CallError> {
+    pub(crate) fn read_bytes(&self, path: &str) -> Result<Vec<u8>, vaultlink_core::error::CallError> {
         let full = self.root.join(path);
         let canonical = std::fs::canonicalize(&full).map_err(|error| {
             vaultlink_core::error::CallError::new(
@@ -851,6 +851,10 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
 
     fn undone_changes(&mut self) -> Vec<vaultlink_core::history::KeptChange> {
         crate::history::undone_changes(self.folder.root())
+    }
+
+    fn observed(&mut self) -> Option<vaultlink_core::moves_detected::Observed> {
+        crate::moves::observed(self.folder, crate::store::previous_notes(self.folder.root()))
     }
 }
 

@@ -116,7 +116,8 @@ pub enum Served {
 }
 
 /// Tools whose calls may take long: they report progress when the client asks for it.
-pub const LONG_TOOLS: [&str; 5] = ["lint_wiki", "find_evidence", "move_note", "delete_note", "rewrite_link"];
+pub const LONG_TOOLS: [&str; 7] =
+    ["lint_wiki", "find_evidence", "move_note", "delete_note", "rewrite_link", "detected_moves", "heal_moves"];
 
 /// While a call waits for the plugin, a progress notification this often.
 const PLUGIN_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(2);

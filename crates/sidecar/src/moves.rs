@@ -1,0 +1,45 @@
+//! What the sidecar saw change on the vault folder since the persistent index last saw it
+//! (`store::previous_notes`), for core's detected moves (`moves_detected`): the notes gone from
+//! their path and those at a path the index did not know, each with its size and content hash.
+
+use std::collections::{HashMap, HashSet};
+
+use vaultlink_core::moves_detected::Observed;
+use vaultlink_core::SeenNote;
+
+use crate::standalone::FolderIndex;
+
+/// The notes that vanished and appeared between `previous` and the folder as the index holds it
+/// now; `None` without an earlier view. Only the notes that can matter are read: each that
+/// appeared, and one still at its old path when its old bytes appeared elsewhere (it may have
+/// moved and another taken its place). A note that cannot be read is left out: it is no move's
+/// evidence.
+pub fn observed(folder: &FolderIndex, previous: Option<Vec<SeenNote>>) -> Option<Observed> {
+    // A note the persistent index kept without its hash (`0`: not known) is no evidence.
+    let previous: Vec<SeenNote> = previous?.into_iter().filter(|note| note.hash != 0).collect();
+    let vault = folder.vault();
+    let before: HashMap<&str, &SeenNote> = previous.iter().map(|note| (note.path.as_str(), note)).collect();
+    let appeared: Vec<SeenNote> =
+        vault.note_paths().filter(|path| !before.contains_key(path)).filter_map(|path| seen_now(folder, path)).collect();
+    let appeared_keys: HashSet<(u128, u64)> = appeared.iter().map(|note| (note.hash, note.size)).collect();
+    let vanished = previous
+        .iter()
+        .filter(|note| {
+            if !vault.contains(&note.path) {
+                return true;
+            }
+            // Still at its path: vanished only when its old bytes appeared elsewhere and the
+            // path holds other bytes now.
+            appeared_keys.contains(&(note.hash, note.size))
+                && seen_now(folder, &note.path).is_none_or(|now| now.hash != note.hash || now.size != note.size)
+        })
+        .cloned()
+        .collect();
+    Some(Observed { vanished, appeared })
+}
+
+/// The note at `path` as it is on the disk now.
+fn seen_now(folder: &FolderIndex, path: &str) -> Option<SeenNote> {
+    let bytes = folder.read_bytes(path).ok()?;
+    Some(SeenNote { path: path.to_owned(), size: bytes.len() as u64, hash: xxhash_rust::xxh3::xxh3_128(&bytes) })
+}
