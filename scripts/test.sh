@@ -10,6 +10,10 @@ scripts/setup.sh test
 # shellcheck disable=SC1091
 . target/setup.env
 wasm_cargo=(cargo ${VAULTLINK_WASM_TOOLCHAIN:++$VAULTLINK_WASM_TOOLCHAIN})
+# The tests' persistent indexes go to a folder of this run's own, not the user's cache folder.
+VAULTLINK_CACHE_DIR="$(mktemp -d)"
+export VAULTLINK_CACHE_DIR
+trap 'rm -rf "$VAULTLINK_CACHE_DIR"' EXIT
 section() { printf '\n== %s\n' "$*"; }
 
 section "style: cargo fmt --check and cargo clippy (warnings are errors)"
