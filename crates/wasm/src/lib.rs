@@ -508,9 +508,7 @@ impl Vault {
     pub fn notes_needed(&self, tool: &str, arguments: JsValue, changes: JsValue) -> Vec<String> {
         match arguments_of(arguments).and_then(|arguments| ops::request(tool, &arguments)) {
             // Only this edge knows what it observed, so `heal_moves`' notes are asked of core here.
-            Ok(ops::Request::HealMoves(_)) => {
-                vaultlink_core::moves_detected::heal_notes_needed(&self.inner, self.seen.observed().as_ref())
-            }
+            Ok(ops::Request::HealMoves(_)) => vaultlink_core::moves_detected::heal_notes_needed(&self.inner, self.seen.observed().as_ref()),
             Ok(request) => ops::notes_needed(&self.inner, &request, &changes_of(changes)),
             Err(_) => Vec::new(),
         }
