@@ -74,3 +74,15 @@ fn a_rename_through_obsidian_is_no_evidence_of_a_move_outside_it() {
     seen.upsert("far/a.md", b"alpha");
     assert_eq!(seen.observed(), Some(Observed { vanished: vec![note("moved/a.md", "alpha")], appeared: vec![note("far/a.md", "alpha")] }));
 }
+
+#[test]
+fn attachments_are_not_kept_and_a_view_past_its_bound_is_given_up_not_cut() {
+    let mut seen = watching(&[("a.md", "alpha")]);
+    seen.upsert("picture.png", b"bytes");
+    seen.remove("picture.png");
+    assert_eq!(seen.observed(), Some(Observed::default()));
+    for number in 0..=vaultlink_core::seen_since::MAX_CHANGED {
+        seen.upsert(&format!("new/{number}.md"), b"new");
+    }
+    assert_eq!(seen.observed(), None, "too much changed to compare: nothing is observed, rather than a part of it");
+}
