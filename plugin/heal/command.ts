@@ -119,6 +119,8 @@ export async function applyPreviewedHeal(host: ToolHost, preview: HealAnswer): P
  */
 export class MovesNotice {
 	private told = "";
+	/** The preview a click on the notice opened, for callers that wait on it. */
+	reviewing: Promise<PreviewConfirmModal | null> | null = null;
 	private readonly check: Debouncer<[], void>;
 
 	constructor(
@@ -157,10 +159,17 @@ export class MovesNotice {
 		this.told = news;
 		const notes = detected.moves.reduce((sum, move) => sum + move.notes_total, 0);
 		const moved = detected.next_cursor === undefined ? count(notes, "note was", "notes were") : `more than ${count(notes, "note was", "notes were")}`;
-		return new Notice(
-			`vaultlink: ${moved} moved outside Obsidian; ${count(detected.links_broken, "link", "links")} broke. Review and heal them with the command "${HEAL_MOVES_COMMAND_NAME}".`,
+		const notice = new Notice(
+			`vaultlink: ${moved} moved outside Obsidian; ${count(detected.links_broken, "link", "links")} broke. Click to review and heal them, or run "${HEAL_MOVES_COMMAND_NAME}".`,
 			ERROR_NOTICE_MS,
 		);
+		// Deprecated for `messageEl`, which arrived in Obsidian 1.8.7; the manifest's minAppVersion
+		// (1.7.2) has only this one, which still works (eslint.config.mjs).
+		notice.noticeEl.onClickEvent(() => {
+			notice.hide();
+			this.reviewing = previewHeal(this.plugin.app, this.host);
+		});
+		return notice;
 	}
 }
 

@@ -185,16 +185,18 @@ test("the notice says how many notes moved outside Obsidian and how many links b
 	mv(vaultDir, "notes/Alpha.md", "archive/2026/Alpha.md");
 	fs.renameSync(onDisk(vaultDir, "old"), onDisk(vaultDir, "new"));
 	app.vault.noticeDiskChanges();
-	assert.ok((await noticer.lookForMoves()) !== null, "a notice is shown");
+	const notice = await noticer.lookForMoves();
+	assert.ok(notice !== null, "a notice is shown");
 	assert.equal(
 		shownNotices.at(-1)?.message,
-		'vaultlink: 3 notes were moved outside Obsidian; 4 links broke. Review and heal them with the command "Heal links broken by moves made outside Obsidian".',
+		'vaultlink: 3 notes were moved outside Obsidian; 4 links broke. Click to review and heal them, or run "Heal links broken by moves made outside Obsidian".',
 	);
 	assert.equal(await noticer.lookForMoves(), null, "the same moves are told of once");
 
 	assert.ok(doublePluginOf(plugin).commands.get(HEAL_MOVES_COMMAND_ID)?.callback !== undefined, "the command is registered");
-	const modal = await previewHeal(app as never, async () => host);
-	assert.ok(modal !== null);
+	fakeElementOf(notice.noticeEl).click();
+	const modal = await noticer.reviewing;
+	assert.ok(modal !== null && modal !== undefined, "a click on the notice opens the preview");
 	assert.equal(lastModal(PreviewConfirmModal), modal);
 	const shown = fakeElementOf(modal.contentEl).getText();
 	assert.match(shown, /notes\/Alpha\.md → archive\/2026\/Alpha\.md/);

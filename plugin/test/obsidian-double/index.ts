@@ -2525,8 +2525,11 @@ export class Notice implements obsidian.Notice {
 		shownNotices.push(this);
 	}
 
+	/** The notice's element: a fake one, which takes a click action (`onClickEvent`) a test can click. */
+	private readonly element = new FakeElement("div");
+
 	get noticeEl(): HTMLElement {
-		throw new Error("The obsidian test double has no DOM: Notice.noticeEl");
+		return asHTMLElement(this.element);
 	}
 
 	get containerEl(): HTMLElement {
