@@ -89,6 +89,9 @@ export function deleteNote(host: ToolHost, args: unknown): Promise<ToolOutcome> 
 /** A reading call: the notes it needs from Obsidian's cache (a note that cannot be read is left out, and core says so). */
 async function readingCall(host: ToolHost, tool: string, args: unknown, signal: AbortSignal | undefined): Promise<ToolOutcome> {
 	const { app, index } = host;
+	// What moved is what the vault's deletes and creates say, so those waiting for their
+	// debounce reach the index first, as they do before a write.
+	if (tool === "detected_moves") await host.settle();
 	// Only the history's listing reads the kept changes: it plans the undo of each on its page.
 	const changes: ListedChange[] = tool === "list_changes" ? await listedChanges(app.vault.adapter) : [];
 	const needed = await index.notesNeeded(tool, args, changes);

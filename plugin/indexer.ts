@@ -100,6 +100,9 @@ export class Indexer {
 				);
 				await yieldToEventLoop();
 			}
+			// Every note is in the index: a note that vanishes or appears from now on is compared
+			// with this view (an event that came while the vault was read is one of those).
+			if (!this.stopped) await this.index.beginObserving();
 		} finally {
 			notice?.hide();
 		}

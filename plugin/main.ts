@@ -15,6 +15,7 @@ import { VaultLint } from "./lint/command";
 import { registerMoveNoteCommand } from "./move/command";
 import { registerBulkMove } from "./move/bulk";
 import { registerUndoCommand } from "./undo/command";
+import { MovesNotice, registerHealMovesCommand } from "./heal/command";
 import { allClientConfigurations, clientConfiguration, clientList, clientName, type McpClient, type McpServerCommand } from "./onboarding/mcp-config";
 import { programForClients } from "./settings/sidecar-check";
 import { METADATA_RESOLVE_WAIT_MS, registerLinkParityCommand } from "./parity/command";
@@ -105,6 +106,8 @@ export default class VaultlinkPlugin extends Plugin {
 	private lastConnection: BridgeStatus["lastConnection"] = null;
 	private renameLog: RenameLog | null = null;
 	private vaultLint: VaultLint | null = null;
+	/** Says when moves made outside Obsidian broke links; null when unloaded. */
+	private movesNotice: MovesNotice | null = null;
 	private settingTab: VaultlinkSettingTab | null = null;
 	private checkLinks: { running: Promise<void> | null } | null = null;
 	/** The presence lease in the vault, kept from load to unload (desktop only). */
@@ -158,6 +161,9 @@ export default class VaultlinkPlugin extends Plugin {
 		registerMoveNoteCommand(this, settledHost);
 		registerDeleteNoteCommand(this, settledHost);
 		registerUndoCommand(this, settledHost);
+		registerHealMovesCommand(this, settledHost);
+		this.movesNotice = new MovesNotice(this, settledHost);
+		this.movesNotice.registerEvents();
 		registerBulkMove(this, settledHost);
 		this.renameLog = registerRenameAuditCommand(this, settledHost, () => this.renameSettleMs);
 		this.checkLinks = registerCheckLinksCommand(this, () => this.settledIndex());
@@ -267,6 +273,8 @@ export default class VaultlinkPlugin extends Plugin {
 		this.linkIndex = null;
 		this.renameLog = null;
 		this.vaultLint = null;
+		this.movesNotice?.stop();
+		this.movesNotice = null;
 		this.settingTab = null;
 		this.checkLinks = null;
 		this.presence = null;
@@ -309,6 +317,11 @@ export default class VaultlinkPlugin extends Plugin {
 			console.error("vaultlink: the vault could not be indexed again after the link engine restarted", error);
 			new Notice(`vaultlink: the vault could not be indexed again (${messageOf(error)}); disable and enable the plugin.`, ERROR_NOTICE_MS);
 		}
+	}
+
+	/** What says when moves made outside Obsidian broke links, for tests; null when unloaded. */
+	get movesNoticer(): MovesNotice | null {
+		return this.movesNotice;
 	}
 
 	/** The presence lease's keeper, for tests; null when unloaded or on mobile. */

@@ -17,7 +17,7 @@ import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from conftest import SIDECAR, kept_changes
+from conftest import PLUGIN_HOST, SIDECAR, kept_changes, stop_plugin
 
 LINKER = ("see [alpha](notes/Alpha.md), [gamma](drafts/Gamma.md), [[old/x]], [[old/deep/y]], "
           "[[kept/Beta]], [delta](notes/Delta.md) and [epsilon](notes/Epsilon.md)\n")
@@ -49,8 +49,8 @@ def environment(runtime_dir, cache):
 
 
 @contextlib.asynccontextmanager
-async def session_on(vault, runtime_dir, cache):
-    params = StdioServerParameters(command=str(SIDECAR), args=["mcp", "--vault", str(vault), "--mode", "standalone"],
+async def session_on(vault, runtime_dir, cache, mode="standalone"):
+    params = StdioServerParameters(command=str(SIDECAR), args=["mcp", "--vault", str(vault), "--mode", mode],
                                    env=environment(runtime_dir, cache))
     with open(os.devnull, "w") as log:
         async with stdio_client(params, errlog=log) as (read, write):
@@ -91,18 +91,23 @@ async def seen_then_moved(vault, runtime_dir, cache):
     git(vault, "commit", "-qm", "notes")
     move_outside(vault)
     async with session_on(vault, runtime_dir, cache) as session:
-        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        detected = await session.call_tool("detected_moves", {})
-        paged = (await session.call_tool("detected_moves", {"limit": 1})).structured_content
-        preview = await session.call_tool("heal_moves", {})
-        untouched = (vault / "Index.md").read_text()
-        applied = await session.call_tool("heal_moves", {"approved_plan_hash": preview.structured_content["plan_hash"]})
-        healed = {name: (vault / name).read_text() for name in ("Index.md", "archive/2026/Gamma.md")}
-        listed = (await session.call_tool("list_changes", {})).structured_content
-        undo = (await session.call_tool("undo_change", {})).structured_content
-        undone = await session.call_tool("undo_change", {"approved_plan_hash": undo["plan_hash"]})
-        after_undo = (vault / "Index.md").read_text()
-    return {"first": first, "tools": tools, "detected": detected, "paged": paged, "preview": preview,
+        return {"first": first, **await after_moves(session, vault)}
+
+
+async def after_moves(session, vault):
+    """What the server answers once the moves are made, and the vault along the way."""
+    tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+    detected = await session.call_tool("detected_moves", {})
+    paged = (await session.call_tool("detected_moves", {"limit": 1})).structured_content
+    preview = await session.call_tool("heal_moves", {})
+    untouched = (vault / "Index.md").read_text()
+    applied = await session.call_tool("heal_moves", {"approved_plan_hash": preview.structured_content["plan_hash"]})
+    healed = {name: (vault / name).read_text() for name in ("Index.md", "archive/2026/Gamma.md")}
+    listed = (await session.call_tool("list_changes", {})).structured_content
+    undo = (await session.call_tool("undo_change", {})).structured_content
+    undone = await session.call_tool("undo_change", {"approved_plan_hash": undo["plan_hash"]})
+    after_undo = (vault / "Index.md").read_text()
+    return {"tools": tools, "detected": detected, "paged": paged, "preview": preview,
             "untouched": untouched, "applied": applied, "healed": healed, "listed": listed, "undone": undone,
             "after_undo": after_undo}
 
@@ -121,7 +126,40 @@ def test_moves_made_by_mv_git_mv_and_a_script_are_detected_and_healed_and_the_lo
     found = asyncio.run(seen_then_moved(vault, runtime_dir, cache))
     # The first server has nothing to compare with.
     assert found["first"]["observed"] is False and found["first"]["total"] == 0
+    check_detected_and_healed(found, vault)
 
+
+async def seen_by_the_plugin_then_moved(vault, runtime_dir, cache, host):
+    async with session_on(vault, runtime_dir, cache, mode="plugin") as session:
+        first = (await session.call_tool("detected_moves", {})).structured_content
+        git(vault, "init", "-q")
+        git(vault, "add", "-A")
+        git(vault, "commit", "-qm", "notes")
+        move_outside(vault)
+        # Obsidian's file watcher reports what changed on the disk: each move a delete and a create.
+        host.stdin.write("notice\n")
+        host.stdin.flush()
+        assert json.loads(host.stdout.readline()) == {"noticed": True}
+        return {"first": first, **await after_moves(session, vault)}
+
+
+def test_the_same_moves_made_while_obsidian_has_the_vault_open_are_detected_and_healed_through_the_plugin(
+        tmp_path, runtime_dir):
+    vault, cache = make_vault(tmp_path / "vault"), tmp_path / "cache"
+    host = subprocess.Popen(["node", str(PLUGIN_HOST), str(vault)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir), "VAULTLINK_HOST_NOTICE_DISK": "1"})
+    try:
+        assert json.loads(host.stdout.readline())["ready"] is True
+        found = asyncio.run(seen_by_the_plugin_then_moved(vault, runtime_dir, cache, host))
+    finally:
+        stop_plugin(host)
+    # The plugin compares with the vault as its first index saw it: nothing had moved then.
+    assert found["first"]["observed"] is True and found["first"]["total"] == 0
+    check_detected_and_healed(found, vault)
+
+
+def check_detected_and_healed(found, vault):
+    """The moves, the look-alikes, the heal's preview, its rewrite and its undo: the same on both paths."""
     detected = validate(found["tools"], "detected_moves", found["detected"])
     assert detected["observed"] is True
     moves = {(move["kind"], move["from"], move["to"]): move for move in detected["moves"]}

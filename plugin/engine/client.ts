@@ -171,6 +171,15 @@ export abstract class LinkEngine {
 		return (await this.request({ op: "rename", from, to })) as boolean;
 	}
 
+	/**
+	 * The first index is whole: the notes that vanish and appear from now on (a move made outside
+	 * Obsidian reaches it as a delete and a create) are compared with it by `detected_moves` and
+	 * `heal_moves`.
+	 */
+	async beginObserving(): Promise<void> {
+		await this.request({ op: "beginObserving" });
+	}
+
 	/** Follows Obsidian's settings from the text of `app.json`; a sentence for each setting it cannot follow. */
 	async configure(appJson: string, linkForm?: string): Promise<string[]> {
 		return (await this.request({ op: "configure", appJson, linkForm })) as string[];

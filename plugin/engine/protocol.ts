@@ -24,6 +24,8 @@ export type EngineRequest =
 	| { op: "remove"; path: string }
 	| { op: "rename"; from: string; to: string }
 	| { op: "configure"; appJson: string; linkForm?: string | undefined }
+	/** The first index is whole: what vanishes and appears from now on is compared with it (moves made outside Obsidian). */
+	| { op: "beginObserving" }
 	| { op: "findNote"; path: string }
 	| { op: "outgoingLinks"; path: string }
 	| { op: "backlinks"; path: string }

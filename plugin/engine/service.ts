@@ -32,6 +32,9 @@ export class EngineService {
 				return index.remove(request.path);
 			case "rename":
 				return index.rename(request.from, request.to);
+			case "beginObserving":
+				index.beginObserving();
+				return undefined;
 			case "configure":
 				return index.configureFromObsidian(request.appJson, request.linkForm);
 			case "findNote":

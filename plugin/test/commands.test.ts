@@ -51,6 +51,7 @@ test("every command has a stable id, a sentence-case name and no default hotkey"
 			["compare-link-parsing", "Compare link parsing with Obsidian"],
 			["copy-mcp-client-configuration", "Copy MCP client configuration"],
 			["delete-note-safely", "Delete note safely…"],
+			["heal-moves-made-outside-obsidian", "Heal links broken by moves made outside Obsidian"],
 			["lint-vault", "Lint the vault"],
 			["move-note-safely", "Move note safely…"],
 			["show-link-graph-health", "Show the link graph's health"],

@@ -111,8 +111,29 @@ async function main(): Promise<void> {
 	if (bridge === null) fail("the plugin is ready but its bridge is not up");
 	stallReads(app, process.env["VAULTLINK_HOST_STALL_READ"]);
 	copyJournals(app, process.env["VAULTLINK_HOST_JOURNAL_COPY"]);
+	if (process.env["VAULTLINK_HOST_NOTICE_DISK"] === "1") noticeDiskOnRequest(app);
 	process.stdout.write(`${JSON.stringify({ ready: true, discovery: bridge.discoveryPath, socket: bridge.socketPath, startup: plugin.startup })}\n`);
 	// The bridge's server keeps the process alive until a signal arrives.
+}
+
+/**
+ * Obsidian's file watcher, under the test's control: each line `notice` on stdin makes the vault
+ * report what changed on the disk behind it (`Vault.noticeDiskChanges`: a move made outside
+ * Obsidian as a delete and a create), then answers `{"noticed": true}` on stdout.
+ */
+function noticeDiskOnRequest(app: InstanceType<typeof double.App>): void {
+	let pending = "";
+	process.stdin.setEncoding("utf8");
+	process.stdin.on("data", (chunk: string) => {
+		pending += chunk;
+		for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
+			const line = pending.slice(0, newline).trim();
+			pending = pending.slice(newline + 1);
+			if (line !== "notice") continue;
+			app.vault.noticeDiskChanges();
+			process.stdout.write(`${JSON.stringify({ noticed: true })}\n`);
+		}
+	});
 }
 
 /** The plugin installed in `folder` (see the top of this file), or null when none is named. */

@@ -47,6 +47,7 @@ pub mod rewrite;
 pub mod schema_file;
 pub mod seal_key;
 pub mod seen;
+pub mod seen_since;
 pub mod sketch;
 pub mod source_hashes;
 pub mod sources;

@@ -17,6 +17,9 @@ pub struct Vault {
     inner: vaultlink_core::Vault,
     /// The plan hashes this index's previews gave and those it applied, for core's approval.
     plans: PlanHistory,
+    /// Each note's size and content hash, and what changed since the first index was whole
+    /// (`beginObserving`): what `detected_moves` and `heal_moves` compare (`Edge::observed`).
+    seen: vaultlink_core::seen_since::SeenSince,
 }
 
 /// Serializes results as plain objects (not `Map`s), so `JSON.stringify` gives the same JSON
@@ -389,12 +392,24 @@ impl Default for Vault {
 impl Vault {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Vault {
-        Vault { inner: vaultlink_core::Vault::new(vaultlink_core::index::IndexConfig::obsidian_defaults()), plans: PlanHistory::default() }
+        Vault {
+            inner: vaultlink_core::Vault::new(vaultlink_core::index::IndexConfig::obsidian_defaults()),
+            plans: PlanHistory::default(),
+            seen: vaultlink_core::seen_since::SeenSince::default(),
+        }
     }
 
     /// Adds a file or replaces its text. Paths are vault-relative with `/` separators.
     pub fn upsert(&mut self, path: &str, text: &str) {
+        self.seen.upsert(path, text.as_bytes());
         self.inner.upsert(path, text);
+    }
+
+    /// The first index is whole: from now on the notes that vanish and appear (a move made
+    /// outside Obsidian reaches the plugin as a delete and a create) are compared with it.
+    #[wasm_bindgen(js_name = beginObserving)]
+    pub fn begin_observing(&mut self) {
+        self.seen.begin();
     }
 
     /// Adds or replaces many files at once, `paths[i]` holding `texts[i]`: the index is the one
@@ -411,6 +426,7 @@ impl Vault {
         }
         let parse = self.inner.config().parse;
         let prepared = paths.into_iter().zip(&texts).map(|(path, text)| {
+            self.seen.upsert(&path, text.as_bytes());
             let prepared = vaultlink_core::Vault::prepare(&parse, &path, text);
             (path, prepared)
         });
@@ -420,11 +436,13 @@ impl Vault {
 
     /// Removes a file; false when there was none.
     pub fn remove(&mut self, path: &str) -> bool {
+        self.seen.remove(path);
         self.inner.remove(path)
     }
 
     /// Moves a file; false when there was none at `from`.
     pub fn rename(&mut self, from: &str, to: &str) -> bool {
+        self.seen.rename(from, to);
         self.inner.rename(from, to)
     }
 
@@ -491,6 +509,8 @@ impl Vault {
     #[wasm_bindgen(js_name = notesNeeded)]
     pub fn notes_needed(&self, tool: &str, arguments: JsValue, changes: JsValue) -> Vec<String> {
         match arguments_of(arguments).and_then(|arguments| ops::request(tool, &arguments)) {
+            // Only this edge knows what it observed, so `heal_moves`' notes are asked of core here.
+            Ok(ops::Request::HealMoves(_)) => vaultlink_core::moves_detected::heal_notes_needed(&self.inner, self.seen.observed().as_ref()),
             Ok(request) => ops::notes_needed(&self.inner, &request, &changes_of(changes)),
             Err(_) => Vec::new(),
         }
@@ -513,7 +533,8 @@ impl Vault {
         changes: JsValue,
     ) -> Result<JsValue, JsError> {
         let ListedChanges { kept: changes, unopened, undone } = listed_of(changes);
-        let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0), changes, unopened, undone };
+        let observed = if matches!(tool, "detected_moves" | "heal_moves") { self.seen.observed() } else { None };
+        let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0), changes, unopened, undone, observed };
         let called = arguments_of(arguments).and_then(|arguments| ops::call(&self.inner, tool, &arguments, &mut edge, &mut self.plans));
         match &called {
             Ok(outcome) => to_js(&CallOutcome::Done {
@@ -547,6 +568,8 @@ struct JsEdge {
     changes: Vec<vaultlink_core::history::KeptChange>,
     unopened: Vec<vaultlink_core::history::UnopenedChange>,
     undone: Vec<vaultlink_core::history::KeptChange>,
+    /// What the plugin saw change since its first index, for the two tools that ask.
+    observed: Option<vaultlink_core::moves_detected::Observed>,
 }
 
 /// A file of the kept changes as JavaScript hands it in: opened (`{name, journal}`), or not
@@ -617,6 +640,10 @@ impl ops::Edge for JsEdge {
 
     fn undone_changes(&mut self) -> Vec<vaultlink_core::history::KeptChange> {
         self.undone.clone()
+    }
+
+    fn observed(&mut self) -> Option<vaultlink_core::moves_detected::Observed> {
+        self.observed.take()
     }
 }
 

@@ -212,3 +212,28 @@ fn an_approved_move_answers_the_batch_the_plugin_carries_out() {
     assert!(get(&error, "message").as_string().is_some_and(|message| message.contains("applied already")));
     assert!(get(&again, "change").is_undefined(), "nothing is carried out");
 }
+
+#[wasm_bindgen_test]
+fn moves_made_outside_obsidian_are_observed_once_the_first_index_is_whole() {
+    let mut vault = sample();
+    let detected = |vault: &mut Vault| {
+        let answer = vault.call("detected_moves", js_sys::Object::new().into(), None, None, None, JsValue::UNDEFINED).expect("converts");
+        get(&answer, "result")
+    };
+    assert_eq!(get(&detected(&mut vault), "observed").as_bool(), Some(false), "no view to compare with yet");
+    vault.begin_observing();
+    // `mv Projects/Alpha.md Archive/Alpha.md`, as Obsidian's watcher reports it.
+    vault.remove("Projects/Alpha.md");
+    vault.upsert("Archive/Alpha.md", "Back [[Home]].");
+    let answer = detected(&mut vault);
+    assert_eq!(get(&answer, "observed").as_bool(), Some(true));
+    assert_eq!(get(&answer, "links_broken").as_f64(), Some(1.0));
+    let first = js_sys::Reflect::get_u32(&get(&answer, "moves"), 0).expect("a move");
+    assert_eq!(get(&first, "to").as_string().as_deref(), Some("Archive/Alpha.md"));
+    // `heal_moves` reads what the move's plan reads, where the notes are now: the note whose link
+    // it rewrites and the moved note, whose own relative links may need it.
+    assert_eq!(
+        vault.notes_needed("heal_moves", js_sys::Object::new().into(), JsValue::UNDEFINED),
+        vec!["Home.md".to_owned(), "Archive/Alpha.md".to_owned()]
+    );
+}

@@ -704,6 +704,56 @@ export class Vault
 	private assertKnown(file: TAbstractFile): void {
 		if (this.byPath.get(file.path) !== file) throw new Error(`Not a file of this vault: ${file.path}`);
 	}
+
+	/**
+	 * Tells the vault what changed on the disk behind it (`mv`, `cp`, an editor, a sync client),
+	 * as Obsidian's file watcher does: it sees paths, not moves, so a file moved outside Obsidian
+	 * is a `delete` of the old file and a `create` of a new one, never a `rename` (that event is
+	 * only for moves made through Obsidian). A folder moved is a `delete` of each file and folder
+	 * in it, children first, then a `create` of the folder and of each file and folder in it,
+	 * parents first. A file whose size or modification time changed gets `modify`. Hidden entries
+	 * are not listed, as in `scan`.
+	 */
+	noticeDiskChanges(): void {
+		const onDisk = new Map<string, "folder" | "file">();
+		const list = (folderPath: string) => {
+			const full = folderPath === "" ? this.adapter.getBasePath() : this.adapter.getFullPath(folderPath);
+			for (const entry of fs.readdirSync(full, { withFileTypes: true })) {
+				if (entry.name.startsWith(".")) continue;
+				const childPath = folderPath === "" ? entry.name : `${folderPath}/${entry.name}`;
+				const found = fs.statSync(this.adapter.getFullPath(childPath), { throwIfNoEntry: false });
+				if (found?.isDirectory()) {
+					onDisk.set(childPath, "folder");
+					list(childPath);
+				} else if (found?.isFile()) {
+					onDisk.set(childPath, "file");
+				}
+			}
+		};
+		list("");
+		const kindOf = (file: TAbstractFile) => (file instanceof TFolder ? "folder" : "file");
+		const gone = [...this.byPath.values()].filter((file) => file !== this.root && onDisk.get(file.path) !== kindOf(file));
+		// The topmost of what is gone: `forget` takes a folder's children with it, each with its event.
+		for (const file of gone.sort((a, b) => (a.path < b.path ? -1 : 1))) {
+			if (this.byPath.get(file.path) === file) this.forget(file);
+		}
+		for (const [filePath, kind] of [...onDisk].sort(([a], [b]) => (a < b ? -1 : 1))) {
+			const known = this.byPath.get(filePath);
+			if (known instanceof TFile) {
+				const stat = statOf(this.adapter.getFullPath(filePath));
+				if (stat.mtime === known.stat.mtime && stat.size === known.stat.size) continue;
+				known.stat = stat;
+				this.trigger("modify", known);
+				continue;
+			}
+			if (known !== undefined) continue;
+			const parent = this.byPath.get(parentPathOf(filePath));
+			if (!(parent instanceof TFolder)) throw new Error(`The double found ${filePath} on the disk without its folder`);
+			const file = kind === "folder" ? new TFolder(this, filePath, parent) : new TFile(this, filePath, parent, statOf(this.adapter.getFullPath(filePath)));
+			this.attach(file);
+			this.trigger("create", file);
+		}
+	}
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2475,8 +2525,11 @@ export class Notice implements obsidian.Notice {
 		shownNotices.push(this);
 	}
 
+	/** The notice's element: a fake one, which takes a click action (`onClickEvent`) a test can click. */
+	private readonly element = new FakeElement("div");
+
 	get noticeEl(): HTMLElement {
-		throw new Error("The obsidian test double has no DOM: Notice.noticeEl");
+		return asHTMLElement(this.element);
 	}
 
 	get containerEl(): HTMLElement {
