@@ -1,6 +1,7 @@
 //! What the sidecar saw change on the vault folder since the persistent index last saw it
-//! (`store::previous_notes`), for core's detected moves (`moves_detected`): the notes gone from
-//! their path and those at a path the index did not know, each with its size and content hash.
+//! (`store::previous_notes`), with the changes earlier starts saw and the index kept pending
+//! (`store::Pending`), for core's detected moves (`moves_detected`): the notes gone from their
+//! path and those at a path the index did not know, each with its size and content hash.
 
 use std::collections::{HashMap, HashSet};
 

@@ -18,8 +18,11 @@
 //! Layout, little-endian, flat: a header (magic, format, engine version, vault path, parse
 //! settings, when the walk it records began, the number of entries), then per file its path,
 //! size, modification time, inode, `xxh3_128` of its bytes, whether its stamp proves it unchanged
-//! and core's flat encoding of what the index keeps of it (`vaultlink_core::index::stored`), and
-//! last `xxh3_128` of everything before it.
+//! and core's flat encoding of what the index keeps of it (`vaultlink_core::index::stored`), then
+//! the changes kept pending for the detected moves ([`Pending`]: the number of vanished notes and
+//! per note its path, size, `xxh3_128` and when it was first missed; the number of appeared
+//! paths and per path the path and when it was first seen), and last `xxh3_128` of everything
+//! before it.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
