@@ -222,3 +222,52 @@ def test_the_moves_and_heal_commands_detect_and_heal_a_move_on_the_command_line(
     assert healed["applied"] is True and healed["links_changed"] == 1, healed
     assert "[alpha](Alpha%20moved.md)" in (vault / "Index.md").read_text()
     assert len(kept_changes(vault)) == 1
+
+
+def test_a_move_stays_detected_across_commands_until_it_is_healed(tmp_path, runtime_dir):
+    vault, cache = make_vault(tmp_path / "vault"), tmp_path / "cache"
+    env = {**os.environ, **environment(runtime_dir, cache)}
+
+    def run(*args, note=None):
+        done = subprocess.run([str(SIDECAR), *args, str(vault), *([note] if note else []), "--mode", "standalone"],
+                              capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    run("moves")
+    subprocess.run(["mv", "notes/Alpha.md", "Alpha moved.md"], cwd=vault, check=True)
+    # An unrelated command sees the vault anew and keeps what it saw in the persistent index.
+    run("backlinks", note="Index.md")
+    listed = json.loads(run("moves", "--json"))
+    assert [(move["from"], move["to"]) for move in listed["moves"]] == [("notes/Alpha.md", "Alpha moved.md")], listed
+    assert "note notes/Alpha.md -> Alpha moved.md" in run("moves")
+    healed = json.loads(run("heal", "--yes", "--json"))
+    assert healed["applied"] is True and healed["links_changed"] == 1, healed
+    assert "[alpha](Alpha%20moved.md)" in (vault / "Index.md").read_text()
+    after = json.loads(run("moves", "--json"))
+    assert after["moves"] == [] and after["ambiguous"] == [], after
+
+
+async def detected_then_restarted(vault, runtime_dir, cache):
+    async with session_on(vault, runtime_dir, cache):
+        pass
+    subprocess.run(["mv", "notes/Alpha.md", "Alpha moved.md"], cwd=vault, check=True)
+    async with session_on(vault, runtime_dir, cache) as session:
+        detected = (await session.call_tool("detected_moves", {})).structured_content
+    # The agent's client restarts the server before it heals.
+    async with session_on(vault, runtime_dir, cache) as session:
+        preview = (await session.call_tool("heal_moves", {})).structured_content
+        applied = (await session.call_tool("heal_moves", {"approved_plan_hash": preview["plan_hash"]})).structured_content
+        same_server = (await session.call_tool("detected_moves", {})).structured_content
+    async with session_on(vault, runtime_dir, cache) as session:
+        next_server = (await session.call_tool("detected_moves", {})).structured_content
+    return detected, applied, same_server, next_server
+
+
+def test_a_restart_between_detected_moves_and_heal_moves_still_heals(tmp_path, runtime_dir):
+    vault, cache = make_vault(tmp_path / "vault"), tmp_path / "cache"
+    detected, applied, same_server, next_server = asyncio.run(detected_then_restarted(vault, runtime_dir, cache))
+    assert [(move["from"], move["to"]) for move in detected["moves"]] == [("notes/Alpha.md", "Alpha moved.md")], detected
+    assert applied["applied"] is True and applied["links_changed"] == 1, applied
+    assert "[alpha](Alpha%20moved.md)" in (vault / "Index.md").read_text()
+    assert same_server["moves"] == [] and next_server["moves"] == [], (same_server, next_server)

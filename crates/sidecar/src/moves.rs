@@ -1,6 +1,7 @@
 //! What the sidecar saw change on the vault folder since the persistent index last saw it
-//! (`store::previous_notes`), for core's detected moves (`moves_detected`): the notes gone from
-//! their path and those at a path the index did not know, each with its size and content hash.
+//! (`store::previous_notes`), with the changes earlier starts saw and the index kept pending
+//! (`store::Pending`), for core's detected moves (`moves_detected`): the notes gone from their
+//! path and those at a path the index did not know, each with its size and content hash.
 
 use std::collections::{HashMap, HashSet};
 
@@ -8,15 +9,39 @@ use vaultlink_core::moves_detected::Observed;
 use vaultlink_core::SeenNote;
 
 use crate::standalone::FolderIndex;
+use crate::store::Pending;
 
 /// The notes that vanished and appeared between `previous` and the folder as the index holds it
 /// now; `None` without an earlier view. Only the notes that can matter are read: each that
 /// appeared, and one still at its old path when its old bytes appeared elsewhere (it may have
 /// moved and another taken its place). A note that cannot be read is left out: it is no move's
 /// evidence.
-pub fn observed(folder: &FolderIndex, previous: Option<Vec<SeenNote>>) -> Option<Observed> {
+///
+/// To those it adds the changes the persistent index kept pending (`store::Pending`): the notes
+/// an earlier start saw vanish, while no note is at their path again, and those it saw appear,
+/// while they are still there, read now.
+pub fn observed(folder: &FolderIndex, previous: Option<(Vec<SeenNote>, Pending)>) -> Option<Observed> {
+    let (previous, pending) = previous?;
+    let mut observed = observed_since(folder, previous);
+    let vault = folder.vault();
+    let mut vanished_paths: HashSet<String> = observed.vanished.iter().map(|note| note.path.clone()).collect();
+    for gone in pending.vanished {
+        if gone.note.hash != 0 && !vault.contains(&gone.note.path) && vanished_paths.insert(gone.note.path.clone()) {
+            observed.vanished.push(gone.note);
+        }
+    }
+    let mut appeared_paths: HashSet<String> = observed.appeared.iter().map(|note| note.path.clone()).collect();
+    for new in pending.appeared {
+        if vault.is_note(&new.path) && appeared_paths.insert(new.path.clone()) {
+            observed.appeared.extend(seen_now(folder, &new.path));
+        }
+    }
+    Some(observed)
+}
+
+fn observed_since(folder: &FolderIndex, previous: Vec<SeenNote>) -> Observed {
     // A note the persistent index kept without its hash (`0`: not known) is no evidence.
-    let previous: Vec<SeenNote> = previous?.into_iter().filter(|note| note.hash != 0).collect();
+    let previous: Vec<SeenNote> = previous.into_iter().filter(|note| note.hash != 0).collect();
     let vault = folder.vault();
     let before: HashMap<&str, &SeenNote> = previous.iter().map(|note| (note.path.as_str(), note)).collect();
     let appeared: Vec<SeenNote> =
@@ -35,7 +60,7 @@ pub fn observed(folder: &FolderIndex, previous: Option<Vec<SeenNote>>) -> Option
         })
         .cloned()
         .collect();
-    Some(Observed { vanished, appeared })
+    Observed { vanished, appeared }
 }
 
 /// The note at `path` as it is on the disk now.

@@ -383,7 +383,19 @@ impl FolderIndex {
                 crate::store::Entry { path: path.clone(), size, mtime, inode, hash, sure, kept: kept.unwrap_or_default() }
             })
             .collect();
-        let stored = crate::store::Stored { max_links: self.vault.config().parse.max_links as u64, entries };
+        let entries: Vec<crate::store::Entry> = entries;
+        // The changes made outside vaultlink are carried forward: those the file kept pending and
+        // those between the notes it held and these, so that no save loses a move not healed.
+        let now: Vec<vaultlink_core::SeenNote> = entries
+            .iter()
+            .filter(|entry| is_note_path(&entry.path))
+            .map(|entry| vaultlink_core::SeenNote { path: entry.path.clone(), size: entry.size, hash: entry.hash })
+            .collect();
+        let pending = match crate::store::previous(&self.root) {
+            Some((before, pending)) => pending.carried(&before, &now, SystemTime::now()),
+            None => crate::store::Pending::default(),
+        };
+        let stored = crate::store::Stored { max_links: self.vault.config().parse.max_links as u64, entries, pending };
         crate::store::save(&self.root, &stored, walked_at);
     }
 
@@ -854,7 +866,7 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
     }
 
     fn observed(&mut self) -> Option<vaultlink_core::moves_detected::Observed> {
-        crate::moves::observed(self.folder, crate::store::previous_notes(self.folder.root()))
+        crate::moves::observed(self.folder, crate::store::previous(self.folder.root()))
     }
 }
 

@@ -18,8 +18,11 @@
 //! Layout, little-endian, flat: a header (magic, format, engine version, vault path, parse
 //! settings, when the walk it records began, the number of entries), then per file its path,
 //! size, modification time, inode, `xxh3_128` of its bytes, whether its stamp proves it unchanged
-//! and core's flat encoding of what the index keeps of it (`vaultlink_core::index::stored`), and
-//! last `xxh3_128` of everything before it.
+//! and core's flat encoding of what the index keeps of it (`vaultlink_core::index::stored`), then
+//! the changes kept pending for the detected moves ([`Pending`]: the number of vanished notes and
+//! per note its path, size, `xxh3_128` and when it was first missed; the number of appeared
+//! paths and per path the path and when it was first seen), and last `xxh3_128` of everything
+//! before it.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -31,7 +34,7 @@ use vaultlink_core::SeenNote;
 /// The first bytes of every index file.
 const MAGIC: &[u8; 8] = b"VLINDEX\0";
 /// The layout's version: a file of another is rebuilt.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// The engine's version: what core keeps of a note may change with it, so a file another
 /// version wrote is rebuilt.
 const ENGINE: &str = env!("CARGO_PKG_VERSION");
@@ -70,6 +73,84 @@ pub struct Stored {
     /// `ParseConfig::max_links` of the index that wrote it.
     pub max_links: u64,
     pub entries: Vec<Entry>,
+    /// The changes made outside vaultlink not yet healed, carried from save to save.
+    pub pending: Pending,
+}
+
+/// The most notes each side of [`Pending`] keeps: the newest, so a vault replaced whole keeps
+/// what it can heal and the file stays small.
+pub const MAX_PENDING: usize = 10_000;
+/// How long a change stays pending: a move not healed in 30 days is taken as settled (its links
+/// were repointed by hand, or no one needs them).
+pub const PENDING_FOR: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+
+/// A note gone from its path, kept until it is healed or matters no more.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Vanished {
+    pub note: SeenNote,
+    /// When a save first missed it, in seconds since the epoch.
+    pub since: i64,
+}
+
+/// A note at a path the index did not know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appeared {
+    pub path: String,
+    /// When a save first saw it, in seconds since the epoch.
+    pub since: i64,
+}
+
+/// The changes made outside vaultlink since the index saw the vault whole, which a save carries
+/// forward so that a move stays detected across starts until `heal_moves` heals it: a start that
+/// compared only with the file the last process wrote would lose every move that process saw.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pending {
+    pub vanished: Vec<Vanished>,
+    pub appeared: Vec<Appeared>,
+}
+
+impl Pending {
+    /// The pending changes after a save that sees the vault's notes as `now`: `self` and what
+    /// changed from `before` (the notes the file held) to `now`, less a vanished note a note is at
+    /// the path of again, an appeared one that is gone again, those older than [`PENDING_FOR`],
+    /// and past [`MAX_PENDING`] the oldest of each side.
+    pub fn carried(&self, before: &[SeenNote], now: &[SeenNote], at: SystemTime) -> Pending {
+        let at = time_parts(Some(at)).0;
+        let now_paths: std::collections::HashSet<&str> = now.iter().map(|note| note.path.as_str()).collect();
+        let before_paths: std::collections::HashSet<&str> = before.iter().map(|note| note.path.as_str()).collect();
+        let mut vanished: Vec<Vanished> = self.vanished.clone();
+        let mut known: std::collections::HashSet<String> = vanished.iter().map(|gone| gone.note.path.clone()).collect();
+        for note in before {
+            if note.hash != 0 && !now_paths.contains(note.path.as_str()) && known.insert(note.path.clone()) {
+                vanished.push(Vanished { note: note.clone(), since: at });
+            }
+        }
+        let mut appeared: Vec<Appeared> = self.appeared.clone();
+        let mut known: std::collections::HashSet<String> = appeared.iter().map(|new| new.path.clone()).collect();
+        if !before.is_empty() {
+            for note in now {
+                if !before_paths.contains(note.path.as_str()) && known.insert(note.path.clone()) {
+                    appeared.push(Appeared { path: note.path.clone(), since: at });
+                }
+            }
+        }
+        let oldest = at.saturating_sub(PENDING_FOR.as_secs() as i64);
+        vanished.retain(|gone| !now_paths.contains(gone.note.path.as_str()) && gone.since >= oldest);
+        appeared.retain(|new| now_paths.contains(new.path.as_str()) && new.since >= oldest);
+        vanished.sort_by(|one, other| other.since.cmp(&one.since).then_with(|| one.note.path.cmp(&other.note.path)));
+        vanished.truncate(MAX_PENDING);
+        appeared.sort_by(|one, other| other.since.cmp(&one.since).then_with(|| one.path.cmp(&other.path)));
+        appeared.truncate(MAX_PENDING);
+        Pending { vanished, appeared }
+    }
+
+    /// Without the moves `pairs` (from, to), which `heal_moves` healed.
+    fn without(&mut self, pairs: &[(String, String)]) {
+        let from: std::collections::HashSet<&str> = pairs.iter().map(|(from, _)| from.as_str()).collect();
+        let to: std::collections::HashSet<&str> = pairs.iter().map(|(_, to)| to.as_str()).collect();
+        self.vanished.retain(|gone| !from.contains(gone.note.path.as_str()));
+        self.appeared.retain(|new| !to.contains(new.path.as_str()));
+    }
 }
 
 /// The folder that holds the index files: `VAULTLINK_CACHE_DIR` when set, else the platform's
@@ -107,10 +188,36 @@ pub fn file_of(vault_root: &Path) -> Option<PathBuf> {
 /// with it.
 #[cfg_attr(not(test), allow(dead_code))]
 pub fn previous_notes(vault_root: &Path) -> Option<Vec<SeenNote>> {
+    previous(vault_root).map(|(notes, _)| notes)
+}
+
+/// The notes the file held before this start refreshed it, and the changes it kept pending.
+pub fn previous(vault_root: &Path) -> Option<(Vec<SeenNote>, Pending)> {
     if let Some(remembered) = remembered().lock().ok().and_then(|seen| seen.get(vault_root).cloned()) {
         return remembered;
     }
-    load(vault_root).map(|stored| seen_notes(&stored))
+    load(vault_root).map(|stored| (seen_notes(&stored), stored.pending))
+}
+
+/// Drops the moves `pairs` (from, to), which `heal_moves` healed, from what this process
+/// remembers and from the file, so that neither this start nor the next lists them again.
+pub fn forget_healed(vault_root: &Path, pairs: &[(String, String)]) {
+    if pairs.is_empty() {
+        return;
+    }
+    let from: std::collections::HashSet<&str> = pairs.iter().map(|(from, _)| from.as_str()).collect();
+    if let Ok(mut seen) = remembered().lock() {
+        if let Some(Some((notes, pending))) = seen.get_mut(vault_root) {
+            notes.retain(|note| !from.contains(note.path.as_str()));
+            pending.without(pairs);
+        }
+    }
+    let Some(path) = file_of(vault_root) else { return };
+    let Ok(Some(bytes)) = read_no_follow(&path) else { return };
+    let Ok((mut stored, walked_at)) = decode(&bytes, vault_root) else { return };
+    stored.entries.retain(|entry| !from.contains(entry.path.as_str()));
+    stored.pending.without(pairs);
+    save(vault_root, &stored, walked_at);
 }
 
 fn seen_notes(stored: &Stored) -> Vec<SeenNote> {
@@ -124,9 +231,10 @@ fn seen_notes(stored: &Stored) -> Vec<SeenNote> {
 
 /// The notes each vault's file held when this process first read it, before it was written
 /// again: what [`previous_notes`] answers for the rest of the process.
-fn remembered() -> &'static std::sync::Mutex<std::collections::HashMap<PathBuf, Option<Vec<SeenNote>>>> {
-    static SEEN: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<PathBuf, Option<Vec<SeenNote>>>>> =
-        std::sync::OnceLock::new();
+type Remembered = std::sync::Mutex<std::collections::HashMap<PathBuf, Option<(Vec<SeenNote>, Pending)>>>;
+
+fn remembered() -> &'static Remembered {
+    static SEEN: std::sync::OnceLock<Remembered> = std::sync::OnceLock::new();
     SEEN.get_or_init(Default::default)
 }
 
@@ -135,7 +243,7 @@ fn remembered() -> &'static std::sync::Mutex<std::collections::HashMap<PathBuf, 
 pub fn load(vault_root: &Path) -> Option<Stored> {
     let stored = load_unremembered(vault_root);
     if let Ok(mut seen) = remembered().lock() {
-        seen.entry(vault_root.to_owned()).or_insert_with(|| stored.as_ref().map(seen_notes));
+        seen.entry(vault_root.to_owned()).or_insert_with(|| stored.as_ref().map(|stored| (seen_notes(stored), stored.pending.clone())));
     }
     stored
 }
@@ -280,6 +388,18 @@ fn encode_as(engine: &str, stored: &Stored, vault_root: &Path, walked_at: System
         out.push(u8::from(entry.sure));
         put_bytes(&mut out, &entry.kept);
     }
+    out.extend_from_slice(&(stored.pending.vanished.len() as u64).to_le_bytes());
+    for gone in &stored.pending.vanished {
+        put_bytes(&mut out, gone.note.path.as_bytes());
+        out.extend_from_slice(&gone.note.size.to_le_bytes());
+        out.extend_from_slice(&gone.note.hash.to_le_bytes());
+        out.extend_from_slice(&gone.since.to_le_bytes());
+    }
+    out.extend_from_slice(&(stored.pending.appeared.len() as u64).to_le_bytes());
+    for new in &stored.pending.appeared {
+        put_bytes(&mut out, new.path.as_bytes());
+        out.extend_from_slice(&new.since.to_le_bytes());
+    }
     let checksum = xxhash_rust::xxh3::xxh3_128(&out);
     out.extend_from_slice(&checksum.to_le_bytes());
     out
@@ -335,10 +455,43 @@ pub fn decode(bytes: &[u8], vault_root: &Path) -> Result<(Stored, SystemTime), S
         let sure = sure && mtime.is_some_and(|mtime| mtime < tick_before_walk);
         entries.push(Entry { path, size, mtime, inode, hash, sure, kept });
     }
+    let pending = read_pending(&mut reader)?;
     if !reader.bytes.is_empty() {
         return Err("it has bytes after its last entry".to_owned());
     }
-    Ok((Stored { max_links, entries }, walked_at))
+    Ok((Stored { max_links, entries, pending }, walked_at))
+}
+
+/// The pending changes, each side within [`MAX_PENDING`] and every time one.
+fn read_pending(reader: &mut Reader) -> Result<Pending, String> {
+    let path = |reader: &mut Reader| -> Result<String, String> {
+        Ok(std::str::from_utf8(reader.bytes()?).map_err(|_| "a pending path is not UTF-8")?.to_owned())
+    };
+    let since = |reader: &mut Reader| -> Result<i64, String> {
+        let since = reader.i64()?;
+        if since < 0 {
+            return Err("a pending change's time is not a time".to_owned());
+        }
+        Ok(since)
+    };
+    let count = |reader: &mut Reader, least: u64| -> Result<u64, String> {
+        let count = reader.u64()?;
+        if count > MAX_PENDING as u64 || count.saturating_mul(least) > reader.bytes.len() as u64 {
+            return Err(format!("it claims {count} pending changes, more than it may hold"));
+        }
+        Ok(count)
+    };
+    let mut pending = Pending::default();
+    for _ in 0..count(reader, 4 + 8 + 16 + 8)? {
+        let path = path(reader)?;
+        let (size, hash) = (reader.u64()?, reader.u128()?);
+        pending.vanished.push(Vanished { note: SeenNote { path, size, hash }, since: since(reader)? });
+    }
+    for _ in 0..count(reader, 4 + 8)? {
+        let path = path(reader)?;
+        pending.appeared.push(Appeared { path, since: since(reader)? });
+    }
+    Ok(pending)
 }
 
 /// Reads a file's fields in order, each checked against what is left.
@@ -405,7 +558,61 @@ mod tests {
                 },
                 Entry { path: "b.png".into(), size: 0, mtime: None, inode: 0, hash: 0, sure: false, kept: Vec::new() },
             ],
+            pending: Pending {
+                vanished: vec![Vanished { note: SeenNote { path: "old.md".into(), size: 4, hash: 9 }, since: 4_000 }],
+                appeared: vec![Appeared { path: "new.md".into(), since: 4_500 }],
+            },
         }
+    }
+
+    fn note(path: &str, text: &str) -> SeenNote {
+        SeenNote { path: path.into(), size: text.len() as u64, hash: xxhash_rust::xxh3::xxh3_128(text.as_bytes()) }
+    }
+
+    #[test]
+    fn pending_changes_are_carried_forward_until_they_no_longer_matter() {
+        let day = 24 * 60 * 60;
+        let start = UNIX_EPOCH + Duration::from_secs(100 * day);
+        // A start sees a.md moved to b.md.
+        let before = [note("a.md", "alpha"), note("c.md", "gamma")];
+        let now = [note("b.md", "alpha"), note("c.md", "gamma")];
+        let first = Pending::default().carried(&before, &now, start);
+        assert_eq!(first.vanished, [Vanished { note: note("a.md", "alpha"), since: 100 * day as i64 }]);
+        assert_eq!(first.appeared, [Appeared { path: "b.md".into(), since: 100 * day as i64 }]);
+        // The next start compares with the file that start wrote: nothing new, the move still
+        // pending, with the time it was first seen.
+        let second = first.carried(&now, &now, start + Duration::from_secs(day));
+        assert_eq!(second, first);
+        // A note back at its path drops out, and so does one that appeared and is gone again.
+        let back = [note("a.md", "other bytes"), note("b.md", "alpha"), note("c.md", "gamma")];
+        let third = second.carried(&back, &back, start + Duration::from_secs(2 * day));
+        assert!(third.vanished.is_empty(), "{third:?}");
+        assert_eq!(third.appeared, first.appeared);
+        let gone = [note("c.md", "gamma")];
+        let fourth = second.carried(&gone, &gone, start + Duration::from_secs(2 * day));
+        assert_eq!(fourth.vanished, first.vanished);
+        assert!(fourth.appeared.is_empty(), "{fourth:?}");
+        // Past 30 days a change is settled.
+        let late = second.carried(&now, &now, start + PENDING_FOR + Duration::from_secs(2));
+        assert!(late.vanished.is_empty() && late.appeared.is_empty(), "{late:?}");
+        // Past the count, the newest are kept.
+        let many: Vec<SeenNote> = (0..MAX_PENDING + 5).map(|at| note(&format!("n{at}.md"), &format!("{at}"))).collect();
+        let mut old = Pending::default();
+        old.vanished.push(Vanished { note: note("oldest.md", "x"), since: 10 });
+        let bounded = old.carried(&many, &[], start);
+        assert_eq!(bounded.vanished.len(), MAX_PENDING);
+        assert!(bounded.vanished.iter().all(|gone| gone.note.path != "oldest.md"));
+    }
+
+    #[test]
+    fn a_file_of_the_first_layout_is_rebuilt() {
+        let root = Path::new("/vaults/one");
+        let mut bytes = encode(&sample(), root, UNIX_EPOCH + Duration::from_secs(5_000));
+        bytes[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&1u32.to_le_bytes());
+        let body = bytes.len() - 16;
+        let checksum = xxhash_rust::xxh3::xxh3_128(&bytes[..body]);
+        bytes[body..].copy_from_slice(&checksum.to_le_bytes());
+        assert_eq!(decode(&bytes, root).unwrap_err(), "it has layout 1, this version reads 2");
     }
 
     #[test]

@@ -849,7 +849,20 @@ fn run_holding(
     let mut plans = std::mem::take(&mut folder.plans);
     let outcome = vaultlink_core::ops::run(folder.vault(), &request, &mut folder.edge(tool, request.writes(), progress), &mut plans);
     folder.plans = plans;
-    let answer = crate::apply::carry_out(disk, folder, outcome?, held);
+    let outcome = outcome?;
+    // The moves a heal about to be carried out heals, to be dropped from those kept pending once
+    // it is: they are healed, and listing them again would offer a heal with nothing to do.
+    let healed = match (&outcome.change, tool) {
+        (Some(vaultlink_core::edge::Change::Batch { .. }), "heal_moves") => {
+            let observed = vaultlink_core::edge::Edge::observed(&mut folder.edge(tool, false, progress));
+            observed.map(|observed| vaultlink_core::moves_detected::detect(folder.vault(), &observed).pairs).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    let answer = crate::apply::carry_out(disk, folder, outcome, held);
+    if answer.is_ok() {
+        crate::store::forget_healed(folder.root(), &healed);
+    }
     if long {
         progress.step(format!("{tool} done"));
     }
