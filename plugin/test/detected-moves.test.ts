@@ -158,9 +158,9 @@ test("a note and a folder moved by mv, a note moved and edited and one copied ar
 	assert.equal(applied.applied, true);
 	assert.equal(
 		fs.readFileSync(onDisk(vaultDir, "Index.md"), "utf8"),
-		"see [alpha](archive/2026/Alpha.md), [[new/x]], [[new/deep/y]], [delta](notes/Delta.md) and [epsilon](notes/Epsilon.md)\n",
+		"see [alpha](Alpha.md), [[x]], [[y]], [delta](notes/Delta.md) and [epsilon](notes/Epsilon.md)\n",
 	);
-	assert.equal(fs.readFileSync(onDisk(vaultDir, "archive/2026/Alpha.md"), "utf8"), "alpha, moved by mv, back to [the index](../../Index.md)");
+	assert.equal(fs.readFileSync(onDisk(vaultDir, "archive/2026/Alpha.md"), "utf8"), "alpha, moved by mv, back to [the index](Index.md)");
 	assert.ok(fs.existsSync(onDisk(vaultDir, "archive/2026/Alpha.md")) && !fs.existsSync(onDisk(vaultDir, "notes/Alpha.md")), "no file moved back");
 
 	// Healed: the moves are still what changed, and no link they broke is left.
@@ -201,14 +201,14 @@ test("the notice says how many notes moved outside Obsidian and how many links b
 	const shown = fakeElementOf(modal.contentEl).getText();
 	assert.match(shown, /notes\/Alpha\.md → archive\/2026\/Alpha\.md/);
 	assert.match(shown, /old\/x\.md → new\/x\.md/);
-	assert.match(shown, /\[\[old\/x\]\] → \[\[new\/x\]\]/);
+	assert.match(shown, /\[\[old\/x\]\] → \[\[x\]\]/);
 	assert.equal(fs.readFileSync(onDisk(vaultDir, "Index.md"), "utf8"), LINKER, "the preview writes nothing");
 	modal.confirm();
 	await modal.action;
 	assert.match(shownNotices.at(-1)?.message ?? "", /rewrote 4 links broken by moves made outside Obsidian/);
 	assert.equal(
 		fs.readFileSync(onDisk(vaultDir, "Index.md"), "utf8"),
-		"see [alpha](archive/2026/Alpha.md), [[new/x]], [[new/deep/y]], [delta](notes/Delta.md) and [epsilon](notes/Epsilon.md)\n",
+		"see [alpha](Alpha.md), [[x]], [[y]], [delta](notes/Delta.md) and [epsilon](notes/Epsilon.md)\n",
 	);
 	assert.equal(await previewHeal(app as never, async () => host), null, "nothing is left to heal");
 	assert.match(shownNotices.at(-1)?.message ?? "", /moved outside Obsidian, and no link they broke is left to rewrite/);
