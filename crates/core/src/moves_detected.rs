@@ -692,7 +692,7 @@ mod tests {
         assert_eq!(batch.tool, "heal_moves");
         assert!(batch.moves.is_empty());
         let written: BTreeMap<&str, &str> = batch.writes.iter().map(|write| (write.path.as_str(), write.text.as_str())).collect();
-        assert_eq!(written.get("B.md"), Some(&"see [a](archive/A.md)"));
+        assert_eq!(written.get("B.md"), Some(&"see [a](A.md)"));
         // The moved note's link, which finds another note from its new folder, is written to
         // find its own again, as a move through vaultlink writes it.
         assert_eq!(written.get("archive/A.md"), Some(&"alpha [t](../T.md)"));
