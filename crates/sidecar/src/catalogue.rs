@@ -476,8 +476,7 @@ previews the moves and rewritten links (paged) with a `plan_hash`; call again wi
 `dry_run: false`) to apply exactly that plan, all or nothing. Use it instead of moving files yourself; use rewrite_link to repoint links, \
 delete_note to delete. Refusals: `invalid_path` (into a hidden folder such as `.trash`, into itself, out \
 of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `plan_hash_mismatch` (preview again), \
-`concurrent_modification`, `note_not_found`, `read_only_source`, `convention_blocked` (the move adds a finding of a \
-lint rule its SCHEMA.md's `conventions` mark `block`).",
+`concurrent_modification`, `note_not_found`, `read_only_source`, `convention_blocked` (a `block` convention).",
         input_schema: object(
             json!({
                 "from": note_path("The file or folder to move"),
@@ -530,8 +529,7 @@ and canvases, to `to_target`; only the target's path changes. A dry run by defau
 to repoint links or fix misspelt targets; use move_note to move a file. Refusals: \
 `breaks_links` (working links would find no note; `allow_unresolved: true` allows it, answering `links_broken`), \
 `unrepresentable_link` (`to_target` holds `|`, `#`, `^`, brackets or a line break), `plan_hash_mismatch`, \
-`concurrent_modification`, `convention_blocked` (the rewrite adds a finding of a lint rule its SCHEMA.md's `conventions` mark `block`, \
-even with `allow_unresolved`).";
+`concurrent_modification`, `convention_blocked` (a `block` convention).";
     spec.input_schema = object(
         json!({
             "from_target": {"type": "string", "description": "The target the links have now, such as `Old idea`."},
@@ -578,8 +576,7 @@ fn lint_wiki() -> ToolSpec {
         "Checks the vault, or one folder, and returns proposals saying why, each naming the call that fixes it \
 where one exists (`tool`, `tool_args`). Kinds (see `kinds`) include `duplicate_identity` (notes sharing a name, \
 title, H1 or alias), `near_duplicate` (shared wording: a lead), `schema` \
-(breaches of the folder's SCHEMA.md), `stale` (a page citing a source whose content hash differs from the one \
-the page kept in `source_hashes` at ingest) and `dead_end` (notes linking nowhere; run only when named). \
+(breaches of the folder's SCHEMA.md), `stale` (a page older than a source it cites, by `source_hashes`) and `dead_end` (notes linking nowhere; run only when named). \
 Use it to review a wiki; use find_existing_page before writing one page. It reads only. It fails \
 with `invalid_arguments` for an unknown kind or a stale cursor.",
         object(
@@ -820,7 +817,7 @@ fn update_properties() -> ToolSpec {
 keeping every other byte of the file; a link is written quoted. A dry run by default: the YAML before and after and a \
 `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply. Held already: `unchanged: true`, \
 nothing written. Set links finding no note: `unresolved_links`. Use it for properties; use rewrite_link for links. \
-Refusals: `note_not_found`, `page_refused` (off SCHEMA.md's rules, or adding a finding of a convention it marks `block`), `invalid_arguments` (an object value, a key set \
+Refusals: `note_not_found`, `page_refused` (off SCHEMA.md's rules or a `block` convention), `invalid_arguments` (an object value, a key set \
 and removed, frontmatter not YAML keys), `unwritable_note` (a shared anchor), `plan_hash_mismatch`, \
 `concurrent_modification`.",
         input_schema: object(
@@ -975,9 +972,8 @@ follow them: `relinked`), new pages are removed, in one batch. Refused when a no
 undo later changes first; or when notes link a new page since (`backlinks`), unless `force`. Without an id it \
 takes the newest kept change and never reaches past it. The last 20 \
 changes are kept in `.vaultlink/changes` (list_changes lists them); undoing again reverts the one before. A \
-delete's undo writes the note back from its kept text. A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`. \
-Nothing in a SCHEMA.md's source folders is written: an undo that would is refused (`read_only_source`), and links inside a \
-source to a file moved back are left (`links_left_in_sources`).",
+delete's undo writes the note back from its kept text. A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`, \
+`read_only_source`.",
         input_schema: object(
             json!({
                 "change_id": {"type": "string", "description": "The `change_id` of an applied answer; the last change when left out."},
@@ -1003,7 +999,7 @@ source to a file moved back are left (`links_left_in_sources`).",
                 "removed": {"type": "array", "items": {"type": "string"}},
                 "relinked": {"type": "array", "items": {"type": "string"}},
                 "backlinks": {"type": "array", "items": {"type": "object"}},
-                "links_left_in_sources": {"type": "array", "items": {"type": "object"}, "description": "Links inside read-only sources to a file moved back, left as they are: `note`, `line`, `link`, `would_be`."},
+                "links_left_in_sources": {"type": "array", "items": {"type": "object"}, "description": "Links left inside sources: `note`, `line`, `link`, `would_be`."},
                 "kept_changes": {"type": "integer"},
                 "counts": {"type": "object", "description": "Each list's size; the lists are a page."},
                 "next_cursor": next_cursor()
@@ -1274,6 +1270,9 @@ rewrite_link for an ambiguous case. Refusals: `read_only_source`, `plan_hash_mis
     properties.insert("healed".to_owned(), json!({"type": "array", "items": {"type": "object"}}));
     properties.insert("healed_total".to_owned(), json!({"type": "integer", "minimum": 0}));
     properties.insert("ambiguous".to_owned(), json!({"type": "integer", "minimum": 0}));
+    // A heal moves nothing, so what move_note's schema spells out of a link it newly resolves is
+    // left to the answer itself.
+    properties.insert("newly_resolved".to_owned(), json!({"type": "array", "items": {"type": "object"}}));
     spec.output_schema["required"].as_array_mut().expect("move_note's required fields").extend([
         json!("healed"),
         json!("healed_total"),
