@@ -190,10 +190,10 @@ def check_detected_and_healed(found, vault):
     applied = validate(found["tools"], "heal_moves", found["applied"])
     assert applied["applied"] is True and applied["change_id"]
     assert found["healed"]["Index.md"] == (
-        "see [alpha](archive/Alpha.md), [gamma](archive/2026/Gamma.md), [[new/x]], [[new/deep/y]], "
-        "[[archive/Beta]], [delta](notes/Delta.md) and [epsilon](notes/Epsilon.md)\n")
+        "see [alpha](Alpha.md), [gamma](Gamma.md), [[x]], [[y]], "
+        "[[Beta]], [delta](notes/Delta.md) and [epsilon](notes/Epsilon.md)\n")
     # The moved note's own relative link follows it, as move_note writes it.
-    assert found["healed"]["archive/2026/Gamma.md"] == "gamma, which links back to [the index](../../Index.md)\n"
+    assert found["healed"]["archive/2026/Gamma.md"] == "gamma, which links back to [the index](Index.md)\n"
     # No file moved back, the ambiguous ones were left, and the heal is kept for undo_change.
     assert (vault / "archive/Alpha.md").exists() and not (vault / "notes/Alpha.md").exists()
     assert found["listed"]["changes"][0]["tool"] == "heal_moves"

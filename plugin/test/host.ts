@@ -176,12 +176,26 @@ function copyJournals(app: double.App, copy: string | undefined): void {
 	// `journal.json` (move/journal.ts): the journal is copied as it is linked in place.
 	// The module itself (an import's namespace cannot be assigned to), which main.js requires too.
 	const nodeFs = require("fs") as typeof fs;
+	// A vault's first batch links the lock in empty and writes its sealed journal into the file it
+	// holds once the key is made (`beginFirst`): that journal is copied when it is synced.
+	let writtenLater: string | null = null;
 	const link = nodeFs.linkSync.bind(nodeFs);
 	nodeFs.linkSync = (existing: fs.PathLike, target: fs.PathLike) => {
 		link(existing, target);
 		if (path.basename(String(target)) === "journal.json" && path.basename(path.dirname(String(target))) === ".vaultlink") {
-			fs.appendFileSync(copy, `${fs.readFileSync(existing, "utf8")}\n`);
+			const text = fs.readFileSync(existing, "utf8");
+			if (text === "") writtenLater = String(target);
+			else fs.appendFileSync(copy, `${text}\n`);
 		}
+	};
+	const fsync = nodeFs.fsyncSync.bind(nodeFs);
+	nodeFs.fsyncSync = (fd: number) => {
+		fsync(fd);
+		if (writtenLater === null) return;
+		const text = fs.readFileSync(writtenLater, "utf8");
+		if (text === "") return;
+		writtenLater = null;
+		fs.appendFileSync(copy, `${text}\n`);
 	};
 }
 
