@@ -48,6 +48,7 @@ pub enum Request {
     DraftWikiPage(crate::draft::DraftArguments),
     UndoChange(crate::history::UndoArguments),
     ListChanges(crate::history_list::ListChangesArguments),
+    FixBrokenLinks(crate::change::FixLinksArguments),
 }
 
 impl Request {
@@ -61,6 +62,7 @@ impl Request {
             Request::BulkMoveNotes(arguments) => arguments.approved_plan_hash.as_deref(),
             Request::CommitWikiPage(arguments) => arguments.approved_plan_hash.as_deref(),
             Request::UndoChange(arguments) => arguments.approved_plan_hash.as_deref(),
+            Request::FixBrokenLinks(arguments) => arguments.approved_plan_hash.as_deref(),
             _ => None,
         }
     }
@@ -88,6 +90,7 @@ impl Request {
             Request::DraftWikiPage(_) => "draft_wiki_page",
             Request::UndoChange(_) => "undo_change",
             Request::ListChanges(_) => "list_changes",
+            Request::FixBrokenLinks(_) => "fix_broken_links",
         }
     }
 
@@ -102,6 +105,7 @@ impl Request {
                 | Request::BulkMoveNotes(_)
                 | Request::CommitWikiPage(_)
                 | Request::UndoChange(_)
+                | Request::FixBrokenLinks(_)
         )
     }
 
@@ -121,6 +125,7 @@ impl Request {
             Request::BulkMoveNotes(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::CommitWikiPage(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::UndoChange(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
+            Request::FixBrokenLinks(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::DeleteNote(arguments) => arguments.confirm || arguments.approved_plan_hash.is_some(),
             _ => false,
         }
@@ -169,6 +174,7 @@ pub fn notes_needed(vault: &Vault, request: &Request, changes: &[crate::history:
         Request::UpdateProperties(arguments) => crate::change::properties_notes_needed(vault, arguments),
         Request::BulkMoveNotes(arguments) => crate::change::bulk_notes_needed(vault, arguments),
         Request::CommitWikiPage(arguments) => crate::wiki::notes_needed(vault, arguments),
+        Request::FixBrokenLinks(arguments) => crate::change::fix_links_notes_needed(vault, arguments),
         _ => Vec::new(),
     }
 }
@@ -283,6 +289,7 @@ pub enum Response {
     Undone(crate::history::UndoAnswer),
     Changes(crate::history_list::ChangesList),
     Draft(Box<crate::draft::DraftAnswer>),
+    Repaired(crate::repair::RepairAnswer),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -557,6 +564,10 @@ fn dispatch(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut P
         Request::UndoChange(arguments) => {
             let (answer, change) = crate::history::undo_change(vault, arguments, edge, plans)?;
             return Ok(Outcome { answer: Response::Undone(answer), change });
+        }
+        Request::FixBrokenLinks(arguments) => {
+            let (answer, change) = crate::change::fix_broken_links(vault, arguments, edge, plans)?;
+            return Ok(Outcome { answer: Response::Repaired(answer), change });
         }
     };
     Ok(Outcome { answer, change: None })

@@ -207,6 +207,19 @@ pub const ALL: &[Parameters] = &[
         list: &[optional("limit", Kind::Whole { minimum: 1, maximum: Some(crate::history::KEPT_CHANGES as u64) }), CURSOR, FORMAT],
         rules: &[],
     },
+    Parameters {
+        tool: "fix_broken_links",
+        list: &[
+            optional("path", TEXT),
+            optional("min_confidence_percent", Kind::Whole { minimum: 50, maximum: Some(100) }),
+            DRY_RUN,
+            APPROVED,
+            LIMIT,
+            CURSOR,
+            FORMAT,
+        ],
+        rules: APPROVAL_RULES,
+    },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
     // The command line's `summary`; not a tool of the MCP catalogue.
     Parameters { tool: "vault_summary", list: &[], rules: &[] },
