@@ -116,7 +116,7 @@ pub enum Served {
 }
 
 /// Tools whose calls may take long: they report progress when the client asks for it.
-pub const LONG_TOOLS: [&str; 5] = ["lint_wiki", "find_evidence", "move_note", "delete_note", "rewrite_link"];
+pub const LONG_TOOLS: [&str; 6] = ["lint_wiki", "find_evidence", "move_note", "delete_note", "rewrite_link", "fix_broken_links"];
 
 /// While a call waits for the plugin, a progress notification this often.
 const PLUGIN_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(2);
