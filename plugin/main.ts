@@ -14,6 +14,7 @@ import { VaultLint } from "./lint/command";
 import { registerMoveNoteCommand } from "./move/command";
 import { registerBulkMove } from "./move/bulk";
 import { registerUndoCommand } from "./undo/command";
+import { registerFixLinksCommand } from "./repair/command";
 import { allClientConfigurations, clientConfiguration, type McpClient, type McpServerCommand } from "./onboarding/mcp-config";
 import { METADATA_RESOLVE_WAIT_MS, registerLinkParityCommand } from "./parity/command";
 import { applyObsidianConfig, describeObsidianSettings, readAppJson } from "./obsidian-config";
@@ -156,6 +157,7 @@ export default class VaultlinkPlugin extends Plugin {
 		registerMoveNoteCommand(this, settledHost);
 		registerDeleteNoteCommand(this, settledHost);
 		registerUndoCommand(this, settledHost);
+		registerFixLinksCommand(this, settledHost);
 		registerBulkMove(this, settledHost);
 		this.renameLog = registerRenameAuditCommand(this, settledHost, () => this.renameSettleMs);
 		this.checkLinks = registerCheckLinksCommand(this, () => this.settledIndex());

@@ -75,6 +75,8 @@ EVERY_TOOL = [
     ("list_changes", {"limit": 1, "response_format": "concise"}),
     ("server_health", {}),
     ("server_health", {"response_format": "concise"}),
+    ("fix_broken_links", {}),
+    ("fix_broken_links", {"path": "Projects", "min_confidence_percent": 95, "response_format": "concise"}),
     # Refusals, each with its code.
     ("get_outgoing_links", {"path": "No such note.md"}),
     ("read_note", {"path": "../outside.md"}),
