@@ -9,8 +9,9 @@
 //! note, a heading of the target that reads nearly as the link's (`#heading` parts), then names
 //! that read alike (Jaro-Winkler similarity, `strsim`). Each candidate has a confidence in 0–1;
 //! a link is repaired only when its best candidate reaches the floor (`min_confidence_percent`,
-//! [`DEFAULT_FLOOR_PERCENT`]) and the next one is at least [`MARGIN`] below it. The others are
-//! listed with their candidates, never guessed.
+//! [`DEFAULT_FLOOR_PERCENT`]) and the next one is at least [`MARGIN`] below it (a name found as
+//! written, by the first five kinds, is not made ambiguous by names that only read alike). The
+//! others are listed with their candidates, never guessed.
 //!
 //! Never repaired: a link inside a template expression (`{{...}}`, `<% ... %>`), which Obsidian
 //! shows as whatever the template computes; a link in code (the parser finds none there); a link
@@ -303,9 +304,18 @@ fn path_candidates(vault: &Vault, names: &Names<'_>, known: &Known, link: &Link)
     best_first(found)
 }
 
-/// One candidate per note (its strongest), best first.
+/// Whether the candidate was found by its name as written (in another form or folder, as an
+/// alias or title), not by a name that reads alike.
+fn named(candidate: &Candidate) -> bool {
+    candidate.evidence < Evidence::HeadingRenamed
+}
+
+/// One candidate per note (its strongest), best first: names found as written before names that
+/// read alike, however alike.
 fn best_first(mut found: Vec<Candidate>) -> Vec<Candidate> {
-    found.sort_by(|a, b| b.confidence.cmp(&a.confidence).then(a.evidence.cmp(&b.evidence)).then(a.target.cmp(&b.target)));
+    found.sort_by(|a, b| {
+        named(b).cmp(&named(a)).then(b.confidence.cmp(&a.confidence)).then(a.evidence.cmp(&b.evidence)).then(a.target.cmp(&b.target))
+    });
     let mut seen: HashSet<(String, Option<String>)> = HashSet::new();
     found.retain(|candidate| seen.insert((candidate.target.clone(), candidate.heading.clone())));
     found
@@ -414,7 +424,10 @@ pub fn plan(
                 left.push(leave(Unrepaired::LowConfidence, candidates));
                 continue;
             }
-            if candidates.get(1).is_some_and(|next| next.confidence.0 + MARGIN > best.confidence.0) {
+            // A name found as it is written (in another form or folder, as an alias or title)
+            // is not made ambiguous by names that only read alike.
+            let close = |next: &Candidate| next.confidence.0 + MARGIN > best.confidence.0 && (named(next) || !named(best));
+            if candidates.get(1).is_some_and(close) {
                 left.push(leave(Unrepaired::Ambiguous, candidates));
                 continue;
             }
@@ -713,6 +726,13 @@ mod tests {
         assert_eq!(answer["links_left_in_sources"][0]["note"], json!("raw/Clip.md"));
         let reasons: Vec<&str> = answer["unrepaired"].as_array().unwrap().iter().map(|link| link["reason"].as_str().unwrap()).collect();
         assert_eq!(reasons, ["template_expression", "template_expression"]);
+    }
+
+    #[test]
+    fn a_name_found_as_written_is_not_made_ambiguous_by_look_alikes() {
+        let files = [("Notes.md", "[[Archive/Wall of Stone]]\n"), ("Spells/Wall of Stone.md", "x\n"), ("Spells/Wall of Stones.md", "x\n")];
+        let (answer, _) = fix(&files, json!({}));
+        assert_eq!(repaired(&answer), owned(&[("[[Archive/Wall of Stone]]", "[[Spells/Wall of Stone]]", "unique_name")]), "{answer}");
     }
 
     #[test]
