@@ -6,7 +6,7 @@ undo_change gives the damaged vault back byte for byte."""
 
 import asyncio
 
-from conftest import snapshot
+from conftest import on_both_paths, snapshot
 from damage import damage
 from test_bulk import corpus_copy
 from test_mcp_quality import session_on
@@ -49,12 +49,17 @@ def score(key, repairs):
 
 
 def test_the_damage_is_repaired_to_the_notes_meant_and_undone_byte_for_byte(tmp_path, runtime_dir):
-    vault = corpus_copy(tmp_path, "damaged")
-    damaged = damage(vault, seed=42)
+    vaults = {mode: corpus_copy(tmp_path, mode) for mode in ("plugin", "standalone")}
+    keys = {mode: damage(vault, seed=42) for mode, vault in vaults.items()}
+    assert keys["plugin"].key == keys["standalone"].key, "the damage is the seed's"
+    damaged = keys["standalone"]
     kinds = {entry.kind for entry in damaged.key}
     assert kinds == {"typo", "renamed", "moved", "heading"}, kinds
 
-    first, repairs, applied, before, fixed, after = asyncio.run(repair(vault, runtime_dir, "standalone"))
+    through_plugin, on_folder = on_both_paths(vaults, runtime_dir, repair)
+    assert through_plugin[:2] == on_folder[:2], "both paths preview the same repairs"
+    assert through_plugin[5] == through_plugin[3], "undo_change through the plugin gives the damaged vault back byte for byte"
+    first, repairs, applied, before, fixed, after = on_folder
     right, wrong, left = score(damaged.key, repairs)
     assert wrong == [], f"repaired to a note it did not mean: {wrong}"
     precision = len(right) / max(1, len(right) + len(wrong))
@@ -70,3 +75,59 @@ def test_the_damage_is_repaired_to_the_notes_meant_and_undone_byte_for_byte(tmp_
     assert applied["applied"] is True and applied["links_repaired"] == first["links_repaired"], applied
     assert fixed != before, "the repairs were written"
     assert after == before, "undo_change gives the damaged vault back byte for byte"
+
+
+# One broken link of each kind of evidence, and one in each place no repair may reach: code, a
+# template expression and a read-only source folder.
+KINDS_VAULT = {
+    "SCHEMA.md": "---\nsource_folders: [raw]\n---\n",
+    "raw/Clip.md": "[[Opportunity atack]]\n",
+    "Notes.md": "[[my-note]] [[Old/Place/Topic]] [[Lovelace]] [[Kickoff]] [[Opportunity atack]] [[Guide#Instalation]]\n"
+                "`[[Opportunity atack]]` <% tp.file.include(\"[[Opportunity atack]]\") %> {{[[Opportunity atack]]}}\n"
+                "```\n[[Opportunity atack]]\n```\n",
+    "My Note.md": "x\n",
+    "New/Topic.md": "x\n",
+    "People/Ada Lovelace.md": "---\naliases: [Lovelace]\n---\nx\n",
+    "2024-01-01.md": "# Kickoff\n",
+    "Opportunity attack.md": "x\n",
+    "Guide.md": "# Guide\n## Installation\n",
+}
+
+
+def kinds_vault(folder):
+    for path, text in KINDS_VAULT.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(text)
+    return folder.resolve()
+
+
+async def fix_kinds(vault, runtime_dir, mode):
+    async with session_on(vault, runtime_dir, mode) as (session, _):
+        preview = (await session.call_tool("fix_broken_links", {})).structured_content
+        applied = (await session.call_tool("fix_broken_links", {"approved_plan_hash": preview["plan_hash"]})).structured_content
+        listed = (await session.call_tool("list_changes", {})).structured_content
+        return preview, applied, listed, (vault / "Notes.md").read_text(), (vault / "raw/Clip.md").read_text()
+
+
+def test_each_kind_of_evidence_is_repaired_and_no_link_in_code_templates_or_sources_on_both_paths(tmp_path, runtime_dir):
+    vaults = {mode: kinds_vault(tmp_path / mode) for mode in ("plugin", "standalone")}
+    through_plugin, on_folder = on_both_paths(vaults, runtime_dir, fix_kinds)
+    assert through_plugin[0] == on_folder[0], "both paths preview the same repairs"
+    for preview, applied, listed, notes, clip in (through_plugin, on_folder):
+        evidence = [(repair["before"], repair["after"], repair["evidence"]) for repair in preview["repairs"]]
+        assert evidence == [
+            ("[[my-note]]", "[[My Note]]", "name_form"),
+            ("[[Old/Place/Topic]]", "[[New/Topic]]", "unique_name"),
+            ("[[Lovelace]]", "[[Ada Lovelace]]", "alias"),
+            ("[[Kickoff]]", "[[2024-01-01]]", "title"),
+            ("[[Opportunity atack]]", "[[Opportunity attack]]", "similar"),
+            ("[[Guide#Instalation]]", "[[Guide#Installation]]", "heading_renamed"),
+        ], preview
+        assert [link["reason"] for link in preview["unrepaired"]] == ["template_expression", "template_expression"]
+        assert [link["note"] for link in preview["links_left_in_sources"]] == ["raw/Clip.md"]
+        assert applied["applied"] is True and applied["change_id"], applied
+        assert listed["changes"][0]["tool"] == "fix_broken_links" and listed["changes"][0]["undoable"] is True, listed
+        assert notes == KINDS_VAULT["Notes.md"].replace(
+            "[[my-note]] [[Old/Place/Topic]] [[Lovelace]] [[Kickoff]] [[Opportunity atack]] [[Guide#Instalation]]",
+            "[[My Note]] [[New/Topic]] [[Ada Lovelace]] [[2024-01-01]] [[Opportunity attack]] [[Guide#Installation]]")
+        assert clip == KINDS_VAULT["raw/Clip.md"], "a source folder is never written"
