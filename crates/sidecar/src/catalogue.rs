@@ -1048,31 +1048,19 @@ It reads only. Refusals: `invalid_arguments` (a stale cursor: start again).",
 }
 
 fn fix_broken_links() -> ToolSpec {
-    let candidate = json!({"type": "object", "properties": {
-        "target": {"type": "string"},
-        "heading": {"type": "string"},
-        "evidence": {"type": "string", "enum": ["detected_move", "name_form", "unique_name", "alias", "title", "heading_renamed", "similar"]},
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1}
-    }});
     ToolSpec {
         name: "fix_broken_links",
-        title: "Repair broken links to the notes they meant",
-        description: "Finds every link in scope (the vault, a folder or a note: `path`) that finds no note, or finds its note but \
-not its `#heading`, and ranks the notes it may have meant with their evidence, strongest first: `name_form` (the same name \
-in another case, Unicode form, `.md`, hyphens or underscores), `unique_name` (the only note of that name, in another folder), \
-`alias`, `title` (the `title` property or first H1), `heading_renamed` (the target's heading that reads nearest), then \
-`similar` (Jaro-Winkler), each with a `confidence` in 0-1. Only a link whose best candidate reaches `min_confidence_percent` \
-(default 90) and is at least 0.05 ahead of the next is repaired; the others are listed in `unrepaired` with their \
-candidates (`ambiguous`, `low_confidence`, `no_candidate`, `template_expression`), never guessed. Links in code, in \
-template expressions (`{{...}}`, `<% %>`) and in read-only source folders are never changed. A dry run by default: the \
-repairs (paged) and a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply, one batch, all \
-or nothing, undoable with undo_change. Use it for links broken by moves outside Obsidian, typos and renamed headings; use \
-rewrite_link to repoint one target yourself. Refusals: `note_not_found` (`path` names nothing), `plan_hash_mismatch`, \
-`concurrent_modification`, `read_only_source`.",
+        title: "Repair broken links to the notes meant",
+        description: "Repairs links in scope (`path`) that find no note or `#heading`. Candidates carry \
+`evidence` (`name_form`, `unique_name`, `alias`, `title`, `heading_renamed`, `similar`) and a `confidence` 0-1; only \
+a best one reaching `min_confidence_percent` (90) and 0.05 above the next is repaired, the rest in \
+`unrepaired`, never guessed. Never changes links in code, templates or sources. A dry run by default; apply \
+with `approved_plan_hash` (or `dry_run: false`), undoable. Use it after moves outside Obsidian or typos; use \
+rewrite_link for one target. Refusals: `note_not_found`, `plan_hash_mismatch`.",
         input_schema: object(
             json!({
-                "path": {"type": "string", "description": "A note or a folder to repair in; the whole vault when left out."},
-                "min_confidence_percent": {"type": "integer", "minimum": 50, "maximum": 100, "default": 90, "description": "The floor a repair's confidence must reach, in percent."},
+                "path": {"type": "string", "description": "A folder or note; else the vault."},
+                "min_confidence_percent": {"type": "integer", "minimum": 50, "maximum": 100, "default": 90},
                 "dry_run": dry_run(),
                 "approved_plan_hash": approved_plan_hash(),
                 "limit": limit(),
@@ -1089,20 +1077,13 @@ rewrite_link to repoint one target yourself. Refusals: `note_not_found` (`path` 
                 "plan_hash": {"type": "string"},
                 "notes_edited": {"type": "integer"},
                 "links_repaired": {"type": "integer"},
-                "repairs": {"type": "array", "items": {"type": "object", "properties": {
-                    "note": {"type": "string"}, "line": {"type": "integer"}, "before": {"type": "string"}, "after": {"type": "string"},
-                    "target": {"type": "string"}, "evidence": {"type": "string"}, "confidence": {"type": "number"}
-                }}},
-                "unrepaired": {"type": "array", "items": {"type": "object", "properties": {
-                    "note": {"type": "string"}, "line": {"type": "integer"}, "link": {"type": "string"},
-                    "reason": {"type": "string", "enum": ["ambiguous", "low_confidence", "no_candidate", "template_expression"]},
-                    "candidates": {"type": "array", "items": candidate}
-                }}},
+                "repairs": {"type": "array", "items": {"type": "object"}},
+                "unrepaired": {"type": "array", "items": {"type": "object"}},
                 "unrepaired_count": {"type": "integer"},
                 "min_confidence": {"type": "number"},
                 "next_cursor": next_cursor(),
                 "change_id": {"type": "string"},
-                "links_left_in_sources": {"type": "array", "items": {"type": "object"}}
+                "links_left_in_sources": {"type": "array"}
             },
             "required": ["dry_run", "applied", "plan_hash", "notes_edited", "links_repaired", "unrepaired", "unrepaired_count", "min_confidence"]
         }),
