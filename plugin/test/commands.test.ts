@@ -50,6 +50,7 @@ test("every command has a stable id, a sentence-case name and no default hotkey"
 			["compare-link-parsing", "Compare link parsing with Obsidian"],
 			["copy-mcp-client-configuration", "Copy MCP client configuration"],
 			["delete-note-safely", "Delete note safely…"],
+			["fix-broken-links", "Fix broken links"],
 			["lint-vault", "Lint the vault"],
 			["move-note-safely", "Move note safely…"],
 			["undo-last-change", "Undo last change"],
