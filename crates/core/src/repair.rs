@@ -109,6 +109,8 @@ pub enum Unrepaired {
     NoCandidate,
     /// The link is inside a template expression.
     TemplateExpression,
+    /// The repaired link could not be written so that it reads back as planned.
+    Unrepresentable,
 }
 
 /// A broken link left as it is, with its candidates.
@@ -381,6 +383,8 @@ pub fn plan(
 ) -> Result<RepairPlan, NotProven> {
     let config = vault.config().parse;
     let names = Names::new(vault);
+    // The candidates of a path depend on it alone: many broken links share one.
+    let mut by_path: HashMap<String, Vec<Candidate>> = HashMap::new();
     let mut edits: BTreeMap<String, Vec<(TextEdit, LinkChange)>> = BTreeMap::new();
     let mut repairs: Vec<Repair> = Vec::new();
     let mut left: Vec<LinkLeft> = Vec::new();
@@ -414,7 +418,7 @@ pub fn plan(
                     Some(target_text) => heading_candidates(path, target_text, &link),
                     None => Vec::new(),
                 },
-                _ => path_candidates(vault, &names, known, &link),
+                _ => by_path.entry(link.path.clone()).or_insert_with(|| path_candidates(vault, &names, known, &link)).clone(),
             };
             let Some(best) = candidates.first() else {
                 left.push(leave(Unrepaired::NoCandidate, Vec::new()));
@@ -437,25 +441,31 @@ pub fn plan(
                 Some(heading) => {
                     let path_part = written.find('#').map_or(written, |hash| &written[..hash]);
                     let heading = heading_written(heading);
+                    // A markdown destination holds a heading percent-encoded; one that needs more
+                    // than its spaces encoded is left for a person.
+                    if link.kind.is_markdown() && !heading.chars().all(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.')) {
+                        left.push(leave(Unrepaired::Unrepresentable, candidates));
+                        continue;
+                    }
                     let heading = if link.kind.is_markdown() { heading.replace(' ', "%20") } else { heading };
                     format!("{path_part}#{heading}")
                 }
                 None => {
                     let subpath_written = written.find('#').map_or("", |hash| &written[hash..]);
                     let Some(path) = path_written_to(vault, source, text, &link, &best.target) else {
-                        left.push(leave(Unrepaired::NoCandidate, candidates));
+                        left.push(leave(Unrepaired::Unrepresentable, candidates));
                         continue;
                     };
                     format!("{path}{subpath_written}")
                 }
             };
             let Some(replacement) = escape_in_property(&link, &replacement).map(|cow| cow.into_owned()) else {
-                left.push(leave(Unrepaired::NoCandidate, candidates));
+                left.push(leave(Unrepaired::Unrepresentable, candidates));
                 continue;
             };
             let forbidden: &[char] = if link.kind.is_markdown() { &['<', '>', '\n', '\r'] } else { &['|', '[', ']', '\n', '\r'] };
             if replacement.contains(forbidden) {
-                left.push(leave(Unrepaired::NoCandidate, candidates));
+                left.push(leave(Unrepaired::Unrepresentable, candidates));
                 continue;
             }
             let after = link_with_target(text, &link, &replacement);
@@ -475,13 +485,28 @@ pub fn plan(
             ));
         }
     }
-    let sizes = (edits.len(), edits.values().map(Vec::len).sum());
-    let files = edits.into_iter().map(|(path, mut list)| {
+    let mut files = Vec::with_capacity(edits.len());
+    for (path, mut list) in edits {
         list.sort_by_key(|(edit, _)| edit.span.start);
         let text = texts[&path].as_str();
         let (edits, changes): (Vec<TextEdit>, Vec<LinkChange>) = list.into_iter().unzip();
-        (path, text, edits, changes)
-    });
+        // Each note is proven alone: one that would not read back as planned keeps its links
+        // as they are, listed, and the other notes are still repaired.
+        let alone = assemble(&[], (1, changes.len()), [(path.clone(), text, edits.clone(), changes.clone())], Vec::new());
+        if prove(vault, &alone, texts, &expected).is_err() {
+            repairs.retain(|repair| repair.note != path);
+            left.extend(changes.iter().map(|change| LinkLeft {
+                note: path.clone(),
+                line: change.line,
+                link: change.before.clone(),
+                reason: Unrepaired::Unrepresentable,
+                candidates: Vec::new(),
+            }));
+            continue;
+        }
+        files.push((path, text, edits, changes));
+    }
+    let sizes = (files.len(), files.iter().map(|file| file.3.len()).sum());
     let plan = assemble(&[], sizes, files, Vec::new());
     prove(vault, &plan, texts, &expected)?;
     Ok(RepairPlan { plan, repairs, left })
@@ -733,6 +758,16 @@ mod tests {
         let files = [("Notes.md", "[[Archive/Wall of Stone]]\n"), ("Spells/Wall of Stone.md", "x\n"), ("Spells/Wall of Stones.md", "x\n")];
         let (answer, _) = fix(&files, json!({}));
         assert_eq!(repaired(&answer), owned(&[("[[Archive/Wall of Stone]]", "[[Spells/Wall of Stone]]", "unique_name")]), "{answer}");
+    }
+
+    #[test]
+    fn a_heading_a_markdown_link_cannot_hold_plainly_is_listed_not_written() {
+        let files = [("Notes.md", "[y](Guide.md#Instalation%20(v2))\n"), ("Guide.md", "## Installation (v2)\n")];
+        let (answer, after) = fix(&files, json!({}));
+        assert_eq!(answer["links_repaired"], json!(0), "{answer}");
+        assert_eq!(answer["unrepaired"][0]["reason"], json!("unrepresentable"), "{answer}");
+        assert_eq!(answer["unrepaired"][0]["candidates"][0]["heading"], json!("Installation (v2)"), "{answer}");
+        assert_eq!(after["Notes.md"], files[0].1);
     }
 
     #[test]
