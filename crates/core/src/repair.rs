@@ -30,6 +30,8 @@ use crate::rename::{
 };
 use crate::resolve::{self, file_name, fold, heading_key, Resolution};
 
+mod similar;
+
 /// The floor a candidate's confidence must reach to be repaired when the call names none: on
 /// the damage fixture (`tests/repair_damage.rs`) no link is repaired to the wrong note at it.
 pub const DEFAULT_FLOOR_PERCENT: u16 = 90;
@@ -217,13 +219,17 @@ struct Names<'v> {
     by_form: HashMap<String, Vec<&'v str>>,
     /// `page_key` of each alias, `title` and first H1 to (path, facet).
     by_name: HashMap<String, Vec<(&'v str, Facet)>>,
-    /// Every name of every note (identity key), for similarity.
-    all: Vec<(String, &'v str)>,
+    /// Every name of every note (identity key), indexed for similarity.
+    similar: similar::Index<'v>,
+    /// The moves the edge saw, by the old path's folded stem and by its folded file name.
+    moves: HashMap<String, Vec<&'v str>>,
 }
 
 impl<'v> Names<'v> {
-    fn new(vault: &'v Vault) -> Names<'v> {
-        let mut names = Names { by_form: HashMap::new(), by_name: HashMap::new(), all: Vec::new() };
+    fn new(vault: &'v Vault, known: &'v Known) -> Names<'v> {
+        let mut names =
+            Names { by_form: HashMap::new(), by_name: HashMap::new(), similar: similar::Index::default(), moves: HashMap::new() };
+        let mut all: Vec<(String, &'v str)> = Vec::new();
         for note in vault.notes() {
             for (facet, name) in names_of(note.title(), note.aliases, note.facts) {
                 if facet == Facet::FileName {
@@ -234,7 +240,16 @@ impl<'v> Names<'v> {
                         list.push((note.path, facet));
                     }
                 }
-                names.all.push((identity_key(name), note.path));
+                all.push((identity_key(name), note.path));
+            }
+        }
+        names.similar = similar::Index::new(all);
+        for (old, new) in &known.moves {
+            let old_stem = old.strip_suffix(".md").unwrap_or(old);
+            let mut keys = vec![fold(old_stem), fold(link_name(old))];
+            keys.dedup();
+            for key in keys {
+                names.moves.entry(key).or_default().push(new.as_str());
             }
         }
         names
@@ -258,16 +273,15 @@ fn digits(name: &str) -> String {
 }
 
 /// The candidates for a link whose path finds no file, best first, one per note.
-fn path_candidates(vault: &Vault, names: &Names<'_>, known: &Known, link: &Link) -> Vec<Candidate> {
+fn path_candidates(vault: &Vault, names: &Names<'_>, link: &Link) -> Vec<Candidate> {
     let mut found: Vec<Candidate> = Vec::new();
     let add = |found: &mut Vec<Candidate>, target: &str, evidence: Evidence, similarity: f64| {
         found.push(Candidate { target: target.to_owned(), heading: None, evidence, confidence: confidence(similarity) })
     };
     let path = link.path.trim().trim_start_matches('/');
     let stem = path.strip_suffix(".md").unwrap_or(path);
-    for (old, new) in &known.moves {
-        let old_stem = old.strip_suffix(".md").unwrap_or(old);
-        if (fold(old_stem) == fold(stem) || fold(link_name(old)) == fold(stem)) && vault.find_note(new).is_some() {
+    for new in names.moves.get(&fold(stem)).into_iter().flatten() {
+        if vault.find_note(new).is_some() {
             add(&mut found, new, Evidence::DetectedMove, 1.0);
         }
     }
@@ -292,15 +306,13 @@ fn path_candidates(vault: &Vault, names: &Names<'_>, known: &Known, link: &Link)
         let wanted_digits = digits(&wanted);
         // A note found by stronger evidence keeps it: its own name reads alike, of course.
         let stronger: HashSet<String> = found.iter().map(|candidate| candidate.target.clone()).collect();
-        for (other, path) in names.all.iter().filter(|(_, path)| !stronger.contains(*path)) {
-            let mut similarity = strsim::jaro_winkler(&wanted, other);
-            if similarity < 0.8 {
-                continue;
-            }
+        for (mut similarity, other, paths) in names.similar.alike(&wanted) {
             if digits(other) != wanted_digits {
                 similarity *= 0.85;
             }
-            add(&mut found, path, Evidence::Similar, similarity);
+            for path in paths.iter().filter(|path| !stronger.contains(**path)) {
+                add(&mut found, path, Evidence::Similar, similarity);
+            }
         }
     }
     best_first(found)
@@ -382,7 +394,7 @@ pub fn plan(
     texts: &BTreeMap<String, String>,
 ) -> Result<RepairPlan, NotProven> {
     let config = vault.config().parse;
-    let names = Names::new(vault);
+    let names = Names::new(vault, known);
     // The candidates of a path depend on it alone: many broken links share one.
     let mut by_path: HashMap<String, Vec<Candidate>> = HashMap::new();
     let mut edits: BTreeMap<String, Vec<(TextEdit, LinkChange)>> = BTreeMap::new();
@@ -418,7 +430,7 @@ pub fn plan(
                     Some(target_text) => heading_candidates(path, target_text, &link),
                     None => Vec::new(),
                 },
-                _ => by_path.entry(link.path.clone()).or_insert_with(|| path_candidates(vault, &names, known, &link)).clone(),
+                _ => by_path.entry(link.path.clone()).or_insert_with(|| path_candidates(vault, &names, &link)).clone(),
             };
             let Some(best) = candidates.first() else {
                 left.push(leave(Unrepaired::NoCandidate, Vec::new()));
