@@ -405,7 +405,13 @@ pub fn fix_broken_links(
     }
     let floor = arguments.min_confidence_percent.unwrap_or(crate::repair::DEFAULT_FLOOR_PERCENT) * 10;
     let texts = read_all(edge, fix_links_notes_needed(vault, arguments))?;
-    let known = crate::repair::Known::default();
+    // The moves the edge saw are the strongest evidence; an edge with no earlier view has none.
+    let known = crate::repair::Known {
+        moves: edge
+            .observed()
+            .map(|observed| crate::moves_detected::detect(vault, &observed).pairs.into_iter().collect())
+            .unwrap_or_default(),
+    };
     let mut repair = crate::repair::plan(vault, arguments.path.as_deref(), floor, &known, &texts).map_err(|error| CallError::of(&error))?;
     let left = guard_sources(vault, "fix_broken_links", &mut repair.plan)?;
     // The repairs of a source note are left with its edits.

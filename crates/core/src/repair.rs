@@ -783,6 +783,26 @@ mod tests {
     }
 
     #[test]
+    fn a_move_the_edge_saw_repairs_the_link_it_broke_before_any_name() {
+        use crate::moves_detected::Observed;
+        let seen =
+            |path: &str, text: &str| crate::seen::SeenNote { path: path.to_owned(), size: text.len() as u64, hash: 7 + text.len() as u128 };
+        let now = [("Notes.md", "[[notes/Plan]]\n"), ("archive/Old plan draft.md", "the plan\n"), ("Plans.md", "x\n")];
+        let before = [seen("Notes.md", now[0].1), seen("notes/Plan.md", now[1].1), seen("Plans.md", now[2].1)];
+        let after: Vec<_> = now.iter().map(|(path, text)| seen(path, text)).collect();
+        let (vault, texts) = vault_with(&now);
+        let mut edge = ReadBefore { tag: 1, texts, observed: Some(Observed::between(&before, &after)), ..ReadBefore::default() };
+        let preview = call(&vault, "fix_broken_links", &json!({}), &mut edge, &mut PlanHistory::default()).unwrap();
+        let Response::Repaired(answer) = preview.answer else { panic!("a repair's answer") };
+        let answer = serde_json::to_value(answer).unwrap();
+        assert_eq!(repaired(&answer), owned(&[("[[notes/Plan]]", "[[Old plan draft]]", "detected_move")]), "{answer}");
+        assert_eq!(answer["repairs"][0]["confidence"], json!(1.0));
+        // Without the move, the look-alike `Plans` would have been taken.
+        let (answer, _) = fix(&now, json!({}));
+        assert_eq!(repaired(&answer), owned(&[("[[notes/Plan]]", "[[Plans]]", "similar")]), "{answer}");
+    }
+
+    #[test]
     fn the_scope_is_a_note_or_a_folder() {
         let files = [("a/One.md", "[[Opportunity atack]]\n"), ("b/Two.md", "[[Opportunity atack]]\n"), ("Opportunity attack.md", "x\n")];
         for (scope, note) in [("a", "a/One.md"), ("b/Two", "b/Two.md")] {
