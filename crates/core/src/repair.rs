@@ -2,16 +2,17 @@
 //! `#heading` it names), the notes it may have meant, ranked with their evidence, and a plan that
 //! repoints only the links whose best candidate is confident and clear of the next one.
 //!
-//! The evidence, strongest first: a move the edge saw (`Evidence::DetectedMove`; the edge hands
-//! the moves it knows in as data, `Known::moves`), the same name written in another form (case,
-//! Unicode form, `.md`, spaces, hyphens or underscores), the same file name in another folder
-//! when only one note has it, an alias or a title (the `title` property or the first H1) of one
-//! note, a heading of the target that reads nearly as the link's (`#heading` parts), then names
-//! that read alike (Jaro-Winkler similarity, `strsim`). Each candidate has a confidence in 0–1;
-//! a link is repaired only when its best candidate reaches the floor (`min_confidence_percent`,
-//! [`DEFAULT_FLOOR_PERCENT`]) and the next one is at least [`MARGIN`] below it (a name found as
-//! written, by the first five kinds, is not made ambiguous by names that only read alike). The
-//! others are listed with their candidates, never guessed.
+//! The evidence, strongest first: a move the edge saw (`Evidence::DetectedMove`; `Known::moves`,
+//! which `change::fix_broken_links` fills from `moves_detected::detect` on what the edge observed),
+//! the same name written in another form (case, Unicode form, `.md`, spaces, hyphens or
+//! underscores), the same file name in another folder when only one note has it, an alias or a
+//! title (the `title` property or the first H1) of one note, a heading of the target that reads
+//! nearly as the link's (`#heading` parts), then names that read alike (Jaro-Winkler similarity,
+//! `strsim`, scored only where `similar`'s bound lets it reach the candidate floor). Each candidate
+//! has a confidence in 0–1; a link is repaired only when its best candidate reaches the floor
+//! (`min_confidence_percent`, [`DEFAULT_FLOOR_PERCENT`]) and the next one is at least [`MARGIN`]
+//! below it (a name found as written, by the first five kinds, is not made ambiguous by names that
+//! only read alike). The others are listed with their candidates, never guessed.
 //!
 //! Never repaired: a link inside a template expression (`{{...}}`, `<% ... %>`), which Obsidian
 //! shows as whatever the template computes; a link in code (the parser finds none there); a link

@@ -16,7 +16,7 @@
 //!   shared by their code point's remainder): sharing a bucket only adds to the common count, so
 //!   the count taken from the buckets is at least `c`, and the bound stays above the similarity.
 //!
-//! A name too long for the counts is always scored.
+//! A name with a character more often than the counts hold is always scored.
 
 use std::collections::HashMap;
 
@@ -39,8 +39,8 @@ fn bucket(c: char) -> usize {
 
 /// A name's length in characters and its characters counted by bucket; `None` when a count
 /// would overflow.
-fn profile(name: &str) -> (usize, Option<[u16; BUCKETS]>) {
-    let mut counts = [0u16; BUCKETS];
+fn profile(name: &str) -> (usize, Option<[u8; BUCKETS]>) {
+    let mut counts = [0u8; BUCKETS];
     let mut length = 0;
     let mut whole = true;
     for c in name.chars() {
@@ -52,6 +52,11 @@ fn profile(name: &str) -> (usize, Option<[u16; BUCKETS]>) {
         }
     }
     (length, whole.then_some(counts))
+}
+
+/// The characters two names have in common by bucket, at least as many as they share.
+fn in_common(a: &[u8; BUCKETS], b: &[u8; BUCKETS]) -> usize {
+    a.iter().zip(b).map(|(a, b)| u32::from(*a.min(b))).sum::<u32>() as usize
 }
 
 /// The most the Jaro-Winkler similarity of two names can be, from what they have in common.
@@ -71,55 +76,56 @@ fn common_prefix(a: &str, b: &str) -> usize {
     a.chars().take(4).zip(b.chars()).take_while(|(a, b)| a == b).count()
 }
 
-struct Entry<'v> {
-    name: String,
-    paths: Vec<&'v str>,
-    length: usize,
-    counts: Option<[u16; BUCKETS]>,
-}
-
-/// Every distinct name of the vault (identity key) with the notes that have it.
+/// Every distinct name of the vault (identity key) with the notes that have it, the lengths and
+/// counts kept apart from the names so that the pass over them stays in the cache.
 #[derive(Default)]
 pub(super) struct Index<'v> {
-    entries: Vec<Entry<'v>>,
+    names: Vec<String>,
+    paths: Vec<Vec<&'v str>>,
+    lengths: Vec<usize>,
+    /// Each name's counts; a name whose counts overflow has none here and is always scored.
+    counts: Vec<[u8; BUCKETS]>,
+    countable: Vec<bool>,
 }
 
 impl<'v> Index<'v> {
     pub(super) fn new(names: Vec<(String, &'v str)>) -> Index<'v> {
         let mut at: HashMap<String, usize> = HashMap::new();
-        let mut entries: Vec<Entry<'v>> = Vec::new();
+        let mut index = Index::default();
         for (name, path) in names {
             match at.get(&name) {
-                Some(&index) => entries[index].paths.push(path),
+                Some(&found) => index.paths[found].push(path),
                 None => {
                     let (length, counts) = profile(&name);
-                    at.insert(name.clone(), entries.len());
-                    entries.push(Entry { name, paths: vec![path], length, counts });
+                    at.insert(name.clone(), index.names.len());
+                    index.names.push(name);
+                    index.paths.push(vec![path]);
+                    index.lengths.push(length);
+                    index.countable.push(counts.is_some());
+                    index.counts.push(counts.unwrap_or([0; BUCKETS]));
                 }
             }
         }
-        Index { entries }
+        index
     }
 
     /// The names whose similarity to `wanted` reaches [`FLOOR`], with it and their notes.
     pub(super) fn alike<'a>(&'a self, wanted: &str) -> Vec<(f64, &'a str, &'a [&'v str])> {
         let (length, counts) = profile(wanted);
         let mut found = Vec::new();
-        for entry in &self.entries {
-            if let (Some(wanted_counts), Some(counts)) = (&counts, &entry.counts) {
-                let prefix = common_prefix(wanted, &entry.name);
-                // The cheap bound first: no more in common than the shorter name.
-                if bound(length.min(entry.length), length, entry.length, prefix) < FLOOR - SLACK {
-                    continue;
-                }
-                let common: usize = wanted_counts.iter().zip(counts).map(|(a, b)| usize::from(*a.min(b))).sum();
-                if bound(common, length, entry.length, prefix) < FLOOR - SLACK {
+        for at in 0..self.names.len() {
+            if let (Some(wanted_counts), true) = (&counts, self.countable[at]) {
+                let common = in_common(wanted_counts, &self.counts[at]);
+                // The longest prefix first, the name's own only for those it does not prune.
+                if bound(common, length, self.lengths[at], 4) < FLOOR - SLACK
+                    || bound(common, length, self.lengths[at], common_prefix(wanted, &self.names[at])) < FLOOR - SLACK
+                {
                     continue;
                 }
             }
-            let similarity = strsim::jaro_winkler(wanted, &entry.name);
+            let similarity = strsim::jaro_winkler(wanted, &self.names[at]);
             if similarity >= FLOOR {
-                found.push((similarity, entry.name.as_str(), entry.paths.as_slice()));
+                found.push((similarity, self.names[at].as_str(), self.paths[at].as_slice()));
             }
         }
         found
@@ -179,7 +185,7 @@ mod tests {
             for b in &names {
                 let (length_a, counts_a) = profile(a);
                 let (length_b, counts_b) = profile(b);
-                let common: usize = counts_a.unwrap().iter().zip(&counts_b.unwrap()).map(|(x, y)| usize::from(*x.min(y))).sum();
+                let common = in_common(&counts_a.unwrap(), &counts_b.unwrap());
                 let similarity = strsim::jaro_winkler(a, b);
                 let most = bound(common, length_a, length_b, common_prefix(a, b));
                 assert!(similarity <= most + SLACK, "{a:?} {b:?}: {similarity} above {most}");
@@ -202,9 +208,9 @@ mod tests {
             let mut pruned: Vec<(String, u64)> =
                 index.alike(&wanted).into_iter().map(|(similarity, name, _)| (name.to_owned(), similarity.to_bits())).collect();
             let mut every: Vec<(String, u64)> = index
-                .entries
+                .names
                 .iter()
-                .map(|entry| (entry.name.clone(), strsim::jaro_winkler(&wanted, &entry.name)))
+                .map(|name| (name.clone(), strsim::jaro_winkler(&wanted, name)))
                 .filter(|(_, similarity)| *similarity >= FLOOR)
                 .map(|(name, similarity)| (name, similarity.to_bits()))
                 .collect();
@@ -218,8 +224,10 @@ mod tests {
 
     #[test]
     fn a_name_too_long_to_count_is_still_scored() {
-        let long = format!("{}b", "a".repeat(usize::from(u16::MAX) + 1));
+        let long = format!("{}b", "a".repeat(usize::from(u8::MAX) + 1));
         // No counts, so `alike` scores it whatever the bound would say.
-        assert_eq!(profile(&long), (usize::from(u16::MAX) + 2, None));
+        assert_eq!(profile(&long), (usize::from(u8::MAX) + 2, None));
+        let index = Index::new(vec![(long.clone(), "long.md")]);
+        assert_eq!(index.alike(&long[1..]).len(), 1, "a name that reads alike is found");
     }
 }
