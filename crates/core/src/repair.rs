@@ -316,7 +316,12 @@ fn path_candidates(vault: &Vault, names: &Names<'_>, link: &Link) -> Vec<Candida
             }
         }
     }
-    best_first(found)
+    // Only the best few are ever read (the choice looks at two, a link left lists three), and
+    // each distinct path keeps its list for the call: on a vault of look-alike names the rest
+    // would be thousands each.
+    let mut best = best_first(found);
+    best.truncate(MAX_CANDIDATES);
+    best
 }
 
 /// Whether the candidate was found by its name as written (in another form or folder, as an
