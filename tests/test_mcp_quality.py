@@ -84,6 +84,8 @@ EVERY_TOOL = [
     ("detected_moves", {}),
     ("detected_moves", {"limit": 1, "response_format": "concise"}),
     ("heal_moves", {}),
+    ("fix_broken_links", {}),
+    ("fix_broken_links", {"path": "Projects", "min_confidence_percent": 95, "response_format": "concise"}),
     # Refusals, each with its code.
     ("get_outgoing_links", {"path": "No such note.md"}),
     ("read_note", {"path": "../outside.md"}),

@@ -52,6 +52,7 @@ test("every command has a stable id, a sentence-case name and no default hotkey"
 			["copy-mcp-client-configuration", "Copy MCP client configuration"],
 			["delete-note-safely", "Delete note safely…"],
 			["heal-moves-made-outside-obsidian", "Heal links broken by moves made outside Obsidian"],
+			["fix-broken-links", "Fix broken links"],
 			["lint-vault", "Lint the vault"],
 			["move-note-safely", "Move note safely…"],
 			["show-link-graph-health", "Show the link graph's health"],

@@ -115,6 +115,8 @@ function toolName(tool: string): string {
 			return "property edit";
 		case "commit_wiki_page":
 			return "new page";
+		case "fix_broken_links":
+			return "link repair";
 		default:
 			return "change";
 	}

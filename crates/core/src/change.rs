@@ -361,6 +361,83 @@ pub fn commit_wiki_page(
     Ok((answer, Some(Change::Batch { batch, plan_hash: plan.plan_hash })))
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixLinksArguments {
+    /// A note or a folder; the whole vault when left out.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// The floor of a repair's confidence, in percent (`repair::DEFAULT_FLOOR_PERCENT` when left out).
+    #[serde(default)]
+    pub min_confidence_percent: Option<u16>,
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+    #[serde(default)]
+    pub approved_plan_hash: Option<String>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+    #[serde(default)]
+    pub limit: Option<usize>,
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// The notes `fix_broken_links` reads: those in scope with a broken link, and the targets whose
+/// headings it compares.
+pub fn fix_links_notes_needed(vault: &Vault, arguments: &FixLinksArguments) -> Vec<String> {
+    crate::repair::notes_needed(vault, arguments.path.as_deref())
+}
+
+/// `fix_broken_links`: the repairs core decides (`repair::plan`), the edits in read-only
+/// sources left, then the approval and the batch as every writing tool's.
+pub fn fix_broken_links(
+    vault: &Vault,
+    arguments: &FixLinksArguments,
+    edge: &mut dyn Edge,
+    plans: &mut PlanHistory,
+) -> Result<(crate::repair::RepairAnswer, Option<Change>), CallError> {
+    if let Some(scope) = arguments.path.as_deref().map(str::trim).filter(|scope| !scope.is_empty()) {
+        let folder = format!("{}/", crate::resolve::fold(scope.trim_matches('/')));
+        let known = vault.find_note(scope).is_some() || vault.note_paths().any(|path| crate::resolve::fold(path).starts_with(&folder));
+        if !known {
+            return Err(CallError::of(&crate::answer::OpError::NoteNotFound { path: scope.to_owned() }));
+        }
+    }
+    let floor = arguments.min_confidence_percent.unwrap_or(crate::repair::DEFAULT_FLOOR_PERCENT) * 10;
+    let texts = read_all(edge, fix_links_notes_needed(vault, arguments))?;
+    // The moves the edge saw are the strongest evidence; an edge with no earlier view has none.
+    let known = crate::repair::Known {
+        moves: edge
+            .observed()
+            .map(|observed| crate::moves_detected::detect(vault, &observed).pairs.into_iter().collect())
+            .unwrap_or_default(),
+    };
+    let mut repair = crate::repair::plan(vault, arguments.path.as_deref(), floor, &known, &texts).map_err(|error| CallError::of(&error))?;
+    let left = guard_sources(vault, "fix_broken_links", &mut repair.plan)?;
+    // The repairs of a source note are left with its edits.
+    let kept: std::collections::HashSet<(&str, u32, &str)> =
+        repair.plan.changes.iter().map(|change| (change.note.as_str(), change.line, change.before.as_str())).collect();
+    let repairs: Vec<_> =
+        repair.repairs.iter().filter(|one| kept.contains(&(one.note.as_str(), one.line, one.before.as_str()))).cloned().collect();
+    repair.repairs = repairs;
+    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    if approval.asks_to_apply() && arguments.cursor.is_some() {
+        return Err(CallError::of(&crate::answer::OpError::InvalidArguments {
+            detail: "`cursor` pages a preview; leave it out to apply the plan".to_owned(),
+        }));
+    }
+    let page = Page { format: arguments.response_format, limit: Some(1), cursor: None };
+    let (moved, change) = finish("fix_broken_links", &repair.plan, &texts, &[], &approval, page, edge, plans)?;
+    let detailed = arguments.response_format == ResponseFormat::Detailed || !moved.applied;
+    let mut answer = crate::repair::RepairAnswer::paged(&repair, floor, detailed, arguments.limit, arguments.cursor.as_deref())
+        .map_err(|error| CallError::of(&error))?;
+    answer.dry_run = moved.dry_run;
+    answer.applied = moved.applied;
+    answer.change_id = moved.change_id;
+    answer.links_left_in_sources = left;
+    Ok((answer, change))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,8 +39,8 @@ pub trait Edge {
     }
 
     /// What the edge saw change since it last saw the vault (`moves_detected::Observed`), or
-    /// `None` when it has no earlier view to compare with. Only `detected_moves` and
-    /// `heal_moves` ask.
+    /// `None` when it has no earlier view to compare with. Only `detected_moves`,
+    /// `heal_moves` and `fix_broken_links` (its strongest evidence) ask.
     fn observed(&mut self) -> Option<crate::moves_detected::Observed> {
         None
     }

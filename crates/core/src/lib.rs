@@ -42,6 +42,7 @@ pub mod presence;
 pub mod properties;
 pub mod property_rules;
 pub mod rename;
+pub mod repair;
 pub mod resolve;
 pub mod rewrite;
 pub mod schema_file;

@@ -52,6 +52,7 @@ pub enum Request {
     LinkGraph(crate::graph::GraphArguments),
     DetectedMoves(crate::moves_detected::DetectedMovesArguments),
     HealMoves(crate::moves_detected::HealArguments),
+    FixBrokenLinks(crate::change::FixLinksArguments),
 }
 
 impl Request {
@@ -66,6 +67,7 @@ impl Request {
             Request::CommitWikiPage(arguments) => arguments.approved_plan_hash.as_deref(),
             Request::UndoChange(arguments) => arguments.approved_plan_hash.as_deref(),
             Request::HealMoves(arguments) => arguments.approved_plan_hash.as_deref(),
+            Request::FixBrokenLinks(arguments) => arguments.approved_plan_hash.as_deref(),
             _ => None,
         }
     }
@@ -97,6 +99,7 @@ impl Request {
             Request::LinkGraph(_) => "link_graph",
             Request::DetectedMoves(_) => "detected_moves",
             Request::HealMoves(_) => "heal_moves",
+            Request::FixBrokenLinks(_) => "fix_broken_links",
         }
     }
 
@@ -112,6 +115,7 @@ impl Request {
                 | Request::CommitWikiPage(_)
                 | Request::UndoChange(_)
                 | Request::HealMoves(_)
+                | Request::FixBrokenLinks(_)
         )
     }
 
@@ -132,6 +136,7 @@ impl Request {
             Request::CommitWikiPage(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::UndoChange(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::HealMoves(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
+            Request::FixBrokenLinks(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::DeleteNote(arguments) => arguments.confirm || arguments.approved_plan_hash.is_some(),
             _ => false,
         }
@@ -181,6 +186,7 @@ pub fn notes_needed(vault: &Vault, request: &Request, changes: &[crate::history:
         Request::BulkMoveNotes(arguments) => crate::change::bulk_notes_needed(vault, arguments),
         Request::CommitWikiPage(arguments) => crate::wiki::notes_needed(vault, arguments),
         Request::LintWiki(_) => crate::source_hashes::notes_needed(vault),
+        Request::FixBrokenLinks(arguments) => crate::change::fix_links_notes_needed(vault, arguments),
         _ => Vec::new(),
     }
 }
@@ -299,6 +305,7 @@ pub enum Response {
     Graph(crate::graph::GraphAnswer),
     DetectedMoves(crate::moves_detected::DetectedMovesAnswer),
     Healed(crate::moves_detected::HealAnswer),
+    Repaired(crate::repair::RepairAnswer),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -588,6 +595,10 @@ fn dispatch(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut P
             let observed = edge.observed();
             let (answer, change) = crate::moves_detected::heal_moves(vault, observed.as_ref(), arguments, edge, plans)?;
             return Ok(Outcome { answer: Response::Healed(answer), change });
+        }
+        Request::FixBrokenLinks(arguments) => {
+            let (answer, change) = crate::change::fix_broken_links(vault, arguments, edge, plans)?;
+            return Ok(Outcome { answer: Response::Repaired(answer), change });
         }
     };
     Ok(Outcome { answer, change: None })

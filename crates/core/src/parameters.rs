@@ -207,6 +207,19 @@ pub const ALL: &[Parameters] = &[
         list: &[optional("limit", Kind::Whole { minimum: 1, maximum: Some(crate::history::KEPT_CHANGES as u64) }), CURSOR, FORMAT],
         rules: &[],
     },
+    Parameters {
+        tool: "fix_broken_links",
+        list: &[
+            optional("path", TEXT),
+            optional("min_confidence_percent", Kind::Whole { minimum: 50, maximum: Some(100) }),
+            DRY_RUN,
+            APPROVED,
+            LIMIT,
+            CURSOR,
+            FORMAT,
+        ],
+        rules: APPROVAL_RULES,
+    },
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
     Parameters {
         tool: "find_link_paths",

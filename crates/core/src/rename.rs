@@ -1144,7 +1144,7 @@ fn plan_pairs(vault: &Vault, moves: Moves, texts: &BTreeMap<String, String>) -> 
 /// The plan: the moves, each edited note's edits (sorted by where they start, disjoint) over the
 /// text they apply to, with that text's hash, the changes, and the plan's hash. `sizes`: how
 /// many notes and changes there are, so that no list of the plan is copied as it grows.
-fn assemble<'t>(
+pub(crate) fn assemble<'t>(
     moves: &[(String, String)],
     sizes: (usize, usize),
     files: impl IntoIterator<Item = (String, &'t str, Vec<TextEdit>, Vec<LinkChange>)>,
@@ -1509,7 +1509,7 @@ impl ClearBefore<'_> {
 /// `path` as it is written in the link's place: escaped as its property's YAML string needs
 /// (`It's` is `'It''s'` in single quotes), as a JSON string needs in a canvas, as is in the body. `None` when the string cannot
 /// hold it.
-fn escape_in_property<'p>(link: &Link, path: &'p str) -> Option<std::borrow::Cow<'p, str>> {
+pub(crate) fn escape_in_property<'p>(link: &Link, path: &'p str) -> Option<std::borrow::Cow<'p, str>> {
     match &link.source {
         LinkSource::Property { quote, .. } => quote.escape(path).map(std::borrow::Cow::Owned),
         LinkSource::Body => Some(std::borrow::Cow::Borrowed(path)),
@@ -1839,12 +1839,22 @@ fn link_with_edit(text: &str, link: &Link, edit: &TextEdit) -> String {
 
 /// The whole written link `link` of `text` with its target (`target_span`) replaced by
 /// `replacement`: what a change shows as the link after it.
-fn link_with_target(text: &str, link: &Link, replacement: &str) -> String {
+pub(crate) fn link_with_target(text: &str, link: &Link, replacement: &str) -> String {
     let mut after = String::with_capacity(link.span.end - link.span.start + replacement.len());
     after.push_str(&text[link.span.start..link.target_span.start]);
     after.push_str(replacement);
     after.push_str(&text[link.target_span.end..link.span.end]);
     after
+}
+
+/// The path part of `link` (in `source`, which stays where it is) written to find `expected`, as
+/// a move writes it (`link_form::written_path`, under the vault's settings). `None` when no form
+/// finds it. `fix_broken_links` writes a repaired link's target with it.
+pub(crate) fn path_written_to(vault: &Vault, source: &str, text: &str, link: &Link, expected: &str) -> Option<String> {
+    let written = &text[link.target_span.range()];
+    let after = After::new(vault, &Moves::new(Vec::new()));
+    let rewrite = Rewrite { link, written, old_source: source, source, expected };
+    written_path(vault, &after, vault.config(), &rewrite)
 }
 
 #[cfg(test)]

@@ -48,6 +48,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
         link_graph(),
         detected_moves(),
         heal_moves(),
+        fix_broken_links(),
     ];
     for tool in &mut tools {
         let format = format!("`concise` leaves out {}.", concise_leaves_out(tool.name));
@@ -102,6 +103,7 @@ fn concise_leaves_out(tool: &str) -> &'static str {
         "link_graph" => "islands' notes and cycles' links",
         "detected_moves" => "each move's `notes` and `links_broken` (their totals stay)",
         "heal_moves" => "`changes` once applied",
+        "fix_broken_links" => "`repairs` once applied",
         _ => "detail",
     }
 }
@@ -1053,6 +1055,52 @@ It reads only. Refusals: `invalid_arguments` (a stale cursor: start again).",
             "required": ["total", "changes"]
         }),
     )
+}
+
+fn fix_broken_links() -> ToolSpec {
+    ToolSpec {
+        name: "fix_broken_links",
+        title: "Repair broken links to the notes meant",
+        description: "Repairs links in scope (`path`) that find no note or `#heading`. Candidates carry \
+`evidence` (`name_form`, `unique_name`, `alias`, `title`, `heading_renamed`, `similar`) and a `confidence` 0-1; only \
+a best one reaching `min_confidence_percent` (90) and 0.05 above the next is repaired, the rest in \
+`unrepaired`, never guessed. Never changes links in code, templates or sources. A dry run by default; apply \
+with `approved_plan_hash` (or `dry_run: false`), undoable. Use it after moves outside Obsidian or typos; use \
+rewrite_link for one target. Refusals: `note_not_found`, `plan_hash_mismatch`.",
+        input_schema: object(
+            json!({
+                "path": {"type": "string", "description": "A folder or note; else the vault."},
+                "min_confidence_percent": {"type": "integer", "minimum": 50, "maximum": 100, "default": 90},
+                "dry_run": dry_run(),
+                "approved_plan_hash": approved_plan_hash(),
+                "limit": limit(),
+                "cursor": cursor(),
+                "response_format": response_format()
+            }),
+            &[],
+        ),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "dry_run": {"type": "boolean"},
+                "applied": {"type": "boolean"},
+                "plan_hash": {"type": "string"},
+                "notes_edited": {"type": "integer"},
+                "links_repaired": {"type": "integer"},
+                "repairs": {"type": "array", "items": {"type": "object"}},
+                "unrepaired": {"type": "array", "items": {"type": "object"}},
+                "unrepaired_count": {"type": "integer"},
+                "min_confidence": {"type": "number"},
+                "next_cursor": next_cursor(),
+                "change_id": {"type": "string"},
+                "links_left_in_sources": {"type": "array"}
+            },
+            "required": ["dry_run", "applied", "plan_hash", "notes_edited", "links_repaired", "unrepaired", "unrepaired_count", "min_confidence"]
+        }),
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+    }
 }
 
 fn server_health() -> ToolSpec {

@@ -225,6 +225,23 @@ pub enum Command {
         #[command(flatten)]
         output: Output,
     },
+    /// Repair links that find no note (or not their heading) to the notes they meant, where the
+    /// evidence is confident; list the others with their candidates.
+    Fix {
+        /// The vault folder.
+        vault: PathBuf,
+        /// Only this note, or the notes of this folder.
+        #[arg(long)]
+        path: Option<String>,
+        /// The floor a repair's confidence must reach, in percent (90 when left out).
+        #[arg(long)]
+        min_confidence: Option<u16>,
+        /// Show what would change, and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        output: Output,
+    },
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
@@ -521,6 +538,55 @@ pub async fn run(cli: Cli) -> Result<()> {
                 out!("{}", serde_json::to_string_pretty(&summary)?);
             } else {
                 print_summary(router.vault(), &summary);
+            }
+            Ok(())
+        }
+        Command::Fix { vault, path, min_confidence, dry_run, output: Output { json, mode } } => {
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
+            let mut arguments = json!({ "dry_run": dry_run });
+            if let Some(path) = path {
+                arguments["path"] = json!(path);
+            }
+            if let Some(floor) = min_confidence {
+                arguments["min_confidence_percent"] = json!(floor);
+            }
+            // The first page holds the most repairs a page may; the count says how many there are.
+            arguments["limit"] = json!(vaultlink_core::answer::MAX_LIMIT);
+            let answer = call(&mut router, "fix_broken_links", arguments).await?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&answer)?);
+                return Ok(());
+            }
+            out!(
+                "{} links in {} files {}:",
+                number(&answer, "links_repaired"),
+                number(&answer, "notes_edited"),
+                if dry_run { "would be repaired" } else { "repaired" }
+            );
+            for repair in answer["repairs"].as_array().into_iter().flatten() {
+                out!(
+                    "  {}:{}  {}  ->  {}  ({}, {:.2})",
+                    text(repair, "note"),
+                    number(repair, "line"),
+                    text(repair, "before"),
+                    text(repair, "after"),
+                    text(repair, "evidence").replace('_', " "),
+                    repair["confidence"].as_f64().unwrap_or_default()
+                );
+            }
+            out!("{} broken links left:", number(&answer, "unrepaired_count"));
+            for left in answer["unrepaired"].as_array().into_iter().flatten() {
+                let candidates: Vec<String> = left["candidates"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|candidate| format!("{} ({:.2})", text(candidate, "target"), candidate["confidence"].as_f64().unwrap_or_default()))
+                    .collect();
+                let reason = text(left, "reason").replace('_', " ");
+                out!("  {}:{}  {}  {reason}  {}", text(left, "note"), number(left, "line"), text(left, "link"), candidates.join(", "));
+            }
+            if dry_run {
+                out!("Nothing was changed (--dry-run).");
             }
             Ok(())
         }

@@ -1,0 +1,51 @@
+"""fix_broken_links takes a move made outside vaultlink as its strongest evidence (issue 42): the
+server sees the vault once (the persistent index keeps what it saw), `mv` then moves a note to a
+name nothing else would find it by, and the next server repairs the link the move broke to the
+note's new path with the evidence `moved`, ahead of a note whose name only reads alike."""
+
+import asyncio
+import os
+import subprocess
+import time
+
+from test_detected_moves import session_on
+
+NOTES = {
+    "Index.md": "the plan is in [[notes/Plan]]\n",
+    "notes/Plan.md": "the plan, moved by mv\n",
+    "Plans.md": "a note whose name reads alike\n",
+}
+
+
+def make_vault(folder):
+    """The vault, each note an hour old, so the persistent index is sure of what it kept."""
+    old = (int(time.time()) - 3600) * 1_000_000_000
+    for name, text in NOTES.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        os.utime(path, ns=(old, old))
+    return folder.resolve()
+
+
+def test_a_note_moved_by_mv_is_the_repair_of_the_link_it_broke(tmp_path, runtime_dir):
+    vault, cache = make_vault(tmp_path / "vault"), tmp_path / "cache"
+
+    async def scenario():
+        async with session_on(vault, runtime_dir, cache) as session:
+            await session.call_tool("detected_moves", {})
+        (vault / "archive").mkdir()
+        subprocess.run(["mv", "notes/Plan.md", "archive/Old plan draft.md"], cwd=vault, check=True)
+        async with session_on(vault, runtime_dir, cache) as session:
+            preview = (await session.call_tool("fix_broken_links", {})).structured_content
+            assert preview["links_repaired"] == 1, preview
+            (repair,) = preview["repairs"]
+            assert (repair["before"], repair["target"], repair["evidence"], repair["confidence"]) == (
+                "[[notes/Plan]]", "archive/Old plan draft.md", "detected_move", 1.0), repair
+            applied = await session.call_tool("fix_broken_links", {"approved_plan_hash": preview["plan_hash"]})
+            assert not applied.is_error and applied.structured_content["applied"], applied.structured_content
+        return repair
+
+    repair = asyncio.run(scenario())
+    assert (vault / "Index.md").read_text() == f"the plan is in {repair['after']}\n"
+    assert repair["after"] in ("[[Old plan draft]]", "[[archive/Old plan draft]]"), repair
