@@ -117,7 +117,7 @@ def test_each_kind_of_evidence_is_repaired_and_no_link_in_code_templates_or_sour
         evidence = [(repair["before"], repair["after"], repair["evidence"]) for repair in preview["repairs"]]
         assert evidence == [
             ("[[my-note]]", "[[My Note]]", "name_form"),
-            ("[[Old/Place/Topic]]", "[[New/Topic]]", "unique_name"),
+            ("[[Old/Place/Topic]]", "[[Topic]]", "unique_name"),
             ("[[Lovelace]]", "[[Ada Lovelace]]", "alias"),
             ("[[Kickoff]]", "[[2024-01-01]]", "title"),
             ("[[Opportunity atack]]", "[[Opportunity attack]]", "similar"),
@@ -129,5 +129,5 @@ def test_each_kind_of_evidence_is_repaired_and_no_link_in_code_templates_or_sour
         assert listed["changes"][0]["tool"] == "fix_broken_links" and listed["changes"][0]["undoable"] is True, listed
         assert notes == KINDS_VAULT["Notes.md"].replace(
             "[[my-note]] [[Old/Place/Topic]] [[Lovelace]] [[Kickoff]] [[Opportunity atack]] [[Guide#Instalation]]",
-            "[[My Note]] [[New/Topic]] [[Ada Lovelace]] [[2024-01-01]] [[Opportunity attack]] [[Guide#Installation]]")
+            "[[My Note]] [[Topic]] [[Ada Lovelace]] [[2024-01-01]] [[Opportunity attack]] [[Guide#Installation]]")
         assert clip == KINDS_VAULT["raw/Clip.md"], "a source folder is never written"
