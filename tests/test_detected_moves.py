@@ -33,10 +33,11 @@ NOTES = {
 }
 
 
-def make_vault(folder):
-    """The vault, each note an hour old, so the persistent index is sure of what it kept."""
+def make_vault(folder, notes=None):
+    """The vault (`NOTES` unless `notes` are given), each note an hour old, so the persistent
+    index is sure of what it kept."""
     old = (int(time.time()) - 3600) * 1_000_000_000
-    for name, text in NOTES.items():
+    for name, text in (NOTES if notes is None else notes).items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)

@@ -1,14 +1,12 @@
-"""fix_broken_links takes a move made outside vaultlink as its strongest evidence (issue 42): the
+"""fix_broken_links takes a move made outside vaultlink as its strongest evidence: the
 server sees the vault once (the persistent index keeps what it saw), `mv` then moves a note to a
 name nothing else would find it by, and the next server repairs the link the move broke to the
-note's new path with the evidence `moved`, ahead of a note whose name only reads alike."""
+note's new path with the evidence `detected_move`, ahead of a note whose name only reads alike."""
 
 import asyncio
-import os
 import subprocess
-import time
 
-from test_detected_moves import session_on
+from test_detected_moves import make_vault, session_on
 
 NOTES = {
     "Index.md": "the plan is in [[notes/Plan]]\n",
@@ -17,19 +15,8 @@ NOTES = {
 }
 
 
-def make_vault(folder):
-    """The vault, each note an hour old, so the persistent index is sure of what it kept."""
-    old = (int(time.time()) - 3600) * 1_000_000_000
-    for name, text in NOTES.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        os.utime(path, ns=(old, old))
-    return folder.resolve()
-
-
 def test_a_note_moved_by_mv_is_the_repair_of_the_link_it_broke(tmp_path, runtime_dir):
-    vault, cache = make_vault(tmp_path / "vault"), tmp_path / "cache"
+    vault, cache = make_vault(tmp_path / "vault", NOTES), tmp_path / "cache"
 
     async def scenario():
         async with session_on(vault, runtime_dir, cache) as session:
