@@ -404,8 +404,10 @@ def test_long_calls_report_progress_through_the_plugin(vault, runtime_dir, plugi
 def test_server_health_says_where_calls_run(vault, runtime_dir, plugin):
     async def run(mode):
         async with session_on(vault, runtime_dir, mode) as (session, _):
-            health = (await session.call_tool("server_health", {})).structured_content
+            # A read first: it waits for the index the server began at its start, which
+            # `server_health` only announces while it is being built.
             notes = (await session.call_tool("list_notes", {"limit": 1})).structured_content
+            health = (await session.call_tool("server_health", {})).structured_content
             return health, notes
     through_plugin, notes = asyncio.run(run("auto"))
     standalone, _ = asyncio.run(run("standalone"))

@@ -122,6 +122,10 @@ pub const LONG_TOOLS: [&str; 8] =
 /// While a call waits for the plugin, a progress notification this often.
 const PLUGIN_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// How long `server_health` waits for the index begun at the start before it answers that the
+/// folder is being indexed.
+const HEALTH_INDEX_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// How long a call that needs the plugin waits, by default, for one still indexing.
 pub const DEFAULT_STARTUP_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
@@ -237,6 +241,20 @@ impl Router {
             relay.finish();
             indexing.store(false, std::sync::atomic::Ordering::SeqCst);
         });
+    }
+
+    /// Whether the index begun at the start is still being built after a short wait for it:
+    /// on a small vault `server_health` then counts the index it would otherwise only announce,
+    /// and on a big one it still answers within [`HEALTH_INDEX_WAIT`], saying it is indexing.
+    async fn index_still_building(&self) -> bool {
+        let began = std::time::Instant::now();
+        while self.indexing.load(std::sync::atomic::Ordering::SeqCst) {
+            if began.elapsed() >= HEALTH_INDEX_WAIT {
+                return true;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        false
     }
 
     /// How long a call that needs the plugin waits for one still building its first index.
@@ -666,7 +684,7 @@ impl Router {
         if index.is_none() {
             if self.mode == Mode::Plugin {
                 served = Served::Plugin;
-            } else if self.indexing.load(std::sync::atomic::Ordering::SeqCst) {
+            } else if self.index_still_building().await {
                 // The index begun at the start is not built yet: health answers now, saying so.
                 folder_index = Some(json!({
                     "mode": "indexing",
