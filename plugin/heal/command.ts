@@ -67,7 +67,7 @@ export async function previewHeal(app: App, host: HostProvider): Promise<Preview
 	if (preview.links_changed === 0) {
 		new Notice(
 			preview.healed_total === 0
-				? "vaultlink: no note was moved outside Obsidian since vaultlink loaded, so no link is to heal."
+				? "vaultlink: no move made outside Obsidian since vaultlink loaded is left to heal."
 				: `vaultlink: ${count(preview.healed_total, "note was", "notes were")} moved outside Obsidian, and no link they broke is left to rewrite.`,
 		);
 		return null;

@@ -81,6 +81,17 @@ impl SeenSince {
         self.now.insert(to.to_owned(), seen);
     }
 
+    /// The moves `heal_moves` healed (each note's `from` and `to`): their links were rewritten as
+    /// if the moves had been made through vaultlink, so, like a rename made through Obsidian,
+    /// they are no evidence any more. Both paths count as unchanged since the first view, whatever
+    /// the heal then wrote into the moved note itself.
+    pub fn accept(&mut self, moves: &[(String, String)]) {
+        for (from, to) in moves {
+            self.first.remove(from);
+            self.first.remove(to);
+        }
+    }
+
     /// The edge saw the whole vault (its first index is done): changes from now on are compared
     /// with this view.
     pub fn begin(&mut self) {

@@ -86,3 +86,23 @@ fn attachments_are_not_kept_and_a_view_past_its_bound_is_given_up_not_cut() {
     }
     assert_eq!(seen.observed(), None, "too much changed to compare: nothing is observed, rather than a part of it");
 }
+
+#[test]
+fn a_healed_move_is_no_evidence_any_more_whatever_the_heal_wrote_into_the_note() {
+    let mut seen = watching(&[("a.md", "alpha, see [[b]]"), ("b.md", "beta"), ("c.md", "gamma")]);
+    // Two moves made outside Obsidian; the first is healed, the second is not.
+    seen.remove("a.md");
+    seen.upsert("sub/a.md", b"alpha, see [[b]]");
+    seen.remove("c.md");
+    seen.upsert("sub/c.md", b"gamma");
+    seen.accept(&[("a.md".to_owned(), "sub/a.md".to_owned())]);
+    // The heal rewrote a link in the moved note itself, as its own move would have.
+    seen.upsert("sub/a.md", b"alpha, see [[../b]]");
+    let mut vault = vaultlink_core::Vault::new(vaultlink_core::index::IndexConfig::obsidian_defaults());
+    for (path, text) in [("sub/a.md", "alpha, see [[../b]]"), ("b.md", "beta"), ("sub/c.md", "gamma")] {
+        vault.upsert(path, text);
+    }
+    let detected = detect(&vault, &seen.observed().unwrap());
+    assert_eq!(detected.pairs, vec![("c.md".to_owned(), "sub/c.md".to_owned())], "only the move not healed is left");
+    assert!(detected.ambiguous.is_empty(), "the healed note is not taken for a move plus an edit: {:?}", detected.ambiguous);
+}

@@ -20,6 +20,9 @@ pub struct Vault {
     /// Each note's size and content hash, and what changed since the first index was whole
     /// (`beginObserving`): what `detected_moves` and `heal_moves` compare (`Edge::observed`).
     seen: vaultlink_core::seen_since::SeenSince,
+    /// The moves a `heal_moves` plan heals, by its plan hash, until the plugin says it applied it
+    /// (`planApplied`): then they are no evidence any more (`SeenSince::accept`).
+    healing: Option<(String, Vec<(String, String)>)>,
 }
 
 /// Serializes results as plain objects (not `Map`s), so `JSON.stringify` gives the same JSON
@@ -396,6 +399,7 @@ impl Vault {
             inner: vaultlink_core::Vault::new(vaultlink_core::index::IndexConfig::obsidian_defaults()),
             plans: PlanHistory::default(),
             seen: vaultlink_core::seen_since::SeenSince::default(),
+            healing: None,
         }
     }
 
@@ -534,8 +538,14 @@ impl Vault {
     ) -> Result<JsValue, JsError> {
         let ListedChanges { kept: changes, unopened, undone } = listed_of(changes);
         let observed = if matches!(tool, "detected_moves" | "heal_moves") { self.seen.observed() } else { None };
+        // The edge hands its observation to core (`Edge::observed` takes it); a heal keeps a copy
+        // to learn which moves its plan heals.
+        let healing = if tool == "heal_moves" { observed.clone() } else { None };
         let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0), changes, unopened, undone, observed };
         let called = arguments_of(arguments).and_then(|arguments| ops::call(&self.inner, tool, &arguments, &mut edge, &mut self.plans));
+        if let (Ok(ops::Outcome { change: Some(ops::Change::Batch { plan_hash, .. }), .. }), Some(observed)) = (&called, &healing) {
+            self.healing = Some((plan_hash.clone(), vaultlink_core::moves_detected::detect(&self.inner, observed).pairs));
+        }
         match &called {
             Ok(outcome) => to_js(&CallOutcome::Done {
                 ok: true,
@@ -557,6 +567,13 @@ impl Vault {
     #[wasm_bindgen(js_name = planApplied)]
     pub fn plan_applied(&mut self, plan_hash: &str) {
         self.plans.record_applied(plan_hash);
+        if let Some((healed, moves)) = self.healing.take() {
+            if healed == plan_hash {
+                self.seen.accept(&moves);
+            } else {
+                self.healing = Some((healed, moves));
+            }
+        }
     }
 }
 
