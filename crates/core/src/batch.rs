@@ -11,7 +11,7 @@ use crate::error::{ErrorCode, Failure};
 use std::collections::BTreeMap;
 
 use crate::journal::{Journal, JournalMove, JournalWrite, WriteKind, VERSION};
-use crate::rename::{apply_edits, content_hash, MovePlan};
+use crate::plan::{apply_edits, content_hash, MovePlan};
 
 /// One note the batch rewrites.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -33,7 +33,7 @@ pub struct BatchWrite {
     /// none when it writes a whole text back (an undo's pre-image). An edge hands them to
     /// `step::saved_over` when another program saves the note before the commit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub edits: Vec<crate::rename::TextEdit>,
+    pub edits: Vec<crate::plan::TextEdit>,
 }
 
 /// One file the batch creates: nothing may be at `path` when the batch starts, and the file is

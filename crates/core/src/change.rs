@@ -13,7 +13,9 @@ use crate::delete::DeleteAnswer;
 use crate::delete::{capture, decide, plan_delete, DeleteRequest};
 use crate::edge::{Change, Edge};
 use crate::error::CallError;
-use crate::rename::{moved_folder, notes_to_read, notes_to_read_for_rewrite, plan_move, plan_rewrite_link, MoveAnswer, MovePlan};
+use crate::link_rewrite::{notes_to_read_for_rewrite, plan_rewrite_link};
+use crate::plan::MovePlan;
+use crate::rename::{moved_folder, notes_to_read, plan_move, MoveAnswer};
 use crate::Vault;
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -312,7 +314,7 @@ pub fn update_properties(
     crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
     if let Some(file) = plan.edits.first() {
         // Checked as commit_wiki_page checks a page: the schema's rules, and the links set.
-        let after_text = crate::rename::apply_edits(&text, &file.edits);
+        let after_text = crate::plan::apply_edits(&text, &file.edits);
         if let Some((schema, problems)) = crate::property_rules::broken_rules(vault, &path, &after_text) {
             return Err(CallError::of(&crate::properties::PropertiesError::OffSchema { path, schema, problems }));
         }

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::index::Vault;
 use crate::parse::LinkKind;
-use crate::rename::content_hash;
+use crate::plan::content_hash;
 
 /// A link that points to the note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -37,7 +37,7 @@ use crate::batch::{temporary_name, Batch, BatchCreate, BatchMove, BatchRemove, B
 use crate::edge::{Change, Edge};
 use crate::error::{CallError, ErrorCode, Failure};
 use crate::journal::{Journal, Refusal, WriteKind};
-use crate::rename::content_hash;
+use crate::plan::content_hash;
 use crate::resolve::fold;
 use crate::Vault;
 
@@ -541,7 +541,7 @@ pub fn undo_change(
         answer.links_left_in_sources = crate::sources::leave_sources(vault, &mut plan);
         for file in plan.edits.into_iter().filter(|file| !written.contains(&file.path)) {
             let before = texts.remove(&file.path).expect("a planned note was read");
-            let text = crate::rename::apply_edits(&before, &file.edits);
+            let text = crate::plan::apply_edits(&before, &file.edits);
             batch.writes.push(BatchWrite {
                 edits: file.edits,
                 temporary: temporary_name(&file.path, tag, "tmp"),

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::frontmatter::find_block;
-use crate::rename::{content_hash, FileEdit, MovePlan, TextEdit};
+use crate::plan::{content_hash, FileEdit, MovePlan, TextEdit};
 use crate::span::Span;
 
 /// What `update_properties` was asked.
@@ -396,7 +396,7 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
         }
     }
     edits.sort_by_key(|edit| (edit.span.start, edit.span.end));
-    let after_text = crate::rename::apply_edits(text, &edits);
+    let after_text = crate::plan::apply_edits(text, &edits);
     let after_block = find_block(&after_text);
     let after_yaml = after_block.map_or("", |block| &after_text[block.content.range()]);
     prove(path, text, &after_text, &before, after_yaml, arguments)?;
@@ -481,7 +481,7 @@ mod tests {
 
     fn edit(text: &str, set: Value, remove: &[&str]) -> String {
         let (plan, _) = plan("N.md", text, &asked(set, remove)).unwrap_or_else(|error| panic!("{error:?}"));
-        plan.edits.first().map_or(text.to_owned(), |file| crate::rename::apply_edits(text, &file.edits))
+        plan.edits.first().map_or(text.to_owned(), |file| crate::plan::apply_edits(text, &file.edits))
     }
 
     #[test]

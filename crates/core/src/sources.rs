@@ -23,7 +23,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, Failure};
-use crate::rename::MovePlan;
+use crate::plan::MovePlan;
 use crate::resolve::{fold, folder};
 use crate::Vault;
 

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CallError, ErrorCode};
-use crate::rename::TextEdit;
+use crate::plan::TextEdit;
 
 /// A change that could not be carried out, as the edge observed it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -420,7 +420,7 @@ mod tests {
         // two of them leaves both intact. A save inside one leaves the note as saved.
         let edit = |start: usize, end: usize| TextEdit { span: crate::span::Span { start, end }, replacement: "Sub/Renamed".to_owned() };
         let edits = [edit(10, 11), edit(20, 21)];
-        assert_eq!(crate::rename::apply_edits(before, &edits), written);
+        assert_eq!(crate::plan::apply_edits(before, &edits), written);
         let between = written.replace(" and [[Sub", " and, typed, [[Sub");
         let saved_over_edits = |saved: &str| saved_over("C.md", before, written, saved, &edits);
         assert_eq!(saved_over_edits(&between), put_back(&before.replace(" and [[A", " and, typed, [[A")));
