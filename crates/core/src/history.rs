@@ -32,7 +32,7 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use crate::answer::ResponseFormat;
-use crate::approval::{decide_plan, PlanApproval, PlanHistory};
+use crate::approval::{PlanApproval, PlanHistory};
 use crate::batch::{temporary_name, Batch, BatchCreate, BatchMove, BatchRemove, BatchWrite};
 use crate::edge::{Change, Edge};
 use crate::error::{CallError, ErrorCode, Failure};
@@ -564,30 +564,30 @@ pub fn undo_change(
     // was declared one is refused rather than undone into the source.
     crate::sources::check_batch(vault, "undo_change", &batch).map_err(|error| CallError::of(&error))?;
 
-    let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
+    let mut hash = crate::plan::PlanHash::new();
     // The change by its id (the file name holds when each edge kept it, which differs).
-    sha2::Digest::update(&mut hasher, format!("undo_change\0{}\n", journal.change_id));
+    hash.record(&[b"undo_change", journal.change_id.as_bytes()]);
     for write in &batch.writes {
-        sha2::Digest::update(&mut hasher, format!("w\0{}\0{}\0{}\n", write.path, write.before_hash, write.after_hash));
+        hash.record(&[b"w", write.path.as_bytes(), write.before_hash.as_bytes(), write.after_hash.as_bytes()]);
     }
     for remove in &batch.removes {
-        sha2::Digest::update(&mut hasher, format!("r\0{}\0{}\n", remove.path, remove.before_hash));
+        hash.record(&[b"r", remove.path.as_bytes(), remove.before_hash.as_bytes()]);
     }
     for create in &batch.creates {
-        sha2::Digest::update(&mut hasher, format!("c\0{}\0{}\n", create.path, create.after_hash));
+        hash.record(&[b"c", create.path.as_bytes(), create.after_hash.as_bytes()]);
     }
     for step in &batch.moves {
-        sha2::Digest::update(&mut hasher, format!("m\0{}\0{}\n", step.from, step.to));
+        hash.record(&[b"m", step.from.as_bytes(), step.to.as_bytes()]);
     }
     for link in &answer.backlinks {
-        sha2::Digest::update(&mut hasher, format!("b\0{}\0{}\0{}\n", link.note, link.line, link.link));
+        hash.record(&[b"b", link.note.as_bytes(), link.line.to_string().as_bytes(), link.link.as_bytes()]);
     }
     for link in &answer.links_left_in_sources {
-        sha2::Digest::update(&mut hasher, format!("s\0{}\0{}\0{}\n", link.note, link.line, link.link));
+        hash.record(&[b"s", link.note.as_bytes(), link.line.to_string().as_bytes(), link.link.as_bytes()]);
     }
-    answer.plan_hash = undo_plan_hash(&journal.change_id, &crate::hex::hex(&sha2::Digest::finalize(hasher)));
+    answer.plan_hash = undo_plan_hash(&journal.change_id, &hash.finish());
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
-    let apply = decide_plan(&answer.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
+    let apply = crate::tail::decide(&answer.plan_hash, &approval, None, plans)?;
     if !apply {
         plans.record_preview(&answer.plan_hash);
         let answer = answer.paged(arguments.limit, arguments.cursor.as_deref()).map_err(|error| CallError::of(&error))?;

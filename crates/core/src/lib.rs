@@ -57,6 +57,7 @@ pub mod source_hashes;
 pub mod sources;
 pub mod span;
 pub mod step;
+pub mod tail;
 pub mod undo_steps;
 pub mod wiki;
 pub mod words;

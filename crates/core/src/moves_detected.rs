@@ -12,7 +12,6 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::answer::{page_with_default, OpError, ResponseFormat};
 use crate::approval::{PlanApproval, PlanHistory};
@@ -533,8 +532,8 @@ pub fn heal_moves(
     } else {
         PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() }
     };
-    let page = crate::change::Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
-    let (mut answer, change) = crate::change::finish("heal_moves", &plan, &texts, &[], &approval, page, edge, plans)?;
+    let page = crate::tail::Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
+    let (mut answer, change) = crate::tail::finish("heal_moves", &plan, &texts, &[], &approval, page, edge, plans)?;
     answer.links_left_in_sources = left;
     let (healed, healed_total) =
         crate::answer::capped(pairs.iter().map(|(from, to)| FileMove { from: from.clone(), to: to.clone() }).collect());
@@ -555,16 +554,13 @@ fn healed_plan(mut plan: MovePlan, pairs: &[(String, String)]) -> MovePlan {
     for found in &mut plan.newly_resolved {
         found.note = now_path(pairs, &found.note).to_owned();
     }
-    let mut hasher = Sha256::new();
-    hasher.update(b"heal_moves\0");
+    let mut hash = crate::plan::PlanHash::new();
+    hash.record(&[b"heal_moves"]);
     for (from, to) in pairs {
-        hasher.update(from.as_bytes());
-        hasher.update([0]);
-        hasher.update(to.as_bytes());
-        hasher.update(b"\n");
+        hash.record(&[from.as_bytes(), to.as_bytes()]);
     }
-    hasher.update(plan.plan_hash.as_bytes());
-    plan.plan_hash = crate::hex::hex(&hasher.finalize());
+    hash.record(&[plan.plan_hash.as_bytes()]);
+    plan.plan_hash = hash.finish();
     plan
 }
 

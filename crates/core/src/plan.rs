@@ -118,39 +118,80 @@ pub(crate) fn assemble<'t>(
         file_edits.push(FileEdit { path, content_hash: content_hash(text), edits });
     }
     let moves: Vec<FileMove> = moves.iter().map(|(from, to)| FileMove { from: from.clone(), to: to.clone() }).collect();
-    // The hash of `move\0{from}\0{to}\n` for each move, then `edit\0{path}\0{hash}\n` for each
-    // note and `{start}\0{end}\0{replacement}\n` for each of its edits: gathered in a buffer
-    // handed to the hasher a few kilobytes at a time, without a string made for each.
-    let mut hasher = Sha256::new();
-    let mut buffer: Vec<u8> = Vec::with_capacity(8192);
-    let mut add = |parts: &[&[u8]]| {
-        for part in parts {
-            buffer.extend_from_slice(part);
-        }
-        if buffer.len() >= 4096 {
-            hasher.update(&buffer);
-            buffer.clear();
-        }
-    };
+    let mut hash = PlanHash::new();
     for file_move in &moves {
-        add(&[b"move\0", file_move.from.as_bytes(), b"\0", file_move.to.as_bytes(), b"\n"]);
+        hash.record(&[b"move", file_move.from.as_bytes(), file_move.to.as_bytes()]);
     }
-    for file in &file_edits {
-        add(&[b"edit\0", file.path.as_bytes(), b"\0", file.content_hash.as_bytes(), b"\n"]);
-        for edit in &file.edits {
-            let (mut start, mut end) = ([0; 20], [0; 20]);
-            add(&[
-                decimal(edit.span.start, &mut start),
-                b"\0",
-                decimal(edit.span.end, &mut end),
-                b"\0",
-                edit.replacement.as_bytes(),
-                b"\n",
-            ]);
+    hash.files(&file_edits, b"edit");
+    MovePlan { moves, edits: file_edits, creates: Vec::new(), changes, newly_resolved, plan_hash: hash.finish() }
+}
+
+/// The one hash of every plan, whichever tool makes it: SHA-256 over records, each its fields
+/// joined by a NUL and ended by a line break, the first naming what the plan does (`move`,
+/// `update_properties`, `commit_wiki_page`, `delete`, `undo_change`, `heal_moves`) and the rest
+/// what it does it to, so two plans hash alike only when they make the same change. A field holds
+/// no NUL or line break of its own that could shift a record into the next (paths hold none; an
+/// edit's replacement, the one free text, is its record's last field, after its span, which fixes
+/// where it starts). The records are gathered in a buffer handed to the hasher a few kilobytes at
+/// a time, without a string made for each.
+#[derive(Debug)]
+pub struct PlanHash {
+    hasher: Sha256,
+    buffer: Vec<u8>,
+}
+
+impl Default for PlanHash {
+    fn default() -> Self {
+        PlanHash::new()
+    }
+}
+
+impl PlanHash {
+    pub fn new() -> PlanHash {
+        PlanHash { hasher: Sha256::new(), buffer: Vec::with_capacity(8192) }
+    }
+
+    /// One record: `fields` joined by NULs, then a line break.
+    pub fn record(&mut self, fields: &[&[u8]]) {
+        for (at, field) in fields.iter().enumerate() {
+            if at > 0 {
+                self.buffer.push(0);
+            }
+            self.buffer.extend_from_slice(field);
+        }
+        self.buffer.push(b'\n');
+        if self.buffer.len() >= 4096 {
+            self.hasher.update(&self.buffer);
+            self.buffer.clear();
         }
     }
-    hasher.update(&buffer);
-    MovePlan { moves, edits: file_edits, creates: Vec::new(), changes, newly_resolved, plan_hash: hex(&hasher.finalize()) }
+
+    /// One edit: its span's start and end in decimal, then its replacement.
+    pub fn edit(&mut self, edit: &TextEdit) {
+        let (mut start, mut end) = ([0; 20], [0; 20]);
+        self.record(&[decimal(edit.span.start, &mut start), decimal(edit.span.end, &mut end), edit.replacement.as_bytes()]);
+    }
+
+    /// Each edited file (`tag`, when not empty, before its path and the hash of the text its edits
+    /// apply to), then each of its edits.
+    pub fn files(&mut self, files: &[FileEdit], tag: &[u8]) {
+        for file in files {
+            if tag.is_empty() {
+                self.record(&[file.path.as_bytes(), file.content_hash.as_bytes()]);
+            } else {
+                self.record(&[tag, file.path.as_bytes(), file.content_hash.as_bytes()]);
+            }
+            for edit in &file.edits {
+                self.edit(edit);
+            }
+        }
+    }
+
+    /// The hash, as lowercase hex.
+    pub fn finish(mut self) -> String {
+        self.hasher.update(&self.buffer);
+        hex(&self.hasher.finalize())
+    }
 }
 
 /// `value` in decimal digits, written at the end of `digits`.
@@ -213,4 +254,46 @@ pub(crate) fn link_with_target(text: &str, link: &Link, replacement: &str) -> St
     after.push_str(replacement);
     after.push_str(&text[link.target_span.end..link.span.end]);
     after
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_hash_is_the_hash_of_its_records_each_field_apart() {
+        let mut hash = PlanHash::new();
+        hash.record(&[b"delete", b"A.md", b"h"]);
+        hash.edit(&TextEdit { span: Span { start: 3, end: 12 }, replacement: "New".to_owned() });
+        assert_eq!(hash.finish(), content_hash("delete\0A.md\0h\n3\012\0New\n"));
+        let of = |fields: &[&[u8]]| {
+            let mut hash = PlanHash::new();
+            hash.record(fields);
+            hash.finish()
+        };
+        assert_ne!(of(&[b"a", b"bc"]), of(&[b"ab", b"c"]), "the fields stay apart");
+    }
+
+    #[test]
+    fn a_long_plan_hashes_as_one_written_whole() {
+        let files: Vec<FileEdit> = (0..500)
+            .map(|at| FileEdit {
+                path: format!("notes/{at}.md"),
+                content_hash: content_hash(&at.to_string()),
+                edits: vec![TextEdit { span: Span { start: at, end: at + 2 }, replacement: format!("[[{at}]]") }],
+            })
+            .collect();
+        let mut hash = PlanHash::new();
+        hash.files(&files, b"edit");
+        let whole: String = files
+            .iter()
+            .map(|file| {
+                format!(
+                    "edit\0{}\0{}\n{}\0{}\0{}\n",
+                    file.path, file.content_hash, file.edits[0].span.start, file.edits[0].span.end, file.edits[0].replacement
+                )
+            })
+            .collect();
+        assert_eq!(hash.finish(), content_hash(&whole));
+    }
 }

@@ -401,12 +401,12 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
     let after_yaml = after_block.map_or("", |block| &after_text[block.content.range()]);
     prove(path, text, &after_text, &before, after_yaml, arguments)?;
     let content_hash = content_hash(text);
-    let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
-    sha2::Digest::update(&mut hasher, format!("update_properties\0{path}\0{content_hash}\n"));
+    let mut hash = crate::plan::PlanHash::new();
+    hash.record(&[b"update_properties", path.as_bytes(), content_hash.as_bytes()]);
     for edit in &edits {
-        sha2::Digest::update(&mut hasher, format!("{}\0{}\0{}\n", edit.span.start, edit.span.end, edit.replacement));
+        hash.edit(edit);
     }
-    let plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
+    let plan_hash = hash.finish();
     let detailed = arguments.response_format == crate::answer::ResponseFormat::Detailed;
     let answer = PropertiesAnswer {
         dry_run: true,

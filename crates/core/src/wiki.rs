@@ -497,15 +497,11 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
             edits.push(FileEdit { path: note.clone(), content_hash: content_hash(before), edits: vec![edit] });
         }
     }
-    let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
-    sha2::Digest::update(&mut hasher, format!("commit_wiki_page\0{path}\0{:?}\0{}\n", arguments.page.mode, content_hash(&text)));
-    for file in &edits {
-        sha2::Digest::update(&mut hasher, format!("{}\0{}\n", file.path, file.content_hash));
-        for edit in &file.edits {
-            sha2::Digest::update(&mut hasher, format!("{}\0{}\0{}\n", edit.span.start, edit.span.end, edit.replacement));
-        }
-    }
-    let plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
+    let mut hash = crate::plan::PlanHash::new();
+    let mode = format!("{:?}", arguments.page.mode);
+    hash.record(&[b"commit_wiki_page", path.as_bytes(), mode.as_bytes(), content_hash(&text).as_bytes()]);
+    hash.files(&edits, b"");
+    let plan_hash = hash.finish();
     let problems = crate::page_checks::problems(vault, &after, &path, arguments, &duplicates);
     let ingested = ingested(&after, &path, &arguments.page, texts);
     let answer = CommitAnswer {
