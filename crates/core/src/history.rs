@@ -41,8 +41,6 @@ use crate::plan::content_hash;
 use crate::resolve::fold;
 use crate::Vault;
 
-/// The folder of the kept changes, inside the vault.
-pub const CHANGES_FOLDER: &str = ".vaultlink/changes";
 /// The most changes kept.
 pub const KEPT_CHANGES: usize = 20;
 /// The most bytes the kept changes take in all (the newest is kept whatever its size).
@@ -50,6 +48,8 @@ pub const KEPT_BYTES: u64 = 16 * 1024 * 1024;
 
 pub use crate::batch::change_id;
 pub use crate::edge::{KeptChange, UnopenedChange};
+use crate::kept_names::record_parts;
+pub use crate::kept_names::{is_record_name, CHANGES_FOLDER};
 
 /// The file a change is kept in: `.vaultlink/changes/<applied ms, 16 digits>-<id>.json`, so the
 /// names sort oldest first.
@@ -70,24 +70,6 @@ pub fn set_aside_name(record: &str) -> String {
 /// ([`to_forget`], over the set-aside files alone).
 pub fn undone_record(name: &str) -> Option<&str> {
     name.strip_suffix(".undone").filter(|record| is_record_name(record))
-}
-
-/// Whether `name` is a kept change's file name as [`record_name`] makes it (a bare name or a
-/// path in [`CHANGES_FOLDER`]).
-pub fn is_record_name(name: &str) -> bool {
-    record_parts(name).is_some()
-}
-
-/// A kept change's file name's time and change id.
-fn record_parts(name: &str) -> Option<(u64, &str)> {
-    let name = name.strip_prefix(CHANGES_FOLDER).and_then(|rest| rest.strip_prefix('/')).unwrap_or(name);
-    let stem = name.strip_suffix(".json")?;
-    let (time, id) = stem.split_once('-')?;
-    let valid = time.len() == 16
-        && time.bytes().all(|byte| byte.is_ascii_digit())
-        && !id.is_empty()
-        && id.bytes().all(|byte| byte.is_ascii_hexdigit());
-    valid.then(|| (time.parse().ok(), id)).and_then(|(time, id)| Some((time?, id)))
 }
 
 /// The change id in a kept change's file name.

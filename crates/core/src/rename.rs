@@ -194,12 +194,7 @@ impl std::fmt::Display for MoveError {
 
 impl std::error::Error for MoveError {}
 
-/// The most bytes of one segment of a path, as filesystems allow (ext4, APFS, NTFS in UTF-16).
-pub const MAX_NAME_BYTES: usize = 255;
-/// The most bytes of a file's name that a move or a new page may give: the engine's temporary
-/// names beside the file (`batch::temporary_name`) add up to `batch::TEMPORARY_NAME_EXTRA_BYTES`
-/// to it and must fit `MAX_NAME_BYTES` too, or the file's first rewrite would fail at write time.
-pub const MAX_FILE_NAME_BYTES: usize = MAX_NAME_BYTES - crate::batch::TEMPORARY_NAME_EXTRA_BYTES;
+pub use crate::names::{MAX_FILE_NAME_BYTES, MAX_NAME_BYTES};
 /// The most bytes of a link target `rewrite_link` writes (a path of many names).
 pub const MAX_TARGET_BYTES: usize = 4096;
 /// The most bytes of new link text one `rewrite_link` or move plan holds (each link's new

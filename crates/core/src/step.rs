@@ -347,6 +347,12 @@ pub fn untrusted_hint(journal: &str) -> String {
     )
 }
 
+impl From<crate::journal::TooLarge> for StepError {
+    fn from(too_large: crate::journal::TooLarge) -> Self {
+        StepError::JournalTooLarge { bytes: too_large.bytes }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
