@@ -212,8 +212,12 @@ pub enum Command {
     Heal {
         /// The vault folder.
         vault: PathBuf,
-        /// Rewrite the links; without it, only show what would change.
+        /// Show what would change, and change nothing (as `fix` and `mv` take it).
         #[arg(long)]
+        dry_run: bool,
+        /// Accepted for scripts written when the links were rewritten only with it; the links
+        /// are rewritten unless `--dry-run` is given.
+        #[arg(long, hide = true, conflicts_with = "dry_run")]
         yes: bool,
         #[command(flatten)]
         output: Output,
@@ -364,8 +368,8 @@ pub async fn run(cli: Cli) -> Result<()> {
             let proposals = call_all(&mut router, "lint_wiki", arguments, "proposals").await?;
             let found = proposals.as_array().map_or(0, Vec::len);
             if json {
-                let report =
-                    json!({"total": first["total"], "counts": first["counts"], "skipped": first["skipped"], "proposals": proposals});
+                let report = json!({"total": first["total"], "counts": first["counts"], "skipped": first["skipped"], "proposals": proposals,
+                    "health": first["health"]});
                 out!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print_lint(&first, &proposals);
@@ -486,10 +490,10 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Heal { vault, yes, output: Output { json, mode } } => {
+        Command::Heal { vault, dry_run, yes: _, output: Output { json, mode } } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
             let preview = call(&mut router, "heal_moves", json!({})).await?;
-            let answer = if yes && number(&preview, "links_changed") > 0 {
+            let answer = if !dry_run && number(&preview, "links_changed") > 0 {
                 call(&mut router, "heal_moves", json!({"approved_plan_hash": preview["plan_hash"]})).await?
             } else {
                 preview
@@ -518,7 +522,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             if applied {
                 out!("Done: undo_change takes it back (change {}).", text(&answer, "change_id"));
             } else if !changes.is_empty() {
-                out!("Nothing was changed. Run again with --yes to rewrite them.");
+                out!("Nothing was changed (--dry-run).");
             }
             Ok(())
         }
@@ -656,6 +660,18 @@ fn print_lint(first: &Value, proposals: &Value) {
     } else {
         out!("{} findings.", proposals.len());
     }
+    let health = &first["health"];
+    let count = |key: &str| health[key].as_u64().unwrap_or(0);
+    out!(
+        "Link health: {} notes, {} links; {} broken, {} ambiguous, {} orphans, {} dead ends, {} islands.",
+        count("notes"),
+        count("links"),
+        count("broken_links"),
+        count("ambiguous_links"),
+        count("orphans"),
+        count("dead_ends"),
+        count("island_count")
+    );
 }
 
 fn print_backlinks(backlinks: &Value) {
