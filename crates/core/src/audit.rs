@@ -2,12 +2,12 @@
 //! name the file's old path and no longer point to the file (they point nowhere, or to another
 //! file), and the `rewrite_link` calls that would repoint them, one per way the old target is
 //! written (the bare old name, and the old path). Names and targets are compared as everywhere
-//! in core (`rename::targets_match`, `resolve::fold`).
+//! in core (`link_rewrite::targets_match`, `resolve::fold`).
 
 use serde::Serialize;
 
 use crate::index::is_note_path;
-use crate::rename::{notes_to_read_for_rewrite, targets_match};
+use crate::link_rewrite::{notes_to_read_for_rewrite, targets_match};
 use crate::resolve::{file_name, fold};
 use crate::span::Span;
 use crate::Vault;

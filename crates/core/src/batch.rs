@@ -11,7 +11,7 @@ use crate::error::{ErrorCode, Failure};
 use std::collections::BTreeMap;
 
 use crate::journal::{Journal, JournalMove, JournalWrite, WriteKind, VERSION};
-use crate::rename::{apply_edits, content_hash, MovePlan};
+use crate::plan::{apply_edits, content_hash, MovePlan};
 
 /// One note the batch rewrites.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -33,7 +33,7 @@ pub struct BatchWrite {
     /// none when it writes a whole text back (an undo's pre-image). An edge hands them to
     /// `step::saved_over` when another program saves the note before the commit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub edits: Vec<crate::rename::TextEdit>,
+    pub edits: Vec<crate::plan::TextEdit>,
 }
 
 /// One file the batch creates: nothing may be at `path` when the batch starts, and the file is
@@ -135,9 +135,9 @@ impl Failure for BatchError {
                 "`{path}` must be rewritten, and its file name is {bytes} bytes, more than the {} a note vaultlink rewrites may have: \
 its new text is written beside it under a temporary name (`.<name>.vaultlink-<process>.tmp`, up to {} bytes longer), which would pass \
 the {} bytes filesystems take in one name; nothing was changed",
-                crate::rename::MAX_FILE_NAME_BYTES,
+                crate::names::MAX_FILE_NAME_BYTES,
                 TEMPORARY_NAME_EXTRA_BYTES,
-                crate::rename::MAX_NAME_BYTES
+                crate::names::MAX_NAME_BYTES
             ),
         }
     }
@@ -162,7 +162,7 @@ the {} bytes filesystems take in one name; nothing was changed",
 pub fn check_rewritable(plan: &MovePlan) -> Result<(), BatchError> {
     for file in &plan.edits {
         let name = file.path.rsplit('/').next().unwrap_or(&file.path);
-        if name.len() > crate::rename::MAX_FILE_NAME_BYTES {
+        if name.len() > crate::names::MAX_FILE_NAME_BYTES {
             return Err(BatchError::NameTooLong { path: file.path.clone(), bytes: name.len() });
         }
     }
@@ -192,12 +192,7 @@ pub fn delete_batch(path: &str, text: &str, plan_hash: &str) -> Batch {
     }
 }
 
-/// The most bytes the engine's temporary names add to a file's name: `.` before it and
-/// `.vaultlink-<tag>.aside` after it ([`temporary_name`], the longest kind, with a tag of ten
-/// digits, the most a `u32` has); [`swap_name`] adds less. A file's new name leaves room for
-/// them (`rename::MAX_FILE_NAME_BYTES`), so the temporary files of a later rewrite fit the
-/// filesystem's limit on a name too.
-pub const TEMPORARY_NAME_EXTRA_BYTES: usize = ".".len() + ".vaultlink-".len() + 10 + ".aside".len();
+pub use crate::names::TEMPORARY_NAME_EXTRA_BYTES;
 
 /// A hidden name beside `path` for a temporary file: `<folder>/.<name>.vaultlink-<tag>.<kind>`.
 /// `tag` is the edge's process id, so two processes never share a temporary name.
@@ -414,7 +409,7 @@ impl Batch {
         }
         add(crate::journal::JOURNAL_FILE);
         if !self.change_id.is_empty() || self.forget.is_some() {
-            add(crate::history::CHANGES_FOLDER);
+            add(crate::kept_names::CHANGES_FOLDER);
         }
         paths
     }
@@ -507,13 +502,13 @@ mod tests {
 
     #[test]
     fn the_temporary_names_of_the_longest_file_name_fit_a_filesystems_name() {
-        let name = "n".repeat(crate::rename::MAX_FILE_NAME_BYTES - 3) + ".md";
+        let name = "n".repeat(crate::names::MAX_FILE_NAME_BYTES - 3) + ".md";
         for kind in ["tmp", "aside", "case"] {
             let temporary = temporary_name(&format!("folder/{name}"), u32::MAX, kind);
-            assert!(temporary.rsplit('/').next().unwrap().len() <= crate::rename::MAX_NAME_BYTES, "{kind}");
+            assert!(temporary.rsplit('/').next().unwrap().len() <= crate::names::MAX_NAME_BYTES, "{kind}");
         }
-        assert_eq!(temporary_name(&name, u32::MAX, "aside").len(), crate::rename::MAX_NAME_BYTES);
-        assert!(swap_name(&name, u32::MAX).len() <= crate::rename::MAX_NAME_BYTES);
+        assert_eq!(temporary_name(&name, u32::MAX, "aside").len(), crate::names::MAX_NAME_BYTES);
+        assert!(swap_name(&name, u32::MAX).len() <= crate::names::MAX_NAME_BYTES);
     }
 
     #[test]
@@ -543,7 +538,7 @@ mod tests {
                 "deep",
                 "deep/er",
                 crate::journal::JOURNAL_FILE,
-                crate::history::CHANGES_FOLDER
+                crate::kept_names::CHANGES_FOLDER
             ]
         );
         let case_only = batch_for(&[("a.md", "# a"), ("B.md", "[[a]]")], "a.md", "A.md");

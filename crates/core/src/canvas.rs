@@ -482,7 +482,7 @@ fn decode(raw: &str, base: usize) -> (String, Vec<usize>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rename::{apply_edits, TextEdit};
+    use crate::plan::{apply_edits, TextEdit};
 
     fn links(text: &str) -> Vec<Link> {
         let parsed = parse_canvas("c.canvas", text, &ParseConfig::OBSIDIAN);

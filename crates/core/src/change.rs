@@ -8,12 +8,14 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::answer::ResponseFormat;
-use crate::approval::{decide_plan, PlanApproval, PlanHistory};
+use crate::approval::{PlanApproval, PlanHistory};
 use crate::delete::DeleteAnswer;
 use crate::delete::{capture, decide, plan_delete, DeleteRequest};
 use crate::edge::{Change, Edge};
 use crate::error::CallError;
-use crate::rename::{moved_folder, notes_to_read, notes_to_read_for_rewrite, plan_move, plan_rewrite_link, MoveAnswer, MovePlan};
+use crate::link_rewrite::{notes_to_read_for_rewrite, plan_rewrite_link};
+use crate::plan::MovePlan;
+use crate::rename::{moved_folder, notes_to_read, plan_move, MoveAnswer};
 use crate::Vault;
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -94,8 +96,8 @@ pub fn move_note(
     // Moving a whole folder removes it once empty; moving files out of one leaves it.
     let folder = moved_folder(&arguments.from, &plan);
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
-    let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
-    with_left(finish("move_note", &plan, &texts, &folder.into_iter().collect::<Vec<_>>(), &approval, page, edge, plans), left)
+    let page = crate::tail::Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
+    with_left(crate::tail::finish("move_note", &plan, &texts, &folder.into_iter().collect::<Vec<_>>(), &approval, page, edge, plans), left)
 }
 
 /// The plan without its edits inside read-only sources (each link left, returned), refused
@@ -138,54 +140,14 @@ pub fn rewrite_link(
         return Err(CallError::of(&crate::rewrite::BreaksLinks { to_target: arguments.to_target.trim().to_owned(), broken }));
     }
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
-    let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
-    let (mut answer, change) = with_left(finish("rewrite_link", &plan, &texts, &[], &approval, page, edge, plans), left)?;
+    let page = crate::tail::Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
+    let (mut answer, change) = with_left(crate::tail::finish("rewrite_link", &plan, &texts, &[], &approval, page, edge, plans), left)?;
     answer.links_broken = broken.count;
     Ok((answer, change))
 }
 
 fn read_all(edge: &mut dyn Edge, paths: Vec<String>) -> Result<BTreeMap<String, String>, CallError> {
     paths.into_iter().map(|path| edge.text(&path).map(|text| (path, text))).collect()
-}
-
-/// What page of a move's answer is asked for.
-pub(crate) struct Page<'a> {
-    pub(crate) format: ResponseFormat,
-    pub(crate) limit: Option<usize>,
-    pub(crate) cursor: Option<&'a str>,
-}
-
-/// The approval decision, and for an approved plan its batch, made from the same texts the plan
-/// was proven on (the edge checks each note again just before it replaces it).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn finish(
-    tool: &str,
-    plan: &MovePlan,
-    texts: &BTreeMap<String, String>,
-    folders: &[String],
-    approval: &PlanApproval,
-    page: Page<'_>,
-    edge: &mut dyn Edge,
-    plans: &mut PlanHistory,
-) -> Result<(MoveAnswer, Option<Change>), CallError> {
-    crate::batch::check_rewritable(plan).map_err(|error| CallError::of(&error))?;
-    let apply = decide_plan(&plan.plan_hash, approval, plans).map_err(|error| CallError::of(&error))?;
-    if apply && page.cursor.is_some() {
-        return Err(CallError::of(&crate::answer::OpError::InvalidArguments {
-            detail: "`cursor` pages a preview; leave it out to apply the plan".to_owned(),
-        }));
-    }
-    // A preview's rewritten links are what is approved: `concise` leaves them out of a receipt only.
-    let detailed = page.format == ResponseFormat::Detailed || !apply;
-    let answer = MoveAnswer::paged(plan, !apply, apply, detailed, page.limit, page.cursor).map_err(|error| CallError::of(&error))?;
-    if !apply {
-        plans.record_preview(&plan.plan_hash);
-        return Ok((answer, None));
-    }
-    let batch = crate::batch::batch(plan, texts, tool, folders, edge.tag()).map_err(|error| CallError::of(&error))?;
-    let mut answer = answer;
-    answer.change_id = Some(batch.change_id.clone());
-    Ok((answer, Some(Change::Batch { batch, plan_hash: plan.plan_hash.clone() })))
 }
 
 /// The note a delete reads: the one it deletes, when it is a note.
@@ -286,8 +248,8 @@ pub fn bulk_move_notes(
     crate::conventions::check_plan(vault, "bulk_move_notes", &plan, &texts).map_err(|error| CallError::of(&error))?;
     let folders: Vec<String> = pairs.iter().filter_map(|(from, _)| moved_folder(from, &plan)).collect();
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
-    let page = Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
-    with_left(finish("bulk_move_notes", &plan, &texts, &folders, &approval, page, edge, plans), left)
+    let page = crate::tail::Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
+    with_left(crate::tail::finish("bulk_move_notes", &plan, &texts, &folders, &approval, page, edge, plans), left)
 }
 
 /// The note `update_properties` reads: the one it edits.
@@ -312,21 +274,19 @@ pub fn update_properties(
     crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
     if let Some(file) = plan.edits.first() {
         // Checked as commit_wiki_page checks a page: the schema's rules, and the links set.
-        let after_text = crate::rename::apply_edits(&text, &file.edits);
+        let after_text = crate::plan::apply_edits(&text, &file.edits);
         if let Some((schema, problems)) = crate::property_rules::broken_rules(vault, &path, &after_text) {
             return Err(CallError::of(&crate::properties::PropertiesError::OffSchema { path, schema, problems }));
         }
         answer.unresolved_links = crate::property_rules::unresolved_links(vault, &path, &after_text, &answer.set);
     }
-    let apply = decide_plan(&plan.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
-    if !apply || plan.edits.is_empty() {
-        // Nothing is written: a preview, or a change that changes nothing.
-        plans.record_preview(&plan.plan_hash);
+    let apply = crate::tail::decide(&plan.plan_hash, &approval, None, plans)?;
+    let texts = BTreeMap::from([(path, text)]);
+    // Nothing is written for a preview, or for a change that changes nothing.
+    let Some(batch) = crate::tail::carry_out("update_properties", &plan, &texts, &[], apply && !plan.edits.is_empty(), edge, plans)? else {
         answer.dry_run = !apply;
         return Ok((answer, None));
-    }
-    let texts = BTreeMap::from([(path, text)]);
-    let batch = crate::batch::batch(&plan, &texts, "update_properties", &[], edge.tag()).map_err(|error| CallError::of(&error))?;
+    };
     answer.change_id = Some(batch.change_id.clone());
     answer.dry_run = false;
     answer.applied = true;
@@ -349,12 +309,10 @@ pub fn commit_wiki_page(
     crate::sources::check_plan(vault, "commit_wiki_page", &plan).map_err(|error| CallError::of(&error))?;
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
     crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
-    let apply = decide_plan(&plan.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
-    if !apply {
-        plans.record_preview(&plan.plan_hash);
+    let apply = crate::tail::decide(&plan.plan_hash, &approval, None, plans)?;
+    let Some(batch) = crate::tail::carry_out("commit_wiki_page", &plan, &texts, &[], apply, edge, plans)? else {
         return Ok((answer, None));
-    }
-    let batch = crate::batch::batch(&plan, &texts, "commit_wiki_page", &[], edge.tag()).map_err(|error| CallError::of(&error))?;
+    };
     answer.change_id = Some(batch.change_id.clone());
     answer.dry_run = false;
     answer.applied = true;
@@ -426,8 +384,8 @@ pub fn fix_broken_links(
             detail: "`cursor` pages a preview; leave it out to apply the plan".to_owned(),
         }));
     }
-    let page = Page { format: arguments.response_format, limit: Some(1), cursor: None };
-    let (moved, change) = finish("fix_broken_links", &repair.plan, &texts, &[], &approval, page, edge, plans)?;
+    let page = crate::tail::Page { format: arguments.response_format, limit: Some(1), cursor: None };
+    let (moved, change) = crate::tail::finish("fix_broken_links", &repair.plan, &texts, &[], &approval, page, edge, plans)?;
     let detailed = arguments.response_format == ResponseFormat::Detailed || !moved.applied;
     let mut answer = crate::repair::RepairAnswer::paged(&repair, floor, detailed, arguments.limit, arguments.cursor.as_deref())
         .map_err(|error| CallError::of(&error))?;

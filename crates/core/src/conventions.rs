@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use crate::error::{ErrorCode, Failure};
 use crate::lint::{lint, LintOptions, Proposal};
-use crate::rename::MovePlan;
+use crate::plan::MovePlan;
 use crate::schema_file::Schema;
 use crate::Vault;
 
@@ -110,7 +110,7 @@ pub fn after_plan(vault: &Vault, plan: &MovePlan, texts: &BTreeMap<String, Strin
     let mut touched = Vec::new();
     for file in &plan.edits {
         if let Some(text) = texts.get(&file.path) {
-            after.upsert(&file.path, &crate::rename::apply_edits(text, &file.edits));
+            after.upsert(&file.path, &crate::plan::apply_edits(text, &file.edits));
         }
         touched.push(moved.get(&file.path).cloned().unwrap_or_else(|| file.path.clone()));
     }

@@ -7,11 +7,10 @@
 
 use crate::error::{ErrorCode, Failure};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::index::Vault;
 use crate::parse::LinkKind;
-use crate::rename::content_hash;
+use crate::plan::content_hash;
 
 /// A link that points to the note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,12 +85,12 @@ pub fn plan_delete(vault: &Vault, path: &str, text: &str) -> Result<DeletePlan, 
     }
     let backlinks = referrers(vault, found);
     let content_hash = content_hash(text);
-    let mut hasher = Sha256::new();
-    hasher.update(format!("delete\0{found}\0{content_hash}\n"));
+    let mut hash = crate::plan::PlanHash::new();
+    hash.record(&[b"delete", found.as_bytes(), content_hash.as_bytes()]);
     for referrer in &backlinks {
-        hasher.update(format!("{}\0{}\0{}\n", referrer.note, referrer.line, referrer.link));
+        hash.record(&[referrer.note.as_bytes(), referrer.line.to_string().as_bytes(), referrer.link.as_bytes()]);
     }
-    let plan_hash = crate::hex::hex(&hasher.finalize());
+    let plan_hash = hash.finish();
     Ok(DeletePlan { path: found.to_owned(), content_hash, backlinks, plan_hash })
 }
 

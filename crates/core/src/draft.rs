@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::answer::{OpError, ResponseFormat};
 use crate::evidence::{EvidenceArguments, Strength};
 use crate::existing::{FindPageArguments, PageCandidate};
-use crate::rename::content_hash;
+use crate::plan::content_hash;
 use crate::resolve::{self, file_name, fold, folder, Resolution};
 use crate::Vault;
 

@@ -41,7 +41,7 @@ pub trait Edge {
     /// What the edge saw change since it last saw the vault (`moves_detected::Observed`), or
     /// `None` when it has no earlier view to compare with. Only `detected_moves`,
     /// `heal_moves` and `fix_broken_links` (its strongest evidence) ask.
-    fn observed(&mut self) -> Option<crate::moves_detected::Observed> {
+    fn observed(&mut self) -> Option<crate::seen::Observed> {
         None
     }
 }
@@ -110,7 +110,7 @@ pub struct ReadBefore {
     pub changes: Vec<KeptChange>,
     pub unopened: Vec<UnopenedChange>,
     pub undone: Vec<KeptChange>,
-    pub observed: Option<crate::moves_detected::Observed>,
+    pub observed: Option<crate::seen::Observed>,
 }
 
 impl Edge for ReadBefore {
@@ -138,7 +138,7 @@ impl Edge for ReadBefore {
         self.undone.clone()
     }
 
-    fn observed(&mut self) -> Option<crate::moves_detected::Observed> {
+    fn observed(&mut self) -> Option<crate::seen::Observed> {
         self.observed.clone()
     }
 }

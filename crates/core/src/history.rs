@@ -32,17 +32,15 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use crate::answer::ResponseFormat;
-use crate::approval::{decide_plan, PlanApproval, PlanHistory};
+use crate::approval::{PlanApproval, PlanHistory};
 use crate::batch::{temporary_name, Batch, BatchCreate, BatchMove, BatchRemove, BatchWrite};
 use crate::edge::{Change, Edge};
 use crate::error::{CallError, ErrorCode, Failure};
 use crate::journal::{Journal, Refusal, WriteKind};
-use crate::rename::content_hash;
+use crate::plan::content_hash;
 use crate::resolve::fold;
 use crate::Vault;
 
-/// The folder of the kept changes, inside the vault.
-pub const CHANGES_FOLDER: &str = ".vaultlink/changes";
 /// The most changes kept.
 pub const KEPT_CHANGES: usize = 20;
 /// The most bytes the kept changes take in all (the newest is kept whatever its size).
@@ -50,6 +48,8 @@ pub const KEPT_BYTES: u64 = 16 * 1024 * 1024;
 
 pub use crate::batch::change_id;
 pub use crate::edge::{KeptChange, UnopenedChange};
+use crate::kept_names::record_parts;
+pub use crate::kept_names::{is_record_name, CHANGES_FOLDER};
 
 /// The file a change is kept in: `.vaultlink/changes/<applied ms, 16 digits>-<id>.json`, so the
 /// names sort oldest first.
@@ -70,24 +70,6 @@ pub fn set_aside_name(record: &str) -> String {
 /// ([`to_forget`], over the set-aside files alone).
 pub fn undone_record(name: &str) -> Option<&str> {
     name.strip_suffix(".undone").filter(|record| is_record_name(record))
-}
-
-/// Whether `name` is a kept change's file name as [`record_name`] makes it (a bare name or a
-/// path in [`CHANGES_FOLDER`]).
-pub fn is_record_name(name: &str) -> bool {
-    record_parts(name).is_some()
-}
-
-/// A kept change's file name's time and change id.
-fn record_parts(name: &str) -> Option<(u64, &str)> {
-    let name = name.strip_prefix(CHANGES_FOLDER).and_then(|rest| rest.strip_prefix('/')).unwrap_or(name);
-    let stem = name.strip_suffix(".json")?;
-    let (time, id) = stem.split_once('-')?;
-    let valid = time.len() == 16
-        && time.bytes().all(|byte| byte.is_ascii_digit())
-        && !id.is_empty()
-        && id.bytes().all(|byte| byte.is_ascii_hexdigit());
-    valid.then(|| (time.parse().ok(), id)).and_then(|(time, id)| Some((time?, id)))
 }
 
 /// The change id in a kept change's file name.
@@ -541,7 +523,7 @@ pub fn undo_change(
         answer.links_left_in_sources = crate::sources::leave_sources(vault, &mut plan);
         for file in plan.edits.into_iter().filter(|file| !written.contains(&file.path)) {
             let before = texts.remove(&file.path).expect("a planned note was read");
-            let text = crate::rename::apply_edits(&before, &file.edits);
+            let text = crate::plan::apply_edits(&before, &file.edits);
             batch.writes.push(BatchWrite {
                 edits: file.edits,
                 temporary: temporary_name(&file.path, tag, "tmp"),
@@ -564,30 +546,30 @@ pub fn undo_change(
     // was declared one is refused rather than undone into the source.
     crate::sources::check_batch(vault, "undo_change", &batch).map_err(|error| CallError::of(&error))?;
 
-    let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
+    let mut hash = crate::plan::PlanHash::new();
     // The change by its id (the file name holds when each edge kept it, which differs).
-    sha2::Digest::update(&mut hasher, format!("undo_change\0{}\n", journal.change_id));
+    hash.record(&[b"undo_change", journal.change_id.as_bytes()]);
     for write in &batch.writes {
-        sha2::Digest::update(&mut hasher, format!("w\0{}\0{}\0{}\n", write.path, write.before_hash, write.after_hash));
+        hash.record(&[b"w", write.path.as_bytes(), write.before_hash.as_bytes(), write.after_hash.as_bytes()]);
     }
     for remove in &batch.removes {
-        sha2::Digest::update(&mut hasher, format!("r\0{}\0{}\n", remove.path, remove.before_hash));
+        hash.record(&[b"r", remove.path.as_bytes(), remove.before_hash.as_bytes()]);
     }
     for create in &batch.creates {
-        sha2::Digest::update(&mut hasher, format!("c\0{}\0{}\n", create.path, create.after_hash));
+        hash.record(&[b"c", create.path.as_bytes(), create.after_hash.as_bytes()]);
     }
     for step in &batch.moves {
-        sha2::Digest::update(&mut hasher, format!("m\0{}\0{}\n", step.from, step.to));
+        hash.record(&[b"m", step.from.as_bytes(), step.to.as_bytes()]);
     }
     for link in &answer.backlinks {
-        sha2::Digest::update(&mut hasher, format!("b\0{}\0{}\0{}\n", link.note, link.line, link.link));
+        hash.record(&[b"b", link.note.as_bytes(), link.line.to_string().as_bytes(), link.link.as_bytes()]);
     }
     for link in &answer.links_left_in_sources {
-        sha2::Digest::update(&mut hasher, format!("s\0{}\0{}\0{}\n", link.note, link.line, link.link));
+        hash.record(&[b"s", link.note.as_bytes(), link.line.to_string().as_bytes(), link.link.as_bytes()]);
     }
-    answer.plan_hash = undo_plan_hash(&journal.change_id, &crate::hex::hex(&sha2::Digest::finalize(hasher)));
+    answer.plan_hash = undo_plan_hash(&journal.change_id, &hash.finish());
     let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
-    let apply = decide_plan(&answer.plan_hash, &approval, plans).map_err(|error| CallError::of(&error))?;
+    let apply = crate::tail::decide(&answer.plan_hash, &approval, None, plans)?;
     if !apply {
         plans.record_preview(&answer.plan_hash);
         let answer = answer.paged(arguments.limit, arguments.cursor.as_deref()).map_err(|error| CallError::of(&error))?;

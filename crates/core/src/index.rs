@@ -57,7 +57,7 @@ pub struct IndexConfig {
     pub new_link_format: NewLinkFormat,
     /// Whether a rewritten link is written as Obsidian would write it or keeps its form; an
     /// edge's option, not one of Obsidian's settings (`crate::link_form`).
-    pub link_form: crate::link_form::RewriteForm,
+    pub link_form: crate::rewrite_form::RewriteForm,
 }
 
 impl IndexConfig {
@@ -68,7 +68,7 @@ impl IndexConfig {
             excluded_folders: Vec::new(),
             attachment_folder: None,
             new_link_format: NewLinkFormat::Shortest,
-            link_form: crate::link_form::RewriteForm::Obsidian,
+            link_form: crate::rewrite_form::RewriteForm::Obsidian,
         }
     }
 }

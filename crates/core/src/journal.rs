@@ -50,8 +50,7 @@ pub const JOURNAL_FILE: &str = ".vaultlink/journal.json";
 /// applying it any more, so recovery may run at once.
 pub const ABANDONED: u32 = 0;
 
-/// The length in bytes of a journal key.
-pub const KEY_BYTES: usize = 32;
+pub use crate::seal_key::KEY_BYTES;
 
 const PREFIX: &str = "{\"seal\":\"";
 const PURPOSE: &str = "\",\"purpose\":\"";
@@ -293,12 +292,6 @@ pub struct TooLarge {
     pub bytes: u64,
 }
 
-impl From<TooLarge> for crate::step::StepError {
-    fn from(too_large: TooLarge) -> Self {
-        crate::step::StepError::JournalTooLarge { bytes: too_large.bytes }
-    }
-}
-
 /// The file's text: the journal sealed under `key` (derived from the key file of `binding.key`,
 /// `seal_key::derive`) for `binding`, or [`TooLarge`] when it would be larger than
 /// [`MAX_FILE_BYTES`].
@@ -431,8 +424,8 @@ pub fn check_paths(journal: &Journal) -> Result<(), Refusal> {
         check(folder)?;
     }
     if let Some(forget) = &journal.forget {
-        let in_changes = forget.strip_prefix(crate::history::CHANGES_FOLDER).is_some_and(|name| name.starts_with('/'));
-        if !in_changes || !crate::history::is_record_name(forget) {
+        let in_changes = forget.strip_prefix(crate::kept_names::CHANGES_FOLDER).is_some_and(|name| name.starts_with('/'));
+        if !in_changes || !crate::kept_names::is_record_name(forget) {
             return Err(unsafe_path(forget, "it is not the name of a kept change"));
         }
     }

@@ -16,35 +16,11 @@
 //! (vaultlink's resolution of a folder path is nearby-first, Obsidian's from the root) gives way
 //! to the next form that does, the last being the path anchored at the vault's root.
 
-use serde::{Deserialize, Serialize};
-
 use crate::index::{is_note_path, IndexConfig, NewLinkFormat, Vault};
 use crate::parse::{percent_decode, Link, LinkSource};
 use crate::resolve::{self, file_name, fold, folder, FileLookup, Resolution};
 
-/// How a rewritten link is written: as Obsidian would write it (the default), or in the form
-/// it was written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RewriteForm {
-    /// Obsidian's `fileToLinktext` under the vault's "New link format".
-    #[default]
-    Obsidian,
-    /// The link's own form: a bare name stays bare, a path stays a path, a relative link stays
-    /// relative, a `.md` stays written.
-    Keep,
-}
-
-impl RewriteForm {
-    /// The form an edge's option names (`obsidian`, `keep`), or `None` for any other text.
-    pub fn named(name: &str) -> Option<RewriteForm> {
-        match name.trim() {
-            "obsidian" => Some(RewriteForm::Obsidian),
-            "keep" => Some(RewriteForm::Keep),
-            _ => None,
-        }
-    }
-}
+pub use crate::rewrite_form::RewriteForm;
 
 /// One link to write again: where it is and what it must find.
 #[derive(Debug)]

@@ -12,13 +12,13 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::answer::{page_with_default, OpError, ResponseFormat};
 use crate::approval::{PlanApproval, PlanHistory};
 use crate::edge::{Change, Edge};
 use crate::error::CallError;
-use crate::rename::{FileMove, MoveAnswer, MovePlan};
+use crate::plan::{FileMove, MovePlan};
+use crate::rename::MoveAnswer;
 use crate::resolve::fold;
 use crate::seen::SeenNote;
 use crate::Vault;
@@ -29,31 +29,7 @@ pub const MAX_OBSERVED: usize = 100_000;
 /// The items (moves and ambiguous cases) on a page of `detected_moves` when `limit` is left out.
 pub const DEFAULT_DETECTED: usize = 20;
 
-/// What an edge saw change since it last saw the vault: the notes no longer at their path (or
-/// holding other bytes there), and the notes at a path it had not seen.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Observed {
-    pub vanished: Vec<SeenNote>,
-    pub appeared: Vec<SeenNote>,
-}
-
-impl Observed {
-    /// What changed from `before` to `now`, two whole lists of the vault's notes: a note whose
-    /// path is gone, or holds other bytes now, vanished (the second only counts as a move's
-    /// source when its old bytes appeared elsewhere, see [`detect`]); a note at a path `before`
-    /// did not hold appeared.
-    pub fn between(before: &[SeenNote], now: &[SeenNote]) -> Observed {
-        let now_by_path: HashMap<&str, &SeenNote> = now.iter().map(|note| (note.path.as_str(), note)).collect();
-        let before_paths: BTreeSet<&str> = before.iter().map(|note| note.path.as_str()).collect();
-        let vanished = before
-            .iter()
-            .filter(|note| now_by_path.get(note.path.as_str()).is_none_or(|seen| seen.hash != note.hash || seen.size != note.size))
-            .cloned()
-            .collect();
-        let appeared = now.iter().filter(|note| !before_paths.contains(note.path.as_str())).cloned().collect();
-        Observed { vanished, appeared }
-    }
-}
+pub use crate::seen::Observed;
 
 /// A move made outside vaultlink, detected.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -532,8 +508,8 @@ pub fn heal_moves(
     } else {
         PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() }
     };
-    let page = crate::change::Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
-    let (mut answer, change) = crate::change::finish("heal_moves", &plan, &texts, &[], &approval, page, edge, plans)?;
+    let page = crate::tail::Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
+    let (mut answer, change) = crate::tail::finish("heal_moves", &plan, &texts, &[], &approval, page, edge, plans)?;
     answer.links_left_in_sources = left;
     let (healed, healed_total) =
         crate::answer::capped(pairs.iter().map(|(from, to)| FileMove { from: from.clone(), to: to.clone() }).collect());
@@ -554,16 +530,13 @@ fn healed_plan(mut plan: MovePlan, pairs: &[(String, String)]) -> MovePlan {
     for found in &mut plan.newly_resolved {
         found.note = now_path(pairs, &found.note).to_owned();
     }
-    let mut hasher = Sha256::new();
-    hasher.update(b"heal_moves\0");
+    let mut hash = crate::plan::PlanHash::new();
+    hash.record(&[b"heal_moves"]);
     for (from, to) in pairs {
-        hasher.update(from.as_bytes());
-        hasher.update([0]);
-        hasher.update(to.as_bytes());
-        hasher.update(b"\n");
+        hash.record(&[from.as_bytes(), to.as_bytes()]);
     }
-    hasher.update(plan.plan_hash.as_bytes());
-    plan.plan_hash = crate::hex::hex(&hasher.finalize());
+    hash.record(&[plan.plan_hash.as_bytes()]);
+    plan.plan_hash = hash.finish();
     plan
 }
 

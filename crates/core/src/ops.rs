@@ -838,7 +838,7 @@ pub fn read_note(vault: &Vault, arguments: &ReadArguments, text: &str) -> Result
     }
     // The cursor is bound to this note as it is now: an edit between pages, or another
     // note's cursor, is refused rather than read from a shifted place.
-    let scope = format!("read_note\0{path}\0{}", crate::rename::content_hash(text));
+    let scope = format!("read_note\0{path}\0{}", crate::plan::content_hash(text));
     let start = parse_cursor(arguments.cursor.as_deref(), &scope, body.len())?;
     if !body.is_char_boundary(start) {
         return Err(OpError::InvalidArguments {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::frontmatter::find_block;
-use crate::rename::{content_hash, FileEdit, MovePlan, TextEdit};
+use crate::plan::{content_hash, FileEdit, MovePlan, TextEdit};
 use crate::span::Span;
 
 /// What `update_properties` was asked.
@@ -396,17 +396,17 @@ pub fn plan(path: &str, text: &str, arguments: &PropertiesArguments) -> Result<(
         }
     }
     edits.sort_by_key(|edit| (edit.span.start, edit.span.end));
-    let after_text = crate::rename::apply_edits(text, &edits);
+    let after_text = crate::plan::apply_edits(text, &edits);
     let after_block = find_block(&after_text);
     let after_yaml = after_block.map_or("", |block| &after_text[block.content.range()]);
     prove(path, text, &after_text, &before, after_yaml, arguments)?;
     let content_hash = content_hash(text);
-    let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
-    sha2::Digest::update(&mut hasher, format!("update_properties\0{path}\0{content_hash}\n"));
+    let mut hash = crate::plan::PlanHash::new();
+    hash.record(&[b"update_properties", path.as_bytes(), content_hash.as_bytes()]);
     for edit in &edits {
-        sha2::Digest::update(&mut hasher, format!("{}\0{}\0{}\n", edit.span.start, edit.span.end, edit.replacement));
+        hash.edit(edit);
     }
-    let plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
+    let plan_hash = hash.finish();
     let detailed = arguments.response_format == crate::answer::ResponseFormat::Detailed;
     let answer = PropertiesAnswer {
         dry_run: true,
@@ -481,7 +481,7 @@ mod tests {
 
     fn edit(text: &str, set: Value, remove: &[&str]) -> String {
         let (plan, _) = plan("N.md", text, &asked(set, remove)).unwrap_or_else(|error| panic!("{error:?}"));
-        plan.edits.first().map_or(text.to_owned(), |file| crate::rename::apply_edits(text, &file.edits))
+        plan.edits.first().map_or(text.to_owned(), |file| crate::plan::apply_edits(text, &file.edits))
     }
 
     #[test]

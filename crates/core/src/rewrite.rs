@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::canvas::parse_file;
 use crate::error::{ErrorCode, Failure};
-use crate::rename::{apply_edits, MovePlan};
+use crate::plan::{apply_edits, MovePlan};
 use crate::resolve::resolve;
 use crate::Vault;
 

@@ -21,7 +21,8 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use crate::hex::{hex, parse_hex};
-use crate::journal::KEY_BYTES;
+/// The length in bytes of a journal key.
+pub const KEY_BYTES: usize = 32;
 
 /// The folder of the vault's key files, from the vault's root.
 pub const KEYS_FOLDER: &str = ".vaultlink/keys";

@@ -68,7 +68,7 @@ pub fn notes_needed(vault: &Vault) -> Vec<String> {
 
 /// The current content hash of each source in `notes_needed` that `read` can read, by path.
 pub fn current_hashes(vault: &Vault, read: &mut dyn FnMut(&str) -> Option<String>) -> BTreeMap<String, String> {
-    notes_needed(vault).into_iter().filter_map(|path| read(&path).map(|text| (path, crate::rename::content_hash(&text)))).collect()
+    notes_needed(vault).into_iter().filter_map(|path| read(&path).map(|text| (path, crate::plan::content_hash(&text)))).collect()
 }
 
 #[cfg(test)]

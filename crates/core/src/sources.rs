@@ -23,7 +23,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ErrorCode, Failure};
-use crate::rename::MovePlan;
+use crate::plan::MovePlan;
 use crate::resolve::{fold, folder};
 use crate::Vault;
 
@@ -234,12 +234,12 @@ pub fn leave_sources(vault: &Vault, plan: &mut MovePlan) -> Vec<LinkLeft> {
     }
     plan.changes.retain(|change| !in_source(&change.note) || moved.contains(&change.note.as_str()));
     plan.edits.retain(|edit| !in_source(&edit.path) || moved.contains(&edit.path.as_str()));
-    let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
-    sha2::Digest::update(&mut hasher, format!("{}\0sources left\n", plan.plan_hash));
+    let mut hash = crate::plan::PlanHash::new();
+    hash.record(&[plan.plan_hash.as_bytes(), b"sources left"]);
     for link in &left {
-        sha2::Digest::update(&mut hasher, format!("{}\0{}\0{}\n", link.note, link.line, link.link));
+        hash.record(&[link.note.as_bytes(), link.line.to_string().as_bytes(), link.link.as_bytes()]);
     }
-    plan.plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
+    plan.plan_hash = hash.finish();
     left
 }
 

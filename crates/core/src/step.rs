@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CallError, ErrorCode};
-use crate::rename::TextEdit;
+use crate::plan::TextEdit;
 
 /// A note the undo of a failed change left as it found it, and where its text from before is.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -374,6 +374,12 @@ pub fn untrusted_hint(journal: &str) -> String {
     )
 }
 
+impl From<crate::journal::TooLarge> for StepError {
+    fn from(too_large: crate::journal::TooLarge) -> Self {
+        StepError::JournalTooLarge { bytes: too_large.bytes }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,7 +462,7 @@ mod tests {
         // two of them leaves both intact. A save inside one leaves the note as saved.
         let edit = |start: usize, end: usize| TextEdit { span: crate::span::Span { start, end }, replacement: "Sub/Renamed".to_owned() };
         let edits = [edit(10, 11), edit(20, 21)];
-        assert_eq!(crate::rename::apply_edits(before, &edits), written);
+        assert_eq!(crate::plan::apply_edits(before, &edits), written);
         let between = written.replace(" and [[Sub", " and, typed, [[Sub");
         let saved_over_edits = |saved: &str| saved_over("C.md", before, written, saved, &edits);
         assert_eq!(saved_over_edits(&between), put_back(&before.replace(" and [[A", " and, typed, [[A")));

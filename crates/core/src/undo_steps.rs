@@ -18,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::journal::{Journal, JournalWrite, WriteKind};
-use crate::rename::content_hash;
+use crate::plan::content_hash;
 
 /// The folder, inside the vault, where an undo keeps the text from before a batch of a note
 /// someone edited since (`<folder>/<the note's path>`).

@@ -19,7 +19,7 @@ use crate::answer::ResponseFormat;
 use crate::error::{ErrorCode, Failure};
 use crate::index::{is_note_path, Vault};
 use crate::parse::Link;
-use crate::rename::{content_hash, FileCreate, FileEdit, MovePlan, TextEdit};
+use crate::plan::{content_hash, FileCreate, FileEdit, MovePlan, TextEdit};
 use crate::resolve::{self, fold, Resolution};
 use crate::span::Span;
 
@@ -497,15 +497,11 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
             edits.push(FileEdit { path: note.clone(), content_hash: content_hash(before), edits: vec![edit] });
         }
     }
-    let mut hasher = <sha2::Sha256 as sha2::Digest>::new();
-    sha2::Digest::update(&mut hasher, format!("commit_wiki_page\0{path}\0{:?}\0{}\n", arguments.page.mode, content_hash(&text)));
-    for file in &edits {
-        sha2::Digest::update(&mut hasher, format!("{}\0{}\n", file.path, file.content_hash));
-        for edit in &file.edits {
-            sha2::Digest::update(&mut hasher, format!("{}\0{}\0{}\n", edit.span.start, edit.span.end, edit.replacement));
-        }
-    }
-    let plan_hash = crate::hex::hex(&sha2::Digest::finalize(hasher));
+    let mut hash = crate::plan::PlanHash::new();
+    let mode = format!("{:?}", arguments.page.mode);
+    hash.record(&[b"commit_wiki_page", path.as_bytes(), mode.as_bytes(), content_hash(&text).as_bytes()]);
+    hash.files(&edits, b"");
+    let plan_hash = hash.finish();
     let problems = crate::page_checks::problems(vault, &after, &path, arguments, &duplicates);
     let ingested = ingested(&after, &path, &arguments.page, texts);
     let answer = CommitAnswer {
@@ -590,7 +586,7 @@ fn page_text(vault: &Vault, path: &str, page: &PageInput, problems: &mut Vec<Str
         match crate::properties::plan(path, &text, &arguments) {
             Ok((plan, _)) => {
                 if let Some(file) = plan.edits.first() {
-                    text = crate::rename::apply_edits(&text, &file.edits);
+                    text = crate::plan::apply_edits(&text, &file.edits);
                 }
             }
             Err(error) => problems.push(format!("page.frontmatter: {}", error.message())),
@@ -838,9 +834,9 @@ mod tests {
             plan.creates[0].text,
             "---\ntype: concept\nsummary: Many trees\nrelated: \"[[Tree]]\"\n---\n# Forest\n\nSee [[Graph]].\n"
         );
-        let graph = crate::rename::apply_edits(&texts["wiki/concepts/Graph.md"], &plan.edits[0].edits);
+        let graph = crate::plan::apply_edits(&texts["wiki/concepts/Graph.md"], &plan.edits[0].edits);
         assert_eq!(graph, "# Graph\n\nNodes.\n\n## See also\n\n- [[Tree]]\n- [[Forest]]\n\n## Notes\nx\n");
-        let tree = crate::rename::apply_edits(&texts["wiki/concepts/Tree.md"], &plan.edits[1].edits);
+        let tree = crate::plan::apply_edits(&texts["wiki/concepts/Tree.md"], &plan.edits[1].edits);
         assert_eq!(tree, "# Tree\r\nA tree.\r\n\r\n## See also\r\n\r\n- [[Forest]]\r\n");
     }
 
@@ -1048,10 +1044,10 @@ mod tests {
             ]
         }));
         let (plan, answer) = plan(&vault, &asked, &texts).unwrap_or_else(|refused| panic!("{}", refused.message()));
-        let a = crate::rename::apply_edits(&texts["A.md"], &plan.edits[0].edits);
+        let a = crate::plan::apply_edits(&texts["A.md"], &plan.edits[0].edits);
         assert_eq!(a, "# A\nLast line.\n\n## See also\n\n- [[New]]\n\nMore on [[New]].\n");
         assert!(answer.patches[1].already_linked && answer.patches[1].added.is_none());
-        let b = crate::rename::apply_edits(&texts["B.md"], &plan.edits[1].edits);
+        let b = crate::plan::apply_edits(&texts["B.md"], &plan.edits[1].edits);
         assert_eq!(b, "# B\n\n## Notes\nA line.\n\nSee [[New]].\n\n## Other\nx\n- [[New]]\n");
         assert!(is_list_item("- a") && is_list_item("12. b") && is_list_item("*") && !is_list_item("-a") && !is_list_item("1.5 kg"));
     }
@@ -1070,7 +1066,7 @@ mod tests {
             .unwrap_or_else(|refused| panic!("{}", refused.message()));
         assert!(planned.creates.is_empty());
         assert_eq!((planned.edits[0].path.as_str(), planned.edits[0].content_hash.as_str()), ("Forest.md", content_hash(before).as_str()));
-        assert_eq!(crate::rename::apply_edits(before, &planned.edits[0].edits), "# Forest\n\nNew text.\n");
+        assert_eq!(crate::plan::apply_edits(before, &planned.edits[0].edits), "# Forest\n\nNew text.\n");
         assert!(!answer.problems.iter().any(|problem| problem.code == "no_inbound_link"));
 
         let stale = plan(&vault, &arguments(json!({"page": page(Some(content_hash("other")))})), &texts).unwrap_err();

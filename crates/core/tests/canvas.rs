@@ -9,7 +9,7 @@ mod common;
 use common::{apply, check_invariant, index, plan, plan_keeping, Files};
 use vaultlink_core::delete::plan_delete;
 use vaultlink_core::lint::{lint, LintOptions, RULES};
-use vaultlink_core::rename::ChangeReason;
+use vaultlink_core::plan::ChangeReason;
 
 fn vault_files(files: &[(&str, &str)]) -> Files {
     files.iter().map(|(path, text)| ((*path).to_owned(), (*text).to_owned())).collect()

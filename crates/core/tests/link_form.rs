@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use common::{apply, check_invariant_with, files, plan_with, Files};
 use vaultlink_core::error::Failure;
 use vaultlink_core::link_form::RewriteForm;
-use vaultlink_core::rename::{notes_to_read_for_rewrite, plan_rewrite_link, MovePlan};
+use vaultlink_core::link_rewrite::{notes_to_read_for_rewrite, plan_rewrite_link};
+use vaultlink_core::plan::MovePlan;
 use vaultlink_core::Vault;
 
 const FENCE: &str = "````````````````````````````````";

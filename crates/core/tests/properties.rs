@@ -1,8 +1,8 @@
 //! Runs the cases of `spec/properties.md`: each edit of a note's properties keeps every byte
 //! outside the edited entries, and reads back as the asked change.
 
+use vaultlink_core::plan::apply_edits;
 use vaultlink_core::properties::{plan, PropertiesArguments};
-use vaultlink_core::rename::apply_edits;
 
 struct Case {
     name: String,

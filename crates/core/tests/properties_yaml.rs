@@ -8,8 +8,8 @@ mod common;
 mod fuzz_checks;
 
 use serde_json::json;
+use vaultlink_core::plan::apply_edits;
 use vaultlink_core::properties::{plan, PropertiesArguments};
-use vaultlink_core::rename::apply_edits;
 
 /// Frontmatters in the forms serde_yaml reads that a simple line scanner gets wrong.
 pub const TRICKY: &[&str] = &[

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use vaultlink_core::error::Failure;
 
 use common::{apply, check_invariant, files, plan, plan_keeping, Files, Random};
-use vaultlink_core::rename::MovePlan;
+use vaultlink_core::plan::MovePlan;
 
 /// Moves `from` to `to` in the fixture and checks the files that changed, as `//- path` blocks.
 fn check(fixture: &str, from: &str, to: &str, expected_changes: &str) {
@@ -430,9 +430,9 @@ fn random_moves_are_refused_or_keep_every_link() {
 
 fn rewrite(files: &Files, from_target: &str, to_target: &str) -> Result<MovePlan, String> {
     let vault = common::index(files);
-    let needed = vaultlink_core::rename::notes_to_read_for_rewrite(&vault, from_target);
+    let needed = vaultlink_core::link_rewrite::notes_to_read_for_rewrite(&vault, from_target);
     let texts: BTreeMap<String, String> = needed.into_iter().map(|path| (path.clone(), files[&path].clone())).collect();
-    vaultlink_core::rename::plan_rewrite_link(&vault, from_target, to_target, &texts)
+    vaultlink_core::link_rewrite::plan_rewrite_link(&vault, from_target, to_target, &texts)
         .map_err(|error| format!("{} {}", error.code(), error.message()))
 }
 

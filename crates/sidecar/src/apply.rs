@@ -476,7 +476,7 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
                 }
             }
             let text = read.ok().and_then(|bytes| String::from_utf8(bytes).ok());
-            if text.is_none_or(|text| vaultlink_core::rename::content_hash(&text) != after_hash) {
+            if text.is_none_or(|text| vaultlink_core::plan::content_hash(&text) != after_hash) {
                 saved_over = Some(path.to_owned());
                 return Err(format!("`{path}` changed while the batch was being written"));
             }
@@ -574,7 +574,8 @@ mod tests {
     use super::*;
     use crate::disk::RealDisk;
     use crate::progress::Progress;
-    use vaultlink_core::rename::{self, MovePlan};
+    use vaultlink_core::plan::{self, MovePlan};
+    use vaultlink_core::rename;
 
     fn move_note(folder: &mut FolderIndex, arguments: &Value) -> Result<Value, ToolError> {
         crate::tools::run_on_folder_with(&RealDisk, folder, "move_note", arguments, &Progress::none())
@@ -857,7 +858,7 @@ mod tests {
         let mut files: std::collections::BTreeMap<String, Vec<u8>> = before.iter().cloned().collect();
         for file in &plan.edits {
             let text = String::from_utf8(files[&file.path].clone()).unwrap();
-            files.insert(file.path.clone(), rename::apply_edits(&text, &file.edits).into_bytes());
+            files.insert(file.path.clone(), plan::apply_edits(&text, &file.edits).into_bytes());
         }
         for file_move in &plan.moves {
             let bytes = files.remove(&file_move.from).unwrap();

@@ -22,7 +22,15 @@ pub struct ToolSpec {
 
 use vaultlink_core::parameters::MAX_STRING_CHARS;
 
-pub fn catalogue() -> Vec<ToolSpec> {
+/// Every tool, built once: a call looks its tool up here, and the list never changes while the
+/// program runs.
+static CATALOGUE: std::sync::LazyLock<Vec<ToolSpec>> = std::sync::LazyLock::new(build);
+
+pub fn catalogue() -> &'static [ToolSpec] {
+    &CATALOGUE
+}
+
+fn build() -> Vec<ToolSpec> {
     let mut tools = vec![
         get_outgoing_links(),
         get_backlinks(),
@@ -142,8 +150,8 @@ fn strip_descriptions(schema: &mut Value) {
 }
 
 /// The spec of the tool called `name`.
-pub fn find(name: &str) -> Option<ToolSpec> {
-    catalogue().into_iter().find(|tool| tool.name == name)
+pub fn find(name: &str) -> Option<&'static ToolSpec> {
+    catalogue().iter().find(|tool| tool.name == name)
 }
 
 fn read_only(name: &'static str, title: &'static str, description: &'static str, input: Value, output: Value) -> ToolSpec {

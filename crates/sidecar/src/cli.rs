@@ -15,14 +15,7 @@ use crate::tools::{Mode, Router, Served};
 /// program quietly instead of panicking, as people expect of a command-line tool.
 macro_rules! out {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        if let Err(error) = writeln!(std::io::stdout().lock(), $($arg)*) {
-            if error.kind() == std::io::ErrorKind::BrokenPipe {
-                std::process::exit(0);
-            }
-            eprintln!("vaultlink: could not write the output: {error}");
-            std::process::exit(2);
-        }
+        crate::output::print_line(&format!($($arg)*));
     }};
 }
 
@@ -595,11 +588,6 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
-}
-
-/// Prints one line of a command's output, as `out!` does, for the printing done in other files.
-pub fn print_line(line: &str) {
-    out!("{line}");
 }
 
 async fn call(router: &mut Router, tool: &str, arguments: Value) -> Result<Value> {

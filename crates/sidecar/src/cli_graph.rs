@@ -61,26 +61,26 @@ fn step_line(step: &Value) -> String {
 pub fn print_paths(first: &Value, paths: &Value) {
     let (from, to) = (text(first, "from"), text(first, "to"));
     let Some(length) = first.get("length").and_then(Value::as_u64) else {
-        crate::cli::print_line(&format!("No path from {from} to {to}: {}", text(first, "reason")));
+        crate::output::print_line(&format!("No path from {from} to {to}: {}", text(first, "reason")));
         return;
     };
     let paths = list(paths);
     let more = if first["truncated"] == true { " (more exist; only the first are listed)" } else { "" };
-    crate::cli::print_line(&format!("{} shortest paths of {length} links from {from} to {to}{more}:", paths.len()));
+    crate::output::print_line(&format!("{} shortest paths of {length} links from {from} to {to}{more}:", paths.len()));
     for (number, path) in paths.iter().enumerate() {
-        crate::cli::print_line(&format!(
+        crate::output::print_line(&format!(
             "\n  {}. {}",
             number + 1,
             list(&path["notes"]).iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" -> ")
         ));
         for step in list(&path["links"]) {
-            crate::cli::print_line(&format!("       {}", step_line(&step)));
+            crate::output::print_line(&format!("       {}", step_line(&step)));
         }
     }
 }
 
 pub fn print_graph(question: Question, answer: &Value) {
-    let print = |line: String| crate::cli::print_line(&line);
+    let print = |line: String| crate::output::print_line(&line);
     match question {
         Question::Hubs => {
             print(format!(

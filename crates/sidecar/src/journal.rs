@@ -31,7 +31,7 @@ use serde::Serialize;
 use vaultlink_core::journal::{self as format, Purpose, Refusal};
 pub use vaultlink_core::journal::{Journal, ABANDONED};
 use vaultlink_core::lease::{Observed, Opened, Verdict};
-use vaultlink_core::rename::content_hash;
+use vaultlink_core::plan::content_hash;
 use vaultlink_core::step::StepError;
 use vaultlink_core::undo_steps::{self, Condition, UndoStep, Undone};
 

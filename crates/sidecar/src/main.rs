@@ -18,6 +18,7 @@ mod link_form;
 mod mcp;
 mod moves;
 mod obsidian;
+mod output;
 // Only Windows has named pipes to check; the decision is tested everywhere.
 #[cfg(any(windows, test))]
 mod pipe_owner;

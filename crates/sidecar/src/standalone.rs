@@ -866,7 +866,7 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
     }
 
     fn observed(&mut self) -> Option<vaultlink_core::moves_detected::Observed> {
-        crate::moves::observed(self.folder, crate::store::previous(self.folder.root()))
+        crate::moves::observed(self.folder.vault(), &|path| self.folder.read_bytes(path).ok(), crate::store::previous(self.folder.root()))
     }
 }
 

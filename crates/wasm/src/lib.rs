@@ -7,7 +7,7 @@ use vaultlink_core::line_index::{Utf16Index, Utf16Position};
 use vaultlink_core::approval::PlanHistory;
 use vaultlink_core::error::{CallError, Failure as CoreError};
 use vaultlink_core::ops::{self, OpError};
-use vaultlink_core::rename;
+use vaultlink_core::plan;
 use wasm_bindgen::prelude::*;
 
 /// The link index of one vault, kept in wasm memory.
@@ -340,7 +340,7 @@ pub fn changes_to_forget(names: Vec<String>, sizes: Vec<f64>) -> Vec<String> {
 
 #[wasm_bindgen(js_name = contentHash)]
 pub fn content_hash(text: &str) -> String {
-    rename::content_hash(text)
+    plan::content_hash(text)
 }
 
 /// One lint rule as callers choose it: the `kind` `lint_wiki` takes, its stable `code`, what

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use vaultlink_core::error::Failure;
 
 use vaultlink_core::index::IndexConfig;
-use vaultlink_core::rename::{apply_edits, notes_to_read, plan_move, MovePlan};
+use vaultlink_core::plan::{apply_edits, MovePlan};
+use vaultlink_core::rename::{notes_to_read, plan_move};
 use vaultlink_core::Vault;
 
 pub type Files = BTreeMap<String, String>;
@@ -66,7 +67,7 @@ pub fn apply(files: &Files, plan: &MovePlan) -> Files {
     let mut out = files.clone();
     for file in &plan.edits {
         let text = out.get_mut(&file.path).expect("an edited file exists");
-        assert_eq!(vaultlink_core::rename::content_hash(text), file.content_hash);
+        assert_eq!(vaultlink_core::plan::content_hash(text), file.content_hash);
         *text = apply_edits(text, &file.edits);
     }
     for file_move in &plan.moves {

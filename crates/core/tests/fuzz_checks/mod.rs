@@ -186,7 +186,7 @@ pub fn check_property_edit(text: &str, selector: u8) {
             return;
         }
     };
-    let after = plan.edits.first().map_or(text.to_owned(), |file| vaultlink_core::rename::apply_edits(text, &file.edits));
+    let after = plan.edits.first().map_or(text.to_owned(), |file| vaultlink_core::plan::apply_edits(text, &file.edits));
     // The body is kept.
     let body =
         |text: &str| find_block(text).map_or(text.trim_start_matches('\u{feff}').to_owned(), |block| text[block.span.end..].to_owned());
