@@ -68,6 +68,7 @@ const MAX_KEY_ID_BYTES: usize = 64;
 /// other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Purpose {
     /// `.vaultlink/journal.json`: a batch being applied, or one that was interrupted, which
     /// recovery undoes.
@@ -105,6 +106,7 @@ pub struct Binding<'a> {
 
 /// What a batch is about to change, written before its first change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Journal {
     pub version: u32,
     /// The process applying the batch, for the messages: liveness is the lease's (`lease`).
@@ -136,6 +138,7 @@ pub struct Journal {
 
 /// A note the batch rewrites. Paths are relative to the vault, with `/`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct JournalWrite {
     pub path: String,
     /// The temporary file the new text is written to before it is renamed over the note;
@@ -155,6 +158,7 @@ pub struct JournalWrite {
 /// What a journal's write does to its file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum WriteKind {
     #[default]
     Replace,
@@ -173,6 +177,7 @@ impl WriteKind {
 /// A file the batch moves. `via` is the intermediate name of a move that changes only the
 /// case of a name, made in two renames so a case-insensitive filesystem cannot skip it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct JournalMove {
     pub from: String,
     pub to: String,

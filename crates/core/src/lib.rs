@@ -54,8 +54,11 @@ pub mod source_hashes;
 pub mod sources;
 pub mod span;
 pub mod step;
+pub mod tools;
 pub mod undo_steps;
 pub mod wiki;
+#[cfg(feature = "typescript")]
+pub mod wire;
 pub mod words;
 pub mod yaml_text;
 

@@ -40,6 +40,7 @@ use crate::resolve::{self, file_name, fold, folder, watch_key, FileLookup, Resol
 
 /// One replacement in one note's text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct TextEdit {
     /// UTF-8 byte range of the text that was read.
     pub span: Span,
@@ -60,6 +61,7 @@ pub struct FileEdit {
 
 /// One file moving.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct FileMove {
     pub from: String,
     pub to: String,
@@ -68,6 +70,7 @@ pub struct FileMove {
 /// Why a link is rewritten.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum ChangeReason {
     /// It points to a file that moves.
     TargetMoved,
@@ -82,6 +85,7 @@ pub enum ChangeReason {
 
 /// One link the plan rewrites.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct LinkChange {
     /// The note holding the link, at its path before the move.
     pub note: String,
@@ -93,6 +97,7 @@ pub struct LinkChange {
 
 /// A link that was unresolved and will find the moved file under its new name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct NewlyResolved {
     pub note: String,
     pub line: u32,
@@ -1519,6 +1524,7 @@ pub(crate) fn escape_in_property<'p>(link: &Link, path: &'p str) -> Option<std::
 
 /// What the `move_note` tool answers, the same on every path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct MoveAnswer {
     /// True when nothing was written: the answer previews the plan.
     pub dry_run: bool,
@@ -1534,6 +1540,7 @@ pub struct MoveAnswer {
     pub notes_edited: usize,
     /// The rewritten links on this page; left out with `concise`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub changes: Option<Vec<LinkChange>>,
     /// How many links are rewritten, on every page.
     pub links_changed: usize,
@@ -1551,6 +1558,7 @@ pub struct MoveAnswer {
     pub next_cursor: Option<String>,
     /// Once applied: the id `undo_change` takes to undo it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub change_id: Option<String>,
     /// Links inside read-only sources (`source_folders` of a SCHEMA.md) the plan leaves as they
     /// are, though the move changes what they find: each is a problem to fix outside the tool.

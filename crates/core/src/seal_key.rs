@@ -118,6 +118,7 @@ pub struct KeyFile {
 /// Why a key file is not used. It crosses to the plugin as `{kind, detail?}`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Unusable {
     /// Not there (a journal names a key the vault does not hold).
     Missing,

@@ -10,6 +10,7 @@ use crate::rename::TextEdit;
 /// A change that could not be carried out, as the edge observed it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum StepError {
     /// A note no longer holds the text the plan was proven on (found before the first change or
     /// while writing); everything the batch did is undone, and the edit is kept.
@@ -241,6 +242,7 @@ impl StepError {
 /// another program saved as `saved` before the commit, once the batch is undone around it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum SavedOver {
     /// The save left the batch's rewrite intact: `text` is the save with that rewrite taken
     /// back, which the edge writes in place of the save (only while the note still holds the

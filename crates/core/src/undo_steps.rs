@@ -28,6 +28,7 @@ pub const RECOVERED_FOLDER: &str = ".vaultlink/recovered";
 /// relative to the vault, with `/`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum UndoStep {
     /// The batch's temporary file: removed if it is there. It is looked for beneath the vault
     /// only (never through a symbolic link put on its way since), and one that cannot be looked
@@ -92,6 +93,7 @@ pub enum UndoStep {
 /// half made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "when", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Condition {
     /// Nothing is at `path`.
     Absent { path: String },
