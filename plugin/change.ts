@@ -319,7 +319,7 @@ async function readNote(vault: Vault, path: string): Promise<{ path: string; tex
 		return { path, text };
 	} catch (error) {
 		const message = error instanceof Error ? error.message : String(error);
-		return { error: { code: ErrorCode.VaultUnreadable, message: `\`${path}\` could not be read: ${message}`, hint: "Check the file's permissions, then call again.", retryable: true } };
+		return { error: stepError({ kind: "unreadable", path, why: message }) };
 	}
 }
 

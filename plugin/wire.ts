@@ -617,7 +617,7 @@ export type UnopenedChange = { name: string, why: string, };
 /**
  * A change that could not be carried out, as the edge observed it.
  */
-export type StepError = { "kind": "changed", path: string, } | { "kind": "saved_over_put_back", path: string, } | { "kind": "saved_over_left", path: string, links: Array<string>, } | { "kind": "created_saved_over", path: string, } | { "kind": "failed", what: string, } | { "kind": "taken", what: string, path: string, } | { "kind": "undo_incomplete", what: string, left: string, } | { "kind": "changed_before_trash", path: string, } | { "kind": "trash_failed", path: string, why: string, } | { "kind": "through_link", path: string, link: string, } | { "kind": "in_progress", tool: string, pid: number, } | { "kind": "starting" } | { "kind": "interrupted", tool: string, pid: number, vault: string, } | { "kind": "untrusted", reason: string, journal: string, } | { "kind": "just_applied" } | { "kind": "undo_edited", forget: string | null, path: string, } | { "kind": "lease_lost", taken: boolean, } | { "kind": "journal_unwritable", journal: string, why: string, } | { "kind": "journal_too_large", bytes: number, } | { "kind": "busy", tool: string | null, pid: number | null, waited_s: number, } | { "kind": "not_utf8", path: string, } | { "kind": "hard_linked", path: string, links: number, };
+export type StepError = { "kind": "changed", path: string, } | { "kind": "saved_over_put_back", path: string, } | { "kind": "saved_over_left", path: string, links: Array<string>, } | { "kind": "created_saved_over", path: string, } | { "kind": "failed", what: string, } | { "kind": "taken", what: string, path: string, } | { "kind": "undo_incomplete", what: string, left: string, } | { "kind": "changed_before_trash", path: string, } | { "kind": "trash_failed", path: string, why: string, } | { "kind": "through_link", path: string, link: string, } | { "kind": "in_progress", tool: string, pid: number, } | { "kind": "starting" } | { "kind": "interrupted", tool: string, pid: number, vault: string, } | { "kind": "untrusted", reason: string, journal: string, } | { "kind": "just_applied" } | { "kind": "undo_edited", forget: string | null, path: string, } | { "kind": "lease_lost", taken: boolean, } | { "kind": "journal_unwritable", journal: string, why: string, } | { "kind": "journal_too_large", bytes: number, } | { "kind": "busy", tool: string | null, pid: number | null, waited_s: number, } | { "kind": "not_utf8", path: string, } | { "kind": "hard_linked", path: string, links: number, } | { "kind": "unreadable", path: string, why: string, };
 
 /**
  * What an edge does about a note that the batch rewrote from `before` to `written`, and that
@@ -777,6 +777,19 @@ captured?: Captured,
  * After a delete: where the note went.
  */
 trashed_to?: string, };
+
+/** vaultlink's folder in a vault and its files (core's `own_files` and the modules of each file). */
+export const OWN_FOLDER = ".vaultlink";
+export const JOURNAL_FILE = ".vaultlink/journal.json";
+export const CHANGES_FOLDER = ".vaultlink/changes";
+export const KEYS_FOLDER = ".vaultlink/keys";
+export const PRESENCE_FILE = ".vaultlink/presence.json";
+export const RECOVERED_FOLDER = ".vaultlink/recovered";
+
+/** Why a file of vaultlink's own that could not be read is passed over (core's `own_files::cannot_be_read`). */
+export function cannotBeRead(reason: string): string {
+	return "it cannot be read (" + reason + ")";
+}
 
 /** Every tool core answers (core's `tools::ALL`): whether it may change the vault, and whether it is long (it reports progress). */
 export const TOOLS = {

@@ -42,7 +42,7 @@ use crate::resolve::fold;
 use crate::Vault;
 
 /// The folder of the kept changes, inside the vault.
-pub const CHANGES_FOLDER: &str = ".vaultlink/changes";
+pub const CHANGES_FOLDER: &str = concat!(crate::own_files::own_folder!(), "/changes");
 /// The most changes kept.
 pub const KEPT_CHANGES: usize = 20;
 /// The most bytes the kept changes take in all (the newest is kept whatever its size).

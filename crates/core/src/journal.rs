@@ -44,7 +44,7 @@ pub const VERSION: u32 = 4;
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// Where a batch's journal is, in the vault: the vault's lock while it is there.
-pub const JOURNAL_FILE: &str = ".vaultlink/journal.json";
+pub const JOURNAL_FILE: &str = concat!(crate::own_files::own_folder!(), "/journal.json");
 
 /// The `pid` of a journal whose batch failed and could not be wholly undone: no process is
 /// applying it any more, so recovery may run at once.
@@ -261,7 +261,7 @@ impl Refusal {
             Refusal::WrongSeal => {
                 "its seal does not verify: it was sealed in another copy of this vault (a copy, a sync, a clone or a restored backup carries its key file but never a usable key), or changed since. If its change was interrupted in that copy, run `vaultlink recover` there; otherwise remove the file".to_owned()
             }
-            Refusal::Unreadable(reason) => format!("it cannot be read: {reason}"),
+            Refusal::Unreadable(reason) => crate::own_files::cannot_be_read(reason),
             Refusal::Version(version) => format!("it is a version {version} journal; this vaultlink reads version {VERSION}"),
             Refusal::UnsafePath { path, problem } => format!("it names {path:?}, which is not a path the engine writes: {problem}"),
         }

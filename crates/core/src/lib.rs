@@ -33,6 +33,7 @@ pub mod lint;
 pub mod memory;
 pub mod moves_detected;
 pub mod ops;
+pub mod own_files;
 pub mod page_checks;
 pub mod pages;
 pub mod parameters;

@@ -24,7 +24,7 @@ use crate::hex::{hex, parse_hex};
 use crate::journal::KEY_BYTES;
 
 /// The folder of the vault's key files, from the vault's root.
-pub const KEYS_FOLDER: &str = ".vaultlink/keys";
+pub const KEYS_FOLDER: &str = concat!(crate::own_files::own_folder!(), "/keys");
 
 /// The most key files an edge looks at: a folder of thousands planted in a vault costs a call
 /// no more than these.

@@ -76,6 +76,9 @@ pub enum StepError {
     /// A note the change must rewrite is one file under `links` names (a hard link): the new
     /// text goes to a new file, which would leave the other names with the old text.
     HardLinked { path: String, links: u64 },
+    /// A note the call must read could not be read (`why`, the system's reason); nothing was
+    /// changed.
+    Unreadable { path: String, why: String },
 }
 
 const RECOVER_HINT: &str = "Run `vaultlink recover <vault folder>` to undo the rest from the journal the change left in .vaultlink (or put the files named here right by hand), then preview the change again.";
@@ -221,6 +224,12 @@ impl StepError {
                 format!("`{path}` is one file under {links} names (a hard link), and the change must rewrite it: the rewrite would split it, leaving the other names with the old text; nothing was changed"),
                 "Replace the other names by copies of the file (or remove them), or change its links by hand; then preview the change again.",
                 false,
+            ),
+            StepError::Unreadable { path, why } => CallError::new(
+                VaultUnreadable,
+                format!("`{path}` could not be read: {why}"),
+                "Check the file's permissions, then call again.",
+                true,
             ),
             StepError::JournalUnwritable { journal, why } => {
                 CallError::new(WriteFailed, format!("writing the journal {journal} failed ({why}); nothing was changed"), PERMISSIONS_HINT, true)
@@ -379,6 +388,12 @@ mod tests {
                 && not_utf8.message.contains("`Latin1.md` is not UTF-8")
                 && not_utf8.hint.contains("Convert the note to UTF-8")
         );
+        // A note neither edge could read is worded once, here, as the plugin hands it in.
+        let parsed: StepError =
+            serde_json::from_value(serde_json::json!({"kind": "unreadable", "path": "A.md", "why": "EACCES: permission denied"})).unwrap();
+        let unreadable = parsed.error();
+        assert_eq!(unreadable.code, ErrorCode::VaultUnreadable);
+        assert!(unreadable.retryable && unreadable.message == "`A.md` could not be read: EACCES: permission denied", "{unreadable:?}");
         // Issue 34: a name taken meanwhile (EEXIST) was told to check the folder's permissions.
         let parsed: StepError =
             serde_json::from_value(serde_json::json!({"kind": "taken", "what": "moving Old.md failed", "path": "New.md"})).unwrap();

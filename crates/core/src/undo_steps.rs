@@ -22,7 +22,7 @@ use crate::rename::content_hash;
 
 /// The folder, inside the vault, where an undo keeps the text from before a batch of a note
 /// someone edited since (`<folder>/<the note's path>`).
-pub const RECOVERED_FOLDER: &str = ".vaultlink/recovered";
+pub const RECOVERED_FOLDER: &str = concat!(crate::own_files::own_folder!(), "/recovered");
 
 /// One step of an undo, with what the edge checks on the disk right before it. Paths are
 /// relative to the vault, with `/`.

@@ -5,6 +5,8 @@
 
 use ts_rs::{Config, TS};
 
+use crate::own_files::CANNOT_BE_READ;
+
 /// The command that rewrites `plugin/wire.ts`, which its header and the test's failure name.
 pub const REGENERATE: &str = "VAULTLINK_UPDATE_SNAPSHOTS=1 cargo test -p vaultlink-core --test wire";
 
@@ -84,6 +86,21 @@ pub fn typescript_module() -> String {
         crate::delete::Captured,
         crate::delete::DeleteAnswer,
     );
+    out.push_str("/** vaultlink's folder in a vault and its files (core's `own_files` and the modules of each file). */\n");
+    for (name, value) in [
+        ("OWN_FOLDER", crate::own_files::FOLDER),
+        ("JOURNAL_FILE", crate::journal::JOURNAL_FILE),
+        ("CHANGES_FOLDER", crate::history::CHANGES_FOLDER),
+        ("KEYS_FOLDER", crate::seal_key::KEYS_FOLDER),
+        ("PRESENCE_FILE", crate::presence::PRESENCE_FILE),
+        ("RECOVERED_FOLDER", crate::undo_steps::RECOVERED_FOLDER),
+    ] {
+        out.push_str(&format!("export const {name} = {value:?};\n"));
+    }
+    out.push_str(&format!(
+        "\n/** Why a file of vaultlink's own that could not be read is passed over (core's `own_files::cannot_be_read`). */\nexport function cannotBeRead(reason: string): string {{\n\treturn {:?} + reason + {:?};\n}}\n\n",
+        CANNOT_BE_READ.0, CANNOT_BE_READ.1
+    ));
     out.push_str("/** Every tool core answers (core's `tools::ALL`): whether it may change the vault, and whether it is long (it reports progress). */\nexport const TOOLS = {\n");
     for tool in crate::tools::ALL {
         out.push_str(&format!("\t{}: {{ writes: {}, long: {} }},\n", tool.name, tool.writes, tool.long));
