@@ -54,6 +54,7 @@ pub fn catalogue() -> Vec<ToolSpec> {
     for tool in &mut tools {
         tool.description = crate::catalogue_numbers::fill(&tool.description);
         crate::catalogue_numbers::fill_schema(&mut tool.input_schema);
+        crate::catalogue_numbers::fill_schema(&mut tool.output_schema);
         let format = format!("`concise` leaves out {}.", concise_leaves_out(tool.name));
         if let Some(schema) = tool.input_schema.pointer_mut("/properties/response_format") {
             schema["description"] = json!(format);
@@ -230,7 +231,7 @@ block it names exists. Use it to see where a note points; use get_backlinks for 
             "type": "object",
             "properties": {
                 "path": {"type": "string", "description": "The note's path as found in the vault."},
-                "truncated": {"type": "boolean", "description": "True when the note had more links than are kept (50,000)."},
+                "truncated": {"type": "boolean", "description": "True when the note had more links than are kept ({MAX_LINKS_PER_NOTE})."},
                 "total": {"type": "integer"},
                 "next_cursor": next_cursor(),
                 "links": {
@@ -321,14 +322,14 @@ link, lint_wiki for a review with fixes. It reads only. It fails with `invalid_a
             "properties": {
                 "total_targets": {"type": "integer", "minimum": 0},
                 "next_cursor": next_cursor(),
-                "truncated_files": {"type": "array", "items": {"type": "string"}, "description": "Files whose links past 50,000 are unread."},
+                "truncated_files": {"type": "array", "items": {"type": "string"}, "description": "Files whose links past {MAX_LINKS_PER_NOTE} are unread."},
                 "targets": {
                     "type": "array",
                     "items": {
                         "type": "object",
                         "properties": {
                             "target": {"type": "string", "description": "The missing target as first written."},
-                            "referrer_count": {"type": "integer", "minimum": 1, "description": "How many links name it; `referrers` lists the first 50."},
+                            "referrer_count": {"type": "integer", "minimum": 1, "description": "How many links name it; `referrers` lists the first {MAX_REFERRERS_PER_TARGET}."},
                             "referrers": {
                                 "type": "array",
                                 "items": {
@@ -518,7 +519,7 @@ of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `pl
                 "changes": {"type": "array", "items": change},
                 "newly_resolved": {
                     "type": "array",
-                    "description": "Links that were unresolved and will find the moved file under its new name (at most 50).",
+                    "description": "Links that were unresolved and will find the moved file under its new name (at most {MAX_LISTED}).",
                     "items": {"type": "object", "properties": {"note": {"type": "string"}, "line": {"type": "integer"}, "link": {"type": "string"}, "resolves_to": {"type": "string"}}, "required": ["note", "line", "link", "resolves_to"]}
                 },
                 "newly_resolved_count": {"type": "integer"},
@@ -576,7 +577,7 @@ fn lint_wiki() -> ToolSpec {
             "kind": {"type": "string", "description": "The lint kind, or `schema_file` for a problem of SCHEMA.md itself."},
             "subject": {"type": "string", "description": "The note the finding is about; for `unresolved_link` and `ambiguous_link`, the target as written."},
             "line": {"type": "integer", "minimum": 1, "description": "The line in `subject`, when the finding is at one place."},
-            "related": {"type": "array", "items": {"type": "string"}, "description": "Other notes involved: referrers, candidates, notes sharing a name, the governing SCHEMA.md (at most 50)."},
+            "related": {"type": "array", "items": {"type": "string"}, "description": "Other notes involved: referrers, candidates, notes sharing a name, the governing SCHEMA.md (at most {MAX_LISTED})."},
             "related_count": {"type": "integer"},
             "detail": {"type": "string", "description": "Why, with the evidence in words (left out with `concise`)."},
             "suggested_action": {"type": "string"},
@@ -617,7 +618,7 @@ with `invalid_arguments` for an unknown kind or a stale cursor.",
                     "type": "array",
                     "items": {"type": "object", "properties": {"kind": {"type": "string"}, "reason": {"type": "string"}}, "required": ["kind", "reason"]}
                 },
-                "truncated": {"type": "boolean", "description": "Present and true when more than 100,000 proposals were found; the rest are dropped."},
+                "truncated": {"type": "boolean", "description": "Present and true when more than {MAX_PROPOSALS} proposals were found; the rest are dropped."},
                 "next_cursor": next_cursor()
             },
             "required": ["total", "counts", "proposals", "skipped"]
@@ -695,7 +696,7 @@ a stale cursor.",
         object(
             json!({
                 "title": {"type": "string", "description": "The concept's name, as a page on it would be titled, such as `Spaced repetition`."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "Page size (left out: up to 50, ending near 16 KB)."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "Page size (left out: up to {DEFAULT_EVIDENCE_LIMIT}, ending near {DEFAULT_PAGE_KB} KB)."},
                 "cursor": cursor(),
                 "nodes_only": {"type": "boolean", "default": false, "description": "Only the matching notes, their strength and mentions: no excerpts or lines."},
                 "response_format": json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",

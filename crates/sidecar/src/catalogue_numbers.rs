@@ -3,7 +3,7 @@
 //! catalogue is built, so a description cannot say one number while core keeps another.
 
 use serde_json::Value;
-use vaultlink_core::{answer, change, graph, history, history_list, parameters, parse, repair};
+use vaultlink_core::{answer, change, evidence, graph, history, history_list, lint, parameters, parse, repair};
 
 /// Each name the prose may hold in braces, and the constant's value as the prose writes it.
 fn numbers() -> Vec<(&'static str, String)> {
@@ -22,6 +22,8 @@ fn numbers() -> Vec<(&'static str, String)> {
         ("MAX_PATHS", graph::MAX_PATHS.to_string()),
         ("DEFAULT_CYCLE_LENGTHS", format!("{shortest} to {longest}")),
         ("MAX_CYCLES", thousands(graph::MAX_CYCLES)),
+        ("MAX_PROPOSALS", thousands(lint::MAX_PROPOSALS)),
+        ("DEFAULT_EVIDENCE_LIMIT", evidence::DEFAULT_EVIDENCE_LIMIT.to_string()),
     ]
 }
 
@@ -78,8 +80,10 @@ mod tests {
     /// agent reads is core's value.
     #[test]
     fn the_catalogue_says_cores_numbers() {
-        let text: Vec<String> =
-            crate::catalogue::catalogue().iter().map(|tool| format!("{} {}", tool.description, tool.input_schema)).collect();
+        let text: Vec<String> = crate::catalogue::catalogue()
+            .iter()
+            .map(|tool| format!("{} {} {}", tool.description, tool.input_schema, tool.output_schema))
+            .collect();
         let text = text.join("\n");
         for (name, _) in numbers() {
             assert!(!text.contains(&format!("{{{name}}}")), "{{{name}}} is left in the catalogue");
