@@ -27,13 +27,19 @@ import type { ToolHost } from "./host";
 import { CallDroppedError, EngineRestartedError, type LinkEngine } from "./engine/client";
 import { batchJournal, stepError, type Batch, type CallOutcome, type Journal, type ListedChange, type ToolError, type ToolOutcome } from "./wasm";
 import { ErrorCode } from "./error-codes";
+import { TOOLS, type ToolName } from "./wire";
 import { CANCELLED_BY_CLIENT } from "./bridge/protocol";
 
 /** How many notes a call reads at once. */
 export const READ_CONCURRENCY = 16;
 
-/** The tools that may change the vault. */
-export const WRITING_TOOLS: ReadonlySet<string> = new Set(["move_note", "rewrite_link", "delete_note", "update_properties", "bulk_move_notes", "commit_wiki_page", "undo_change", "heal_moves", "fix_broken_links"]);
+/**
+ * Whether `tool` may change the vault, as core's table of tools says (`TOOLS`, generated into
+ * `wire.ts`); a name core does not know is read as a reading call, which core then refuses.
+ */
+export function writesVault(tool: string): boolean {
+	return Object.prototype.hasOwnProperty.call(TOOLS, tool) && TOOLS[tool as ToolName].writes;
+}
 
 /** A call whose `signal` was aborted stopped at a note read or before its writes: nothing was written. */
 class CallStoppedError extends Error {
@@ -51,7 +57,7 @@ class CallStoppedError extends Error {
  */
 export async function runCall(host: ToolHost, tool: string, args: unknown, signal?: AbortSignal): Promise<ToolOutcome> {
 	try {
-		if (!WRITING_TOOLS.has(tool)) return await readingCall(host, tool, args, signal);
+		if (!writesVault(tool)) return await readingCall(host, tool, args, signal);
 		return await oneAtATime(host.index, () => {
 			if (signal?.aborted === true) throw new CallDroppedError(tool);
 			return writingCall(host, tool, args, signal);
@@ -313,7 +319,7 @@ async function readNote(vault: Vault, path: string): Promise<{ path: string; tex
 		return { path, text };
 	} catch (error) {
 		const message = error instanceof Error ? error.message : String(error);
-		return { error: { code: ErrorCode.VaultUnreadable, message: `\`${path}\` could not be read: ${message}`, hint: "Check the file's permissions, then call again.", retryable: true } };
+		return { error: stepError({ kind: "unreadable", path, why: message }) };
 	}
 }
 

@@ -13,9 +13,10 @@ import * as fs from "fs";
 import * as path from "path";
 import { FileSystemAdapter, type DataAdapter } from "obsidian";
 import { JOURNAL_FOLDER, openSealed, removeIfEmpty, removeQuietly, sealFor, syncFolder, writeNew } from "./move/journal";
+import { CHANGES_FOLDER, cannotBeRead } from "./wire";
 import { changesToForget, isKeptChangeName, isUndoneChangeName, keptChangeName, type Journal, type KeptChange, type ListedChange } from "./wasm";
 
-export const CHANGES_FOLDER = `${JOURNAL_FOLDER}/changes`;
+export { CHANGES_FOLDER };
 
 type ChangesAdapter = Pick<DataAdapter, "exists" | "read" | "write" | "remove" | "mkdir" | "rmdir" | "list" | "stat" | "getName">;
 
@@ -52,7 +53,7 @@ async function listedFiles(adapter: ChangesAdapter, named: (file: string) => boo
 			}
 		} catch (error) {
 			console.warn(`vaultlink: ${name} is not used for undo`, error);
-			listed.push({ name, why: `it cannot be read (${error instanceof Error ? error.message : String(error)})` });
+			listed.push({ name, why: cannotBeRead(error instanceof Error ? error.message : String(error)) });
 		}
 	}
 	return listed;

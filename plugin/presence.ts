@@ -13,9 +13,11 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { OWN_FOLDER, PRESENCE_FILE } from "./wire";
 
-export const PRESENCE_FOLDER = ".vaultlink";
-export const PRESENCE_FILE = `${PRESENCE_FOLDER}/presence.json`;
+/** vaultlink's folder in the vault and the lease's file in it, as core names them (`wire.ts`). */
+export const PRESENCE_FOLDER = OWN_FOLDER;
+export { PRESENCE_FILE };
 /** How often the lease is rewritten (core's `RENEW_MS`; RELIABILITY.md says why). */
 export const PRESENCE_RENEW_MS = 2_000;
 /** How long after its last renewal a lease counts (core's `EXPIRE_MS`). */

@@ -40,54 +40,45 @@ import initialiseWasm, {
 	type InitOutput,
 } from "./wasm/vaultlink_wasm";
 import deflatedWasm from "deflated-wasm:./wasm/vaultlink_wasm_bg.wasm";
-import type { ErrorCode } from "./error-codes";
+import type * as wire from "./wire";
+import type { Batch, BatchWrite, Change, Journal, KeptChange, LinkForm, Purpose, SavedOver, UndoStep, UnopenedChange, Verdict } from "./wire";
 
-/** The journal written before a batch's first change, as core defines it (`crates/core/src/journal.rs`). */
-export interface Journal {
-	version: number;
-	pid: number;
-	/** The random id of the holder applying the batch, which renews its lease (core's `lease`); left out by a vaultlink before leases. */
-	holder?: string;
-	tool: string;
-	started_unix_ms: number;
-	machine: string;
-	writes: { path: string; temporary: string; before: string; after_hash: string; kind?: "create" | "remove" }[];
-	moves: { from: string; to: string; via: string | null; hash?: string }[];
-	made_folders: string[];
-	/** The id the change is kept under once applied; left out for one that is not kept. */
-	change_id?: string;
-	/** For an undo: the kept change it consumes, set aside as part of its commit. */
-	forget?: string | null;
-}
-
-/** A change kept for `undo_change` (core's `history::KeptChange`): its file in the vault and its journal, opened. */
-export interface KeptChange {
-	name: string;
-	journal: Journal;
-}
-
-/** A file named as a kept change that would not open (core's `history::UnopenedChange`), with why: no undo uses it, and an undo without an id never reaches past it. */
-export interface UnopenedChange {
-	name: string;
-	why: string;
-}
+// Core's wire types, generated from the Rust types into `wire.ts`; the names the plugin knows
+// them by are kept here.
+export type {
+	Batch,
+	BatchCreate,
+	BatchMove,
+	BatchWrite,
+	Change,
+	ChangeReason,
+	DeleteAnswer,
+	FileMove,
+	Journal,
+	KeptChange,
+	LinkChange,
+	LinkForm,
+	MoveAnswer,
+	NewlyResolved,
+	OutgoingLink,
+	OutgoingLinks,
+	Purpose,
+	RenameAudit,
+	SavedOver,
+	SubpathStatus,
+	UndoStep,
+	UnopenedChange,
+	Verdict,
+} from "./wire";
 
 /** A file of the kept changes, as core is handed them: opened, or not. */
 export type ListedChange = KeptChange | UnopenedChange;
 
-/** A typed error from one of core's operations, as it crosses to the agent; its code is one of core's (`error-codes.ts`). */
-export interface ToolError {
-	code: ErrorCode;
-	message: string;
-	hint: string;
-	retryable: boolean;
-}
+/** A typed error from one of core's operations, as it crosses to the agent (core's `CallError`); its code is one of core's (`error-codes.ts`). */
+export type ToolError = wire.CallError;
 
 /** What a tool answers: the operation's result object, or its typed error. */
 export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: ToolError };
-
-/** The steps of an approved change, decided by core (`ops::Change`), for the plugin to carry out before it answers. */
-export type Change = { kind: "batch"; batch: Batch; plan_hash: string } | { kind: "trash"; path: string; before: string; keep: Batch };
 
 /** What core's `call` answers: a tool's outcome, and for an approved change its steps. */
 /** `guard`, with a change: core's `Change::paths_to_guard`, the paths no step may reach through a symbolic link. */
@@ -168,44 +159,16 @@ export function engineMemoryBytes(): number {
 }
 
 /** A place in a note as Obsidian's `Loc` counts it: 0-based line, UTF-16 column and offset. */
-export interface NoteLocation {
-	line: number;
-	col: number;
-	offset: number;
-}
+export type NoteLocation = wire.Utf16Position;
 
 /**
  * Where an answer says a link was written (`LinkSource::describe` in `crates/core/src/parse.rs`):
  * a note's body, a property, a canvas's file card or a link in a canvas's text card.
  */
-export type LinkSourceName = "body" | "property" | "canvas_file" | "canvas_text";
+export type LinkSourceName = wire.LinkSource["source"];
 
-/** One link as core's parser reads it (`crates/core/src/parse.rs`), as far as the plugin reads it. */
-export interface ParsedLink {
-	kind: "wikilink" | "embed" | "markdown" | "markdown_embed";
-	/** Where the link was written: the note's body or a property (frontmatter) value. */
-	source: "body" | "property" | "canvas_file" | "canvas_text";
-	/** A property link's top-level key. */
-	key?: string;
-	/** A property link's full key path, list indexes as numbers: `["related", 0]`. */
-	key_path?: (string | number)[];
-	/** The target as written, without brackets or angle brackets (still percent-encoded). */
-	target: string;
-	/** The target's file part, percent-decoded for Markdown links. */
-	path: string;
-	/** `#Heading` or `#^block`, percent-decoded for Markdown links; null when there is none. */
-	subpath: string | null;
-	/** The alias or link text; null for a wikilink without an alias. */
-	display: string | null;
-	/** UTF-8 byte range of the whole link in the note's text. */
-	span: { start: number; end: number };
-}
-
-/**
- * A form of link that needs a rule of its own to read (`LinkForm` in `crates/core/src/parse.rs`):
- * a relative wikilink, a link in JSON frontmatter, a link in a block scalar.
- */
-export type LinkForm = "relative" | "json_frontmatter" | "block_scalar";
+/** One link as core's parser reads it (core's `parse::Link`). */
+export type ParsedLink = wire.Link;
 
 /** Every link form, in the order reports list them. */
 export const LINK_FORMS: readonly LinkForm[] = ["relative", "json_frontmatter", "block_scalar"];
@@ -223,16 +186,13 @@ export interface LinkFields {
 	forms: LinkForm[];
 }
 
-/** What `parseNote` returns, as far as the plugin reads it. */
-export interface ParsedNote {
-	links: ParsedLink[];
+/** What `parseNote` returns: core's parse of the note, with each link's place as Obsidian counts it and its `LinkCache` fields (the wasm crate's `ParsedForJs`). */
+export type ParsedNote = wire.ParsedNote & {
 	/** `link_positions[i]` is `links[i]`'s range, counted as Obsidian counts. */
 	link_positions: { start: NoteLocation; end: NoteLocation }[];
 	/** `link_fields[i]`: `links[i]` as Obsidian's `LinkCache` names its fields, and its forms. */
 	link_fields: LinkFields[];
-	/** True when core stopped at one of its limits and the lists are incomplete. */
-	truncated: boolean;
-}
+};
 
 /** Parses one note's text as the index does; the wasm glue types the result as `any`. */
 export function parseNote(path: string, text: string): ParsedNote {
@@ -241,37 +201,7 @@ export function parseNote(path: string, text: string): ParsedNote {
 }
 
 /** How a link resolved (`crates/core/src/resolve.rs`): one file, several (one chosen), or none. */
-export type ResolutionStatus = "resolved" | "ambiguous" | "unresolved";
-
-/**
- * One link of a note with its resolution (`OutgoingLink` in `crates/core/src/ops.rs`, detailed
- * format), as far as the plugin reads it.
- */
-export interface OutgoingLink {
-	kind: ParsedLink["kind"];
-	source: LinkSourceName;
-	key?: string;
-	/** The target as written: the path part and any `#heading`, percent-encoded in a Markdown link as written. */
-	target: string;
-	subpath?: string;
-	display?: string;
-	/** 1-based line of the link's start. */
-	line: number;
-	/** UTF-8 byte range of the whole link in the note's text. */
-	span?: { start: number; end: number };
-	status: ResolutionStatus;
-	/** The file the link points to: the only match, or the one chosen of several. */
-	resolved_path?: string;
-	/** Every file that matches, sorted, for an ambiguous link. */
-	candidates?: string[];
-}
-
-/** What the engine's `outgoingLinks` answers: the note's links in the order `parseNote` gives them. */
-export interface OutgoingLinks {
-	path: string;
-	links: OutgoingLink[];
-	truncated: boolean;
-}
+export type ResolutionStatus = wire.OutgoingLink["status"];
 
 /**
  * One lint rule of core (`crates/core/src/lint`): the kind `lint_wiki` takes, its code, what it
@@ -290,114 +220,10 @@ export function lintRules(): LintRule[] {
 	return lintRulesInWasm() as LintRule[];
 }
 
-// ---------------------------------------------------------------------------------------------
-// Move answers (`crates/core/src/rename.rs`)
-
-export interface FileMove {
-	from: string;
-	to: string;
-}
-
-/** Why a link is rewritten: the first three in a move, `repointed` in `rewrite_link`. */
-export type ChangeReason = "target_moved" | "source_moved" | "second_order" | "repointed";
-
-/** One link a plan rewrites. */
-export interface LinkChange {
-	/** The note holding the link, at its path before the move. */
-	note: string;
-	/** 1-based. */
-	line: number;
-	before: string;
-	after: string;
-	reason: ChangeReason;
-}
-
-/** A link that was unresolved and will find the moved file under its new name. */
-export interface NewlyResolved {
-	note: string;
-	line: number;
-	link: string;
-	resolves_to: string;
-}
-
-/** What `move_note` answers, the same on both paths. */
-export interface MoveAnswer {
-	dry_run: boolean;
-	applied: boolean;
-	plan_hash: string;
-	/** The moves on this page of the preview; `files_moved` counts them all. */
-	moves: FileMove[];
-	files_moved: number;
-	notes_edited: number;
-	/** Left out of an applied move's receipt with `response_format: "concise"`; a preview keeps it. */
-	changes?: LinkChange[];
-	links_changed: number;
-	/** The first 50; `newly_resolved_count` counts them all when there are more. */
-	newly_resolved: NewlyResolved[];
-	/** `rewrite_link` with `allow_unresolved`: the links that work today and will find no note. */
-	links_broken?: number;
-	newly_resolved_count?: number;
-	/** Present when the preview's `moves` or `changes` go on. */
-	next_cursor?: string;
-}
-
-/** What core's rename audit found for the file now at `to`, renamed from `from` (`crates/core/src/audit.rs`). */
-export interface RenameAudit {
-	skipped?: string;
-	stale: { note: string; line: number; span: { start: number; end: number }; target: string; source: LinkSourceName; key?: string; resolved_path?: string }[];
-	fixes: { from_target: string; to_target: string }[];
-}
-
 /** Which step of core's rule (`resolve::decided_by`) decides among several candidates for a link in `source`. */
 export function decidedBy(source: string, candidates: string[]): "linking-folder" | "shortest-path" | "lexicographic" {
 	loadedEngine();
 	return decidedByInWasm(source, candidates) as "linking-folder" | "shortest-path" | "lexicographic";
-}
-
-/** One note a batch rewrites (core's `batch::BatchWrite`): the planned text and the new one. */
-export interface BatchWrite {
-	path: string;
-	before: string;
-	before_hash: string;
-	text: string;
-	after_hash: string;
-	temporary: string;
-	/** The edits over `before` that make `text`, when the write is a plan's (left out when none). */
-	edits?: { span: { start: number; end: number }; replacement: string }[];
-}
-
-/** One file a batch moves; `via` is the temporary name of a move that changes only case. */
-export interface BatchMove {
-	from: string;
-	to: string;
-	via: string | null;
-	/** The destination is where an earlier move of the batch takes a file from. */
-	vacated: boolean;
-	/** For a move of a cycle of names: the content hash of what it moves. */
-	hash: string | null;
-}
-
-/** One file a batch creates (a wiki page): nothing may be at `path` when it is written. */
-export interface BatchCreate {
-	path: string;
-	text: string;
-	after_hash: string;
-	temporary: string;
-}
-
-/** The steps that carry out an approved plan, decided by core (`crates/core/src/batch.rs`). */
-export interface Batch {
-	tool: string;
-	writes: BatchWrite[];
-	moves: BatchMove[];
-	creates: BatchCreate[];
-	removes: { path: string; before: string; before_hash: string }[];
-	/** The id the change is kept under once done (empty: not kept). */
-	change_id: string;
-	/** The kept change this batch undoes, to remove once it is done. */
-	forget: string | null;
-	folders: string[];
-	emptied_folders: string[];
 }
 
 /** The journal entry for `batch`, to write before its first change; `made` are its folders found missing. */
@@ -407,48 +233,10 @@ export function batchJournal(batch: Batch, made: string[], pid: number, startedU
 }
 
 /** What the plugin observed while carrying out a change (core's `step::StepError`). */
-export type StepFailure =
-	| { kind: "changed"; path: string }
-	| { kind: "failed"; what: string }
-	| { kind: "taken"; what: string; path: string }
-	| { kind: "failed_kept"; what: string; kept: { path: string; saved: string }[] }
-	| { kind: "undo_incomplete"; what: string; left: string }
-	| { kind: "changed_before_trash"; path: string }
-	| { kind: "trash_failed"; path: string; why: string }
-	| { kind: "in_progress"; tool: string; pid: number }
-	| { kind: "interrupted"; tool: string; pid: number; vault: string }
-	| { kind: "untrusted"; reason: string; journal: string }
-	| { kind: "just_applied" }
-	| { kind: "lease_lost"; taken: boolean }
-	| { kind: "undo_edited"; forget: string | null; path: string }
-	| { kind: "journal_unwritable"; journal: string; why: string }
-	| { kind: "journal_too_large"; bytes: number }
-	| { kind: "not_utf8"; path: string }
-	| { kind: "hard_linked"; path: string; links: number }
-	| { kind: "through_link"; path: string; link: string }
-	| { kind: "saved_over_put_back"; path: string }
-	| { kind: "saved_over_left"; path: string; links: string[] }
-	| { kind: "created_saved_over"; path: string };
+export type StepFailure = wire.StepError;
 
 /** What the plugin observed of a journal found in the vault (core's `lease::Observed`). */
-export interface ObservedJournal {
-	opened:
-		| { kind: "journal"; holder: string; tool: string; pid: number; machine: string; steps: boolean; abandoned: boolean }
-		| { kind: "refused"; reason: string; whole: boolean };
-	age_ms: number;
-	plain_file: boolean;
-	holder: string;
-	locked_elsewhere: boolean;
-}
-
-/** What a found journal means (core's `lease::Verdict`). */
-export type Verdict =
-	| { kind: "ours" }
-	| { kind: "starting"; tool: string | null; pid: number | null }
-	| { kind: "in_progress"; tool: string; pid: number; machine: string; age_ms: number }
-	| { kind: "interrupted"; tool: string; pid: number; age_ms: number }
-	| { kind: "abandoned"; tool: string; pid: number }
-	| { kind: "untrusted"; reason: string };
+export type ObservedJournal = wire.Observed;
 
 /** Core's judgement of a found journal (`lease::judge`), and the error a change answers meanwhile, naming `vault` and `journal`. */
 export function judgeJournal(observed: ObservedJournal, vault: string, journal: string): { verdict: Verdict; refusal: ToolError } {
@@ -457,19 +245,7 @@ export function judgeJournal(observed: ObservedJournal, vault: string, journal: 
 }
 
 /** What must hold on the disk for the second half of a cycle's move through a third name to count as made (core's `undo_steps::Condition`). */
-export type UndoCondition = { when: "absent"; path: string } | { when: "holds"; path: string; hash: string | null };
-
-/** One step of the undo of a journal, with what is checked on the disk right before it (core's `undo_steps::UndoStep`). */
-export type UndoStep =
-	| { step: "remove_temporary"; path: string }
-	| { step: "put_back"; path: string; aside: string; temporary: string; before: string; saved: string }
-	| { step: "move_back"; from: string; to: string; via: string | null; second_names: string[]; hash: string | null; cycle: UndoCondition | null }
-	| { step: "remove_created"; path: string; after_hash: string }
-	| { step: "restore"; path: string; aside: string | null; temporary: string; before: string; after_hash: string; saved: string; restorable: string[] }
-	| { step: "remove_folder"; path: string }
-	| { step: "forget_kept"; change_id: string }
-	| { step: "put_back_set_aside"; name: string; aside: string }
-	| { step: "remove_journal" };
+export type UndoCondition = wire.Condition;
 
 /** The steps that undo `journal`, in order (core's `undo_steps::steps`), as the sidecar carries them out on the folder. */
 export function undoSteps(journal: Journal): UndoStep[] {
@@ -489,9 +265,6 @@ export function sameBatch(found: Journal, ours: Journal): boolean {
 	return sameBatchInWasm(found, ours);
 }
 
-/** What to do about a note saved over after a batch rewrote it (core's `step::saved_over`). */
-export type SavedOver = { kind: "put_back"; text: string } | { kind: "leave"; links: string[] };
-
 /** Whether the batch's `write` lies intact in `saved`, another program's save of the note, and the save with it taken back. */
 export function savedOver(write: BatchWrite, saved: string): SavedOver {
 	loadedEngine();
@@ -509,13 +282,6 @@ export function stepError(failure: StepFailure): ToolError {
 	loadedEngine();
 	return stepErrorInWasm(failure) as ToolError;
 }
-
-/**
- * What a sealed file is for (core's `journal::Purpose`): the journal of a change being made, or a
- * change kept for `undo_change`. The seal covers it, and the id of the vault's key it was sealed
- * with, so neither file can be taken for the other, or for another vault's.
- */
-export type Purpose = "journal" | "kept";
 
 /** The file's text for `journal`, sealed by core for `purpose` with `key`, derived from the vault's key file of id `id` (`move/seal-keys.ts`); or the error when it would pass core's bound on its size. */
 export function sealJournal(key: Uint8Array, purpose: Purpose, id: string, journal: unknown): { sealed: string } | { error: ToolError } {
@@ -537,10 +303,7 @@ export function journalKeyNamed(text: string): { key?: string | null; refusal?: 
 }
 
 /** Why a key file is not used (core's `seal_key::Unusable`). */
-export interface SealKeyUnusable {
-	kind: "missing" | "not_plain_file" | "not_ours" | "mode" | "too_large" | "not_a_key" | "unreadable";
-	detail?: unknown;
-}
+export type SealKeyUnusable = wire.Unusable;
 
 /** The key seals are made with, from a key file's secret and identity (`ino`): core's `seal_key::derive`. */
 export function sealKey(secret: Uint8Array, identity: bigint): Uint8Array {
@@ -626,28 +389,5 @@ export function contentHash(text: string): string {
 	return contentHashInWasm(text);
 }
 
-/** A link that points to a note about to be deleted. */
-export interface DeleteReferrer {
-	note: string;
-	line: number;
-	link: string;
-	kind: string;
-	source: LinkSourceName;
-	key?: string;
-}
-
-/** What `delete_note` answers; `captured` and `trashed_to` are filled in after a delete. */
-export interface DeleteAnswer {
-	ok: boolean;
-	path: string;
-	dry_run: boolean;
-	would_change: boolean;
-	can_confirm: boolean;
-	preview_ready: boolean;
-	blocked_reasons: string[];
-	backlinks: DeleteReferrer[];
-	forced: boolean;
-	plan_hash: string;
-	captured?: { frontmatter?: string; body: string; text: string };
-	trashed_to?: string;
-}
+/** A link that points to a note about to be deleted (core's `delete::Referrer`). */
+export type DeleteReferrer = wire.Referrer;

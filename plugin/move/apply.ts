@@ -370,7 +370,7 @@ function madeSoFar(journal: Journal, done: Done[]): Journal {
 	const kindOf = { create: "created", remove: "removed" } as const;
 	return {
 		...journal,
-		writes: journal.writes.filter((write) => made(write.kind === undefined ? "wrote" : kindOf[write.kind], write.path)),
+		writes: journal.writes.filter((write) => made(write.kind === undefined || write.kind === "replace" ? "wrote" : kindOf[write.kind], write.path)),
 		moves: journal.moves.filter((move) => done.some((change) => change.kind === "moved" && change.from === move.from && change.to === move.to)),
 		made_folders: journal.made_folders.filter((folder) => made("madeFolder", folder)),
 		change_id: "",

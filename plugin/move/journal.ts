@@ -34,9 +34,11 @@ import {
 	type ToolError,
 	type Verdict,
 } from "../wasm";
+import { CHANGES_FOLDER, JOURNAL_FILE, OWN_FOLDER } from "../wire";
 
-export const JOURNAL_FOLDER = ".vaultlink";
-export const JOURNAL_PATH = `${JOURNAL_FOLDER}/journal.json`;
+/** vaultlink's folder in the vault and the journal's file in it, as core names them (`wire.ts`). */
+export const JOURNAL_FOLDER = OWN_FOLDER;
+export const JOURNAL_PATH = JOURNAL_FILE;
 
 /** The journal's format is core's (`crates/core/src/journal.rs`), as `batchJournal` makes it. */
 export type { Journal };
@@ -266,7 +268,7 @@ async function openInVault(adapter: JournalAdapter): Promise<{ journal: Journal 
 
 /** The names of the changes kept in the vault (`.vaultlink/changes`), from its listing alone. */
 async function keptNames(adapter: JournalAdapter): Promise<string[]> {
-	const folder = `${JOURNAL_FOLDER}/changes`;
+	const folder = CHANGES_FOLDER;
 	if (!(await adapter.exists(folder))) return [];
 	return (await adapter.list(folder)).files;
 }

@@ -13,9 +13,9 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import { journalKeyNamed, openJournal, sealJournal, sealKey, sealKeyCandidates, sealKeyNewId, sealKeyRefusal, sealKeySecret, sealKeyUnusable, type Journal, type Purpose, type SealKeyUnusable, type ToolError } from "../wasm";
+import { KEYS_FOLDER, OWN_FOLDER } from "../wire";
 
-const VAULTLINK_FOLDER = ".vaultlink";
-const KEYS_FOLDER = `${VAULTLINK_FOLDER}/keys`;
+const VAULTLINK_FOLDER = OWN_FOLDER;
 /** More than a key file may hold (core's `seal_key::MAX_KEY_FILE_BYTES` is 128): a read stops here. */
 const READ_AT_MOST = 256;
 /** The most names of the keys folder looked at; core looks at no more than 16 of them. */

@@ -320,7 +320,7 @@ function targetOf(link: ParsedLink): string {
 
 /** A property link's key as Obsidian writes it: the key path joined with ".". */
 export function propertyKey(link: ParsedLink): string {
-	return link.key_path !== undefined ? link.key_path.join(".") : (link.key ?? "");
+	return link.source === "property" ? link.key_path.join(".") : "";
 }
 
 /**

@@ -14,6 +14,7 @@ use crate::Vault;
 
 /// A link that still names a renamed file's old path and no longer points to the file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct StaleLink {
     pub note: String,
     pub line: u32,
@@ -22,17 +23,21 @@ pub struct StaleLink {
     /// The link's target, for when the text cannot be read.
     pub target: String,
     /// `body` or `property`.
+    #[cfg_attr(feature = "typescript", ts(type = "LinkSource[\"source\"]"))]
     pub source: &'static str,
     /// The property's top-level key, for a property link.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub key: Option<String>,
     /// The file the link points to now; absent when it points nowhere.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub resolved_path: Option<String>,
 }
 
 /// One `rewrite_link` call that repoints a rename's stale links written one way.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RewriteFix {
     pub from_target: String,
     pub to_target: String,
@@ -40,9 +45,11 @@ pub struct RewriteFix {
 
 /// What the audit found for one rename.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RenameAudit {
     /// Why the rename was not checked (its file is gone, or a file is at the old path again).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub skipped: Option<String>,
     /// Sorted by note, then line.
     pub stale: Vec<StaleLink>,

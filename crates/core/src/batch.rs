@@ -15,6 +15,7 @@ use crate::plan::{apply_edits, content_hash, MovePlan};
 
 /// One note the batch rewrites.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct BatchWrite {
     pub path: String,
     /// The note's text when the plan was made: the batch is refused if the note no longer
@@ -40,6 +41,7 @@ pub struct BatchWrite {
 /// put there only if the place is still free (an edge writing through files writes `temporary`
 /// and renames it without replacing).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct BatchCreate {
     pub path: String,
     pub text: String,
@@ -51,6 +53,7 @@ pub struct BatchCreate {
 /// One file the batch removes (an undo's removal of a file a change created): it must still hold
 /// `before`, which the journal keeps so that recovery can put it back.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct BatchRemove {
     pub path: String,
     pub before: String,
@@ -59,6 +62,7 @@ pub struct BatchRemove {
 
 /// One file the batch moves.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct BatchMove {
     pub from: String,
     pub to: String,
@@ -79,6 +83,7 @@ pub struct BatchMove {
 /// create's place is free, write the journal, write the notes, make the folders, create the new
 /// files, move the files, remove the journal, remove the emptied folders.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Batch {
     /// The tool that made the batch, as the journal names it.
     pub tool: String,

@@ -14,6 +14,7 @@ use crate::plan::content_hash;
 
 /// A link that points to the note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Referrer {
     /// The note that holds the link.
     pub note: String,
@@ -26,6 +27,7 @@ pub struct Referrer {
     pub source: String,
     /// The property's key, for a property link.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub key: Option<String>,
 }
 
@@ -123,8 +125,10 @@ pub struct DeleteRequest {
 
 /// The note's text, split so it can be recreated; `text` is byte for byte what was deleted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Captured {
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub frontmatter: Option<String>,
     pub body: String,
     pub text: String,
@@ -132,6 +136,7 @@ pub struct Captured {
 
 /// What `delete_note` answers, the same on every path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct DeleteAnswer {
     /// Always true: a confirmed delete that is blocked is refused as an error, with its code.
     pub ok: bool,
@@ -154,12 +159,15 @@ pub struct DeleteAnswer {
     pub plan_hash: String,
     /// After a delete: the id it is kept under for `undo_change`, which puts the note back.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub change_id: Option<String>,
     /// After a delete: the note's content, to recreate it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub captured: Option<Captured>,
     /// After a delete: where the note went.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub trashed_to: Option<String>,
 }
 

@@ -49,6 +49,7 @@ pub trait Edge {
 /// The steps of an approved change, for the edge to carry out as they are.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Change {
     /// A batch: carry out `batch`, then record `plan_hash` as applied
     /// (`PlanHistory::record_applied`), keep the change when `batch.change_id` is set and remove
@@ -87,6 +88,7 @@ pub fn trash_paths_to_guard(path: &str) -> Vec<String> {
 /// One change kept for `undo_change`, as an edge hands it to core: its file's path in the vault
 /// and the journal it holds, opened (`journal::open`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct KeptChange {
     pub name: String,
     pub journal: crate::journal::Journal,
@@ -95,6 +97,7 @@ pub struct KeptChange {
 /// A file named as a kept change that cannot be used for undo: its name, and why (the refusal of
 /// `journal::open`, or the read that failed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct UnopenedChange {
     pub name: String,
     pub why: String,

@@ -81,7 +81,9 @@ pub trait Failure {
 /// Any call's failure as plain data: the one error type every operation of `ops` ends with, and
 /// what the edges turn into their own (an MCP tool error, a JavaScript object) in one place each.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CallError {
+    #[cfg_attr(feature = "typescript", ts(type = "ErrorCode"))]
     pub code: ErrorCode,
     pub message: String,
     pub hint: String,

@@ -19,6 +19,7 @@ use crate::span::Span;
 /// One step of a key path: a mapping key or a sequence index.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum KeySegment {
     Key(String),
     Index(usize),

@@ -184,6 +184,7 @@ pub struct ResolvedLink<'a> {
 /// Whether a link's `#heading` or `#^block` exists in the note it resolves to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum SubpathStatus {
     /// No subpath, or the link does not resolve.
     NotApplicable,

@@ -44,7 +44,7 @@ pub const VERSION: u32 = 4;
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// Where a batch's journal is, in the vault: the vault's lock while it is there.
-pub const JOURNAL_FILE: &str = ".vaultlink/journal.json";
+pub const JOURNAL_FILE: &str = concat!(crate::own_files::own_folder!(), "/journal.json");
 
 /// The `pid` of a journal whose batch failed and could not be wholly undone: no process is
 /// applying it any more, so recovery may run at once.
@@ -67,6 +67,7 @@ const MAX_KEY_ID_BYTES: usize = 64;
 /// other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Purpose {
     /// `.vaultlink/journal.json`: a batch being applied, or one that was interrupted, which
     /// recovery undoes.
@@ -104,6 +105,7 @@ pub struct Binding<'a> {
 
 /// What a batch is about to change, written before its first change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Journal {
     pub version: u32,
     /// The process applying the batch, for the messages: liveness is the lease's (`lease`).
@@ -135,6 +137,7 @@ pub struct Journal {
 
 /// A note the batch rewrites. Paths are relative to the vault, with `/`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct JournalWrite {
     pub path: String,
     /// The temporary file the new text is written to before it is renamed over the note;
@@ -154,6 +157,7 @@ pub struct JournalWrite {
 /// What a journal's write does to its file.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum WriteKind {
     #[default]
     Replace,
@@ -172,6 +176,7 @@ impl WriteKind {
 /// A file the batch moves. `via` is the intermediate name of a move that changes only the
 /// case of a name, made in two renames so a case-insensitive filesystem cannot skip it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct JournalMove {
     pub from: String,
     pub to: String,
@@ -255,7 +260,7 @@ impl Refusal {
             Refusal::WrongSeal => {
                 "its seal does not verify: it was sealed in another copy of this vault (a copy, a sync, a clone or a restored backup carries its key file but never a usable key), or changed since. If its change was interrupted in that copy, run `vaultlink recover` there; otherwise remove the file".to_owned()
             }
-            Refusal::Unreadable(reason) => format!("it cannot be read: {reason}"),
+            Refusal::Unreadable(reason) => crate::own_files::cannot_be_read(reason),
             Refusal::Version(version) => format!("it is a version {version} journal; this vaultlink reads version {VERSION}"),
             Refusal::UnsafePath { path, problem } => format!("it names {path:?}, which is not a path the engine writes: {problem}"),
         }

@@ -2,7 +2,7 @@
 //! and the history all read; its own module, so that none of them imports the history for them.
 
 /// The folder of the kept changes, inside the vault.
-pub const CHANGES_FOLDER: &str = ".vaultlink/changes";
+pub const CHANGES_FOLDER: &str = concat!(crate::own_files::own_folder!(), "/changes");
 /// Whether `name` is a kept change's file name as `history::record_name` makes it (a bare name or a
 /// path in [`CHANGES_FOLDER`]).
 pub fn is_record_name(name: &str) -> bool {

@@ -52,6 +52,7 @@ pub fn is_holder(holder: &str) -> bool {
 /// its rules), told by what decides its liveness, or why it may not act on it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Opened {
     Journal {
         /// The holder's id (empty in a journal of a vaultlink before leases).
@@ -91,6 +92,7 @@ impl Opened {
 
 /// What an edge observed of a journal file found in the vault.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Observed {
     pub opened: Opened,
     /// The observer's clock minus the file's modification time, in milliseconds; negative when
@@ -110,6 +112,7 @@ pub struct Observed {
 /// What a journal file found in the vault means, for the edge that found it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Verdict {
     /// The observer's own journal (or lock).
     Ours,

@@ -36,6 +36,7 @@ pub mod memory;
 pub mod moves_detected;
 pub mod names;
 pub mod ops;
+pub mod own_files;
 pub mod page_checks;
 pub mod pages;
 pub mod parameters;
@@ -61,8 +62,11 @@ pub mod sources;
 pub mod span;
 pub mod step;
 pub mod tail;
+pub mod tools;
 pub mod undo_steps;
 pub mod wiki;
+#[cfg(feature = "typescript")]
+pub mod wire;
 pub mod words;
 pub mod yaml_text;
 

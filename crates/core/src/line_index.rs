@@ -59,6 +59,7 @@ impl<'a> LineIndex<'a> {
 /// A position as Obsidian's `Loc` counts it: 0-based line, 0-based column and offset from the
 /// start of the file, both in UTF-16 code units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Utf16Position {
     pub line: u32,
     pub col: u32,

@@ -103,20 +103,9 @@ impl Request {
         }
     }
 
-    /// Whether the operation may change the vault.
+    /// Whether the operation may change the vault, as core's table of tools says (`tools`).
     pub fn writes(&self) -> bool {
-        matches!(
-            self,
-            Request::MoveNote(_)
-                | Request::RewriteLink(_)
-                | Request::DeleteNote(_)
-                | Request::UpdateProperties(_)
-                | Request::BulkMoveNotes(_)
-                | Request::CommitWikiPage(_)
-                | Request::UndoChange(_)
-                | Request::HealMoves(_)
-                | Request::FixBrokenLinks(_)
-        )
+        crate::tools::writes_vault(self.name())
     }
 
     /// Whether the call asks for a change to be made, not previewed: a writing operation whose
@@ -309,6 +298,7 @@ pub enum Response {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct OutgoingLinks {
     /// The note's path, as found in the vault.
     pub path: String,
@@ -318,20 +308,25 @@ pub struct OutgoingLinks {
     /// True when the note had more links than the parser keeps.
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub next_cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct OutgoingLink {
     pub kind: LinkKind,
     /// `body` or `property`.
+    #[cfg_attr(feature = "typescript", ts(type = "LinkSource[\"source\"]"))]
     pub source: &'static str,
     /// The property's top-level key, for a property link.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub key: Option<String>,
     /// For a property link, the key as Obsidian's `FrontmatterLinkCache.key` writes it:
     /// `related.0` for the first item of `related`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub key_path: Option<String>,
     /// The target as written, subpath included, still percent-encoded in a markdown link.
     pub target: String,
@@ -340,30 +335,40 @@ pub struct OutgoingLink {
     pub link: String,
     /// The subpath, decoded, with its `#`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub subpath: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub display: Option<String>,
     /// The text Obsidian shows for the link (`LinkCache.displayText`); `detailed` only.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub display_text: Option<String>,
     /// The link as written (`LinkCache.original`); `detailed` only.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub original: Option<String>,
     pub line: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub column: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub span: Option<Span>,
     /// `resolved`, `ambiguous` or `unresolved`.
+    #[cfg_attr(feature = "typescript", ts(type = "\"resolved\" | \"ambiguous\" | \"unresolved\""))]
     pub status: &'static str,
     /// The file the link points to, when it points to one.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub resolved_path: Option<String>,
     /// Every file that matches, for an ambiguous link.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub candidates: Option<Vec<String>>,
     /// For a link with `#heading` or `#^block`: whether it exists in the target.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub subpath_status: Option<SubpathStatus>,
 }
 

@@ -40,6 +40,7 @@ impl ParseConfig {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum LinkKind {
     /// `[[target|display]]`
     Wikilink,
@@ -60,6 +61,7 @@ impl LinkKind {
 /// Where a link was written.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "source", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum LinkSource {
     /// In the Markdown body.
     Body,
@@ -101,6 +103,7 @@ impl LinkSource {
 /// How a property string is written in the YAML.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum PropertyQuote {
     /// Plain: characters stand for themselves.
     #[default]
@@ -134,6 +137,7 @@ impl PropertyQuote {
 /// block scalar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum LinkForm {
     /// A wikilink or embed written relative to the linking note: `[[../Other]]`.
     Relative,
@@ -184,6 +188,7 @@ pub fn dotted_key(path: &[KeySegment]) -> String {
 
 /// How a markdown link's destination is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Destination {
     /// `<a b.md>` rather than `a%20b.md`.
     pub angle: bool,
@@ -193,6 +198,7 @@ pub struct Destination {
 
 /// One link as written in a note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Link {
     pub kind: LinkKind,
     #[serde(flatten)]
@@ -281,6 +287,7 @@ impl Link {
 
 /// A heading of the body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Heading {
     pub level: u8,
     pub text: String,
@@ -289,6 +296,7 @@ pub struct Heading {
 
 /// A `^block-id` marker.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct BlockId {
     /// The id without the `^`.
     pub id: String,
@@ -298,6 +306,7 @@ pub struct BlockId {
 /// Something the parser noticed that a person may want to fix. Never an error: the note is
 /// still parsed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Diagnostic {
     /// A stable code: `unquoted_property_link`, `malformed_frontmatter`,
     /// `frontmatter_not_a_mapping`, `property_scan_mismatch`, `links_truncated`,
@@ -309,6 +318,7 @@ pub struct Diagnostic {
 
 /// Everything the parser reads from one note.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ParsedNote {
     /// Body and property links, property links first, each group in file order.
     pub links: Vec<Link>,

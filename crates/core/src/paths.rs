@@ -49,7 +49,7 @@ pub fn vault_path_problem(path: &str) -> Option<&'static str> {
 pub fn hidden_path_problem(path: &str) -> Option<String> {
     let hidden = path.split(['/', '\\']).find(|segment| segment.starts_with('.') && *segment != "." && *segment != "..")?;
     Some(match hidden {
-        ".vaultlink" => "`.vaultlink` holds vaultlink's own journal and kept changes, which no tool may touch".to_owned(),
+        crate::own_files::FOLDER => format!("`{}` holds vaultlink's own journal and kept changes, which no tool may touch", crate::own_files::FOLDER),
         ".trash" => "`.trash` is the vault's trash, which Obsidian does not index: every link to the note would break (to delete a note, use delete_note)".to_owned(),
         ".obsidian" => "`.obsidian` is the vault's config folder, which Obsidian does not index".to_owned(),
         _ => format!(

@@ -15,6 +15,7 @@ use crate::parse::{Link, LinkSource, Span};
 
 /// One replacement in one note's text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct TextEdit {
     /// UTF-8 byte range of the text that was read.
     pub span: Span,
@@ -35,6 +36,7 @@ pub struct FileEdit {
 
 /// One file moving.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct FileMove {
     pub from: String,
     pub to: String,
@@ -43,6 +45,7 @@ pub struct FileMove {
 /// Why a link is rewritten.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum ChangeReason {
     /// It points to a file that moves.
     TargetMoved,
@@ -57,6 +60,7 @@ pub enum ChangeReason {
 
 /// One link the plan rewrites.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct LinkChange {
     /// The note holding the link, at its path before the move.
     pub note: String,
@@ -68,6 +72,7 @@ pub struct LinkChange {
 
 /// A link that was unresolved and will find the moved file under its new name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct NewlyResolved {
     pub note: String,
     pub line: u32,

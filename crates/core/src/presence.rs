@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Where the lease is, in the vault.
-pub const PRESENCE_FILE: &str = ".vaultlink/presence.json";
+pub const PRESENCE_FILE: &str = concat!(crate::own_files::own_folder!(), "/presence.json");
 
 /// The version of the lease this engine writes.
 pub const VERSION: u32 = 1;

@@ -1186,6 +1186,7 @@ fn proven_locally(planner: &mut Planner<'_>, moves: &Moves, note: &NotePlan<'_>)
 
 /// What the `move_note` tool answers, the same on every path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct MoveAnswer {
     /// True when nothing was written: the answer previews the plan.
     pub dry_run: bool,
@@ -1201,6 +1202,7 @@ pub struct MoveAnswer {
     pub notes_edited: usize,
     /// The rewritten links on this page; left out with `concise`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub changes: Option<Vec<LinkChange>>,
     /// How many links are rewritten, on every page.
     pub links_changed: usize,
@@ -1218,6 +1220,7 @@ pub struct MoveAnswer {
     pub next_cursor: Option<String>,
     /// Once applied: the id `undo_change` takes to undo it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub change_id: Option<String>,
     /// Links inside read-only sources (`source_folders` of a SCHEMA.md) the plan leaves as they
     /// are, though the move changes what they find: each is a problem to fix outside the tool.

@@ -25,7 +25,7 @@ use crate::hex::{hex, parse_hex};
 pub const KEY_BYTES: usize = 32;
 
 /// The folder of the vault's key files, from the vault's root.
-pub const KEYS_FOLDER: &str = ".vaultlink/keys";
+pub const KEYS_FOLDER: &str = concat!(crate::own_files::own_folder!(), "/keys");
 
 /// The most key files an edge looks at: a folder of thousands planted in a vault costs a call
 /// no more than these.
@@ -119,6 +119,7 @@ pub struct KeyFile {
 /// Why a key file is not used. It crosses to the plugin as `{kind, detail?}`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Unusable {
     /// Not there (a journal names a key the vault does not hold).
     Missing,

@@ -196,6 +196,7 @@ pub fn check_delete(vault: &Vault, path: &str) -> Result<(), ReadOnlySource> {
 
 /// A link inside a source that a move or a rewrite leaves as it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct LinkLeft {
     /// The source note holding the link.
     pub note: String,

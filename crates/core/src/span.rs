@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// A half-open byte range into the text that was parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Span {
     pub start: usize,
     pub end: usize,

@@ -9,6 +9,7 @@ use crate::plan::TextEdit;
 
 /// A note the undo of a failed change left as it found it, and where its text from before is.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct KeptNote {
     pub path: String,
     pub saved: String,
@@ -17,6 +18,7 @@ pub struct KeptNote {
 /// A change that could not be carried out, as the edge observed it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum StepError {
     /// A note no longer holds the text the plan was proven on (found before the first change or
     /// while writing); everything the batch did is undone, and the edit is kept.
@@ -87,6 +89,9 @@ pub enum StepError {
     /// A note the change must rewrite is one file under `links` names (a hard link): the new
     /// text goes to a new file, which would leave the other names with the old text.
     HardLinked { path: String, links: u64 },
+    /// A note the call must read could not be read (`why`, the system's reason); nothing was
+    /// changed.
+    Unreadable { path: String, why: String },
 }
 
 const RECOVER_HINT: &str = "Run `vaultlink recover <vault folder>` to undo the rest from the journal the change left in .vaultlink (or put the files named here right by hand), then preview the change again.";
@@ -248,6 +253,12 @@ impl StepError {
                 "Replace the other names by copies of the file (or remove them), or change its links by hand; then preview the change again.",
                 false,
             ),
+            StepError::Unreadable { path, why } => CallError::new(
+                VaultUnreadable,
+                format!("`{path}` could not be read: {why}"),
+                "Check the file's permissions, then call again.",
+                true,
+            ),
             StepError::JournalUnwritable { journal, why } => {
                 CallError::new(WriteFailed, format!("writing the journal {journal} failed ({why}); nothing was changed"), PERMISSIONS_HINT, true)
             }
@@ -268,6 +279,7 @@ impl StepError {
 /// another program saved as `saved` before the commit, once the batch is undone around it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum SavedOver {
     /// The save left the batch's rewrite intact: `text` is the save with that rewrite taken
     /// back, which the edge writes in place of the save (only while the note still holds the
@@ -419,6 +431,12 @@ mod tests {
                 && not_utf8.message.contains("`Latin1.md` is not UTF-8")
                 && not_utf8.hint.contains("Convert the note to UTF-8")
         );
+        // A note neither edge could read is worded once, here, as the plugin hands it in.
+        let parsed: StepError =
+            serde_json::from_value(serde_json::json!({"kind": "unreadable", "path": "A.md", "why": "EACCES: permission denied"})).unwrap();
+        let unreadable = parsed.error();
+        assert_eq!(unreadable.code, ErrorCode::VaultUnreadable);
+        assert!(unreadable.retryable && unreadable.message == "`A.md` could not be read: EACCES: permission denied", "{unreadable:?}");
         // Issue 34: a name taken meanwhile (EEXIST) was told to check the folder's permissions.
         let parsed: StepError =
             serde_json::from_value(serde_json::json!({"kind": "taken", "what": "moving Old.md failed", "path": "New.md"})).unwrap();

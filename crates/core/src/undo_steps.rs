@@ -22,12 +22,13 @@ use crate::plan::content_hash;
 
 /// The folder, inside the vault, where an undo keeps the text from before a batch of a note
 /// someone edited since (`<folder>/<the note's path>`).
-pub const RECOVERED_FOLDER: &str = ".vaultlink/recovered";
+pub const RECOVERED_FOLDER: &str = concat!(crate::own_files::own_folder!(), "/recovered");
 
 /// One step of an undo, with what the edge checks on the disk right before it. Paths are
 /// relative to the vault, with `/`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum UndoStep {
     /// The batch's temporary file: removed if it is there. It is looked for beneath the vault
     /// only (never through a symbolic link put on its way since), and one that cannot be looked
@@ -92,6 +93,7 @@ pub enum UndoStep {
 /// half made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "when", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Condition {
     /// Nothing is at `path`.
     Absent { path: String },

@@ -12,7 +12,8 @@ use serde_json::{json, Value};
 pub struct ToolSpec {
     pub name: &'static str,
     pub title: &'static str,
-    pub description: &'static str,
+    /// What the tool does, with core's numbers filled in (`catalogue_numbers`).
+    pub description: String,
     pub input_schema: Value,
     pub output_schema: Value,
     pub read_only: bool,
@@ -59,6 +60,9 @@ fn build() -> Vec<ToolSpec> {
         fix_broken_links(),
     ];
     for tool in &mut tools {
+        tool.description = crate::catalogue_numbers::fill(&tool.description);
+        crate::catalogue_numbers::fill_schema(&mut tool.input_schema);
+        crate::catalogue_numbers::fill_schema(&mut tool.output_schema);
         let format = format!("`concise` leaves out {}.", concise_leaves_out(tool.name));
         if let Some(schema) = tool.input_schema.pointer_mut("/properties/response_format") {
             schema["description"] = json!(format);
@@ -155,7 +159,16 @@ pub fn find(name: &str) -> Option<&'static ToolSpec> {
 }
 
 fn read_only(name: &'static str, title: &'static str, description: &'static str, input: Value, output: Value) -> ToolSpec {
-    ToolSpec { name, title, description, input_schema: input, output_schema: output, read_only: true, destructive: false, idempotent: true }
+    ToolSpec {
+        name,
+        title,
+        description: description.to_owned(),
+        input_schema: input,
+        output_schema: output,
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+    }
 }
 
 fn object(properties: Value, required: &[&str]) -> Value {
@@ -183,7 +196,7 @@ fn approved_plan_hash() -> Value {
 
 fn limit() -> Value {
     json!({"type": "integer", "minimum": 1, "maximum": 1000, "default": 100,
-           "description": "Page size (a default page ends near 16 KB)."})
+           "description": "Page size (a default page ends near {DEFAULT_PAGE_KB} KB)."})
 }
 
 fn cursor() -> Value {
@@ -226,7 +239,7 @@ block it names exists. Use it to see where a note points; use get_backlinks for 
             "type": "object",
             "properties": {
                 "path": {"type": "string", "description": "The note's path as found in the vault."},
-                "truncated": {"type": "boolean", "description": "True when the note had more links than are kept (50,000)."},
+                "truncated": {"type": "boolean", "description": "True when the note had more links than are kept ({MAX_LINKS_PER_NOTE})."},
                 "total": {"type": "integer"},
                 "next_cursor": next_cursor(),
                 "links": {
@@ -308,7 +321,7 @@ fn find_unresolved_links() -> ToolSpec {
     read_only(
         "find_unresolved_links",
         "Find links to notes that do not exist",
-        "Lists the links that find no note, grouped by missing target, each with its referrers (the first 50; \
+        "Lists the links that find no note, grouped by missing target, each with its referrers (the first {MAX_REFERRERS_PER_TARGET}; \
 `referrer_count` counts all). Use it to find dead links and wanted pages; use resolve_link to check one \
 link, lint_wiki for a review with fixes. It reads only. It fails with `invalid_arguments` for a stale cursor.",
         object(json!({"limit": limit(), "cursor": cursor(), "response_format": response_format()}), &[]),
@@ -317,14 +330,14 @@ link, lint_wiki for a review with fixes. It reads only. It fails with `invalid_a
             "properties": {
                 "total_targets": {"type": "integer", "minimum": 0},
                 "next_cursor": next_cursor(),
-                "truncated_files": {"type": "array", "items": {"type": "string"}, "description": "Files whose links past 50,000 are unread."},
+                "truncated_files": {"type": "array", "items": {"type": "string"}, "description": "Files whose links past {MAX_LINKS_PER_NOTE} are unread."},
                 "targets": {
                     "type": "array",
                     "items": {
                         "type": "object",
                         "properties": {
                             "target": {"type": "string", "description": "The missing target as first written."},
-                            "referrer_count": {"type": "integer", "minimum": 1, "description": "How many links name it; `referrers` lists the first 50."},
+                            "referrer_count": {"type": "integer", "minimum": 1, "description": "How many links name it; `referrers` lists the first {MAX_REFERRERS_PER_TARGET}."},
                             "referrers": {
                                 "type": "array",
                                 "items": {
@@ -437,7 +450,7 @@ fn read_note() -> ToolSpec {
         "Read a note",
         "Returns one note's frontmatter and body (with `detailed`, also its aliases, tags and headings), a long body in \
 pages of `max_bytes` that end between lines; `body_bytes` is the whole body's length. Use it to read a note; use get_outgoing_links for its links, resolved. It reads only. \
-It fails with `note_not_found`, `invalid_path`, `too_large` (over 16 MiB) or `invalid_arguments` (a stale cursor).",
+It fails with `note_not_found`, `invalid_path`, `too_large` (over {MAX_NOTE_MIB} MiB) or `invalid_arguments` (a stale cursor).",
         object(
             json!({
                 "path": note_path("The note's path"),
@@ -486,7 +499,8 @@ previews the moves and rewritten links (paged) with a `plan_hash`; call again wi
 `dry_run: false`) to apply exactly that plan, all or nothing. Use it instead of moving files yourself; use rewrite_link to repoint links, \
 delete_note to delete. Refusals: `invalid_path` (into a hidden folder such as `.trash`, into itself, out \
 of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `plan_hash_mismatch` (preview again), \
-`concurrent_modification`, `note_not_found`, `read_only_source`, `convention_blocked` (a `block` convention).",
+`concurrent_modification`, `note_not_found`, `read_only_source`, `convention_blocked` (a `block` convention)."
+            .to_owned(),
         input_schema: object(
             json!({
                 "from": note_path("The file or folder to move"),
@@ -513,7 +527,7 @@ of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `pl
                 "changes": {"type": "array", "items": change},
                 "newly_resolved": {
                     "type": "array",
-                    "description": "Links that were unresolved and will find the moved file under its new name (at most 50).",
+                    "description": "Links that were unresolved and will find the moved file under its new name (at most {MAX_LISTED}).",
                     "items": {"type": "object", "properties": {"note": {"type": "string"}, "line": {"type": "integer"}, "link": {"type": "string"}, "resolves_to": {"type": "string"}}, "required": ["note", "line", "link", "resolves_to"]}
                 },
                 "newly_resolved_count": {"type": "integer"},
@@ -539,7 +553,8 @@ and canvases, to `to_target`; only the target's path changes. A dry run by defau
 to repoint links or fix misspelt targets; use move_note to move a file. Refusals: \
 `breaks_links` (working links would find no note; `allow_unresolved: true` allows it, answering `links_broken`), \
 `unrepresentable_link` (`to_target` holds `|`, `#`, `^`, brackets or a line break), `plan_hash_mismatch`, \
-`concurrent_modification`, `convention_blocked` (a `block` convention).";
+`concurrent_modification`, `convention_blocked` (a `block` convention)."
+        .to_owned();
     spec.input_schema = object(
         json!({
             "from_target": {"type": "string", "description": "The target the links have now, such as `Old idea`."},
@@ -570,7 +585,7 @@ fn lint_wiki() -> ToolSpec {
             "kind": {"type": "string", "description": "The lint kind, or `schema_file` for a problem of SCHEMA.md itself."},
             "subject": {"type": "string", "description": "The note the finding is about; for `unresolved_link` and `ambiguous_link`, the target as written."},
             "line": {"type": "integer", "minimum": 1, "description": "The line in `subject`, when the finding is at one place."},
-            "related": {"type": "array", "items": {"type": "string"}, "description": "Other notes involved: referrers, candidates, notes sharing a name, the governing SCHEMA.md (at most 50)."},
+            "related": {"type": "array", "items": {"type": "string"}, "description": "Other notes involved: referrers, candidates, notes sharing a name, the governing SCHEMA.md (at most {MAX_LISTED})."},
             "related_count": {"type": "integer"},
             "detail": {"type": "string", "description": "Why, with the evidence in words (left out with `concise`)."},
             "suggested_action": {"type": "string"},
@@ -612,7 +627,7 @@ with `invalid_arguments` for an unknown kind or a stale cursor.",
                     "type": "array",
                     "items": {"type": "object", "properties": {"kind": {"type": "string"}, "reason": {"type": "string"}}, "required": ["kind", "reason"]}
                 },
-                "truncated": {"type": "boolean", "description": "Present and true when more than 100,000 proposals were found; the rest are dropped."},
+                "truncated": {"type": "boolean", "description": "Present and true when more than {MAX_PROPOSALS} proposals were found; the rest are dropped."},
                 "next_cursor": next_cursor(),
                 "health": {"type": "object", "description": "The whole vault's link health, whatever `folder` and `kinds` say: link_graph's `health` counts and ratios."}
             },
@@ -691,7 +706,7 @@ a stale cursor.",
         object(
             json!({
                 "title": {"type": "string", "description": "The concept's name, as a page on it would be titled, such as `Spaced repetition`."},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "Page size (left out: up to 50, ending near 16 KB)."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50, "description": "Page size (left out: up to {DEFAULT_EVIDENCE_LIMIT}, ending near {DEFAULT_PAGE_KB} KB)."},
                 "cursor": cursor(),
                 "nodes_only": {"type": "boolean", "default": false, "description": "Only the matching notes, their strength and mentions: no excerpts or lines."},
                 "response_format": json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed",
@@ -755,7 +770,8 @@ would stop it). Confirm with `confirm: true` or the preview's `approved_plan_has
 `force`, and if `approved_plan_hash`, `expected_hash` or `expected_mtime` no longer hold. Applied, it is kept like every \
 change: `change_id` for undo_change, which writes the note back; `captured` holds its text. Use it only to remove a page; \
 use move_note to archive or rename one. Refusals: `has_backlinks`, `plan_hash_mismatch`, `concurrent_modification`, \
-`invalid_path` (a folder or an attachment), `note_not_found`, `invalid_arguments` (`confirm: false` with a hash).",
+`invalid_path` (a folder or an attachment), `note_not_found`, `invalid_arguments` (`confirm: false` with a hash)."
+            .to_owned(),
         input_schema: object(
             json!({
                 "path": note_path("The note to delete"),
@@ -802,13 +818,13 @@ that must change is rewritten, the plan is proven whole and applied all or nothi
 another leaves, into a folder that moves too, a swap of names); a file moved twice or two files sent to one place is refused. By default it is a dry run previewing the moves and rewritten links \
 (paged) with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it. Use it for a reorganisation that moves many files; use \
 move_note for one file or one folder. Refusals: those of move_note, and `invalid_arguments` for a list that cannot be \
-one batch.";
+one batch.".to_owned();
     spec.input_schema = object(
         json!({
             "moves": {
                 "type": "array",
                 "items": {"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}, "required": ["from", "to"], "additionalProperties": false},
-                "description": "The moves, each `{from, to}` as move_note takes them (at most 1000)."
+                "description": "The moves, each `{from, to}` as move_note takes them (at most {MAX_BULK_MOVES})."
             },
             "dry_run": dry_run(),
             "approved_plan_hash": approved_plan_hash(),
@@ -831,7 +847,7 @@ keeping every other byte of the file; a link is written quoted. A dry run by def
 nothing written. Set links finding no note: `unresolved_links`. Use it for properties; use rewrite_link for links. \
 Refusals: `note_not_found`, `page_refused` (off SCHEMA.md's rules or a `block` convention), `invalid_arguments` (an object value, a key set \
 and removed, frontmatter not YAML keys), `unwritable_note` (a shared anchor), `plan_hash_mismatch`, \
-`concurrent_modification`.",
+`concurrent_modification`.".to_owned(),
         input_schema: object(
             json!({
                 "path": note_path("The note's path"),
@@ -908,7 +924,7 @@ fn commit_wiki_page() -> ToolSpec {
     ToolSpec {
         name: "commit_wiki_page",
         title: "Create a wiki page and link it from other notes, proven, all or nothing",
-        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default; once per note, none when it links the page); `append` adds `text` as a paragraph at the end or under `heading`. Every link of the page and every link a patch adds must find a note (or be in `allow_unresolved`); the page must meet its SCHEMA.md (type, required properties, vocabulary, folder, blocking conventions), lie in the wiki, outside its source folders, at a new linkable path; each `prev_hashes` entry must match. A page known by one of its names (find_existing_page's `exists`) is refused unless `allow_duplicate`; one changing where links lead, always. A dry run by default, answering `plan_hash`, non-blocking `problems` and `ingested` sources (the page keeps each cited source's content hash in `source_hashes`, which lint_wiki's `stale` compares); apply with `approved_plan_hash` (or `dry_run: false`). Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused`, `duplicate_page`, `read_only_source`, `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
+        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default; once per note, none when it links the page); `append` adds `text` as a paragraph at the end or under `heading`. Every link of the page and every link a patch adds must find a note (or be in `allow_unresolved`); the page must meet its SCHEMA.md (type, required properties, vocabulary, folder, blocking conventions), lie in the wiki, outside its source folders, at a new linkable path; each `prev_hashes` entry must match. A page known by one of its names (find_existing_page's `exists`) is refused unless `allow_duplicate`; one changing where links lead, always. A dry run by default, answering `plan_hash`, non-blocking `problems` and `ingested` sources (the page keeps each cited source's content hash in `source_hashes`, which lint_wiki's `stale` compares); apply with `approved_plan_hash` (or `dry_run: false`). Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused`, `duplicate_page`, `read_only_source`, `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.".to_owned(),
         input_schema: object(
             json!({
                 "page": {
@@ -982,10 +998,10 @@ fn undo_change() -> ToolSpec {
 one whose `change_id` an applied answer gave. Notes get their text back, moved files go back (links made since \
 follow them: `relinked`), new pages are removed, in one batch. Refused when a note it touched changed since (named): \
 undo later changes first; or when notes link a new page since (`backlinks`), unless `force`. Without an id it \
-takes the newest kept change and never reaches past it. The last 20 \
+takes the newest kept change and never reaches past it. The last {KEPT_CHANGES} \
 changes are kept in `.vaultlink/changes` (list_changes lists them); undoing again reverts the one before. A \
 delete's undo writes the note back from its kept text. A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`, \
-`read_only_source`.",
+`read_only_source`.".to_owned(),
         input_schema: object(
             json!({
                 "change_id": {"type": "string", "description": "The `change_id` of an applied answer; the last change when left out."},
@@ -1029,7 +1045,7 @@ fn list_changes() -> ToolSpec {
         "list_changes",
         "List the changes undo_change can take back",
         "Lists the changes kept for undo_change, newest first and paged: each one's `change_id`, `tool`, `arguments`, \
-when (`applied_at`, UTC), what it `touched` (counts, up to 10 paths) and whether undo_change could \
+when (`applied_at`, UTC), what it `touched` (counts, up to {PATHS_LISTED} paths) and whether undo_change could \
 undo it now (`undoable`; if not, `why_not`; `needs_force` when links to a page it made would dangle). `latest` marks the \
 one undo_change without an id takes. Use it before undo_change to choose what to undo; use read_note for a note's text. \
 It reads only. Refusals: `invalid_arguments` (a stale cursor: start again).",
@@ -1073,10 +1089,11 @@ fn fix_broken_links() -> ToolSpec {
         title: "Repair broken links to the notes meant",
         description: "Repairs links in scope (`path`) that find no note or `#heading`. Candidates carry \
 `evidence` (`name_form`, `unique_name`, `alias`, `title`, `heading_renamed`, `similar`) and a `confidence` 0-1; only \
-a best one reaching `min_confidence_percent` (90) and 0.05 above the next is repaired, the rest in \
+a best one reaching `min_confidence_percent` ({DEFAULT_FLOOR_PERCENT}) and {MARGIN} above the next is repaired, the rest in \
 `unrepaired`, never guessed. Never changes links in code, templates or sources. A dry run by default; apply \
 with `approved_plan_hash` (or `dry_run: false`), undoable. Use it after moves outside Obsidian or typos; use \
-rewrite_link for one target. Refusals: `note_not_found`, `plan_hash_mismatch`.",
+rewrite_link for one target. Refusals: `note_not_found`, `plan_hash_mismatch`."
+            .to_owned(),
         input_schema: object(
             json!({
                 "path": {"type": "string", "description": "A folder or note; else the vault."},
@@ -1191,7 +1208,7 @@ fn find_link_paths() -> ToolSpec {
         "Find how two notes are connected by links",
         "Finds the shortest chains of links from note `from` to note `to`, at most `max_length` links: each path's notes \
 with the link taken at each step (`source` note, `target` as written, `line`). `direction: any` also walks links \
-backwards (`backward` steps). At most 100 paths (`truncated`), paged; if none, `reason` says what to try. Use it \
+backwards (`backward` steps). At most {MAX_PATHS} paths (`truncated`), paged; if none, `reason` says what to try. Use it \
 to explain how two notes relate; use link_graph for the whole vault's shape. It reads only. It fails with \
 `note_not_found` or `invalid_arguments` (a stale cursor).",
         object(
@@ -1293,7 +1310,7 @@ fn link_graph() -> ToolSpec {
         "Answers a `question` about the graph of notes and their links. `hubs`: notes (`path`) by how many notes \
 link to them (`in_degree`, `out_degree`), `cut_point` when some notes connect only through it; `islands`: groups of \
 notes linked either way, largest first (`size`, `notes`); `cycles`: links that come back round, `min_length` to \
-`max_length` links (default 3 to 5; only here), at most 1,000 (`truncated`); `health`: counts, ratios of broken and \
+`max_length` links (default {DEFAULT_CYCLE_LENGTHS}; only here), at most {MAX_CYCLES} (`truncated`); `health`: counts, ratios of broken and \
 ambiguous links, orphans, dead ends and islands. Paged. Use it to see what holds the vault together or is cut off; use \
 find_link_paths for two notes, lint_wiki for fixes. It reads only. It fails with `invalid_arguments`.",
         object(
@@ -1335,7 +1352,8 @@ fn heal_moves() -> ToolSpec {
     spec.description = "Rewrites the links broken by the moves detected_moves lists, as move_note would have; it moves no \
 file and leaves ambiguous cases alone. A dry run by default (`healed`, links, `plan_hash`); apply with \
 `approved_plan_hash` (or `dry_run: false`), all or nothing. Use it after moves made outside vaultlink; use \
-rewrite_link for an ambiguous case. Refusals: `read_only_source`, `plan_hash_mismatch`, `concurrent_modification`.";
+rewrite_link for an ambiguous case. Refusals: `read_only_source`, `plan_hash_mismatch`, `concurrent_modification`."
+        .to_owned();
     spec.input_schema = object(
         json!({
             "dry_run": dry_run(),
@@ -1392,7 +1410,7 @@ mod tests {
         let names: Vec<&str> = catalogue().iter().map(|tool| tool.name).collect();
         let codes: Vec<&str> = ErrorCode::ALL.iter().map(|code| code.as_str()).collect();
         for tool in catalogue() {
-            let (name, description) = (tool.name, tool.description);
+            let (name, description) = (tool.name, tool.description.as_str());
             assert!(!tool.title.is_empty(), "{name} has a title");
             // It opens with what it does: a verb, such as "Lists" or "Moves".
             let opening = description.split_whitespace().next().unwrap_or_default();

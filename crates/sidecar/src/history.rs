@@ -76,7 +76,7 @@ pub fn opened_changes(root: &Path) -> (Vec<KeptChange>, Vec<UnopenedChange>) {
                 continue;
             }
             Err(Unread::Failed(error)) => {
-                unopened.push(UnopenedChange { name, why: format!("it cannot be read ({error})") });
+                unopened.push(UnopenedChange { name, why: vaultlink_core::own_files::cannot_be_read(&error.to_string()) });
                 continue;
             }
         };

@@ -40,7 +40,7 @@ use crate::error::ToolError;
 
 /// The folder, inside the vault, that holds the journal. Its name starts with a dot, so
 /// Obsidian and the sidecar's own walk leave it out of the vault's files.
-pub const JOURNAL_FOLDER: &str = ".vaultlink";
+pub const JOURNAL_FOLDER: &str = vaultlink_core::own_files::FOLDER;
 const JOURNAL_FILE: &str = "journal.json";
 /// What recovery did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -161,7 +161,7 @@ fn find_checking(root: &Path, check_paths: bool) -> Found {
     let meta = match std::fs::symlink_metadata(&path) {
         Ok(meta) => meta,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Found::Nothing,
-        Err(error) => return refused(format!("it cannot be read ({error})")),
+        Err(error) => return refused(vaultlink_core::own_files::cannot_be_read(&error.to_string())),
     };
     if !meta.is_file() {
         return refused("it is not a plain file".to_owned());
@@ -173,7 +173,7 @@ fn find_checking(root: &Path, check_paths: bool) -> Found {
         Ok(bytes) => bytes,
         Err(Unread::TooLarge(refusal)) => return refused(refusal.message()),
         Err(Unread::Failed(error)) if error.kind() == std::io::ErrorKind::NotFound => return Found::Nothing,
-        Err(Unread::Failed(error)) => return refused(format!("it cannot be read ({error})")),
+        Err(Unread::Failed(error)) => return refused(vaultlink_core::own_files::cannot_be_read(&error.to_string())),
     };
     let opened = crate::seal_keys::open(root, Purpose::Journal, &bytes)
         .and_then(|journal| vaultlink_core::history::check_not_kept(&journal, &crate::history::record_names(root)).map(|()| journal));

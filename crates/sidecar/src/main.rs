@@ -5,6 +5,7 @@
 mod apply;
 mod bridge;
 mod catalogue;
+mod catalogue_numbers;
 mod cli;
 mod cli_graph;
 mod discovery;

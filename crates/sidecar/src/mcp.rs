@@ -57,7 +57,7 @@ fn object(schema: &Value) -> Arc<JsonObject> {
 }
 
 fn advertise(spec: &ToolSpec) -> Tool {
-    let mut tool = Tool::new(spec.name, spec.description, object(&spec.input_schema));
+    let mut tool = Tool::new(spec.name, spec.description.clone(), object(&spec.input_schema));
     tool.title = Some(spec.title.to_owned());
     tool.output_schema = Some(object(&spec.output_schema));
     // The title is the tool's own (`title`); the annotations only hint at its effects.

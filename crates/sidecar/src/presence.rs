@@ -8,8 +8,8 @@ use vaultlink_core::presence::{self, Here, Observed, Presence};
 
 /// What the vault's presence file means now; `None` when there is none.
 pub fn look(vault: &Path) -> Option<Presence> {
-    let folder = vault.join(".vaultlink");
-    let file = folder.join("presence.json");
+    let file = vault.join(presence::PRESENCE_FILE);
+    let folder = vault.join(vaultlink_core::own_files::FOLDER);
     let metadata = match std::fs::symlink_metadata(&file) {
         Ok(metadata) => metadata,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
@@ -22,7 +22,9 @@ pub fn look(vault: &Path) -> Option<Presence> {
     let bytes = match bytes {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return None,
-        Err(error) => return Some(Presence::Unreadable { reason: format!("it cannot be read ({error})"), age_ms: 0 }),
+        Err(error) => {
+            return Some(Presence::Unreadable { reason: vaultlink_core::own_files::cannot_be_read(&error.to_string()), age_ms: 0 })
+        }
     };
     let now = std::time::SystemTime::now();
     let age_ms = match metadata.modified() {

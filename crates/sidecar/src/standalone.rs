@@ -539,14 +539,7 @@ impl FolderIndex {
                 false,
             ));
         }
-        std::fs::read(&canonical).map_err(|error| {
-            vaultlink_core::error::CallError::new(
-                ErrorCode::VaultUnreadable,
-                format!("`{path}` could not be read: {error}"),
-                "Check the file's permissions, then call again.",
-                true,
-            )
-        })
+        std::fs::read(&canonical).map_err(|error| StepError::Unreadable { path: path.to_owned(), why: error.to_string() }.error())
     }
 
     /// Reads and parses `files`, in order, on every core when there are many: reading and

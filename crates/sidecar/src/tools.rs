@@ -115,10 +115,6 @@ pub enum Served {
     Standalone,
 }
 
-/// Tools whose calls may take long: they report progress when the client asks for it.
-pub const LONG_TOOLS: [&str; 8] =
-    ["lint_wiki", "find_evidence", "move_note", "delete_note", "rewrite_link", "detected_moves", "heal_moves", "fix_broken_links"];
-
 /// While a call waits for the plugin, a progress notification this often.
 const PLUGIN_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -476,7 +472,7 @@ impl Router {
     async fn forward(&self, tool: &str, arguments: &Value, progress: &Progress) -> Result<Result<Value, ToolError>, NoPlugin> {
         for _attempt in 0..2 {
             let client = self.connection().await?;
-            let long = LONG_TOOLS.contains(&tool) && progress.is_wanted();
+            let long = vaultlink_core::tools::is_long(tool) && progress.is_wanted();
             if long {
                 progress.step(format!("forwarded {tool} to the Obsidian plugin"));
             }
@@ -779,7 +775,7 @@ fn wait_for_debug_gate() {
 /// A read-only tool on the folder's index as it is, shared with other reads: it plans nothing
 /// and writes nothing, so it needs neither the plan history nor the index alone.
 fn run_reading(folder: &FolderIndex, tool: &str, arguments: &Value, progress: &Progress) -> Result<Value, ToolError> {
-    let long = LONG_TOOLS.contains(&tool);
+    let long = vaultlink_core::tools::is_long(tool);
     if long {
         progress.step(format!("running {tool} on {} notes", folder.vault().note_count()));
     }
@@ -859,7 +855,7 @@ fn run_holding(
     progress: &Progress,
     held: Option<&crate::journal::VaultLock>,
 ) -> Result<Value, ToolError> {
-    let long = LONG_TOOLS.contains(&tool);
+    let long = vaultlink_core::tools::is_long(tool);
     if long {
         progress.step(format!("running {tool} on {} notes", folder.vault().note_count()));
     }
