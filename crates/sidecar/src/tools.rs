@@ -825,7 +825,7 @@ pub(crate) fn run_locked(
     arguments: &Value,
     progress: &Progress,
 ) -> Result<Value, ToolError> {
-    let lock = crate::journal::VaultLock::take(disk, folder.root(), tool, crate::journal::WAIT_FOR_CHANGE, progress)?;
+    let lock = crate::lock::VaultLock::take(disk, folder.root(), tool, crate::lock::WAIT_FOR_CHANGE, progress)?;
     let answer = folder
         .refresh_with(progress)
         .map_err(|error| ToolError::io(format!("{error:#}")))
@@ -840,11 +840,11 @@ pub(crate) fn run_locked(
 pub(crate) fn refresh_for_reading(folder: &mut FolderIndex, progress: &Progress) -> Result<(), ToolError> {
     let started = std::time::Instant::now();
     loop {
-        let left = crate::journal::WAIT_FOR_CHANGE.saturating_sub(started.elapsed());
-        crate::journal::wait_for_changes(folder.root(), left, progress)?;
-        let before = crate::journal::lock_stamp(folder.root());
+        let left = crate::lock::WAIT_FOR_CHANGE.saturating_sub(started.elapsed());
+        crate::lock::wait_for_changes(folder.root(), left, progress)?;
+        let before = crate::lock::lock_stamp(folder.root());
         folder.refresh_with(progress).map_err(|error| ToolError::io(format!("{error:#}")))?;
-        if crate::journal::lock_stamp(folder.root()) == before {
+        if crate::lock::lock_stamp(folder.root()) == before {
             return Ok(());
         }
         tracing::debug!("a change to the vault began or ended while it was read; reading it again");
@@ -857,7 +857,7 @@ fn run_holding(
     tool: &str,
     arguments: &Value,
     progress: &Progress,
-    held: Option<&crate::journal::VaultLock>,
+    held: Option<&crate::lock::VaultLock>,
 ) -> Result<Value, ToolError> {
     let long = LONG_TOOLS.contains(&tool);
     if long {
@@ -981,7 +981,7 @@ mod tests {
                 pid: self.0.id(),
                 holder: String::new(),
                 tool: "move_note".to_owned(),
-                started_unix_ms: crate::journal::now_unix_ms(),
+                started_unix_ms: crate::lease::now_unix_ms(),
                 machine: crate::journal::machine(),
                 writes: Vec::new(),
                 moves: vec![JournalMove { from: "f/B.md".to_owned(), to: "sub/B.md".to_owned(), via: None, hash: None }],
