@@ -173,7 +173,7 @@ function copyJournals(app: double.App, copy: string | undefined): void {
 		if (normalizedPath === ".vaultlink/journal.json") fs.appendFileSync(copy, `${data}\n`);
 	};
 	// The plugin takes the lock with the journal through Node's `fs`, linking its own file to
-	// `journal.json` (move/journal.ts): the journal is copied as it is linked in place.
+	// `journal.json` (batch/journal.ts): the journal is copied as it is linked in place.
 	// The module itself (an import's namespace cannot be assigned to), which main.js requires too.
 	const nodeFs = require("fs") as typeof fs;
 	// A vault's first batch links the lock in empty and writes its sealed journal into the file it

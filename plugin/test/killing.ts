@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { JOURNAL_PATH } from "../move/journal";
+import { JOURNAL_PATH } from "../batch/journal";
 import { runTool } from "../tools";
 import { REPO_ROOT, loadPlugin } from "./support";
 

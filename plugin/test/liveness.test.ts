@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
-import { JOURNAL_PATH, machineName } from "../move/journal";
+import { JOURNAL_PATH, machineName } from "../batch/journal";
 import { sealIn } from "../move/seal-keys";
 import { runTool } from "../tools";
 import { journalLease, judgeJournal, sameBatch, type Journal, type ObservedJournal, type ToolError, type ToolOutcome } from "../wasm";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { JOURNAL_PATH, beginJournal, finishJournal, machineName } from "../move/journal";
+import { JOURNAL_PATH, beginJournal, finishJournal, machineName } from "../batch/journal";
 import type { Journal } from "../wasm";
 import { BATCH } from "./killing";
 import { loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { JOURNAL_PATH } from "../move/journal";
+import { JOURNAL_PATH } from "../batch/journal";
 import { keyOf, openIn, sealIn, sealingKey } from "../move/seal-keys";
 import { openJournal, sealJournal, sealKey, type Journal, type Purpose } from "../wasm";
 import { BATCH, KILL_CHILD, killedAt, leaseRunOut, runKillChild, sidecarBinary } from "./killing";

@@ -19,7 +19,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { FileSystemAdapter, type DataAdapter } from "obsidian";
-import { openIn, sealIn, usableKey } from "./seal-keys";
+import { openIn, sealIn, usableKey } from "../move/seal-keys";
 import {
 	journalAlreadyKept,
 	journalLease,

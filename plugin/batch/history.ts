@@ -5,15 +5,15 @@
 //! this vault (never a journal), and a file that does not open so under this user's key, or is
 //! larger than core's bound (which is not read), is never used.
 //!
-//! A change is kept as part of its commit (`move/apply.ts`): written and synced while its journal
+//! A change is kept as part of its commit (`batch/apply.ts`): written and synced while its journal
 //! holds the vault's lock, before the journal goes, so a batch stopped at any step is undone by
 //! `vaultlink recover` (which removes what was kept of it) or made and kept.
 
 import * as fs from "fs";
 import * as path from "path";
 import { FileSystemAdapter, type DataAdapter } from "obsidian";
-import { JOURNAL_FOLDER, openSealed, removeIfEmpty, removeQuietly, sealFor, syncFolder, writeNew } from "./move/journal";
-import { changesToForget, isKeptChangeName, isUndoneChangeName, keptChangeName, type Journal, type KeptChange, type ListedChange } from "./wasm";
+import { JOURNAL_FOLDER, openSealed, removeIfEmpty, removeQuietly, sealFor, syncFolder, writeNew } from "./journal";
+import { changesToForget, isKeptChangeName, isUndoneChangeName, keptChangeName, type Journal, type KeptChange, type ListedChange } from "../wasm";
 
 export const CHANGES_FOLDER = `${JOURNAL_FOLDER}/changes`;
 

@@ -3,7 +3,7 @@
 //! the text core planned the delete on, as the sidecar's `apply::trash_on` does on the folder.
 
 import { TFile, type App } from "obsidian";
-import type { StepOutcome } from "../move/apply";
+import type { StepOutcome } from "./apply";
 import { firstLinkOnTheWay } from "../move/links-out";
 import { stepError } from "../wasm";
 

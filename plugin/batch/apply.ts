@@ -8,9 +8,9 @@
 //! step made so far with core's undo steps (`undo_steps`, as the sidecar undoes a journal).
 
 import { TFile, TFolder, type App, type DataAdapter, type TAbstractFile, type Vault } from "obsidian";
-import { CHANGES_FOLDER, forgetChange, keepChange, putBackSetAside, setAside } from "../history";
+import { CHANGES_FOLDER, forgetChange, keepChange, putBackSetAside, setAside } from "./history";
 import { abandonJournal, beginJournal, checkLease, finishJournal, machineName, newHolder, removeIfEmpty } from "./journal";
-import { firstLinkOnTheWay, presentOnDisk } from "./links-out";
+import { firstLinkOnTheWay, presentOnDisk } from "../move/links-out";
 import { batchJournal, contentHash, linksLeft, savedOver, stepError, undoSteps, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError, type UndoCondition, type UndoStep } from "../wasm";
 
 /** A step that either happened or was refused with a typed error. */
