@@ -1,20 +1,22 @@
-//! Every tool call inside Obsidian goes through core's one entry (core's `ops::call`, run by the
-//! link engine: `engine/client.ts`): this module only reads what core asks for and carries out
-//! what core decided.
-//!
-//! A call first learns from core which notes it needs (`notesNeeded`). A writing call saves the
-//! open editors of those notes first, so a plan is never made from a text an editor is about to
-//! overwrite, and reads them from disk (`vault.read`: the plan's hashes must be of what is there
-//! now); a reading call takes them from Obsidian's cache (`cachedRead`). Reads run at most
-//! `READ_CONCURRENCY` at a time, so a call that reads every note (`find_evidence`) does not
-//! start thousands of reads at once. The texts, and the modification times core may ask for,
-//! cross to the engine as maps (`CallInputs`): core's callbacks run where the index lives. Core
-//! then answers, and for an approved change hands back its steps: a batch (`batch/apply.ts`
-//! carries it out) or the move of a note to the trash (`batch/delete.ts`). Writing calls on one
-//! index run one at a time. A call whose caller went away (`signal`) before it started is dropped.
-//! A call its client cancelled (`signal` aborted with `CANCELLED_BY_CLIENT`) stops at its next
-//! note read, or before it writes, and answers `cancelled`; a write begun finishes whole. The
-//! engine's own computation, once sent, runs to its end (`engine/client.ts`), unread.
+/**
+ * Every tool call inside Obsidian goes through core's one entry (core's `ops::call`, run by the
+ * link engine: `engine/client.ts`): this module only reads what core asks for and carries out
+ * what core decided.
+ *
+ * A call first learns from core which notes it needs (`notesNeeded`). A writing call saves the
+ * open editors of those notes first, so a plan is never made from a text an editor is about to
+ * overwrite, and reads them from disk (`vault.read`: the plan's hashes must be of what is there
+ * now); a reading call takes them from Obsidian's cache (`cachedRead`). Reads run at most
+ * `READ_CONCURRENCY` at a time, so a call that reads every note (`find_evidence`) does not
+ * start thousands of reads at once. The texts, and the modification times core may ask for,
+ * cross to the engine as maps (`CallInputs`): core's callbacks run where the index lives. Core
+ * then answers, and for an approved change hands back its steps: a batch (`batch/apply.ts`
+ * carries it out) or the move of a note to the trash (`batch/delete.ts`). Writing calls on one
+ * index run one at a time. A call whose caller went away (`signal`) before it started is dropped.
+ * A call its client cancelled (`signal` aborted with `CANCELLED_BY_CLIENT`) stops at its next
+ * note read, or before it writes, and answers `cancelled`; a write begun finishes whole. The
+ * engine's own computation, once sent, runs to its end (`engine/client.ts`), unread.
+ */
 
 import { TFile, type App, type Vault } from "obsidian";
 import { applyBatch } from "./batch/apply";

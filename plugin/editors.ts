@@ -1,7 +1,9 @@
-//! Notes open in an editor. Obsidian keeps what is typed in the editor and saves it about two
-//! seconds later; a tool that rewrote such a note from its file would plan from stale text, and
-//! the editor's save would then write over the rewrite. So before a writing tool plans, it saves
-//! the open editors of the notes it reads (`saveOpenEditors`), and refuses if one cannot be saved.
+/**
+ * Notes open in an editor. Obsidian keeps what is typed in the editor and saves it about two
+ * seconds later; a tool that rewrote such a note from its file would plan from stale text, and
+ * the editor's save would then write over the rewrite. So before a writing tool plans, it saves
+ * the open editors of the notes it reads (`saveOpenEditors`), and refuses if one cannot be saved.
+ */
 
 import { MarkdownView, TFile, type App } from "obsidian";
 import type { ToolError } from "./wasm";

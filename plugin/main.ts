@@ -1,7 +1,9 @@
-//! The plugin's lifecycle: on load it reads its settings, creates the link index, indexes the
-//! vault in the background and then opens the bridge (when the settings let it); on unload it
-//! undoes all of that. Features live in `indexer.ts`, `bridge/`, `settings/`, `onboarding/`,
-//! `check-links/`, `parity/`, `move/`, `delete/`, `audit/` and `lint/`.
+/**
+ * The plugin's lifecycle: on load it reads its settings, creates the link index, indexes the
+ * vault in the background and then opens the bridge (when the settings let it); on unload it
+ * undoes all of that. Features live in `indexer.ts`, `bridge/`, `settings/`, `onboarding/`,
+ * `check-links/`, `parity/`, `move/`, `delete/`, `audit/` and `lint/`.
+ */
 
 import { FileSystemAdapter, Notice, Plugin } from "obsidian";
 import { RENAME_SETTLE_MS, registerRenameAuditCommand } from "./audit/command";

@@ -1,7 +1,9 @@
-//! Makes the link index follow Obsidian's own settings (excluded files, attachment folder, new
-//! link format) from `.obsidian/app.json`, read through the adapter. Core reads the text, the
-//! same way the sidecar does on the folder, so both paths answer alike. The settings tab shows
-//! the same settings to the user (`describeObsidianSettings`).
+/**
+ * Makes the link index follow Obsidian's own settings (excluded files, attachment folder, new
+ * link format) from `.obsidian/app.json`, read through the adapter. Core reads the text, the
+ * same way the sidecar does on the folder, so both paths answer alike. The settings tab shows
+ * the same settings to the user (`describeObsidianSettings`).
+ */
 
 import { normalizePath, type App } from "obsidian";
 import type { LinkEngine } from "./engine/client";

@@ -1,13 +1,15 @@
-//! The plugin's presence lease in the vault: `<vault>/.vaultlink/presence.json`, written at load,
-//! rewritten on a timer and removed on unload, so that a sidecar that cannot reach the bridge
-//! (another home folder, another namespace or OS, another version) still sees that Obsidian has
-//! the vault open and never writes on the folder behind it. Core judges a presence file found in
-//! a vault (`crates/core/src/presence.rs`); the shared vector `tests/vectors/presence.json` holds
-//! the format and the timings both sides use.
-//!
-//! The lease is written through Node's `fs` under the vault's folder (as the journal is): the
-//! rename of a whole new file over the old one, so a reader sees one lease or the other and its
-//! modification time is the renewal's. It holds nothing secret.
+/**
+ * The plugin's presence lease in the vault: `<vault>/.vaultlink/presence.json`, written at load,
+ * rewritten on a timer and removed on unload, so that a sidecar that cannot reach the bridge
+ * (another home folder, another namespace or OS, another version) still sees that Obsidian has
+ * the vault open and never writes on the folder behind it. Core judges a presence file found in
+ * a vault (`crates/core/src/presence.rs`); the shared vector `tests/vectors/presence.json` holds
+ * the format and the timings both sides use.
+ *
+ * The lease is written through Node's `fs` under the vault's folder (as the journal is): the
+ * rename of a whole new file over the old one, so a reader sees one lease or the other and its
+ * modification time is the renewal's. It holds nothing secret.
+ */
 
 import * as crypto from "crypto";
 import * as fs from "fs";

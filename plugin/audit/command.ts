@@ -1,8 +1,10 @@
-//! The "Audit recent renames" command. Obsidian's own link updater, after a rename made in its
-//! interface, misses some links (Markdown links inside properties; every link when "Automatically
-//! update internal links" is off). This records the vault's renames (`renames.ts`), finds the
-//! links that still name an old path (`audit.ts`), and fixes them with `rewrite_link` after a
-//! preview (`fix.ts`, `modal.ts`).
+/**
+ * The "Audit recent renames" command. Obsidian's own link updater, after a rename made in its
+ * interface, misses some links (Markdown links inside properties; every link when "Automatically
+ * update internal links" is off). This records the vault's renames (`renames.ts`), finds the
+ * links that still name an old path (`audit.ts`), and fixes them with `rewrite_link` after a
+ * preview (`fix.ts`, `modal.ts`).
+ */
 
 import { App, Notice, Plugin } from "obsidian";
 import { whenMetadataResolved } from "../metadata";

@@ -1,7 +1,9 @@
-//! The rename audit on screen: `RenameAuditModal` lists each rename's stale links with a "Fix
-//! these links" button, and `RewritePreviewModal` shows every link that fix rewrites (a dry run)
-//! before it is confirmed. Buttons are focusable; Enter presses the focused one, or, when there
-//! is one obvious action (a single rename to fix, or the preview's confirmation), takes it.
+/**
+ * The rename audit on screen: `RenameAuditModal` lists each rename's stale links with a "Fix
+ * these links" button, and `RewritePreviewModal` shows every link that fix rewrites (a dry run)
+ * before it is confirmed. Buttons are focusable; Enter presses the focused one, or, when there
+ * is one obvious action (a single rename to fix, or the preview's confirmation), takes it.
+ */
 
 import { App, ButtonComponent, Modal } from "obsidian";
 import { PreviewConfirmModal, describeChange, fromButton } from "../move/modals";

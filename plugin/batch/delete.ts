@@ -1,6 +1,8 @@
-//! Carries out core's decision to delete a note inside Obsidian: moves it to Obsidian's trash with
-//! `fileManager.trashFile` (which follows the user's "Deleted files" setting), if it still holds
-//! the text core planned the delete on, as the sidecar's `apply::trash_on` does on the folder.
+/**
+ * Carries out core's decision to delete a note inside Obsidian: moves it to Obsidian's trash with
+ * `fileManager.trashFile` (which follows the user's "Deleted files" setting), if it still holds
+ * the text core planned the delete on, as the sidecar's `apply::trash_on` does on the folder.
+ */
 
 import { TFile, type App } from "obsidian";
 import type { StepOutcome } from "./apply";

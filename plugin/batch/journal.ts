@@ -1,18 +1,20 @@
-//! The journal of a batch being applied inside Obsidian: the same file, in the same format, as
-//! the sidecar writes before it changes the folder (`crates/sidecar/src/journal.rs`), at
-//! `<vault>/.vaultlink/journal.json`. It holds the pre-image of every note the batch rewrites
-//! and every file it moves, is written before the first change and removed once the batch is
-//! done or undone. If Obsidian stops part way (a crash, a kill, a power cut), the journal is
-//! left, `vaultlink recover <vault>` undoes the batch from it, and until then every move (from
-//! either side) is refused with `interrupted_change`, so nothing builds on a half-made batch.
-//!
-//! The file is sealed with the vault's own key (`seal-keys.ts`: a secret in `.vaultlink/keys`,
-//! bound to its key file's identity, which the sidecar finds too whatever sandbox either runs
-//! in), by core (`crates/core/src/journal.rs`), for its purpose (a journal, not a kept change),
-//! so that a journal that arrives with a vault from anywhere else (whose key file is a copy, or
-//! not there), or a kept change copied to its place, is never acted on: recovery refuses any
-//! journal whose seal does not verify for that purpose. A journal or kept change larger than
-//! core's bound is refused from its size, and never read.
+/**
+ * The journal of a batch being applied inside Obsidian: the same file, in the same format, as
+ * the sidecar writes before it changes the folder (`crates/sidecar/src/journal.rs`), at
+ * `<vault>/.vaultlink/journal.json`. It holds the pre-image of every note the batch rewrites
+ * and every file it moves, is written before the first change and removed once the batch is
+ * done or undone. If Obsidian stops part way (a crash, a kill, a power cut), the journal is
+ * left, `vaultlink recover <vault>` undoes the batch from it, and until then every move (from
+ * either side) is refused with `interrupted_change`, so nothing builds on a half-made batch.
+ *
+ * The file is sealed with the vault's own key (`seal-keys.ts`: a secret in `.vaultlink/keys`,
+ * bound to its key file's identity, which the sidecar finds too whatever sandbox either runs
+ * in), by core (`crates/core/src/journal.rs`), for its purpose (a journal, not a kept change),
+ * so that a journal that arrives with a vault from anywhere else (whose key file is a copy, or
+ * not there), or a kept change copied to its place, is never acted on: recovery refuses any
+ * journal whose seal does not verify for that purpose. A journal or kept change larger than
+ * core's bound is refused from its size, and never read.
+ */
 
 import * as crypto from "crypto";
 import * as fs from "fs";

@@ -1,6 +1,8 @@
-//! The "Check links of the current note" command: the note open in the editor, its outgoing
-//! links with the ones that need attention first, and how many links point to it, from the
-//! plugin's index (`outgoingLinks`, `get_backlinks`). Only offered while a note is open.
+/**
+ * The "Check links of the current note" command: the note open in the editor, its outgoing
+ * links with the ones that need attention first, and how many links point to it, from the
+ * plugin's index (`outgoingLinks`, `get_backlinks`). Only offered while a note is open.
+ */
 
 import { Notice, Plugin, type App, type TFile } from "obsidian";
 import type { LinkEngine } from "../engine/client";

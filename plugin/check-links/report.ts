@@ -1,7 +1,9 @@
-//! The current note's links as "Check links of the current note" shows them: the ones that need
-//! attention first (unresolved, then ambiguous, then those whose heading or block is missing),
-//! then the rest in the order written, and how many links point to the note. Pure over core's
-//! answers, so it is tested alone.
+/**
+ * The current note's links as "Check links of the current note" shows them: the ones that need
+ * attention first (unresolved, then ambiguous, then those whose heading or block is missing),
+ * then the rest in the order written, and how many links point to the note. Pure over core's
+ * answers, so it is tested alone.
+ */
 
 import type { OutgoingLink } from "../wasm";
 

@@ -1,7 +1,9 @@
-//! The "Delete note safely…" command: pick a note, see every link to it (a dry run of
-//! `delete_note`), and confirm to move exactly that note to the trash. The preview's
-//! `plan_hash` goes back as `approved_plan_hash`, so a note or backlinks changed in between are
-//! refused; with backlinks the confirmation is the opt-in (`force`) to leave them dangling.
+/**
+ * The "Delete note safely…" command: pick a note, see every link to it (a dry run of
+ * `delete_note`), and confirm to move exactly that note to the trash. The preview's
+ * `plan_hash` goes back as `approved_plan_hash`, so a note or backlinks changed in between are
+ * refused; with backlinks the confirmation is the opt-in (`force`) to leave them dangling.
+ */
 
 import { App, Notice, Plugin, type TFile } from "obsidian";
 import { NotePickerModal } from "../move/modals";

@@ -1,6 +1,8 @@
-//! The "Delete note safely…" command's preview on screen: every link to the note (where, as
-//! written, in the body or which property), drawn by `renderDeletePreview`, and one button whose
-//! words say what confirming does. The keyboard starts on Cancel; Escape cancels.
+/**
+ * The "Delete note safely…" command's preview on screen: every link to the note (where, as
+ * written, in the body or which property), drawn by `renderDeletePreview`, and one button whose
+ * words say what confirming does. The keyboard starts on Cancel; Escape cancels.
+ */
 
 import type { App } from "obsidian";
 import { PreviewConfirmModal } from "../move/modals";

@@ -1,6 +1,8 @@
-//! Starts the plugin's link engine: in a Web Worker made from the worker's source inlined in
-//! main.js (`inline-worker.mjs`), handed the wasm module this thread compiled; on the calling
-//! thread (`DirectEngine`) only where no worker can be made, and then it says so.
+/**
+ * Starts the plugin's link engine: in a Web Worker made from the worker's source inlined in
+ * main.js (`inline-worker.mjs`), handed the wasm module this thread compiled; on the calling
+ * thread (`DirectEngine`) only where no worker can be made, and then it says so.
+ */
 
 import workerSource from "inline-worker:./worker";
 import { compiledModule, loadEngine } from "../wasm";

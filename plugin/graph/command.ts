@@ -1,6 +1,8 @@
-//! The "Show the link graph's health" command: the vault's link health in counts and ratios,
-//! the notes most linked to (and which of them hold parts of the vault together), and the
-//! largest islands, from core's `link_graph` on the plugin's index. A hub opens on a click.
+/**
+ * The "Show the link graph's health" command: the vault's link health in counts and ratios,
+ * the notes most linked to (and which of them hold parts of the vault together), and the
+ * largest islands, from core's `link_graph` on the plugin's index. A hub opens on a click.
+ */
 
 import { Modal, Notice, Plugin, type App } from "obsidian";
 import type { LinkEngine } from "../engine/client";

@@ -1,10 +1,12 @@
-//! Moves made outside Obsidian (a file manager, `mv`, a script, a sync client), which Obsidian's
-//! file watcher reports as a delete and a create, so Obsidian updates no link: the "Heal links
-//! broken by moves made outside Obsidian" command previews `heal_moves` (each move detected and
-//! every link it rewrites) and applies exactly that plan on confirmation (its `plan_hash` goes
-//! back as `approved_plan_hash`, so a vault that changed in between is refused). A notice says
-//! when such moves broke links. What counts as a move, and the rewrite, are core's
-//! (`crates/core/src/moves_detected.rs`).
+/**
+ * Moves made outside Obsidian (a file manager, `mv`, a script, a sync client), which Obsidian's
+ * file watcher reports as a delete and a create, so Obsidian updates no link: the "Heal links
+ * broken by moves made outside Obsidian" command previews `heal_moves` (each move detected and
+ * every link it rewrites) and applies exactly that plan on confirmation (its `plan_hash` goes
+ * back as `approved_plan_hash`, so a vault that changed in between is refused). A notice says
+ * when such moves broke links. What counts as a move, and the rewrite, are core's
+ * (`crates/core/src/moves_detected.rs`).
+ */
 
 import { App, Notice, Plugin, debounce, type Debouncer, type TAbstractFile } from "obsidian";
 import { runCall } from "../change";

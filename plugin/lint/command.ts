@@ -1,8 +1,10 @@
-//! The wiki lint inside Obsidian: the "Lint the vault" command opens (or refreshes) the "Vault
-//! lint" view, and the status bar counts the unresolved links. Core does the work
-//! (`lint_wiki`, `find_unresolved_links`) on the plugin's index, with the kinds and excluded
-//! folders of the plugin's settings. A finding's fix is previewed (a dry run of its tool) and
-//! applied only once confirmed, through the same tool host an agent's calls go through.
+/**
+ * The wiki lint inside Obsidian: the "Lint the vault" command opens (or refreshes) the "Vault
+ * lint" view, and the status bar counts the unresolved links. Core does the work
+ * (`lint_wiki`, `find_unresolved_links`) on the plugin's index, with the kinds and excluded
+ * folders of the plugin's settings. A finding's fix is previewed (a dry run of its tool) and
+ * applied only once confirmed, through the same tool host an agent's calls go through.
+ */
 
 import { Notice, Plugin, type App, type Workspace } from "obsidian";
 import { renderRewritePreview } from "../audit/modal";

@@ -1,6 +1,8 @@
-//! The wiki lint's report as the "Vault lint" view draws it: findings grouped by kind with their
-//! counts, each subject a link to the note (at its line) where the finding is, and the checks
-//! that could not run with their reasons. Pure over the report's data, so it is tested alone.
+/**
+ * The wiki lint's report as the "Vault lint" view draws it: findings grouped by kind with their
+ * counts, each subject a link to the note (at its line) where the finding is, and the checks
+ * that could not run with their reasons. Pure over the report's data, so it is tested alone.
+ */
 
 /** One finding of `lint_wiki`, as core returns it. */
 export interface LintProposal {

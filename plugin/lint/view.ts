@@ -1,7 +1,9 @@
-//! The "Vault lint" view: runs `lint_wiki` on the plugin's index when it opens (and on "Lint
-//! again"), and shows the report (`report.ts`). Every finding takes the keyboard: the arrow
-//! keys move between findings, Enter (or a click on its subject) opens its note at its line,
-//! and a finding whose proposal names a tool gets a button that previews the fix.
+/**
+ * The "Vault lint" view: runs `lint_wiki` on the plugin's index when it opens (and on "Lint
+ * again"), and shows the report (`report.ts`). Every finding takes the keyboard: the arrow
+ * keys move between findings, Enter (or a click on its subject) opens its note at its line,
+ * and a finding whose proposal names a tool gets a button that previews the fix.
+ */
 
 import { ButtonComponent, ItemView, type WorkspaceLeaf } from "obsidian";
 import { KeyboardList } from "../ui/keyboard-list";

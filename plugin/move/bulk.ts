@@ -1,7 +1,9 @@
-//! Moving several files at once from the file explorer: with more than one file or folder
-//! selected, its context menu offers "Move N items safely…"; the user names a folder, sees every
-//! move and every link that changes (a dry run of `bulk_move_notes`, one proven batch), and
-//! confirms to apply exactly that plan.
+/**
+ * Moving several files at once from the file explorer: with more than one file or folder
+ * selected, its context menu offers "Move N items safely…"; the user names a folder, sees every
+ * move and every link that changes (a dry run of `bulk_move_notes`, one proven batch), and
+ * confirms to apply exactly that plan.
+ */
 
 import { App, Notice, Plugin, normalizePath, type Menu, type TAbstractFile } from "obsidian";
 import type { ToolHost } from "../host";

@@ -1,6 +1,8 @@
-//! The "Move note safely…" command: pick a file, type its new path, see every link the move
-//! rewrites (a dry run of `move_note`), and confirm to apply exactly that plan (its `plan_hash`
-//! is passed back as `approved_plan_hash`, so a vault that changed in between is refused).
+/**
+ * The "Move note safely…" command: pick a file, type its new path, see every link the move
+ * rewrites (a dry run of `move_note`), and confirm to apply exactly that plan (its `plan_hash`
+ * is passed back as `approved_plan_hash`, so a vault that changed in between is refused).
+ */
 
 import { App, Notice, Plugin, normalizePath, type TFile } from "obsidian";
 import type { ToolHost } from "../host";

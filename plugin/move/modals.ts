@@ -1,6 +1,8 @@
-//! The "Move note safely…" command's three steps on screen: pick a file (`NotePickerModal`),
-//! type where it goes (`DestinationModal`), and check every change before confirming
-//! (`MovePreviewModal`, drawn by `renderMovePreview`). Enter goes forward, Escape cancels.
+/**
+ * The "Move note safely…" command's three steps on screen: pick a file (`NotePickerModal`),
+ * type where it goes (`DestinationModal`), and check every change before confirming
+ * (`MovePreviewModal`, drawn by `renderMovePreview`). Enter goes forward, Escape cancels.
+ */
 
 import { App, ButtonComponent, FuzzySuggestModal, Modal, TextComponent, type TFile } from "obsidian";
 import type { ChangeReason, LinkChange, MoveAnswer } from "../wasm";

@@ -1,13 +1,15 @@
-//! The vault's sealing keys on the disk, through Node's `fs` inside Obsidian: the same files, read
-//! and made by the same rules, as the sidecar's (`crates/sidecar/src/seal_keys.rs`); every rule is
-//! core's (`crates/core/src/seal_key.rs`), reached through the wasm module.
-//!
-//! A key file is `<vault>/.vaultlink/keys/<id>.key`, opened without following a link and used
-//! only when what was opened is a plain file of this user, of mode 0600 (but on Windows), no
-//! larger than core's bound, holding a key; the key a seal is made with is derived from its secret
-//! and the file's identity (`ino`: the inode, or on Windows the file index), so a copy of the file
-//! is never a usable key. Nothing here depends on the home folder: a Flatpak or Snap Obsidian and
-//! a sidecar elsewhere find the same key in the vault they share.
+/**
+ * The vault's sealing keys on the disk, through Node's `fs` inside Obsidian: the same files, read
+ * and made by the same rules, as the sidecar's (`crates/sidecar/src/seal_keys.rs`); every rule is
+ * core's (`crates/core/src/seal_key.rs`), reached through the wasm module.
+ *
+ * A key file is `<vault>/.vaultlink/keys/<id>.key`, opened without following a link and used
+ * only when what was opened is a plain file of this user, of mode 0600 (but on Windows), no
+ * larger than core's bound, holding a key; the key a seal is made with is derived from its secret
+ * and the file's identity (`ino`: the inode, or on Windows the file index), so a copy of the file
+ * is never a usable key. Nothing here depends on the home folder: a Flatpak or Snap Obsidian and
+ * a sidecar elsewhere find the same key in the vault they share.
+ */
 
 import * as crypto from "crypto";
 import * as fs from "fs";

@@ -1,7 +1,9 @@
-//! The "Compare link parsing with Obsidian" command: reads every note, parses it with core and
-//! compares the links with Obsidian's metadata cache (`compare.ts`), then where each link points
-//! in the plugin's index against where Obsidian resolves it (`resolution.ts`), writes the full
-//! report to the console and shows it in a modal (`modal.ts`).
+/**
+ * The "Compare link parsing with Obsidian" command: reads every note, parses it with core and
+ * compares the links with Obsidian's metadata cache (`compare.ts`), then where each link points
+ * in the plugin's index against where Obsidian resolves it (`resolution.ts`), writes the full
+ * report to the console and shows it in a modal (`modal.ts`).
+ */
 
 import { App, Notice, Plugin, type TFile } from "obsidian";
 import { whenMetadataResolved } from "../metadata";

@@ -1,6 +1,8 @@
-//! The parity report over a vault: the parsing comparison of every note (`compare.ts`) and the
-//! resolution comparison (`resolution.ts`), their totals, and the report as words, shared by
-//! the modal and the console.
+/**
+ * The parity report over a vault: the parsing comparison of every note (`compare.ts`) and the
+ * resolution comparison (`resolution.ts`), their totals, and the report as words, shared by
+ * the modal and the console.
+ */
 
 import { LINK_FORMS, type LinkForm } from "../wasm";
 import { INTENDED_DIFFERENCES, describeDisagreement, describeIntended, emptyFormCounts, type FormCounts, type NoteComparison } from "./compare";

@@ -1,8 +1,10 @@
-//! The "Fix broken links" command: a dry run of `fix_broken_links` over the vault shows each link
-//! it would repair (with its evidence and confidence) and those it leaves, and confirming applies
-//! exactly that plan (its `plan_hash` goes back as `approved_plan_hash`, so a vault that changed
-//! in between is refused). Which links are repaired, and to what, is core's
-//! (`crates/core/src/repair.rs`).
+/**
+ * The "Fix broken links" command: a dry run of `fix_broken_links` over the vault shows each link
+ * it would repair (with its evidence and confidence) and those it leaves, and confirming applies
+ * exactly that plan (its `plan_hash` goes back as `approved_plan_hash`, so a vault that changed
+ * in between is refused). Which links are repaired, and to what, is core's
+ * (`crates/core/src/repair.rs`).
+ */
 
 import { App, Notice, Plugin } from "obsidian";
 import type { HostProvider } from "../move/command";

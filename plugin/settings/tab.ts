@@ -1,7 +1,9 @@
-//! The plugin's settings tab: agents (the bridge on or off, its token, whether a sidecar has
-//! connected and when, or was refused for another bridge protocol; the vaultlink program
-//! configured, checked: there, running, its version; the MCP client configuration to copy), the lint (which checks run, which
-//! folders are left out besides Obsidian's own Excluded files), and how links are written.
+/**
+ * The plugin's settings tab: agents (the bridge on or off, its token, whether a sidecar has
+ * connected and when, or was refused for another bridge protocol; the vaultlink program
+ * configured, checked: there, running, its version; the MCP client configuration to copy), the lint (which checks run, which
+ * folders are left out besides Obsidian's own Excluded files), and how links are written.
+ */
 
 import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
 import { kindTitle } from "../lint/report";

@@ -1,5 +1,7 @@
-//! The bridge end to end inside one process: the plugin loaded on the test double serves its
-//! socket, and a client speaks the protocol to it as the sidecar does.
+/**
+ * The bridge end to end inside one process: the plugin loaded on the test double serves its
+ * socket, and a client speaks the protocol to it as the sidecar does.
+ */
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

@@ -1,5 +1,7 @@
-//! The plugin's commands as Obsidian lists them, "Check links of the current note", and
-//! "Copy MCP client configuration": stable ids, sentence-case names, no default hotkeys.
+/**
+ * The plugin's commands as Obsidian lists them, "Check links of the current note", and
+ * "Copy MCP client configuration": stable ids, sentence-case names, no default hotkeys.
+ */
 
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";

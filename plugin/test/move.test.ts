@@ -1,7 +1,9 @@
-//! `move_note` inside Obsidian: core plans from the notes' current texts, the plugin applies the
-//! plan through the Vault API (the test double's, on a real folder) all or nothing, and the index
-//! follows. The cases mirror the sidecar's own (`crates/sidecar/src/apply.rs`), so both paths
-//! are held to the same answers.
+/**
+ * `move_note` inside Obsidian: core plans from the notes' current texts, the plugin applies the
+ * plan through the Vault API (the test double's, on a real folder) all or nothing, and the index
+ * follows. The cases mirror the sidecar's own (`crates/sidecar/src/apply.rs`), so both paths
+ * are held to the same answers.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

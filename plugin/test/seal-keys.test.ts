@@ -1,7 +1,9 @@
-//! The vault's sealing keys (issue 35): both edges derive the same key from a key file in the
-//! vault (the shared vectors), a sidecar with another home in another pid namespace recovers a
-//! journal the plugin left, a copied vault carries no usable key, and a key file that is a link,
-//! public or huge is never used.
+/**
+ * The vault's sealing keys (issue 35): both edges derive the same key from a key file in the
+ * vault (the shared vectors), a sidecar with another home in another pid namespace recovers a
+ * journal the plugin left, a copied vault carries no usable key, and a key file that is a link,
+ * public or huge is never used.
+ */
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

@@ -1,6 +1,8 @@
-//! The settings: read back from data.json without losing anything, drawn in the settings tab,
-//! and acted on: the bridge turned off and on, its token regenerated, the last connection
-//! shown, the lint's kinds and excluded folders, Obsidian's own settings shown.
+/**
+ * The settings: read back from data.json without losing anything, drawn in the settings tab,
+ * and acted on: the bridge turned off and on, its token regenerated, the last connection
+ * shown, the lint's kinds and excluded folders, Obsidian's own settings shown.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

@@ -1,8 +1,10 @@
-//! The "Undo last change" command: a dry run of `undo_change` shows what the last change kept
-//! for undo would give back (the notes restored, the files moved back, the pages removed), and
-//! confirming applies exactly that undo (its `plan_hash` goes back as `approved_plan_hash`, so a
-//! vault that changed in between is refused). What can be undone, and when it is refused, is
-//! core's (`crates/core/src/history.rs`).
+/**
+ * The "Undo last change" command: a dry run of `undo_change` shows what the last change kept
+ * for undo would give back (the notes restored, the files moved back, the pages removed), and
+ * confirming applies exactly that undo (its `plan_hash` goes back as `approved_plan_hash`, so a
+ * vault that changed in between is refused). What can be undone, and when it is refused, is
+ * core's (`crates/core/src/history.rs`).
+ */
 
 import { App, Notice, Plugin } from "obsidian";
 import type { HostProvider } from "../move/command";

@@ -1,11 +1,13 @@
-//! A test double of the `obsidian` module: just enough of Obsidian's API, backed by a real
-//! folder on disk, to load the plugin in Node. The test bundles and the test host alias
-//! `obsidian` to this file.
-//!
-//! Each class is held to the real type definitions with `implements` (whole classes where they
-//! are small, `Pick<…>` of the members the plugin uses where they are not), so a signature that
-//! drifts from Obsidian's fails `tsc`. The import below is type-only and erased, so bundling this
-//! file under the alias `obsidian` does not import itself.
+/**
+ * A test double of the `obsidian` module: just enough of Obsidian's API, backed by a real
+ * folder on disk, to load the plugin in Node. The test bundles and the test host alias
+ * `obsidian` to this file.
+ *
+ * Each class is held to the real type definitions with `implements` (whole classes where they
+ * are small, `Pick<…>` of the members the plugin uses where they are not), so a signature that
+ * drifts from Obsidian's fails `tsc`. The import below is type-only and erased, so bundling this
+ * file under the alias `obsidian` does not import itself.
+ */
 
 import type * as obsidian from "obsidian";
 import * as fs from "fs";
