@@ -30,6 +30,7 @@ import { CallDroppedError, EngineRestartedError, type LinkEngine } from "./engin
 import { batchJournal, stepError, type Batch, type CallOutcome, type Journal, type ListedChange, type ToolError, type ToolOutcome } from "./wasm";
 import { ErrorCode } from "./error-codes";
 import { CANCELLED_BY_CLIENT } from "./bridge/protocol";
+import { messageOf } from "./ui/notice";
 
 /** How many notes a call reads at once. */
 export const READ_CONCURRENCY = 16;
@@ -239,7 +240,7 @@ async function trashKept(host: ToolHost, change: { path: string; before: string;
 	try {
 		name = await keepChange(adapter, batchJournal(change.keep, [], process.pid, Date.now(), machineName()));
 	} catch (error) {
-		const why = `keeping the change for undo_change failed: ${error instanceof Error ? error.message : String(error)}`;
+		const why = `keeping the change for undo_change failed: ${messageOf(error)}`;
 		return { ok: false, error: stepError({ kind: "trash_failed", path: change.path, why }) };
 	}
 	const done = await trashNote(host.app, change.path, change.before, guard);
@@ -314,7 +315,7 @@ async function readNote(vault: Vault, path: string): Promise<{ path: string; tex
 		if (text === null) return { error: stepError({ kind: "not_utf8", path }) };
 		return { path, text };
 	} catch (error) {
-		const message = error instanceof Error ? error.message : String(error);
+		const message = messageOf(error);
 		return { error: { code: ErrorCode.VaultUnreadable, message: `\`${path}\` could not be read: ${message}`, hint: "Check the file's permissions, then call again.", retryable: true } };
 	}
 }

@@ -15,6 +15,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { messageOf } from "./ui/notice";
 
 export const PRESENCE_FOLDER = ".vaultlink";
 export const PRESENCE_FILE = `${PRESENCE_FOLDER}/presence.json`;
@@ -88,7 +89,7 @@ export class PresenceKeeper {
 			} catch {
 				// Nothing more can be done about a folder that refuses writes.
 			}
-			const message = error instanceof Error ? error.message : String(error);
+			const message = messageOf(error);
 			if (this.failure === null) console.warn(`vaultlink: the presence lease ${PRESENCE_FILE} could not be written (${message}); a sidecar that cannot reach the bridge may not see that Obsidian has the vault open`);
 			this.failure = message;
 		}

@@ -14,6 +14,7 @@ import { CHANGES_FOLDER, forgetChange, keepChange, putBackSetAside, setAside } f
 import { abandonJournal, beginJournal, checkLease, finishJournal, machineName, newHolder, removeIfEmpty } from "./journal";
 import { firstLinkOnTheWay, presentOnDisk } from "../move/links-out";
 import { batchJournal, contentHash, linksLeft, savedOver, stepError, undoSteps, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError, type UndoCondition, type UndoStep } from "../wasm";
+import { messageOf } from "../ui/notice";
 
 /** A step that either happened or was refused with a typed error. */
 export type StepOutcome = { ok: true; trashedTo?: string; journal?: Journal } | { ok: false; error: ToolError };
@@ -548,6 +549,3 @@ async function removeEmptiedFolders(vault: Vault, folders: string[]): Promise<vo
 	}
 }
 
-function messageOf(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
-}

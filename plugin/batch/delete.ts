@@ -8,6 +8,7 @@ import { TFile, type App } from "obsidian";
 import type { StepOutcome } from "./apply";
 import { firstLinkOnTheWay } from "../move/links-out";
 import { stepError } from "../wasm";
+import { messageOf } from "../ui/notice";
 
 /** Where a note deleted inside Obsidian goes, as the answer's `trashed_to` says. */
 export const OBSIDIAN_TRASH = "Obsidian's trash (as its Files and links settings choose)";
@@ -37,7 +38,7 @@ export async function trashNote(app: App, path: string, before: string, guard: r
 	try {
 		await app.fileManager.trashFile(file);
 	} catch (error) {
-		return { ok: false, error: stepError({ kind: "trash_failed", path, why: error instanceof Error ? error.message : String(error) }) };
+		return { ok: false, error: stepError({ kind: "trash_failed", path, why: messageOf(error) }) };
 	}
 	return { ok: true, trashedTo: OBSIDIAN_TRASH };
 }

@@ -16,6 +16,7 @@ import * as path from "path";
 import { FileSystemAdapter, type DataAdapter } from "obsidian";
 import { JOURNAL_FOLDER, openSealed, removeIfEmpty, removeQuietly, sealFor, syncFolder, writeNew } from "./journal";
 import { changesToForget, isKeptChangeName, isUndoneChangeName, keptChangeName, type Journal, type KeptChange, type ListedChange } from "../wasm";
+import { messageOf } from "../ui/notice";
 
 export const CHANGES_FOLDER = `${JOURNAL_FOLDER}/changes`;
 
@@ -54,7 +55,7 @@ async function listedFiles(adapter: ChangesAdapter, named: (file: string) => boo
 			}
 		} catch (error) {
 			console.warn(`vaultlink: ${name} is not used for undo`, error);
-			listed.push({ name, why: `it cannot be read (${error instanceof Error ? error.message : String(error)})` });
+			listed.push({ name, why: `it cannot be read (${messageOf(error)})` });
 		}
 	}
 	return listed;

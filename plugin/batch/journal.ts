@@ -36,6 +36,7 @@ import {
 	type ToolError,
 	type Verdict,
 } from "../wasm";
+import { messageOf } from "../ui/notice";
 
 export const JOURNAL_FOLDER = ".vaultlink";
 export const JOURNAL_PATH = `${JOURNAL_FOLDER}/journal.json`;
@@ -251,13 +252,13 @@ export async function openSealed(adapter: Pick<DataAdapter, "read" | "stat" | "g
 	try {
 		read = await readBounded(adapter, file);
 	} catch (error) {
-		return { refusal: `it cannot be read (${error instanceof Error ? error.message : String(error)})` };
+		return { refusal: `it cannot be read (${messageOf(error)})` };
 	}
 	if ("refusal" in read) return read;
 	try {
 		return openIn(basePath(adapter), purpose, read.text);
 	} catch (error) {
-		return { refusal: `it cannot be checked: ${error instanceof Error ? error.message : String(error)}` };
+		return { refusal: `it cannot be checked: ${messageOf(error)}` };
 	}
 }
 
@@ -374,7 +375,7 @@ function takeLock(base: string, sealed: string): { fd: number } | "held" | Error
 export async function beginJournal(adapter: JournalAdapter, journal: Journal): Promise<ToolError | null> {
 	if (await adapter.exists(JOURNAL_PATH)) return refusal(adapter);
 	const unwritable = (error: unknown) =>
-		stepError({ kind: "journal_unwritable", journal: JOURNAL_PATH, why: error instanceof Error ? error.message : String(error) });
+		stepError({ kind: "journal_unwritable", journal: JOURNAL_PATH, why: messageOf(error) });
 	if (adapter instanceof FileSystemAdapter && !("key" in usableKey(adapter.getBasePath()))) return beginFirst(adapter, journal, unwritable);
 	let sealed: string;
 	try {
@@ -408,7 +409,6 @@ export async function beginJournal(adapter: JournalAdapter, journal: Journal): P
 	}
 	return null;
 }
-
 
 /**
  * Begins the batch of a vault with no usable sealing key yet (its first): the lock is taken first,

@@ -6,6 +6,7 @@
  */
 
 import type { OutgoingLink } from "../wasm";
+import { count } from "../ui/lists";
 
 /** What the modal shows: the note's links in the order to read them, and its backlinks. */
 export interface LinkCheck {
@@ -79,7 +80,3 @@ export const PROBLEM_TITLES: Record<Exclude<LinkProblem, null>, string> = {
 	missing_heading: "Missing heading",
 	missing_block: "Missing block",
 };
-
-function count(amount: number, noun: string): string {
-	return `${amount} ${noun}${amount === 1 ? "" : "s"}`;
-}

@@ -13,12 +13,10 @@ import type { DeleteAnswer, ToolError } from "../wasm";
 import { deleteNote } from "../change";
 import { DeletePreviewModal } from "./modals";
 import { ErrorCode } from "../error-codes";
+import { ERROR_NOTICE_MS } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const DELETE_NOTE_COMMAND_ID = "delete-note-safely";
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
 
 export function registerDeleteNoteCommand(plugin: Plugin, host: HostProvider): void {
 	plugin.addCommand({

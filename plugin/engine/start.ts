@@ -9,6 +9,7 @@ import { compiledModule, loadEngine } from "../wasm";
 import type { LinkEngine } from "./client";
 import { DirectEngine } from "./direct";
 import { WorkerEngine } from "./worker-engine";
+import { messageOf } from "../ui/notice";
 
 export { workerSource };
 
@@ -34,7 +35,7 @@ export async function startEngine(): Promise<LinkEngine> {
 	try {
 		return await startWorkerEngine();
 	} catch (error) {
-		return direct(`its worker could not be started (${error instanceof Error ? error.message : String(error)})`);
+		return direct(`its worker could not be started (${messageOf(error)})`);
 	}
 }
 

@@ -19,6 +19,7 @@ import { engineMemoryBytes } from "../wasm";
 import { LinkEngine, EngineFailedError, EngineRestartedError, type EngineKind } from "./client";
 import type { EngineMessage, EngineReply, EngineStart } from "./protocol";
 import { EngineHost, EngineService } from "./service";
+import { messageOf } from "../ui/notice";
 
 /** Crashes within `CRASH_WINDOW_MS` after which the engine leaves its worker for this thread. */
 export const MAX_CRASHES = 3;
@@ -160,7 +161,7 @@ export class WorkerEngine extends LinkEngine {
 			try {
 				this.direct = new EngineHost(new EngineService(engineMemoryBytes), (reply) => this.receive(reply));
 			} catch (error) {
-				this.stopWith(new EngineFailedError(`the link engine's worker failed (${reason}), and the engine could not start on this thread: ${error instanceof Error ? error.message : String(error)}`));
+				this.stopWith(new EngineFailedError(`the link engine's worker failed (${reason}), and the engine could not start on this thread: ${messageOf(error)}`));
 				return;
 			}
 		}

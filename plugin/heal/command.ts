@@ -14,13 +14,12 @@ import type { ToolHost } from "../host";
 import type { HostProvider } from "../move/command";
 import { PreviewConfirmModal, renderMovePreview } from "../move/modals";
 import type { FileMove, MoveAnswer, ToolError } from "../wasm";
+import { ERROR_NOTICE_MS } from "../ui/notice";
+import { count } from "../ui/lists";
 
 /** Stable: users bind hotkeys to it. */
 export const HEAL_MOVES_COMMAND_ID = "heal-moves-made-outside-obsidian";
 export const HEAL_MOVES_COMMAND_NAME = "Heal links broken by moves made outside Obsidian";
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
 
 /** How long the vault's deletes and creates must be quiet before moves are looked for: a folder moved comes as many. */
 export const MOVES_QUIET_MS = 2_000;
@@ -168,10 +167,6 @@ export class MovesNotice {
 		);
 		return notice;
 	}
-}
-
-function count(n: number, one: string, many: string): string {
-	return `${n} ${n === 1 ? one : many}`;
 }
 
 function notifyError(error: ToolError): void {

@@ -8,6 +8,7 @@
 import { ButtonComponent, ItemView, type WorkspaceLeaf } from "obsidian";
 import { KeyboardList } from "../ui/keyboard-list";
 import { renderLintReport, type FixFinding, type LintLocation, type LintReport } from "./report";
+import { messageOf } from "../ui/notice";
 
 /** Stable: Obsidian saves open views in the workspace layout by their type. */
 export const LINT_VIEW_TYPE = "vaultlink-lint";
@@ -89,7 +90,7 @@ export class LintView extends ItemView {
 		try {
 			return await this.actions.runLint();
 		} catch (error) {
-			return { ok: false, message: `The lint failed: ${error instanceof Error ? error.message : String(error)}. Run it again; if it fails again, reload the plugin.` };
+			return { ok: false, message: `The lint failed: ${messageOf(error)}. Run it again; if it fails again, reload the plugin.` };
 		}
 	}
 

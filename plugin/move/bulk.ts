@@ -11,9 +11,7 @@ import { runCall } from "../change";
 import type { MoveAnswer, ToolError } from "../wasm";
 import type { HostProvider } from "./command";
 import { DestinationModal, MovePreviewModal, describeMove } from "./modals";
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
+import { ERROR_NOTICE_MS } from "../ui/notice";
 
 /** Adds the bulk move to the file explorer's menu for a selection of several files. */
 export function registerBulkMove(plugin: Plugin, host: HostProvider): void {

@@ -15,6 +15,7 @@ import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import { journalKeyNamed, openJournal, sealJournal, sealKey, sealKeyCandidates, sealKeyNewId, sealKeyRefusal, sealKeySecret, sealKeyUnusable, type Journal, type Purpose, type SealKeyUnusable, type ToolError } from "../wasm";
+import { messageOf } from "../ui/notice";
 
 const VAULTLINK_FOLDER = ".vaultlink";
 const KEYS_FOLDER = `${VAULTLINK_FOLDER}/keys`;
@@ -31,10 +32,6 @@ export interface SealKey {
 
 function keysFolder(base: string): string {
 	return path.join(base, ...KEYS_FOLDER.split("/"));
-}
-
-function message(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
 }
 
 /** No folder between the vault and the keys is a symbolic link (or anything but a folder). */
@@ -69,7 +66,7 @@ export function keyOf(base: string, id: string): { key: Uint8Array } | { unusabl
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === "ENOENT" || code === "ENOTDIR") return { unusable: { kind: "missing" } };
 		if (code === "ELOOP") return { unusable: { kind: "not_plain_file" } };
-		return { unusable: { kind: "unreadable", detail: message(error) } };
+		return { unusable: { kind: "unreadable", detail: messageOf(error) } };
 	}
 	try {
 		// What is checked is what was opened, so a file swapped meanwhile is not read.
@@ -85,7 +82,7 @@ export function keyOf(base: string, id: string): { key: Uint8Array } | { unusabl
 		if (secret === undefined) return { unusable: { kind: "not_a_key" } };
 		return { key: sealKey(secret, stat.ino) };
 	} catch (error) {
-		return { unusable: { kind: "unreadable", detail: message(error) } };
+		return { unusable: { kind: "unreadable", detail: messageOf(error) } };
 	} finally {
 		fs.closeSync(fd);
 	}
@@ -168,7 +165,7 @@ function makeKey(base: string, passedOver: string[]): SealKey {
 		if ("unusable" in made) throw new Error(sealKeyRefusal(id, made.unusable));
 		return { id, key: made.key };
 	} catch (error) {
-		throw new Error(`making the vault's sealing key in ${folder} failed: ${message(error)}`);
+		throw new Error(`making the vault's sealing key in ${folder} failed: ${messageOf(error)}`);
 	}
 }
 

@@ -13,6 +13,7 @@ import { compareNote, type NoteComparison } from "./compare";
 import { LinkParityModal } from "./modal";
 import { formatReport, summarise, type ParityReport, type SkippedNote } from "./report";
 import { compareResolution, linkpathsOf, type NoteResolution } from "./resolution";
+import { messageOf } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const COMPARE_LINK_PARSING_COMMAND_ID = "compare-link-parsing";
@@ -104,10 +105,6 @@ async function compareNoteResolution(app: App, index: LinkEngine | null, file: T
 	} catch (error) {
 		return { path: file.path, reason: `resolution could not be compared: ${messageOf(error)}` };
 	}
-}
-
-function messageOf(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
 }
 
 async function runLinkParity(app: App, settledIndex: SettledIndex, resolveWaitMs: number): Promise<void> {

@@ -12,12 +12,10 @@ import type { ToolHost } from "../host";
 import { runCall } from "../change";
 import { PreviewConfirmModal } from "../move/modals";
 import type { ToolError } from "../wasm";
+import { ERROR_NOTICE_MS } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const FIX_LINKS_COMMAND_ID = "fix-broken-links";
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
 
 /** The most repairs the preview lists; the count says how many there are. */
 const PREVIEW_LIMIT = 200;

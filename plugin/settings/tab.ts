@@ -13,6 +13,7 @@ import type { LintRule } from "../wasm";
 import { PROTOCOL_VERSION } from "../bridge/discovery";
 import { checkSidecar, type SidecarCheck } from "./sidecar-check";
 import { isLintKindOn, setLintKind, tidyFolders, type VaultlinkSettings } from "./settings";
+import { messageOf } from "../ui/notice";
 
 /** The bridge as the settings tab reports it. */
 export interface BridgeStatus {
@@ -70,7 +71,7 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 		this.drawing = this.draw().catch((error: unknown) => {
 			console.error("vaultlink: could not draw its settings", error);
 			this.containerEl.empty();
-			this.containerEl.createEl("p", { text: `The settings could not be shown: ${error instanceof Error ? error.message : String(error)}. Reload the plugin and open this tab again.` });
+			this.containerEl.createEl("p", { text: `The settings could not be shown: ${messageOf(error)}. Reload the plugin and open this tab again.` });
 		});
 	}
 
