@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { PROTOCOL_VERSION } from "../bridge/discovery";
 import type { BridgeEnd } from "../bridge/compatibility";
-import { COPY_MCP_CONFIGURATION_COMMAND_ID } from "../main";
+import { COPY_MCP_CONFIGURATION_COMMAND_ID } from "../onboarding/copy";
 import { claudeCodeLine, clientConfiguration, mcpClients, type McpServerCommand } from "../onboarding/mcp-config";
 import { decideCheck, gatherFacts, programForClients, type ProgramFacts } from "../settings/sidecar-check";
 import { doublePluginOf, shownNotices } from "./obsidian-double";
