@@ -1081,19 +1081,27 @@ mod tests {
         other.begins_its_batch(&root);
         std::fs::create_dir(root.join("sub")).unwrap();
         std::fs::rename(root.join("f/B.md"), root.join("sub/B.md")).unwrap();
+        // The other batch ends once the call says it is waiting for it.
+        let (waiting, told) = std::sync::mpsc::channel::<()>();
         let finishing = {
             let root = root.clone();
             std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(1500));
+                let _ = told.recv();
                 std::fs::write(root.join("A.md"), "[x](sub/B.md)\n").unwrap();
                 OtherProcess::ends_its_batch(&root);
             })
         };
         let (progress, mut steps) = Progress::channel();
-        let answer = router.call_with("find_unresolved_links", json!({}), &progress).await.1.unwrap();
+        let first_step = async {
+            let first = steps.recv().await;
+            let _ = waiting.send(());
+            first
+        };
+        let ((_, answer), first) = tokio::join!(router.call_with("find_unresolved_links", json!({}), &progress), first_step);
+        let answer = answer.unwrap();
         finishing.join().unwrap();
         assert_eq!(unresolved(&answer), Some(0), "answered from the batch whole, not half made: {answer}");
-        let said: Vec<String> = std::iter::from_fn(|| steps.try_recv().ok()).map(|step| step.message).collect();
+        let said: Vec<String> = first.into_iter().chain(std::iter::from_fn(|| steps.try_recv().ok())).map(|step| step.message).collect();
         assert!(
             said.iter().any(|step| step.contains("waiting for it before reading") && step.contains("move_note by process")),
             "{said:?}"
@@ -1124,16 +1132,26 @@ mod tests {
         router.call("list_notes", json!({})).await.1.unwrap();
         let other = OtherProcess::start();
         other.begins_its_batch(&root);
+        // The other batch ends once the call says it is waiting for it.
+        let (waiting, told) = std::sync::mpsc::channel::<()>();
         let finishing = {
             let root = root.clone();
             std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(1500));
+                let _ = told.recv();
                 std::fs::write(root.join("C.md"), "[y](f/B.md)\n").unwrap();
                 OtherProcess::ends_its_batch(&root);
             })
         };
         let (progress, mut steps) = Progress::channel();
-        let moved = router.call_with("move_note", json!({"from": "f/B.md", "to": "Archive/B.md", "dry_run": false}), &progress).await.1;
+        let first_step = async {
+            let first = steps.recv().await;
+            let _ = waiting.send(());
+            first
+        };
+        let ((_, moved), first) = tokio::join!(
+            router.call_with("move_note", json!({"from": "f/B.md", "to": "Archive/B.md", "dry_run": false}), &progress),
+            first_step
+        );
         finishing.join().unwrap();
         let moved = moved.unwrap();
         assert_eq!(moved["applied"], true, "{moved}");
@@ -1143,7 +1161,7 @@ mod tests {
             "the note the other batch made is in the plan (its link written as Obsidian writes it)"
         );
         assert_eq!(std::fs::read_to_string(root.join("A.md")).unwrap(), "[x](B.md)\n");
-        let said: Vec<String> = std::iter::from_fn(|| steps.try_recv().ok()).map(|step| step.message).collect();
+        let said: Vec<String> = first.into_iter().chain(std::iter::from_fn(|| steps.try_recv().ok())).map(|step| step.message).collect();
         assert!(said.iter().any(|step| step.contains("waiting for it")), "{said:?}");
         assert!(!root.join(".vaultlink/journal.json").exists(), "the lock is released");
 
