@@ -1,6 +1,6 @@
-//! `vaultlink`: the MCP server for agents and the command line for people. This file only
-//! wires things up; stdout belongs to the command (for `mcp`, to the protocol), logs go to
-//! stderr. Exit status: 0 done, 1 `lint` found something, 2 an error.
+//! `vaultlink`: the MCP server for agents and the command line for people. This file only wires
+//! things up; stdout belongs to the command (for `mcp`, to the protocol), logs go to stderr. Exit
+//! status: 0 done, 1 `lint` found something, 2 an error.
 //!
 //! Where things are (the modules, as ARCHITECTURE.md's map points to them):
 //!
@@ -19,8 +19,8 @@
 //! indexing, and on the folder only with evidence that no Obsidian has the vault open),
 //! `server_health` (with that evidence); on the folder a call is core's `ops::run` with the folder
 //! as its edge (`standalone::FolderEdge`), then `apply::carry_out`; a call that makes a change
-//! (core's `Request::asks_to_apply`) takes the vault's lock (`journal::VaultLock`) before it reads
-//! the folder to plan and holds it until the change is made (`run_locked`), and a read or a preview
+//! (core's `Request::asks_to_apply`) takes the vault's lock (`lock::VaultLock`) before it reads the
+//! folder to plan and holds it until the change is made (`run_locked`), and a read or a preview
 //! first waits, up to 5 s, while another live process's change is in flight, reading again if a
 //! journal came or went while it read (`refresh_for_reading`), so that no plan or answer comes from
 //! a change half made. A read-only tool holds the folder's index shared with other reads (bringing
@@ -65,18 +65,19 @@
 //! note still holds the text core planned on); `apply` keeps the delete's change first, and takes
 //! it back out when the rename fails. `error`: `ToolError`, the error a call ends with, below every
 //! module that fails. `journal`: the journal of a batch (`<vault>/.vaultlink/journal.json`,
-//! pre-images before the first change, sealed by core; the lock on the vault, taken by a rename
-//! that never replaces and released only by its holder; `VaultLock`, the same file holding a
-//! journal of no steps while a writing call plans, which the batch's journal then replaces;
-//! `wait_for_changes`, a reader's bounded wait for another process's change), `replace_note` (a
-//! note replaced without losing a save made meanwhile) and recovery from it (`vaultlink recover`),
+//! pre-images before the first change, sealed by core) and recovery from it (`vaultlink recover`),
 //! only from a journal core's `journal::open` accepts and whose paths pass through no symbolic
-//! link. `lease`: the lease the sidecar holds on its journal (the file's time renewed by a thread,
-//! an exclusive `flock` taken before the file is put in place), the holder's check before each
-//! change (`Lost::Lapsed`, `Lost::Taken`), and what an observer measures (a file's age, whether
-//! another process holds its lock) for core's `lease::judge`. `state`: the user's vaultlink folder
-//! outside every vault, found from the home folder alone (the discovery folder's home; no trust
-//! hangs on it). `seal_keys`: the vault's sealing keys (`.vaultlink/keys/<id>.key`, core's
+//! link. `lock`: the lock on the vault, the journal file taken by a rename that never replaces and
+//! released only by its holder; `VaultLock`, the same file holding a journal of no steps while a
+//! writing call plans, which the batch's journal then replaces; `wait_for_changes`, a reader's
+//! bounded wait for another process's change. `replace`: `replace_note` (a note replaced without
+//! losing a save made meanwhile), `remove_if_holds`, `create_file`, `write_atomically` and
+//! `read_bounded`. `lease`: the lease the sidecar holds on its journal (the file's time renewed by
+//! a thread, an exclusive `flock` taken before the file is put in place), the holder's check before
+//! each change (`Lost::Lapsed`, `Lost::Taken`), and what an observer measures (a file's age,
+//! whether another process holds its lock) for core's `lease::judge`. `state`: the user's vaultlink
+//! folder outside every vault, found from the home folder alone (the discovery folder's home; no
+//! trust hangs on it). `seal_keys`: the vault's sealing keys (`.vaultlink/keys/<id>.key`, core's
 //! `seal_key` carried out on the folder: read without following a link, made 0600 through a
 //! temporary file and a rename that never replaces), with which journals and kept changes are
 //! sealed and opened. `disk`: the `Disk` trait every change to the folder goes through, each given
