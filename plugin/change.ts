@@ -1,27 +1,29 @@
-//! Every tool call inside Obsidian goes through core's one entry (core's `ops::call`, run by the
-//! link engine: `engine/client.ts`): this module only reads what core asks for and carries out
-//! what core decided.
-//!
-//! A call first learns from core which notes it needs (`notesNeeded`). A writing call saves the
-//! open editors of those notes first, so a plan is never made from a text an editor is about to
-//! overwrite, and reads them from disk (`vault.read`: the plan's hashes must be of what is there
-//! now); a reading call takes them from Obsidian's cache (`cachedRead`). Reads run at most
-//! `READ_CONCURRENCY` at a time, so a call that reads every note (`find_evidence`) does not
-//! start thousands of reads at once. The texts, and the modification times core may ask for,
-//! cross to the engine as maps (`CallInputs`): core's callbacks run where the index lives. Core
-//! then answers, and for an approved change hands back its steps: a batch (`move/apply.ts`
-//! carries it out) or the move of a note to the trash (`delete/apply.ts`). Writing calls on one
-//! index run one at a time. A call whose caller went away (`signal`) before it started is dropped.
-//! A call its client cancelled (`signal` aborted with `CANCELLED_BY_CLIENT`) stops at its next
-//! note read, or before it writes, and answers `cancelled`; a write begun finishes whole. The
-//! engine's own computation, once sent, runs to its end (`engine/client.ts`), unread.
+/**
+ * Every tool call inside Obsidian goes through core's one entry (core's `ops::call`, run by the
+ * link engine: `engine/client.ts`): this module only reads what core asks for and carries out
+ * what core decided.
+ *
+ * A call first learns from core which notes it needs (`notesNeeded`). A writing call saves the
+ * open editors of those notes first, so a plan is never made from a text an editor is about to
+ * overwrite, and reads them from disk (`vault.read`: the plan's hashes must be of what is there
+ * now); a reading call takes them from Obsidian's cache (`cachedRead`). Reads run at most
+ * `READ_CONCURRENCY` at a time, so a call that reads every note (`find_evidence`) does not
+ * start thousands of reads at once. The texts, and the modification times core may ask for,
+ * cross to the engine as maps (`CallInputs`): core's callbacks run where the index lives. Core
+ * then answers, and for an approved change hands back its steps: a batch (`batch/apply.ts`
+ * carries it out) or the move of a note to the trash (`batch/delete.ts`). Writing calls on one
+ * index run one at a time. A call whose caller went away (`signal`) before it started is dropped.
+ * A call its client cancelled (`signal` aborted with `CANCELLED_BY_CLIENT`) stops at its next
+ * note read, or before it writes, and answers `cancelled`; a write begun finishes whole. The
+ * engine's own computation, once sent, runs to its end (`engine/client.ts`), unread.
+ */
 
 import { TFile, type App, type Vault } from "obsidian";
-import { applyBatch } from "./move/apply";
-import { forgetChange, forgetOldest, keepChange, listedChanges, undoneChanges } from "./history";
-import { machineName } from "./move/journal";
-import type { StepOutcome } from "./move/apply";
-import { trashNote, trashRefusal } from "./delete/apply";
+import { applyBatch } from "./batch/apply";
+import { forgetChange, forgetOldest, keepChange, listedChanges, undoneChanges } from "./batch/history";
+import { machineName } from "./batch/journal";
+import type { StepOutcome } from "./batch/apply";
+import { trashNote, trashRefusal } from "./batch/delete";
 import { saveOpenEditors } from "./editors";
 import type { ToolHost } from "./host";
 import { CallDroppedError, EngineRestartedError, type LinkEngine } from "./engine/client";
@@ -29,6 +31,7 @@ import { batchJournal, stepError, type Batch, type CallOutcome, type Journal, ty
 import { ErrorCode } from "./error-codes";
 import { TOOLS, type ToolName } from "./wire";
 import { CANCELLED_BY_CLIENT } from "./bridge/protocol";
+import { messageOf } from "./ui/notice";
 
 /** How many notes a call reads at once. */
 export const READ_CONCURRENCY = 16;
@@ -243,7 +246,7 @@ async function trashKept(host: ToolHost, change: { path: string; before: string;
 	try {
 		name = await keepChange(adapter, batchJournal(change.keep, [], process.pid, Date.now(), machineName()));
 	} catch (error) {
-		const why = `keeping the change for undo_change failed: ${error instanceof Error ? error.message : String(error)}`;
+		const why = `keeping the change for undo_change failed: ${messageOf(error)}`;
 		return { ok: false, error: stepError({ kind: "trash_failed", path: change.path, why }) };
 	}
 	const done = await trashNote(host.app, change.path, change.before, guard);
@@ -257,7 +260,7 @@ async function trashKept(host: ToolHost, change: { path: string; before: string;
 }
 
 /**
- * After a batch, which was kept for `undo_change` as part of its commit (`move/apply.ts`):
+ * After a batch, which was kept for `undo_change` as part of its commit (`batch/apply.ts`):
  * forgets the oldest kept changes past core's bounds, or the kept change it undid. The change
  * stands whatever happens here.
  */
@@ -318,7 +321,7 @@ async function readNote(vault: Vault, path: string): Promise<{ path: string; tex
 		if (text === null) return { error: stepError({ kind: "not_utf8", path }) };
 		return { path, text };
 	} catch (error) {
-		const message = error instanceof Error ? error.message : String(error);
+		const message = messageOf(error);
 		return { error: stepError({ kind: "unreadable", path, why: message }) };
 	}
 }

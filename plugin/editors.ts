@@ -1,11 +1,14 @@
-//! Notes open in an editor. Obsidian keeps what is typed in the editor and saves it about two
-//! seconds later; a tool that rewrote such a note from its file would plan from stale text, and
-//! the editor's save would then write over the rewrite. So before a writing tool plans, it saves
-//! the open editors of the notes it reads (`saveOpenEditors`), and refuses if one cannot be saved.
+/**
+ * Notes open in an editor. Obsidian keeps what is typed in the editor and saves it about two
+ * seconds later; a tool that rewrote such a note from its file would plan from stale text, and
+ * the editor's save would then write over the rewrite. So before a writing tool plans, it saves
+ * the open editors of the notes it reads (`saveOpenEditors`), and refuses if one cannot be saved.
+ */
 
 import { MarkdownView, TFile, type App } from "obsidian";
 import type { ToolError } from "./wasm";
 import { ErrorCode } from "./error-codes";
+import { messageOf } from "./ui/notice";
 
 /** The Markdown editors open on a note among `paths`. */
 function editorsOf(app: App, paths: ReadonlySet<string>): MarkdownView[] {
@@ -42,7 +45,7 @@ export async function saveOpenEditors(app: App, paths: Iterable<string>): Promis
 				ok: false,
 				error: {
 					code: ErrorCode.WriteFailed,
-					message: `\`${file.path}\` is open in an editor with unsaved changes, which could not be saved (${error instanceof Error ? error.message : String(error)}); nothing was changed`,
+					message: `\`${file.path}\` is open in an editor with unsaved changes, which could not be saved (${messageOf(error)}); nothing was changed`,
 					hint: "Save the note in Obsidian (or close its tab), then try again.",
 					retryable: true,
 				},

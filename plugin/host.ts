@@ -1,6 +1,8 @@
-//! What a tool runs against inside Obsidian: the app and the plugin's link engine. Its own
-//! module, below the dispatcher (`tools.ts`) and the writing tools it dispatches to, so that
-//! none of them imports another that imports it.
+/**
+ * What a tool runs against inside Obsidian: the app and the plugin's link engine. Its own
+ * module, below the dispatcher (`tools.ts`) and the writing tools it dispatches to, so that
+ * none of them imports another that imports it.
+ */
 
 import type { App } from "obsidian";
 import type { LinkEngine } from "./engine/client";

@@ -1,8 +1,10 @@
-//! Keeps the wasm link index in step with the vault: the first index of every file, in batches
-//! that yield to the event loop, and then per-path updates from the Vault API's events. The index
-//! lives in the link engine (`engine/client.ts`, a Web Worker): texts are read here, through the
-//! Vault API, and posted to it; each batch is waited for before the next is read, so the first
-//! index never holds more than one batch of texts in flight.
+/**
+ * Keeps the wasm link index in step with the vault: the first index of every file, in batches
+ * that yield to the event loop, and then per-path updates from the Vault API's events. The index
+ * lives in the link engine (`engine/client.ts`, a Web Worker): texts are read here, through the
+ * Vault API, and posted to it; each batch is waited for before the next is read, so the first
+ * index never holds more than one batch of texts in flight.
+ */
 
 import { App, Component, Notice, TAbstractFile, TFile, TFolder, debounce, type Debouncer } from "obsidian";
 import type { LinkEngine } from "./engine/client";

@@ -1,6 +1,8 @@
-//! Whether Obsidian's metadata cache has caught up with the vault. It reads a note a while after
-//! the note changes and resolves its links after that, so a comparison with it, or a check of
-//! what Obsidian's own link updater has done, has to wait for it rather than report its lag.
+/**
+ * Whether Obsidian's metadata cache has caught up with the vault. It reads a note a while after
+ * the note changes and resolves its links after that, so a comparison with it, or a check of
+ * what Obsidian's own link updater has done, has to wait for it rather than report its lag.
+ */
 
 import type { App } from "obsidian";
 

@@ -1,11 +1,14 @@
-//! Makes the link index follow Obsidian's own settings (excluded files, attachment folder, new
-//! link format) from `.obsidian/app.json`, read through the adapter. Core reads the text, the
-//! same way the sidecar does on the folder, so both paths answer alike. The settings tab shows
-//! the same settings to the user (`describeObsidianSettings`).
+/**
+ * Makes the link index follow Obsidian's own settings (excluded files, attachment folder, new
+ * link format) from `.obsidian/app.json`, read through the adapter. Core reads the text, the
+ * same way the sidecar does on the folder, so both paths answer alike. The settings tab shows
+ * the same settings to the user (`describeObsidianSettings`).
+ */
 
 import { normalizePath, type App } from "obsidian";
 import type { LinkEngine } from "./engine/client";
 import type { LinkFormSetting } from "./settings/settings";
+import { messageOf } from "./ui/notice";
 
 /** The text of `app.json`, or null when there is none or it cannot be read. */
 export async function readAppJson(app: App): Promise<string | null> {
@@ -52,7 +55,7 @@ export function describeObsidianSettings(text: string | null): ObsidianSettings 
 	try {
 		parsed = JSON.parse(text);
 	} catch (error) {
-		return { ...settings, problem: `app.json is not valid JSON (${error instanceof Error ? error.message : String(error)}), so Obsidian's defaults apply` };
+		return { ...settings, problem: `app.json is not valid JSON (${messageOf(error)}), so Obsidian's defaults apply` };
 	}
 	if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
 		return { ...settings, problem: "app.json does not hold an object, so Obsidian's defaults apply" };

@@ -1,19 +1,22 @@
-//! The plugin's presence lease in the vault: `<vault>/.vaultlink/presence.json`, written at load,
-//! rewritten on a timer and removed on unload, so that a sidecar that cannot reach the bridge
-//! (another home folder, another namespace or OS, another version) still sees that Obsidian has
-//! the vault open and never writes on the folder behind it. Core judges a presence file found in
-//! a vault (`crates/core/src/presence.rs`); the shared vector `tests/vectors/presence.json` holds
-//! the format and the timings both sides use.
-//!
-//! The lease is written through Node's `fs` under the vault's folder (as the journal is): the
-//! rename of a whole new file over the old one, so a reader sees one lease or the other and its
-//! modification time is the renewal's. It holds nothing secret.
+/**
+ * The plugin's presence lease in the vault: `<vault>/.vaultlink/presence.json`, written at load,
+ * rewritten on a timer and removed on unload, so that a sidecar that cannot reach the bridge
+ * (another home folder, another namespace or OS, another version) still sees that Obsidian has
+ * the vault open and never writes on the folder behind it. Core judges a presence file found in
+ * a vault (`crates/core/src/presence.rs`); the shared vector `tests/vectors/presence.json` holds
+ * the format and the timings both sides use.
+ *
+ * The lease is written through Node's `fs` under the vault's folder (as the journal is): the
+ * rename of a whole new file over the old one, so a reader sees one lease or the other and its
+ * modification time is the renewal's. It holds nothing secret.
+ */
 
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { OWN_FOLDER, PRESENCE_FILE } from "./wire";
+import { messageOf } from "./ui/notice";
 
 /** vaultlink's folder in the vault and the lease's file in it, as core names them (`wire.ts`). */
 export const PRESENCE_FOLDER = OWN_FOLDER;
@@ -88,7 +91,7 @@ export class PresenceKeeper {
 			} catch {
 				// Nothing more can be done about a folder that refuses writes.
 			}
-			const message = error instanceof Error ? error.message : String(error);
+			const message = messageOf(error);
 			if (this.failure === null) console.warn(`vaultlink: the presence lease ${PRESENCE_FILE} could not be written (${message}); a sidecar that cannot reach the bridge may not see that Obsidian has the vault open`);
 			this.failure = message;
 		}

@@ -1,10 +1,12 @@
-//! The user's own vaultlink folder on this machine, outside every vault: where the bridge's
-//! discovery files are, the same folder the sidecar uses (`crates/sidecar/src/state.rs`). The
-//! folder is found from the home folder alone, never from variables a desktop session sets and an
-//! MCP client's filtered environment drops: `~/.local/state/vaultlink` on Linux and other Unix
-//! systems, `~/Library/Application Support/vaultlink` on macOS, `%LOCALAPPDATA%\vaultlink` on
-//! Windows. No trust hangs on it: journals and kept changes are sealed with a key kept in the
-//! vault (`move/seal-keys.ts`), which both sides share whatever sandbox each runs in.
+/**
+ * The user's own vaultlink folder on this machine, outside every vault: where the bridge's
+ * discovery files are, the same folder the sidecar uses (`crates/sidecar/src/state.rs`). The
+ * folder is found from the home folder alone, never from variables a desktop session sets and an
+ * MCP client's filtered environment drops: `~/.local/state/vaultlink` on Linux and other Unix
+ * systems, `~/Library/Application Support/vaultlink` on macOS, `%LOCALAPPDATA%\vaultlink` on
+ * Windows. No trust hangs on it: journals and kept changes are sealed with a key kept in the
+ * vault (`move/seal-keys.ts`), which both sides share whatever sandbox each runs in.
+ */
 
 import * as os from "os";
 import * as path from "path";

@@ -1,6 +1,8 @@
-//! Runs the sidecar's tool calls on the plugin's index: every one through core's single entry
-//! (`change.ts`, core's `ops::call`), which asks for the notes' texts it needs and hands back the
-//! steps of an approved change for the plugin to carry out.
+/**
+ * Runs the sidecar's tool calls on the plugin's index: every one through core's single entry
+ * (`change.ts`, core's `ops::call`), which asks for the notes' texts it needs and hands back the
+ * steps of an approved change for the plugin to carry out.
+ */
 
 import { runCall } from "./change";
 import type { ToolHost } from "./host";

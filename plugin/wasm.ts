@@ -1,12 +1,14 @@
-//! Loads the link engine: the wasm module built from `crates/wasm` is inlined into main.js as
-//! deflated bytes (`engine/inline-wasm.mjs`), and inflated, compiled and instantiated
-//! asynchronously, once per process, by `loadEngine`. Never synchronously: Obsidian's window refuses to compile a module of
-//! more than 4 KB on its main thread (and the 1.6 MB module would hold up the app's start).
-//! Everything else here needs the engine loaded, and throws `EngineLoadingError` before.
-//!
-//! This thread holds no link index: the index lives in the link engine's Web Worker
-//! (`engine/`), which compiles its own copy of the module. What is here are core's pure
-//! functions the plugin calls itself, and the types of what the engine answers.
+/**
+ * Loads the link engine: the wasm module built from `crates/wasm` is inlined into main.js as
+ * deflated bytes (`engine/inline-wasm.mjs`), and inflated, compiled and instantiated
+ * asynchronously, once per process, by `loadEngine`. Never synchronously: Obsidian's window refuses to compile a module of
+ * more than 4 KB on its main thread (and the 1.6 MB module would hold up the app's start).
+ * Everything else here needs the engine loaded, and throws `EngineLoadingError` before.
+ *
+ * This thread holds no link index: the index lives in the link engine's Web Worker
+ * (`engine/`), which compiles its own copy of the module. What is here are core's pure
+ * functions the plugin calls itself, and the types of what the engine answers.
+ */
 
 import initialiseWasm, {
 	batchJournal as batchJournalInWasm,

@@ -196,7 +196,8 @@ def test_release_installed_in_a_fresh_vault_serves_the_released_sidecar(tmp_path
 
 def readme_install_blocks():
     text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Installing\n"):text.index("## In Obsidian\n")]
+    start = text.index("## Installing\n")
+    section = text[start:text.index("\n## ", start)]
     return re.findall(r"```sh\n(.*?)```", section, re.S)
 
 

@@ -1,7 +1,9 @@
-//! The rename audit: for each recorded rename, core (`crates/core/src/audit.rs`) finds in the
-//! plugin's index the links that still name the file's old path and no longer point to the file,
-//! and the `rewrite_link` calls that would repoint them; this reads each such note's text to show
-//! the link as written.
+/**
+ * The rename audit: for each recorded rename, core (`crates/core/src/audit.rs`) finds in the
+ * plugin's index the links that still name the file's old path and no longer point to the file,
+ * and the `rewrite_link` calls that would repoint them; this reads each such note's text to show
+ * the link as written.
+ */
 
 import type { App } from "obsidian";
 import type { LinkEngine } from "../engine/client";

@@ -1,8 +1,10 @@
-//! The "Audit recent renames" command. Obsidian's own link updater, after a rename made in its
-//! interface, misses some links (Markdown links inside properties; every link when "Automatically
-//! update internal links" is off). This records the vault's renames (`renames.ts`), finds the
-//! links that still name an old path (`audit.ts`), and fixes them with `rewrite_link` after a
-//! preview (`fix.ts`, `modal.ts`).
+/**
+ * The "Audit recent renames" command. Obsidian's own link updater, after a rename made in its
+ * interface, misses some links (Markdown links inside properties; every link when "Automatically
+ * update internal links" is off). This records the vault's renames (`renames.ts`), finds the
+ * links that still name an old path (`audit.ts`), and fixes them with `rewrite_link` after a
+ * preview (`fix.ts`, `modal.ts`).
+ */
 
 import { App, Notice, Plugin } from "obsidian";
 import { whenMetadataResolved } from "../metadata";
@@ -11,14 +13,13 @@ import type { ToolHost } from "../host";
 import type { ToolError } from "../wasm";
 import { auditRenames, type RenameFindings } from "./audit";
 import { applyFixes, previewFixes, type PreviewedRewrite } from "./fix";
-import { RenameAuditModal, RewritePreviewModal, count } from "./modal";
+import { RenameAuditModal, RewritePreviewModal } from "./modal";
+import { count } from "../ui/lists";
 import { RenameLog } from "./renames";
+import { ERROR_NOTICE_MS } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const AUDIT_RENAMES_COMMAND_ID = "audit-renames";
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
 
 /**
  * How long after a rename the audit waits before it looks. Obsidian's own link updater rewrites

@@ -1,6 +1,8 @@
-//! Fixing a rename's stale links with `rewrite_link` (`move/apply.ts`), the same tool path an
-//! agent uses: a dry run for each way the old target is written, shown as a preview, then each
-//! applied with the `plan_hash` it was previewed with.
+/**
+ * Fixing a rename's stale links with `rewrite_link` (`batch/apply.ts`), the same tool path an
+ * agent uses: a dry run for each way the old target is written, shown as a preview, then each
+ * applied with the `plan_hash` it was previewed with.
+ */
 
 import type { ToolHost } from "../host";
 import { rewriteLink } from "../change";

@@ -1,13 +1,15 @@
-//! The rename audit on screen: `RenameAuditModal` lists each rename's stale links with a "Fix
-//! these links" button, and `RewritePreviewModal` shows every link that fix rewrites (a dry run)
-//! before it is confirmed. Buttons are focusable; Enter presses the focused one, or, when there
-//! is one obvious action (a single rename to fix, or the preview's confirmation), takes it.
+/**
+ * The rename audit on screen: `RenameAuditModal` lists each rename's stale links with a "Fix
+ * these links" button, and `RewritePreviewModal` shows every link that fix rewrites (a dry run)
+ * before it is confirmed. Buttons are focusable; Enter presses the focused one, or, when there
+ * is one obvious action (a single rename to fix, or the preview's confirmation), takes it.
+ */
 
 import { App, ButtonComponent, Modal } from "obsidian";
 import { PreviewConfirmModal, describeChange, fromButton } from "../move/modals";
-import type { LinkChange } from "../wasm";
 import type { RenameFindings, StaleLink } from "./audit";
 import type { PreviewedRewrite } from "./fix";
+import { byNote, count } from "../ui/lists";
 
 /**
  * Links listed per rename, and changes per preview. A rename of a much-linked note could
@@ -140,18 +142,4 @@ export function renderRewritePreview(container: HTMLElement, previews: Previewed
 	}
 	const unlisted = changes.length - listed;
 	if (unlisted > 0) container.createEl("p", { text: `${unlisted} more ${unlisted === 1 ? "link is" : "links are"} rewritten, not listed here.` });
-}
-
-function byNote(changes: LinkChange[]): Map<string, LinkChange[]> {
-	const notes = new Map<string, LinkChange[]>();
-	for (const change of changes) {
-		const list = notes.get(change.note) ?? [];
-		list.push(change);
-		notes.set(change.note, list);
-	}
-	return notes;
-}
-
-export function count(amount: number, noun: string): string {
-	return `${amount} ${noun}${amount === 1 ? "" : "s"}`;
 }

@@ -1,9 +1,11 @@
-//! The renames made in the vault since the plugin loaded, as the rename audit reads them: each
-//! file's old path and new path, from the vault's `rename` events, the most recent last.
-//!
-//! A folder's rename is recorded as one rename per file under it. Obsidian also sends each of
-//! those files its own `rename` event; both are recorded as the same pair, once. A file renamed
-//! twice (A → B, then B → C) is recorded as A → C and B → C: links may name either old name.
+/**
+ * The renames made in the vault since the plugin loaded, as the rename audit reads them: each
+ * file's old path and new path, from the vault's `rename` events, the most recent last.
+ *
+ * A folder's rename is recorded as one rename per file under it. Obsidian also sends each of
+ * those files its own `rename` event; both are recorded as the same pair, once. A file renamed
+ * twice (A → B, then B → C) is recorded as A → C and B → C: links may name either old name.
+ */
 
 import { TFile, TFolder, type Component, type TAbstractFile, type Vault } from "obsidian";
 

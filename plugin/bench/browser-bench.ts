@@ -1,8 +1,10 @@
-//! The wasm index in a browser page, for `plugin/bench/chromium-bench.mjs`: the page holds the
-//! vault's files in `window.VAULTLINK_BENCH_VAULT`, this script builds the index from them
-//! several times with one `upsertMany`, as the Node bench and the native bench do, then parses
-//! every note with `parseNote` as the plugin's own calls do (the answer crossing to JavaScript
-//! included), and writes the times into `<pre id="result">` for `chromium --dump-dom` to read.
+/**
+ * The wasm index in a browser page, for `plugin/bench/chromium-bench.mjs`: the page holds the
+ * vault's files in `window.VAULTLINK_BENCH_VAULT`, this script builds the index from them
+ * several times with one `upsertMany`, as the Node bench and the native bench do, then parses
+ * every note with `parseNote` as the plugin's own calls do (the answer crossing to JavaScript
+ * included), and writes the times into `<pre id="result">` for `chromium --dump-dom` to read.
+ */
 
 // The glue itself, compiled synchronously: a page of its own, where Chromium allows that, and
 // only the index's build is timed. The plugin loads it asynchronously (plugin/wasm.ts).

@@ -1,19 +1,21 @@
-//! A benchmark (not a test) of the plugin's index on a vault folder, in Node:
-//!
-//!     npm run bench:index -- <vault folder>
-//!
-//! Two figures, each the median of several runs:
-//!
-//! - the wasm index alone: every file's text read into memory first, then only `upsertMany`
-//!   timed (strings cross into wasm through the glue);
-//! - the plugin's whole first index: `Indexer.indexAll` on the test double's vault on the folder,
-//!   into the link engine's worker as the plugin ships it, so it includes reading the files
-//!   through the Vault API, batching, posting each batch to the worker and waiting for it.
-//!
-//! Beside the second, its floor: the same files read through the double's Vault API in the
-//! indexer's batches, and nothing else. Then the size of the wasm module's linear memory after
-//! the first index. Both indexes follow
-//! the vault's `.obsidian/app.json` when it has one, as the plugin's do; that step is not timed.
+/**
+ * A benchmark (not a test) of the plugin's index on a vault folder, in Node:
+ *
+ *     npm run bench:index -- <vault folder>
+ *
+ * Two figures, each the median of several runs:
+ *
+ * - the wasm index alone: every file's text read into memory first, then only `upsertMany`
+ *   timed (strings cross into wasm through the glue);
+ * - the plugin's whole first index: `Indexer.indexAll` on the test double's vault on the folder,
+ *   into the link engine's worker as the plugin ships it, so it includes reading the files
+ *   through the Vault API, batching, posting each batch to the worker and waiting for it.
+ *
+ * Beside the second, its floor: the same files read through the double's Vault API in the
+ * indexer's batches, and nothing else. Then the size of the wasm module's linear memory after
+ * the first index. Both indexes follow
+ * the vault's `.obsidian/app.json` when it has one, as the plugin's do; that step is not timed.
+ */
 
 import * as fs from "fs";
 import * as path from "path";

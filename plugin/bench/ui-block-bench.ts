@@ -1,20 +1,22 @@
-//! A benchmark (not a test) of how long Obsidian's UI thread is blocked while an agent lints the
-//! vault through the bridge:
-//!
-//!     npm run build && npm run bench:ui-block -- <vault folder>
-//!
-//! The built main.js is loaded as the test host loads it (`plugin/test/host.ts`: the renderer's
-//! rules, `obsidian` answered by the test double) on the vault, once with its link engine in a Web
-//! Worker (as shipped) and once on the main thread (the fallback where no worker can be made:
-//! `Worker` is taken away before the plugin loads). For each, a bridge client says hello and
-//! calls `lint_wiki`, one warm-up call and then `VAULTLINK_UI_BLOCK_RUNS` (5) measured ones; while
-//! each runs, the main thread's event loop is watched two ways: Node's
-//! `perf_hooks.monitorEventLoopDelay` at 1 ms resolution (its largest delay), and a 1 ms
-//! `window.setInterval` whose largest gap between ticks is taken. The figure is the longest block
-//! seen by either, over every measured call.
-//!
-//! With `VAULTLINK_BENCH_FIGURES` naming a file, appends `{"vault", "figure": "ui_block_lint_ms",
-//! "value"}` (the worker) and `ui_block_lint_direct_ms` (the main thread), as the other benches do.
+/**
+ * A benchmark (not a test) of how long Obsidian's UI thread is blocked while an agent lints the
+ * vault through the bridge:
+ *
+ *     npm run build && npm run bench:ui-block -- <vault folder>
+ *
+ * The built main.js is loaded as the test host loads it (`plugin/test/host.ts`: the renderer's
+ * rules, `obsidian` answered by the test double) on the vault, once with its link engine in a Web
+ * Worker (as shipped) and once on the main thread (the fallback where no worker can be made:
+ * `Worker` is taken away before the plugin loads). For each, a bridge client says hello and
+ * calls `lint_wiki`, one warm-up call and then `VAULTLINK_UI_BLOCK_RUNS` (5) measured ones; while
+ * each runs, the main thread's event loop is watched two ways: Node's
+ * `perf_hooks.monitorEventLoopDelay` at 1 ms resolution (its largest delay), and a 1 ms
+ * `window.setInterval` whose largest gap between ticks is taken. The figure is the longest block
+ * seen by either, over every measured call.
+ *
+ * With `VAULTLINK_BENCH_FIGURES` naming a file, appends `{"vault", "figure": "ui_block_lint_ms",
+ * "value"}` (the worker) and `ui_block_lint_direct_ms` (the main thread), as the other benches do.
+ */
 
 import * as fs from "fs";
 import * as net from "net";

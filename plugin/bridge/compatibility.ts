@@ -1,7 +1,9 @@
-//! Whether the plugin and a vaultlink program can work together: they must speak the same bridge
-//! protocol. A skew is worded once on each side alike (the sidecar's `bridge::incompatibility`),
-//! naming both versions and which to update, the one of the older protocol;
-//! `tests/vectors/version_skew.json` holds the cases both check.
+/**
+ * Whether the plugin and a vaultlink program can work together: they must speak the same bridge
+ * protocol. A skew is worded once on each side alike (the sidecar's `bridge::incompatibility`),
+ * naming both versions and which to update, the one of the older protocol;
+ * `tests/vectors/version_skew.json` holds the cases both check.
+ */
 
 /** One end of the bridge: its version, when it says it, and the protocol it speaks. */
 export interface BridgeEnd {

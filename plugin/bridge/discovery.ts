@@ -1,7 +1,9 @@
-//! The discovery file: how the sidecar finds the plugin's socket and proves it may use it.
-//! Written atomically with mode 0600 as soon as the server listens, at the plugin's load and
-//! before its first index (`"state": "starting"`), again once the index is built (`"ready"`), and
-//! removed when it stops.
+/**
+ * The discovery file: how the sidecar finds the plugin's socket and proves it may use it.
+ * Written atomically with mode 0600 as soon as the server listens, at the plugin's load and
+ * before its first index (`"state": "starting"`), again once the index is built (`"ready"`), and
+ * removed when it stops.
+ */
 
 import * as crypto from "crypto";
 import * as fs from "fs";

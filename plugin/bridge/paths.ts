@@ -1,13 +1,15 @@
-//! Where the bridge lives: the folder of discovery files, the vault's key, and the socket and
-//! discovery-file paths derived from them. ARCHITECTURE.md ("The bridge") is the contract; the
-//! sidecar derives the same paths independently (`crates/sidecar/src/discovery.rs`), so any
-//! change here is a protocol change.
-//!
-//! The discovery file is found from the home folder alone, `<state>/bridge/<key>.json` beside the
-//! journal key (`../state.ts`), because the sidecar is started by MCP clients that pass it
-//! hardly any environment (no `XDG_RUNTIME_DIR`). The socket goes beside it when that path fits
-//! a Unix socket, else in the private runtime directory (`$XDG_RUNTIME_DIR/vaultlink`), else in a
-//! folder of a fresh random name under the system's temporary folder; the discovery file names it.
+/**
+ * Where the bridge lives: the folder of discovery files, the vault's key, and the socket and
+ * discovery-file paths derived from them. ARCHITECTURE.md ("The bridge") is the contract; the
+ * sidecar derives the same paths independently (`crates/sidecar/src/discovery.rs`), so any
+ * change here is a protocol change.
+ *
+ * The discovery file is found from the home folder alone, `<state>/bridge/<key>.json` beside the
+ * journal key (`../state.ts`), because the sidecar is started by MCP clients that pass it
+ * hardly any environment (no `XDG_RUNTIME_DIR`). The socket goes beside it when that path fits
+ * a Unix socket, else in the private runtime directory (`$XDG_RUNTIME_DIR/vaultlink`), else in a
+ * folder of a fresh random name under the system's temporary folder; the discovery file names it.
+ */
 
 import * as crypto from "crypto";
 import * as fs from "fs";

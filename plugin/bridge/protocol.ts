@@ -1,9 +1,11 @@
-//! The bridge protocol on one connection: newline-delimited JSON-RPC 2.0, at most 1 MiB a line.
-//! The first request must be `hello` with the discovery file's token; after it, `call` runs one
-//! of core's operations on the plugin's index and `ping` answers `{}`. The notification `cancel`
-//! (`{"id": <a call's id>}`) tells a running call that its client cancelled it: the call stops at
-//! its next note read or before it writes, and answers the code `cancelled` (a write already
-//! begun finishes whole). A plugin without it ignores the notification, as every notification.
+/**
+ * The bridge protocol on one connection: newline-delimited JSON-RPC 2.0, at most 1 MiB a line.
+ * The first request must be `hello` with the discovery file's token; after it, `call` runs one
+ * of core's operations on the plugin's index and `ping` answers `{}`. The notification `cancel`
+ * (`{"id": <a call's id>}`) tells a running call that its client cancelled it: the call stops at
+ * its next note read or before it writes, and answers the code `cancelled` (a write already
+ * begun finishes whole). A plugin without it ignores the notification, as every notification.
+ */
 
 import * as crypto from "crypto";
 import type * as net from "net";

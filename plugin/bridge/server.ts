@@ -1,6 +1,8 @@
-//! The bridge's server: a Unix socket (a named pipe on Windows) in a private folder, plus the
-//! discovery file that tells the sidecar where it is, which token to present and whether the
-//! plugin's index is ready. Nothing here listens on TCP.
+/**
+ * The bridge's server: a Unix socket (a named pipe on Windows) in a private folder, plus the
+ * discovery file that tells the sidecar where it is, which token to present and whether the
+ * plugin's index is ready. Nothing here listens on TCP.
+ */
 
 import * as fs from "fs";
 import * as net from "net";

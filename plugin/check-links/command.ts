@@ -1,17 +1,17 @@
-//! The "Check links of the current note" command: the note open in the editor, its outgoing
-//! links with the ones that need attention first, and how many links point to it, from the
-//! plugin's index (`outgoingLinks`, `get_backlinks`). Only offered while a note is open.
+/**
+ * The "Check links of the current note" command: the note open in the editor, its outgoing
+ * links with the ones that need attention first, and how many links point to it, from the
+ * plugin's index (`outgoingLinks`, `get_backlinks`). Only offered while a note is open.
+ */
 
 import { Notice, Plugin, type App, type TFile } from "obsidian";
 import type { LinkEngine } from "../engine/client";
 import { LinkCheckModal } from "./modal";
 import { checkLinks, type LinkCheck } from "./report";
+import { messageOf, ERROR_NOTICE_MS } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const CHECK_LINKS_COMMAND_ID = "check-links-of-current-note";
-
-/** How long an error stays on screen: long enough to read it. */
-const ERROR_NOTICE_MS = 10_000;
 
 export function registerCheckLinksCommand(plugin: Plugin, settledIndex: () => Promise<LinkEngine | null>): { running: Promise<void> | null } {
 	const state: { running: Promise<void> | null } = { running: null };
@@ -24,7 +24,7 @@ export function registerCheckLinksCommand(plugin: Plugin, settledIndex: () => Pr
 			if (!checking) {
 				state.running = showLinkCheck(plugin.app, settledIndex, file).catch((error: unknown) => {
 					console.error("vaultlink: could not check the note's links", error);
-					new Notice(`vaultlink: could not check the links of ${file.path}: ${error instanceof Error ? error.message : String(error)}`, ERROR_NOTICE_MS);
+					new Notice(`vaultlink: could not check the links of ${file.path}: ${messageOf(error)}`, ERROR_NOTICE_MS);
 				});
 			}
 			return true;

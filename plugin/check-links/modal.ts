@@ -1,6 +1,8 @@
-//! The current note's links on screen: a summary line, then each link (problems first, each
-//! labelled), focusable; the arrow keys move between them and Enter (or a click) goes to the
-//! link's line in the note. Escape closes.
+/**
+ * The current note's links on screen: a summary line, then each link (problems first, each
+ * labelled), focusable; the arrow keys move between them and Enter (or a click) goes to the
+ * link's line in the note. Escape closes.
+ */
 
 import { Modal, type App } from "obsidian";
 import { KeyboardList } from "../ui/keyboard-list";

@@ -1,9 +1,12 @@
-//! The current note's links as "Check links of the current note" shows them: the ones that need
-//! attention first (unresolved, then ambiguous, then those whose heading or block is missing),
-//! then the rest in the order written, and how many links point to the note. Pure over core's
-//! answers, so it is tested alone.
+/**
+ * The current note's links as "Check links of the current note" shows them: the ones that need
+ * attention first (unresolved, then ambiguous, then those whose heading or block is missing),
+ * then the rest in the order written, and how many links point to the note. Pure over core's
+ * answers, so it is tested alone.
+ */
 
 import type { OutgoingLink } from "../wasm";
+import { count } from "../ui/lists";
 
 /** What the modal shows: the note's links in the order to read them, and its backlinks. */
 export interface LinkCheck {
@@ -77,7 +80,3 @@ export const PROBLEM_TITLES: Record<Exclude<LinkProblem, null>, string> = {
 	missing_heading: "Missing heading",
 	missing_block: "Missing block",
 };
-
-function count(amount: number, noun: string): string {
-	return `${amount} ${noun}${amount === 1 ? "" : "s"}`;
-}

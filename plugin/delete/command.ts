@@ -1,7 +1,9 @@
-//! The "Delete note safely…" command: pick a note, see every link to it (a dry run of
-//! `delete_note`), and confirm to move exactly that note to the trash. The preview's
-//! `plan_hash` goes back as `approved_plan_hash`, so a note or backlinks changed in between are
-//! refused; with backlinks the confirmation is the opt-in (`force`) to leave them dangling.
+/**
+ * The "Delete note safely…" command: pick a note, see every link to it (a dry run of
+ * `delete_note`), and confirm to move exactly that note to the trash. The preview's
+ * `plan_hash` goes back as `approved_plan_hash`, so a note or backlinks changed in between are
+ * refused; with backlinks the confirmation is the opt-in (`force`) to leave them dangling.
+ */
 
 import { App, Notice, Plugin, type TFile } from "obsidian";
 import { NotePickerModal } from "../move/modals";
@@ -11,12 +13,10 @@ import type { DeleteAnswer, ToolError } from "../wasm";
 import { deleteNote } from "../change";
 import { DeletePreviewModal } from "./modals";
 import { ErrorCode } from "../error-codes";
+import { ERROR_NOTICE_MS } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const DELETE_NOTE_COMMAND_ID = "delete-note-safely";
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
 
 export function registerDeleteNoteCommand(plugin: Plugin, host: HostProvider): void {
 	plugin.addCommand({

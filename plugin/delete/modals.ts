@@ -1,10 +1,13 @@
-//! The "Delete note safely…" command's preview on screen: every link to the note (where, as
-//! written, in the body or which property), drawn by `renderDeletePreview`, and one button whose
-//! words say what confirming does. The keyboard starts on Cancel; Escape cancels.
+/**
+ * The "Delete note safely…" command's preview on screen: every link to the note (where, as
+ * written, in the body or which property), drawn by `renderDeletePreview`, and one button whose
+ * words say what confirming does. The keyboard starts on Cancel; Escape cancels.
+ */
 
 import type { App } from "obsidian";
 import { PreviewConfirmModal } from "../move/modals";
 import type { DeleteAnswer, DeleteReferrer } from "../wasm";
+import { byNote, count } from "../ui/lists";
 
 /**
  * Backlinks listed in a preview. A much-linked note could otherwise build a list of many
@@ -90,17 +93,3 @@ const BLOCKED_REASONS: Record<string, string> = {
 	concurrent_modification: "it was edited after it was read",
 	plan_hash_mismatch: "the note or the links to it changed since the preview",
 };
-
-function byNote(referrers: DeleteReferrer[]): Map<string, DeleteReferrer[]> {
-	const notes = new Map<string, DeleteReferrer[]>();
-	for (const referrer of referrers) {
-		const list = notes.get(referrer.note) ?? [];
-		list.push(referrer);
-		notes.set(referrer.note, list);
-	}
-	return notes;
-}
-
-function count(amount: number, noun: string): string {
-	return `${amount} ${noun}${amount === 1 ? "" : "s"}`;
-}

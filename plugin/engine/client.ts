@@ -1,23 +1,25 @@
-//! The plugin's link engine: every use of the link index goes through a `LinkEngine`, whose
-//! methods are asynchronous. Two carry it:
-//!
-//! - `WorkerEngine`, shipped: the index lives in a Web Worker (`worker.ts`) made from source
-//!   inlined in main.js, so no engine call blocks Obsidian's UI thread;
-//! - `DirectEngine`: the same requests answered on the calling thread (`EngineService`), the
-//!   fallback where a worker cannot be made (`startEngine` says so), and the reference the
-//!   worker is tested against.
-//!
-//! Order. Requests reach the engine in the order they are made, and it answers them in that
-//! order, so an update made before a call is applied before the call runs. Calls (core's `call`)
-//! wait on this side, one at a time, until the engine is free: a call whose caller went away
-//! (its `signal` aborted) before its turn is dropped unsent (`CallDroppedError`). A call already
-//! sent runs to its end: a worker cannot be interrupted without SharedArrayBuffer, which an
-//! Obsidian window need not have, so its answer is left unread instead. Updates and the small
-//! queries are sent at once; they overtake only calls still waiting here, which then see a
-//! fresher index.
-//!
-//! A call's texts go to the engine in parts of at most `STAGE_CHARACTERS` characters before
-//! the call itself, so posting them never copies the whole vault in one message on the UI thread.
+/**
+ * The plugin's link engine: every use of the link index goes through a `LinkEngine`, whose
+ * methods are asynchronous. Two carry it:
+ *
+ * - `WorkerEngine`, shipped: the index lives in a Web Worker (`worker.ts`) made from source
+ *   inlined in main.js, so no engine call blocks Obsidian's UI thread;
+ * - `DirectEngine`: the same requests answered on the calling thread (`EngineService`), the
+ *   fallback where a worker cannot be made (`startEngine` says so), and the reference the
+ *   worker is tested against.
+ *
+ * Order. Requests reach the engine in the order they are made, and it answers them in that
+ * order, so an update made before a call is applied before the call runs. Calls (core's `call`)
+ * wait on this side, one at a time, until the engine is free: a call whose caller went away
+ * (its `signal` aborted) before its turn is dropped unsent (`CallDroppedError`). A call already
+ * sent runs to its end: a worker cannot be interrupted without SharedArrayBuffer, which an
+ * Obsidian window need not have, so its answer is left unread instead. Updates and the small
+ * queries are sent at once; they overtake only calls still waiting here, which then see a
+ * fresher index.
+ *
+ * A call's texts go to the engine in parts of at most `STAGE_CHARACTERS` characters before
+ * the call itself, so posting them never copies the whole vault in one message on the UI thread.
+ */
 
 import type { ListedChange, CallOutcome, OutgoingLinks, RenameAudit } from "../wasm";
 import type { CallInputs, EngineFailure, EngineMessage, EngineReply, EngineRequest } from "./protocol";

@@ -1,7 +1,9 @@
-//! The `LinkEngine` on the calling thread: the same requests answered by the same
-//! `EngineService`, without a worker. The fallback where a worker cannot be made (each call then
-//! holds up the UI thread while it runs), and the reference the worker path is tested against.
-//! Needs `loadEngine` to have finished.
+/**
+ * The `LinkEngine` on the calling thread: the same requests answered by the same
+ * `EngineService`, without a worker. The fallback where a worker cannot be made (each call then
+ * holds up the UI thread while it runs), and the reference the worker path is tested against.
+ * Needs `loadEngine` to have finished.
+ */
 
 import { engineMemoryBytes } from "../wasm";
 import { LinkEngine } from "./client";

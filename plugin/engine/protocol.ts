@@ -1,7 +1,9 @@
-//! The messages between the plugin and its link engine, the same whether the engine runs in a
-//! Web Worker (`worker.ts`, reached through `postMessage`) or on the calling thread (`direct.ts`).
-//! Everything here is plain data that survives the structured clone: no function crosses, so a
-//! call's callbacks (a note's text, a file's modification time) cross as maps gathered before it.
+/**
+ * The messages between the plugin and its link engine, the same whether the engine runs in a
+ * Web Worker (`worker.ts`, reached through `postMessage`) or on the calling thread (`direct.ts`).
+ * Everything here is plain data that survives the structured clone: no function crosses, so a
+ * call's callbacks (a note's text, a file's modification time) cross as maps gathered before it.
+ */
 
 import type { ListedChange } from "../wasm";
 

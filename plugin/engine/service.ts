@@ -1,8 +1,10 @@
-//! The link index and what is asked of it: one wasm `Vault` and the answer to each request of
-//! `protocol.ts`. It runs inside the engine's Web Worker (`worker.ts`), and on the calling thread
-//! only for the direct engine (`direct.ts`: the fallback where no worker can be made, and the
-//! reference the worker is tested against). It imports the wasm glue, never `../wasm.ts`, which
-//! would bring the module's bytes into the worker's code a second time.
+/**
+ * The link index and what is asked of it: one wasm `Vault` and the answer to each request of
+ * `protocol.ts`. It runs inside the engine's Web Worker (`worker.ts`), and on the calling thread
+ * only for the direct engine (`direct.ts`: the fallback where no worker can be made, and the
+ * reference the worker is tested against). It imports the wasm glue, never `../wasm.ts`, which
+ * would bring the module's bytes into the worker's code a second time.
+ */
 
 import { Vault } from "../wasm/vaultlink_wasm";
 import { UPDATING_OPS, type EngineFailure, type EngineMessage, type EngineReply, type EngineRequest } from "./protocol";

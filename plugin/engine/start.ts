@@ -1,12 +1,15 @@
-//! Starts the plugin's link engine: in a Web Worker made from the worker's source inlined in
-//! main.js (`inline-worker.mjs`), handed the wasm module this thread compiled; on the calling
-//! thread (`DirectEngine`) only where no worker can be made, and then it says so.
+/**
+ * Starts the plugin's link engine: in a Web Worker made from the worker's source inlined in
+ * main.js (`inline-worker.mjs`), handed the wasm module this thread compiled; on the calling
+ * thread (`DirectEngine`) only where no worker can be made, and then it says so.
+ */
 
 import workerSource from "inline-worker:./worker";
 import { compiledModule, loadEngine } from "../wasm";
 import type { LinkEngine } from "./client";
 import { DirectEngine } from "./direct";
 import { WorkerEngine } from "./worker-engine";
+import { messageOf } from "../ui/notice";
 
 export { workerSource };
 
@@ -32,7 +35,7 @@ export async function startEngine(): Promise<LinkEngine> {
 	try {
 		return await startWorkerEngine();
 	} catch (error) {
-		return direct(`its worker could not be started (${error instanceof Error ? error.message : String(error)})`);
+		return direct(`its worker could not be started (${messageOf(error)})`);
 	}
 }
 

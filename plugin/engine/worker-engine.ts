@@ -1,22 +1,25 @@
-//! The shipped `LinkEngine`: the index in a Web Worker. A plugin is one main.js, so the worker is
-//! made from its bundled source, inlined as text (`inline-worker.mjs`), through a `blob:` URL;
-//! the wasm module this thread compiled is posted to it and instantiated there. Messages are
-//! structured-cloned both ways: no function crosses (`protocol.ts`).
-//!
-//! A crash. An uncaught error in the worker (an `error` event: the browser keeps the worker
-//! running, but the index in it can no longer be trusted) or a message from it that cannot be
-//! read ends that worker: it is terminated, every request on its way is rejected with an
-//! `EngineRestartedError` (retryable), and a new worker is made from the same source and compiled
-//! module, with an empty index. Listeners (`onRestart`) are told, so the plugin builds the index
-//! again from the vault and then calls `rebuilt`; calls are refused until then. A crash loop
-//! (`MAX_CRASHES` within `CRASH_WINDOW_MS`) moves the engine to this thread (the direct engine's
-//! `EngineHost`) rather than restarting forever. A worker that stops answering without an event
-//! (stopped by the browser, or by its own `close()`) is not seen: nothing tells a window so.
+/**
+ * The shipped `LinkEngine`: the index in a Web Worker. A plugin is one main.js, so the worker is
+ * made from its bundled source, inlined as text (`inline-worker.mjs`), through a `blob:` URL;
+ * the wasm module this thread compiled is posted to it and instantiated there. Messages are
+ * structured-cloned both ways: no function crosses (`protocol.ts`).
+ *
+ * A crash. An uncaught error in the worker (an `error` event: the browser keeps the worker
+ * running, but the index in it can no longer be trusted) or a message from it that cannot be
+ * read ends that worker: it is terminated, every request on its way is rejected with an
+ * `EngineRestartedError` (retryable), and a new worker is made from the same source and compiled
+ * module, with an empty index. Listeners (`onRestart`) are told, so the plugin builds the index
+ * again from the vault and then calls `rebuilt`; calls are refused until then. A crash loop
+ * (`MAX_CRASHES` within `CRASH_WINDOW_MS`) moves the engine to this thread (the direct engine's
+ * `EngineHost`) rather than restarting forever. A worker that stops answering without an event
+ * (stopped by the browser, or by its own `close()`) is not seen: nothing tells a window so.
+ */
 
 import { engineMemoryBytes } from "../wasm";
 import { LinkEngine, EngineFailedError, EngineRestartedError, type EngineKind } from "./client";
 import type { EngineMessage, EngineReply, EngineStart } from "./protocol";
 import { EngineHost, EngineService } from "./service";
+import { messageOf } from "../ui/notice";
 
 /** Crashes within `CRASH_WINDOW_MS` after which the engine leaves its worker for this thread. */
 export const MAX_CRASHES = 3;
@@ -158,7 +161,7 @@ export class WorkerEngine extends LinkEngine {
 			try {
 				this.direct = new EngineHost(new EngineService(engineMemoryBytes), (reply) => this.receive(reply));
 			} catch (error) {
-				this.stopWith(new EngineFailedError(`the link engine's worker failed (${reason}), and the engine could not start on this thread: ${error instanceof Error ? error.message : String(error)}`));
+				this.stopWith(new EngineFailedError(`the link engine's worker failed (${reason}), and the engine could not start on this thread: ${messageOf(error)}`));
 				return;
 			}
 		}

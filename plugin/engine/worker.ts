@@ -1,9 +1,11 @@
-//! The engine's Web Worker: the link index lives here, off Obsidian's UI thread. esbuild bundles
-//! this file on its own (`plugin/engine/inline-worker.mjs`) and main.js holds the bundle as text,
-//! from which `client.ts` makes the worker (a plugin is one main.js, so there is no file to point
-//! a worker at). Its first message is the wasm module the window compiled, instantiated here;
-//! then each message is one request of `protocol.ts`, answered in the order it came
-//! (`EngineHost`). Requests that arrive while the module compiles wait for it.
+/**
+ * The engine's Web Worker: the link index lives here, off Obsidian's UI thread. esbuild bundles
+ * this file on its own (`plugin/engine/inline-worker.mjs`) and main.js holds the bundle as text,
+ * from which `client.ts` makes the worker (a plugin is one main.js, so there is no file to point
+ * a worker at). Its first message is the wasm module the window compiled, instantiated here;
+ * then each message is one request of `protocol.ts`, answered in the order it came
+ * (`EngineHost`). Requests that arrive while the module compiles wait for it.
+ */
 
 import initialiseWasm from "../wasm/vaultlink_wasm";
 import type { EngineMessage, EngineReply, EngineStart } from "./protocol";

@@ -1,18 +1,18 @@
-//! The "Show the link graph's health" command: the vault's link health in counts and ratios,
-//! the notes most linked to (and which of them hold parts of the vault together), and the
-//! largest islands, from core's `link_graph` on the plugin's index. A hub opens on a click.
+/**
+ * The "Show the link graph's health" command: the vault's link health in counts and ratios,
+ * the notes most linked to (and which of them hold parts of the vault together), and the
+ * largest islands, from core's `link_graph` on the plugin's index. A hub opens on a click.
+ */
 
 import { Modal, Notice, Plugin, type App } from "obsidian";
 import type { LinkEngine } from "../engine/client";
+import { messageOf, ERROR_NOTICE_MS } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const LINK_GRAPH_COMMAND_ID = "show-link-graph-health";
 
 /** How many hubs and islands the window lists; the counts stay exact. */
 export const LISTED = 10;
-
-/** How long an error stays on screen: long enough to read it. */
-const ERROR_NOTICE_MS = 10_000;
 
 interface Health {
 	notes: number;
@@ -52,7 +52,7 @@ export function registerLinkGraphCommand(plugin: Plugin, settledIndex: () => Pro
 		callback: () => {
 			void showLinkGraph(plugin.app, settledIndex).catch((error: unknown) => {
 				console.error("vaultlink: could not read the link graph", error);
-				new Notice(`vaultlink: could not read the link graph: ${error instanceof Error ? error.message : String(error)}`, ERROR_NOTICE_MS);
+				new Notice(`vaultlink: could not read the link graph: ${messageOf(error)}`, ERROR_NOTICE_MS);
 			});
 		},
 	});

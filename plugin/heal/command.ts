@@ -1,10 +1,12 @@
-//! Moves made outside Obsidian (a file manager, `mv`, a script, a sync client), which Obsidian's
-//! file watcher reports as a delete and a create, so Obsidian updates no link: the "Heal links
-//! broken by moves made outside Obsidian" command previews `heal_moves` (each move detected and
-//! every link it rewrites) and applies exactly that plan on confirmation (its `plan_hash` goes
-//! back as `approved_plan_hash`, so a vault that changed in between is refused). A notice says
-//! when such moves broke links. What counts as a move, and the rewrite, are core's
-//! (`crates/core/src/moves_detected.rs`).
+/**
+ * Moves made outside Obsidian (a file manager, `mv`, a script, a sync client), which Obsidian's
+ * file watcher reports as a delete and a create, so Obsidian updates no link: the "Heal links
+ * broken by moves made outside Obsidian" command previews `heal_moves` (each move detected and
+ * every link it rewrites) and applies exactly that plan on confirmation (its `plan_hash` goes
+ * back as `approved_plan_hash`, so a vault that changed in between is refused). A notice says
+ * when such moves broke links. What counts as a move, and the rewrite, are core's
+ * (`crates/core/src/moves_detected.rs`).
+ */
 
 import { App, Notice, Plugin, debounce, type Debouncer, type TAbstractFile } from "obsidian";
 import { runCall } from "../change";
@@ -12,13 +14,12 @@ import type { ToolHost } from "../host";
 import type { HostProvider } from "../move/command";
 import { PreviewConfirmModal, renderMovePreview } from "../move/modals";
 import type { FileMove, MoveAnswer, ToolError } from "../wasm";
+import { ERROR_NOTICE_MS } from "../ui/notice";
+import { count } from "../ui/lists";
 
 /** Stable: users bind hotkeys to it. */
 export const HEAL_MOVES_COMMAND_ID = "heal-moves-made-outside-obsidian";
 export const HEAL_MOVES_COMMAND_NAME = "Heal links broken by moves made outside Obsidian";
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
 
 /** How long the vault's deletes and creates must be quiet before moves are looked for: a folder moved comes as many. */
 export const MOVES_QUIET_MS = 2_000;
@@ -166,10 +167,6 @@ export class MovesNotice {
 		);
 		return notice;
 	}
-}
-
-function count(n: number, one: string, many: string): string {
-	return `${n} ${n === 1 ? one : many}`;
 }
 
 function notifyError(error: ToolError): void {

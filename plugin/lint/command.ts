@@ -1,8 +1,10 @@
-//! The wiki lint inside Obsidian: the "Lint the vault" command opens (or refreshes) the "Vault
-//! lint" view, and the status bar counts the unresolved links. Core does the work
-//! (`lint_wiki`, `find_unresolved_links`) on the plugin's index, with the kinds and excluded
-//! folders of the plugin's settings. A finding's fix is previewed (a dry run of its tool) and
-//! applied only once confirmed, through the same tool host an agent's calls go through.
+/**
+ * The wiki lint inside Obsidian: the "Lint the vault" command opens (or refreshes) the "Vault
+ * lint" view, and the status bar counts the unresolved links. Core does the work
+ * (`lint_wiki`, `find_unresolved_links`) on the plugin's index, with the kinds and excluded
+ * folders of the plugin's settings. A finding's fix is previewed (a dry run of its tool) and
+ * applied only once confirmed, through the same tool host an agent's calls go through.
+ */
 
 import { Notice, Plugin, type App, type Workspace } from "obsidian";
 import { renderRewritePreview } from "../audit/modal";
@@ -16,15 +18,13 @@ import { lintRules, type MoveAnswer, type ToolError } from "../wasm";
 import { FIXING_TOOLS, type LintProposal, type LintReport } from "./report";
 import { UnresolvedLinksStatus } from "./status";
 import { LINT_VIEW_TYPE, LintView, type LintRun } from "./view";
+import { messageOf, ERROR_NOTICE_MS } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const LINT_COMMAND_ID = "lint-vault";
 
 /** Findings one run lists; the counts per kind stay exact beyond it. */
 export const LINT_LIMIT = 1000;
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
 
 /** The link index once it is current, or null when the plugin is unloaded. */
 export type IndexProvider = () => Promise<LinkEngine | null>;
@@ -65,7 +65,7 @@ export class VaultLint {
 					fix: (view) => (proposal) => {
 						this.fixing = this.fix(proposal, view).catch((error: unknown) => {
 							console.error("vaultlink: could not preview the fix", error);
-							new Notice(`vaultlink: the fix could not be previewed: ${error instanceof Error ? error.message : String(error)}. Lint again and retry.`, ERROR_NOTICE_MS);
+							new Notice(`vaultlink: the fix could not be previewed: ${messageOf(error)}. Lint again and retry.`, ERROR_NOTICE_MS);
 						});
 					},
 				}),
@@ -162,7 +162,7 @@ export class VaultLint {
 					else new Notice(`vaultlink: ${describeFix(applied.result as MoveAnswer)}`);
 				} catch (error) {
 					console.error("vaultlink: the fix failed", error);
-					new Notice(`vaultlink: the fix failed: ${error instanceof Error ? error.message : String(error)}. Lint again to see the vault as it is.`, ERROR_NOTICE_MS);
+					new Notice(`vaultlink: the fix failed: ${messageOf(error)}. Lint again to see the vault as it is.`, ERROR_NOTICE_MS);
 				}
 				await view.refresh();
 			},

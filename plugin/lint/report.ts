@@ -1,6 +1,8 @@
-//! The wiki lint's report as the "Vault lint" view draws it: findings grouped by kind with their
-//! counts, each subject a link to the note (at its line) where the finding is, and the checks
-//! that could not run with their reasons. Pure over the report's data, so it is tested alone.
+/**
+ * The wiki lint's report as the "Vault lint" view draws it: findings grouped by kind with their
+ * counts, each subject a link to the note (at its line) where the finding is, and the checks
+ * that could not run with their reasons. Pure over the report's data, so it is tested alone.
+ */
 
 /** One finding of `lint_wiki`, as core returns it. */
 export interface LintProposal {
@@ -136,7 +138,7 @@ export interface RenderedFinding {
 /** What a finding's fix button does, for findings whose proposal names a tool vaultlink applies. */
 export type FixFinding = (proposal: LintProposal) => void;
 
-/** Tools a fix button runs: the ones the plugin previews and applies itself (`move/apply.ts`). */
+/** Tools a fix button runs: the ones the plugin previews and applies itself (`batch/apply.ts`). */
 export const FIXING_TOOLS = new Set(["rewrite_link", "move_note"]);
 
 /** The plugin's command that does what an MCP tool does, for the tools a person can run here. */

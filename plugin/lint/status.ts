@@ -1,7 +1,9 @@
-//! The status-bar count of unresolved links: how many missing targets `find_unresolved_links`
-//! reports. The index keeps that number as it changes (core's `Vault::missing_targets`), and the
-//! link engine tells the plugin after an update that changed it; this only shows it, so no save
-//! costs the UI thread, or the worker, a count. Clicking it opens the "Vault lint" view.
+/**
+ * The status-bar count of unresolved links: how many missing targets `find_unresolved_links`
+ * reports. The index keeps that number as it changes (core's `Vault::missing_targets`), and the
+ * link engine tells the plugin after an update that changed it; this only shows it, so no save
+ * costs the UI thread, or the worker, a count. Clicking it opens the "Vault lint" view.
+ */
 
 import type { Plugin } from "obsidian";
 import { EngineRestartedError, type LinkEngine } from "../engine/client";

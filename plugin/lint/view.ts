@@ -1,11 +1,14 @@
-//! The "Vault lint" view: runs `lint_wiki` on the plugin's index when it opens (and on "Lint
-//! again"), and shows the report (`report.ts`). Every finding takes the keyboard: the arrow
-//! keys move between findings, Enter (or a click on its subject) opens its note at its line,
-//! and a finding whose proposal names a tool gets a button that previews the fix.
+/**
+ * The "Vault lint" view: runs `lint_wiki` on the plugin's index when it opens (and on "Lint
+ * again"), and shows the report (`report.ts`). Every finding takes the keyboard: the arrow
+ * keys move between findings, Enter (or a click on its subject) opens its note at its line,
+ * and a finding whose proposal names a tool gets a button that previews the fix.
+ */
 
 import { ButtonComponent, ItemView, type WorkspaceLeaf } from "obsidian";
 import { KeyboardList } from "../ui/keyboard-list";
 import { renderLintReport, type FixFinding, type LintHealth, type LintLocation, type LintReport } from "./report";
+import { messageOf } from "../ui/notice";
 
 /** Stable: Obsidian saves open views in the workspace layout by their type. */
 export const LINT_VIEW_TYPE = "vaultlink-lint";
@@ -90,7 +93,7 @@ export class LintView extends ItemView {
 		try {
 			return await this.actions.runLint();
 		} catch (error) {
-			return { ok: false, message: `The lint failed: ${error instanceof Error ? error.message : String(error)}. Run it again; if it fails again, reload the plugin.` };
+			return { ok: false, message: `The lint failed: ${messageOf(error)}. Run it again; if it fails again, reload the plugin.` };
 		}
 	}
 

@@ -1,7 +1,9 @@
-//! Moving several files at once from the file explorer: with more than one file or folder
-//! selected, its context menu offers "Move N items safely…"; the user names a folder, sees every
-//! move and every link that changes (a dry run of `bulk_move_notes`, one proven batch), and
-//! confirms to apply exactly that plan.
+/**
+ * Moving several files at once from the file explorer: with more than one file or folder
+ * selected, its context menu offers "Move N items safely…"; the user names a folder, sees every
+ * move and every link that changes (a dry run of `bulk_move_notes`, one proven batch), and
+ * confirms to apply exactly that plan.
+ */
 
 import { App, Notice, Plugin, normalizePath, type Menu, type TAbstractFile } from "obsidian";
 import type { ToolHost } from "../host";
@@ -9,9 +11,7 @@ import { runCall } from "../change";
 import type { MoveAnswer, ToolError } from "../wasm";
 import type { HostProvider } from "./command";
 import { DestinationModal, MovePreviewModal, describeMove } from "./modals";
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
+import { ERROR_NOTICE_MS } from "../ui/notice";
 
 /** Adds the bulk move to the file explorer's menu for a selection of several files. */
 export function registerBulkMove(plugin: Plugin, host: HostProvider): void {

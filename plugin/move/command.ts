@@ -1,18 +1,18 @@
-//! The "Move note safely…" command: pick a file, type its new path, see every link the move
-//! rewrites (a dry run of `move_note`), and confirm to apply exactly that plan (its `plan_hash`
-//! is passed back as `approved_plan_hash`, so a vault that changed in between is refused).
+/**
+ * The "Move note safely…" command: pick a file, type its new path, see every link the move
+ * rewrites (a dry run of `move_note`), and confirm to apply exactly that plan (its `plan_hash`
+ * is passed back as `approved_plan_hash`, so a vault that changed in between is refused).
+ */
 
 import { App, Notice, Plugin, normalizePath, type TFile } from "obsidian";
 import type { ToolHost } from "../host";
 import type { MoveAnswer, ToolError } from "../wasm";
 import { moveNote } from "../change";
 import { DestinationModal, MovePreviewModal, NotePickerModal, describeMove } from "./modals";
+import { ERROR_NOTICE_MS } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const MOVE_NOTE_COMMAND_ID = "move-note-safely";
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
 
 /** The tools' host once the index holds what the vault holds, or null when the plugin is unloaded. */
 export type HostProvider = () => Promise<ToolHost | null>;

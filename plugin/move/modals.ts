@@ -1,9 +1,12 @@
-//! The "Move note safely…" command's three steps on screen: pick a file (`NotePickerModal`),
-//! type where it goes (`DestinationModal`), and check every change before confirming
-//! (`MovePreviewModal`, drawn by `renderMovePreview`). Enter goes forward, Escape cancels.
+/**
+ * The "Move note safely…" command's three steps on screen: pick a file (`NotePickerModal`),
+ * type where it goes (`DestinationModal`), and check every change before confirming
+ * (`MovePreviewModal`, drawn by `renderMovePreview`). Enter goes forward, Escape cancels.
+ */
 
 import { App, ButtonComponent, FuzzySuggestModal, Modal, TextComponent, type TFile } from "obsidian";
 import type { ChangeReason, LinkChange, MoveAnswer } from "../wasm";
+import { byNote, count } from "../ui/lists";
 
 /**
  * Changes listed in a preview. A move of a much-linked note could otherwise build a list of
@@ -272,17 +275,3 @@ const REASONS: Record<ChangeReason, string> = {
 	second_order: "the move would make it point to another file",
 	repointed: "it names the old target",
 };
-
-function byNote(changes: LinkChange[]): Map<string, LinkChange[]> {
-	const notes = new Map<string, LinkChange[]>();
-	for (const change of changes) {
-		const list = notes.get(change.note) ?? [];
-		list.push(change);
-		notes.set(change.note, list);
-	}
-	return notes;
-}
-
-function count(amount: number, noun: string): string {
-	return `${amount} ${noun}${amount === 1 ? "" : "s"}`;
-}

@@ -1,19 +1,22 @@
-//! The vault's sealing keys on the disk, through Node's `fs` inside Obsidian: the same files, read
-//! and made by the same rules, as the sidecar's (`crates/sidecar/src/seal_keys.rs`); every rule is
-//! core's (`crates/core/src/seal_key.rs`), reached through the wasm module.
-//!
-//! A key file is `<vault>/.vaultlink/keys/<id>.key`, opened without following a link and used
-//! only when what was opened is a plain file of this user, of mode 0600 (but on Windows), no
-//! larger than core's bound, holding a key; the key a seal is made with is derived from its secret
-//! and the file's identity (`ino`: the inode, or on Windows the file index), so a copy of the file
-//! is never a usable key. Nothing here depends on the home folder: a Flatpak or Snap Obsidian and
-//! a sidecar elsewhere find the same key in the vault they share.
+/**
+ * The vault's sealing keys on the disk, through Node's `fs` inside Obsidian: the same files, read
+ * and made by the same rules, as the sidecar's (`crates/sidecar/src/seal_keys.rs`); every rule is
+ * core's (`crates/core/src/seal_key.rs`), reached through the wasm module.
+ *
+ * A key file is `<vault>/.vaultlink/keys/<id>.key`, opened without following a link and used
+ * only when what was opened is a plain file of this user, of mode 0600 (but on Windows), no
+ * larger than core's bound, holding a key; the key a seal is made with is derived from its secret
+ * and the file's identity (`ino`: the inode, or on Windows the file index), so a copy of the file
+ * is never a usable key. Nothing here depends on the home folder: a Flatpak or Snap Obsidian and
+ * a sidecar elsewhere find the same key in the vault they share.
+ */
 
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 import { journalKeyNamed, openJournal, sealJournal, sealKey, sealKeyCandidates, sealKeyNewId, sealKeyRefusal, sealKeySecret, sealKeyUnusable, type Journal, type Purpose, type SealKeyUnusable, type ToolError } from "../wasm";
 import { KEYS_FOLDER, OWN_FOLDER } from "../wire";
+import { messageOf } from "../ui/notice";
 
 const VAULTLINK_FOLDER = OWN_FOLDER;
 /** More than a key file may hold (core's `seal_key::MAX_KEY_FILE_BYTES` is 128): a read stops here. */
@@ -29,10 +32,6 @@ export interface SealKey {
 
 function keysFolder(base: string): string {
 	return path.join(base, ...KEYS_FOLDER.split("/"));
-}
-
-function message(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
 }
 
 /** No folder between the vault and the keys is a symbolic link (or anything but a folder). */
@@ -67,7 +66,7 @@ export function keyOf(base: string, id: string): { key: Uint8Array } | { unusabl
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === "ENOENT" || code === "ENOTDIR") return { unusable: { kind: "missing" } };
 		if (code === "ELOOP") return { unusable: { kind: "not_plain_file" } };
-		return { unusable: { kind: "unreadable", detail: message(error) } };
+		return { unusable: { kind: "unreadable", detail: messageOf(error) } };
 	}
 	try {
 		// What is checked is what was opened, so a file swapped meanwhile is not read.
@@ -83,7 +82,7 @@ export function keyOf(base: string, id: string): { key: Uint8Array } | { unusabl
 		if (secret === undefined) return { unusable: { kind: "not_a_key" } };
 		return { key: sealKey(secret, stat.ino) };
 	} catch (error) {
-		return { unusable: { kind: "unreadable", detail: message(error) } };
+		return { unusable: { kind: "unreadable", detail: messageOf(error) } };
 	} finally {
 		fs.closeSync(fd);
 	}
@@ -166,7 +165,7 @@ function makeKey(base: string, passedOver: string[]): SealKey {
 		if ("unusable" in made) throw new Error(sealKeyRefusal(id, made.unusable));
 		return { id, key: made.key };
 	} catch (error) {
-		throw new Error(`making the vault's sealing key in ${folder} failed: ${message(error)}`);
+		throw new Error(`making the vault's sealing key in ${folder} failed: ${messageOf(error)}`);
 	}
 }
 

@@ -1,8 +1,10 @@
-//! What an MCP client needs to start the sidecar on this vault, in each client's own format:
-//! Claude Desktop's and Cursor's `mcpServers` JSON, VS Code's `servers` JSON, Claude Code's
-//! `claude mcp add` command line (quoted for the shell it is pasted into) and Codex's
-//! `[mcp_servers.vaultlink]` TOML table. Pure: the vault's path and the sidecar's command in,
-//! text out, so the settings tab, the command and the tests share it.
+/**
+ * What an MCP client needs to start the sidecar on this vault, in each client's own format:
+ * Claude Desktop's and Cursor's `mcpServers` JSON, VS Code's `servers` JSON, Claude Code's
+ * `claude mcp add` command line (quoted for the shell it is pasted into) and Codex's
+ * `[mcp_servers.vaultlink]` TOML table. Pure: the vault's path and the sidecar's command in,
+ * text out, so the settings tab, the command and the tests share it.
+ */
 
 /**
  * Every MCP client the configuration is written for, in the order the copied text lists them.

@@ -1,7 +1,9 @@
-//! The "Compare link parsing with Obsidian" command: reads every note, parses it with core and
-//! compares the links with Obsidian's metadata cache (`compare.ts`), then where each link points
-//! in the plugin's index against where Obsidian resolves it (`resolution.ts`), writes the full
-//! report to the console and shows it in a modal (`modal.ts`).
+/**
+ * The "Compare link parsing with Obsidian" command: reads every note, parses it with core and
+ * compares the links with Obsidian's metadata cache (`compare.ts`), then where each link points
+ * in the plugin's index against where Obsidian resolves it (`resolution.ts`), writes the full
+ * report to the console and shows it in a modal (`modal.ts`).
+ */
 
 import { App, Notice, Plugin, type TFile } from "obsidian";
 import { whenMetadataResolved } from "../metadata";
@@ -11,6 +13,7 @@ import { compareNote, type NoteComparison } from "./compare";
 import { LinkParityModal } from "./modal";
 import { formatReport, summarise, type ParityReport, type SkippedNote } from "./report";
 import { compareResolution, linkpathsOf, type NoteResolution } from "./resolution";
+import { messageOf } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const COMPARE_LINK_PARSING_COMMAND_ID = "compare-link-parsing";
@@ -102,10 +105,6 @@ async function compareNoteResolution(app: App, index: LinkEngine | null, file: T
 	} catch (error) {
 		return { path: file.path, reason: `resolution could not be compared: ${messageOf(error)}` };
 	}
-}
-
-function messageOf(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
 }
 
 async function runLinkParity(app: App, settledIndex: SettledIndex, resolveWaitMs: number): Promise<void> {

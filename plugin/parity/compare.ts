@@ -1,31 +1,33 @@
-//! Compares how vaultlink's core and Obsidian's metadata cache read the links of a note. Pure
-//! functions over plain data (the note's text, core's parse, Obsidian's cached metadata), so
-//! the comparison is tested without Obsidian; `command.ts` gathers the data and shows the result.
-//!
-//! How the two sides are matched:
-//!
-//! - Body links by where they start: Obsidian's `position.start.offset` and core's
-//!   `link_positions[i].start.offset`, both counted in UTF-16 code units from the start of the
-//!   note. Matched links are then compared field by field: kind (link or embed), target,
-//!   the link's whole text, and the display text where vaultlink has one.
-//! - Property links by key and target. Obsidian's `FrontmatterLinkCache.key` is typed only as
-//!   `string`; in practice it is the property name for a plain value and the name and list
-//!   index joined with "." for a list item (`related.0`), so vaultlink's `key_path` is joined
-//!   the same way.
-//!
-//! What "target" means on each side. Obsidian's `Reference.link` is documented only as "Link
-//! destination". In practice (the typings do not say) it is, for a wikilink, the text between
-//! the brackets before any `|` (`Note#Heading`), and for a Markdown link the destination
-//! percent-decoded and without angle brackets (`[x](My%20Note.md)` gives `My Note.md`; other
-//! readings give `My Note`, without the `.md`, which core's `LinkCache.link` field follows).
-//! vaultlink's `target` is the destination as written, `path` plus `subpath` its decoded form,
-//! and `link_fields[i].link` plus `subpath` the form without `.md`; a Markdown link agrees if
-//! Obsidian's `link` equals any of them, since all name the same file and an encoding is not a
-//! parsing difference.
-//!
-//! Links of the forms that need a rule of their own (core's `LinkForm`: relative wikilinks,
-//! links in JSON frontmatter, links in block scalars) are also counted by form, so a vault
-//! that uses them shows how far the two readings agree on each.
+/**
+ * Compares how vaultlink's core and Obsidian's metadata cache read the links of a note. Pure
+ * functions over plain data (the note's text, core's parse, Obsidian's cached metadata), so
+ * the comparison is tested without Obsidian; `command.ts` gathers the data and shows the result.
+ *
+ * How the two sides are matched:
+ *
+ * - Body links by where they start: Obsidian's `position.start.offset` and core's
+ *   `link_positions[i].start.offset`, both counted in UTF-16 code units from the start of the
+ *   note. Matched links are then compared field by field: kind (link or embed), target,
+ *   the link's whole text, and the display text where vaultlink has one.
+ * - Property links by key and target. Obsidian's `FrontmatterLinkCache.key` is typed only as
+ *   `string`; in practice it is the property name for a plain value and the name and list
+ *   index joined with "." for a list item (`related.0`), so vaultlink's `key_path` is joined
+ *   the same way.
+ *
+ * What "target" means on each side. Obsidian's `Reference.link` is documented only as "Link
+ * destination". In practice (the typings do not say) it is, for a wikilink, the text between
+ * the brackets before any `|` (`Note#Heading`), and for a Markdown link the destination
+ * percent-decoded and without angle brackets (`[x](My%20Note.md)` gives `My Note.md`; other
+ * readings give `My Note`, without the `.md`, which core's `LinkCache.link` field follows).
+ * vaultlink's `target` is the destination as written, `path` plus `subpath` its decoded form,
+ * and `link_fields[i].link` plus `subpath` the form without `.md`; a Markdown link agrees if
+ * Obsidian's `link` equals any of them, since all name the same file and an encoding is not a
+ * parsing difference.
+ *
+ * Links of the forms that need a rule of their own (core's `LinkForm`: relative wikilinks,
+ * links in JSON frontmatter, links in block scalars) are also counted by form, so a vault
+ * that uses them shows how far the two readings agree on each.
+ */
 
 import type { CachedMetadata, FrontmatterLinkCache, ReferenceCache } from "obsidian";
 import { LINK_FORMS, type LinkForm, type NoteLocation, type ParsedLink, type ParsedNote } from "../wasm";

@@ -1,6 +1,8 @@
-//! Shows a link parity report: the summary counts, the disagreements grouped by note, and the
-//! intended differences with why they are intended; then the same for resolution, and every
-//! ambiguous link with the file each side picked. A Modal, so Escape closes it.
+/**
+ * Shows a link parity report: the summary counts, the disagreements grouped by note, and the
+ * intended differences with why they are intended; then the same for resolution, and every
+ * ambiguous link with the file each side picked. A Modal, so Escape closes it.
+ */
 
 import { App, Modal } from "obsidian";
 import { INTENDED_DIFFERENCES, describeDisagreement, describeIntended } from "./compare";

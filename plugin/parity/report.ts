@@ -1,10 +1,13 @@
-//! The parity report over a vault: the parsing comparison of every note (`compare.ts`) and the
-//! resolution comparison (`resolution.ts`), their totals, and the report as words, shared by
-//! the modal and the console.
+/**
+ * The parity report over a vault: the parsing comparison of every note (`compare.ts`) and the
+ * resolution comparison (`resolution.ts`), their totals, and the report as words, shared by
+ * the modal and the console.
+ */
 
 import { LINK_FORMS, type LinkForm } from "../wasm";
 import { INTENDED_DIFFERENCES, describeDisagreement, describeIntended, emptyFormCounts, type FormCounts, type NoteComparison } from "./compare";
 import { describeAmbiguous, describeCount, describeLinkResolution, type NoteResolution } from "./resolution";
+import { count } from "../ui/lists";
 
 /** A note left out of a comparison, and why. */
 export interface SkippedNote {
@@ -129,10 +132,6 @@ export function hasResolutionDisagreements(note: NoteResolution): boolean {
 /** The lines of a note's resolution disagreements: the links first, then the counts. */
 export function describeResolutionDisagreements(note: NoteResolution): string[] {
 	return [...note.links.map(describeLinkResolution), ...note.counts.map(describeCount)];
-}
-
-function count(value: number, one: string, many: string): string {
-	return `${value} ${value === 1 ? one : many}`;
 }
 
 /** The parsing counts as short phrases: `12 notes compared`, `3 disagreements`. */

@@ -1,27 +1,29 @@
-//! Compares which file each link of a note points to, as vaultlink's index resolves it and as
-//! Obsidian's metadata cache does. Pure functions over plain data (the note's text, core's parse,
-//! the index's resolutions, Obsidian's answers), so the comparison is tested without Obsidian;
-//! `command.ts` gathers the data.
-//!
-//! Two views of Obsidian's side are compared:
-//!
-//! - Link by link: for each of vaultlink's links, `getFirstLinkpathDest(linkpath, note)`, the
-//!   file Obsidian picks for the link's path, against the index's `resolved_path` (or none).
-//!   The linkpath asked for is core's `path` of the link, trimmed: the target without its
-//!   `#subpath`, percent-decoded for a Markdown link, as Obsidian's `getLinkpath` gives it from
-//!   the link text in its cache.
-//! - Counts per destination: `resolvedLinks[note]` (destination path -> number of links) and
-//!   `unresolvedLinks[note]` (link text -> number of links) against the same counts over the
-//!   index's links. This catches what the link-by-link view cannot: links Obsidian resolves
-//!   that vaultlink does not read at all, and the reverse. The intended parsing differences
-//!   (`INTENDED_DIFFERENCES`) are left out of the counts, since the parsing report lists each
-//!   of them already: vaultlink's Markdown links in properties, and external URLs Obsidian may
-//!   hold as unresolved links.
-//!
-//! When several files match a link, core picks one and calls the link ambiguous: a file under the
-//! linking note's folder (its subfolders included) first, then the shortest path (in UTF-8
-//! bytes), then the lexicographically first. Obsidian documents no rule, so every ambiguous link is listed with
-//! the file each side picked and which step of core's rule decided.
+/**
+ * Compares which file each link of a note points to, as vaultlink's index resolves it and as
+ * Obsidian's metadata cache does. Pure functions over plain data (the note's text, core's parse,
+ * the index's resolutions, Obsidian's answers), so the comparison is tested without Obsidian;
+ * `command.ts` gathers the data.
+ *
+ * Two views of Obsidian's side are compared:
+ *
+ * - Link by link: for each of vaultlink's links, `getFirstLinkpathDest(linkpath, note)`, the
+ *   file Obsidian picks for the link's path, against the index's `resolved_path` (or none).
+ *   The linkpath asked for is core's `path` of the link, trimmed: the target without its
+ *   `#subpath`, percent-decoded for a Markdown link, as Obsidian's `getLinkpath` gives it from
+ *   the link text in its cache.
+ * - Counts per destination: `resolvedLinks[note]` (destination path -> number of links) and
+ *   `unresolvedLinks[note]` (link text -> number of links) against the same counts over the
+ *   index's links. This catches what the link-by-link view cannot: links Obsidian resolves
+ *   that vaultlink does not read at all, and the reverse. The intended parsing differences
+ *   (`INTENDED_DIFFERENCES`) are left out of the counts, since the parsing report lists each
+ *   of them already: vaultlink's Markdown links in properties, and external URLs Obsidian may
+ *   hold as unresolved links.
+ *
+ * When several files match a link, core picks one and calls the link ambiguous: a file under the
+ * linking note's folder (its subfolders included) first, then the shortest path (in UTF-8
+ * bytes), then the lexicographically first. Obsidian documents no rule, so every ambiguous link is listed with
+ * the file each side picked and which step of core's rule decided.
+ */
 
 import { decidedBy, type ParsedLink, type ParsedNote, type OutgoingLinks, type ResolutionStatus } from "../wasm";
 import { describeLocation, emptyFormCounts, isMarkdown, propertyKey, type FormCounts, type LinkLocation } from "./compare";

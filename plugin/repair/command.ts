@@ -1,8 +1,10 @@
-//! The "Fix broken links" command: a dry run of `fix_broken_links` over the vault shows each link
-//! it would repair (with its evidence and confidence) and those it leaves, and confirming applies
-//! exactly that plan (its `plan_hash` goes back as `approved_plan_hash`, so a vault that changed
-//! in between is refused). Which links are repaired, and to what, is core's
-//! (`crates/core/src/repair.rs`).
+/**
+ * The "Fix broken links" command: a dry run of `fix_broken_links` over the vault shows each link
+ * it would repair (with its evidence and confidence) and those it leaves, and confirming applies
+ * exactly that plan (its `plan_hash` goes back as `approved_plan_hash`, so a vault that changed
+ * in between is refused). Which links are repaired, and to what, is core's
+ * (`crates/core/src/repair.rs`).
+ */
 
 import { App, Notice, Plugin } from "obsidian";
 import type { HostProvider } from "../move/command";
@@ -10,12 +12,10 @@ import type { ToolHost } from "../host";
 import { runCall } from "../change";
 import { PreviewConfirmModal } from "../move/modals";
 import type { ToolError } from "../wasm";
+import { ERROR_NOTICE_MS } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const FIX_LINKS_COMMAND_ID = "fix-broken-links";
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
 
 /** The most repairs the preview lists; the count says how many there are. */
 const PREVIEW_LIMIT = 200;

@@ -1,7 +1,9 @@
-//! The plugin's settings: what they are, their defaults (`DEFAULT_SETTINGS`, the one place a
-//! default is chosen), and reading them back from `data.json`. Reading never fails: a value
-//! that is not what it should be is replaced by its default with a sentence saying so, and keys
-//! this version does not know are kept, so saving loses nothing another version wrote.
+/**
+ * The plugin's settings: what they are, their defaults (`DEFAULT_SETTINGS`, the one place a
+ * default is chosen), and reading them back from `data.json`. Reading never fails: a value
+ * that is not what it should be is replaced by its default with a sentence saying so, and keys
+ * this version does not know are kept, so saving loses nothing another version wrote.
+ */
 
 import { normalizePath } from "obsidian";
 

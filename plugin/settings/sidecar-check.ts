@@ -1,11 +1,13 @@
-//! The settings tab's check of the configured vaultlink program: is it there (an absolute path,
-//! or a name on Obsidian's search path), does it run, which version and bridge protocol does it
-//! say (`vaultlink --version`), and can it work with this plugin. Desktop only, as the bridge is.
-//!
-//! The check gathers facts (`gatherFacts`: where the program is, what running it gave, on macOS
-//! its extended attributes, on Windows any release download on the search path under its own
-//! name) and decides what to tell the user from them alone (`decideCheck`, pure), so each
-//! platform's case is tested on any platform.
+/**
+ * The settings tab's check of the configured vaultlink program: is it there (an absolute path,
+ * or a name on Obsidian's search path), does it run, which version and bridge protocol does it
+ * say (`vaultlink --version`), and can it work with this plugin. Desktop only, as the bridge is.
+ *
+ * The check gathers facts (`gatherFacts`: where the program is, what running it gave, on macOS
+ * its extended attributes, on Windows any release download on the search path under its own
+ * name) and decides what to tell the user from them alone (`decideCheck`, pure), so each
+ * platform's case is tested on any platform.
+ */
 
 import { execFile } from "child_process";
 import * as fs from "fs";

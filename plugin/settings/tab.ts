@@ -1,7 +1,9 @@
-//! The plugin's settings tab: agents (the bridge on or off, its token, whether a sidecar has
-//! connected and when, or was refused for another bridge protocol; the vaultlink program
-//! configured, checked: there, running, its version; the MCP client configuration to copy), the lint (which checks run, which
-//! folders are left out besides Obsidian's own Excluded files), and how links are written.
+/**
+ * The plugin's settings tab: agents (the bridge on or off, its token, whether a sidecar has
+ * connected and when, or was refused for another bridge protocol; the vaultlink program
+ * configured, checked: there, running, its version; the MCP client configuration to copy), the lint (which checks run, which
+ * folders are left out besides Obsidian's own Excluded files), and how links are written.
+ */
 
 import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
 import { kindTitle } from "../lint/report";
@@ -11,6 +13,7 @@ import type { LintRule } from "../wasm";
 import { PROTOCOL_VERSION } from "../bridge/discovery";
 import { checkSidecar, type SidecarCheck } from "./sidecar-check";
 import { isLintKindOn, setLintKind, tidyFolders, type VaultlinkSettings } from "./settings";
+import { messageOf } from "../ui/notice";
 
 /** The bridge as the settings tab reports it. */
 export interface BridgeStatus {
@@ -68,7 +71,7 @@ export class VaultlinkSettingTab extends PluginSettingTab {
 		this.drawing = this.draw().catch((error: unknown) => {
 			console.error("vaultlink: could not draw its settings", error);
 			this.containerEl.empty();
-			this.containerEl.createEl("p", { text: `The settings could not be shown: ${error instanceof Error ? error.message : String(error)}. Reload the plugin and open this tab again.` });
+			this.containerEl.createEl("p", { text: `The settings could not be shown: ${messageOf(error)}. Reload the plugin and open this tab again.` });
 		});
 	}
 

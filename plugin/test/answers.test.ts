@@ -1,7 +1,9 @@
-//! What the plugin's answers promise, as the sidecar's do (`tests/test_answers.py`): every answer
-//! stays under its ceiling whatever its arguments, a list inside one item is cut with its count,
-//! an undo's preview is paged, a stale `list_notes` cursor is refused, and a retried call whose
-//! plan was applied already says so.
+/**
+ * What the plugin's answers promise, as the sidecar's do (`tests/test_answers.py`): every answer
+ * stays under its ceiling whatever its arguments, a list inside one item is cut with its count,
+ * an undo's preview is paged, a stale `list_notes` cursor is refused, and a retried call whose
+ * plan was applied already says so.
+ */
 
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";

@@ -1,6 +1,8 @@
-//! The rename audit: renames recorded from the vault's events, a rename made "Obsidian-style"
-//! in the test double (the file renamed, only the body's wikilinks updated, as Obsidian's
-//! updater does), the stale links the audit finds, and the fix applied through `rewrite_link`.
+/**
+ * The rename audit: renames recorded from the vault's events, a rename made "Obsidian-style"
+ * in the test double (the file renamed, only the body's wikilinks updated, as Obsidian's
+ * updater does), the stale links the audit finds, and the fix applied through `rewrite_link`.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

@@ -1,8 +1,10 @@
-//! The bridge against hostile or broken clients, past what `bridge.test.ts` covers (wrong and
-//! missing tokens, a 2 MiB line, requests before hello): a token replayed from another vault's
-//! discovery file, a 100 MB line streamed without a newline, more idle connections than the
-//! server takes, a client that sends one byte at a time, one that never reads its answers.
-//! None of them gets an answer without the token, none stops the plugin serving its sidecar.
+/**
+ * The bridge against hostile or broken clients, past what `bridge.test.ts` covers (wrong and
+ * missing tokens, a 2 MiB line, requests before hello): a token replayed from another vault's
+ * discovery file, a 100 MB line streamed without a newline, more idle connections than the
+ * server takes, a client that sends one byte at a time, one that never reads its answers.
+ * None of them gets an answer without the token, none stops the plugin serving its sidecar.
+ */
 
 import assert from "node:assert/strict";
 import * as net from "node:net";

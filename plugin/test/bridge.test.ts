@@ -1,5 +1,7 @@
-//! The bridge end to end inside one process: the plugin loaded on the test double serves its
-//! socket, and a client speaks the protocol to it as the sidecar does.
+/**
+ * The bridge end to end inside one process: the plugin loaded on the test double serves its
+ * socket, and a client speaks the protocol to it as the sidecar does.
+ */
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -412,7 +414,7 @@ test("a call whose connection closed before it reached the engine is dropped; th
 		client.close();
 		await client.closed;
 		// The server sees the connection close a moment later; then the reads may finish.
-		const server = (plugin as unknown as { bridge: { connections: Set<unknown> } }).bridge;
+		const server = (plugin as unknown as { bridge: { bridge: { connections: Set<unknown> } } }).bridge.bridge;
 		for (let turn = 0; turn < 1000 && server.connections.size > 0; turn += 1) await new Promise((resolve) => setTimeout(resolve, 5));
 		assert.equal(server.connections.size, 0, "the server saw the connection close");
 		release();

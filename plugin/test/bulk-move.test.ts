@@ -1,6 +1,8 @@
-//! Moving several files at once from the file explorer: the menu Obsidian shows for a
-//! selection of several files offers the bulk move; the user names a folder, sees the preview
-//! of every move and link, and confirms; the files move as one batch and every link follows.
+/**
+ * Moving several files at once from the file explorer: the menu Obsidian shows for a
+ * selection of several files offers the bulk move; the user names a folder, sees the preview
+ * of every move and link, and confirms; the files move as one batch and every link follows.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

@@ -1,6 +1,8 @@
-//! main.js, as `npm run build` leaves it (npm test builds it first, as scripts/test.sh and CI run
-//! it), stays within the bar issue 39 set for it: Obsidian reads and parses the whole file on every
-//! start, and most of it is the wasm link engine.
+/**
+ * main.js, as `npm run build` leaves it (npm test builds it first, as scripts/test.sh and CI run
+ * it), stays within the bar issue 39 set for it: Obsidian reads and parses the whole file on every
+ * start, and most of it is the wasm link engine.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

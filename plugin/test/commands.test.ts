@@ -1,11 +1,13 @@
-//! The plugin's commands as Obsidian lists them, "Check links of the current note", and
-//! "Copy MCP client configuration": stable ids, sentence-case names, no default hotkeys.
+/**
+ * The plugin's commands as Obsidian lists them, "Check links of the current note", and
+ * "Copy MCP client configuration": stable ids, sentence-case names, no default hotkeys.
+ */
 
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
 import { CHECK_LINKS_COMMAND_ID } from "../check-links/command";
 import { LinkCheckModal } from "../check-links/modal";
-import { COPY_MCP_CONFIGURATION_COMMAND_ID } from "../main";
+import { COPY_MCP_CONFIGURATION_COMMAND_ID } from "../onboarding/copy";
 import type VaultlinkPlugin from "../main";
 import { allClientConfigurations, clientConfiguration, mcpClients } from "../onboarding/mcp-config";
 import { programForClients } from "../settings/sidecar-check";

@@ -1,8 +1,10 @@
-//! Version skew between the plugin and the vaultlink program: `hello` from a sidecar of another
-//! bridge protocol is refused with one message naming both versions and which to update (the
-//! sidecar words it alike: tests/vectors/version_skew.json), the settings tab shows it, and the
-//! tab's check of the configured program says whether it is there, runs, and which version and
-//! protocol it speaks. The programs checked are real files run for real.
+/**
+ * Version skew between the plugin and the vaultlink program: `hello` from a sidecar of another
+ * bridge protocol is refused with one message naming both versions and which to update (the
+ * sidecar words it alike: tests/vectors/version_skew.json), the settings tab shows it, and the
+ * tab's check of the configured program says whether it is there, runs, and which version and
+ * protocol it speaks. The programs checked are real files run for real.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

@@ -1,5 +1,7 @@
-//! The "Delete note safely…" command, driven as a keyboard user drives it through the test
-//! double's modals: pick a note, read every backlink in the preview, confirm or cancel.
+/**
+ * The "Delete note safely…" command, driven as a keyboard user drives it through the test
+ * double's modals: pick a note, read every backlink in the preview, confirm or cancel.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

@@ -1,7 +1,9 @@
-//! Deletes inside Obsidian, as issue 36 found them: `confirm: false` is always a preview (with an
-//! approved hash it is refused), a blocked delete is an error with its code, and a delete is kept
-//! like every other change, so `undo_change` right after it writes the note back byte for byte,
-//! whatever trash Obsidian's setting sent it to, and `list_changes` shows it.
+/**
+ * Deletes inside Obsidian, as issue 36 found them: `confirm: false` is always a preview (with an
+ * approved hash it is refused), a blocked delete is an error with its code, and a delete is kept
+ * like every other change, so `undo_change` right after it writes the note back byte for byte,
+ * whatever trash Obsidian's setting sent it to, and `list_changes` shows it.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

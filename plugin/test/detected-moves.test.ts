@@ -1,8 +1,10 @@
-//! Moves made outside Obsidian (`mv`, a script, a file manager) as they reach the plugin: Obsidian's
-//! file watcher sees paths, not moves, so each is a `delete` and a `create` (the double's
-//! `noticeDiskChanges`). The plugin keeps each note's size and content hash, and `detected_moves`
-//! and `heal_moves` answer through it as the sidecar does on the folder
-//! (`tests/test_detected_moves.py` holds both to the same answers).
+/**
+ * Moves made outside Obsidian (`mv`, a script, a file manager) as they reach the plugin: Obsidian's
+ * file watcher sees paths, not moves, so each is a `delete` and a `create` (the double's
+ * `noticeDiskChanges`). The plugin keeps each note's size and content hash, and `detected_moves`
+ * and `heal_moves` answer through it as the sidecar does on the folder
+ * (`tests/test_detected_moves.py` holds both to the same answers).
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

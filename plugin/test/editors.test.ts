@@ -1,7 +1,9 @@
-//! Notes open in an editor with unsaved text: a writing tool saves the editor first and plans
-//! from what the user sees, so neither the plan is made from stale text nor the editor's own
-//! save (about 2 s later) writes over the tool's rewrite. An editor that cannot be saved makes
-//! the tool refuse, changing nothing.
+/**
+ * Notes open in an editor with unsaved text: a writing tool saves the editor first and plans
+ * from what the user sees, so neither the plan is made from stale text nor the editor's own
+ * save (about 2 s later) writes over the tool's rewrite. An editor that cannot be saved makes
+ * the tool refuse, changing nothing.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

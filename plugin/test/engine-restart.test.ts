@@ -1,10 +1,12 @@
-//! The engine's worker failing. The host's `Worker` behaves as a browser's does (`worker.ts`): an
-//! error thrown uncaught inside it is an `error` event on the `Worker` and the worker keeps
-//! running; after `terminate()` nothing it posts arrives. The engine then ends that worker,
-//! rejects what was on its way with a retryable `EngineRestartedError`, starts a new worker from
-//! the same compiled module, refuses calls until the plugin says the index is built again, and
-//! after a crash loop runs on this thread instead. The plugin says so in a notice, indexes the
-//! vault again, and agents' calls meanwhile answer `plugin_unavailable`, retryable.
+/**
+ * The engine's worker failing. The host's `Worker` behaves as a browser's does (`worker.ts`): an
+ * error thrown uncaught inside it is an `error` event on the `Worker` and the worker keeps
+ * running; after `terminate()` nothing it posts arrives. The engine then ends that worker,
+ * rejects what was on its way with a retryable `EngineRestartedError`, starts a new worker from
+ * the same compiled module, refuses calls until the plugin says the index is built again, and
+ * after a crash loop runs on this thread instead. The plugin says so in a notice, indexes the
+ * vault again, and agents' calls meanwhile answer `plugin_unavailable`, retryable.
+ */
 
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";

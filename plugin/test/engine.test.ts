@@ -1,9 +1,11 @@
-//! The link engine: the worker path (the index in a Web Worker, messages structured-cloned, as
-//! the plugin ships it) and the direct path (the same requests on this thread) give equal
-//! answers, for every reading tool and a writing tool's plan, on the sample vault and on a
-//! generated one, after the same sequence of upserts, renames, removes and a configuration.
-//! Then what the client promises: order against updates, dropping a call whose caller went away,
-//! and the count of unresolved targets told as it changes.
+/**
+ * The link engine: the worker path (the index in a Web Worker, messages structured-cloned, as
+ * the plugin ships it) and the direct path (the same requests on this thread) give equal
+ * answers, for every reading tool and a writing tool's plan, on the sample vault and on a
+ * generated one, after the same sequence of upserts, renames, removes and a configuration.
+ * Then what the client promises: order against updates, dropping a call whose caller went away,
+ * and the count of unresolved targets told as it changes.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

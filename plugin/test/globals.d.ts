@@ -1,2 +1,4 @@
-// Defined by plugin/test/build.mjs: the repository's root, for fixtures such as examples/vault.
+/**
+ * Defined by plugin/test/build.mjs: the repository's root, for fixtures such as examples/vault.
+ */
 declare const VAULTLINK_REPO_ROOT: string;

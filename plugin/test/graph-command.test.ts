@@ -1,6 +1,8 @@
-//! The "Show the link graph's health" command: the report core's `link_graph` gives on the
-//! plugin's index (the real wasm module), and the window that shows it, its hubs opening their
-//! notes.
+/**
+ * The "Show the link graph's health" command: the report core's `link_graph` gives on the
+ * plugin's index (the real wasm module), and the window that shows it, its hubs opening their
+ * notes.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

@@ -1,5 +1,7 @@
-//! The test host (build/plugin-host.cjs) running the built main.js in its own process, as the
-//! end-to-end tests use it: one ready line, a working bridge, a clean exit on SIGTERM.
+/**
+ * The test host (build/plugin-host.cjs) running the built main.js in its own process, as the
+ * end-to-end tests use it: one ready line, a working bridge, a clean exit on SIGTERM.
+ */
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

@@ -1,37 +1,39 @@
-//! A host for the built plugin outside Obsidian, for end-to-end tests: loads the root `main.js`
-//! with `require("obsidian")` answered by the test double, loads the plugin on a vault folder,
-//! prints one line of JSON once it is ready, and unloads it on SIGTERM or SIGINT. The host runs
-//! under the rules of Obsidian's renderer window (`renderer.ts`, installed by the bundle's first
-//! line): main.js gets Blink's timers and `window`, may not compile its wasm synchronously, and
-//! an uncaught error is logged on stderr ("Uncaught …") while the host goes on.
-//!
-//!     node build/plugin-host.cjs <vault-dir>
-//!     -> {"ready":true,"discovery":"<discovery file>","socket":"<socket path>","startup":{…}}
-//!
-//! `startup` is the plugin's `StartupTimings` (milliseconds after onload began). On SIGTERM or
-//! SIGINT the host exits 0, or 3 when anything was thrown uncaught or rejected unhandled while
-//! the plugin ran (each is on stderr).
-//!
-//! stdout carries that line only; logs go to stderr. `VAULTLINK_PLUGIN_MAIN` overrides which
-//! main.js is loaded. `VAULTLINK_PLUGIN_DIR=<folder>` loads the plugin installed there, as
-//! Obsidian does from `<vault>/.obsidian/plugins/<id>/`: its main.js and its manifest.json (whose
-//! id must be the folder's name), and its styles.css must be there.
-//!
-//! `VAULTLINK_HOST_STALL_READ=<vault path>` makes every read of that file after the ready line
-//! wait forever, and print `{"stalled":"<path>"}` on stdout when the first one starts, so that a
-//! test can kill the plugin in the middle of a call that reads the file.
-//!
-//! `VAULTLINK_HOST_CASE_INSENSITIVE=1` gives the vault a folder that ignores case, as on macOS
-//! and Windows (the double's `caseInsensitive` adapter).
-//!
-//! `VAULTLINK_HOST_JOURNAL_COPY=<file>` appends every journal the plugin writes to that file (as
-//! it takes the lock, and through the adapter), one per line, as the sidecar's debug build does with `VAULTLINK_DEBUG_JOURNAL_COPY`, so a test can
-//! hold the journals of both edges side by side.
-//!
-//! `VAULTLINK_HOST_HOLD_INDEX=1` makes every read of a note wait from the start until the host
-//! gets SIGUSR2, so the first index does not complete before then: the host prints
-//! `{"ready":false,"announced":true,"discovery":…,"socket":…}` once the bridge has announced the
-//! plugin (`"state": "starting"`).
+/**
+ * A host for the built plugin outside Obsidian, for end-to-end tests: loads the root `main.js`
+ * with `require("obsidian")` answered by the test double, loads the plugin on a vault folder,
+ * prints one line of JSON once it is ready, and unloads it on SIGTERM or SIGINT. The host runs
+ * under the rules of Obsidian's renderer window (`renderer.ts`, installed by the bundle's first
+ * line): main.js gets Blink's timers and `window`, may not compile its wasm synchronously, and
+ * an uncaught error is logged on stderr ("Uncaught …") while the host goes on.
+ *
+ *     node build/plugin-host.cjs <vault-dir>
+ *     -> {"ready":true,"discovery":"<discovery file>","socket":"<socket path>","startup":{…}}
+ *
+ * `startup` is the plugin's `StartupTimings` (milliseconds after onload began). On SIGTERM or
+ * SIGINT the host exits 0, or 3 when anything was thrown uncaught or rejected unhandled while
+ * the plugin ran (each is on stderr).
+ *
+ * stdout carries that line only; logs go to stderr. `VAULTLINK_PLUGIN_MAIN` overrides which
+ * main.js is loaded. `VAULTLINK_PLUGIN_DIR=<folder>` loads the plugin installed there, as
+ * Obsidian does from `<vault>/.obsidian/plugins/<id>/`: its main.js and its manifest.json (whose
+ * id must be the folder's name), and its styles.css must be there.
+ *
+ * `VAULTLINK_HOST_STALL_READ=<vault path>` makes every read of that file after the ready line
+ * wait forever, and print `{"stalled":"<path>"}` on stdout when the first one starts, so that a
+ * test can kill the plugin in the middle of a call that reads the file.
+ *
+ * `VAULTLINK_HOST_CASE_INSENSITIVE=1` gives the vault a folder that ignores case, as on macOS
+ * and Windows (the double's `caseInsensitive` adapter).
+ *
+ * `VAULTLINK_HOST_JOURNAL_COPY=<file>` appends every journal the plugin writes to that file (as
+ * it takes the lock, and through the adapter), one per line, as the sidecar's debug build does with `VAULTLINK_DEBUG_JOURNAL_COPY`, so a test can
+ * hold the journals of both edges side by side.
+ *
+ * `VAULTLINK_HOST_HOLD_INDEX=1` makes every read of a note wait from the start until the host
+ * gets SIGUSR2, so the first index does not complete before then: the host prints
+ * `{"ready":false,"announced":true,"discovery":…,"socket":…}` once the bridge has announced the
+ * plugin (`"state": "starting"`).
+ */
 
 import * as fs from "fs";
 import * as path from "path";
@@ -173,7 +175,7 @@ function copyJournals(app: double.App, copy: string | undefined): void {
 		if (normalizedPath === ".vaultlink/journal.json") fs.appendFileSync(copy, `${data}\n`);
 	};
 	// The plugin takes the lock with the journal through Node's `fs`, linking its own file to
-	// `journal.json` (move/journal.ts): the journal is copied as it is linked in place.
+	// `journal.json` (batch/journal.ts): the journal is copied as it is linked in place.
 	// The module itself (an import's namespace cannot be assigned to), which main.js requires too.
 	const nodeFs = require("fs") as typeof fs;
 	// A vault's first batch links the lock in empty and writes its sealed journal into the file it

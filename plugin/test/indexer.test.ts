@@ -1,5 +1,7 @@
-//! The indexer: the first index of a vault and the updates that follow the vault's events,
-//! checked through the real wasm link index.
+/**
+ * The indexer: the first index of a vault and the updates that follow the vault's events,
+ * checked through the real wasm link index.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

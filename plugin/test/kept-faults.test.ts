@@ -1,16 +1,18 @@
-//! Keeping a change for `undo_change` is part of its commit, inside Obsidian (issue 34): a real
-//! Node process applying a move, or an undo, is killed before each change in turn, the
-//! adapter's included (the journal's removal, the kept change's folder), and `vaultlink
-//! recover`, the real sidecar binary, restores the vault from the journal left; the change is
-//! then undone and not kept, or made and kept (an undo: made and forgotten).
+/**
+ * Keeping a change for `undo_change` is part of its commit, inside Obsidian (issue 34): a real
+ * Node process applying a move, or an undo, is killed before each change in turn, the
+ * adapter's included (the journal's removal, the kept change's folder), and `vaultlink
+ * recover`, the real sidecar binary, restores the vault from the journal left; the change is
+ * then undone and not kept, or made and kept (an undo: made and forgotten).
+ */
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { keptChanges } from "../history";
-import { JOURNAL_PATH } from "../move/journal";
+import { keptChanges } from "../batch/history";
+import { JOURNAL_PATH } from "../batch/journal";
 import { runTool } from "../tools";
 import { BATCH, KILL_CHILD, keptFiles, killedAt, leaseRunOut, moveFirst, notesOf, runKillChild, sidecarBinary } from "./killing";
 import { loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";

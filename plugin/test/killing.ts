@@ -1,13 +1,15 @@
-//! What the fault tests that kill a real process share: the vault they start from, the calls a
-//! killed child runs, and the child itself. A test file runs its own bundle again as the child
-//! (`KILL_CHILD` set), which loads the plugin on the vault, applies the call and stops before
-//! its `step`th change to be killed there.
+/**
+ * What the fault tests that kill a real process share: the vault they start from, the calls a
+ * killed child runs, and the child itself. A test file runs its own bundle again as the child
+ * (`KILL_CHILD` set), which loads the plugin on the vault, applies the call and stops before
+ * its `step`th change to be killed there.
+ */
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { JOURNAL_PATH } from "../move/journal";
+import { JOURNAL_PATH } from "../batch/journal";
 import { runTool } from "../tools";
 import { REPO_ROOT, loadPlugin } from "./support";
 

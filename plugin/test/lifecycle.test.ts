@@ -1,6 +1,8 @@
-//! Loading and unloading: `onload` returns before anything is read, the first index runs in the
-//! background in batches that give the event loop its turn (with a progress notice on large
-//! vaults), and unloading leaves nothing behind.
+/**
+ * Loading and unloading: `onload` returns before anything is read, the first index runs in the
+ * background in batches that give the event loop its turn (with a progress notice on large
+ * vaults), and unloading leaves nothing behind.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

@@ -1,8 +1,10 @@
-//! The form of a rewritten link is decided once, in core (`link_form`): every example of
-//! crates/core/tests/spec/link_form.md, which core's own tests run too, run here through the
-//! plugin's link engine (the wasm module, configured as the plugin configures it: the text of
-//! `app.json` and the "Keep the form of rewritten links" setting), so both edges write the same
-//! links. Then the setting as the plugin reads it from `data.json`.
+/**
+ * The form of a rewritten link is decided once, in core (`link_form`): every example of
+ * crates/core/tests/spec/link_form.md, which core's own tests run too, run here through the
+ * plugin's link engine (the wasm module, configured as the plugin configures it: the text of
+ * `app.json` and the "Keep the form of rewritten links" setting), so both edges write the same
+ * links. Then the setting as the plugin reads it from `data.json`.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

@@ -1,6 +1,8 @@
-//! The "Vault lint" view and the status bar's count of unresolved links, on the test double's
-//! workspace: the command opens the view, findings are grouped and clickable, the count follows
-//! the vault.
+/**
+ * The "Vault lint" view and the status bar's count of unresolved links, on the test double's
+ * workspace: the command opens the view, findings are grouped and clickable, the count follows
+ * the vault.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

@@ -1,14 +1,16 @@
-//! A journal found in the vault is judged by core's `lease::judge` (through wasm), as the sidecar
-//! judges it: by its lease (the file's age), never by a pid (issue 35). The shared vectors
-//! (tests/vectors/liveness.json) give both edges the same verdicts; the plugin's refusals name
-//! the real vault folder; a journal found is compared with the plugin's own by core's `same_batch`
-//! (the change id included); and the plugin renews the lease of its own journal while a batch runs.
+/**
+ * A journal found in the vault is judged by core's `lease::judge` (through wasm), as the sidecar
+ * judges it: by its lease (the file's age), never by a pid (issue 35). The shared vectors
+ * (tests/vectors/liveness.json) give both edges the same verdicts; the plugin's refusals name
+ * the real vault folder; a journal found is compared with the plugin's own by core's `same_batch`
+ * (the change id included); and the plugin renews the lease of its own journal while a batch runs.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
-import { JOURNAL_PATH, machineName } from "../move/journal";
+import { JOURNAL_PATH, machineName } from "../batch/journal";
 import { sealIn } from "../move/seal-keys";
 import { runTool } from "../tools";
 import { journalLease, judgeJournal, sameBatch, type Journal, type ObservedJournal, type ToolError, type ToolOutcome } from "../wasm";

@@ -1,12 +1,14 @@
-//! The vault's first batch takes the lock before it makes the vault's sealing key: a batch refused
-//! because another process took the lock a moment after the plugin looked for one leaves
-//! `.vaultlink` byte for byte as it was, with no key of its own behind.
+/**
+ * The vault's first batch takes the lock before it makes the vault's sealing key: a batch refused
+ * because another process took the lock a moment after the plugin looked for one leaves
+ * `.vaultlink` byte for byte as it was, with no key of its own behind.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { JOURNAL_PATH, beginJournal, finishJournal, machineName } from "../move/journal";
+import { JOURNAL_PATH, beginJournal, finishJournal, machineName } from "../batch/journal";
 import type { Journal } from "../wasm";
 import { BATCH } from "./killing";
 import { loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";

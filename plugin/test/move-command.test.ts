@@ -1,5 +1,7 @@
-//! The "Move note safely…" command, driven as a keyboard user drives it through the test
-//! double's modals: pick a file, type its new path, read the preview, confirm or cancel.
+/**
+ * The "Move note safely…" command, driven as a keyboard user drives it through the test
+ * double's modals: pick a file, type its new path, read the preview, confirm or cancel.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

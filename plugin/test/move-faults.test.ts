@@ -1,8 +1,10 @@
-//! The fault matrix inside Obsidian (the test double on a real folder): a full disk and a
-//! read-only note part way through a batch, the journal written before the first change and
-//! gone after the last, and Obsidian killed part way: a real Node process applying a move is
-//! killed (SIGKILL) before each rename or write in turn, and `vaultlink recover`, the real
-//! sidecar binary, restores the vault from the journal the plugin left.
+/**
+ * The fault matrix inside Obsidian (the test double on a real folder): a full disk and a
+ * read-only note part way through a batch, the journal written before the first change and
+ * gone after the last, and Obsidian killed part way: a real Node process applying a move is
+ * killed (SIGKILL) before each rename or write in turn, and `vaultlink recover`, the real
+ * sidecar binary, restores the vault from the journal the plugin left.
+ */
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -12,8 +14,8 @@ import nodeFs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
-import { keptChanges } from "../history";
-import { JOURNAL_PATH, beginJournal, finishJournal, machineName } from "../move/journal";
+import { keptChanges } from "../batch/history";
+import { JOURNAL_PATH, beginJournal, finishJournal, machineName } from "../batch/journal";
 import { sealIn } from "../move/seal-keys";
 import { runTool } from "../tools";
 import { contentHash, type Journal, type ToolError, type ToolOutcome } from "../wasm";

@@ -1,14 +1,16 @@
-//! `move_note` inside Obsidian: core plans from the notes' current texts, the plugin applies the
-//! plan through the Vault API (the test double's, on a real folder) all or nothing, and the index
-//! follows. The cases mirror the sidecar's own (`crates/sidecar/src/apply.rs`), so both paths
-//! are held to the same answers.
+/**
+ * `move_note` inside Obsidian: core plans from the notes' current texts, the plugin applies the
+ * plan through the Vault API (the test double's, on a real folder) all or nothing, and the index
+ * follows. The cases mirror the sidecar's own (`crates/sidecar/src/apply.rs`), so both paths
+ * are held to the same answers.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { prepareChange } from "../change";
-import { applyBatch } from "../move/apply";
+import { applyBatch } from "../batch/apply";
 import { runTool, type ToolHost } from "../tools";
 import type { LinkEngine as LinkIndex } from "../engine/client";
 import type { Batch, MoveAnswer, ToolError, ToolOutcome } from "../wasm";

@@ -1,5 +1,7 @@
-//! The test double itself: its vault writes real files and triggers Obsidian's events, its
-//! components detach what they registered, and its helpers behave as Obsidian's do.
+/**
+ * The test double itself: its vault writes real files and triggers Obsidian's events, its
+ * components detach what they registered, and its helpers behave as Obsidian's do.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

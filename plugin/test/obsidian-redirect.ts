@@ -1,5 +1,7 @@
-//! Makes `require("obsidian")` answer the test double in a process that loads the built main.js
-//! (the test host and the benches that run the plugin as Obsidian loads it).
+/**
+ * Makes `require("obsidian")` answer the test double in a process that loads the built main.js
+ * (the test host and the benches that run the plugin as Obsidian loads it).
+ */
 
 import Module from "module";
 import * as double from "./obsidian-double";

@@ -1,8 +1,10 @@
-//! Getting an MCP client connected: each client's configuration matches the shape its own
-//! documentation gives, Claude Code's line reaches the program with every word intact in each
-//! shell it is written for, the copied configurations name the program by the absolute path
-//! found, and the program check tells a person what to do on each platform (its decision is a
-//! pure function of what running the program gave, so every platform's case runs here).
+/**
+ * Getting an MCP client connected: each client's configuration matches the shape its own
+ * documentation gives, Claude Code's line reaches the program with every word intact in each
+ * shell it is written for, the copied configurations name the program by the absolute path
+ * found, and the program check tells a person what to do on each platform (its decision is a
+ * pure function of what running the program gave, so every platform's case runs here).
+ */
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -12,7 +14,7 @@ import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { PROTOCOL_VERSION } from "../bridge/discovery";
 import type { BridgeEnd } from "../bridge/compatibility";
-import { COPY_MCP_CONFIGURATION_COMMAND_ID } from "../main";
+import { COPY_MCP_CONFIGURATION_COMMAND_ID } from "../onboarding/copy";
 import { claudeCodeLine, clientConfiguration, mcpClients, type McpServerCommand } from "../onboarding/mcp-config";
 import { decideCheck, gatherFacts, programForClients, type ProgramFacts } from "../settings/sidecar-check";
 import { doublePluginOf, shownNotices } from "./obsidian-double";

@@ -1,5 +1,7 @@
-//! The resolution half of the parity check: the real wasm index's resolutions against answers
-//! written by hand as Obsidian's metadata cache would give them, note by note and over a vault.
+/**
+ * The resolution half of the parity check: the real wasm index's resolutions against answers
+ * written by hand as Obsidian's metadata cache would give them, note by note and over a vault.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

@@ -1,5 +1,7 @@
-//! The link parity check: core's parse (the real wasm module) against hand-written caches shaped
-//! as Obsidian's, note by note and over a vault, and the command that shows the result.
+/**
+ * The link parity check: core's parse (the real wasm module) against hand-written caches shaped
+ * as Obsidian's, note by note and over a vault, and the command that shows the result.
+ */
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

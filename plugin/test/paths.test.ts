@@ -1,5 +1,7 @@
-//! The bridge's paths: discovery folder, key, socket and discovery file, as ARCHITECTURE.md
-//! states them (the sidecar derives the same ones on its side).
+/**
+ * The bridge's paths: discovery folder, key, socket and discovery file, as ARCHITECTURE.md
+ * states them (the sidecar derives the same ones on its side).
+ */
 
 import assert from "node:assert/strict";
 import * as crypto from "node:crypto";

@@ -1,5 +1,7 @@
-//! The presence lease in the vault: written at load, renewed on the window's timer, removed on
-//! unload, in the format and with the timings core judges (`tests/vectors/presence.json`).
+/**
+ * The presence lease in the vault: written at load, renewed on the window's timer, removed on
+ * unload, in the format and with the timings core judges (`tests/vectors/presence.json`).
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

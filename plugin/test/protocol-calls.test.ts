@@ -1,8 +1,10 @@
-//! The bridge protocol's handling of calls on one connection, with a stand-in for the index:
-//! several calls in flight at once, each answered with its own id whatever order they finish
-//! in; an answer over the size limit refused with a typed error on a connection that stays
-//! usable; a malformed line answered without closing it; a `cancel` notification aborting the
-//! signal of the call it names, and of no other.
+/**
+ * The bridge protocol's handling of calls on one connection, with a stand-in for the index:
+ * several calls in flight at once, each answered with its own id whatever order they finish
+ * in; an answer over the size limit refused with a typed error on a connection that stays
+ * usable; a malformed line answered without closing it; a `cancel` notification aborting the
+ * signal of the call it names, and of no other.
+ */
 
 import assert from "node:assert/strict";
 import * as net from "node:net";

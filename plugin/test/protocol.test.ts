@@ -1,4 +1,6 @@
-//! The bridge's line framing: newline-delimited, at most 1 MiB a line, whatever the chunking.
+/**
+ * The bridge's line framing: newline-delimited, at most 1 MiB a line, whatever the chunking.
+ */
 
 import assert from "node:assert/strict";
 import { test } from "node:test";

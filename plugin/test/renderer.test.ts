@@ -1,9 +1,11 @@
-//! The renderer host (`renderer.ts`) follows the rules of Obsidian's window, and the plugin loads
-//! under them: Blink's timers, `window` as the global, no synchronous compile of a module over
-//! 4 KB, uncaught errors logged rather than fatal.
-//!
-//! This file does not import `support.ts`, which loads the link engine before the first test: here
-//! the engine must still be unloaded when the plugin's `onload` runs.
+/**
+ * The renderer host (`renderer.ts`) follows the rules of Obsidian's window, and the plugin loads
+ * under them: Blink's timers, `window` as the global, no synchronous compile of a module over
+ * 4 KB, uncaught errors logged rather than fatal.
+ *
+ * This file does not import `support.ts`, which loads the link engine before the first test: here
+ * the engine must still be unloaded when the plugin's `onload` runs.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

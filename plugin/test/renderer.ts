@@ -1,25 +1,27 @@
-//! The rules of the window Obsidian runs a plugin in, for the plugin's tests and the test host.
-//!
-//! Obsidian evaluates main.js in an Electron renderer window with Node integration, which is less
-//! kind than plain Node:
-//!
-//! - the global `setTimeout` and `setInterval` are Blink's and return a number (there is no
-//!   `.unref()`); Node's timers are reachable only through `require("timers")`;
-//! - `window` is the global object (`activeWindow` too, in Obsidian's typings);
-//! - the main thread refuses to compile or instantiate a WebAssembly module of more than 4 KB
-//!   synchronously (`new WebAssembly.Module`, `new WebAssembly.Instance`), with a `RangeError`;
-//! - an uncaught exception or an unhandled rejection is logged to the console, and the app goes on;
-//! - `Worker` is the browser's dedicated worker (`worker.ts` here, on Node's worker_threads): made
-//!   from a `blob:` or `data:` URL, messages structured-cloned (a function cannot be posted), no
-//!   Node inside it (no `require`, no `process`: Electron's `nodeIntegrationInWorker` is off), an
-//!   uncaught error in it an `error` event on the `Worker`, which the window logs unless a handler
-//!   cancels it.
-//!
-//! `installRenderer()` makes this process's globals follow those rules (once; later calls do
-//! nothing). Every test bundle runs it before anything else (plugin/test/build.mjs injects
-//! `renderer-install.ts`) and the test host runs it before it loads main.js. A test that needs
-//! Node's own timers takes them from `nodeTimers`. What was caught is kept in
-//! `rendererFaults()`, so a test can assert that nothing was.
+/**
+ * The rules of the window Obsidian runs a plugin in, for the plugin's tests and the test host.
+ *
+ * Obsidian evaluates main.js in an Electron renderer window with Node integration, which is less
+ * kind than plain Node:
+ *
+ * - the global `setTimeout` and `setInterval` are Blink's and return a number (there is no
+ *   `.unref()`); Node's timers are reachable only through `require("timers")`;
+ * - `window` is the global object (`activeWindow` too, in Obsidian's typings);
+ * - the main thread refuses to compile or instantiate a WebAssembly module of more than 4 KB
+ *   synchronously (`new WebAssembly.Module`, `new WebAssembly.Instance`), with a `RangeError`;
+ * - an uncaught exception or an unhandled rejection is logged to the console, and the app goes on;
+ * - `Worker` is the browser's dedicated worker (`worker.ts` here, on Node's worker_threads): made
+ *   from a `blob:` or `data:` URL, messages structured-cloned (a function cannot be posted), no
+ *   Node inside it (no `require`, no `process`: Electron's `nodeIntegrationInWorker` is off), an
+ *   uncaught error in it an `error` event on the `Worker`, which the window logs unless a handler
+ *   cancels it.
+ *
+ * `installRenderer()` makes this process's globals follow those rules (once; later calls do
+ * nothing). Every test bundle runs it before anything else (plugin/test/build.mjs injects
+ * `renderer-install.ts`) and the test host runs it before it loads main.js. A test that needs
+ * Node's own timers takes them from `nodeTimers`. What was caught is kept in
+ * `rendererFaults()`, so a test can assert that nothing was.
+ */
 
 import * as timers from "timers";
 import { installWorker } from "./worker";

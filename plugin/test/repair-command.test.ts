@@ -1,6 +1,8 @@
-//! The "Fix broken links" command, driven as a user drives it: it previews each repair with its
-//! evidence and the links it leaves, confirming writes exactly those repairs, and "Undo last
-//! change" gives the vault back byte for byte.
+/**
+ * The "Fix broken links" command, driven as a user drives it: it previews each repair with its
+ * evidence and the links it leaves, confirming writes exactly those repairs, and "Undo last
+ * change" gives the vault back byte for byte.
+ */
 
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";

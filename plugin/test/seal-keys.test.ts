@@ -1,14 +1,16 @@
-//! The vault's sealing keys (issue 35): both edges derive the same key from a key file in the
-//! vault (the shared vectors), a sidecar with another home in another pid namespace recovers a
-//! journal the plugin left, a copied vault carries no usable key, and a key file that is a link,
-//! public or huge is never used.
+/**
+ * The vault's sealing keys (issue 35): both edges derive the same key from a key file in the
+ * vault (the shared vectors), a sidecar with another home in another pid namespace recovers a
+ * journal the plugin left, a copied vault carries no usable key, and a key file that is a link,
+ * public or huge is never used.
+ */
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { JOURNAL_PATH } from "../move/journal";
+import { JOURNAL_PATH } from "../batch/journal";
 import { keyOf, openIn, sealIn, sealingKey } from "../move/seal-keys";
 import { openJournal, sealJournal, sealKey, type Journal, type Purpose } from "../wasm";
 import { BATCH, KILL_CHILD, killedAt, leaseRunOut, runKillChild, sidecarBinary } from "./killing";

@@ -1,6 +1,8 @@
-//! The settings: read back from data.json without losing anything, drawn in the settings tab,
-//! and acted on: the bridge turned off and on, its token regenerated, the last connection
-//! shown, the lint's kinds and excluded folders, Obsidian's own settings shown.
+/**
+ * The settings: read back from data.json without losing anything, drawn in the settings tab,
+ * and acted on: the bridge turned off and on, its token regenerated, the last connection
+ * shown, the lint's kinds and excluded folders, Obsidian's own settings shown.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -8,7 +10,8 @@ import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { LINT_COMMAND_ID } from "../lint/command";
 import { kindTitle } from "../lint/report";
-import VaultlinkPlugin, { type BridgeInfo } from "../main";
+import VaultlinkPlugin from "../main";
+import type { BridgeInfo } from "../bridge/control";
 import manifest from "../../manifest.json";
 import { DEFAULT_SETTINGS, enabledLintKinds, readSettings, setLintKind, tidyFolders } from "../settings/settings";
 import { describeBridge, type VaultlinkSettingTab } from "../settings/tab";

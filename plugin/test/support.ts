@@ -1,11 +1,13 @@
-//! Shared helpers for the plugin's tests: fixture vaults written from inline text, loading the
-//! plugin on the test double, and a small client for the bridge protocol.
-//!
-//! Every test bundle runs under the rules of Obsidian's renderer window (`renderer.ts`). Importing
-//! this file also loads the link engine (asynchronously, as the plugin does) before the file's
-//! first test, for tests that use it without loading the plugin, and checks after each test that
-//! nothing threw uncaught and no promise was rejected unhandled: the renderer would only have
-//! logged it, and the test would pass over a broken plugin.
+/**
+ * Shared helpers for the plugin's tests: fixture vaults written from inline text, loading the
+ * plugin on the test double, and a small client for the bridge protocol.
+ *
+ * Every test bundle runs under the rules of Obsidian's renderer window (`renderer.ts`). Importing
+ * this file also loads the link engine (asynchronously, as the plugin does) before the file's
+ * first test, for tests that use it without loading the plugin, and checks after each test that
+ * nothing threw uncaught and no promise was rejected unhandled: the renderer would only have
+ * logged it, and the test would pass over a broken plugin.
+ */
 
 import * as fs from "fs";
 import * as net from "net";

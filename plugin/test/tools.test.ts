@@ -1,5 +1,7 @@
-//! The plugin's tool runner: `read_note` gets the note's text through the Vault API (the test
-//! double's, on a real folder) and core shapes the answer; every other tool goes to core as it is.
+/**
+ * The plugin's tool runner: `read_note` gets the note's text through the Vault API (the test
+ * double's, on a real folder) and core shapes the answer; every other tool goes to core as it is.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

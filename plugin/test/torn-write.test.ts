@@ -1,7 +1,9 @@
-//! A note whose write was torn (the file truncated, then the write failed: a disk that filled
-//! mid-write) is the batch's own write: core's undo steps say so (`restorable` holds the empty
-//! text's hash for a note written in place), and the plugin's undo restores it, as the sidecar's
-//! recovery does, instead of taking the empty note for someone's save.
+/**
+ * A note whose write was torn (the file truncated, then the write failed: a disk that filled
+ * mid-write) is the batch's own write: core's undo steps say so (`restorable` holds the empty
+ * text's hash for a note written in place), and the plugin's undo restores it, as the sidecar's
+ * recovery does, instead of taking the empty note for someone's save.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

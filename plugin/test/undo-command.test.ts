@@ -1,6 +1,8 @@
-//! The "Undo last change" command, driven as a user drives it: after a change made through the
-//! tools, the command previews what the undo gives back, and confirming gives the vault back
-//! byte for byte; with nothing kept, it says so and changes nothing.
+/**
+ * The "Undo last change" command, driven as a user drives it: after a change made through the
+ * tools, the command previews what the undo gives back, and confirming gives the vault back
+ * byte for byte; with nothing kept, it says so and changes nothing.
+ */
 
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";

@@ -1,6 +1,8 @@
-//! The undo of a journal is decided once, in core (`undo_steps::steps`): the shared vectors
-//! (tests/vectors/undo_steps.json) give the steps each journal yields, which the Rust tests check
-//! too, so both edges undo a journal alike.
+/**
+ * The undo of a journal is decided once, in core (`undo_steps::steps`): the shared vectors
+ * (tests/vectors/undo_steps.json) give the steps each journal yields, which the Rust tests check
+ * too, so both edges undo a journal alike.
+ */
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";

@@ -1,14 +1,16 @@
-//! What users see, as DOM snapshots: the "Vault lint" view, the move preview and the delete
-//! preview, rendered against the test double on the sample vault (`examples/vault`) and
-//! serialised to HTML, compared with the snapshots committed in `plugin/test/snapshots/`. A
-//! change to what users see fails here until the snapshots are updated on purpose:
-//!
-//!     VAULTLINK_UPDATE_SNAPSHOTS=1 npm test
-//!
-//! The double is not a DOM, so the last test draws the same views with the plugin's own
-//! drawing code on a real DOM in headless Chromium and checks that it serialises exactly as the
-//! double's drawing does. `npm run screenshots` renders the snapshots in headless Chromium into
-//! the PNGs the README shows.
+/**
+ * What users see, as DOM snapshots: the "Vault lint" view, the move preview and the delete
+ * preview, rendered against the test double on the sample vault (`examples/vault`) and
+ * serialised to HTML, compared with the snapshots committed in `plugin/test/snapshots/`. A
+ * change to what users see fails here until the snapshots are updated on purpose:
+ *
+ *     VAULTLINK_UPDATE_SNAPSHOTS=1 npm test
+ *
+ * The double is not a DOM, so the last test draws the same views with the plugin's own
+ * drawing code on a real DOM in headless Chromium and checks that it serialises exactly as the
+ * double's drawing does. `npm run screenshots` renders the snapshots in headless Chromium into
+ * the PNGs the README shows.
+ */
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";

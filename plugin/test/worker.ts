@@ -1,21 +1,23 @@
-//! The browser's dedicated `Worker` for the renderer host (`renderer.ts` installs it), on Node's
-//! worker_threads, as strict as Chromium's where the plugin could tell:
-//!
-//! - made from a `blob:` URL (`URL.createObjectURL`) or a `data:` URL, a classic script; any other
-//!   URL, or `type: "module"`, throws, as the plugin never uses them; a revoked or unknown blob
-//!   URL is an `error` event, as a failed fetch of the script is;
-//! - `postMessage` structured-clones at the call, both ways: a function (or anything else the
-//!   algorithm refuses) throws a `DataCloneError` there; messages posted before the script has
-//!   started wait for it, in order;
-//! - the worker's global scope is `self`, with `postMessage`, `onmessage`, `addEventListener`,
-//!   `close`, and no Node: `require`, `process`, `module`, `Buffer`, `global`, `setImmediate` and
-//!   the rest are absent, as in Electron with `nodeIntegrationInWorker` off (its default);
-//! - an error thrown uncaught inside the worker does not stop it: it becomes an `error` event on
-//!   the `Worker` (`message`, `filename`, `lineno`, `colno`; no error object crosses), and unless
-//!   a handler cancels it (`preventDefault`) the window reports it as uncaught;
-//! - `terminate()` stops it at once; nothing it posted after is delivered.
-//!
-//! Not copied: a worker's own `self.onerror`, `importScripts`, shared and module workers.
+/**
+ * The browser's dedicated `Worker` for the renderer host (`renderer.ts` installs it), on Node's
+ * worker_threads, as strict as Chromium's where the plugin could tell:
+ *
+ * - made from a `blob:` URL (`URL.createObjectURL`) or a `data:` URL, a classic script; any other
+ *   URL, or `type: "module"`, throws, as the plugin never uses them; a revoked or unknown blob
+ *   URL is an `error` event, as a failed fetch of the script is;
+ * - `postMessage` structured-clones at the call, both ways: a function (or anything else the
+ *   algorithm refuses) throws a `DataCloneError` there; messages posted before the script has
+ *   started wait for it, in order;
+ * - the worker's global scope is `self`, with `postMessage`, `onmessage`, `addEventListener`,
+ *   `close`, and no Node: `require`, `process`, `module`, `Buffer`, `global`, `setImmediate` and
+ *   the rest are absent, as in Electron with `nodeIntegrationInWorker` off (its default);
+ * - an error thrown uncaught inside the worker does not stop it: it becomes an `error` event on
+ *   the `Worker` (`message`, `filename`, `lineno`, `colno`; no error object crosses), and unless
+ *   a handler cancels it (`preventDefault`) the window reports it as uncaught;
+ * - `terminate()` stops it at once; nothing it posted after is delivered.
+ *
+ * Not copied: a worker's own `self.onerror`, `importScripts`, shared and module workers.
+ */
 
 import { resolveObjectURL } from "buffer";
 import { Worker as ThreadWorker, MessageChannel } from "worker_threads";

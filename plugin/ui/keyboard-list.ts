@@ -1,9 +1,11 @@
-//! A list whose items take the keyboard: each item is focusable, the arrow keys (and Home, End)
-//! move between items, Enter or Space activates the focused one. One `keydown` listener on the
-//! list's container serves every item (the events bubble up to it), so redrawing the items
-//! adds no listener; keys pressed on a control inside an item (a button) are left to it. Tab
-//! enters the list once, on the item last focused (a roving tabindex), rather than stopping at
-//! each of what may be a thousand findings.
+/**
+ * A list whose items take the keyboard: each item is focusable, the arrow keys (and Home, End)
+ * move between items, Enter or Space activates the focused one. One `keydown` listener on the
+ * list's container serves every item (the events bubble up to it), so redrawing the items
+ * adds no listener; keys pressed on a control inside an item (a button) are left to it. Tab
+ * enters the list once, on the item last focused (a roving tabindex), rather than stopping at
+ * each of what may be a thousand findings.
+ */
 
 /** One item: its element, and what Enter does on it (nothing when null). */
 export interface KeyboardListItem {

@@ -1,8 +1,10 @@
-//! The "Undo last change" command: a dry run of `undo_change` shows what the last change kept
-//! for undo would give back (the notes restored, the files moved back, the pages removed), and
-//! confirming applies exactly that undo (its `plan_hash` goes back as `approved_plan_hash`, so a
-//! vault that changed in between is refused). What can be undone, and when it is refused, is
-//! core's (`crates/core/src/history.rs`).
+/**
+ * The "Undo last change" command: a dry run of `undo_change` shows what the last change kept
+ * for undo would give back (the notes restored, the files moved back, the pages removed), and
+ * confirming applies exactly that undo (its `plan_hash` goes back as `approved_plan_hash`, so a
+ * vault that changed in between is refused). What can be undone, and when it is refused, is
+ * core's (`crates/core/src/history.rs`).
+ */
 
 import { App, Notice, Plugin } from "obsidian";
 import type { HostProvider } from "../move/command";
@@ -10,12 +12,11 @@ import type { ToolHost } from "../host";
 import { runCall } from "../change";
 import { PreviewConfirmModal } from "../move/modals";
 import type { ToolError } from "../wasm";
+import { ERROR_NOTICE_MS } from "../ui/notice";
+import { count } from "../ui/lists";
 
 /** Stable: users bind hotkeys to it. */
 export const UNDO_COMMAND_ID = "undo-last-change";
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
 
 /** What `undo_change` answers (core's `history::UndoAnswer`). */
 export interface UndoAnswer {
@@ -91,15 +92,16 @@ export async function applyPreviewedUndo(host: ToolHost, preview: UndoAnswer): P
 /** What an undo does, in one sentence's worth of counts. */
 export function describeUndo(answer: UndoAnswer): string {
 	const parts = [
-		count(answer.counts.restored, "note restored", "notes restored"),
-		count(answer.counts.moved_back, "file moved back", "files moved back"),
-		count(answer.counts.removed, "new file removed", "new files removed"),
+		countIfAny(answer.counts.restored, "note restored", "notes restored"),
+		countIfAny(answer.counts.moved_back, "file moved back", "files moved back"),
+		countIfAny(answer.counts.removed, "new file removed", "new files removed"),
 	].filter((part) => part !== null);
 	return parts.length === 0 ? "nothing to give back" : parts.join(", ");
 }
 
-function count(n: number, one: string, many: string): string | null {
-	return n === 0 ? null : `${n} ${n === 1 ? one : many}`;
+/** `count`, or nothing when there are none. */
+function countIfAny(n: number, one: string, many: string): string | null {
+	return n === 0 ? null : count(n, one, many);
 }
 
 /** The tool that made a change, as a person says it. */

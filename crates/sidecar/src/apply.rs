@@ -71,11 +71,11 @@ impl Disk for Counted<'_> {
     }
 }
 
-/// A disk that makes a change only while the batch's lease holds (`journal::Held::check`):
+/// A disk that makes a change only while the batch's lease holds (`crate::lease::Held::check`):
 /// otherwise the change fails, and why is kept in `lost`.
 struct Leased<'a> {
     disk: &'a dyn Disk,
-    lease: &'a journal::Held,
+    lease: &'a crate::lease::Held,
     lost: std::cell::Cell<Option<crate::lease::Lost>>,
 }
 
@@ -154,7 +154,7 @@ fn undo_refused(batch: &Batch, path: &str) -> ToolError {
 
 /// What a note saved over after the batch wrote it becomes, before the rest of the batch is
 /// undone: the save with the batch's rewrite put back, written in its place only while it still
-/// holds the save (`journal::replace_note`), when core finds the rewrite intact in it
+/// holds the save (`crate::replace::replace_note`), when core finds the rewrite intact in it
 /// (`step::saved_over`); else the save as it is, its rewritten links named. A file the batch
 /// created keeps the save.
 fn settle_saved_over(disk: &dyn Disk, root: &Path, batch: &Batch, path: &str) -> StepError {
@@ -172,8 +172,15 @@ fn settle_saved_over(disk: &dyn Disk, root: &Path, batch: &Batch, path: &str) ->
     };
     match saved_over(path, &write.before, &write.text, &saved, &write.edits) {
         SavedOver::PutBack { text } => {
-            match journal::replace_note(disk, root, now, &write.temporary, journal::Expected::Bytes(saved.as_bytes()), text.as_bytes()) {
-                Ok(journal::Replaced::Yes) => StepError::SavedOverPutBack { path: path.to_owned() },
+            match crate::replace::replace_note(
+                disk,
+                root,
+                now,
+                &write.temporary,
+                crate::replace::Expected::Bytes(saved.as_bytes()),
+                text.as_bytes(),
+            ) {
+                Ok(crate::replace::Replaced::Yes) => StepError::SavedOverPutBack { path: path.to_owned() },
                 // Saved again meanwhile, or the write failed: the note is as the other program
                 // left it.
                 _ => left(&read()),
@@ -204,7 +211,7 @@ pub fn carry_out(
     disk: &dyn Disk,
     folder: &mut FolderIndex,
     mut outcome: Outcome,
-    held: Option<&journal::VaultLock>,
+    held: Option<&crate::lock::VaultLock>,
 ) -> Result<Value, ToolError> {
     match outcome.change.take() {
         None => {}
@@ -232,7 +239,7 @@ pub fn carry_out(
             // Kept first, under the lock the call holds, so the delete is never made and lost to
             // undo; a move to the trash that fails takes the kept change back out.
             let root = folder.root();
-            let journal = keep.journal(Vec::new(), std::process::id(), journal::now_unix_ms(), &journal::machine());
+            let journal = keep.journal(Vec::new(), std::process::id(), crate::lease::now_unix_ms(), &journal::machine());
             let name = crate::history::keep(disk, root, &journal)
                 .map_err(|why| ToolError::from(StepError::TrashFailed { path: path.clone(), why }.error()))?;
             let place = match crate::trash::trash_on(disk, root, &path, &before) {
@@ -337,18 +344,23 @@ pub fn apply_batch_on(disk: &dyn Disk, root: &Path, batch: &Batch) -> Result<Jou
 
 /// [`apply_batch_on`], the vault's lock `held` by the call since before it planned (its journal
 /// goes in the lock's place), or taken here when `None`.
-pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Option<&journal::VaultLock>) -> Result<Journal, ToolError> {
+pub fn apply_batch_holding(
+    disk: &dyn Disk,
+    root: &Path,
+    batch: &Batch,
+    held: Option<&crate::lock::VaultLock>,
+) -> Result<Journal, ToolError> {
     let made_folders = check_folder(root, batch)?;
-    let mut journal = batch.journal(made_folders, std::process::id(), journal::now_unix_ms(), &journal::machine());
+    let mut journal = batch.journal(made_folders, std::process::id(), crate::lease::now_unix_ms(), &journal::machine());
     journal.holder = held.map_or_else(crate::lease::new_holder, |held| held.held.holder.clone());
     let own;
     let lease = match held {
         Some(held) => {
-            journal::begin_holding(disk, root, held, &journal)?;
+            crate::lock::begin_holding(disk, root, held, &journal)?;
             &held.held
         }
         None => {
-            own = journal::begin(disk, root, &journal)?;
+            own = crate::lock::begin(disk, root, &journal)?;
             &own
         }
     };
@@ -387,12 +399,12 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
             counted.made.set(0);
             // The note is moved aside and checked before the new text goes in with a rename that
             // never replaces: a save by anyone at any moment is kept, and the batch undone.
-            let replaced = journal::replace_note(
+            let replaced = crate::replace::replace_note(
                 &counted,
                 root,
                 &write.path,
                 &write.temporary,
-                journal::Expected::Bytes(write.before.as_bytes()),
+                crate::replace::Expected::Bytes(write.before.as_bytes()),
                 write.text.as_bytes(),
             )
             .map_err(|error| {
@@ -401,7 +413,7 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
                 }
                 step_failed(format!("writing {}", write.path), &write.path, &error, &mut through_link)
             })?;
-            if replaced == journal::Replaced::ChangedMeanwhile {
+            if replaced == crate::replace::Replaced::ChangedMeanwhile {
                 edited_meanwhile = Some(write.path.clone());
                 return Err(format!("`{}` changed while the batch was being written", write.path));
             }
@@ -415,13 +427,13 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
         }
         for (at, create) in batch.creates.iter().enumerate() {
             counted.made.set(0);
-            journal::create_file(
+            crate::replace::create_file(
                 &counted,
                 root,
                 &root.join(&create.path),
                 &root.join(&create.temporary),
                 create.text.as_bytes(),
-                journal::NewFile::LikeItsFolder,
+                crate::replace::NewFile::LikeItsFolder,
             )
             .map_err(|error| {
                 if crate::disk::link_on_the_way(&error).is_some() {
@@ -450,7 +462,7 @@ pub fn apply_batch_holding(disk: &dyn Disk, root: &Path, batch: &Batch, held: Op
             // Moved aside first (a rename that never replaces), then what was moved aside is
             // checked and removed only if it is what the change created: a save by path after
             // the move makes a new file, which stays; a save before it is put back.
-            let kept = journal::remove_if_holds(disk, root, &remove.path, remove.before.as_bytes())
+            let kept = crate::replace::remove_if_holds(disk, root, &remove.path, remove.before.as_bytes())
                 .map_err(|error| step_failed(format!("removing {}", remove.path), &remove.path, &error, &mut through_link))?;
             if !kept {
                 removed_meanwhile = Some(remove.path.clone());

@@ -14,12 +14,12 @@ use vaultlink_core::history::{
 use vaultlink_core::journal::{Journal, Purpose};
 
 use crate::disk::Disk;
-use crate::journal::{read_bounded, Unread};
+use crate::replace::{read_bounded, Unread};
 
 /// Whether `.vaultlink` and its `changes` are the vault's own folders: nothing reached through a
 /// symbolic link is trusted.
 fn own_folders(root: &Path) -> bool {
-    [root.join(crate::journal::JOURNAL_FOLDER), root.join(CHANGES_FOLDER)]
+    [root.join(crate::lease::JOURNAL_FOLDER), root.join(CHANGES_FOLDER)]
         .iter()
         .all(|step| std::fs::symlink_metadata(step).is_ok_and(|meta| meta.is_dir()))
 }
@@ -119,7 +119,7 @@ fn set_aside_names(root: &Path) -> Vec<String> {
 /// goes. Answers the kept change's name.
 pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, String> {
     let failed = |error: std::io::Error| format!("keeping the change for undo_change failed: {error}");
-    let sealed = crate::journal::seal_for(root, Purpose::Kept, journal).map_err(|error| error.message)?;
+    let sealed = crate::seal_keys::seal_for(root, Purpose::Kept, journal).map_err(|error| error.message)?;
     let changes = root.join(CHANGES_FOLDER);
     // Nothing is written through a symbolic link: it may lead out of the vault.
     if std::fs::symlink_metadata(&changes).is_ok_and(|meta| !meta.is_dir()) {
@@ -129,7 +129,7 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, S
     }
     let made = !changes.is_dir();
     // A delete keeps its change with no journal before it, so `.vaultlink` may not be there yet.
-    let journal_folder = root.join(crate::journal::JOURNAL_FOLDER);
+    let journal_folder = root.join(crate::lease::JOURNAL_FOLDER);
     let made_journal_folder = made && !journal_folder.is_dir();
     if made_journal_folder {
         disk.create_dir(root, &journal_folder).map_err(failed)?;
@@ -137,11 +137,11 @@ pub fn keep(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<String, S
     if made {
         disk.create_dir(root, &changes).map_err(failed)?;
     }
-    let name = next_record_name(crate::journal::now_unix_ms(), &journal.change_id, &record_names(root));
+    let name = next_record_name(crate::lease::now_unix_ms(), &journal.change_id, &record_names(root));
     let path = root.join(&name);
     let temporary = root.join(format!("{name}.tmp"));
     // Private, as the journal is: it holds the notes' texts from before the change.
-    crate::journal::create_file(disk, root, &path, &temporary, sealed.as_bytes(), crate::journal::NewFile::Private).map_err(failed)?;
+    crate::replace::create_file(disk, root, &path, &temporary, sealed.as_bytes(), crate::replace::NewFile::Private).map_err(failed)?;
     disk.sync_dir(root, &changes).map_err(failed)?;
     if made {
         disk.sync_dir(root, &journal_folder).map_err(failed)?;
@@ -235,6 +235,6 @@ pub fn forget(disk: &dyn Disk, root: &Path, name: &str) -> std::io::Result<()> {
     }
     forget_oldest(disk, root)?;
     let _ = disk.remove_dir(root, &root.join(CHANGES_FOLDER));
-    let _ = disk.remove_dir(root, &root.join(crate::journal::JOURNAL_FOLDER));
+    let _ = disk.remove_dir(root, &root.join(crate::lease::JOURNAL_FOLDER));
     Ok(())
 }

@@ -23,6 +23,10 @@
 //! before it is read, and read no further), whose change is not one kept with a later change
 //! after it, naming only paths the engine writes, none of them reached through a symbolic link. Any other journal is refused with the
 //! reason and left where it is, for the user; reading the vault goes on, and writing waits.
+//!
+//! The journal file is also the vault's lock: taking it, and waiting for it, is `lock`; the
+//! lease that proves its holder alive is `lease`; the safe replacement of notes that the batch
+//! and its undo make is `replace`.
 
 use std::path::{Path, PathBuf};
 use vaultlink_core::error::ErrorCode;
@@ -37,11 +41,14 @@ use vaultlink_core::undo_steps::{self, Condition, UndoStep, Undone};
 
 use crate::disk::{exists_exactly, symbolic_link_on_the_way, Disk, RealDisk};
 use crate::error::ToolError;
+use crate::lease::{held_here, next_attempt, put_locked, Held, JOURNAL_FOLDER};
+use crate::replace::{
+    create_file, full, make_parents, put_back, read_bounded, replace_note, restorable_hash, write_atomically, Expected, NewFile, Replaced,
+    Unread,
+};
+use crate::seal_keys::seal_for;
 
-/// The folder, inside the vault, that holds the journal. Its name starts with a dot, so
-/// Obsidian and the sidecar's own walk leave it out of the vault's files.
-pub const JOURNAL_FOLDER: &str = vaultlink_core::own_files::FOLDER;
-const JOURNAL_FILE: &str = "journal.json";
+pub(crate) const JOURNAL_FILE: &str = "journal.json";
 /// What recovery did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Recovery {
@@ -59,62 +66,13 @@ pub struct Recovery {
     pub removed: Vec<String>,
 }
 
-fn journal_path(root: &Path) -> PathBuf {
+pub(crate) fn journal_path(root: &Path) -> PathBuf {
     root.join(JOURNAL_FOLDER).join(JOURNAL_FILE)
-}
-
-fn full(root: &Path, path: &str) -> PathBuf {
-    path.split('/').fold(root.to_owned(), |full, segment| full.join(segment))
-}
-
-pub fn now_unix_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_millis() as u64)
 }
 
 /// The name of this machine, as the journal records it.
 pub fn machine() -> String {
     gethostname::gethostname().to_string_lossy().into_owned()
-}
-
-/// The file's text: `journal` sealed for `purpose` with the sealing key of the vault at `root`
-/// (`seal_keys`).
-pub fn seal_for(root: &Path, purpose: Purpose, journal: &Journal) -> Result<String, ToolError> {
-    crate::seal_keys::seal(root, purpose, journal)
-        .map_err(|error| {
-            ToolError::new(
-                ErrorCode::WriteFailed,
-                format!("{error}; nothing was changed"),
-                "Fix what the message names, then try again.",
-                true,
-            )
-        })?
-        .map_err(|too_large| StepError::from(too_large).error().into())
-}
-
-/// Why a journal or a kept change file was not read.
-pub enum Unread {
-    /// Larger than core's bound (`journal::MAX_FILE_BYTES`): refused from its size alone.
-    TooLarge(Refusal),
-    Failed(std::io::Error),
-}
-
-/// Reads a journal or a kept change file, no more than core's bound: its size is looked at
-/// first, and the read stops past the bound (a file that grew meanwhile), so a huge file planted
-/// in the vault costs nothing.
-pub fn read_bounded(path: &Path) -> Result<Vec<u8>, Unread> {
-    use std::io::Read as _;
-    let too_large = |bytes: u64| Unread::TooLarge(Refusal::TooLarge { bytes });
-    let file = std::fs::File::open(path).map_err(Unread::Failed)?;
-    let size = file.metadata().map_err(Unread::Failed)?.len();
-    if size > format::MAX_FILE_BYTES {
-        return Err(too_large(size));
-    }
-    let mut bytes = Vec::with_capacity(size as usize);
-    file.take(format::MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(Unread::Failed)?;
-    if bytes.len() as u64 > format::MAX_FILE_BYTES {
-        return Err(too_large(bytes.len() as u64));
-    }
-    Ok(bytes)
 }
 
 /// What the vault's journal file holds, as far as this process may act on it.
@@ -140,7 +98,7 @@ pub fn find(root: &Path) -> Found {
 /// batch and acts on nothing else: the paths it names are not looked at, so a folder swapped
 /// for a link during the batch does not keep the batch from removing, or marking, its own
 /// journal.
-fn find_held(root: &Path) -> Found {
+pub(crate) fn find_held(root: &Path) -> Found {
     find_checking(root, false)
 }
 
@@ -246,361 +204,9 @@ pub fn judge(root: &Path, found: &Found, holder: &str) -> Option<Verdict> {
     Some(verdict)
 }
 
-/// The holder ids of the leases this process holds now.
-static HELD_HERE: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-
-fn held_here(holder: &str) -> bool {
-    !holder.is_empty() && HELD_HERE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().any(|held| held == holder)
-}
-
-/// A lease this process holds on the vault's journal, with the holder id it names.
-#[derive(Debug)]
-pub struct Held {
-    pub holder: String,
-    lease: crate::lease::Lease,
-}
-
-impl Held {
-    fn hold(root: &Path, holder: &str, file: std::fs::File) -> std::io::Result<Held> {
-        let lease = crate::lease::Lease::hold(&journal_path(root), file)?;
-        HELD_HERE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(holder.to_owned());
-        Ok(Held { holder: holder.to_owned(), lease })
-    }
-
-    /// Whether the holder may make its next step (see `lease::Lease::check`).
-    pub fn check(&self) -> Result<(), crate::lease::Lost> {
-        self.lease.check()
-    }
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        HELD_HERE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|held| *held != self.holder);
-    }
-}
-
-fn interrupted(root: &Path, found: &Found) -> ToolError {
-    let refusal = match judge(root, found, "") {
-        None => StepError::JustApplied,
-        Some(verdict) => verdict.refusal(&root.display().to_string(), &journal_path(root).display().to_string()),
-    };
-    refusal.error().into()
-}
-
 /// What to do about a journal that is not acted on.
 fn untrusted_hint(root: &Path) -> String {
     vaultlink_core::step::untrusted_hint(&journal_path(root).display().to_string())
-}
-
-/// Writes the journal, sealed, before a batch's first change. Fails, changing nothing, when
-/// another journal is there.
-pub fn begin(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<Held, ToolError> {
-    let (bytes, file) = take(disk, root, journal)?;
-    copy_for_tests(&bytes);
-    hold(disk, root, journal, file)
-}
-
-/// Holds the lease of the journal `journal` just put in place, `file`.
-fn hold(disk: &dyn Disk, root: &Path, journal: &Journal, file: std::fs::File) -> Result<Held, ToolError> {
-    Held::hold(root, &journal.holder, file).map_err(|error| {
-        let _ = finish(disk, root, journal);
-        StepError::JournalUnwritable { journal: journal_path(root).display().to_string(), why: error.to_string() }.error().into()
-    })
-}
-
-/// Takes the lock with `journal` in it (see [`begin`]); answers what was written.
-fn take(disk: &dyn Disk, root: &Path, journal: &Journal) -> Result<(String, std::fs::File), ToolError> {
-    let path = journal_path(root);
-    let folder = root.join(JOURNAL_FOLDER);
-    if std::fs::symlink_metadata(&path).is_ok() {
-        return Err(interrupted(root, &find(root)));
-    }
-    if std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.file_type().is_symlink() || !meta.is_dir()) {
-        return Err(ToolError::new(
-            ErrorCode::InvalidPath,
-            format!("`{JOURNAL_FOLDER}` in {} is not a folder (a symbolic link, or a file), so no journal can be kept there; nothing was changed", root.display()),
-            format!("Remove {} (vaultlink makes the folder itself), then try again.", folder.display()),
-            false,
-        ));
-    }
-    let mut sealed = None::<String>;
-    let write_failed = |error: std::io::Error| -> ToolError {
-        StepError::JournalUnwritable { journal: path.display().to_string(), why: error.to_string() }.error().into()
-    };
-    // The lock is the journal file itself, taken in one step: the sealed journal is written whole
-    // to a name of this attempt's own, then renamed to `journal.json` with a rename that never
-    // replaces, so two batches starting at once cannot both hold it, and no one ever sees a
-    // journal half written. Every error path takes back only what this attempt made: its own
-    // file, and the folder if it made it and it is empty.
-    let mut attempt = 0;
-    let own = loop {
-        let made_folder = match disk.create_dir(root, &folder) {
-            Ok(()) => true,
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => false,
-            Err(error) => return Err(write_failed(error)),
-        };
-        // Sealed once the folder is there: the vault's first seal makes its key in it.
-        let bytes = match &mut sealed {
-            Some(bytes) => bytes,
-            None => match seal_for(root, Purpose::Journal, journal) {
-                Ok(bytes) => sealed.insert(bytes),
-                Err(error) => {
-                    if made_folder {
-                        let _ = disk.remove_dir(root, &folder);
-                    }
-                    return Err(error);
-                }
-            },
-        };
-        let own = folder.join(format!("{JOURNAL_FILE}.{}-{}.lock", std::process::id(), next_attempt()));
-        match disk.write_new(root, &own, bytes.as_bytes()) {
-            Ok(()) => break (own, made_folder),
-            // The folder was removed by a batch finishing a moment ago: made again.
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound && attempt < 10 => attempt += 1,
-            Err(error) => {
-                // write_new made this file of our own before it failed part way (a full disk).
-                if own.exists() {
-                    let _ = disk.remove_file(root, &own);
-                }
-                if made_folder {
-                    let _ = disk.remove_dir(root, &folder);
-                }
-                return Err(write_failed(error));
-            }
-        }
-    };
-    let (own, made_folder) = own;
-    let take_back = |disk: &dyn Disk| {
-        let _ = disk.remove_file(root, &own);
-        if made_folder {
-            let _ = disk.remove_dir(root, &folder);
-        }
-    };
-    // Locked before it is the journal, so that it is never the journal unlocked.
-    let file = match crate::lease::open_locked(&own) {
-        Ok(file) => file,
-        Err(error) => {
-            take_back(disk);
-            return Err(write_failed(error));
-        }
-    };
-    match disk.rename_new(root, &own, &path) {
-        Ok(()) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-            take_back(disk);
-            return Err(interrupted(root, &find(root)));
-        }
-        Err(error) => {
-            take_back(disk);
-            return Err(write_failed(error));
-        }
-    }
-    // The lock is ours from here: on a failure, the journal is ours to remove. The journal's
-    // entry is made durable in its folder, and the folder's own entry in the vault's root when
-    // this call made it (the first batch in a vault), before any change it guards.
-    if let Err(error) = disk.sync_dir(root, &folder).and_then(|()| if made_folder { disk.sync_dir(root, root) } else { Ok(()) }) {
-        let _ = disk.remove_file(root, &path);
-        if made_folder {
-            let _ = disk.remove_dir(root, &folder);
-        }
-        return Err(write_failed(error));
-    }
-    Ok((sealed.unwrap_or_default(), file))
-}
-
-/// The vault's lock, held by a writing call from before it reads the folder to plan until its
-/// change is made: the journal file, holding a journal of no steps (the tool, this process, when)
-/// while the call plans. No other process (a second server, a command, the plugin) changes the
-/// vault meanwhile, so the plan is made on a vault no one else is changing, and every reader
-/// waits (see [`wait_for_changes`]). Once planned, [`begin_holding`] puts the batch's journal in
-/// its place; a call that changes nothing gives the lock back with [`VaultLock::release`].
-#[derive(Debug)]
-pub struct VaultLock {
-    journal: Journal,
-    pub held: Held,
-    /// Whether taking the lock made the vault's first sealing key (to seal the lock itself): a
-    /// call that then leaves nothing sealed behind takes the key back with the lock, so that a
-    /// refused or previewed call leaves the vault as it found it.
-    made_key: bool,
-}
-
-impl VaultLock {
-    /// Takes the lock, waiting up to `wait` for another process's change to end (with a progress
-    /// step now and then); `change_in_progress` after that. A journal whose lease ran out is
-    /// recovered first (as the next read would).
-    pub fn take(
-        disk: &dyn Disk,
-        root: &Path,
-        tool: &str,
-        wait: std::time::Duration,
-        progress: &crate::progress::Progress,
-    ) -> Result<VaultLock, ToolError> {
-        let started = std::time::Instant::now();
-        let mut said = None::<std::time::Instant>;
-        let mut recovered = false;
-        loop {
-            let journal = Journal {
-                version: format::VERSION,
-                pid: std::process::id(),
-                holder: crate::lease::new_holder(),
-                tool: tool.to_owned(),
-                started_unix_ms: now_unix_ms(),
-                machine: machine(),
-                writes: Vec::new(),
-                moves: Vec::new(),
-                made_folders: Vec::new(),
-                change_id: format!("lock-{}", next_attempt()),
-                forget: None,
-            };
-            let keys_before = crate::seal_keys::any_keys(root);
-            // The lock alone is no batch's journal: not copied for the tests.
-            match take(disk, root, &journal) {
-                Ok((_, file)) => {
-                    let made_key = !keys_before && crate::seal_keys::any_keys(root);
-                    return Ok(VaultLock { held: hold(disk, root, &journal, file)?, journal, made_key });
-                }
-                Err(error) if error.code == ErrorCode::InterruptedChange.as_str() && !recovered => {
-                    recovered = true;
-                    recover_if_interrupted(root)?;
-                }
-                Err(error) if error.code == ErrorCode::ChangeInProgress.as_str() && started.elapsed() < wait => {
-                    if said.is_none_or(|at| at.elapsed() >= PROGRESS_EVERY) {
-                        said = Some(std::time::Instant::now());
-                        progress.step(format!(
-                            "{}; waiting for it ({} of at most {} s)",
-                            error.message.trim_end_matches("; nothing was changed"),
-                            started.elapsed().as_secs(),
-                            wait.as_secs()
-                        ));
-                    }
-                    std::thread::sleep(POLL);
-                }
-                Err(error) => return Err(error),
-            }
-        }
-    }
-
-    /// Gives the lock back, if it is still the lock and not a batch's journal (a batch removes
-    /// its own journal when it is made or undone).
-    pub fn release(&self, disk: &dyn Disk, root: &Path) {
-        if let Found::Ours(found) = find_held(root) {
-            if same_batch(&found, &self.journal) {
-                if let Err(error) = finish(disk, root, &self.journal) {
-                    tracing::warn!("releasing the vault's lock failed: {error}");
-                }
-            }
-        }
-        if self.made_key {
-            crate::seal_keys::take_back_unused(disk, root);
-        }
-    }
-}
-
-/// Puts the journal of `journal`'s batch in the place of the lock `held`, before the batch's
-/// first change: written whole under a name of its own, synced, and renamed over the lock (the
-/// lock is this call's, so nothing else can be there). Fails, changing nothing, when the lock is
-/// no longer this call's.
-pub fn begin_holding(disk: &dyn Disk, root: &Path, held: &VaultLock, journal: &Journal) -> Result<(), ToolError> {
-    let path = journal_path(root);
-    match find(root) {
-        Found::Ours(found) if same_batch(&found, &held.journal) && found.holder == held.journal.holder => {}
-        other => return Err(interrupted(root, &other)),
-    }
-    let bytes = seal_for(root, Purpose::Journal, journal)?;
-    let own = root.join(JOURNAL_FOLDER).join(format!("{JOURNAL_FILE}.{}-{}.lock", std::process::id(), next_attempt()));
-    let file = put_locked(disk, root, &path, &own, bytes.as_bytes())
-        .and_then(|file| disk.sync_dir(root, &root.join(JOURNAL_FOLDER)).map(|()| file))
-        .map_err(|error| -> ToolError {
-            StepError::JournalUnwritable { journal: path.display().to_string(), why: error.to_string() }.error().into()
-        })?;
-    copy_for_tests(&bytes);
-    held.held.lease.repoint(file);
-    Ok(())
-}
-
-/// [`write_atomically`], the new file opened and kernel-locked before it is renamed into place,
-/// so that it is never the journal unlocked; answers it, open.
-fn put_locked(disk: &dyn Disk, root: &Path, path: &Path, temporary: &Path, bytes: &[u8]) -> std::io::Result<std::fs::File> {
-    if temporary.exists() {
-        disk.remove_file(root, temporary)?;
-    }
-    let result = (|| {
-        disk.write_new(root, temporary, bytes)?;
-        let file = crate::lease::open_locked(temporary)?;
-        disk.rename(root, temporary, path)?;
-        Ok(file)
-    })();
-    if result.is_err() && temporary.exists() {
-        let _ = disk.remove_file(root, temporary);
-    }
-    result
-}
-
-/// How often a call waiting for another process's change looks again, and says so.
-const POLL: std::time::Duration = std::time::Duration::from_millis(25);
-const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// How long a call waits for another process's change to the vault before it answers
-/// `change_in_progress`.
-pub const WAIT_FOR_CHANGE: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// Another process's change being made in the vault now: its journal (or lock) is there, and
-/// its lease is live (`judge`); `None` when nothing is in flight (a journal whose lease ran out, or one not
-/// ours, is recovery's or the user's business, not a change in flight).
-fn in_flight(root: &Path) -> Option<(Option<String>, Option<u32>)> {
-    let found = find(root);
-    if let Found::Ours(journal) = &found {
-        if held_here(&journal.holder) {
-            return None;
-        }
-    }
-    match judge(root, &found, "")? {
-        Verdict::InProgress { tool, pid, .. } => Some((Some(tool), Some(pid))),
-        Verdict::Starting { tool, pid } => Some((tool, pid)),
-        _ => None,
-    }
-}
-
-/// What the journal's folder looks like: it changes whenever a journal (or the lock) is made,
-/// replaced or removed in it.
-pub fn lock_stamp(root: &Path) -> Option<(Option<std::time::SystemTime>, u64, u64)> {
-    let meta = std::fs::symlink_metadata(root.join(JOURNAL_FOLDER)).ok()?;
-    #[cfg(unix)]
-    let (inode, changed) = {
-        use std::os::unix::fs::MetadataExt;
-        (meta.ino(), (meta.ctime() as u64).wrapping_mul(1_000_000_000).wrapping_add(meta.ctime_nsec() as u64))
-    };
-    #[cfg(not(unix))]
-    let (inode, changed) = (0, meta.len());
-    Some((meta.modified().ok(), inode, changed))
-}
-
-/// Waits, up to `wait`, while another process's change is being made in the vault (a second
-/// server's, a command's, the plugin's: they share the journal file), reporting progress now and
-/// then; `change_in_progress` when it is still being made after that. A reading call (or a
-/// preview) calls this before it reads the folder, so it never reads a change half made.
-pub fn wait_for_changes(root: &Path, wait: std::time::Duration, progress: &crate::progress::Progress) -> Result<(), ToolError> {
-    let started = std::time::Instant::now();
-    let mut said = None::<std::time::Instant>;
-    while let Some((tool, pid)) = in_flight(root) {
-        if started.elapsed() >= wait {
-            return Err(StepError::Busy { tool, pid, waited_s: started.elapsed().as_secs() }.error().into());
-        }
-        if said.is_none_or(|at| at.elapsed() >= PROGRESS_EVERY) {
-            said = Some(std::time::Instant::now());
-            let who = match (&tool, pid) {
-                (Some(tool), Some(pid)) => format!("{tool} by process {pid}"),
-                _ => "a change starting".to_owned(),
-            };
-            progress.step(format!(
-                "another change to the vault is being made ({who}); waiting for it before reading ({} of at most {} s)",
-                started.elapsed().as_secs(),
-                wait.as_secs()
-            ));
-        }
-        std::thread::sleep(POLL);
-    }
-    Ok(())
 }
 
 /// Removes what a process killed while it took the lock left: its own file of the attempt
@@ -628,12 +234,6 @@ fn remove_stale_locks(disk: &dyn Disk, root: &Path) {
     }
 }
 
-/// A number new to each attempt at the lock in this process, so two threads never share a name.
-fn next_attempt() -> u64 {
-    static ATTEMPTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    ATTEMPTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-}
-
 /// For tests: `journal` sealed with the vault's key and left in `root` as a batch that stopped
 /// leaves it (`.vaultlink` made when it is not there); answers the text written.
 #[cfg(test)]
@@ -656,22 +256,6 @@ pub(crate) fn expire_lease(root: &Path) {
             file.set_modified(long_ago).expect("the journal's time set");
         }
     }
-}
-
-/// In a debug build only: appends each journal begun to the file `VAULTLINK_DEBUG_JOURNAL_COPY`
-/// names, one per line, so the end-to-end tests can hold the journals of both edges side by side
-/// (a journal lives only while its batch runs). A release build has no such seam.
-fn copy_for_tests(bytes: &str) {
-    #[cfg(debug_assertions)]
-    if let Some(copy) = std::env::var_os("VAULTLINK_DEBUG_JOURNAL_COPY") {
-        use std::io::Write;
-        let appended = std::fs::OpenOptions::new().create(true).append(true).open(copy).and_then(|mut file| writeln!(file, "{bytes}"));
-        if let Err(error) = appended {
-            tracing::warn!("copying the journal for the tests failed: {error}");
-        }
-    }
-    #[cfg(not(debug_assertions))]
-    let _ = bytes;
 }
 
 /// Removes the journal of `journal`'s batch once every change is made (or undone): from here on
@@ -732,7 +316,7 @@ fn touched_folders(journal: &Journal) -> Vec<String> {
 }
 
 /// Whether two journals are of one batch: core's `lease::same_batch`, which the plugin uses too.
-fn same_batch(found: &Journal, ours: &Journal) -> bool {
+pub(crate) fn same_batch(found: &Journal, ours: &Journal) -> bool {
     vaultlink_core::lease::same_batch(found, ours)
 }
 
@@ -826,7 +410,7 @@ fn claim(root: &Path, journal: Journal) -> Option<(Journal, Held)> {
             return None;
         }
     };
-    let held = Held::hold(root, &claimed.holder, file).ok()?;
+    let held = Held::hold(&journal_path(root), &claimed.holder, file).ok()?;
     match find(root) {
         Found::Ours(now) if now.holder == claimed.holder => Some((claimed, held)),
         _ => None,
@@ -1093,246 +677,6 @@ fn saved_path(path: &str) -> String {
     undo_steps::saved_path(path)
 }
 
-/// Creates the missing folders above `path`, up to the vault's root.
-fn make_parents(disk: &dyn Disk, root: &Path, path: &Path) -> std::io::Result<()> {
-    let Some(parent) = path.parent() else {
-        return Ok(());
-    };
-    if parent.is_dir() || parent == root {
-        return Ok(());
-    }
-    make_parents(disk, root, parent)?;
-    disk.create_dir(root, parent)
-}
-
-/// Writes `bytes` to `temporary` beside `path`, synced, and renames it over `path`; the
-/// temporary file is removed if any step fails.
-pub fn write_atomically(disk: &dyn Disk, root: &Path, path: &Path, temporary: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if temporary.exists() {
-        disk.remove_file(root, temporary)?;
-    }
-    let result = (|| {
-        disk.write_new(root, temporary, bytes)?;
-        if path.exists() {
-            disk.copy_attributes(root, path, temporary)?;
-        }
-        disk.rename(root, temporary, path)
-    })();
-    if result.is_err() && temporary.exists() {
-        let _ = disk.remove_file(root, temporary);
-    }
-    result
-}
-
-/// The hash of `bytes` when it is one of a restore step's `restorable` hashes (core's decision of
-/// which texts are the batch's own), `None` otherwise.
-fn restorable_hash(bytes: &[u8], restorable: &[String]) -> Option<String> {
-    std::str::from_utf8(bytes).ok().map(content_hash).filter(|hash| restorable.contains(hash))
-}
-
-/// What a note must hold for [`replace_note`] to replace it: the exact text, or a text of this
-/// content hash (recovery, which knows what a batch wrote only by its hash).
-#[derive(Debug, Clone, Copy)]
-pub enum Expected<'a> {
-    Bytes(&'a [u8]),
-    Hash(&'a str),
-}
-
-impl Expected<'_> {
-    fn held_by(self, bytes: &[u8]) -> bool {
-        match self {
-            Expected::Bytes(expected) => bytes == expected,
-            Expected::Hash(hash) => std::str::from_utf8(bytes).is_ok_and(|text| content_hash(text) == hash),
-        }
-    }
-}
-
-/// Whether [`replace_note`] put the new text in place.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Replaced {
-    Yes,
-    /// The note did not hold what was expected, or another program saved it while it was being
-    /// replaced: nothing of the batch is in it, and the other program's bytes are.
-    ChangedMeanwhile,
-}
-
-/// The hidden name beside a note where [`replace_note`] moves the note while it checks it
-/// (core's `undo_steps::aside_of`, which the undo's steps name too).
-pub use vaultlink_core::undo_steps::aside_of;
-
-/// Replaces the note at `path` by `bytes` only if it holds `expected`, without losing a save
-/// another program makes meanwhile (an editor, a sync service), at any moment:
-///
-/// 1. the new text goes to `temporary`, synced, with the note's permissions;
-/// 2. the note is renamed to `aside` (a rename that refuses to replace), so from here a save
-///    by path makes a new file at `path` instead of writing into what is checked;
-/// 3. what was moved aside is checked against `expected`; if it differs (a save came first), it
-///    goes back to `path`, and is kept whatever happens;
-/// 4. the new text is renamed to `path` without replacing: a file saved there since step 2
-///    fails the rename and stays;
-/// 5. what is aside is checked once more (a program that had the file open before step 2 may
-///    have written into it) and removed only if it still holds `expected`; otherwise it goes
-///    back to `path` and the new text is taken out.
-///
-/// Returns `ChangedMeanwhile` when another program's bytes won; an I/O error leaves at most the
-/// note at `aside` and the new text at `temporary`, which [`undo`] (recovery) puts right.
-pub fn replace_note(
-    disk: &dyn Disk,
-    root: &Path,
-    path: &str,
-    temporary: &str,
-    expected: Expected<'_>,
-    bytes: &[u8],
-) -> std::io::Result<Replaced> {
-    let (note, temporary_full) = (full(root, path), full(root, temporary));
-    let aside = full(root, &aside_of(temporary).unwrap_or_else(|| format!("{temporary}.aside")));
-    if temporary_full.exists() {
-        disk.remove_file(root, &temporary_full)?;
-    }
-    let take_back_temporary = |disk: &dyn Disk| -> std::io::Result<()> {
-        if temporary_full.exists() {
-            disk.remove_file(root, &temporary_full)?;
-        }
-        Ok(())
-    };
-    let prepared = disk.write_new(root, &temporary_full, bytes).and_then(|()| disk.copy_attributes(root, &note, &temporary_full));
-    if let Err(error) = prepared {
-        let _ = take_back_temporary(disk);
-        // The note gone before it was touched: someone moved or removed it.
-        return if error.kind() == std::io::ErrorKind::NotFound { Ok(Replaced::ChangedMeanwhile) } else { Err(error) };
-    }
-    match disk.rename_new(root, &note, &aside) {
-        Ok(()) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            take_back_temporary(disk)?;
-            return Ok(Replaced::ChangedMeanwhile);
-        }
-        Err(error) => {
-            let _ = take_back_temporary(disk);
-            return Err(error);
-        }
-    }
-    // From here the note is at `aside`: every way out puts it back or replaces it.
-    if !std::fs::read(&aside).is_ok_and(|held| expected.held_by(&held)) {
-        put_back(disk, root, path, &aside, expected)?;
-        take_back_temporary(disk)?;
-        return Ok(Replaced::ChangedMeanwhile);
-    }
-    match disk.rename_new(root, &temporary_full, &note) {
-        Ok(()) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-            // Saved at `path` after the note was moved aside: that save is the newest text.
-            take_back_temporary(disk)?;
-            put_back(disk, root, path, &aside, expected)?;
-            return Ok(Replaced::ChangedMeanwhile);
-        }
-        Err(error) => {
-            // The note goes back where it was; if even that fails, recovery finds it aside.
-            let _ = put_back(disk, root, path, &aside, expected);
-            let _ = take_back_temporary(disk);
-            return Err(error);
-        }
-    }
-    if std::fs::read(&aside).is_ok_and(|held| expected.held_by(&held)) {
-        disk.remove_file(root, &aside)?;
-        return Ok(Replaced::Yes);
-    }
-    // Written into through a file opened before it was moved aside: that write is the newest.
-    disk.rename_new(root, &note, &temporary_full)?;
-    put_back(disk, root, path, &aside, expected)?;
-    take_back_temporary(disk)?;
-    Ok(Replaced::ChangedMeanwhile)
-}
-
-/// Puts what is at `aside` back at the note's `path`, never over a file there: when one was
-/// saved there meanwhile, that one is the newest and stays, and what was aside is removed if
-/// it holds the expected text, or else kept under `.vaultlink/recovered/`.
-fn put_back(disk: &dyn Disk, root: &Path, path: &str, aside: &Path, expected: Expected<'_>) -> std::io::Result<()> {
-    match disk.rename_new(root, aside, &full(root, path)) {
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-            if std::fs::read(aside).is_ok_and(|held| expected.held_by(&held)) {
-                return disk.remove_file(root, aside);
-            }
-            let saved = full(root, &saved_path(path));
-            make_parents(disk, root, &saved)?;
-            let mut target = saved.clone();
-            let mut number = 2;
-            // Never over an earlier saved text.
-            loop {
-                match disk.rename_new(root, aside, &target) {
-                    Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && number < 10_000 => {
-                        target = saved.with_file_name(format!(
-                            "{} {number}",
-                            saved.file_name().map(|name| name.to_string_lossy()).unwrap_or_default()
-                        ));
-                        number += 1;
-                    }
-                    other => return other,
-                }
-            }
-        }
-        other => other,
-    }
-}
-
-/// The hidden name beside `path` where [`remove_if_holds`] moves a file while it checks it (core's
-/// `undo_steps::removal_aside`, which the undo's steps name too).
-pub use vaultlink_core::undo_steps::removal_aside;
-
-/// Removes the file at `path` only if it holds `expected`, without losing a save another program
-/// makes meanwhile: the file is moved aside with a rename that never replaces, what was moved
-/// aside is checked, and it is removed only if it holds `expected`; otherwise it goes back (or,
-/// when a file was saved at `path` since, under `.vaultlink/recovered/`). A save by path after
-/// the move makes a new file at `path`, which is left. `Ok(false)` when the file was not there
-/// or held something else (it is kept).
-pub fn remove_if_holds(disk: &dyn Disk, root: &Path, path: &str, expected: &[u8]) -> std::io::Result<bool> {
-    let aside = full(root, &removal_aside(path));
-    match disk.rename_new(root, &full(root, path), &aside) {
-        Ok(()) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(error) => return Err(error),
-    }
-    if std::fs::read(&aside).is_ok_and(|held| held == expected) {
-        disk.remove_file(root, &aside)?;
-        return Ok(true);
-    }
-    // Saved before it was moved aside: the save goes back where it was.
-    put_back(disk, root, path, &aside, Expected::Bytes(expected))?;
-    Ok(false)
-}
-
-/// Who may read a file `create_file` makes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NewFile {
-    /// As a new file of its folder (its read and write bits): a note.
-    LikeItsFolder,
-    /// This user alone, as the temporary file is: a file holding notes' texts (a kept change).
-    Private,
-}
-
-/// Writes `bytes` to `temporary`, synced, and renames it to `path` only if nothing is there
-/// (a file that appeared since the check fails the step and is kept); the temporary file is
-/// removed if any step fails.
-pub fn create_file(disk: &dyn Disk, root: &Path, path: &Path, temporary: &Path, bytes: &[u8], access: NewFile) -> std::io::Result<()> {
-    if temporary.exists() {
-        disk.remove_file(root, temporary)?;
-    }
-    let result = disk.write_new(root, temporary, bytes).and_then(|()| {
-        // The temporary file is private; a note gets the permissions of its folder's new files.
-        #[cfg(unix)]
-        if let Some(folder) = path.parent().filter(|_| access == NewFile::LikeItsFolder) {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(folder)?.permissions().mode() & 0o666;
-            crate::disk::set_mode(root, temporary, mode)?;
-        }
-        disk.rename_new(root, temporary, path)
-    });
-    if result.is_err() && temporary.exists() {
-        let _ = disk.remove_file(root, temporary);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     //! A journal is untrusted input: one that arrives with a vault (git, a sync service, a zip)
@@ -1341,6 +685,7 @@ mod tests {
 
     use super::*;
     use crate::disk::testing::snapshot;
+    use crate::lock::begin;
     use std::fs;
     use vaultlink_core::journal::{JournalMove, JournalWrite, VERSION as JOURNAL_VERSION};
 

@@ -212,6 +212,74 @@ pub fn age_ms(meta: &std::fs::Metadata) -> i64 {
     }
 }
 
+/// The folder, inside the vault, that holds the journal. Its name starts with a dot, so
+/// Obsidian and the sidecar's own walk leave it out of the vault's files.
+pub const JOURNAL_FOLDER: &str = vaultlink_core::own_files::FOLDER;
+
+/// Now, by this machine's clock, in milliseconds since the Unix epoch: when a journal or a
+/// kept change says it was begun.
+pub fn now_unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_millis() as u64)
+}
+
+/// The holder ids of the leases this process holds now.
+static HELD_HERE: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+pub(crate) fn held_here(holder: &str) -> bool {
+    !holder.is_empty() && HELD_HERE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().any(|held| held == holder)
+}
+
+/// A lease this process holds on the vault's journal, with the holder id it names.
+#[derive(Debug)]
+pub struct Held {
+    pub holder: String,
+    pub(crate) lease: Lease,
+}
+
+impl Held {
+    /// Holds the lease of `file`, which is the journal at `journal` now, for `holder`.
+    pub(crate) fn hold(journal: &Path, holder: &str, file: File) -> std::io::Result<Held> {
+        let lease = Lease::hold(journal, file)?;
+        HELD_HERE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(holder.to_owned());
+        Ok(Held { holder: holder.to_owned(), lease })
+    }
+
+    /// Whether the holder may make its next step (see `lease::Lease::check`).
+    pub fn check(&self) -> Result<(), Lost> {
+        self.lease.check()
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        HELD_HERE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|held| *held != self.holder);
+    }
+}
+
+/// `replace::write_atomically`, the new file opened and kernel-locked before it is renamed into place,
+/// so that it is never the journal unlocked; answers it, open.
+pub(crate) fn put_locked(disk: &dyn crate::disk::Disk, root: &Path, path: &Path, temporary: &Path, bytes: &[u8]) -> std::io::Result<File> {
+    if temporary.exists() {
+        disk.remove_file(root, temporary)?;
+    }
+    let result = (|| {
+        disk.write_new(root, temporary, bytes)?;
+        let file = open_locked(temporary)?;
+        disk.rename(root, temporary, path)?;
+        Ok(file)
+    })();
+    if result.is_err() && temporary.exists() {
+        let _ = disk.remove_file(root, temporary);
+    }
+    result
+}
+
+/// A number new to each attempt at the lock in this process, so two threads never share a name.
+pub(crate) fn next_attempt() -> u64 {
+    static ATTEMPTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    ATTEMPTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -196,6 +196,21 @@ pub fn open(root: &Path, purpose: Purpose, bytes: &[u8]) -> Result<Journal, Refu
     format::open(&key, Binding { purpose, key: &id }, bytes)
 }
 
+/// The text of a journal or a kept change file: `journal` sealed for `purpose` with the sealing key of the vault at `root`
+/// (`seal_keys`).
+pub fn seal_for(root: &Path, purpose: Purpose, journal: &Journal) -> Result<String, crate::error::ToolError> {
+    seal(root, purpose, journal)
+        .map_err(|error| {
+            crate::error::ToolError::new(
+                vaultlink_core::error::ErrorCode::WriteFailed,
+                format!("{error}; nothing was changed"),
+                "Fix what the message names, then try again.",
+                true,
+            )
+        })?
+        .map_err(|too_large| vaultlink_core::step::StepError::from(too_large).error().into())
+}
+
 #[cfg(all(test, unix))]
 #[allow(clippy::unwrap_used)]
 mod tests {

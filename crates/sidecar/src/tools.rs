@@ -821,7 +821,7 @@ pub(crate) fn run_locked(
     arguments: &Value,
     progress: &Progress,
 ) -> Result<Value, ToolError> {
-    let lock = crate::journal::VaultLock::take(disk, folder.root(), tool, crate::journal::WAIT_FOR_CHANGE, progress)?;
+    let lock = crate::lock::VaultLock::take(disk, folder.root(), tool, crate::lock::WAIT_FOR_CHANGE, progress)?;
     let answer = folder
         .refresh_with(progress)
         .map_err(|error| ToolError::io(format!("{error:#}")))
@@ -836,11 +836,11 @@ pub(crate) fn run_locked(
 pub(crate) fn refresh_for_reading(folder: &mut FolderIndex, progress: &Progress) -> Result<(), ToolError> {
     let started = std::time::Instant::now();
     loop {
-        let left = crate::journal::WAIT_FOR_CHANGE.saturating_sub(started.elapsed());
-        crate::journal::wait_for_changes(folder.root(), left, progress)?;
-        let before = crate::journal::lock_stamp(folder.root());
+        let left = crate::lock::WAIT_FOR_CHANGE.saturating_sub(started.elapsed());
+        crate::lock::wait_for_changes(folder.root(), left, progress)?;
+        let before = crate::lock::lock_stamp(folder.root());
         folder.refresh_with(progress).map_err(|error| ToolError::io(format!("{error:#}")))?;
-        if crate::journal::lock_stamp(folder.root()) == before {
+        if crate::lock::lock_stamp(folder.root()) == before {
             return Ok(());
         }
         tracing::debug!("a change to the vault began or ended while it was read; reading it again");
@@ -853,7 +853,7 @@ fn run_holding(
     tool: &str,
     arguments: &Value,
     progress: &Progress,
-    held: Option<&crate::journal::VaultLock>,
+    held: Option<&crate::lock::VaultLock>,
 ) -> Result<Value, ToolError> {
     let long = vaultlink_core::tools::is_long(tool);
     if long {
@@ -977,7 +977,7 @@ mod tests {
                 pid: self.0.id(),
                 holder: String::new(),
                 tool: "move_note".to_owned(),
-                started_unix_ms: crate::journal::now_unix_ms(),
+                started_unix_ms: crate::lease::now_unix_ms(),
                 machine: crate::journal::machine(),
                 writes: Vec::new(),
                 moves: vec![JournalMove { from: "f/B.md".to_owned(), to: "sub/B.md".to_owned(), via: None, hash: None }],
@@ -1077,19 +1077,27 @@ mod tests {
         other.begins_its_batch(&root);
         std::fs::create_dir(root.join("sub")).unwrap();
         std::fs::rename(root.join("f/B.md"), root.join("sub/B.md")).unwrap();
+        // The other batch ends once the call says it is waiting for it.
+        let (waiting, told) = std::sync::mpsc::channel::<()>();
         let finishing = {
             let root = root.clone();
             std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(1500));
+                let _ = told.recv();
                 std::fs::write(root.join("A.md"), "[x](sub/B.md)\n").unwrap();
                 OtherProcess::ends_its_batch(&root);
             })
         };
         let (progress, mut steps) = Progress::channel();
-        let answer = router.call_with("find_unresolved_links", json!({}), &progress).await.1.unwrap();
+        let first_step = async {
+            let first = steps.recv().await;
+            let _ = waiting.send(());
+            first
+        };
+        let ((_, answer), first) = tokio::join!(router.call_with("find_unresolved_links", json!({}), &progress), first_step);
+        let answer = answer.unwrap();
         finishing.join().unwrap();
         assert_eq!(unresolved(&answer), Some(0), "answered from the batch whole, not half made: {answer}");
-        let said: Vec<String> = std::iter::from_fn(|| steps.try_recv().ok()).map(|step| step.message).collect();
+        let said: Vec<String> = first.into_iter().chain(std::iter::from_fn(|| steps.try_recv().ok())).map(|step| step.message).collect();
         assert!(
             said.iter().any(|step| step.contains("waiting for it before reading") && step.contains("move_note by process")),
             "{said:?}"
@@ -1120,16 +1128,26 @@ mod tests {
         router.call("list_notes", json!({})).await.1.unwrap();
         let other = OtherProcess::start();
         other.begins_its_batch(&root);
+        // The other batch ends once the call says it is waiting for it.
+        let (waiting, told) = std::sync::mpsc::channel::<()>();
         let finishing = {
             let root = root.clone();
             std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(1500));
+                let _ = told.recv();
                 std::fs::write(root.join("C.md"), "[y](f/B.md)\n").unwrap();
                 OtherProcess::ends_its_batch(&root);
             })
         };
         let (progress, mut steps) = Progress::channel();
-        let moved = router.call_with("move_note", json!({"from": "f/B.md", "to": "Archive/B.md", "dry_run": false}), &progress).await.1;
+        let first_step = async {
+            let first = steps.recv().await;
+            let _ = waiting.send(());
+            first
+        };
+        let ((_, moved), first) = tokio::join!(
+            router.call_with("move_note", json!({"from": "f/B.md", "to": "Archive/B.md", "dry_run": false}), &progress),
+            first_step
+        );
         finishing.join().unwrap();
         let moved = moved.unwrap();
         assert_eq!(moved["applied"], true, "{moved}");
@@ -1139,7 +1157,7 @@ mod tests {
             "the note the other batch made is in the plan (its link written as Obsidian writes it)"
         );
         assert_eq!(std::fs::read_to_string(root.join("A.md")).unwrap(), "[x](B.md)\n");
-        let said: Vec<String> = std::iter::from_fn(|| steps.try_recv().ok()).map(|step| step.message).collect();
+        let said: Vec<String> = first.into_iter().chain(std::iter::from_fn(|| steps.try_recv().ok())).map(|step| step.message).collect();
         assert!(said.iter().any(|step| step.contains("waiting for it")), "{said:?}");
         assert!(!root.join(".vaultlink/journal.json").exists(), "the lock is released");
 

@@ -1,5 +1,25 @@
 //! vaultlink's core for JavaScript. This crate converts types and errors, nothing else: every
 //! decision is made in `vaultlink-core`.
+//!
+//! What it exports:
+//!
+//! A thin `cdylib`: the `Vault` handle for JavaScript (`upsert`, `remove`, `rename`, `upsertMany`
+//! (the first index, in batches), `configureFromObsidian`, `outgoingLinks`, `backlinks`,
+//! `findNote`, `auditRename`, `missingTargets` (the count of missing notes the index keeps), and
+//! `call(tool, arguments, read, modified, tag)`, core's `ops::call` with the plugin's callbacks as
+//! its `Edge`, which answers `{ok, result, change?}`; `notesNeeded` and `planApplied`, the index
+//! keeping its own plan history) and the free functions `parseNote` (which adds each link's
+//! position as Obsidian counts it, and its `link_fields`: the fields of Obsidian's `LinkCache` and
+//! core's `LinkForm`s, for the parity command), `contentHash`, `batchJournal`, `sealJournal` and
+//! `openJournal` (for a purpose, `journal` or `kept`, and the vault's key), `journalMaxBytes` and
+//! `journalSizeRefusal` (core's bound on a journal's size), `journalAlreadyKept`, `judgeJournal`
+//! (core's `lease::judge` of what the plugin observed of a found journal, with the refusal worded
+//! for the vault folder), `journalLease` (the lease's timings), `sameBatch` and `undoSteps` (core's
+//! `undo_steps::steps` of a journal), the kept changes' names and bounds (`keptChangeName`,
+//! `isKeptChangeName`, `changesToForget`), `stepError` (core's wording of what the plugin observed
+//! while carrying out a change), `decidedBy` and `lintRules` (core's lint rules, so the plugin
+//! offers exactly the kinds `lint_wiki` takes, each saying whether it runs by default). Converts
+//! types with serde-wasm-bindgen and nothing else. Tests run in headless Chromium (`tests/web.rs`).
 
 use serde::Serialize;
 use vaultlink_core::line_index::{Utf16Index, Utf16Position};

@@ -1,7 +1,9 @@
-//! The element helpers Obsidian adds to the DOM (`createEl`, `createDiv`, `setText`, `empty`,
-//! `addClass`, `setAttr`, `onClickEvent`, …), written here for a plain browser page, so the
-//! plugin's drawing code runs on a real DOM in headless Chromium. Only what the plugin's
-//! views call; written from Obsidian's documented behaviour, not taken from Obsidian.
+/**
+ * The element helpers Obsidian adds to the DOM (`createEl`, `createDiv`, `setText`, `empty`,
+ * `addClass`, `setAttr`, `onClickEvent`, …), written here for a plain browser page, so the
+ * plugin's drawing code runs on a real DOM in headless Chromium. Only what the plugin's
+ * views call; written from Obsidian's documented behaviour, not taken from Obsidian.
+ */
 
 type Attributes = Record<string, string | number | boolean | null>;
 

@@ -1,6 +1,8 @@
-//! What the page's bundle gets for `import … from "obsidian"`: the modules it bundles define
-//! modal classes at load time, so the names must exist; the page only calls drawing functions,
-//! so none of these is ever constructed.
+/**
+ * What the page's bundle gets for `import … from "obsidian"`: the modules it bundles define
+ * modal classes at load time, so the names must exist; the page only calls drawing functions,
+ * so none of these is ever constructed.
+ */
 
 function notInThePage(): never {
 	throw new Error("the browser page draws views only; Obsidian's classes are not available in it");

@@ -1,7 +1,9 @@
-//! The page headless Chromium runs for `views.test.ts`: draws the lint report, the move preview
-//! and the delete preview with the plugin's own drawing functions on a real DOM, from the
-//! answers the test computed on the sample vault (in `window.VAULTLINK_VIEWS`), and writes each
-//! drawing, serialised as the DOM snapshots are, into `<pre id="result">` as JSON.
+/**
+ * The page headless Chromium runs for `views.test.ts`: draws the lint report, the move preview
+ * and the delete preview with the plugin's own drawing functions on a real DOM, from the
+ * answers the test computed on the sample vault (in `window.VAULTLINK_VIEWS`), and writes each
+ * drawing, serialised as the DOM snapshots are, into `<pre id="result">` as JSON.
+ */
 
 import { renderDeletePreview } from "../../delete/modals";
 import { renderLintReport, type LintReport } from "../../lint/report";

@@ -1,20 +1,23 @@
-//! The changes kept for `undo_change` inside Obsidian: the same files, in the same format, as the
-//! sidecar keeps on the folder (`crates/sidecar/src/history.rs`), in `<vault>/.vaultlink/changes`.
-//! What to keep, under which name, and which to forget is core's (`crates/core/src/history.rs`);
-//! this module reads and writes the files. Each is sealed like the journal, as a kept change of
-//! this vault (never a journal), and a file that does not open so under this user's key, or is
-//! larger than core's bound (which is not read), is never used.
-//!
-//! A change is kept as part of its commit (`move/apply.ts`): written and synced while its journal
-//! holds the vault's lock, before the journal goes, so a batch stopped at any step is undone by
-//! `vaultlink recover` (which removes what was kept of it) or made and kept.
+/**
+ * The changes kept for `undo_change` inside Obsidian: the same files, in the same format, as the
+ * sidecar keeps on the folder (`crates/sidecar/src/history.rs`), in `<vault>/.vaultlink/changes`.
+ * What to keep, under which name, and which to forget is core's (`crates/core/src/history.rs`);
+ * this module reads and writes the files. Each is sealed like the journal, as a kept change of
+ * this vault (never a journal), and a file that does not open so under this user's key, or is
+ * larger than core's bound (which is not read), is never used.
+ *
+ * A change is kept as part of its commit (`batch/apply.ts`): written and synced while its journal
+ * holds the vault's lock, before the journal goes, so a batch stopped at any step is undone by
+ * `vaultlink recover` (which removes what was kept of it) or made and kept.
+ */
 
 import * as fs from "fs";
 import * as path from "path";
 import { FileSystemAdapter, type DataAdapter } from "obsidian";
-import { JOURNAL_FOLDER, openSealed, removeIfEmpty, removeQuietly, sealFor, syncFolder, writeNew } from "./move/journal";
-import { CHANGES_FOLDER, cannotBeRead } from "./wire";
-import { changesToForget, isKeptChangeName, isUndoneChangeName, keptChangeName, type Journal, type KeptChange, type ListedChange } from "./wasm";
+import { JOURNAL_FOLDER, openSealed, removeIfEmpty, removeQuietly, sealFor, syncFolder, writeNew } from "./journal";
+import { CHANGES_FOLDER, cannotBeRead } from "../wire";
+import { changesToForget, isKeptChangeName, isUndoneChangeName, keptChangeName, type Journal, type KeptChange, type ListedChange } from "../wasm";
+import { messageOf } from "../ui/notice";
 
 export { CHANGES_FOLDER };
 
@@ -53,7 +56,7 @@ async function listedFiles(adapter: ChangesAdapter, named: (file: string) => boo
 			}
 		} catch (error) {
 			console.warn(`vaultlink: ${name} is not used for undo`, error);
-			listed.push({ name, why: cannotBeRead(error instanceof Error ? error.message : String(error)) });
+			listed.push({ name, why: cannotBeRead(messageOf(error)) });
 		}
 	}
 	return listed;

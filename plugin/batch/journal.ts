@@ -1,25 +1,27 @@
-//! The journal of a batch being applied inside Obsidian: the same file, in the same format, as
-//! the sidecar writes before it changes the folder (`crates/sidecar/src/journal.rs`), at
-//! `<vault>/.vaultlink/journal.json`. It holds the pre-image of every note the batch rewrites
-//! and every file it moves, is written before the first change and removed once the batch is
-//! done or undone. If Obsidian stops part way (a crash, a kill, a power cut), the journal is
-//! left, `vaultlink recover <vault>` undoes the batch from it, and until then every move (from
-//! either side) is refused with `interrupted_change`, so nothing builds on a half-made batch.
-//!
-//! The file is sealed with the vault's own key (`seal-keys.ts`: a secret in `.vaultlink/keys`,
-//! bound to its key file's identity, which the sidecar finds too whatever sandbox either runs
-//! in), by core (`crates/core/src/journal.rs`), for its purpose (a journal, not a kept change),
-//! so that a journal that arrives with a vault from anywhere else (whose key file is a copy, or
-//! not there), or a kept change copied to its place, is never acted on: recovery refuses any
-//! journal whose seal does not verify for that purpose. A journal or kept change larger than
-//! core's bound is refused from its size, and never read.
+/**
+ * The journal of a batch being applied inside Obsidian: the same file, in the same format, as
+ * the sidecar writes before it changes the folder (`crates/sidecar/src/journal.rs`), at
+ * `<vault>/.vaultlink/journal.json`. It holds the pre-image of every note the batch rewrites
+ * and every file it moves, is written before the first change and removed once the batch is
+ * done or undone. If Obsidian stops part way (a crash, a kill, a power cut), the journal is
+ * left, `vaultlink recover <vault>` undoes the batch from it, and until then every move (from
+ * either side) is refused with `interrupted_change`, so nothing builds on a half-made batch.
+ *
+ * The file is sealed with the vault's own key (`seal-keys.ts`: a secret in `.vaultlink/keys`,
+ * bound to its key file's identity, which the sidecar finds too whatever sandbox either runs
+ * in), by core (`crates/core/src/journal.rs`), for its purpose (a journal, not a kept change),
+ * so that a journal that arrives with a vault from anywhere else (whose key file is a copy, or
+ * not there), or a kept change copied to its place, is never acted on: recovery refuses any
+ * journal whose seal does not verify for that purpose. A journal or kept change larger than
+ * core's bound is refused from its size, and never read.
+ */
 
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { FileSystemAdapter, type DataAdapter } from "obsidian";
-import { openIn, sealIn, usableKey } from "./seal-keys";
+import { openIn, sealIn, usableKey } from "../move/seal-keys";
 import {
 	journalAlreadyKept,
 	journalLease,
@@ -35,6 +37,7 @@ import {
 	type Verdict,
 } from "../wasm";
 import { CHANGES_FOLDER, JOURNAL_FILE, OWN_FOLDER } from "../wire";
+import { messageOf } from "../ui/notice";
 
 /** vaultlink's folder in the vault and the journal's file in it, as core names them (`wire.ts`). */
 export const JOURNAL_FOLDER = OWN_FOLDER;
@@ -251,13 +254,13 @@ export async function openSealed(adapter: Pick<DataAdapter, "read" | "stat" | "g
 	try {
 		read = await readBounded(adapter, file);
 	} catch (error) {
-		return { refusal: `it cannot be read (${error instanceof Error ? error.message : String(error)})` };
+		return { refusal: `it cannot be read (${messageOf(error)})` };
 	}
 	if ("refusal" in read) return read;
 	try {
 		return openIn(basePath(adapter), purpose, read.text);
 	} catch (error) {
-		return { refusal: `it cannot be checked: ${error instanceof Error ? error.message : String(error)}` };
+		return { refusal: `it cannot be checked: ${messageOf(error)}` };
 	}
 }
 
@@ -374,7 +377,7 @@ function takeLock(base: string, sealed: string): { fd: number } | "held" | Error
 export async function beginJournal(adapter: JournalAdapter, journal: Journal): Promise<ToolError | null> {
 	if (await adapter.exists(JOURNAL_PATH)) return refusal(adapter);
 	const unwritable = (error: unknown) =>
-		stepError({ kind: "journal_unwritable", journal: JOURNAL_PATH, why: error instanceof Error ? error.message : String(error) });
+		stepError({ kind: "journal_unwritable", journal: JOURNAL_PATH, why: messageOf(error) });
 	if (adapter instanceof FileSystemAdapter && !("key" in usableKey(adapter.getBasePath()))) return beginFirst(adapter, journal, unwritable);
 	let sealed: string;
 	try {
@@ -408,7 +411,6 @@ export async function beginJournal(adapter: JournalAdapter, journal: Journal): P
 	}
 	return null;
 }
-
 
 /**
  * Begins the batch of a vault with no usable sealing key yet (its first): the lock is taken first,

@@ -1,11 +1,14 @@
-//! Carries out core's decision to delete a note inside Obsidian: moves it to Obsidian's trash with
-//! `fileManager.trashFile` (which follows the user's "Deleted files" setting), if it still holds
-//! the text core planned the delete on, as the sidecar's `apply::trash_on` does on the folder.
+/**
+ * Carries out core's decision to delete a note inside Obsidian: moves it to Obsidian's trash with
+ * `fileManager.trashFile` (which follows the user's "Deleted files" setting), if it still holds
+ * the text core planned the delete on, as the sidecar's `apply::trash_on` does on the folder.
+ */
 
 import { TFile, type App } from "obsidian";
-import type { StepOutcome } from "../move/apply";
+import type { StepOutcome } from "./apply";
 import { firstLinkOnTheWay } from "../move/links-out";
 import { stepError } from "../wasm";
+import { messageOf } from "../ui/notice";
 
 /** Where a note deleted inside Obsidian goes, as the answer's `trashed_to` says. */
 export const OBSIDIAN_TRASH = "Obsidian's trash (as its Files and links settings choose)";
@@ -35,7 +38,7 @@ export async function trashNote(app: App, path: string, before: string, guard: r
 	try {
 		await app.fileManager.trashFile(file);
 	} catch (error) {
-		return { ok: false, error: stepError({ kind: "trash_failed", path, why: error instanceof Error ? error.message : String(error) }) };
+		return { ok: false, error: stepError({ kind: "trash_failed", path, why: messageOf(error) }) };
 	}
 	return { ok: true, trashedTo: OBSIDIAN_TRASH };
 }

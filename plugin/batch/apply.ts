@@ -1,17 +1,20 @@
-//! Carries out core's batch of an approved move or rewrite through the Vault API, all or
-//! nothing, as the sidecar carries it out on the folder (`crates/sidecar/src/apply.rs`); what to
-//! change was decided in core (`ops::call`, `batch`), and nothing here decides it again.
-//!
-//! Each note is checked inside `vault.process`, as it is written, to still hold the text the plan
-//! was proven on. Files move with `vault.rename`, never `fileManager.renameFile`, whose link
-//! updater would rewrite links a second time over the batch's edits. Any failure undoes every
-//! step made so far with core's undo steps (`undo_steps`, as the sidecar undoes a journal).
+/**
+ * Carries out core's batch of an approved move or rewrite through the Vault API, all or
+ * nothing, as the sidecar carries it out on the folder (`crates/sidecar/src/apply.rs`); what to
+ * change was decided in core (`ops::call`, `batch`), and nothing here decides it again.
+ *
+ * Each note is checked inside `vault.process`, as it is written, to still hold the text the plan
+ * was proven on. Files move with `vault.rename`, never `fileManager.renameFile`, whose link
+ * updater would rewrite links a second time over the batch's edits. Any failure undoes every
+ * step made so far with core's undo steps (`undo_steps`, as the sidecar undoes a journal).
+ */
 
 import { TFile, TFolder, type App, type DataAdapter, type TAbstractFile, type Vault } from "obsidian";
-import { CHANGES_FOLDER, forgetChange, keepChange, putBackSetAside, setAside } from "../history";
+import { CHANGES_FOLDER, forgetChange, keepChange, putBackSetAside, setAside } from "./history";
 import { abandonJournal, beginJournal, checkLease, finishJournal, machineName, newHolder, removeIfEmpty } from "./journal";
-import { firstLinkOnTheWay, presentOnDisk } from "./links-out";
+import { firstLinkOnTheWay, presentOnDisk } from "../move/links-out";
 import { batchJournal, contentHash, linksLeft, savedOver, stepError, undoSteps, type Batch, type BatchMove, type BatchWrite, type Journal, type ToolError, type UndoCondition, type UndoStep } from "../wasm";
+import { messageOf } from "../ui/notice";
 
 /** A step that either happened or was refused with a typed error. */
 export type StepOutcome = { ok: true; trashedTo?: string; journal?: Journal } | { ok: false; error: ToolError };
@@ -567,6 +570,3 @@ async function removeEmptiedFolders(vault: Vault, folders: string[]): Promise<vo
 	}
 }
 
-function messageOf(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
-}
