@@ -298,8 +298,8 @@ export interface FileMove {
 	to: string;
 }
 
-/** Why a link is rewritten: the first three in a move, `repointed` in `rewrite_link`. */
-export type ChangeReason = "target_moved" | "source_moved" | "second_order" | "repointed";
+/** Why a link is rewritten: the first three in a move, `repointed` in `rewrite_link`, `linked` in `link_mentions`. */
+export type ChangeReason = "target_moved" | "source_moved" | "second_order" | "repointed" | "linked";
 
 /** One link a plan rewrites. */
 export interface LinkChange {

@@ -901,7 +901,7 @@ fn heading_text(raw: &str) -> String {
 
 /// The `%%comment%%` ranges of the body, outside code. An unclosed `%%` comments out the
 /// rest of the note, as in Obsidian's editor.
-fn comments(text: &str, body_start: usize, code: &[Range<usize>]) -> Vec<Range<usize>> {
+pub(crate) fn comments(text: &str, body_start: usize, code: &[Range<usize>]) -> Vec<Range<usize>> {
     let mut ranges = Vec::new();
     let mut code = Covered::new(code);
     let mut open: Option<usize> = None;
