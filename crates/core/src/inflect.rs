@@ -100,7 +100,8 @@ mod tests {
     #[test]
     fn a_name_is_found_at_a_word_with_its_endings_and_not_inside_a_word() {
         assert_eq!(inflected_at("two attacks.", 4, "attack"), Some(7));
-        assert_eq!(inflected_at("the attack's edge", 4, "attack"), Some(8));
+        // The bare word stands whole before an apostrophe, and is taken first, as drafts do.
+        assert_eq!(inflected_at("the attack's edge", 4, "attack"), Some(6));
         assert_eq!(inflected_at("abilities", 0, "ability"), Some(9));
         assert_eq!(inflected_at("attacker", 0, "attack"), None);
         assert_eq!(inflected_at("counterattack", 7, "attack"), None);
