@@ -33,7 +33,7 @@ import { CANCELLED_BY_CLIENT } from "./bridge/protocol";
 export const READ_CONCURRENCY = 16;
 
 /** The tools that may change the vault. */
-export const WRITING_TOOLS: ReadonlySet<string> = new Set(["move_note", "rewrite_link", "delete_note", "update_properties", "bulk_move_notes", "commit_wiki_page", "undo_change", "heal_moves", "fix_broken_links"]);
+export const WRITING_TOOLS: ReadonlySet<string> = new Set(["move_note", "rewrite_link", "delete_note", "update_properties", "bulk_move_notes", "commit_wiki_page", "undo_change", "heal_moves", "fix_broken_links", "link_mentions"]);
 
 /** A call whose `signal` was aborted stopped at a note read or before its writes: nothing was written. */
 class CallStoppedError extends Error {

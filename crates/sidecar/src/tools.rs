@@ -116,8 +116,17 @@ pub enum Served {
 }
 
 /// Tools whose calls may take long: they report progress when the client asks for it.
-pub const LONG_TOOLS: [&str; 8] =
-    ["lint_wiki", "find_evidence", "move_note", "delete_note", "rewrite_link", "detected_moves", "heal_moves", "fix_broken_links"];
+pub const LONG_TOOLS: [&str; 9] = [
+    "lint_wiki",
+    "find_evidence",
+    "move_note",
+    "delete_note",
+    "rewrite_link",
+    "detected_moves",
+    "heal_moves",
+    "fix_broken_links",
+    "link_mentions",
+];
 
 /// While a call waits for the plugin, a progress notification this often.
 const PLUGIN_HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(2);
