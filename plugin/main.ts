@@ -19,6 +19,7 @@ import { MovesNotice, registerHealMovesCommand } from "./heal/command";
 import { allClientConfigurations, clientConfiguration, clientList, clientName, type McpClient, type McpServerCommand } from "./onboarding/mcp-config";
 import { programForClients } from "./settings/sidecar-check";
 import { registerFixLinksCommand } from "./repair/command";
+import { registerLinkMentionsCommand } from "./mentions/command";
 import { METADATA_RESOLVE_WAIT_MS, registerLinkParityCommand } from "./parity/command";
 import { applyObsidianConfig, describeObsidianSettings, readAppJson } from "./obsidian-config";
 import { readSettings, settingsData, type VaultlinkSettings } from "./settings/settings";
@@ -166,6 +167,7 @@ export default class VaultlinkPlugin extends Plugin {
 		this.movesNotice = new MovesNotice(this, settledHost);
 		this.movesNotice.registerEvents();
 		registerFixLinksCommand(this, settledHost);
+		registerLinkMentionsCommand(this, settledHost);
 		registerBulkMove(this, settledHost);
 		this.renameLog = registerRenameAuditCommand(this, settledHost, () => this.renameSettleMs);
 		this.checkLinks = registerCheckLinksCommand(this, () => this.settledIndex());
