@@ -478,8 +478,7 @@ pub fn link_mentions(
     }
     let texts = read_all(edge, mentions_notes_needed(vault, arguments))?;
     let exclude: std::collections::HashSet<String> = arguments.exclude.iter().cloned().collect();
-    let mut planned = crate::mentions::plan(vault, scope, targets.as_ref(), &exclude, arguments.first_only, &texts)
-        .map_err(|error| CallError::of(&error))?;
+    let mut planned = crate::mentions::plan(vault, scope, targets.as_ref(), &exclude, arguments.first_only, &texts);
     // Nothing in a source is in scope; asked again, so a plan never writes in one.
     guard_sources(vault, "link_mentions", &mut planned.plan)?;
     let page = Page { format: arguments.response_format, limit: Some(1), cursor: None };

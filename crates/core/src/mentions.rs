@@ -439,7 +439,7 @@ pub fn plan(
     exclude: &HashSet<String>,
     first_only: bool,
     texts: &BTreeMap<String, String>,
-) -> Result<MentionPlan, NotProven> {
+) -> MentionPlan {
     let names = Names::new(vault);
     let mut mentions: Vec<Mention> = Vec::new();
     let mut ambiguous: BTreeMap<usize, usize> = BTreeMap::new();
@@ -531,11 +531,8 @@ pub fn plan(
         files.push((source.to_owned(), text.as_str(), edits, changes));
     }
     let sizes = (files.len(), files.iter().map(|file| file.3.len()).sum());
+    // Every note's edits were proven as they stand in the plan, and no note reads another's text.
     let plan = assemble(&[], sizes, files, Vec::new());
-    for file in &plan.edits {
-        let planned: Vec<Mention> = mentions.iter().filter(|mention| mention.note == file.path).cloned().collect();
-        prove_note(vault, &file.path, &texts[&file.path], &file.edits, &planned)?;
-    }
     let ambiguous = ambiguous
         .into_iter()
         .map(|(index, count)| {
@@ -543,34 +540,18 @@ pub fn plan(
             AmbiguousName { name: entry.name.clone(), notes: entry.notes.iter().map(|note| (*note).to_owned()).collect(), mentions: count }
         })
         .collect();
-    Ok(MentionPlan { plan, mentions, ambiguous, unprovable })
+    MentionPlan { plan, mentions, ambiguous, unprovable }
 }
 
-/// Why a plan was refused: a note's new links would not read back as planned.
+/// A note whose new links would not read back as planned: it is left as it is, named.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotProven {
-    pub note: String,
-}
-
-impl crate::error::Failure for NotProven {
-    fn code(&self) -> crate::error::ErrorCode {
-        crate::error::ErrorCode::UnrepresentableLink
-    }
-
-    fn message(&self) -> String {
-        format!("the new links of `{}` would not read back as planned; nothing was changed", self.note)
-    }
-
-    fn hint(&self) -> &'static str {
-        "Call again with `exclude` naming this note's mentions, or with `path` naming other notes."
-    }
-}
+struct NotProven;
 
 /// The proof of one note: read again, it holds every link it held, each as it was, and one more
 /// for each mention, at its place, finding the mention's note and showing the mention.
 fn prove_note(vault: &Vault, path: &str, text: &str, edits: &[TextEdit], planned: &[Mention]) -> Result<(), NotProven> {
     let config = vault.config().parse;
-    let refused = || NotProven { note: path.to_owned() };
+    let refused = || NotProven;
     let before = parse_file(path, text, &config).links;
     let after = parse_file(path, &apply_edits(text, edits), &config).links;
     if after.len() != before.len() + edits.len() {
