@@ -132,7 +132,7 @@ export async function applyTicked(host: ToolHost, preview: MentionsAnswer, ticke
 		const planned = (chosen.mentions ?? []).map((mention) => mention.id);
 		const same = chosen.mentions_linked === preview.mentions_linked - exclude.length && shown.every((id, index) => planned[index] === id);
 		if (!same) {
-			new Notice("vaultlink: the vault changed since the preview; nothing was linked. Run Link unlinked mentions again.", ERROR_NOTICE_MS);
+			new Notice("vaultlink: the vault changed since the preview; nothing was linked. Preview the mentions again.", ERROR_NOTICE_MS);
 			return;
 		}
 		planHash = chosen.plan_hash;

@@ -48,8 +48,7 @@ fn inflection(stem: &str) -> (bool, Option<&str>) {
 pub(crate) fn inflected_at(folded: &str, at: usize, stem: &str) -> Option<usize> {
     let rest = folded.get(at..)?;
     let (inflects, y_stem) = inflection(stem);
-    if rest.starts_with(stem) {
-        let after = &rest[stem.len()..];
+    if let Some(after) = rest.strip_prefix(stem) {
         let found = std::iter::once("")
             .chain(ENDINGS.iter().copied().filter(|_| inflects))
             .filter(|ending| after.starts_with(ending))
