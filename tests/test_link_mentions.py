@@ -5,9 +5,12 @@ undo_change gives the vault back byte for byte; on a small vault, the zones no l
 and the mentions a caller leaves out."""
 
 import asyncio
+import json
+import os
+import subprocess
 from collections import Counter
 
-from conftest import on_both_paths, snapshot
+from conftest import SIDECAR, on_both_paths, snapshot
 from test_bulk import corpus_copy
 from test_mcp_quality import session_on
 
@@ -113,3 +116,24 @@ def test_only_prose_is_linked_and_an_excluded_mention_is_left_on_both_paths(tmp_
         assert applied["applied"] is True, applied
         assert notes == SMALL_VAULT["Notes.md"].replace("An opportunity attack,", "An [[Opportunity attack|opportunity attack]],")
         assert clip == SMALL_VAULT["raw/Clip.md"], "a source folder is never written"
+
+
+def test_vaultlink_mentions_previews_with_dry_run_links_a_note_and_says_how_to_undo(tmp_path, runtime_dir):
+    vault = small_vault(tmp_path / "vault")
+    env = {**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir)}
+
+    def run(*args):
+        done = subprocess.run([str(SIDECAR), "mentions", str(vault), *args, "--mode", "standalone"], capture_output=True, text=True,
+                              env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    preview = json.loads(run("--dry-run", "--json"))
+    assert preview["dry_run"] is True and preview["mentions_linked"] == 2, preview
+    assert (vault / "Notes.md").read_text() == SMALL_VAULT["Notes.md"], "--dry-run changes nothing"
+    said = run("--note", "Attack", "--dry-run")
+    assert "0 mentions in 0 files would be linked" in said, "a note's own name is never linked"
+    said = run("--note", "Notes")
+    assert "Notes.md:5  opportunity attack  ->  [[Opportunity attack|opportunity attack]]" in said, said
+    assert "Guide  (1 mentions)  a/Guide.md, b/Guide.md" in said and "undo_change takes it back" in said, said
+    assert "[[Attack|attacks]]" in (vault / "Notes.md").read_text()
