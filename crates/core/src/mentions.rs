@@ -278,7 +278,9 @@ impl<'v> Names<'v> {
 /// list items and quotes, outside every zone the module names.
 fn prose_ranges(text: &str) -> Vec<Range<usize>> {
     let body_start = find_block(text).map_or(0, |block| block.span.end);
-    let body = &text[body_start..];
+    // A table or a fence Obsidian reads with tabs is read so here too (same bytes, same offsets).
+    let read = crate::parse::tabs_read_as_spaces(&text[body_start..]);
+    let body: &str = &read;
     let mut prose: Vec<Range<usize>> = Vec::new();
     let mut code: Vec<Range<usize>> = Vec::new();
     // Depth inside blocks whose text is not prose, and inside inline HTML elements.
@@ -324,7 +326,7 @@ fn prose_ranges(text: &str) -> Vec<Range<usize>> {
             }
             // Only text that stands in the note as it reads: an escape or an entity would make
             // the mention's bytes differ from what the reader sees.
-            Event::Text(read) if skipping == 0 && inline_html == 0 && text[range.clone()] == *read => prose.push(range),
+            Event::Text(shown) if skipping == 0 && inline_html == 0 && text[range.clone()] == *shown => prose.push(range),
             _ => {}
         }
     }

@@ -94,6 +94,7 @@ fn no_mention_is_linked_in_any_zone_that_is_not_prose() {
         "$attack$ and\n\n$$\nattack\n$$\n",
         "[[Other|attack]] [attack](Other.md) [attack] - [ ] task\n",
         "| a | attack |\n| - | - |\n| attack | b |\n",
+        "| a | attack |\n|---\t|---\t|\n| attack | b |\n",
         "#attack and https://example.com/attack\n",
         "An \\*attack\\* escaped\n",
     ] {
