@@ -43,7 +43,8 @@ use crate::span::Span;
 /// are more often words of their own than mentions of a note.
 pub const MIN_NAME_CHARS: usize = 3;
 
-/// The most ambiguous names listed in one answer; the count says how many there are.
+/// The most ambiguous names (and notes left unproven) listed in one answer; the count says how
+/// many names there are.
 pub const MAX_AMBIGUOUS_LISTED: usize = 50;
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -127,7 +128,8 @@ pub struct MentionsAnswer {
     /// first page).
     pub ambiguous: Vec<AmbiguousName>,
     pub ambiguous_count: usize,
-    /// Notes whose mentions could not be written so that they read back as planned.
+    /// Notes whose mentions could not be written so that they read back as planned (the first
+    /// [`MAX_AMBIGUOUS_LISTED`], on the first page).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unprovable: Vec<String>,
     /// The fewest characters a name needs to be looked for.
@@ -155,7 +157,7 @@ impl MentionsAnswer {
             mentions: detailed.then(|| page.into_iter().cloned().collect()),
             ambiguous: if first { plan.ambiguous.iter().take(MAX_AMBIGUOUS_LISTED).cloned().collect() } else { Vec::new() },
             ambiguous_count: plan.ambiguous.len(),
-            unprovable: if first { plan.unprovable.clone() } else { Vec::new() },
+            unprovable: if first { plan.unprovable.iter().take(MAX_AMBIGUOUS_LISTED).cloned().collect() } else { Vec::new() },
             min_name_chars: MIN_NAME_CHARS,
             next_cursor,
             change_id: None,
