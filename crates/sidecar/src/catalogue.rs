@@ -1111,13 +1111,12 @@ fn link_mentions() -> ToolSpec {
     ToolSpec {
         name: "link_mentions",
         title: "Link plain-text mentions of notes",
-        description: "Turns plain-text mentions of notes' names (file name, alias, `title`) in scope (`path`; else the \
-vault) into links keeping the text (`[[Target|mention]]`, or the markdown form). Whole words, any case, plurals; \
-the longest name wins; never a note's own name, nor in code, links, headings, tables, frontmatter, comments, HTML, \
-math or sources. Shared names are listed in `ambiguous`, names under 3 characters skipped. `targets`, `exclude` \
-(mention ids), `first_only` choose. A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`), \
-undoable. Use it to connect notes; use fix_broken_links for broken links. Refusals: `note_not_found`, \
-`plan_hash_mismatch`.",
+        description: "Turns plain-text mentions of notes' names (file, alias, `title`) in `path` (or the vault) into \
+links keeping the text. Whole words, any case, plurals; the longest name wins; never a note's own name, nor in \
+code, links, headings, tables, frontmatter, comments, HTML, math or sources. Shared names go to `ambiguous`, names \
+under 3 chars skipped. `targets`, `exclude` (ids), `first_only` narrow. A dry run by default; \
+apply with `approved_plan_hash` (or `dry_run: false`), undoable. Use it to connect notes; use fix_broken_links \
+for broken links. Refusals: `note_not_found`, `plan_hash_mismatch`.",
         input_schema: object(
             json!({
                 "path": {"type": "string", "description": "A folder or note; else the vault."},
