@@ -219,7 +219,12 @@ def test_the_moves_and_heal_commands_detect_and_heal_a_move_on_the_command_line(
     subprocess.run(["mv", "Alpha moved.md", "notes/Alpha.md"], cwd=vault, check=True)
     run("moves")
     subprocess.run(["mv", "notes/Alpha.md", "Alpha moved.md"], cwd=vault, check=True)
-    healed = json.loads(run("heal", "--yes", "--json"))
+    index_before = (vault / "Index.md").read_text()
+    previewed = run("heal", "--dry-run")
+    assert "would be rewritten" in previewed and "Nothing was changed (--dry-run)." in previewed, previewed
+    assert (vault / "Index.md").read_text() == index_before and kept_changes(vault) == []
+    # As `fix` and `mv`: without --dry-run the links are rewritten.
+    healed = json.loads(run("heal", "--json"))
     assert healed["applied"] is True and healed["links_changed"] == 1, healed
     assert "[alpha](Alpha%20moved.md)" in (vault / "Index.md").read_text()
     assert len(kept_changes(vault)) == 1

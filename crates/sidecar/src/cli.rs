@@ -219,8 +219,12 @@ pub enum Command {
     Heal {
         /// The vault folder.
         vault: PathBuf,
-        /// Rewrite the links; without it, only show what would change.
+        /// Show what would change, and change nothing (as `fix` and `mv` take it).
         #[arg(long)]
+        dry_run: bool,
+        /// Accepted for scripts written when the links were rewritten only with it; the links
+        /// are rewritten unless `--dry-run` is given.
+        #[arg(long, hide = true, conflicts_with = "dry_run")]
         yes: bool,
         #[command(flatten)]
         output: Output,
@@ -510,10 +514,10 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Heal { vault, yes, output: Output { json, mode } } => {
+        Command::Heal { vault, dry_run, yes: _, output: Output { json, mode } } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
             let preview = call(&mut router, "heal_moves", json!({})).await?;
-            let answer = if yes && number(&preview, "links_changed") > 0 {
+            let answer = if !dry_run && number(&preview, "links_changed") > 0 {
                 call(&mut router, "heal_moves", json!({"approved_plan_hash": preview["plan_hash"]})).await?
             } else {
                 preview
@@ -542,7 +546,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             if applied {
                 out!("Done: undo_change takes it back (change {}).", text(&answer, "change_id"));
             } else if !changes.is_empty() {
-                out!("Nothing was changed. Run again with --yes to rewrite them.");
+                out!("Nothing was changed (--dry-run).");
             }
             Ok(())
         }
