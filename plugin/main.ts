@@ -31,6 +31,7 @@ import type { McpClient } from "./onboarding/mcp-config";
 import { METADATA_RESOLVE_WAIT_MS, registerLinkParityCommand } from "./parity/command";
 import { PRESENCE_RENEW_MS, PresenceKeeper } from "./presence";
 import { registerFixLinksCommand } from "./repair/command";
+import { registerLinkMentionsCommand } from "./mentions/command";
 import type { VaultlinkSettings } from "./settings/settings";
 import { SettingsStore } from "./settings/store";
 import { VaultlinkSettingTab, type BridgeStatus } from "./settings/tab";
@@ -117,6 +118,7 @@ export default class VaultlinkPlugin extends Plugin {
 		const movesNotice = new MovesNotice(this, settledHost);
 		movesNotice.registerEvents();
 		registerFixLinksCommand(this, settledHost);
+		registerLinkMentionsCommand(this, settledHost);
 		registerBulkMove(this, settledHost);
 		const renameLog = registerRenameAuditCommand(this, settledHost, () => this.renameSettleMs);
 		const checkLinks = registerCheckLinksCommand(this, settledIndex);

@@ -262,7 +262,7 @@ export type FileMove = { from: string, to: string, };
 /**
  * Why a link is rewritten.
  */
-export type ChangeReason = "target_moved" | "source_moved" | "second_order" | "repointed";
+export type ChangeReason = "target_moved" | "source_moved" | "second_order" | "repointed" | "linked";
 
 /**
  * One link the plan rewrites.
@@ -822,6 +822,7 @@ export const TOOLS = {
 	link_graph: { writes: false, long: false },
 	detected_moves: { writes: false, long: true },
 	heal_moves: { writes: true, long: true },
+	link_mentions: { writes: true, long: true },
 	vault_summary: { writes: false, long: false },
 } as const;
 

@@ -33,6 +33,7 @@ CASES = {
         "patches": [{"path": "People/Ada.md", "kind": "link"},
                     {"path": "Home.md", "kind": "append", "heading": "People", "text": "- [[Alan Turing]]"}],
     }),
+    "the unlinked mentions": ("link_mentions", {}),
 }
 
 

@@ -86,6 +86,8 @@ EVERY_TOOL = [
     ("heal_moves", {}),
     ("fix_broken_links", {}),
     ("fix_broken_links", {"path": "Projects", "min_confidence_percent": 95, "response_format": "concise"}),
+    ("link_mentions", {}),
+    ("link_mentions", {"path": "Projects", "first_only": True, "targets": ["People/Ada"], "response_format": "concise"}),
     # Refusals, each with its code.
     ("get_outgoing_links", {"path": "No such note.md"}),
     ("read_note", {"path": "../outside.md"}),

@@ -274,4 +274,5 @@ const REASONS: Record<ChangeReason, string> = {
 	source_moved: "its note moves, and the link is written relative to the note's folder",
 	second_order: "the move would make it point to another file",
 	repointed: "it names the old target",
+	linked: "it was a plain-text mention of the note",
 };

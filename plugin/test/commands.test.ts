@@ -55,6 +55,7 @@ test("every command has a stable id, a sentence-case name and no default hotkey"
 			["delete-note-safely", "Delete note safely…"],
 			["fix-broken-links", "Fix broken links"],
 			["heal-moves-made-outside-obsidian", "Heal links broken by moves made outside Obsidian"],
+			["link-unlinked-mentions", "Link unlinked mentions"],
 			["lint-vault", "Lint the vault"],
 			["move-note-safely", "Move note safely…"],
 			["show-link-graph-health", "Show the link graph's health"],

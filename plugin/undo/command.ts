@@ -119,6 +119,8 @@ function toolName(tool: string): string {
 			return "new page";
 		case "fix_broken_links":
 			return "link repair";
+		case "link_mentions":
+			return "mention links";
 		default:
 			return "change";
 	}

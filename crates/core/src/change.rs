@@ -396,6 +396,60 @@ pub fn fix_broken_links(
     Ok((answer, change))
 }
 
+/// The notes `link_mentions` reads: every note in scope outside the read-only sources.
+pub fn mentions_notes_needed(vault: &Vault, arguments: &crate::mentions::MentionsArguments) -> Vec<String> {
+    crate::mentions::in_scope(vault, arguments.path.as_deref()).unwrap_or_default().into_iter().map(str::to_owned).collect()
+}
+
+/// `link_mentions`: the mentions core links (`mentions::plan`), then the approval and the
+/// batch as every writing tool's. `targets` and `exclude` are part of the plan, so its hash
+/// covers the chosen set.
+pub fn link_mentions(
+    vault: &Vault,
+    arguments: &crate::mentions::MentionsArguments,
+    edge: &mut dyn Edge,
+    plans: &mut PlanHistory,
+) -> Result<(crate::mentions::MentionsAnswer, Option<Change>), CallError> {
+    let scope = arguments.path.as_deref().map(str::trim).filter(|scope| !scope.is_empty());
+    if let Some(scope) = scope {
+        if crate::mentions::in_scope(vault, Some(scope)).is_none() {
+            return Err(CallError::of(&crate::answer::OpError::NoteNotFound { path: scope.to_owned() }));
+        }
+    }
+    let targets = match &arguments.targets {
+        None => None,
+        Some(named) => {
+            let mut found = std::collections::HashSet::new();
+            for target in named {
+                let note =
+                    vault.find_note(target).ok_or_else(|| CallError::of(&crate::answer::OpError::NoteNotFound { path: target.clone() }))?;
+                found.insert(note.to_owned());
+            }
+            Some(found)
+        }
+    };
+    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    if approval.asks_to_apply() && arguments.cursor.is_some() {
+        return Err(CallError::of(&crate::answer::OpError::InvalidArguments {
+            detail: "`cursor` pages a preview; leave it out to apply the plan".to_owned(),
+        }));
+    }
+    let texts = read_all(edge, mentions_notes_needed(vault, arguments))?;
+    let exclude: std::collections::HashSet<String> = arguments.exclude.iter().cloned().collect();
+    let mut planned = crate::mentions::plan(vault, scope, targets.as_ref(), &exclude, arguments.first_only, &texts);
+    // Nothing in a source is in scope; asked again, so a plan never writes in one.
+    guard_sources(vault, "link_mentions", &mut planned.plan)?;
+    let page = crate::tail::Page { format: arguments.response_format, limit: Some(1), cursor: None };
+    let (moved, change) = crate::tail::finish("link_mentions", &planned.plan, &texts, &[], &approval, page, edge, plans)?;
+    let detailed = arguments.response_format == ResponseFormat::Detailed || !moved.applied;
+    let mut answer = crate::mentions::MentionsAnswer::paged(&planned, detailed, arguments.limit, arguments.cursor.as_deref())
+        .map_err(|error| CallError::of(&error))?;
+    answer.dry_run = moved.dry_run;
+    answer.applied = moved.applied;
+    answer.change_id = moved.change_id;
+    Ok((answer, change))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

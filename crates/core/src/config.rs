@@ -19,6 +19,8 @@ struct AppJson {
     /// Any JSON value: one that is not a known format's name is read as `shortest`, saying so,
     /// without losing the file's other settings.
     new_link_format: Option<serde_json::Value>,
+    /// "Use [[Wikilinks]]" turned off; anything but `true` leaves wikilinks.
+    use_markdown_links: Option<serde_json::Value>,
 }
 
 /// The index configuration `app.json` asks for, with a sentence for each setting that could
@@ -58,6 +60,7 @@ pub fn from_app_json(app_json: &str) -> (IndexConfig, Vec<String>) {
             NewLinkFormat::Shortest
         }
     };
+    config.use_markdown_links = app.use_markdown_links.as_ref().and_then(serde_json::Value::as_bool).unwrap_or(false);
     (config, warnings)
 }
 
@@ -74,7 +77,9 @@ mod tests {
         assert_eq!(config.excluded_folders, ["Archive", "Templates"]);
         assert_eq!(config.attachment_folder.as_deref(), Some("Attachments"));
         assert_eq!(config.new_link_format, NewLinkFormat::Relative);
+        assert!(!config.use_markdown_links);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(from_app_json(r#"{"useMarkdownLinks": true}"#).0.use_markdown_links);
     }
 
     #[test]

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::answer::{page_with_default, OpError, ResponseFormat, MAX_LIMIT};
 use crate::frontmatter::find_block;
+use crate::inflect::find_inflected;
 use crate::line_index::LineCounter;
 use crate::lint::{identities, identity_key, note_stem, page_key, same_identity};
 use crate::parse::{markdown_options, LinkKind, LinkSource};
@@ -269,73 +270,6 @@ fn may_contain(text: &str, word: &str) -> bool {
 /// one of its English inflections (see [`find_inflected`]).
 fn find_phrase(folded: &str, key: &str) -> Option<usize> {
     find_inflected(folded, key).map(|(at, _)| at)
-}
-
-/// The English endings a name's last word may take in prose: the plural (`-s`, `-es`), the
-/// possessive (`'s`, `s'`, with a straight or a curly apostrophe). A last word in `y` after a
-/// consonant takes `ies`, and a plural name (`attacks`, `abilities`) is found in the singular
-/// too. Only English is inflected; a name whose last word is not ASCII letters is matched as
-/// written.
-const ENDINGS: [&str; 8] = ["s", "es", "'s", "\u{2019}s", "s'", "s\u{2019}", "es'", "es\u{2019}"];
-
-/// The stems a name is found by: itself, and for a plural English last word its singular.
-fn stems(key: &str) -> Vec<String> {
-    let mut stems = vec![key.to_owned()];
-    let last = key.rsplit(' ').next().unwrap_or(key);
-    if last.len() < 4 || !last.bytes().all(|byte| byte.is_ascii_lowercase()) {
-        return stems;
-    }
-    let head = &key[..key.len() - last.len()];
-    if let Some(stem) = last.strip_suffix("ies") {
-        stems.push(format!("{head}{stem}y"));
-    } else if let Some(stem) = last.strip_suffix('s').filter(|stem| !stem.ends_with('s') && !stem.ends_with('u')) {
-        stems.push(format!("{head}{stem}"));
-    }
-    stems
-}
-
-/// The first occurrence of `key` in `folded` standing as whole words, its last word bare or
-/// with an English ending: its byte offset and length.
-fn find_inflected(folded: &str, key: &str) -> Option<(usize, usize)> {
-    let whole = |at: usize, length: usize| {
-        let before = folded[..at].chars().next_back();
-        let after = folded[at + length..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    };
-    let mut best: Option<(usize, usize)> = None;
-    for stem in stems(key) {
-        let last = stem.rsplit(' ').next().unwrap_or(&stem);
-        let inflects = !last.is_empty() && last.bytes().all(|byte| byte.is_ascii_alphabetic());
-        // `y` after a consonant: `ability` is `abilities` in the plural.
-        let y_stem = stem.strip_suffix('y').filter(|head| inflects && head.ends_with(|c: char| !"aeiou".contains(c)));
-        let mut candidates: Vec<(usize, usize)> = Vec::new();
-        for (at, _) in folded.match_indices(stem.as_str()) {
-            let rest = &folded[at + stem.len()..];
-            let length = std::iter::once("")
-                .chain(ENDINGS.iter().copied().filter(|_| inflects))
-                .filter(|ending| rest.starts_with(ending))
-                .map(|ending| stem.len() + ending.len())
-                .find(|&length| whole(at, length));
-            if let Some(length) = length {
-                candidates.push((at, length));
-                break;
-            }
-        }
-        if let Some(head) = y_stem {
-            let plural = format!("{head}ies");
-            if let Some(found) =
-                folded.match_indices(plural.as_str()).map(|(at, _)| (at, plural.len())).find(|&(at, length)| whole(at, length))
-            {
-                candidates.push(found);
-            }
-        }
-        for found in candidates {
-            if best.is_none_or(|(at, _)| found.0 < at) {
-                best = Some(found);
-            }
-        }
-    }
-    best
 }
 
 /// What the prose of one note holds for the concept.

@@ -55,6 +55,9 @@ pub struct IndexConfig {
     /// Where new attachments go, as Obsidian's "Default location for new attachments".
     pub attachment_folder: Option<String>,
     pub new_link_format: NewLinkFormat,
+    /// Obsidian's "Use [[Wikilinks]]" turned off (`useMarkdownLinks`): a new link is written as a
+    /// markdown link (`link_mentions`).
+    pub use_markdown_links: bool,
     /// Whether a rewritten link is written as Obsidian would write it or keeps its form; an
     /// edge's option, not one of Obsidian's settings (`crate::link_form`).
     pub link_form: crate::rewrite_form::RewriteForm,
@@ -68,6 +71,7 @@ impl IndexConfig {
             excluded_folders: Vec::new(),
             attachment_folder: None,
             new_link_format: NewLinkFormat::Shortest,
+            use_markdown_links: false,
             link_form: crate::rewrite_form::RewriteForm::Obsidian,
         }
     }

@@ -287,6 +287,38 @@ pub fn new_wikilink_path(files: &dyn FileLookup, config: &IndexConfig, source: &
     })
 }
 
+/// The destination of a new markdown link from the note at `source` to `target`, as a vault
+/// whose "Use [[Wikilinks]]" is off writes one: Obsidian's form under its "New link format"
+/// (with the `.md`), else the path from the note's folder, else the vault path, the first that
+/// finds `target`, percent-encoded; `None` when none does.
+pub fn new_markdown_destination(files: &dyn FileLookup, config: &IndexConfig, source: &str, target: &str) -> Option<String> {
+    let mut forms: Vec<String> = Vec::new();
+    if config.link_form == RewriteForm::Obsidian {
+        forms.push(file_to_linktext(files, config.new_link_format, source, target, false));
+    }
+    forms.push(relative_path(folder(source), target));
+    forms.push(target.to_owned());
+    forms
+        .into_iter()
+        .find(|form| {
+            let probe = Link {
+                kind: crate::parse::LinkKind::Markdown,
+                source: LinkSource::Body,
+                target: form.clone(),
+                path: form.clone(),
+                subpath: None,
+                display: None,
+                span: crate::span::Span { start: 0, end: 0 },
+                target_span: crate::span::Span { start: 0, end: 0 },
+                line: 1,
+                column: 1,
+                destination: None,
+            };
+            matches!(resolve::resolve(files, source, &probe), Resolution::Resolved { path } if path == target)
+        })
+        .map(|form| encode_destination(&form, false))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -53,6 +53,7 @@ pub enum Request {
     DetectedMoves(crate::moves_detected::DetectedMovesArguments),
     HealMoves(crate::moves_detected::HealArguments),
     FixBrokenLinks(crate::change::FixLinksArguments),
+    LinkMentions(crate::mentions::MentionsArguments),
 }
 
 impl Request {
@@ -68,6 +69,7 @@ impl Request {
             Request::UndoChange(arguments) => arguments.approved_plan_hash.as_deref(),
             Request::HealMoves(arguments) => arguments.approved_plan_hash.as_deref(),
             Request::FixBrokenLinks(arguments) => arguments.approved_plan_hash.as_deref(),
+            Request::LinkMentions(arguments) => arguments.approved_plan_hash.as_deref(),
             _ => None,
         }
     }
@@ -100,6 +102,7 @@ impl Request {
             Request::DetectedMoves(_) => "detected_moves",
             Request::HealMoves(_) => "heal_moves",
             Request::FixBrokenLinks(_) => "fix_broken_links",
+            Request::LinkMentions(_) => "link_mentions",
         }
     }
 
@@ -126,6 +129,7 @@ impl Request {
             Request::UndoChange(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::HealMoves(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::FixBrokenLinks(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
+            Request::LinkMentions(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::DeleteNote(arguments) => arguments.confirm || arguments.approved_plan_hash.is_some(),
             _ => false,
         }
@@ -176,6 +180,7 @@ pub fn notes_needed(vault: &Vault, request: &Request, changes: &[crate::history:
         Request::CommitWikiPage(arguments) => crate::wiki::notes_needed(vault, arguments),
         Request::LintWiki(_) => crate::source_hashes::notes_needed(vault),
         Request::FixBrokenLinks(arguments) => crate::change::fix_links_notes_needed(vault, arguments),
+        Request::LinkMentions(arguments) => crate::change::mentions_notes_needed(vault, arguments),
         _ => Vec::new(),
     }
 }
@@ -295,6 +300,7 @@ pub enum Response {
     DetectedMoves(crate::moves_detected::DetectedMovesAnswer),
     Healed(crate::moves_detected::HealAnswer),
     Repaired(crate::repair::RepairAnswer),
+    Mentions(crate::mentions::MentionsAnswer),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -607,6 +613,10 @@ fn dispatch(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut P
         Request::FixBrokenLinks(arguments) => {
             let (answer, change) = crate::change::fix_broken_links(vault, arguments, edge, plans)?;
             return Ok(Outcome { answer: Response::Repaired(answer), change });
+        }
+        Request::LinkMentions(arguments) => {
+            let (answer, change) = crate::change::link_mentions(vault, arguments, edge, plans)?;
+            return Ok(Outcome { answer: Response::Mentions(answer), change });
         }
     };
     Ok(Outcome { answer, change: None })

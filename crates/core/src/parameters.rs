@@ -208,6 +208,21 @@ pub const ALL: &[Parameters] = &[
         rules: &[],
     },
     Parameters {
+        tool: "link_mentions",
+        list: &[
+            optional("path", TEXT),
+            optional("targets", Kind::Texts),
+            optional("exclude", Kind::Texts),
+            optional("first_only", FLAG),
+            DRY_RUN,
+            APPROVED,
+            LIMIT,
+            CURSOR,
+            FORMAT,
+        ],
+        rules: APPROVAL_RULES,
+    },
+    Parameters {
         tool: "fix_broken_links",
         list: &[
             optional("path", TEXT),

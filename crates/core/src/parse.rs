@@ -808,7 +808,7 @@ pub(crate) fn markdown_options() -> Options {
 /// - The tabs after a code fence (`` ```\t ``): CommonMark lets a closing fence be followed by
 ///   spaces or tabs (§4.5), but pulldown-cmark closes a fence only before spaces, so a tab
 ///   there left the block open to the note's end and every link after it unread.
-fn tabs_read_as_spaces(body: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn tabs_read_as_spaces(body: &str) -> std::borrow::Cow<'_, str> {
     let is_delimiter_row = |line: &str| {
         line.contains('|') && line.contains('-') && line.bytes().all(|byte| matches!(byte, b'|' | b'-' | b':' | b' ' | b'\t' | b'\r'))
     };
@@ -911,7 +911,7 @@ fn heading_text(raw: &str) -> String {
 
 /// The `%%comment%%` ranges of the body, outside code. An unclosed `%%` comments out the
 /// rest of the note, as in Obsidian's editor.
-fn comments(text: &str, body_start: usize, code: &[Range<usize>]) -> Vec<Range<usize>> {
+pub(crate) fn comments(text: &str, body_start: usize, code: &[Range<usize>]) -> Vec<Range<usize>> {
     let mut ranges = Vec::new();
     let mut code = Covered::new(code);
     let mut open: Option<usize> = None;

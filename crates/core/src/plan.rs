@@ -56,6 +56,8 @@ pub enum ChangeReason {
     SecondOrder,
     /// `rewrite_link` repoints it to a new target.
     Repointed,
+    /// `link_mentions` makes it of a note's name written in plain text.
+    Linked,
 }
 
 /// One link the plan rewrites.

@@ -59,6 +59,7 @@ pub const ALL: &[Tool] = &[
     reads("link_graph"),
     reads_long("detected_moves"),
     writes_long("heal_moves"),
+    writes_long("link_mentions"),
     reads("vault_summary"),
 ];
 

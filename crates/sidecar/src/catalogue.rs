@@ -58,6 +58,7 @@ fn build() -> Vec<ToolSpec> {
         detected_moves(),
         heal_moves(),
         fix_broken_links(),
+        link_mentions(),
     ];
     for tool in &mut tools {
         tool.description = crate::catalogue_numbers::fill(&tool.description);
@@ -116,6 +117,7 @@ fn concise_leaves_out(tool: &str) -> &'static str {
         "detected_moves" => "each move's `notes` and `links_broken` (their totals stay)",
         "heal_moves" => "`changes` once applied",
         "fix_broken_links" => "`repairs` once applied",
+        "link_mentions" => "`mentions` once applied",
         _ => "detail",
     }
 }
@@ -1123,6 +1125,55 @@ rewrite_link for one target. Refusals: `note_not_found`, `plan_hash_mismatch`."
                 "links_left_in_sources": {"type": "array"}
             },
             "required": ["dry_run", "applied", "plan_hash", "notes_edited", "links_repaired", "unrepaired", "unrepaired_count", "min_confidence"]
+        }),
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+    }
+}
+
+fn link_mentions() -> ToolSpec {
+    ToolSpec {
+        name: "link_mentions",
+        title: "Link plain-text mentions of notes",
+        description: "Turns plain-text mentions of notes' names (file, alias, `title`) in `path` (or the vault) into \
+links keeping the text. Whole words, any case, plurals; the longest name wins; never a note's own name, nor in \
+code, links, headings, tables, frontmatter, comments, HTML, math or sources. Shared names go to `ambiguous`, names \
+under 3 chars skipped. `targets`, `exclude` (ids), `first_only` narrow. A dry run by default; \
+apply with `approved_plan_hash` (or `dry_run: false`), undoable. Use it to connect notes; use fix_broken_links \
+for broken links. Refusals: `note_not_found`, `plan_hash_mismatch`."
+            .to_owned(),
+        input_schema: object(
+            json!({
+                "path": {"type": "string", "description": "A folder or note; else the vault."},
+                "targets": {"type": "array", "items": {"type": "string"}},
+                "exclude": {"type": "array", "items": {"type": "string"}},
+                "first_only": {"type": "boolean", "default": false},
+                "dry_run": dry_run(),
+                "approved_plan_hash": approved_plan_hash(),
+                "limit": limit(),
+                "cursor": cursor(),
+                "response_format": response_format()
+            }),
+            &[],
+        ),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "dry_run": {"type": "boolean"},
+                "applied": {"type": "boolean"},
+                "plan_hash": {"type": "string"},
+                "notes_edited": {"type": "integer"},
+                "mentions_linked": {"type": "integer"},
+                "mentions": {"type": "array", "items": {"type": "object"}},
+                "ambiguous": {"type": "array", "items": {"type": "object"}},
+                "ambiguous_count": {"type": "integer"},
+                "unprovable": {"type": "array", "items": {"type": "string"}},
+                "min_name_chars": {"type": "integer"},
+                "next_cursor": next_cursor(),
+                "change_id": {"type": "string"}
+            },
+            "required": ["dry_run", "applied", "plan_hash", "notes_edited", "mentions_linked", "ambiguous", "ambiguous_count", "min_name_chars"]
         }),
         read_only: false,
         destructive: true,

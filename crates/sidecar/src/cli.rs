@@ -239,6 +239,23 @@ pub enum Command {
         #[command(flatten)]
         output: Output,
     },
+    /// Link the plain-text mentions of notes' names (file names, aliases, titles), keeping the
+    /// text; list the names several notes share.
+    Mentions {
+        /// The vault folder.
+        vault: PathBuf,
+        /// Only this note, or the notes of this folder.
+        #[arg(long)]
+        note: Option<String>,
+        /// Only the first mention of each note in each note.
+        #[arg(long)]
+        first_only: bool,
+        /// Show what would change, and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        output: Output,
+    },
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
@@ -584,6 +601,42 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             if dry_run {
                 out!("Nothing was changed (--dry-run).");
+            }
+            Ok(())
+        }
+        Command::Mentions { vault, note, first_only, dry_run, output: Output { json, mode } } => {
+            let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
+            let mut arguments = json!({ "dry_run": dry_run, "first_only": first_only });
+            if let Some(note) = note {
+                arguments["path"] = json!(note);
+            }
+            // The first page holds the most mentions a page may; the count says how many there are.
+            arguments["limit"] = json!(vaultlink_core::answer::MAX_LIMIT);
+            let answer = call(&mut router, "link_mentions", arguments).await?;
+            if json {
+                out!("{}", serde_json::to_string_pretty(&answer)?);
+                return Ok(());
+            }
+            out!(
+                "{} mentions in {} files {}:",
+                number(&answer, "mentions_linked"),
+                number(&answer, "notes_edited"),
+                if dry_run { "would be linked" } else { "linked" }
+            );
+            for mention in answer["mentions"].as_array().into_iter().flatten() {
+                out!("  {}:{}  {}  ->  {}", text(mention, "note"), number(mention, "line"), text(mention, "text"), text(mention, "link"));
+            }
+            if number(&answer, "ambiguous_count") > 0 {
+                out!("{} names several notes share were left:", number(&answer, "ambiguous_count"));
+                for name in answer["ambiguous"].as_array().into_iter().flatten() {
+                    let notes: Vec<&str> = name["notes"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                    out!("  {}  ({} mentions)  {}", text(name, "name"), number(name, "mentions"), notes.join(", "));
+                }
+            }
+            if dry_run {
+                out!("Nothing was changed (--dry-run).");
+            } else if answer["applied"] == json!(true) {
+                out!("Done: undo_change takes it back (change {}).", text(&answer, "change_id"));
             }
             Ok(())
         }

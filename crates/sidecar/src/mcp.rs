@@ -18,11 +18,11 @@ use crate::tools::{Router, Served};
 
 /// What an agent reads first. The first 512 characters say how to use the server (some
 /// clients show no more); a test holds them to it.
-pub const INSTRUCTIONS: &str = "vaultlink reads and safely edits the links of one Obsidian vault. Paths are relative \
-to the vault root (`Folder/Note`; `.md` optional). Find notes with list_notes, read with read_note, see links \
-with get_outgoing_links, get_backlinks, resolve_link. Each write previews first: move_note, bulk_move_notes, \
+pub const INSTRUCTIONS: &str = "vaultlink reads and safely edits one Obsidian vault's links. Paths are relative \
+to the vault root (`Folder/Note`; `.md` optional). Find notes with list_notes, read with read_note, links: \
+get_outgoing_links, get_backlinks, resolve_link. Each write previews first: move_note, bulk_move_notes, \
 rewrite_link, update_properties, delete_note, commit_wiki_page, undo_change, heal_moves, \
-fix_broken_links; apply by calling again with plan_hash. Lists are paged (next_cursor as cursor); errors carry a code.\n\n\
+fix_broken_links, link_mentions; apply: call again with plan_hash. Lists are paged (next_cursor as cursor); errors carry a code.\n\n\
 More: every error also carries a hint saying what to do. delete_note previews unless `confirm: true`. find_existing_page \
 says whether a page on a topic exists. lint_wiki reviews the whole wiki (broken, ambiguous and orphaned links, \
 duplicates, SCHEMA.md) and names the call that fixes each finding. update_properties sets or removes a note's \

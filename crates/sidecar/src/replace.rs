@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use vaultlink_core::journal::{self as format, Refusal};
-use vaultlink_core::rename::content_hash;
+use vaultlink_core::plan::content_hash;
 use vaultlink_core::undo_steps;
 
 use crate::disk::Disk;

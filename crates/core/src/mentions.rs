@@ -1,0 +1,603 @@
+//! `link_mentions`: the plain-text mentions of notes' names in a note, a folder or the whole
+//! vault, and a plan that makes each a link keeping its visible text.
+//!
+//! A note is known here by its file name, its aliases and its `title` property (not its first
+//! H1, which often repeats a sentence rather than naming the note). A mention is found as
+//! `find_evidence` finds one (`inflect`): whole words, compared folded, the name's last word bare
+//! or with an English ending. The names are indexed once per call by their first word, so each
+//! word of prose looks up only the names that may start there; at each place the longest name
+//! wins ("Opportunity attack" over "Attack"), and the text it covers is not read again.
+//!
+//! Never linked: a note's own names in it; a name two notes share (listed as ambiguous, with its
+//! notes); a name shorter than [`MIN_NAME_CHARS`] or without a letter; a mention in frontmatter,
+//! a heading, code (spans and blocks), a table, HTML (blocks, inline tags and what they enclose,
+//! `<!-- -->`), math, a `%%comment%%`, a link or a bracket span (`[...]` on one line: wikilinks,
+//! tasks, footnotes, callout types), a tag or a web address; a note in a read-only source folder.
+//! A table is left because a wikilink's `|` would split its cell.
+//!
+//! The link is written as a new link of `commit_wiki_page` is (`link_form`): a wikilink with the
+//! mention as its display text, or bare when the mention is exactly the path written; under
+//! "Use [[Wikilinks]]" turned off, a markdown link. The plan is proven by reading each edited
+//! note again: as many links as before plus the new ones, every old link as it was, every new
+//! one finding its intended note and showing the mention.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::Range;
+
+use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+use serde::{Deserialize, Serialize};
+
+use crate::answer::{OpError, ResponseFormat};
+use crate::canvas::parse_file;
+use crate::frontmatter::find_block;
+use crate::index::Vault;
+use crate::inflect::{inflected_at, stems};
+use crate::line_index::LineCounter;
+use crate::pages::{names_of, Facet};
+use crate::parse::{markdown_options, Link};
+use crate::plan::{apply_edits, assemble, ChangeReason, LinkChange, MovePlan, TextEdit};
+use crate::resolve::{self, fold};
+use crate::span::Span;
+
+/// The fewest characters a name must have to be looked for: shorter names (`AI`, `Go`, `Q3`)
+/// are more often words of their own than mentions of a note.
+pub const MIN_NAME_CHARS: usize = 3;
+
+/// The most ambiguous names (and notes left unproven) listed in one answer; the count says how
+/// many names there are.
+pub const MAX_AMBIGUOUS_LISTED: usize = 50;
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MentionsArguments {
+    /// A note or a folder; the whole vault when left out.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Only mentions of these notes.
+    #[serde(default)]
+    pub targets: Option<Vec<String>>,
+    /// Mention ids (`id` of a preview's mention) left as they are.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Only the first mention of each note in each note read.
+    #[serde(default)]
+    pub first_only: bool,
+    #[serde(default)]
+    pub dry_run: Option<bool>,
+    #[serde(default)]
+    pub approved_plan_hash: Option<String>,
+    #[serde(default)]
+    pub response_format: ResponseFormat,
+    #[serde(default)]
+    pub limit: Option<usize>,
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// One mention the plan links.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mention {
+    /// Names this mention in `exclude`: the note and the byte offset of the mention in it.
+    pub id: String,
+    pub note: String,
+    pub line: u32,
+    /// The mention as written.
+    pub text: String,
+    /// The note it names.
+    pub target: String,
+    /// The link it becomes.
+    pub link: String,
+}
+
+/// A name two or more notes share: its mentions are not linked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AmbiguousName {
+    pub name: String,
+    pub notes: Vec<String>,
+    /// How many mentions of it were left.
+    pub mentions: usize,
+}
+
+/// The mentions planned and proven, and the names left.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MentionPlan {
+    pub plan: MovePlan,
+    pub mentions: Vec<Mention>,
+    pub ambiguous: Vec<AmbiguousName>,
+    /// Notes whose mentions would not read back as planned, left as they are.
+    pub unprovable: Vec<String>,
+}
+
+/// What `link_mentions` answers, the same on every path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MentionsAnswer {
+    /// True when nothing was written: the answer previews the plan.
+    pub dry_run: bool,
+    /// True when the plan was applied.
+    pub applied: bool,
+    /// Pass this as `approved_plan_hash` (with the same arguments) to apply exactly this plan.
+    pub plan_hash: String,
+    /// How many notes get links.
+    pub notes_edited: usize,
+    /// How many mentions become links, on every page.
+    pub mentions_linked: usize,
+    /// The mentions on this page; left out with `concise` once applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mentions: Option<Vec<Mention>>,
+    /// Names shared by several notes, never linked (the first [`MAX_AMBIGUOUS_LISTED`], on the
+    /// first page).
+    pub ambiguous: Vec<AmbiguousName>,
+    pub ambiguous_count: usize,
+    /// Notes whose mentions could not be written so that they read back as planned (the first
+    /// [`MAX_AMBIGUOUS_LISTED`], on the first page).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unprovable: Vec<String>,
+    /// The fewest characters a name needs to be looked for.
+    pub min_name_chars: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Once applied: the id `undo_change` takes to undo it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change_id: Option<String>,
+}
+
+impl MentionsAnswer {
+    /// One page of the mentions (`answer::page`, the cursor bound to the plan); the ambiguous
+    /// names are on the first page.
+    pub fn paged(plan: &MentionPlan, detailed: bool, limit: Option<usize>, cursor: Option<&str>) -> Result<MentionsAnswer, OpError> {
+        let scope = format!("link_mentions\0{}", plan.plan.plan_hash);
+        let (page, _, next_cursor) = crate::answer::page(plan.mentions.iter().collect(), limit, cursor, &scope)?;
+        let first = cursor.is_none();
+        Ok(MentionsAnswer {
+            dry_run: true,
+            applied: false,
+            plan_hash: plan.plan.plan_hash.clone(),
+            notes_edited: plan.plan.edits.len(),
+            mentions_linked: plan.mentions.len(),
+            mentions: detailed.then(|| page.into_iter().cloned().collect()),
+            ambiguous: if first { plan.ambiguous.iter().take(MAX_AMBIGUOUS_LISTED).cloned().collect() } else { Vec::new() },
+            ambiguous_count: plan.ambiguous.len(),
+            unprovable: if first { plan.unprovable.iter().take(MAX_AMBIGUOUS_LISTED).cloned().collect() } else { Vec::new() },
+            min_name_chars: MIN_NAME_CHARS,
+            next_cursor,
+            change_id: None,
+        })
+    }
+}
+
+/// The notes in scope, leaving those in read-only source folders: every note, the notes under
+/// a folder, or one note. `None` when the scope names neither a note nor a folder of notes.
+pub fn in_scope<'v>(vault: &'v Vault, scope: Option<&str>) -> Option<Vec<&'v str>> {
+    let scope = scope.map(|scope| scope.trim().trim_matches('/')).filter(|scope| !scope.is_empty());
+    let notes: Vec<&str> = match scope {
+        None => vault.note_paths().collect(),
+        Some(scope) => match vault.find_note(scope) {
+            Some(note) => vec![note],
+            None => {
+                let prefix = format!("{}/", fold(scope));
+                let notes: Vec<&str> = vault.note_paths().filter(|path| fold(path).starts_with(&prefix)).collect();
+                if notes.is_empty() {
+                    return None;
+                }
+                notes
+            }
+        },
+    };
+    let sources = crate::sources::source_folders(vault);
+    Some(notes.into_iter().filter(|note| crate::sources::source_holding(&sources, note).is_none()).collect())
+}
+
+/// A name as it is looked for, with the notes it names.
+struct Entry<'v> {
+    /// The folded name (or, for a plural name, its singular), words separated by one space.
+    stem: String,
+    /// The name as the first note of it has it, for the answer.
+    name: String,
+    notes: Vec<&'v str>,
+}
+
+/// The vault's names, indexed once per call by the first word of each stem.
+struct Names<'v> {
+    entries: Vec<Entry<'v>>,
+    by_first: HashMap<String, Vec<usize>>,
+}
+
+/// The folded form a name is looked for in, or `None` when it is not looked for: shorter than
+/// [`MIN_NAME_CHARS`], without a letter, not starting with a letter or digit, or holding a
+/// character a link's text cannot.
+fn name_key(name: &str) -> Option<String> {
+    let key = fold(name).split_whitespace().collect::<Vec<_>>().join(" ");
+    let long_enough = key.chars().count() >= MIN_NAME_CHARS;
+    let starts = key.chars().next().is_some_and(char::is_alphanumeric);
+    let linkable = !key.contains(['[', ']', '|', '#', '^', '\n']);
+    (long_enough && starts && linkable && key.chars().any(char::is_alphabetic)).then_some(key)
+}
+
+fn first_word(stem: &str) -> &str {
+    let end = stem.find(|c: char| !c.is_alphanumeric()).unwrap_or(stem.len());
+    &stem[..end]
+}
+
+impl<'v> Names<'v> {
+    fn new(vault: &'v Vault) -> Names<'v> {
+        // Names as written first: a plural's singular does not take the name of a note called
+        // by it.
+        let mut exact: BTreeMap<String, (String, Vec<&'v str>)> = BTreeMap::new();
+        let mut derived: BTreeMap<String, (String, Vec<&'v str>)> = BTreeMap::new();
+        for note in vault.notes() {
+            for (facet, name) in names_of(note.title(), note.aliases, note.facts) {
+                if facet == Facet::H1 {
+                    continue;
+                }
+                let Some(key) = name_key(name) else { continue };
+                for (index, stem) in stems(&key).into_iter().enumerate() {
+                    let map = if index == 0 { &mut exact } else { &mut derived };
+                    let (_, notes) = map.entry(stem).or_insert_with(|| (name.trim().to_owned(), Vec::new()));
+                    if !notes.contains(&note.path) {
+                        notes.push(note.path);
+                    }
+                }
+            }
+        }
+        derived.retain(|stem, _| !exact.contains_key(stem));
+        let mut names = Names { entries: Vec::new(), by_first: HashMap::new() };
+        for (stem, (name, notes)) in exact.into_iter().chain(derived) {
+            names.by_first.entry(first_word(&stem).to_owned()).or_default().push(names.entries.len());
+            names.entries.push(Entry { stem, name, notes });
+        }
+        names
+    }
+
+    /// The longest name written as whole words at byte `at` of `folded` (where a word starts):
+    /// its entry and length.
+    fn longest_at(&self, folded: &str, at: usize) -> Option<(usize, usize)> {
+        let word = first_word(&folded[at..]);
+        let mut keys: Vec<String> = vec![word.to_owned()];
+        for ending in ["s", "es"] {
+            if let Some(stem) = word.strip_suffix(ending) {
+                keys.push(stem.to_owned());
+            }
+        }
+        if let Some(stem) = word.strip_suffix("ies") {
+            keys.push(format!("{stem}y"));
+        }
+        let mut best: Option<(usize, usize)> = None;
+        for key in &keys {
+            for &entry in self.by_first.get(key).into_iter().flatten() {
+                let stem = &self.entries[entry].stem;
+                let Some(length) = inflected_at(folded, at, stem) else { continue };
+                let better = best.is_none_or(|(held, held_length)| (length, stem.len()) > (held_length, self.entries[held].stem.len()));
+                if better {
+                    best = Some((entry, length));
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The byte ranges of `text` that are prose a mention may be linked in: the text of paragraphs,
+/// list items and quotes, outside every zone the module names.
+fn prose_ranges(text: &str) -> Vec<Range<usize>> {
+    let body_start = find_block(text).map_or(0, |block| block.span.end);
+    // A table or a fence Obsidian reads with tabs is read so here too (same bytes, same offsets).
+    let read = crate::parse::tabs_read_as_spaces(&text[body_start..]);
+    let body: &str = &read;
+    let mut prose: Vec<Range<usize>> = Vec::new();
+    let mut code: Vec<Range<usize>> = Vec::new();
+    // Depth inside blocks whose text is not prose, and inside inline HTML elements.
+    let mut skipping = 0u32;
+    let mut inline_html = 0u32;
+    for (event, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
+        let range = range.start + body_start..range.end + body_start;
+        match event {
+            Event::Start(
+                Tag::Heading { .. }
+                | Tag::Table(_)
+                | Tag::CodeBlock(_)
+                | Tag::HtmlBlock
+                | Tag::MetadataBlock(_)
+                | Tag::Link { .. }
+                | Tag::Image { .. },
+            ) => {
+                if matches!(event, Event::Start(Tag::CodeBlock(_))) {
+                    code.push(range);
+                }
+                skipping += 1;
+            }
+            Event::End(
+                TagEnd::Heading(_)
+                | TagEnd::Table
+                | TagEnd::CodeBlock
+                | TagEnd::HtmlBlock
+                | TagEnd::MetadataBlock(_)
+                | TagEnd::Link
+                | TagEnd::Image,
+            ) => skipping = skipping.saturating_sub(1),
+            Event::End(TagEnd::Paragraph | TagEnd::Item) => inline_html = 0,
+            Event::Code(_) | Event::InlineMath(_) | Event::DisplayMath(_) => code.push(range),
+            Event::InlineHtml(html) => {
+                let tag = html.trim_start_matches('<');
+                let name: String = tag.trim_start_matches('/').chars().take_while(char::is_ascii_alphanumeric).collect();
+                let void = matches!(name.to_ascii_lowercase().as_str(), "br" | "hr" | "img" | "input" | "wbr" | "meta" | "link");
+                if html.starts_with("</") {
+                    inline_html = inline_html.saturating_sub(1);
+                } else if !html.starts_with("<!") && !html.trim_end().ends_with("/>") && !void && !name.is_empty() {
+                    inline_html += 1;
+                }
+            }
+            // Only text that stands in the note as it reads: an escape or an entity would make
+            // the mention's bytes differ from what the reader sees.
+            Event::Text(shown) if skipping == 0 && inline_html == 0 && text[range.clone()] == *shown => prose.push(range),
+            _ => {}
+        }
+    }
+    // pulldown-cmark ends a text event at some punctuation (`attack's` is two): adjacent ranges
+    // are one run of prose.
+    let mut joined: Vec<Range<usize>> = Vec::with_capacity(prose.len());
+    for range in prose {
+        match joined.last_mut() {
+            Some(last) if last.end == range.start => last.end = range.end,
+            _ => joined.push(range),
+        }
+    }
+    let prose = joined;
+    code.sort_by_key(|range| range.start);
+    let mut closed: Vec<Range<usize>> = crate::parse::comments(text, body_start, &code);
+    // Bracket spans, one line each: wikilinks, tasks, footnotes, callout types.
+    for (line_start, line) in line_starts(body) {
+        let mut from = 0;
+        while let Some(open) = line[from..].find('[').map(|at| from + at) {
+            let Some(close) = line[open..].find(']').map(|at| open + at) else { break };
+            closed.push(body_start + line_start + open..body_start + line_start + close + 1);
+            from = close + 1;
+        }
+    }
+    closed.sort_by_key(|range| range.start);
+    cut(prose, &closed)
+}
+
+fn line_starts(body: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut at = 0;
+    body.split_inclusive('\n').map(move |line| {
+        let start = at;
+        at += line.len();
+        (start, line)
+    })
+}
+
+/// `ranges` (in order) without the bytes of `closed` (sorted by start).
+fn cut(ranges: Vec<Range<usize>>, closed: &[Range<usize>]) -> Vec<Range<usize>> {
+    let mut out = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        let mut start = range.start;
+        for hole in closed.iter().filter(|hole| hole.start < range.end && hole.end > range.start) {
+            if hole.start > start {
+                out.push(start..hole.start);
+            }
+            start = start.max(hole.end);
+        }
+        if start < range.end {
+            out.push(start..range.end);
+        }
+    }
+    out
+}
+
+/// `segment` folded as names are, with the byte offset in `segment` of each folded byte (and
+/// one past the end).
+fn folded_with_offsets(segment: &str) -> (String, Vec<usize>) {
+    if segment.is_ascii() {
+        return (segment.to_ascii_lowercase(), (0..=segment.len()).collect());
+    }
+    let mut folded = String::with_capacity(segment.len());
+    let mut offsets = Vec::with_capacity(segment.len() + 1);
+    let mut buffer = [0u8; 4];
+    for (at, c) in segment.char_indices() {
+        let one = fold(c.encode_utf8(&mut buffer));
+        offsets.extend(std::iter::repeat_n(at, one.len()));
+        folded.push_str(&one);
+    }
+    offsets.push(segment.len());
+    (folded, offsets)
+}
+
+/// Whether the mention at `start..end` of `text` stands in a tag (`#name`), a block id or a web
+/// address, which are not prose.
+fn in_token(text: &str, start: usize, end: usize) -> bool {
+    let token_start = text[..start].rfind(char::is_whitespace).map_or(0, |at| at + 1);
+    let token_end = text[end..].find(char::is_whitespace).map_or(text.len(), |at| end + at);
+    let token = &text[token_start..token_end];
+    let before = text[..start].chars().next_back();
+    matches!(before, Some('#' | '^' | '/' | '.' | '@' | '_' | '\\')) || token.contains("://") || token.starts_with("www.")
+}
+
+/// What the scan found in one note before it is written.
+struct Found {
+    start: usize,
+    end: usize,
+    target: String,
+}
+
+/// The link a mention becomes, from `source`: `None` when no form finds the target.
+fn written_link(vault: &Vault, source: &str, target: &str, mention: &str) -> Option<String> {
+    let config = vault.config();
+    if config.use_markdown_links {
+        let destination = crate::link_form::new_markdown_destination(vault, config, source, target)?;
+        if mention.contains(['[', ']']) {
+            return None;
+        }
+        return Some(format!("[{mention}]({destination})"));
+    }
+    let path = crate::link_form::new_wikilink_path(vault, config, source, target)?;
+    Some(if mention == path { format!("[[{path}]]") } else { format!("[[{path}|{mention}]]") })
+}
+
+/// Plans the links of the mentions in `scope`, from the notes' `texts`: `targets` (note paths
+/// as the vault has them) narrows the names looked for, `exclude` leaves mentions by id, and
+/// `first_only` links only the first mention of each note in each note read.
+pub fn plan(
+    vault: &Vault,
+    scope: Option<&str>,
+    targets: Option<&HashSet<String>>,
+    exclude: &HashSet<String>,
+    first_only: bool,
+    texts: &BTreeMap<String, String>,
+) -> MentionPlan {
+    let names = Names::new(vault);
+    let mut mentions: Vec<Mention> = Vec::new();
+    let mut ambiguous: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut files: Vec<(String, &str, Vec<TextEdit>, Vec<LinkChange>)> = Vec::new();
+    let mut unprovable: Vec<String> = Vec::new();
+    for source in in_scope(vault, scope).unwrap_or_default() {
+        let Some(text) = texts.get(source) else { continue };
+        let mut found: Vec<Found> = Vec::new();
+        let mut linked: HashSet<&str> = HashSet::new();
+        for range in prose_ranges(text) {
+            let segment = &text[range.clone()];
+            let (folded, offsets) = folded_with_offsets(segment);
+            let mut at = 0;
+            let mut previous: Option<char> = None;
+            while at < folded.len() {
+                let Some(c) = folded[at..].chars().next() else { break };
+                let starts_word = c.is_alphanumeric() && !previous.is_some_and(char::is_alphanumeric);
+                previous = Some(c);
+                if !starts_word {
+                    at += c.len_utf8();
+                    continue;
+                }
+                let Some((entry_index, length)) = names.longest_at(&folded, at) else {
+                    at += c.len_utf8();
+                    continue;
+                };
+                // The text the name covers is not read again, whatever becomes of it.
+                let start = range.start + offsets[at];
+                let end = range.start + offsets[at + length];
+                at += length;
+                previous = folded[..at].chars().next_back();
+                let entry = &names.entries[entry_index];
+                let others: Vec<&str> = entry.notes.iter().copied().filter(|note| *note != source).collect();
+                if in_token(text, start, end) {
+                    continue;
+                }
+                match others.as_slice() {
+                    [] => {}
+                    [target] => {
+                        if targets.is_some_and(|targets| !targets.contains(*target)) {
+                            continue;
+                        }
+                        if first_only && !linked.insert(target) {
+                            continue;
+                        }
+                        found.push(Found { start, end, target: (*target).to_owned() });
+                    }
+                    _ => {
+                        let wanted = targets.is_none_or(|targets| others.iter().any(|note| targets.contains(*note)));
+                        if wanted {
+                            *ambiguous.entry(entry_index).or_default() += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let mut lines = LineCounter::new(text);
+        let mut edits: Vec<TextEdit> = Vec::new();
+        let mut changes: Vec<LinkChange> = Vec::new();
+        let mut planned: Vec<Mention> = Vec::new();
+        for one in found {
+            let id = format!("{source}@{}", one.start);
+            if exclude.contains(&id) {
+                continue;
+            }
+            let mention = &text[one.start..one.end];
+            let Some(link) = written_link(vault, source, &one.target, mention) else { continue };
+            let line = lines.line(one.start);
+            edits.push(TextEdit { span: Span { start: one.start, end: one.end }, replacement: link.clone() });
+            changes.push(LinkChange {
+                note: source.to_owned(),
+                line,
+                before: mention.to_owned(),
+                after: link.clone(),
+                reason: ChangeReason::Linked,
+            });
+            planned.push(Mention { id, note: source.to_owned(), line, text: mention.to_owned(), target: one.target, link });
+        }
+        if edits.is_empty() {
+            continue;
+        }
+        // Each note is proven alone: one that would not read back as planned keeps its text,
+        // named, and the other notes are still linked.
+        if prove_note(vault, source, text, &edits, &planned).is_err() {
+            unprovable.push(source.to_owned());
+            continue;
+        }
+        mentions.extend(planned);
+        files.push((source.to_owned(), text.as_str(), edits, changes));
+    }
+    let sizes = (files.len(), files.iter().map(|file| file.3.len()).sum());
+    // Every note's edits were proven as they stand in the plan, and no note reads another's text.
+    let plan = assemble(&[], sizes, files, Vec::new());
+    let ambiguous = ambiguous
+        .into_iter()
+        .map(|(index, count)| {
+            let entry = &names.entries[index];
+            AmbiguousName { name: entry.name.clone(), notes: entry.notes.iter().map(|note| (*note).to_owned()).collect(), mentions: count }
+        })
+        .collect();
+    MentionPlan { plan, mentions, ambiguous, unprovable }
+}
+
+/// A note whose new links would not read back as planned: it is left as it is, named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct NotProven;
+
+/// The proof of one note: read again, it holds every link it held, each as it was, and one more
+/// for each mention, at its place, finding the mention's note and showing the mention.
+fn prove_note(vault: &Vault, path: &str, text: &str, edits: &[TextEdit], planned: &[Mention]) -> Result<(), NotProven> {
+    let config = vault.config().parse;
+    let refused = || NotProven;
+    let before = parse_file(path, text, &config).links;
+    let after = parse_file(path, &apply_edits(text, edits), &config).links;
+    if after.len() != before.len() + edits.len() {
+        return Err(refused());
+    }
+    // Where each new link starts in the new text, and what it must find and show.
+    let mut shift: isize = 0;
+    let mut new_links: HashMap<usize, (&str, &str)> = HashMap::new();
+    for (edit, mention) in edits.iter().zip(planned) {
+        let start = edit.span.start.checked_add_signed(shift).ok_or_else(refused)?;
+        new_links.insert(start, (mention.target.as_str(), mention.text.as_str()));
+        shift += edit.replacement.len() as isize - (edit.span.end - edit.span.start) as isize;
+    }
+    let mut old = before.iter();
+    for link in &after {
+        match new_links.get(&link.span.start) {
+            Some((target, shown)) => {
+                let finds = resolve::resolve(vault, path, link).path() == Some(*target);
+                if !finds || link.subpath.is_some() || shown_text(link) != *shown {
+                    return Err(refused());
+                }
+            }
+            None => {
+                let Some(was) = old.next() else { return Err(refused()) };
+                let same = was.kind == link.kind
+                    && was.path == link.path
+                    && was.subpath == link.subpath
+                    && was.display == link.display
+                    && was.source == link.source;
+                if !same {
+                    return Err(refused());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The text a link shows: its display text, or its path for a bare wikilink.
+fn shown_text(link: &Link) -> &str {
+    link.display.as_deref().unwrap_or(&link.path)
+}
+
+#[cfg(test)]
+mod tests;
