@@ -132,14 +132,16 @@ def quality(hyalo, corpus, work, env):
         meant = repair["target"] == damaged.meant and (damaged.heading is None or repair["after"].endswith(f"#{damaged.heading}]]"))
         right, wrong = (right + 1, wrong) if meant else (right, wrong + 1)
     rows.append(("vaultlink `fix_broken_links` (floor 90 %)", len(key), right, wrong, left))
-    if hyalo is not None:
-        copy = work / "damaged-hyalo"
+    # hyalo writes only its confident fixes with `--apply`; its fuzzy and basename guesses need
+    # `--apply-fuzzy` too, so both are scored.
+    for flags in (["--apply"], ["--apply", "--apply-fuzzy"]) if hyalo is not None else ():
+        copy = work / f"damaged-hyalo{len(flags)}"
         shutil.copytree(corpus, copy, ignore=shutil.ignore_patterns(".git"))
         assert damage(copy, seed=42).key == key, "the damage is the seed's"
         before = {damaged.note: (copy / damaged.note).read_text() for damaged in key}
-        subprocess.run([str(hyalo), "--dir", str(copy), "links", "fix", "--apply", "--no-hints"], capture_output=True)
+        subprocess.run([str(hyalo), "--dir", str(copy), "links", "fix", *flags, "--no-hints"], capture_output=True)
         after = {damaged.note: (copy / damaged.note).read_text() for damaged in key}
-        rows.append(("hyalo `links fix --apply` (its default threshold)", len(key), *score_lines(key, before, after)))
+        rows.append((f"hyalo `links fix {' '.join(flags)}` (its default threshold)", len(key), *score_lines(key, before, after)))
     return rows
 
 
@@ -162,7 +164,7 @@ def main():
         quality_rows = quality(hyalo, corpus, work, env) if corpus is not None and corpus.is_dir() else []
     print("Whole processes in rounds, medians; a ratio is the median of the rounds' ratios (goal: hyalo's time ≥ 3 × vaultlink's).")
     print()
-    print("| vault | `fix_broken_links` dry run | hyalo `links fix` (dry run) | hyalo / vaultlink | peak memory, vaultlink / hyalo | "
+    print("| vault | `fix_broken_links` dry run (CPU) | hyalo `links fix` (dry run; CPU) | hyalo / vaultlink | peak memory, vaultlink / hyalo | "
           "`link_mentions` dry run | hyalo `links auto` (dry run) | hyalo / vaultlink |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, runs in results:
@@ -180,7 +182,9 @@ def main():
             tail = f"{ms(mention)} | {ms(auto)} | {times(auto_ratio)}"
         else:
             tail = "not measured: this `vaultlink` has no `mentions` command | — | —"
-        print(f"| {name} | {ms(fix)} | {ms(hyalo_fix)} | {times(ratio)} | {peaks} | {tail} |")
+        cpu = f"{ms(fix)} ({ms(figure(runs, 'fix', 'cpu'))})"
+        hyalo_cpu = f"{ms(hyalo_fix)} ({ms(figure(runs, 'hyalo_fix', 'cpu'))})" if hyalo_fix is not None else "—"
+        print(f"| {name} | {cpu} | {hyalo_cpu} | {times(ratio)} | {peaks} | {tail} |")
     if quality_rows:
         print()
         print(f"Quality on `{corpus.name}` damaged by `tests/damage.py` (seed 42): links restored to the note (and heading) meant.")
