@@ -83,8 +83,31 @@ fn bound(common: usize, a: usize, b: usize, prefix: usize) -> f64 {
     }
 }
 
+#[cfg(test)]
 fn common_prefix(a: &str, b: &str) -> usize {
     a.chars().take(4).zip(b.chars()).take_while(|(a, b)| a == b).count()
+}
+
+/// A name's first four characters (fewer when it is shorter) and how many there are: all that
+/// Winkler's prefix reads of it, kept beside the counts so that the pass over every name never
+/// follows a pointer to the name itself.
+#[derive(Clone, Copy)]
+struct Head([char; 4], u8);
+
+impl Head {
+    fn of(name: &str) -> Head {
+        let mut head = Head(['\0'; 4], 0);
+        for (at, c) in name.chars().take(4).enumerate() {
+            head.0[at] = c;
+            head.1 = at as u8 + 1;
+        }
+        head
+    }
+
+    /// How many leading characters two names share, up to four: `common_prefix` of the names.
+    fn shared(self, other: Head) -> usize {
+        self.0[..usize::from(self.1)].iter().zip(&other.0[..usize::from(other.1)]).take_while(|(a, b)| a == b).count()
+    }
 }
 
 /// Every distinct name of the vault (identity key) with the notes that have it, the lengths and
@@ -94,6 +117,7 @@ pub(super) struct Index<'v> {
     names: Vec<String>,
     paths: Vec<Vec<&'v str>>,
     lengths: Vec<usize>,
+    heads: Vec<Head>,
     /// Each name's counts; a name whose counts overflow has none here and is always scored.
     counts: Vec<[u8; BUCKETS]>,
     countable: Vec<bool>,
@@ -109,6 +133,7 @@ impl<'v> Index<'v> {
                 None => {
                     let (length, counts) = profile(&name);
                     at.insert(name.clone(), index.names.len());
+                    index.heads.push(Head::of(&name));
                     index.names.push(name);
                     index.paths.push(vec![path]);
                     index.lengths.push(length);
@@ -124,13 +149,14 @@ impl<'v> Index<'v> {
     pub(super) fn alike<'a>(&'a self, wanted: &str) -> Vec<(f64, &'a str, &'a [&'v str])> {
         let (length, counts) = profile(wanted);
         let scorer = Wanted::new(wanted);
+        let head = Head::of(wanted);
         let mut found = Vec::new();
         for at in 0..self.names.len() {
             if let (Some(wanted_counts), true) = (&counts, self.countable[at]) {
                 let common = in_common(wanted_counts, &self.counts[at]);
                 // The longest prefix first, the name's own only for those it does not prune.
                 if bound(common, length, self.lengths[at], 4) < FLOOR - SLACK
-                    || bound(common, length, self.lengths[at], common_prefix(wanted, &self.names[at])) < FLOOR - SLACK
+                    || bound(common, length, self.lengths[at], head.shared(self.heads[at])) < FLOOR - SLACK
                 {
                     continue;
                 }
@@ -328,6 +354,16 @@ mod tests {
             found_any += usize::from(!every.is_empty());
         }
         assert!(found_any > 100, "the generated typos find their names: {found_any}");
+    }
+
+    #[test]
+    fn the_kept_heads_give_the_names_common_prefix() {
+        let names = generated(11, 300);
+        for a in &names {
+            for b in &names {
+                assert_eq!(Head::of(a).shared(Head::of(b)), common_prefix(a, b), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]
