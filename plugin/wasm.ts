@@ -411,6 +411,7 @@ export type StepFailure =
 	| { kind: "changed"; path: string }
 	| { kind: "failed"; what: string }
 	| { kind: "taken"; what: string; path: string }
+	| { kind: "failed_kept"; what: string; kept: { path: string; saved: string }[] }
 	| { kind: "undo_incomplete"; what: string; left: string }
 	| { kind: "changed_before_trash"; path: string }
 	| { kind: "trash_failed"; path: string; why: string }

@@ -52,6 +52,8 @@ async def targets_of(session, note):
 async def graph_reads(vault, runtime_dir, mode):
     async with session_on(vault, runtime_dir, mode) as (session, _):
         health = (await session.call_tool("link_graph", {"question": "health"})).structured_content
+        # Every lint carries the whole vault's health, whatever its folder and kinds.
+        lint_health = (await session.call_tool("lint_wiki", {"folder": "Island", "kinds": ["orphan"], "limit": 1})).structured_content["health"]
         hubs_first, hubs = await every_page(session, "link_graph", {"question": "hubs"}, "hubs")
         islands_first, islands = await every_page(session, "link_graph", {"question": "islands", "response_format": "concise"}, "islands")
         cycles_first, cycles = await every_page(session, "link_graph", {"question": "cycles", "min_length": 3, "max_length": 3}, "cycles")
@@ -71,7 +73,7 @@ async def graph_reads(vault, runtime_dir, mode):
             steps_checked += [(note, following, following in await targets_of(session, note)) for note, following in pairs]
         refused = await session.call_tool("link_graph", {"question": "hubs", "min_length": 3})
         return {
-            "health": health, "hubs": hubs, "hubs_total": hubs_first["total"], "cut_points": hubs_first["cut_points"],
+            "health": health, "lint_health": lint_health, "hubs": hubs, "hubs_total": hubs_first["total"], "cut_points": hubs_first["cut_points"],
             "islands": islands, "islands_first": {key: value for key, value in islands_first.items() if key not in ("islands", "next_cursor")},
             "cycles": cycles, "cycles_total": cycles_first["total"], "linking": linking, "top_in": len(linking),
             "one": one, "back": back, "far": far, "two": two, "steps": steps_checked,
@@ -89,6 +91,7 @@ def test_the_graph_reads_agree_on_both_paths_and_with_the_other_tools(tmp_path, 
     notes = sum(1 for _ in vaults["standalone"].rglob("*.md"))
     health = answer["health"]
     assert health["question"] == "health" and health["notes"] == notes
+    assert answer["lint_health"] == {key: value for key, value in health.items() if key != "question"}, "lint reports the same health"
     assert sum(island["size"] for island in answer["islands"]) == notes, "every note is in one island"
     assert len(answer["islands"]) == answer["islands_first"]["total"] == health["island_count"]
     assert answer["islands_first"]["largest_island"] == health["largest_island"] == answer["islands"][0]["size"]

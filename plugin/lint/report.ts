@@ -26,6 +26,44 @@ export interface LintReport {
 	skipped: { kind: string; reason: string }[];
 	truncated?: boolean;
 	next_cursor?: string;
+	/** The whole vault's link health, whatever the lint's scope: compared from one lint to the next. */
+	health?: LintHealth;
+}
+
+/** The vault's link health as core's `graph::Health` counts it. */
+export interface LintHealth {
+	notes: number;
+	links: number;
+	broken_links: number;
+	ambiguous_links: number;
+	orphans: number;
+	dead_ends: number;
+	island_count: number;
+}
+
+/** The counts a health line shows, in order, with their words. */
+const HEALTH_COUNTS: [keyof LintHealth, string, string][] = [
+	["broken_links", "broken link", "broken links"],
+	["ambiguous_links", "ambiguous link", "ambiguous links"],
+	["orphans", "orphan", "orphans"],
+	["dead_ends", "dead end", "dead ends"],
+	["island_count", "island", "islands"],
+];
+
+/**
+ * The vault's link health in one sentence, and, given the health of an earlier lint, how each
+ * count moved since: what lets someone see the links get better or worse over time.
+ */
+export function healthLine(health: LintHealth, previous: LintHealth | null = null): string {
+	const number = (value: number) => value.toLocaleString("en-US");
+	const counts = HEALTH_COUNTS.map(([key, one, many]) => `${number(health[key])} ${health[key] === 1 ? one : many}`);
+	const line = `Link health: ${number(health.notes)} notes, ${number(health.links)} links; ${counts.join(", ")}.`;
+	if (previous === null) return line;
+	const moved = HEALTH_COUNTS.filter(([key]) => health[key] !== previous[key]).map(([key, , many]) => {
+		const change = health[key] - previous[key];
+		return `${many} ${change > 0 ? "+" : "−"}${number(Math.abs(change))}`;
+	});
+	return `${line} Since the last lint: ${moved.length === 0 ? "no change" : moved.join(", ")}.`;
 }
 
 /** A note to open, and the 1-based line to open it at. */
@@ -128,7 +166,8 @@ const TOOL_NAMES = new Set(["move_note", "rewrite_link", "delete_note", "bulk_mo
 /**
  * Draws `report` into `container` and returns the findings drawn, in order. Clicking a
  * finding's subject calls `open` with where it is; a finding whose proposal names a tool the
- * plugin applies gets a fix button calling `fix`, when given.
+ * plugin applies gets a fix button calling `fix`, when given. The vault's link health is shown
+ * with how it moved since `previousHealth`, when given.
  */
 export function renderLintReport(
 	container: HTMLElement,
@@ -136,9 +175,11 @@ export function renderLintReport(
 	isNote: (path: string) => boolean,
 	open: (location: LintLocation) => void,
 	fix: FixFinding | null = null,
+	previousHealth: LintHealth | null = null,
 ): RenderedFinding[] {
 	container.empty();
 	container.createEl("p", { cls: "vaultlink-lint-summary", text: summary(report) });
+	if (report.health !== undefined) container.createEl("p", { cls: "vaultlink-lint-health", text: healthLine(report.health, previousHealth) });
 
 	const byKind = new Map<string, LintProposal[]>();
 	for (const proposal of report.proposals) {

@@ -5,7 +5,7 @@
 
 import { ButtonComponent, ItemView, type WorkspaceLeaf } from "obsidian";
 import { KeyboardList } from "../ui/keyboard-list";
-import { renderLintReport, type FixFinding, type LintLocation, type LintReport } from "./report";
+import { renderLintReport, type FixFinding, type LintHealth, type LintLocation, type LintReport } from "./report";
 
 /** Stable: Obsidian saves open views in the workspace layout by their type. */
 export const LINT_VIEW_TYPE = "vaultlink-lint";
@@ -24,6 +24,8 @@ export class LintView extends ItemView {
 	running: Promise<void> | null = null;
 	/** The findings on screen, in order, as the keyboard moves through them. */
 	readonly findings = new KeyboardList();
+	/** The link health of the last lint shown, which the next one is compared with. */
+	private lastHealth: LintHealth | null = null;
 	private readonly actions: LintViewActions;
 
 	constructor(leaf: WorkspaceLeaf, actions: LintViewActions) {
@@ -74,7 +76,8 @@ export class LintView extends ItemView {
 			return;
 		}
 		const open = (location: LintLocation) => void this.openLocation(location);
-		const rendered = renderLintReport(body, run.report, run.isNote, open, this.actions.fix?.(this) ?? null);
+		const rendered = renderLintReport(body, run.report, run.isNote, open, this.actions.fix?.(this) ?? null, this.lastHealth);
+		this.lastHealth = run.report.health ?? this.lastHealth;
 		this.findings.setItems(
 			rendered.map((finding) => {
 				const location = finding.location;

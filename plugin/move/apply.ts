@@ -208,7 +208,7 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		if (error instanceof LeaseLost && error.taken) {
 			const notUndone = await undo(vault, journal, done);
 			await finishJournal(vault.adapter, journal);
-			if (notUndone.length > 0) return { ok: false, error: failureAfterUndo(error, notUndone, batch.forget) };
+			if (notUndone.left.length > 0) return { ok: false, error: failureAfterUndo(error, notUndone, batch.forget) };
 			return { ok: false, error: stepError({ kind: "lease_lost", taken: true }) };
 		}
 		// What was kept of the batch goes with it (the folder too, if keeping it made it).
@@ -219,16 +219,17 @@ export async function applyBatch(app: App, batch: Batch, guard: readonly string[
 		// put back where the save left it intact, as core decides); everything else is undone.
 		const saved = error instanceof SavedOver ? error.path : null;
 		const settled = saved === null ? null : await settleSavedOver(vault, batch, files, saved);
-		const leftOver = await undo(
+		const undone = await undo(
 			vault,
 			journal,
 			done.filter((change) => !((change.kind === "wrote" || change.kind === "created") && change.path === saved)),
 		);
+		const leftOver = undone.left;
 		// A batch not wholly undone keeps its journal, for `vaultlink recover`.
 		if (leftOver.length === 0) await finishJournal(vault.adapter, journal);
 		else await abandonJournal(vault.adapter, journal);
-		if (error instanceof LeaseLost && leftOver.length === 0) return { ok: false, error: stepError({ kind: "lease_lost", taken: false }) };
-		return { ok: false, error: settled !== null && leftOver.length === 0 ? settled : failureAfterUndo(error, leftOver, batch.forget) };
+		if (error instanceof LeaseLost && leftOver.length === 0 && undone.kept.length === 0) return { ok: false, error: stepError({ kind: "lease_lost", taken: false }) };
+		return { ok: false, error: settled !== null && leftOver.length === 0 && undone.kept.length === 0 ? settled : failureAfterUndo(error, undone, batch.forget) };
 	}
 	await finishJournal(vault.adapter, journal);
 	// An undo's emptied folders are the ones the undone change made: removed from the disk, as a
@@ -325,10 +326,12 @@ async function step<T>(what: string, run: () => Promise<T>, makes?: string): Pro
  * the Vault API. A note is restored only while it holds what the batch wrote; one saved over
  * since keeps the save, and its text from before is saved under `.vaultlink/recovered/`. Returns
  * a sentence for each step that could not be carried out (the journal is then kept, for
- * `vaultlink recover`).
+ * `vaultlink recover`), and the notes left as they were found with where their text from
+ * before is kept, which the answer must name rather than say everything was undone.
  */
-async function undo(vault: Vault, journal: Journal, done: Done[]): Promise<string[]> {
+async function undo(vault: Vault, journal: Journal, done: Done[]): Promise<Undone> {
 	const leftOver: string[] = [];
+	const kept: KeptNote[] = [];
 	const moved = new Map<string, TAbstractFile>();
 	for (const change of done) if (change.kind === "moved") moved.set(change.to, change.file);
 	for (const step of undoSteps(madeSoFar(journal, done))) {
@@ -340,13 +343,25 @@ async function undo(vault: Vault, journal: Journal, done: Done[]): Promise<strin
 			const place = step.step === "move_back" ? step.from : step.path;
 			const linked = firstLinkOnTheWay(vault.adapter, [place]);
 			if (linked !== null) throw new Error(`\`${linked.path}\` goes through \`${linked.link}\`, a symbolic link`);
-			await carryOut(vault, step, moved);
+			await carryOut(vault, step, moved, kept);
 		} catch (error) {
 			leftOver.push(`${describeStep(step)} (${messageOf(error)})`);
 		}
 	}
 	if (leftOver.length > 0) console.error(`vaultlink: undoing a failed move left changes behind: ${leftOver.join("; ")}`);
-	return leftOver;
+	return { left: leftOver, kept };
+}
+
+/** A note the undo left as it found it, and where its text from before the change is kept. */
+interface KeptNote {
+	path: string;
+	saved: string;
+}
+
+/** What an undo could not carry out (`left`), and the notes it left as found (`kept`). */
+interface Undone {
+	left: string[];
+	kept: KeptNote[];
 }
 
 /** The batch's journal, cut to the changes made so far (`done`), for core's undo steps. */
@@ -369,7 +384,7 @@ function madeSoFar(journal: Journal, done: Done[]): Journal {
  * case, so it never leaves a temporary file, an aside or a case-only intermediate name: one found
  * is not its own, and is left for `vaultlink recover`.
  */
-async function carryOut(vault: Vault, step: UndoStep, moved: Map<string, TAbstractFile>): Promise<void> {
+async function carryOut(vault: Vault, step: UndoStep, moved: Map<string, TAbstractFile>, kept: KeptNote[]): Promise<void> {
 	const adapter = vault.adapter;
 	const notOurs = (path: string) => new Error(`\`${path}\` is there, which only \`vaultlink recover\` puts right`);
 	switch (step.step) {
@@ -386,6 +401,7 @@ async function carryOut(vault: Vault, step: UndoStep, moved: Map<string, TAbstra
 				// Saved there since the look: it keeps that save, and the text from before is kept beside it.
 				if (!(await adapter.exists(step.path))) throw error;
 				await keepEdited(adapter, step.before, step.saved);
+				kept.push({ path: step.path, saved: step.saved });
 			}
 			return;
 		}
@@ -427,8 +443,10 @@ async function carryOut(vault: Vault, step: UndoStep, moved: Map<string, TAbstra
 					if (!(error instanceof ChangedWhileWriting)) throw error;
 				}
 			}
-			// Edited, or removed, by someone since: theirs stays, and the text from before is kept beside it.
+			// Edited, or removed, by someone since, or written part way: what is there stays, and
+			// the text from before is kept beside it.
 			await keepEdited(adapter, step.before, step.saved);
+			kept.push({ path: step.path, saved: step.saved });
 			return;
 		}
 		case "remove_folder":
@@ -494,7 +512,8 @@ function describeStep(step: UndoStep): string {
 }
 
 /** The error a failed batch answers once it was undone (`leftOver`: the steps that could not be). */
-function failureAfterUndo(error: unknown, leftOver: string[], forget: string | null): ToolError {
+function failureAfterUndo(error: unknown, undone: Undone, forget: string | null): ToolError {
+	const leftOver = undone.left;
 	const what =
 		error instanceof ChangedWhileWriting
 			? `\`${error.path}\` changed while the move was being written`
@@ -502,6 +521,8 @@ function failureAfterUndo(error: unknown, leftOver: string[], forget: string | n
 				? error.what
 				: `the move failed: ${messageOf(error)}`;
 	if (leftOver.length > 0) return stepError({ kind: "undo_incomplete", what, left: leftOver.join("; ") });
+	// Everything was undone but notes left as found: the answer names them and where their text is.
+	if (undone.kept.length > 0) return stepError({ kind: "failed_kept", what, kept: undone.kept });
 	// Everything was undone: a note edited meanwhile is a concurrent modification, as when the
 	// check before writing finds it; anything else is a failed write.
 	if (error instanceof RemovedChanged) return stepError({ kind: "undo_edited", forget, path: error.path });

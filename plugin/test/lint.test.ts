@@ -66,6 +66,7 @@ test("the lint command opens the view in the sidebar, grouped by kind with count
 	assert.deepEqual(fakeElementOf(view.contentEl).outline(), [
 		"  button Lint again",
 		"  p 3 findings.",
+		"  p Link health: 3 notes, 5 links; 2 broken links, 0 ambiguous links, 1 orphan, 1 dead end, 2 islands.",
 		"  h3 Links to missing headings (1)",
 		"      a Home.md, line 1",
 		"      div the link to “A#Nowhere” names the heading “#Nowhere”, which “A.md” does not have",
@@ -108,6 +109,10 @@ test("running the command again lints again in the same view, after the vault ch
 	assert.equal(app.workspace.getLeavesOfType(LINT_VIEW_TYPE).length, 1);
 	const outline = fakeElementOf(second.contentEl).outline();
 	assert.ok(outline.includes("  p 1 finding."), outline.join("\n"));
+	assert.ok(
+		outline.includes("  p Link health: 4 notes, 6 links; 0 broken links, 0 ambiguous links, 0 orphans, 1 dead end, 1 island. Since the last lint: broken links −2, orphans −1, islands −1."),
+		"the vault's link health, with how it moved since the lint before",
+	);
 	assert.ok(outline.includes("  h3 Links to missing headings (1)"));
 	assert.ok(!outline.some((line) => line.includes("Unresolved") || line.includes("Orphans")));
 });

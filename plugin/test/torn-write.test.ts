@@ -69,6 +69,9 @@ test("a write torn part way (a prefix of the batch's text left) cannot be told f
 	assert.ok(prefix !== null, "the write of C.md was torn");
 	assert.ok(!outcome.ok, JSON.stringify(outcome));
 	assert.equal(outcome.error.code, "write_failed");
+	assert.doesNotMatch(outcome.error.message, /every change made so far was undone/, "the answer does not claim what is untrue");
+	assert.match(outcome.error.message, /every other change made so far was undone, but `C\.md` holds text .* its text from before the change is in `\.vaultlink\/recovered\/C\.md`$/);
+	assert.equal(outcome.error.retryable, false);
 	const after = vaultFiles(vaultDir);
 	assert.equal(after["C.md"], prefix, "the note keeps what is there (it cannot be told from a save)");
 	assert.equal(after[".vaultlink/recovered/C.md"], before["C.md"], "the text from before is kept, whole");

@@ -628,6 +628,12 @@ fn cycles(graph: &NoteGraph<'_>, arguments: &GraphArguments) -> Result<GraphAnsw
     Ok(GraphAnswer::Cycles { min_length, max_length, total, cycles, truncated, next_cursor })
 }
 
+/// The vault's link health now: what `link_graph`'s `health` answers, and what every `lint_wiki`
+/// answer carries, so that lints run one after another show how the links fare over time.
+pub fn vault_health(vault: &Vault) -> Health {
+    health(vault, &NoteGraph::of(vault))
+}
+
 fn health(vault: &Vault, graph: &NoteGraph<'_>) -> Health {
     let summary = vault.summary();
     let notes = graph.paths.len();

@@ -509,6 +509,9 @@ pub struct LintReport {
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// The whole vault's link health (`link_graph`'s `health`), whatever the lint's folder and
+    /// kinds: one lint after another shows how the links fare over time.
+    pub health: crate::graph::Health,
 }
 
 /// Runs one operation on the index; `edge` supplies what only it can see, `plans` are the plan
@@ -926,7 +929,8 @@ pub fn lint_wiki_reading(
             proposal.evidence = None;
         }
     }
-    Ok(LintReport { total, counts, proposals, skipped: outcome.skipped, truncated: outcome.truncated, next_cursor })
+    let health = crate::graph::vault_health(vault);
+    Ok(LintReport { total, counts, proposals, skipped: outcome.skipped, truncated: outcome.truncated, next_cursor, health })
 }
 
 #[cfg(test)]
@@ -965,6 +969,22 @@ mod tests {
         assert_eq!(result.links[1].subpath_status, Some(SubpathStatus::Found));
         let concise = outgoing_links(&vault(), "a", ResponseFormat::Concise).unwrap();
         assert!(concise.links.iter().all(|link| link.span.is_none() && link.display.is_none()));
+    }
+
+    #[test]
+    fn every_lint_carries_the_whole_vaults_health_whatever_its_scope() {
+        let mut vault = vault();
+        let arguments: LintArguments = serde_json::from_str(r#"{"folder": "Elsewhere", "kinds": ["orphan"]}"#).unwrap();
+        let before = lint_wiki(&vault, &arguments).unwrap();
+        assert_eq!(before.total, 0, "no note is in the folder");
+        assert_eq!(before.health, crate::graph::vault_health(&vault));
+        assert_eq!((before.health.notes, before.health.broken_links, before.health.orphans), (3, 2, 2));
+        // Mending one note's broken links shows in the next lint's health.
+        vault.upsert("A.md", "---\nup: \"[[B]]\"\n---\n[[B#Top|bee]] [[C]]");
+        let after = lint_wiki(&vault, &arguments).unwrap();
+        assert_eq!((after.health.broken_links, after.health.orphans), (0, 1));
+        let json = serde_json::to_value(&after).unwrap();
+        assert_eq!(json["health"]["broken_links"], 0, "the wire carries it as `health`");
     }
 
     #[test]

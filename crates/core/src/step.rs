@@ -7,6 +7,13 @@ use serde::{Deserialize, Serialize};
 use crate::error::{CallError, ErrorCode};
 use crate::rename::TextEdit;
 
+/// A note the undo of a failed change left as it found it, and where its text from before is.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct KeptNote {
+    pub path: String,
+    pub saved: String,
+}
+
 /// A change that could not be carried out, as the edge observed it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -31,6 +38,11 @@ pub enum StepError {
     /// or folder there after the plan was checked, and no step replaces anything); every change
     /// made so far was undone, and what is there was kept.
     Taken { what: String, path: String },
+    /// A step failed; the undo put everything back but the notes in `kept`, each `{path, saved}`:
+    /// the note held text that was neither its text from before nor the change's (a write torn
+    /// part way by a full disk, or a save made meanwhile), so it keeps that text, and its text from
+    /// before the change was saved at `saved` (under `.vaultlink/recovered/`).
+    FailedKept { what: String, kept: Vec<KeptNote> },
     /// A step failed, and undoing it failed in part too: `left` names what is left.
     UndoIncomplete { what: String, left: String },
     /// A delete's note changed between the read and the move to the trash.
@@ -119,6 +131,21 @@ impl StepError {
                 true,
             ),
             StepError::Failed { what } => CallError::new(WriteFailed, format!("{what}; every change made so far was undone"), PERMISSIONS_HINT, true),
+            StepError::FailedKept { what, kept } => CallError::new(
+                WriteFailed,
+                format!(
+                    "{what}; every other change made so far was undone, but {}",
+                    kept.iter()
+                        .map(|note| format!(
+                            "`{}` holds text that is neither its text from before nor the change's (a write torn part way, or a save made meanwhile), so it was left as it is, and its text from before the change is in `{}`",
+                            note.path, note.saved
+                        ))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+                "Read each note named here and compare it with the text kept for it; put back the one you want (the kept text is the note as it was before the change), then check the folder's free space and preview the change again.",
+                false,
+            ),
             StepError::Taken { what, path } => CallError::new(
                 DestinationExists,
                 format!("{what}: `{path}` is taken by a file or folder the plan did not expect (another program may have made it since the plan); it was kept, not replaced, and every change made so far was undone"),
@@ -362,6 +389,15 @@ mod tests {
             StepError::UndoIncomplete { what: "writing C.md failed: disk full".to_owned(), left: "C.md could not be restored".to_owned() }
                 .error();
         assert!(!left.retryable && left.hint.contains("vaultlink recover"), "{left:?}");
+        // A write torn part way cannot be told from a save: the note keeps what is there, and
+        // the answer says so rather than that everything was undone.
+        let kept: StepError = serde_json::from_value(serde_json::json!({"kind": "failed_kept", "what": "writing C.md failed: ENOSPC",
+            "kept": [{"path": "C.md", "saved": ".vaultlink/recovered/C.md"}]}))
+        .unwrap();
+        let kept = kept.error();
+        assert_eq!(kept.code, ErrorCode::WriteFailed);
+        assert!(!kept.retryable && !kept.message.contains("every change made so far was undone"), "{kept:?}");
+        assert!(kept.message.contains("`C.md` holds text") && kept.message.contains("`.vaultlink/recovered/C.md`"), "{kept:?}");
         let interrupted = StepError::Interrupted { tool: "rewrite_link".to_owned(), pid: 7, vault: "/v".to_owned() }.error();
         assert!(interrupted.message.contains("rewrite_link by process 7") && interrupted.hint.contains("vaultlink recover /v"));
         let parsed: StepError =

@@ -579,6 +579,7 @@ fn lint_wiki() -> ToolSpec {
 where one exists (`tool`, `tool_args`). Kinds (see `kinds`) include `duplicate_identity` (notes sharing a name, \
 title, H1 or alias), `near_duplicate` (shared wording: a lead), `schema` \
 (breaches of the folder's SCHEMA.md), `stale` (a page older than a source it cites, by `source_hashes`) and `dead_end` (notes linking nowhere; run only when named). \
+Every answer carries the vault's link `health`, to compare from one lint to the next. \
 Use it to review a wiki; use find_existing_page before writing one page. It reads only. It fails \
 with `invalid_arguments` for an unknown kind or a stale cursor.",
         object(
@@ -604,9 +605,10 @@ with `invalid_arguments` for an unknown kind or a stale cursor.",
                     "items": {"type": "object", "properties": {"kind": {"type": "string"}, "reason": {"type": "string"}}, "required": ["kind", "reason"]}
                 },
                 "truncated": {"type": "boolean", "description": "Present and true when more than 100,000 proposals were found; the rest are dropped."},
-                "next_cursor": next_cursor()
+                "next_cursor": next_cursor(),
+                "health": {"type": "object", "description": "The whole vault's link health, whatever `folder` and `kinds` say: link_graph's `health` counts and ratios."}
             },
-            "required": ["total", "counts", "proposals", "skipped"]
+            "required": ["total", "counts", "proposals", "skipped", "health"]
         }),
     )
 }
@@ -1252,9 +1254,31 @@ Use it before heal_moves; use find_unresolved_links for every broken link. It re
     )
 }
 
-fn link_graph() -> ToolSpec {
+/// The vault's link health, as `link_graph`'s `health` answers it and every `lint_wiki` answer
+/// carries it (core's `graph::Health`).
+fn health_properties() -> Value {
     let count = json!({"type": "integer"});
     let ratio = json!({"type": "number"});
+    json!({
+        "notes": count, "links": count, "broken_links": count, "ambiguous_links": count, "orphans": count, "dead_ends": count,
+        "island_count": count, "largest_island": count, "isolated_notes": count,
+        "broken_ratio": ratio, "ambiguous_ratio": ratio, "orphan_ratio": ratio, "dead_end_ratio": ratio,
+        "largest_island_share": ratio
+    })
+}
+
+/// `schema` with `properties` added to its own.
+fn merged(mut schema: Value, properties: Value) -> Value {
+    if let (Some(into), Value::Object(properties)) = (schema["properties"].as_object_mut(), properties) {
+        for (name, property) in properties {
+            into.entry(name).or_insert(property);
+        }
+    }
+    schema
+}
+
+fn link_graph() -> ToolSpec {
+    let count = json!({"type": "integer"});
     read_only(
         "link_graph",
         "Show the shape of the link graph",
@@ -1275,24 +1299,24 @@ find_link_paths for two notes, lint_wiki for fixes. It reads only. It fails with
             }),
             &["question"],
         ),
-        json!({
-            "type": "object",
-            "properties": {
-                "question": {"type": "string"},
-                "total": count, "cut_points": count,
-                "hubs": {"type": "array", "items": {"type": "object"}},
-                "largest_island": count, "isolated_notes": count, "island_count": count,
-                "islands": {"type": "array", "items": {"type": "object"}},
-                "min_length": count, "max_length": count,
-                "cycles": {"type": "array", "items": graph_walk()},
-                "truncated": {"type": "boolean"},
-                "notes": count, "links": count, "broken_links": count, "ambiguous_links": count, "orphans": count, "dead_ends": count,
-                "broken_ratio": ratio, "ambiguous_ratio": ratio, "orphan_ratio": ratio, "dead_end_ratio": ratio,
-                "largest_island_share": ratio,
-                "next_cursor": next_cursor()
-            },
-            "required": ["question"]
-        }),
+        merged(
+            json!({
+                "type": "object",
+                "properties": {
+                    "question": {"type": "string"},
+                    "total": count, "cut_points": count,
+                    "hubs": {"type": "array", "items": {"type": "object"}},
+                    "largest_island": count, "isolated_notes": count, "island_count": count,
+                    "islands": {"type": "array", "items": {"type": "object"}},
+                    "min_length": count, "max_length": count,
+                    "cycles": {"type": "array", "items": graph_walk()},
+                    "truncated": {"type": "boolean"},
+                    "next_cursor": next_cursor()
+                },
+                "required": ["question"]
+            }),
+            health_properties(),
+        ),
     )
 }
 

@@ -371,8 +371,8 @@ pub async fn run(cli: Cli) -> Result<()> {
             let proposals = call_all(&mut router, "lint_wiki", arguments, "proposals").await?;
             let found = proposals.as_array().map_or(0, Vec::len);
             if json {
-                let report =
-                    json!({"total": first["total"], "counts": first["counts"], "skipped": first["skipped"], "proposals": proposals});
+                let report = json!({"total": first["total"], "counts": first["counts"], "skipped": first["skipped"], "proposals": proposals,
+                    "health": first["health"]});
                 out!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print_lint(&first, &proposals);
@@ -668,6 +668,18 @@ fn print_lint(first: &Value, proposals: &Value) {
     } else {
         out!("{} findings.", proposals.len());
     }
+    let health = &first["health"];
+    let count = |key: &str| health[key].as_u64().unwrap_or(0);
+    out!(
+        "Link health: {} notes, {} links; {} broken, {} ambiguous, {} orphans, {} dead ends, {} islands.",
+        count("notes"),
+        count("links"),
+        count("broken_links"),
+        count("ambiguous_links"),
+        count("orphans"),
+        count("dead_ends"),
+        count("island_count")
+    );
 }
 
 fn print_backlinks(backlinks: &Value) {
