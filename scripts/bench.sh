@@ -12,6 +12,9 @@
 #   VAULTLINK_BENCH_SIZES="1000 10000"    generated vault sizes (default 1000 10000 100000)
 #   VAULTLINK_BENCH_PEERS=0               skip building and timing the peer tools
 #
+# Issue 42's table (scripts/bench_repair.py) times fix_broken_links' dry run beside hyalo's
+# `links fix`, and link_mentions beside `links auto` once the CLI has `mentions`.
+#
 # It takes a while: generating the 100,000-note vault, nine runs of every figure, and the first
 # time, building the peers from crates.io. Run it on a quiet machine: every figure is also given
 # beside its floor, measured in the same run, because absolute times drift.
@@ -120,6 +123,13 @@ done
     hyalo=target/bench/peers/hyalo-cli/bin/hyalo
   fi
   python3 scripts/bench_first_answer.py "$hyalo" "${vaults[@]}"
+  echo
+  echo "### Issue 42's goals: fix_broken_links and link_mentions beside hyalo's links fix and links auto; repair quality"
+  echo
+  # Quality on the corpus the damage test uses; its Python imports the test's damage generator.
+  damage_corpus=-
+  [ -d "$corpora/dnd-srd-wiki" ] && damage_corpus="$corpora/dnd-srd-wiki"
+  target/py/bin/python scripts/bench_repair.py "$hyalo" "$damage_corpus" "${vaults[@]}"
   echo
   echo "### Targets"
   echo

@@ -346,17 +346,25 @@ impl FolderIndex {
         let stored_files = stored.entries.len();
         let mut kept: HashMap<String, crate::store::Entry> =
             stored.entries.into_iter().filter(|entry| entry.sure).map(|entry| (entry.path.clone(), entry)).collect();
+        let mut unkept = 0;
+        let found: Vec<((String, Stamp), Option<crate::store::Entry>)> = found
+            .into_iter()
+            .map(|(path, stamp)| {
+                let unchanged = kept.remove(&path).filter(|entry| (entry.mtime, entry.size, entry.inode) == stamp);
+                // An empty `kept` is a file whose index core does not encode: read, but unchanged.
+                unkept += usize::from(unchanged.as_ref().is_some_and(|entry| entry.kept.is_empty()));
+                ((path, stamp), unchanged)
+            })
+            .collect();
+        // Decoding is most of a warm start's cost after the walk, and each entry's is its own.
+        let decoded = on_every_core(&found, |(_, unchanged)| {
+            let entry = unchanged.as_ref()?;
+            let prepared = vaultlink_core::index::kept::decode(&entry.kept, entry.size, &parse)?;
+            Some((prepared, entry.hash))
+        });
         let mut unread = Vec::new();
         let mut taken = Vec::new();
-        let mut unkept = 0;
-        for (path, stamp) in found {
-            let unchanged = kept.remove(&path).filter(|entry| (entry.mtime, entry.size, entry.inode) == stamp);
-            // An empty `kept` is a file whose index core does not encode: read, but unchanged.
-            unkept += usize::from(unchanged.as_ref().is_some_and(|entry| entry.kept.is_empty()));
-            let prepared = unchanged.and_then(|entry| {
-                let prepared = vaultlink_core::index::kept::decode(&entry.kept, entry.size, &parse)?;
-                Some((prepared, entry.hash))
-            });
+        for (((path, stamp), _), prepared) in found.into_iter().zip(decoded) {
             match prepared {
                 Some((prepared, hash)) => {
                     self.seen.insert(path.clone(), stamp);
@@ -374,29 +382,28 @@ impl FolderIndex {
 
     /// Keeps the index in the persistent index, for the next start.
     fn save_stored(&self, walked_at: SystemTime) {
-        let entries = self
-            .seen
-            .iter()
-            .map(|(path, &(mtime, size, inode))| {
-                let (hash, sure) = self.hashes.get(path).copied().unwrap_or((0, false));
-                let kept = vaultlink_core::index::kept::of_file(&self.vault, path);
-                crate::store::Entry { path: path.clone(), size, mtime, inode, hash, sure, kept: kept.unwrap_or_default() }
-            })
-            .collect();
-        let entries: Vec<crate::store::Entry> = entries;
+        let hash_of = |path: &String| self.hashes.get(path).copied().unwrap_or((0, false));
         // The changes made outside vaultlink are carried forward: those the file kept pending and
         // those between the notes it held and these, so that no save loses a move not healed.
-        let now: Vec<vaultlink_core::SeenNote> = entries
+        let now: Vec<vaultlink_core::SeenNote> = self
+            .seen
             .iter()
-            .filter(|entry| is_note_path(&entry.path))
-            .map(|entry| vaultlink_core::SeenNote { path: entry.path.clone(), size: entry.size, hash: entry.hash })
+            .filter(|(path, _)| is_note_path(path))
+            .map(|(path, &(_, size, _))| vaultlink_core::SeenNote { path: path.clone(), size, hash: hash_of(path).0 })
             .collect();
         let pending = match crate::store::previous(&self.root) {
             Some((before, pending)) => pending.carried(&before, &now, SystemTime::now()),
             None => crate::store::Pending::default(),
         };
-        let stored = crate::store::Stored { max_links: self.vault.config().parse.max_links as u64, entries, pending };
-        crate::store::save(&self.root, &stored, walked_at);
+        drop(now);
+        // Each entry's kept bytes are encoded as the file is written, never all at once.
+        let entries = self.seen.iter().map(|(path, &(mtime, size, inode))| {
+            let (hash, sure) = hash_of(path);
+            let kept = vaultlink_core::index::kept::of_file(&self.vault, path);
+            crate::store::Entry { path: path.clone(), size, mtime, inode, hash, sure, kept: kept.unwrap_or_default() }
+        });
+        let max_links = self.vault.config().parse.max_links as u64;
+        crate::store::save_each(&self.root, max_links, self.seen.len(), entries, &pending, walked_at);
     }
 
     /// Brings the index up to date with the vault paths the watcher reported, by the walk's
@@ -562,19 +569,7 @@ impl FolderIndex {
             }
             prepared
         };
-        let threads = std::thread::available_parallelism().map_or(1, usize::from).min(MAX_THREADS);
-        if threads < 2 || files.len() < PARALLEL_FROM {
-            return files.iter().map(prepare).collect();
-        }
-        // Thread `t` takes files `t`, `t + threads`, …: sizes spread evenly, whatever the order.
-        let parts: Vec<Vec<(Prepared, u128)>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|first| scope.spawn(move || files.iter().skip(first).step_by(threads).map(prepare).collect::<Vec<_>>()))
-                .collect();
-            workers.into_iter().map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
-        });
-        let mut parts: Vec<std::vec::IntoIter<(Prepared, u128)>> = parts.into_iter().map(Vec::into_iter).collect();
-        (0..files.len()).filter_map(|index| parts[index % threads].next()).collect()
+        on_every_core(files, prepare)
     }
 
     /// A note's text, and `xxh3_128` of its bytes (0 when it was not read).
@@ -598,6 +593,25 @@ impl FolderIndex {
             }
         }
     }
+}
+
+/// `work` of every item, in order, on every core (up to [`MAX_THREADS`]) when there are
+/// [`PARALLEL_FROM`] items or more.
+fn on_every_core<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(MAX_THREADS);
+    if threads < 2 || items.len() < PARALLEL_FROM {
+        return items.iter().map(work).collect();
+    }
+    let work = &work;
+    // Thread `t` takes items `t`, `t + threads`, …: sizes spread evenly, whatever the order.
+    let parts: Vec<Vec<R>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|first| scope.spawn(move || items.iter().skip(first).step_by(threads).map(work).collect::<Vec<_>>()))
+            .collect();
+        workers.into_iter().map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
+    });
+    let mut parts: Vec<std::vec::IntoIter<R>> = parts.into_iter().map(Vec::into_iter).collect();
+    (0..items.len()).filter_map(|index| parts[index % threads].next()).collect()
 }
 
 /// Collects `(vault path, stamp)` for every file below `dir`. Like Obsidian, it skips names

@@ -13,7 +13,8 @@
 //! its magic, format, engine version, vault path, parse settings and checksum all match and
 //! every length in it fits what is left: anything else is a doubt, and the index is built from
 //! the notes as if there were no file. So a damaged or foreign file costs time, never a wrong
-//! answer. It is written whole to a temporary file beside it and renamed over the old one.
+//! answer. It is written entry by entry, each encoded as it goes, to a temporary file beside it
+//! and renamed over the old one.
 //!
 //! Layout, little-endian, flat: a header (magic, format, engine version, vault path, parse
 //! settings, when the walk it records began, the number of entries), then per file its path,
@@ -301,16 +302,37 @@ fn read_no_follow(path: &Path) -> Result<Option<Vec<u8>>, String> {
 /// reader finds the old file or the new one whole. A failure is logged and costs only the next
 /// start's time.
 pub fn save(vault_root: &Path, stored: &Stored, walked_at: SystemTime) {
+    save_each(vault_root, stored.max_links, stored.entries.len(), stored.entries.iter().cloned(), &stored.pending, walked_at);
+}
+
+/// Writes the vault's index file as [`save`] does, from `count` entries made one at a time as
+/// they are written: the file is streamed, its checksum taken on the way, so neither the whole
+/// encoding nor every entry's kept bytes are ever held at once (at 100,000 notes they were
+/// hundreds of megabytes at the peak of a first index). `entries` must give exactly `count`.
+pub fn save_each(
+    vault_root: &Path,
+    max_links: u64,
+    count: usize,
+    entries: impl Iterator<Item = Entry>,
+    pending: &Pending,
+    walked_at: SystemTime,
+) {
     let Some(path) = file_of(vault_root) else {
         tracing::info!("there is no cache folder; the index is not kept for the next start");
         return;
     };
-    if let Err(error) = write_atomically(&path, &encode(stored, vault_root, walked_at)) {
+    let written = write_atomically(&path, |file| {
+        let file = std::io::BufWriter::with_capacity(1 << 16, file);
+        let head = Head { engine: ENGINE, max_links, vault_root, walked_at, count };
+        write_file(file, &head, entries, pending)?.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+        Ok(())
+    });
+    if let Err(error) = written {
         tracing::warn!("the persistent index {} could not be written ({error}); the next start indexes the vault again", path.display());
     }
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn write_atomically(path: &Path, write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
@@ -331,7 +353,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         options.mode(0o600);
     }
     let _ = std::fs::remove_file(&temporary);
-    let written = options.open(&temporary).and_then(|mut file| file.write_all(bytes));
+    let written = options.open(&temporary).and_then(|mut file| write(&mut file));
     // `rename` replaces whatever is at the name, a link included, without following it.
     match written.and_then(|()| std::fs::rename(&temporary, path)) {
         Ok(()) => Ok(()),
@@ -361,53 +383,97 @@ fn time_from(secs: i64, nanos: u32) -> Option<Option<SystemTime>> {
 }
 
 /// The file's bytes.
+#[cfg(test)]
 pub fn encode(stored: &Stored, vault_root: &Path, walked_at: SystemTime) -> Vec<u8> {
     encode_as(ENGINE, stored, vault_root, walked_at)
 }
 
 /// The file's bytes as the engine of version `engine` writes them.
+#[cfg(test)]
 fn encode_as(engine: &str, stored: &Stored, vault_root: &Path, walked_at: SystemTime) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64 + stored.entries.iter().map(|entry| entry.path.len() + entry.kept.len() + 64).sum::<usize>());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT.to_le_bytes());
-    put_bytes(&mut out, engine.as_bytes());
-    put_bytes(&mut out, vault_root.as_os_str().as_encoded_bytes());
-    out.extend_from_slice(&stored.max_links.to_le_bytes());
-    let (secs, nanos) = time_parts(Some(walked_at));
-    out.extend_from_slice(&secs.to_le_bytes());
-    out.extend_from_slice(&nanos.to_le_bytes());
-    out.extend_from_slice(&(stored.entries.len() as u64).to_le_bytes());
-    for entry in &stored.entries {
-        put_bytes(&mut out, entry.path.as_bytes());
-        out.extend_from_slice(&entry.size.to_le_bytes());
-        let (secs, nanos) = time_parts(entry.mtime);
-        out.extend_from_slice(&secs.to_le_bytes());
-        out.extend_from_slice(&nanos.to_le_bytes());
-        out.extend_from_slice(&entry.inode.to_le_bytes());
-        out.extend_from_slice(&entry.hash.to_le_bytes());
-        out.push(u8::from(entry.sure));
-        put_bytes(&mut out, &entry.kept);
-    }
-    out.extend_from_slice(&(stored.pending.vanished.len() as u64).to_le_bytes());
-    for gone in &stored.pending.vanished {
-        put_bytes(&mut out, gone.note.path.as_bytes());
-        out.extend_from_slice(&gone.note.size.to_le_bytes());
-        out.extend_from_slice(&gone.note.hash.to_le_bytes());
-        out.extend_from_slice(&gone.since.to_le_bytes());
-    }
-    out.extend_from_slice(&(stored.pending.appeared.len() as u64).to_le_bytes());
-    for new in &stored.pending.appeared {
-        put_bytes(&mut out, new.path.as_bytes());
-        out.extend_from_slice(&new.since.to_le_bytes());
-    }
-    let checksum = xxhash_rust::xxh3::xxh3_128(&out);
-    out.extend_from_slice(&checksum.to_le_bytes());
-    out
+    let out = Vec::with_capacity(64 + stored.entries.iter().map(|entry| entry.path.len() + entry.kept.len() + 64).sum::<usize>());
+    let head = Head { engine, max_links: stored.max_links, vault_root, walked_at, count: stored.entries.len() };
+    // Writing to memory cannot fail.
+    write_file(out, &head, stored.entries.iter().cloned(), &stored.pending).unwrap_or_default()
 }
 
-fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-    out.extend_from_slice(bytes);
+/// What the file says before its entries.
+struct Head<'a> {
+    engine: &'a str,
+    max_links: u64,
+    vault_root: &'a Path,
+    walked_at: SystemTime,
+    /// How many entries follow.
+    count: usize,
+}
+
+/// A writer that takes `xxh3_128` of every byte it passes on.
+struct Summed<W: Write> {
+    inner: W,
+    sum: xxhash_rust::xxh3::Xxh3,
+}
+
+impl<W: Write> Write for Summed<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.inner.write(bytes)?;
+        self.sum.update(&bytes[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes the file's layout to `out`, entry by entry, its checksum last; gives `out` back.
+fn write_file<W: Write>(out: W, head: &Head, entries: impl Iterator<Item = Entry>, pending: &Pending) -> std::io::Result<W> {
+    let mut out = Summed { inner: out, sum: xxhash_rust::xxh3::Xxh3::new() };
+    out.write_all(MAGIC)?;
+    out.write_all(&FORMAT.to_le_bytes())?;
+    put_bytes(&mut out, head.engine.as_bytes())?;
+    put_bytes(&mut out, head.vault_root.as_os_str().as_encoded_bytes())?;
+    out.write_all(&head.max_links.to_le_bytes())?;
+    let (secs, nanos) = time_parts(Some(head.walked_at));
+    out.write_all(&secs.to_le_bytes())?;
+    out.write_all(&nanos.to_le_bytes())?;
+    out.write_all(&(head.count as u64).to_le_bytes())?;
+    let mut written = 0;
+    for entry in entries {
+        written += 1;
+        put_bytes(&mut out, entry.path.as_bytes())?;
+        out.write_all(&entry.size.to_le_bytes())?;
+        let (secs, nanos) = time_parts(entry.mtime);
+        out.write_all(&secs.to_le_bytes())?;
+        out.write_all(&nanos.to_le_bytes())?;
+        out.write_all(&entry.inode.to_le_bytes())?;
+        out.write_all(&entry.hash.to_le_bytes())?;
+        out.write_all(&[u8::from(entry.sure)])?;
+        put_bytes(&mut out, &entry.kept)?;
+    }
+    if written != head.count {
+        return Err(std::io::Error::other(format!("{written} entries were given for {} announced", head.count)));
+    }
+    out.write_all(&(pending.vanished.len() as u64).to_le_bytes())?;
+    for gone in &pending.vanished {
+        put_bytes(&mut out, gone.note.path.as_bytes())?;
+        out.write_all(&gone.note.size.to_le_bytes())?;
+        out.write_all(&gone.note.hash.to_le_bytes())?;
+        out.write_all(&gone.since.to_le_bytes())?;
+    }
+    out.write_all(&(pending.appeared.len() as u64).to_le_bytes())?;
+    for new in &pending.appeared {
+        put_bytes(&mut out, new.path.as_bytes())?;
+        out.write_all(&new.since.to_le_bytes())?;
+    }
+    let checksum = out.sum.digest128();
+    let mut out = out.inner;
+    out.write_all(&checksum.to_le_bytes())?;
+    Ok(out)
+}
+
+fn put_bytes(out: &mut impl Write, bytes: &[u8]) -> std::io::Result<()> {
+    out.write_all(&(bytes.len() as u32).to_le_bytes())?;
+    out.write_all(bytes)
 }
 
 /// Reads a file's bytes back, checking everything; the error says what was in doubt.

@@ -17,6 +17,17 @@
 //!   the count taken from the buckets is at least `c`, and the bound stays above the similarity.
 //!
 //! A name with a character more often than the counts hold is always scored.
+//!
+//! The names the bound lets through are scored by [`Wanted::similarity`], which gives what
+//! `strsim::jaro_winkler` gives, bit for bit, without its allocation and its pass over the
+//! name's characters for each of the wanted name's: for ASCII names of at most 64 bytes (nearly
+//! every note's), the positions of each of the wanted name's characters in the name are one
+//! 64-bit mask, and the first free match in the window is the lowest bit left. Other names are
+//! scored by `strsim` itself.
+//!
+//! No index of shared character n-grams stands in for the bound: Jaro counts characters matched
+//! anywhere within half the longer name, and forgives transpositions, so two names can be 0.83
+//! alike and share no bigram (`abcdef` and `badcfe`); such an index would miss candidates.
 
 use std::collections::HashMap;
 
@@ -72,8 +83,31 @@ fn bound(common: usize, a: usize, b: usize, prefix: usize) -> f64 {
     }
 }
 
+#[cfg(test)]
 fn common_prefix(a: &str, b: &str) -> usize {
     a.chars().take(4).zip(b.chars()).take_while(|(a, b)| a == b).count()
+}
+
+/// A name's first four characters (fewer when it is shorter) and how many there are: all that
+/// Winkler's prefix reads of it, kept beside the counts so that the pass over every name never
+/// follows a pointer to the name itself.
+#[derive(Clone, Copy)]
+struct Head([char; 4], u8);
+
+impl Head {
+    fn of(name: &str) -> Head {
+        let mut head = Head(['\0'; 4], 0);
+        for (at, c) in name.chars().take(4).enumerate() {
+            head.0[at] = c;
+            head.1 = at as u8 + 1;
+        }
+        head
+    }
+
+    /// How many leading characters two names share, up to four: `common_prefix` of the names.
+    fn shared(self, other: Head) -> usize {
+        self.0[..usize::from(self.1)].iter().zip(&other.0[..usize::from(other.1)]).take_while(|(a, b)| a == b).count()
+    }
 }
 
 /// Every distinct name of the vault (identity key) with the notes that have it, the lengths and
@@ -83,6 +117,7 @@ pub(super) struct Index<'v> {
     names: Vec<String>,
     paths: Vec<Vec<&'v str>>,
     lengths: Vec<usize>,
+    heads: Vec<Head>,
     /// Each name's counts; a name whose counts overflow has none here and is always scored.
     counts: Vec<[u8; BUCKETS]>,
     countable: Vec<bool>,
@@ -98,6 +133,7 @@ impl<'v> Index<'v> {
                 None => {
                     let (length, counts) = profile(&name);
                     at.insert(name.clone(), index.names.len());
+                    index.heads.push(Head::of(&name));
                     index.names.push(name);
                     index.paths.push(vec![path]);
                     index.lengths.push(length);
@@ -112,23 +148,121 @@ impl<'v> Index<'v> {
     /// The names whose similarity to `wanted` reaches [`FLOOR`], with it and their notes.
     pub(super) fn alike<'a>(&'a self, wanted: &str) -> Vec<(f64, &'a str, &'a [&'v str])> {
         let (length, counts) = profile(wanted);
+        let scorer = Wanted::new(wanted);
+        let head = Head::of(wanted);
         let mut found = Vec::new();
         for at in 0..self.names.len() {
             if let (Some(wanted_counts), true) = (&counts, self.countable[at]) {
                 let common = in_common(wanted_counts, &self.counts[at]);
                 // The longest prefix first, the name's own only for those it does not prune.
                 if bound(common, length, self.lengths[at], 4) < FLOOR - SLACK
-                    || bound(common, length, self.lengths[at], common_prefix(wanted, &self.names[at])) < FLOOR - SLACK
+                    || bound(common, length, self.lengths[at], head.shared(self.heads[at])) < FLOOR - SLACK
                 {
                     continue;
                 }
             }
-            let similarity = strsim::jaro_winkler(wanted, &self.names[at]);
+            let similarity = scorer.similarity(&self.names[at]);
             if similarity >= FLOOR {
                 found.push((similarity, self.names[at].as_str(), self.paths[at].as_slice()));
             }
         }
         found
+    }
+}
+
+/// The longest name, in bytes, [`Wanted::similarity`] scores with masks.
+const MASKED: usize = 64;
+
+/// A name whose similarity to others is asked for, with what scoring it against each needs.
+struct Wanted<'w> {
+    text: &'w str,
+    /// For each ASCII byte, its place among the name's distinct bytes (at most [`MASKED`]), or
+    /// `NONE`; `None` when the name is not ASCII or longer than [`MASKED`].
+    slots: Option<[u8; 128]>,
+}
+
+const NONE: u8 = u8::MAX;
+
+impl<'w> Wanted<'w> {
+    fn new(text: &'w str) -> Wanted<'w> {
+        let mut slots = [NONE; 128];
+        let mut distinct = 0;
+        if !text.is_ascii() || text.len() > MASKED {
+            return Wanted { text, slots: None };
+        }
+        for byte in text.bytes() {
+            if slots[usize::from(byte)] == NONE {
+                slots[usize::from(byte)] = distinct as u8;
+                distinct += 1;
+            }
+        }
+        Wanted { text, slots: Some(slots) }
+    }
+
+    /// `strsim::jaro_winkler(self, name)`, the same bits.
+    fn similarity(&self, name: &str) -> f64 {
+        match self.slots {
+            Some(slots) if name.is_ascii() && name.len() <= MASKED => self.masked(&slots, name.as_bytes()),
+            _ => strsim::jaro_winkler(self.text, name),
+        }
+    }
+
+    /// Jaro-Winkler as `strsim` computes it (each of the wanted name's characters in turn takes
+    /// the first equal character of the name, not yet taken, within the window; transpositions
+    /// are the taken characters that differ in order, halved), on ASCII of at most 64 bytes.
+    fn masked(&self, slots: &[u8; 128], name: &[u8]) -> f64 {
+        let wanted = self.text.as_bytes();
+        let (a_len, b_len) = (wanted.len(), name.len());
+        if a_len == 0 && b_len == 0 {
+            return 1.0;
+        }
+        if a_len == 0 || b_len == 0 {
+            return 0.0;
+        }
+        // Where each of the wanted name's bytes is in the name.
+        let mut masks = [0u64; MASKED];
+        for (at, &byte) in name.iter().enumerate() {
+            let slot = slots[usize::from(byte)];
+            if slot != NONE {
+                masks[usize::from(slot)] |= 1 << at;
+            }
+        }
+        let range = (a_len.max(b_len) / 2).saturating_sub(1);
+        let (mut a_taken, mut b_taken, mut matches) = (0u64, 0u64, 0usize);
+        for (at, &byte) in wanted.iter().enumerate() {
+            let low = at.saturating_sub(range);
+            let high = b_len.min(at + range + 1);
+            if low >= high {
+                continue;
+            }
+            let below_high = if high == MASKED { u64::MAX } else { (1 << high) - 1 };
+            let window = below_high & !((1u64 << low) - 1);
+            let free = masks[usize::from(slots[usize::from(byte)])] & !b_taken & window;
+            if free != 0 {
+                b_taken |= 1 << free.trailing_zeros();
+                a_taken |= 1 << at;
+                matches += 1;
+            }
+        }
+        let mut transpositions = 0usize;
+        while a_taken != 0 {
+            let (i, j) = (a_taken.trailing_zeros() as usize, b_taken.trailing_zeros() as usize);
+            transpositions += usize::from(wanted[i] != name[j]);
+            a_taken &= a_taken - 1;
+            b_taken &= b_taken - 1;
+        }
+        transpositions /= 2;
+        let jaro = if matches == 0 {
+            0.0
+        } else {
+            ((matches as f64 / a_len as f64) + (matches as f64 / b_len as f64) + ((matches - transpositions) as f64 / matches as f64)) / 3.0
+        };
+        if jaro > 0.7 {
+            let prefix = wanted.iter().take(4).zip(name).take_while(|(a, b)| a == b).count();
+            jaro + 0.1 * prefix as f64 * (1.0 - jaro)
+        } else {
+            jaro
+        }
     }
 }
 
@@ -220,6 +354,38 @@ mod tests {
             found_any += usize::from(!every.is_empty());
         }
         assert!(found_any > 100, "the generated typos find their names: {found_any}");
+    }
+
+    #[test]
+    fn the_kept_heads_give_the_names_common_prefix() {
+        let names = generated(11, 300);
+        for a in &names {
+            for b in &names {
+                assert_eq!(Head::of(a).shared(Head::of(b)), common_prefix(a, b), "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_masked_score_is_strsims_bit_for_bit() {
+        let mut names = generated(3, 600);
+        let mut random = Seeded(5);
+        for at in 0..200 {
+            let typo = typo(&names[at], &mut random);
+            names.push(typo);
+        }
+        names.extend(["abcdef", "badcfe", "", "a", "aaaaaaaa", "ab", "ba"].map(str::to_owned));
+        names.push("x".repeat(MASKED));
+        names.push("y".repeat(MASKED + 1));
+        let mut masked = 0;
+        for a in &names {
+            let wanted = Wanted::new(a);
+            for b in &names {
+                masked += usize::from(wanted.slots.is_some() && b.is_ascii() && b.len() <= MASKED);
+                assert_eq!(wanted.similarity(b).to_bits(), strsim::jaro_winkler(a, b).to_bits(), "{a:?} {b:?}");
+            }
+        }
+        assert!(masked > names.len() * names.len() / 10, "most pairs took the masked path: {masked}");
     }
 
     #[test]
