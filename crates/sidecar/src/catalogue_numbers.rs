@@ -89,7 +89,7 @@ mod tests {
             assert!(!text.contains(&format!("{{{name}}}")), "{{{name}}} is left in the catalogue");
         }
         let said = |tool: &str, words: String| {
-            let spec = crate::catalogue::catalogue().into_iter().find(|spec| spec.name == tool).expect("the tool is in the catalogue");
+            let spec = crate::catalogue::catalogue().iter().find(|spec| spec.name == tool).expect("the tool is in the catalogue");
             assert!(spec.description.contains(&words), "{tool} does not say {words:?}: {}", spec.description);
         };
         said("find_unresolved_links", format!("the first {}", answer::MAX_REFERRERS_PER_TARGET));

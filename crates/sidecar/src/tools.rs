@@ -303,7 +303,7 @@ impl Router {
                 )),
             );
         };
-        if let Err(error) = validate(&spec, &arguments) {
+        if let Err(error) = validate(spec, &arguments) {
             return (default_served, Err(error));
         }
         if tool == "server_health" {
@@ -895,7 +895,7 @@ mod tests {
 
     fn check(tool: &str, arguments: Value) -> Result<(), String> {
         let spec = crate::catalogue::find(tool).expect("a catalogued tool");
-        validate(&spec, &arguments).map_err(|error| format!("{} {}", error.code, error.message))
+        validate(spec, &arguments).map_err(|error| format!("{} {}", error.code, error.message))
     }
 
     #[test]
