@@ -272,7 +272,7 @@ mod tests {
         let mut hash = PlanHash::new();
         hash.record(&[b"delete", b"A.md", b"h"]);
         hash.edit(&TextEdit { span: Span { start: 3, end: 12 }, replacement: "New".to_owned() });
-        assert_eq!(hash.finish(), content_hash("delete\0A.md\0h\n3\012\0New\n"));
+        assert_eq!(hash.finish(), content_hash("delete\0A.md\0h\n3\x0012\0New\n"));
         let of = |fields: &[&[u8]]| {
             let mut hash = PlanHash::new();
             hash.record(fields);
