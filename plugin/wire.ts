@@ -817,12 +817,12 @@ export const TOOLS = {
 	draft_wiki_page: { writes: false, long: true },
 	undo_change: { writes: true, long: false },
 	list_changes: { writes: false, long: false },
+	link_mentions: { writes: true, long: true },
 	fix_broken_links: { writes: true, long: true },
 	find_link_paths: { writes: false, long: false },
 	link_graph: { writes: false, long: false },
 	detected_moves: { writes: false, long: true },
 	heal_moves: { writes: true, long: true },
-	link_mentions: { writes: true, long: true },
 	vault_summary: { writes: false, long: false },
 } as const;
 

@@ -16,6 +16,48 @@ pub struct PlanApproval {
     pub approved_plan_hash: Option<String>,
 }
 
+/// Declares a writing tool's arguments: its own fields, then the ones every writing tool takes
+/// (`dry_run`, `approved_plan_hash`, `response_format`) and, after `paged`, the page of its
+/// preview (`limit`, `cursor`); with `approval()`, the one way a call's approval is read
+/// from them. (One struct flattened into each would do the same, but serde's `flatten` does not
+/// work with `deny_unknown_fields`, which every tool's arguments keep.)
+macro_rules! writing_arguments {
+    ($(#[$meta:meta])* pub struct $name:ident { $($(#[$field_meta:meta])* pub $field:ident : $type:ty,)* } $($paged:ident)?) => {
+        $crate::approval::writing_arguments!(@struct [$(#[$meta])*] $name [$($(#[$field_meta])* pub $field: $type,)*] $($paged)?);
+        impl $name {
+            /// What the caller said about applying.
+            pub fn approval(&self) -> $crate::approval::PlanApproval {
+                $crate::approval::PlanApproval { dry_run: self.dry_run, approved_plan_hash: self.approved_plan_hash.clone() }
+            }
+        }
+    };
+    (@struct [$($meta:tt)*] $name:ident [$($fields:tt)*] paged) => {
+        $crate::approval::writing_arguments!(@struct [$($meta)*] $name [$($fields)*
+            /// The most items on a page of the preview.
+            #[serde(default)]
+            pub limit: Option<usize>,
+            /// Where the preview goes on: the `next_cursor` of its previous page.
+            #[serde(default)]
+            pub cursor: Option<String>,
+        ]);
+    };
+    (@struct [$($meta:tt)*] $name:ident [$($fields:tt)*]) => {
+        $($meta)*
+        pub struct $name {
+            $($fields)*
+            /// Left out, the call applies only when `approved_plan_hash` is given.
+            #[serde(default)]
+            pub dry_run: Option<bool>,
+            /// The `plan_hash` of the preview the caller approves.
+            #[serde(default)]
+            pub approved_plan_hash: Option<String>,
+            #[serde(default)]
+            pub response_format: $crate::answer::ResponseFormat,
+        }
+    };
+}
+pub(crate) use writing_arguments;
+
 /// The plan hashes an edge has answered lately: those its previews gave, and those it applied.
 /// The edge keeps it (per session, or per plugin) and hands it in; core decides with it what a
 /// hash that is not the plan's means.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::answer::ResponseFormat;
-use crate::approval::{PlanApproval, PlanHistory};
+use crate::approval::PlanHistory;
 use crate::delete::DeleteAnswer;
 use crate::delete::{capture, decide, plan_delete, DeleteRequest};
 use crate::edge::{Change, Edge};
@@ -18,44 +18,25 @@ use crate::plan::MovePlan;
 use crate::rename::{moved_folder, notes_to_read, plan_move, MoveAnswer};
 use crate::Vault;
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MoveArguments {
-    pub from: String,
-    pub to: String,
-    /// Left out, the call applies only when `approved_plan_hash` is given.
-    #[serde(default)]
-    pub dry_run: Option<bool>,
-    #[serde(default)]
-    pub approved_plan_hash: Option<String>,
-    #[serde(default)]
-    pub response_format: ResponseFormat,
-    /// The most moves and changes on a page of the preview.
-    #[serde(default)]
-    pub limit: Option<usize>,
-    /// Where the preview goes on: the `next_cursor` of its previous page.
-    #[serde(default)]
-    pub cursor: Option<String>,
+crate::approval::writing_arguments! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct MoveArguments {
+        pub from: String,
+        pub to: String,
+    } paged
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RewriteArguments {
-    pub from_target: String,
-    pub to_target: String,
-    /// Repoint links that find a note today even where `to_target` finds none.
-    #[serde(default)]
-    pub allow_unresolved: bool,
-    #[serde(default)]
-    pub dry_run: Option<bool>,
-    #[serde(default)]
-    pub approved_plan_hash: Option<String>,
-    #[serde(default)]
-    pub response_format: ResponseFormat,
-    #[serde(default)]
-    pub limit: Option<usize>,
-    #[serde(default)]
-    pub cursor: Option<String>,
+crate::approval::writing_arguments! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct RewriteArguments {
+        pub from_target: String,
+        pub to_target: String,
+        /// Repoint links that find a note today even where `to_target` finds none.
+        #[serde(default)]
+        pub allow_unresolved: bool,
+    } paged
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -95,7 +76,7 @@ pub fn move_note(
     crate::conventions::check_plan(vault, "move_note", &plan, &texts).map_err(|error| CallError::of(&error))?;
     // Moving a whole folder removes it once empty; moving files out of one leaves it.
     let folder = moved_folder(&arguments.from, &plan);
-    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    let approval = arguments.approval();
     let page = crate::tail::Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
     with_left(crate::tail::finish("move_note", &plan, &texts, &folder.into_iter().collect::<Vec<_>>(), &approval, page, edge, plans), left)
 }
@@ -139,7 +120,7 @@ pub fn rewrite_link(
     if broken.count > 0 && !arguments.allow_unresolved {
         return Err(CallError::of(&crate::rewrite::BreaksLinks { to_target: arguments.to_target.trim().to_owned(), broken }));
     }
-    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    let approval = arguments.approval();
     let page = crate::tail::Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
     let (mut answer, change) = with_left(crate::tail::finish("rewrite_link", &plan, &texts, &[], &approval, page, edge, plans), left)?;
     answer.links_broken = broken.count;
@@ -191,20 +172,12 @@ pub struct OneMove {
     pub to: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BulkMoveArguments {
-    pub moves: Vec<OneMove>,
-    #[serde(default)]
-    pub dry_run: Option<bool>,
-    #[serde(default)]
-    pub approved_plan_hash: Option<String>,
-    #[serde(default)]
-    pub response_format: ResponseFormat,
-    #[serde(default)]
-    pub limit: Option<usize>,
-    #[serde(default)]
-    pub cursor: Option<String>,
+crate::approval::writing_arguments! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct BulkMoveArguments {
+        pub moves: Vec<OneMove>,
+    } paged
 }
 
 /// The most moves one `bulk_move_notes` call takes (a folder counts once).
@@ -247,7 +220,7 @@ pub fn bulk_move_notes(
     let left = guard_sources(vault, "bulk_move_notes", &mut plan)?;
     crate::conventions::check_plan(vault, "bulk_move_notes", &plan, &texts).map_err(|error| CallError::of(&error))?;
     let folders: Vec<String> = pairs.iter().filter_map(|(from, _)| moved_folder(from, &plan)).collect();
-    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    let approval = arguments.approval();
     let page = crate::tail::Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
     with_left(crate::tail::finish("bulk_move_notes", &plan, &texts, &folders, &approval, page, edge, plans), left)
 }
@@ -270,7 +243,7 @@ pub fn update_properties(
     let text = edge.text(&path)?;
     let (plan, mut answer) = crate::properties::plan(&path, &text, arguments).map_err(|error| CallError::of(&error))?;
     crate::sources::check_plan(vault, "update_properties", &plan).map_err(|error| CallError::of(&error))?;
-    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    let approval = arguments.approval();
     crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
     if let Some(file) = plan.edits.first() {
         // Checked as commit_wiki_page checks a page: the schema's rules, and the links set.
@@ -307,7 +280,7 @@ pub fn commit_wiki_page(
     let texts = read_all(edge, crate::wiki::notes_needed(vault, arguments))?;
     let (plan, mut answer) = crate::wiki::plan(vault, arguments, &texts).map_err(|error| CallError::of(&error))?;
     crate::sources::check_plan(vault, "commit_wiki_page", &plan).map_err(|error| CallError::of(&error))?;
-    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    let approval = arguments.approval();
     crate::batch::check_rewritable(&plan).map_err(|error| CallError::of(&error))?;
     let apply = crate::tail::decide(&plan.plan_hash, &approval, None, plans)?;
     let Some(batch) = crate::tail::carry_out("commit_wiki_page", &plan, &texts, &[], apply, edge, plans)? else {
@@ -319,25 +292,17 @@ pub fn commit_wiki_page(
     Ok((answer, Some(Change::Batch { batch, plan_hash: plan.plan_hash })))
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FixLinksArguments {
-    /// A note or a folder; the whole vault when left out.
-    #[serde(default)]
-    pub path: Option<String>,
-    /// The floor of a repair's confidence, in percent (`repair::DEFAULT_FLOOR_PERCENT` when left out).
-    #[serde(default)]
-    pub min_confidence_percent: Option<u16>,
-    #[serde(default)]
-    pub dry_run: Option<bool>,
-    #[serde(default)]
-    pub approved_plan_hash: Option<String>,
-    #[serde(default)]
-    pub response_format: ResponseFormat,
-    #[serde(default)]
-    pub limit: Option<usize>,
-    #[serde(default)]
-    pub cursor: Option<String>,
+crate::approval::writing_arguments! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct FixLinksArguments {
+        /// A note or a folder; the whole vault when left out.
+        #[serde(default)]
+        pub path: Option<String>,
+        /// The floor of a repair's confidence, in percent (`repair::DEFAULT_FLOOR_PERCENT` when left out).
+        #[serde(default)]
+        pub min_confidence_percent: Option<u16>,
+    } paged
 }
 
 /// The notes `fix_broken_links` reads: those in scope with a broken link, and the targets whose
@@ -378,7 +343,7 @@ pub fn fix_broken_links(
     let repairs: Vec<_> =
         repair.repairs.iter().filter(|one| kept.contains(&(one.note.as_str(), one.line, one.before.as_str()))).cloned().collect();
     repair.repairs = repairs;
-    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    let approval = arguments.approval();
     if approval.asks_to_apply() && arguments.cursor.is_some() {
         return Err(CallError::of(&crate::answer::OpError::InvalidArguments {
             detail: "`cursor` pages a preview; leave it out to apply the plan".to_owned(),
@@ -428,7 +393,7 @@ pub fn link_mentions(
             Some(found)
         }
     };
-    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    let approval = arguments.approval();
     if approval.asks_to_apply() && arguments.cursor.is_some() {
         return Err(CallError::of(&crate::answer::OpError::InvalidArguments {
             detail: "`cursor` pages a preview; leave it out to apply the plan".to_owned(),

@@ -31,8 +31,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::answer::ResponseFormat;
-use crate::approval::{PlanApproval, PlanHistory};
+use crate::approval::PlanHistory;
 use crate::batch::{temporary_name, Batch, BatchCreate, BatchMove, BatchRemove, BatchWrite};
 use crate::edge::{Change, Edge};
 use crate::error::{CallError, ErrorCode, Failure};
@@ -135,26 +134,17 @@ pub fn to_forget(records: &[(String, u64)]) -> Vec<String> {
     forget
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UndoArguments {
-    /// The change to undo (its `change_id`); the last one kept when left out.
-    #[serde(default)]
-    pub change_id: Option<String>,
-    #[serde(default)]
-    pub dry_run: Option<bool>,
-    #[serde(default)]
-    pub approved_plan_hash: Option<String>,
-    /// Remove a page the change created even though notes link it since.
-    #[serde(default)]
-    pub force: bool,
-    #[serde(default)]
-    pub response_format: ResponseFormat,
-    /// The page of the preview's lists, as every paged answer takes them.
-    #[serde(default)]
-    pub limit: Option<usize>,
-    #[serde(default)]
-    pub cursor: Option<String>,
+crate::approval::writing_arguments! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct UndoArguments {
+        /// The change to undo (its `change_id`); the last one kept when left out.
+        #[serde(default)]
+        pub change_id: Option<String>,
+        /// Remove a page the change created even though notes link it since.
+        #[serde(default)]
+        pub force: bool,
+    } paged
 }
 
 /// A file moved back by an undo.
@@ -568,7 +558,7 @@ pub fn undo_change(
         hash.record(&[b"s", link.note.as_bytes(), link.line.to_string().as_bytes(), link.link.as_bytes()]);
     }
     answer.plan_hash = undo_plan_hash(&journal.change_id, &hash.finish());
-    let approval = PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() };
+    let approval = arguments.approval();
     let apply = crate::tail::decide(&answer.plan_hash, &approval, None, plans)?;
     if !apply {
         plans.record_preview(&answer.plan_hash);

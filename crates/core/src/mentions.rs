@@ -27,7 +27,7 @@ use std::ops::Range;
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use serde::{Deserialize, Serialize};
 
-use crate::answer::{OpError, ResponseFormat};
+use crate::answer::OpError;
 use crate::canvas::parse_file;
 use crate::frontmatter::find_block;
 use crate::index::Vault;
@@ -47,31 +47,23 @@ pub const MIN_NAME_CHARS: usize = 3;
 /// many names there are.
 pub const MAX_AMBIGUOUS_LISTED: usize = 50;
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MentionsArguments {
-    /// A note or a folder; the whole vault when left out.
-    #[serde(default)]
-    pub path: Option<String>,
-    /// Only mentions of these notes.
-    #[serde(default)]
-    pub targets: Option<Vec<String>>,
-    /// Mention ids (`id` of a preview's mention) left as they are.
-    #[serde(default)]
-    pub exclude: Vec<String>,
-    /// Only the first mention of each note in each note read.
-    #[serde(default)]
-    pub first_only: bool,
-    #[serde(default)]
-    pub dry_run: Option<bool>,
-    #[serde(default)]
-    pub approved_plan_hash: Option<String>,
-    #[serde(default)]
-    pub response_format: ResponseFormat,
-    #[serde(default)]
-    pub limit: Option<usize>,
-    #[serde(default)]
-    pub cursor: Option<String>,
+crate::approval::writing_arguments! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct MentionsArguments {
+        /// A note or a folder; the whole vault when left out.
+        #[serde(default)]
+        pub path: Option<String>,
+        /// Only mentions of these notes.
+        #[serde(default)]
+        pub targets: Option<Vec<String>>,
+        /// Mention ids (`id` of a preview's mention) left as they are.
+        #[serde(default)]
+        pub exclude: Vec<String>,
+        /// Only the first mention of each note in each note read.
+        #[serde(default)]
+        pub first_only: bool,
+    } paged
 }
 
 /// One mention the plan links.

@@ -438,19 +438,11 @@ pub fn detected_moves(
     })
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HealArguments {
-    #[serde(default)]
-    pub dry_run: Option<bool>,
-    #[serde(default)]
-    pub approved_plan_hash: Option<String>,
-    #[serde(default)]
-    pub response_format: ResponseFormat,
-    #[serde(default)]
-    pub limit: Option<usize>,
-    #[serde(default)]
-    pub cursor: Option<String>,
+crate::approval::writing_arguments! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct HealArguments {
+    } paged
 }
 
 /// `heal_moves`' answer: a move's answer (its `moves` empty: nothing is moved) and the detected
@@ -503,11 +495,8 @@ pub fn heal_moves(
     crate::sources::check_plan(vault, "heal_moves", &plan).map_err(|error| CallError::of(&error))?;
     // With nothing to rewrite there is nothing to apply or keep for undo: the answer stays the
     // preview (`applied: false`), whatever was asked.
-    let approval = if plan.edits.is_empty() {
-        PlanApproval { dry_run: Some(true), approved_plan_hash: None }
-    } else {
-        PlanApproval { dry_run: arguments.dry_run, approved_plan_hash: arguments.approved_plan_hash.clone() }
-    };
+    let approval =
+        if plan.edits.is_empty() { PlanApproval { dry_run: Some(true), approved_plan_hash: None } } else { arguments.approval() };
     let page = crate::tail::Page { format: arguments.response_format, limit: arguments.limit, cursor: arguments.cursor.as_deref() };
     let (mut answer, change) = crate::tail::finish("heal_moves", &plan, &texts, &[], &approval, page, edge, plans)?;
     answer.links_left_in_sources = left;

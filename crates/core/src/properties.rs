@@ -13,23 +13,19 @@ use crate::frontmatter::find_block;
 use crate::plan::{content_hash, FileEdit, MovePlan, TextEdit};
 use crate::span::Span;
 
-/// What `update_properties` was asked.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PropertiesArguments {
-    pub path: String,
-    /// Properties to set, by key: text, a number, a boolean, or a list of those.
-    #[serde(default)]
-    pub set: serde_json::Map<String, Value>,
-    /// Keys to remove; a key that is not there is left alone.
-    #[serde(default)]
-    pub remove: Vec<String>,
-    #[serde(default)]
-    pub dry_run: Option<bool>,
-    #[serde(default)]
-    pub approved_plan_hash: Option<String>,
-    #[serde(default)]
-    pub response_format: crate::answer::ResponseFormat,
+crate::approval::writing_arguments! {
+    /// What `update_properties` was asked.
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct PropertiesArguments {
+        pub path: String,
+        /// Properties to set, by key: text, a number, a boolean, or a list of those.
+        #[serde(default)]
+        pub set: serde_json::Map<String, Value>,
+        /// Keys to remove; a key that is not there is left alone.
+        #[serde(default)]
+        pub remove: Vec<String>,
+    }
 }
 
 /// What `update_properties` answers.

@@ -54,12 +54,12 @@ pub const ALL: &[Tool] = &[
     reads_long("draft_wiki_page"),
     writes("undo_change"),
     reads("list_changes"),
+    writes_long("link_mentions"),
     writes_long("fix_broken_links"),
     reads("find_link_paths"),
     reads("link_graph"),
     reads_long("detected_moves"),
     writes_long("heal_moves"),
-    writes_long("link_mentions"),
     reads("vault_summary"),
 ];
 

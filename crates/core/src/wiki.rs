@@ -80,28 +80,24 @@ pub struct Patch {
     pub text: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CommitArguments {
-    pub page: PageInput,
-    #[serde(default)]
-    pub patches: Vec<Patch>,
-    /// The content hash each patched note had when the caller read it, by path.
-    #[serde(default)]
-    pub prev_hashes: BTreeMap<String, String>,
-    /// Link targets that may stay unresolved (a page still to be written).
-    #[serde(default)]
-    pub allow_unresolved: Vec<String>,
-    /// Write the page even though the vault already knows a note by one of its names (a second
-    /// page on the topic, meant). Never lets a page change where existing links lead.
-    #[serde(default)]
-    pub allow_duplicate: bool,
-    #[serde(default)]
-    pub dry_run: Option<bool>,
-    #[serde(default)]
-    pub approved_plan_hash: Option<String>,
-    #[serde(default)]
-    pub response_format: ResponseFormat,
+crate::approval::writing_arguments! {
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct CommitArguments {
+        pub page: PageInput,
+        #[serde(default)]
+        pub patches: Vec<Patch>,
+        /// The content hash each patched note had when the caller read it, by path.
+        #[serde(default)]
+        pub prev_hashes: BTreeMap<String, String>,
+        /// Link targets that may stay unresolved (a page still to be written).
+        #[serde(default)]
+        pub allow_unresolved: Vec<String>,
+        /// Write the page even though the vault already knows a note by one of its names (a second
+        /// page on the topic, meant). Never lets a page change where existing links lead.
+        #[serde(default)]
+        pub allow_duplicate: bool,
+    }
 }
 
 /// What one patch does.
