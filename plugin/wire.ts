@@ -359,6 +359,52 @@ change_id?: string,
 links_left_in_sources?: Array<LinkLeft>, };
 
 /**
+ * A share from 0 to 1, rounded to four places. Compared by its bits: it is only ever a value
+ * computed from counts, never NaN.
+ */
+export type Ratio = number;
+
+export type Health = { notes: number, 
+/**
+ * Every link of the notes and canvases, resolved or not.
+ */
+links: number, 
+/**
+ * Links that find no file (`find_unresolved_links`).
+ */
+broken_links: number, 
+/**
+ * Links several files match (`lint_wiki`'s `ambiguous_link`).
+ */
+ambiguous_links: number, 
+/**
+ * Notes nothing else links to (`find_orphans`).
+ */
+orphans: number, 
+/**
+ * Notes that link to no other file (`lint_wiki`'s `dead_end`; `SCHEMA.md` is none).
+ */
+dead_ends: number, 
+/**
+ * How many islands the notes fall into, reading links both ways (a note with no link in
+ * or out is one by itself).
+ */
+island_count: number, 
+/**
+ * The notes of the largest island.
+ */
+largest_island: number, 
+/**
+ * Notes with no link to or from another note.
+ */
+isolated_notes: number, 
+/**
+ * `broken_links / links`, `ambiguous_links / links`, `orphans / notes`,
+ * `dead_ends / notes`, `largest_island / notes`.
+ */
+broken_ratio: Ratio, ambiguous_ratio: Ratio, orphan_ratio: Ratio, dead_end_ratio: Ratio, largest_island_share: Ratio, };
+
+/**
  * A link that still names a renamed file's old path and no longer points to the file.
  */
 export type StaleLink = { note: string, line: number, 

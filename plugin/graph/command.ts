@@ -7,29 +7,13 @@
 import { Modal, Notice, Plugin, type App } from "obsidian";
 import type { LinkEngine } from "../engine/client";
 import { messageOf, ERROR_NOTICE_MS } from "../ui/notice";
+import type { Health } from "../wire";
 
 /** Stable: users bind hotkeys to it. */
 export const LINK_GRAPH_COMMAND_ID = "show-link-graph-health";
 
 /** How many hubs and islands the window lists; the counts stay exact. */
 export const LISTED = 10;
-
-interface Health {
-	notes: number;
-	links: number;
-	broken_links: number;
-	ambiguous_links: number;
-	orphans: number;
-	dead_ends: number;
-	island_count: number;
-	largest_island: number;
-	isolated_notes: number;
-	broken_ratio: number;
-	ambiguous_ratio: number;
-	orphan_ratio: number;
-	dead_end_ratio: number;
-	largest_island_share: number;
-}
 
 interface Hub {
 	path: string;

@@ -4,6 +4,8 @@
  * that could not run with their reasons. Pure over the report's data, so it is tested alone.
  */
 
+import type { Health } from "../wire";
+
 /** One finding of `lint_wiki`, as core returns it. */
 export interface LintProposal {
 	kind: string;
@@ -33,15 +35,7 @@ export interface LintReport {
 }
 
 /** The vault's link health as core's `graph::Health` counts it. */
-export interface LintHealth {
-	notes: number;
-	links: number;
-	broken_links: number;
-	ambiguous_links: number;
-	orphans: number;
-	dead_ends: number;
-	island_count: number;
-}
+export type LintHealth = Health;
 
 /** The counts a health line shows, in order, with their words. */
 const HEALTH_COUNTS: [keyof LintHealth, string, string][] = [

@@ -141,6 +141,7 @@ pub struct LinkPaths {
 /// A share from 0 to 1, rounded to four places. Compared by its bits: it is only ever a value
 /// computed from counts, never NaN.
 #[derive(Debug, Clone, Copy, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Ratio(f64);
 
 impl Ratio {
@@ -192,6 +193,7 @@ pub struct Cycle {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Health {
     pub notes: usize,
     /// Every link of the notes and canvases, resolved or not.

@@ -58,6 +58,8 @@ pub fn typescript_module() -> String {
         crate::plan::NewlyResolved,
         crate::sources::LinkLeft,
         crate::rename::MoveAnswer,
+        crate::graph::Ratio,
+        crate::graph::Health,
         crate::audit::StaleLink,
         crate::audit::RewriteFix,
         crate::audit::RenameAudit,
