@@ -12,6 +12,7 @@ import { DeletePreviewModal, renderDeletePreview } from "../delete/modals";
 import { NotePickerModal } from "../move/modals";
 import type { DeleteAnswer } from "../wasm";
 import { App, FakeElement, Modal, TFile, activeElement, asHTMLElement, doublePluginOf, fakeElementOf, pressKey, shownNotices } from "./obsidian-double";
+import { openVault } from "./command-support";
 import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -40,17 +41,12 @@ interface Opened {
 }
 
 async function open(t: TestContext): Promise<Opened> {
-	const vaultDir = writeFixtureVault(FIXTURE);
-	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
-	t.after(() => plugin.unload());
-	const command = doublePluginOf(plugin).commands.get(DELETE_NOTE_COMMAND_ID);
-	assert.ok(command?.callback !== undefined, "the command is registered");
-	const callback = command.callback;
+	const { vaultDir, app, commands } = await openVault(t, FIXTURE, { command: DELETE_NOTE_COMMAND_ID });
 	return {
 		vaultDir,
 		app,
 		run: () => {
-			callback();
+			commands.command();
 			return lastModal(NotePickerModal);
 		},
 	};

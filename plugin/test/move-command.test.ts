@@ -11,6 +11,7 @@ import { MOVE_NOTE_COMMAND_ID } from "../move/command";
 import { DestinationModal, MovePreviewModal, NotePickerModal, renderMovePreview } from "../move/modals";
 import type { MoveAnswer } from "../wasm";
 import { App, FakeElement, Modal, TextComponent, activeElement, asHTMLElement, doublePluginOf, fakeElementOf, openedModals, pressKey, shownNotices } from "./obsidian-double";
+import { openVault } from "./command-support";
 import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -32,17 +33,12 @@ interface Opened {
 }
 
 async function open(t: TestContext): Promise<Opened> {
-	const vaultDir = writeFixtureVault(FIXTURE);
-	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
-	t.after(() => plugin.unload());
-	const command = doublePluginOf(plugin).commands.get(MOVE_NOTE_COMMAND_ID);
-	assert.ok(command?.callback !== undefined, "the command is registered");
-	const callback = command.callback;
+	const { vaultDir, app, commands } = await openVault(t, FIXTURE, { command: MOVE_NOTE_COMMAND_ID });
 	return {
 		vaultDir,
 		app,
 		run: () => {
-			callback();
+			commands.command();
 			return lastModal(NotePickerModal);
 		},
 	};
