@@ -7,8 +7,9 @@
 
 import assert from "node:assert/strict";
 import type { TestContext } from "node:test";
-import { doublePluginOf, Modal, Notice, whenModalOpens, whenNoticeShown } from "./obsidian-double";
-import { loadPlugin, snapshotVault, writeFixtureVault, type LoadedPlugin } from "./support";
+import { NotePickerModal } from "../move/modals";
+import { App, doublePluginOf, Modal, Notice, whenModalOpens, whenNoticeShown } from "./obsidian-double";
+import { lastModal, loadPlugin, snapshotVault, writeFixtureVault, type LoadedPlugin } from "./support";
 
 /** The vault's notes, without vaultlink's own folder (the kept changes). */
 export function vaultNotes(vaultDir: string): Record<string, string> {
@@ -42,6 +43,27 @@ export async function openVault<Name extends string>(
 		commands[name] = callback;
 	}
 	return { ...loaded, vaultDir, commands };
+}
+
+/** A command that starts by picking a note (move, delete), on its fixture vault. */
+export interface PickerCommand {
+	vaultDir: string;
+	app: App;
+	/** Runs the command and returns its first modal, the picker. */
+	run(): Modal & NotePickerModal;
+}
+
+/** Loads the plugin on a vault written from `fixture`, for the command `id` that opens a note picker. */
+export async function openPickerCommand(t: TestContext, fixture: string, id: string): Promise<PickerCommand> {
+	const { vaultDir, app, commands } = await openVault(t, fixture, { command: id });
+	return {
+		vaultDir,
+		app,
+		run: () => {
+			commands.command();
+			return lastModal(NotePickerModal);
+		},
+	};
 }
 
 /** Runs `run` and resolves with the first modal or notice shown after it. */

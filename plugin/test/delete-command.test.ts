@@ -12,7 +12,7 @@ import { DeletePreviewModal, renderDeletePreview } from "../delete/modals";
 import { NotePickerModal } from "../move/modals";
 import type { DeleteAnswer } from "../wasm";
 import { App, FakeElement, Modal, TFile, activeElement, asHTMLElement, doublePluginOf, fakeElementOf, pressKey, shownNotices } from "./obsidian-double";
-import { openVault } from "./command-support";
+import { openPickerCommand, type PickerCommand } from "./command-support";
 import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -33,23 +33,10 @@ alone
 not a note
 `;
 
-interface Opened {
-	vaultDir: string;
-	app: App;
-	/** Runs the command and returns its first modal, the note picker. */
-	run(): Modal & NotePickerModal;
-}
+type Opened = PickerCommand;
 
-async function open(t: TestContext): Promise<Opened> {
-	const { vaultDir, app, commands } = await openVault(t, FIXTURE, { command: DELETE_NOTE_COMMAND_ID });
-	return {
-		vaultDir,
-		app,
-		run: () => {
-			commands.command();
-			return lastModal(NotePickerModal);
-		},
-	};
+function open(t: TestContext): Promise<Opened> {
+	return openPickerCommand(t, FIXTURE, DELETE_NOTE_COMMAND_ID);
 }
 
 /** Picks `query`'s first match with Enter and returns the preview. */

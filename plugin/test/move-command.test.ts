@@ -11,7 +11,7 @@ import { MOVE_NOTE_COMMAND_ID } from "../move/command";
 import { DestinationModal, MovePreviewModal, NotePickerModal, renderMovePreview } from "../move/modals";
 import type { MoveAnswer } from "../wasm";
 import { App, FakeElement, Modal, TextComponent, activeElement, asHTMLElement, doublePluginOf, fakeElementOf, openedModals, pressKey, shownNotices } from "./obsidian-double";
-import { openVault } from "./command-support";
+import { openPickerCommand, type PickerCommand } from "./command-support";
 import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
 
 useTemporaryRuntimeDirectory();
@@ -25,23 +25,10 @@ see [[Old|it]]
 # Old
 `;
 
-interface Opened {
-	vaultDir: string;
-	app: App;
-	/** Runs the command and returns its first modal, the file picker. */
-	run(): Modal & NotePickerModal;
-}
+type Opened = PickerCommand;
 
-async function open(t: TestContext): Promise<Opened> {
-	const { vaultDir, app, commands } = await openVault(t, FIXTURE, { command: MOVE_NOTE_COMMAND_ID });
-	return {
-		vaultDir,
-		app,
-		run: () => {
-			commands.command();
-			return lastModal(NotePickerModal);
-		},
-	};
+function open(t: TestContext): Promise<Opened> {
+	return openPickerCommand(t, FIXTURE, MOVE_NOTE_COMMAND_ID);
 }
 
 /** Picks `query`'s first match, types `destination`, presses Enter, and returns the preview. */
