@@ -45,6 +45,19 @@ export async function openVault<Name extends string>(
 	return { ...loaded, vaultDir, commands };
 }
 
+/**
+ * Checks that the command `id` is registered as `name` with no default hotkey, and that `id` is
+ * still `stableId`: users bind their own hotkeys to it.
+ */
+export async function checkStableCommand(t: TestContext, fixture: string, id: string, stableId: string, name: string): Promise<void> {
+	assert.equal(id, stableId);
+	const { plugin } = await loadPlugin(writeFixtureVault(fixture));
+	t.after(() => plugin.unload());
+	const command = doublePluginOf(plugin).commands.get(id);
+	assert.equal(command?.name, name);
+	assert.equal(command?.hotkeys, undefined);
+}
+
 /** A command that starts by picking a note (move, delete), on its fixture vault. */
 export interface PickerCommand {
 	vaultDir: string;

@@ -9,11 +9,10 @@ import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { DELETE_NOTE_COMMAND_ID } from "../delete/command";
 import { DeletePreviewModal, renderDeletePreview } from "../delete/modals";
-import { NotePickerModal } from "../move/modals";
 import type { DeleteAnswer } from "../wasm";
-import { App, FakeElement, Modal, TFile, activeElement, asHTMLElement, doublePluginOf, fakeElementOf, pressKey, shownNotices } from "./obsidian-double";
-import { openPickerCommand, type PickerCommand } from "./command-support";
-import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+import { FakeElement, Modal, TFile, activeElement, asHTMLElement, fakeElementOf, pressKey, shownNotices } from "./obsidian-double";
+import { checkStableCommand, openPickerCommand, type PickerCommand } from "./command-support";
+import { buttonOf, lastModal, snapshotVault, useTemporaryRuntimeDirectory } from "./support";
 
 useTemporaryRuntimeDirectory();
 
@@ -53,12 +52,7 @@ function exists(vaultDir: string, file: string): boolean {
 }
 
 test("the delete command is registered with its stable id and no default hotkey", async (t) => {
-	const { plugin } = await loadPlugin(writeFixtureVault(FIXTURE));
-	t.after(() => plugin.unload());
-	const command = doublePluginOf(plugin).commands.get(DELETE_NOTE_COMMAND_ID);
-	assert.equal(DELETE_NOTE_COMMAND_ID, "delete-note-safely");
-	assert.equal(command?.name, "Delete note safely…");
-	assert.equal(command?.hotkeys, undefined);
+	await checkStableCommand(t, FIXTURE, DELETE_NOTE_COMMAND_ID, "delete-note-safely", "Delete note safely…");
 });
 
 test("the preview lists body and property backlinks; its delete button trashes the note, leaving them dangling", async (t) => {

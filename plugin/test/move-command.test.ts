@@ -8,11 +8,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { MOVE_NOTE_COMMAND_ID } from "../move/command";
-import { DestinationModal, MovePreviewModal, NotePickerModal, renderMovePreview } from "../move/modals";
+import { DestinationModal, MovePreviewModal, renderMovePreview } from "../move/modals";
 import type { MoveAnswer } from "../wasm";
-import { App, FakeElement, Modal, TextComponent, activeElement, asHTMLElement, doublePluginOf, fakeElementOf, openedModals, pressKey, shownNotices } from "./obsidian-double";
-import { openPickerCommand, type PickerCommand } from "./command-support";
-import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+import { FakeElement, Modal, TextComponent, activeElement, asHTMLElement, fakeElementOf, openedModals, pressKey, shownNotices } from "./obsidian-double";
+import { checkStableCommand, openPickerCommand, type PickerCommand } from "./command-support";
+import { buttonOf, lastModal, snapshotVault, useTemporaryRuntimeDirectory } from "./support";
 
 useTemporaryRuntimeDirectory();
 
@@ -51,12 +51,7 @@ function typeDestination(modal: DestinationModal, value: string): void {
 }
 
 test("the command is registered with its stable id and no default hotkey", async (t) => {
-	const { plugin } = await loadPlugin(writeFixtureVault(FIXTURE));
-	t.after(() => plugin.unload());
-	const command = doublePluginOf(plugin).commands.get(MOVE_NOTE_COMMAND_ID);
-	assert.equal(MOVE_NOTE_COMMAND_ID, "move-note-safely");
-	assert.equal(command?.name, "Move note safely…");
-	assert.equal(command?.hotkeys, undefined);
+	await checkStableCommand(t, FIXTURE, MOVE_NOTE_COMMAND_ID, "move-note-safely", "Move note safely…");
 });
 
 test("pick, type the destination, read every change in the preview, confirm with Enter", async (t) => {
