@@ -130,7 +130,8 @@ def test_a_page_of_100_kb_is_committed_through_both_paths(tmp_path, runtime_dir)
     assert through_plugin == on_folder == (False, True, True)
 
 
-SOURCES_SCHEMA = """---
+# The classes' schema, before and once `raw/` holds the wiki's sources.
+CLASSES_SCHEMA = """---
 types:
   class: {description: A character class, required: [type, summary, sources], folder: Classes}
 properties:
@@ -138,7 +139,9 @@ properties:
   summary:
   related:
   sources:
-source_folders: [raw]
+---
+"""
+SOURCES_SCHEMA = CLASSES_SCHEMA.removesuffix("---\n") + """source_folders: [raw]
 ---
 # Schema of the classes, drawn from the clippings in raw/
 """
