@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import socket
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from conftest import PLUGIN_HOST, ROOT, SIDECAR, kept_changes, snapshot
+from conftest import ROOT, SIDECAR, kept_changes, on_path, snapshot, start_plugin, stop_plugin
 
 
 async def session_calls(vault, runtime_dir, mode, calls, errlog=None):
@@ -263,14 +262,7 @@ def test_both_paths_follow_obsidians_excluded_files(vault, runtime_dir, tmp_path
     assert "Archive/Orphan.md" not in orphans
     assert orphans == ["Inbox.md", "Reference/Glossary.md"]
 
-    host = subprocess.Popen(["node", str(PLUGIN_HOST), str(vault)], stdout=subprocess.PIPE,
-                            env={**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir)}, text=True)
-    try:
-        assert json.loads(host.stdout.readline())["ready"] is True
-        _, _, through_plugin = asyncio.run(session_calls(vault, runtime_dir, "plugin", calls))
-    finally:
-        host.terminate()
-        host.wait(timeout=10)
+    _, _, through_plugin = on_path(vault, runtime_dir, "plugin", lambda vault, runtime_dir, mode: session_calls(vault, runtime_dir, mode, calls))
     assert answers(through_plugin) == answers(standalone)
 
 
@@ -334,13 +326,6 @@ def test_rewrite_link_repoints_an_unresolved_target(vault, runtime_dir):
     assert changed == {"Home.md"}
 
 
-def start_plugin(vault, runtime_dir):
-    host = subprocess.Popen(["node", str(PLUGIN_HOST), str(vault)], stdout=subprocess.PIPE,
-                            env={**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir)}, text=True)
-    assert json.loads(host.stdout.readline())["ready"] is True
-    return host
-
-
 def test_move_and_rewrite_through_the_plugin_equal_standalone(vault, runtime_dir, tmp_path):
     """The same preview, apply and rewrite on two copies of the vault, one through the
     plugin's bridge and one standalone: equal answers, byte-identical vaults."""
@@ -358,8 +343,7 @@ def test_move_and_rewrite_through_the_plugin_equal_standalone(vault, runtime_dir
         # The plugin's index followed its own writes.
         after_move = backlink_total(vault, runtime_dir, "plugin", "People/Ada Lovelace.md")
     finally:
-        host.terminate()
-        host.wait(timeout=10)
+        stop_plugin(host)
     twin_plan, twin_applied = move_then_apply(twin, twin_runtime, "standalone")
     _, _, (twin_rewritten,) = asyncio.run(session_calls(twin, twin_runtime, "standalone", [rewrite]))
     shutil.rmtree(twin_runtime, ignore_errors=True)
@@ -420,12 +404,7 @@ def test_delete_note_through_the_plugin_equals_standalone(vault, runtime_dir, tm
     shutil.copytree(vault, twin)
     text, calls = delete_calls(vault)
     # The same note's mtime differs between the copies; the stale-mtime call uses 1 in both.
-    host = start_plugin(vault, runtime_dir)
-    try:
-        _, _, through_plugin = asyncio.run(session_calls(vault, runtime_dir, "plugin", calls))
-    finally:
-        host.terminate()
-        host.wait(timeout=10)
+    _, _, through_plugin = on_path(vault, runtime_dir, "plugin", lambda vault, runtime_dir, mode: session_calls(vault, runtime_dir, mode, calls))
     check_deletes(vault, through_plugin, text)
     assert through_plugin[5].structured_content["trashed_to"].startswith("Obsidian's trash")
     twin_runtime = Path(tempfile.mkdtemp(prefix="vl-", dir="/tmp"))
@@ -486,8 +465,7 @@ def test_every_writing_tool_leaves_the_same_vault_through_the_plugin_as_standalo
     try:
         through_plugin = preview_then_apply(vault, runtime_dir, "plugin", BATCHES[name])
     finally:
-        host.terminate()
-        host.wait(timeout=10)
+        stop_plugin(host)
     on_folder = preview_then_apply(twin, twin_runtime, "standalone", BATCHES[name])
     shutil.rmtree(twin_runtime, ignore_errors=True)
     assert snapshot(vault) != before, "the batch changed the vault"
