@@ -14,7 +14,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from conftest import PLUGIN_HOST, ROOT, SIDECAR, kept_changes, snapshot, stop_plugin
+from conftest import PLUGIN_HOST, ROOT, SIDECAR, kept_changes, snapshot, stop_plugin, write_vault
 
 CASES = {
     "a note": ("move_note", {"from": "People/Ada.md", "to": "People/Ada Lovelace.md"}),
@@ -89,9 +89,7 @@ def through_both_edges(tool, arguments, tmp_path, runtime_dir, extra_files=None)
     for edge in ("plugin", "standalone"):
         vaults[edge] = tmp_path / edge / "vault"
         shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
-        for path, text in (extra_files or {}).items():
-            (vaults[edge] / path).parent.mkdir(parents=True, exist_ok=True)
-            (vaults[edge] / path).write_text(text)
+        write_vault(vaults[edge], extra_files or {})
         copies[edge] = tmp_path / f"{edge}-journals.jsonl"
         copies[edge].touch()
     host = subprocess.Popen(
