@@ -125,7 +125,7 @@
 //! restored only while it holds the batch's text, a move undone only when its destination is there
 //! and its source free, a note saved over since kept and its text from before saved under
 //! `.vaultlink/recovered/`), and `Undone`, what a step did, of which a recovery's report is made;
-//! the sidecar's `journal::undo` carries them out on the folder and the plugin's `batch/apply.ts`
+//! the sidecar's `journal::undo` carries them out on the folder and the plugin's `batch/execute.ts`
 //! through the Vault API (for the batch's journal cut to the steps it made), and
 //! `tests/vectors/undo_steps.json` holds the cases both languages check. `seal_key`: the vault's
 //! sealing keys as data (`.vaultlink/keys/<id>.key`, which of them may be used, in what order and
