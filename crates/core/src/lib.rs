@@ -25,7 +25,9 @@
 //! parsing it whole (see Decisions); a file whose links run past the index's limit
 //! (`Vault::truncated_files`) is read whole, every link of it resolved and planned. `lint`: the
 //! wiki lint, one file per rule with its code and built-in examples; `RULES` run by default,
-//! `ON_REQUEST_RULES` (`dead_end`, noisy on real vaults) only when named in `kinds`. `words`: the
+//! `ON_REQUEST_RULES` (`dead_end`, noisy on real vaults) only when named in `kinds`; the rules'
+//! names live below it in `rule_names`, which reading a `SCHEMA.md`'s `conventions` checks against
+//! without importing the rules (which read the index, which reads the schema). `words`: the
 //! words of a name as `find_existing_page` and `find_evidence` compare them. `answer`: what every
 //! operation's answer shares (`ResponseFormat`, the page limits and cursors, `page_built`, which
 //! builds only the items of the page asked for, `OpError`), so `ops` and `evidence` need not import
@@ -69,7 +71,8 @@
 //! link map from the index and find_evidence, the SCHEMA.md rules for the type, and a skeleton of
 //! commit_wiki_page's arguments). `wiki`: `commit_wiki_page`'s plan (the page's text, its `link`
 //! and `append` patches, and every rule checked in a copy of the index as it will be: links
-//! resolve, SCHEMA.md met, a new linkable path, `prev_hashes` current). `page_checks`: what a new
+//! resolve, SCHEMA.md met, a new linkable path, `prev_hashes` current); what it is asked (the page,
+//! the patches) is `wiki_request`, which `page_checks` takes too. `page_checks`: what a new
 //! page is checked for against the vault it joins (a note already known by one of its names,
 //! `duplicate_page` unless `allow_duplicate`; links that find a note today and would find it or
 //! several, always refused) and the `problems` that do not block the write. `sources`: the
@@ -221,6 +224,7 @@ pub mod reread;
 pub mod resolve;
 pub mod rewrite;
 pub mod rewrite_form;
+pub mod rule_names;
 pub mod schema_file;
 pub mod seal_key;
 pub mod seen;
@@ -234,6 +238,7 @@ pub mod tail;
 pub mod tools;
 pub mod undo_steps;
 pub mod wiki;
+pub mod wiki_request;
 #[cfg(feature = "typescript")]
 pub mod wire;
 pub mod words;
