@@ -16,8 +16,10 @@
 //! step of the rule decides among several candidates. `config`: Obsidian's `app.json` settings
 //! (excluded files, attachment folder, link format), read from its text. `rename`: move plans
 //! (`notes_to_read`, then `plan_move`; `bulk_moves` and `plan_bulk_move` for many moves as one
-//! batch, ordered so a file moves once its destination is free), `plan_rewrite_link`, their proof,
-//! and `apply_edits`; a move's plan reads the links of a note whose text has the index's
+//! batch, ordered so a file moves once its destination is free); `link_rewrite`:
+//! `plan_rewrite_link`; `retarget`: what both share, writing a new path into a link and the proof
+//! that a rewritten note reads back with each link the same but for its target, which lands where
+//! it must; a move's plan reads the links of a note whose text has the index's
 //! fingerprint (`facts::text_fingerprint`) from the index instead of parsing it, works out each
 //! resolution and rewritten target once per kind of link, path and folder, and proves a rewritten
 //! note by reading again only its rewritten links (`parse::link_alone`) and a frontmatter block
@@ -222,6 +224,7 @@ pub mod rename;
 pub mod repair;
 pub mod reread;
 pub mod resolve;
+pub mod retarget;
 pub mod rewrite;
 pub mod rewrite_form;
 pub mod rule_names;
