@@ -155,6 +155,31 @@ fn random_note(random: &mut Random) -> String {
     text
 }
 
+/// Rewrites the path of each link of `text` (read as `old`) that `new_path` gives one for (from
+/// the link and its target as written), keeping what follows the `#` as written; when
+/// `reread_locally` reads the note again locally, checks that against a whole parse. `None` when
+/// no link was rewritten, else whether the note was read again locally.
+fn rewrite_and_check(text: &str, old: &[Link], mut new_path: impl FnMut(&Link, &str) -> Option<String>, case: &str) -> Option<bool> {
+    let mut edits: Vec<(TextEdit, String, usize)> = Vec::new();
+    for (index, link) in old.iter().enumerate() {
+        let written = &text[link.target_span.range()];
+        let Some(path) = new_path(link, written) else { continue };
+        let subpath = written.find('#').map_or("", |hash| &written[hash..]);
+        let replacement = format!("{path}{subpath}");
+        let after = link_with_target(text, link, &replacement);
+        edits.push((TextEdit { span: link.target_span, replacement }, after, index));
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    let refs: Vec<(&TextEdit, &str, usize)> = edits.iter().map(|(edit, after, index)| (edit, after.as_str(), *index)).collect();
+    let reread = reread_locally(text, |index| &old[index], old.len(), &refs);
+    if let Some(reread) = &reread {
+        check_reread(text, old, &edits, reread, case);
+    }
+    Some(reread.is_some())
+}
+
 /// Checks a `Reread` of `text` with `edits` against a parse of the whole new text.
 fn check_reread(text: &str, old: &[Link], edits: &[(TextEdit, String, usize)], reread: &Reread, case: &str) {
     let plain: Vec<TextEdit> = edits.iter().map(|(edit, _, _)| edit.clone()).collect();
@@ -227,27 +252,13 @@ the local re-read was checked on generated notes only",
         for (path, text) in common::read_corpus(&folder, false) {
             notes += 1;
             let old = parse_note("n.md", &text, &ParseConfig::OBSIDIAN).links;
-            let mut edits: Vec<(TextEdit, String, usize)> = Vec::new();
-            for (index, link) in old.iter().enumerate() {
-                let written = &text[link.target_span.range()];
-                let subpath = written.find('#').map_or("", |hash| &written[hash..]);
-                if written.len() == subpath.len() {
-                    continue;
-                }
+            let renamed = |link: &Link, written: &str| {
                 let path = if link.kind.is_markdown() { "moved/Rinami%20%28renamed%29.md" } else { "moved/Rinami (renamed)" };
-                let replacement = format!("{path}{subpath}");
-                let after = link_with_target(&text, link, &replacement);
-                edits.push((TextEdit { span: link.target_span, replacement }, after, index));
-            }
-            if edits.is_empty() {
-                continue;
-            }
+                (!written.split('#').next().unwrap_or("").is_empty()).then(|| path.to_owned())
+            };
+            let Some(read_locally) = rewrite_and_check(&text, &old, renamed, &format!("{}/{path}", folder.display())) else { continue };
             edited += 1;
-            let refs: Vec<(&TextEdit, &str, usize)> = edits.iter().map(|(edit, after, index)| (edit, after.as_str(), *index)).collect();
-            if let Some(reread) = reread_locally(&text, |index| &old[index], old.len(), &refs) {
-                local += 1;
-                check_reread(&text, &old, &edits, &reread, &format!("{}/{path}", folder.display()));
-            }
+            local += usize::from(read_locally);
         }
         common::say(&format!("reread corpora: {}: {notes} notes, {edited} with links, {local} read again locally", folder.display()));
     }
@@ -267,30 +278,20 @@ fn a_local_reread_is_what_a_whole_parse_reads() {
         if old.is_empty() {
             continue;
         }
-        // Rewrite some links' paths, keeping what follows the `#` as written.
-        let mut edits: Vec<(TextEdit, String, usize)> = Vec::new();
-        for (index, link) in old.iter().enumerate() {
+        // Rewrite some links' paths.
+        let some = |link: &Link, _: &str| {
             if !random.next().is_multiple_of(2) {
-                continue;
+                return None;
             }
-            let written = &text[link.target_span.range()];
-            let subpath = written.find('#').map_or("", |hash| &written[hash..]);
             let mut path = random.pick(&NAMES).to_owned();
             if link.kind.is_markdown() && !random.next().is_multiple_of(4) {
                 path = path.replace(' ', "%20").replace('(', "%28").replace(')', "%29") + ".md";
             }
-            let replacement = format!("{path}{subpath}");
-            let after = link_with_target(&text, link, &replacement);
-            edits.push((TextEdit { span: link.target_span, replacement }, after, index));
-        }
-        if edits.is_empty() {
-            continue;
-        }
+            Some(path)
+        };
+        let Some(read_locally) = rewrite_and_check(&text, &old, some, &format!("seed {seed}")) else { continue };
         tried += 1;
-        let refs: Vec<(&TextEdit, &str, usize)> = edits.iter().map(|(edit, after, index)| (edit, after.as_str(), *index)).collect();
-        let Some(reread) = reread_locally(&text, |index| &old[index], old.len(), &refs) else { continue };
-        local += 1;
-        check_reread(&text, &old, &edits, &reread, &format!("seed {seed}"));
+        local += usize::from(read_locally);
     }
     assert!(local > 2_000, "only {local} of {tried} edited notes were read again locally");
 }
