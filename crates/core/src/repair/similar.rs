@@ -202,38 +202,74 @@ impl<'v> Index<'v> {
         let (length, counts) = profile(wanted);
         let scorer = Wanted::new(wanted);
         let head = Head::of(wanted);
-        let mut visit = |at: usize, sink: &mut dyn Sink<'v>| {
-            let floor = sink.floor() - SLACK;
-            let other = self.lengths[at];
-            let prefix = head.shared(self.heads[at]);
-            // No two names match more characters than the shorter has.
-            if bound(length.min(other), length, other, prefix) < floor {
-                return;
-            }
-            if let (Some(wanted_counts), true) = (&counts, self.countable[at]) {
-                if bound(in_common(wanted_counts, &self.counts[at]), length, other, prefix) < floor {
-                    return;
-                }
-            }
+        // Scores one name the bound does not rule out; true when the sink's floor may have moved.
+        let score = |at: usize, sink: &mut dyn Sink<'v>| -> bool {
             let similarity = scorer.similarity(&self.names[at]);
-            if similarity >= FLOOR {
+            let offered = similarity >= FLOOR;
+            if offered {
                 sink.offer(similarity, &self.names[at], &self.paths[at]);
             }
+            offered
         };
         let first = self.by_head.get(&head);
         for &at in first.into_iter().flatten() {
-            visit(at, sink);
+            let need = Need::new(sink.floor(), length, self.lengths[at]);
+            if need.passes(head.shared(self.heads[at]), counts.as_ref(), self, at) {
+                score(at, sink);
+            }
         }
         for (other, range) in &self.by_length {
-            // The most any name of this length can reach, with the longest prefix.
-            if bound(length.min(*other), length, *other, 4) < sink.floor() - SLACK {
-                continue;
-            }
+            let mut floor = sink.floor();
+            let mut need = Need::new(floor, length, *other);
             for at in range.clone() {
-                if first.is_none() || self.heads[at] != head {
-                    visit(at, sink);
+                if need.none() {
+                    break;
+                }
+                if first.is_some() && self.heads[at] == head {
+                    continue;
+                }
+                if need.passes(head.shared(self.heads[at]), counts.as_ref(), self, at) && score(at, sink) && sink.floor() != floor {
+                    floor = sink.floor();
+                    need = Need::new(floor, length, *other);
                 }
             }
+        }
+    }
+}
+
+/// For a wanted name of one length and the names of another, the fewest characters in common a
+/// name needs for its bound to reach the floor, for each common prefix (0 to 4): the bound grows
+/// with the characters in common, so comparing counts with these is comparing the bound with the
+/// floor, without a division per name.
+struct Need {
+    /// No two names match more characters than the shorter has; a need above it is never met.
+    most: usize,
+    by_prefix: [usize; 5],
+}
+
+impl Need {
+    fn new(floor: f64, a: usize, b: usize) -> Need {
+        let most = a.min(b);
+        let by_prefix =
+            std::array::from_fn(|prefix| (0..=most).find(|&common| bound(common, a, b, prefix) >= floor - SLACK).unwrap_or(most + 1));
+        Need { most, by_prefix }
+    }
+
+    /// Whether no name of this length can pass: the longest prefix needs the fewest characters.
+    fn none(&self) -> bool {
+        self.by_prefix[4] > self.most
+    }
+
+    /// Whether the name at `at`, sharing `prefix` leading characters with the wanted name, may
+    /// reach the floor; by its length alone when either's characters could not be counted.
+    fn passes(&self, prefix: usize, counts: Option<&[u8; BUCKETS]>, index: &Index<'_>, at: usize) -> bool {
+        let need = self.by_prefix[prefix];
+        if need > self.most {
+            return false;
+        }
+        match (counts, index.countable[at]) {
+            (Some(counts), true) => in_common(counts, &index.counts[at]) >= need,
+            _ => true,
         }
     }
 }
