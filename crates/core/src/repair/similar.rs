@@ -68,8 +68,25 @@ fn profile(name: &str) -> (usize, Option<[u8; BUCKETS]>) {
 }
 
 /// The characters two names have in common by bucket, at least as many as they share.
+#[cfg(test)]
 fn in_common(a: &[u8; BUCKETS], b: &[u8; BUCKETS]) -> usize {
     a.iter().zip(b).map(|(a, b)| u32::from(*a.min(b))).sum::<u32>() as usize
+}
+
+/// A wanted name's counts as the buckets it has characters in, with how many: a name of a dozen
+/// characters fills a few of the 64, and only those can be in common, so the pass over every
+/// name reads those few of each name's counts, not all of them.
+struct Held(Vec<(u8, u8)>);
+
+impl Held {
+    fn of(counts: &[u8; BUCKETS]) -> Held {
+        Held(counts.iter().enumerate().filter(|(_, count)| **count > 0).map(|(bucket, count)| (bucket as u8, *count)).collect())
+    }
+
+    /// `in_common` of the wanted name's counts and `other`.
+    fn in_common(&self, other: &[u8; BUCKETS]) -> usize {
+        self.0.iter().map(|&(bucket, count)| usize::from(count.min(other[usize::from(bucket)]))).sum()
+    }
 }
 
 /// The most the Jaro-Winkler similarity of two names can be, from what they have in common.
@@ -200,6 +217,7 @@ impl<'v> Index<'v> {
     /// sink's floor when it is scored; a name whose bound is below the sink's floor is not.
     pub(super) fn search(&self, wanted: &str, sink: &mut dyn Sink<'v>) {
         let (length, counts) = profile(wanted);
+        let counts = counts.as_ref().map(Held::of);
         let scorer = Wanted::new(wanted);
         let head = Head::of(wanted);
         // Scores one name the bound does not rule out; true when the sink's floor may have moved.
@@ -262,13 +280,13 @@ impl Need {
 
     /// Whether the name at `at`, sharing `prefix` leading characters with the wanted name, may
     /// reach the floor; by its length alone when either's characters could not be counted.
-    fn passes(&self, prefix: usize, counts: Option<&[u8; BUCKETS]>, index: &Index<'_>, at: usize) -> bool {
+    fn passes(&self, prefix: usize, counts: Option<&Held>, index: &Index<'_>, at: usize) -> bool {
         let need = self.by_prefix[prefix];
         if need > self.most {
             return false;
         }
         match (counts, index.countable[at]) {
-            (Some(counts), true) => in_common(counts, &index.counts[at]) >= need,
+            (Some(counts), true) => counts.in_common(&index.counts[at]) >= need,
             _ => true,
         }
     }
@@ -475,6 +493,7 @@ mod tests {
                 let (length_a, counts_a) = profile(a);
                 let (length_b, counts_b) = profile(b);
                 let common = in_common(&counts_a.unwrap(), &counts_b.unwrap());
+                assert_eq!(Held::of(&counts_a.unwrap()).in_common(&counts_b.unwrap()), common, "{a:?} {b:?}");
                 let similarity = strsim::jaro_winkler(a, b);
                 let most = bound(common, length_a, length_b, common_prefix(a, b));
                 assert!(similarity <= most + SLACK, "{a:?} {b:?}: {similarity} above {most}");
