@@ -43,11 +43,33 @@ fn inflection(stem: &str) -> (bool, Option<&str>) {
     (inflects, y_stem)
 }
 
+/// How a stem is inflected, read once from it ([`inflection`]) by a caller that tries the same
+/// stem at many places.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Inflection {
+    inflects: bool,
+    /// The length of the head an `ies` plural is written with.
+    y_head: Option<usize>,
+}
+
+impl Inflection {
+    pub(crate) fn of(stem: &str) -> Inflection {
+        let (inflects, y_stem) = inflection(stem);
+        Inflection { inflects, y_head: y_stem.map(str::len) }
+    }
+}
+
 /// The length of `stem` (one of [`stems`]) written at byte `at` of `folded` as whole words, its
 /// last word bare or with an English ending; `None` when it is not there.
 pub(crate) fn inflected_at(folded: &str, at: usize, stem: &str) -> Option<usize> {
+    inflected_as(folded, at, stem, Inflection::of(stem))
+}
+
+/// [`inflected_at`] with the stem's inflection read already.
+pub(crate) fn inflected_as(folded: &str, at: usize, stem: &str, inflection: Inflection) -> Option<usize> {
     let rest = folded.get(at..)?;
-    let (inflects, y_stem) = inflection(stem);
+    let Inflection { inflects, y_head } = inflection;
+    let y_stem = y_head.map(|length| &stem[..length]);
     if let Some(after) = rest.strip_prefix(stem) {
         let found = std::iter::once("")
             .chain(ENDINGS.iter().copied().filter(|_| inflects))

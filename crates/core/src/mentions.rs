@@ -25,13 +25,14 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::answer::OpError;
 use crate::canvas::parse_file;
 use crate::frontmatter::find_block;
 use crate::index::Vault;
-use crate::inflect::{inflected_at, stems};
+use crate::inflect::{inflected_as, stems, Inflection};
 use crate::line_index::LineCounter;
 use crate::pages::{names_of, Facet};
 use crate::parse::{markdown_options, Link};
@@ -183,6 +184,8 @@ pub fn in_scope<'v>(vault: &'v Vault, scope: Option<&str>) -> Option<Vec<&'v str
 struct Entry<'v> {
     /// The folded name (or, for a plural name, its singular), words separated by one space.
     stem: String,
+    /// How the stem's last word is inflected, read once.
+    inflection: Inflection,
     /// The name as the first note of it has it, for the answer.
     name: String,
     notes: Vec<&'v str>,
@@ -191,7 +194,8 @@ struct Entry<'v> {
 /// The vault's names, indexed once per call by the first word of each stem.
 struct Names<'v> {
     entries: Vec<Entry<'v>>,
-    by_first: HashMap<String, Vec<usize>>,
+    /// Looked up for every word of prose read, so hashed as the index's own maps are.
+    by_first: FxHashMap<String, Vec<usize>>,
 }
 
 /// The folded form a name is looked for in, or `None` when it is not looked for: shorter than
@@ -232,10 +236,10 @@ impl<'v> Names<'v> {
             }
         }
         derived.retain(|stem, _| !exact.contains_key(stem));
-        let mut names = Names { entries: Vec::new(), by_first: HashMap::new() };
+        let mut names = Names { entries: Vec::new(), by_first: FxHashMap::default() };
         for (stem, (name, notes)) in exact.into_iter().chain(derived) {
             names.by_first.entry(first_word(&stem).to_owned()).or_default().push(names.entries.len());
-            names.entries.push(Entry { stem, name, notes });
+            names.entries.push(Entry { inflection: Inflection::of(&stem), stem, name, notes });
         }
         names
     }
@@ -244,25 +248,25 @@ impl<'v> Names<'v> {
     /// its entry and length.
     fn longest_at(&self, folded: &str, at: usize) -> Option<(usize, usize)> {
         let word = first_word(&folded[at..]);
-        let mut keys: Vec<String> = vec![word.to_owned()];
-        for ending in ["s", "es"] {
-            if let Some(stem) = word.strip_suffix(ending) {
-                keys.push(stem.to_owned());
-            }
-        }
-        if let Some(stem) = word.strip_suffix("ies") {
-            keys.push(format!("{stem}y"));
-        }
         let mut best: Option<(usize, usize)> = None;
-        for key in &keys {
+        let mut try_key = |key: &str| {
             for &entry in self.by_first.get(key).into_iter().flatten() {
-                let stem = &self.entries[entry].stem;
-                let Some(length) = inflected_at(folded, at, stem) else { continue };
+                let Entry { stem, inflection, .. } = &self.entries[entry];
+                let Some(length) = inflected_as(folded, at, stem, *inflection) else { continue };
                 let better = best.is_none_or(|(held, held_length)| (length, stem.len()) > (held_length, self.entries[held].stem.len()));
                 if better {
                     best = Some((entry, length));
                 }
             }
+        };
+        try_key(word);
+        for ending in ["s", "es"] {
+            if let Some(stem) = word.strip_suffix(ending) {
+                try_key(stem);
+            }
+        }
+        if let Some(stem) = word.strip_suffix("ies") {
+            try_key(&format!("{stem}y"));
         }
         best
     }
@@ -411,18 +415,27 @@ struct Found {
     target: String,
 }
 
-/// The link a mention becomes, from `source`: `None` when no form finds the target.
-fn written_link(vault: &Vault, source: &str, target: &str, mention: &str) -> Option<String> {
+/// What a link from `source` to `target` is written with: the markdown destination or the
+/// wikilink path; `None` when no form finds the target. The same for every mention of the
+/// target in the note, so asked once per target.
+fn link_form(vault: &Vault, source: &str, target: &str) -> Option<String> {
     let config = vault.config();
     if config.use_markdown_links {
-        let destination = crate::link_form::new_markdown_destination(vault, config, source, target)?;
+        crate::link_form::new_markdown_destination(vault, config, source, target)
+    } else {
+        crate::link_form::new_wikilink_path(vault, config, source, target)
+    }
+}
+
+/// The link a mention becomes, written with its target's [`link_form`].
+fn written_link(vault: &Vault, form: &str, mention: &str) -> Option<String> {
+    if vault.config().use_markdown_links {
         if mention.contains(['[', ']']) {
             return None;
         }
-        return Some(format!("[{mention}]({destination})"));
+        return Some(format!("[{mention}]({form})"));
     }
-    let path = crate::link_form::new_wikilink_path(vault, config, source, target)?;
-    Some(if mention == path { format!("[[{path}]]") } else { format!("[[{path}|{mention}]]") })
+    Some(if mention == form { format!("[[{form}]]") } else { format!("[[{form}|{mention}]]") })
 }
 
 /// Plans the links of the mentions in `scope`, from the notes' `texts`: `targets` (note paths
@@ -496,13 +509,15 @@ pub fn plan(
         let mut edits: Vec<TextEdit> = Vec::new();
         let mut changes: Vec<LinkChange> = Vec::new();
         let mut planned: Vec<Mention> = Vec::new();
+        let mut forms: HashMap<String, Option<String>> = HashMap::new();
         for one in found {
             let id = format!("{source}@{}", one.start);
             if exclude.contains(&id) {
                 continue;
             }
             let mention = &text[one.start..one.end];
-            let Some(link) = written_link(vault, source, &one.target, mention) else { continue };
+            let form = forms.entry(one.target.clone()).or_insert_with(|| link_form(vault, source, &one.target));
+            let Some(link) = form.as_deref().and_then(|form| written_link(vault, form, mention)) else { continue };
             let line = lines.line(one.start);
             edits.push(TextEdit { span: Span { start: one.start, end: one.end }, replacement: link.clone() });
             changes.push(LinkChange {

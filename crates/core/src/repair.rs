@@ -302,22 +302,19 @@ fn path_candidates(vault: &Vault, names: &Names<'_>, link: &Link) -> Vec<Candida
         }
     }
     let wanted = identity_key(name);
-    if wanted.chars().count() >= 3 {
-        let wanted_digits = digits(&wanted);
-        // A note found by stronger evidence keeps it: its own name reads alike, of course.
-        let stronger: HashSet<String> = found.iter().map(|candidate| candidate.target.clone()).collect();
-        for (mut similarity, other, paths) in names.similar.alike(&wanted) {
-            if digits(other) != wanted_digits {
-                similarity *= 0.85;
-            }
-            for path in paths.iter().filter(|path| !stronger.contains(**path)) {
-                add(&mut found, path, Evidence::Similar, similarity);
-            }
+    // A note found by stronger evidence keeps it: its own name reads alike, of course.
+    let stronger: HashSet<String> = found.iter().map(|candidate| candidate.target.clone()).collect();
+    // Only the best few are ever read (the choice looks at two, a link left lists three), and
+    // names found as written come first: the search looks only for the look-alikes that can
+    // still be among them, which on a vault of look-alike names is a few, not thousands.
+    let keep = MAX_CANDIDATES.saturating_sub(stronger.len());
+    if wanted.chars().count() >= 3 && keep > 0 {
+        let mut best = similar::Best::new(keep, &wanted, &stronger);
+        names.similar.search(&wanted, &mut best);
+        for (confidence, path) in best.into_held() {
+            found.push(Candidate { target: path.to_owned(), heading: None, evidence: Evidence::Similar, confidence });
         }
     }
-    // Only the best few are ever read (the choice looks at two, a link left lists three), and
-    // each distinct path keeps its list for the call: on a vault of look-alike names the rest
-    // would be thousands each.
     let mut best = best_first(found);
     best.truncate(MAX_CANDIDATES);
     best

@@ -29,7 +29,9 @@
 //! anywhere within half the longer name, and forgives transpositions, so two names can be 0.83
 //! alike and share no bigram (`abcdef` and `badcfe`); such an index would miss candidates.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+use super::Confidence;
 
 /// The similarity a name must reach to be a candidate at all, below any floor a repair takes.
 pub(super) const FLOOR: f64 = 0.8;
@@ -66,8 +68,25 @@ fn profile(name: &str) -> (usize, Option<[u8; BUCKETS]>) {
 }
 
 /// The characters two names have in common by bucket, at least as many as they share.
+#[cfg(test)]
 fn in_common(a: &[u8; BUCKETS], b: &[u8; BUCKETS]) -> usize {
     a.iter().zip(b).map(|(a, b)| u32::from(*a.min(b))).sum::<u32>() as usize
+}
+
+/// A wanted name's counts as the buckets it has characters in, with how many: a name of a dozen
+/// characters fills a few of the 64, and only those can be in common, so the pass over every
+/// name reads those few of each name's counts, not all of them.
+struct Held(Vec<(u8, u8)>);
+
+impl Held {
+    fn of(counts: &[u8; BUCKETS]) -> Held {
+        Held(counts.iter().enumerate().filter(|(_, count)| **count > 0).map(|(bucket, count)| (bucket as u8, *count)).collect())
+    }
+
+    /// `in_common` of the wanted name's counts and `other`.
+    fn in_common(&self, other: &[u8; BUCKETS]) -> usize {
+        self.0.iter().map(|&(bucket, count)| usize::from(count.min(other[usize::from(bucket)]))).sum()
+    }
 }
 
 /// The most the Jaro-Winkler similarity of two names can be, from what they have in common.
@@ -91,7 +110,7 @@ fn common_prefix(a: &str, b: &str) -> usize {
 /// A name's first four characters (fewer when it is shorter) and how many there are: all that
 /// Winkler's prefix reads of it, kept beside the counts so that the pass over every name never
 /// follows a pointer to the name itself.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct Head([char; 4], u8);
 
 impl Head {
@@ -110,63 +129,217 @@ impl Head {
     }
 }
 
+/// Where the names a search finds go, and how alike a name must be to matter to them now.
+pub(super) trait Sink<'v> {
+    /// The least similarity a name must be able to reach to be scored, at least [`FLOOR`]; it may
+    /// rise as the search goes (once the best few are held, a name below them cannot matter).
+    fn floor(&self) -> f64;
+    /// A name whose similarity reaches [`FLOOR`], with its notes.
+    fn offer(&mut self, similarity: f64, name: &str, paths: &[&'v str]);
+}
+
+/// Every name whose similarity reaches [`FLOOR`].
+#[cfg(test)]
+struct Every<'a, 'v>(Vec<(f64, &'a str, &'a [&'v str])>, &'a Index<'v>);
+
+#[cfg(test)]
+impl<'a, 'v> Sink<'v> for Every<'a, 'v> {
+    fn floor(&self) -> f64 {
+        FLOOR
+    }
+
+    fn offer(&mut self, similarity: f64, name: &str, _: &[&'v str]) {
+        let at = self.1.at[name];
+        self.0.push((similarity, self.1.names[at].as_str(), self.1.paths[at].as_slice()));
+    }
+}
+
 /// Every distinct name of the vault (identity key) with the notes that have it, the lengths and
-/// counts kept apart from the names so that the pass over them stays in the cache.
+/// counts kept apart from the names so that the pass over them stays in the cache. The names are
+/// kept in order of length, so that a search skips at once every length too far from the
+/// wanted name's to reach its floor, and grouped by their first four characters, so that a search
+/// scores first the names that share the wanted name's (a typo seldom touches them, and Winkler
+/// rewards them), which raises the floor of a search for the best few early.
 #[derive(Default)]
 pub(super) struct Index<'v> {
     names: Vec<String>,
+    at: HashMap<String, usize>,
     paths: Vec<Vec<&'v str>>,
     lengths: Vec<usize>,
     heads: Vec<Head>,
     /// Each name's counts; a name whose counts overflow has none here and is always scored.
     counts: Vec<[u8; BUCKETS]>,
     countable: Vec<bool>,
+    /// Each length the names have, with where its names are.
+    by_length: Vec<(usize, std::ops::Range<usize>)>,
+    by_head: HashMap<Head, Vec<usize>>,
 }
 
 impl<'v> Index<'v> {
     pub(super) fn new(names: Vec<(String, &'v str)>) -> Index<'v> {
-        let mut at: HashMap<String, usize> = HashMap::new();
-        let mut index = Index::default();
+        let mut distinct: HashMap<String, Vec<&'v str>> = HashMap::new();
         for (name, path) in names {
-            match at.get(&name) {
-                Some(&found) => index.paths[found].push(path),
-                None => {
-                    let (length, counts) = profile(&name);
-                    at.insert(name.clone(), index.names.len());
-                    index.heads.push(Head::of(&name));
-                    index.names.push(name);
-                    index.paths.push(vec![path]);
-                    index.lengths.push(length);
-                    index.countable.push(counts.is_some());
-                    index.counts.push(counts.unwrap_or([0; BUCKETS]));
-                }
+            distinct.entry(name).or_default().push(path);
+        }
+        let mut distinct: Vec<(usize, String, Vec<&'v str>)> =
+            distinct.into_iter().map(|(name, paths)| (name.chars().count(), name, paths)).collect();
+        distinct.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        let mut index = Index::default();
+        for (length, name, paths) in distinct {
+            let (_, counts) = profile(&name);
+            let at = index.names.len();
+            match index.by_length.last_mut() {
+                Some((held, range)) if *held == length => range.end = at + 1,
+                _ => index.by_length.push((length, at..at + 1)),
             }
+            let head = Head::of(&name);
+            index.by_head.entry(head).or_default().push(at);
+            index.heads.push(head);
+            index.at.insert(name.clone(), at);
+            index.names.push(name);
+            index.paths.push(paths);
+            index.lengths.push(length);
+            index.countable.push(counts.is_some());
+            index.counts.push(counts.unwrap_or([0; BUCKETS]));
         }
         index
     }
 
     /// The names whose similarity to `wanted` reaches [`FLOOR`], with it and their notes.
+    #[cfg(test)]
     pub(super) fn alike<'a>(&'a self, wanted: &str) -> Vec<(f64, &'a str, &'a [&'v str])> {
+        let mut every = Every(Vec::new(), self);
+        self.search(wanted, &mut every);
+        every.0
+    }
+
+    /// Offers `sink` every name whose similarity to `wanted` reaches both [`FLOOR`] and the
+    /// sink's floor when it is scored; a name whose bound is below the sink's floor is not.
+    pub(super) fn search(&self, wanted: &str, sink: &mut dyn Sink<'v>) {
         let (length, counts) = profile(wanted);
+        let counts = counts.as_ref().map(Held::of);
         let scorer = Wanted::new(wanted);
         let head = Head::of(wanted);
-        let mut found = Vec::new();
-        for at in 0..self.names.len() {
-            if let (Some(wanted_counts), true) = (&counts, self.countable[at]) {
-                let common = in_common(wanted_counts, &self.counts[at]);
-                // The longest prefix first, the name's own only for those it does not prune.
-                if bound(common, length, self.lengths[at], 4) < FLOOR - SLACK
-                    || bound(common, length, self.lengths[at], head.shared(self.heads[at])) < FLOOR - SLACK
-                {
-                    continue;
-                }
-            }
+        // Scores one name the bound does not rule out; true when the sink's floor may have moved.
+        let score = |at: usize, sink: &mut dyn Sink<'v>| -> bool {
             let similarity = scorer.similarity(&self.names[at]);
-            if similarity >= FLOOR {
-                found.push((similarity, self.names[at].as_str(), self.paths[at].as_slice()));
+            let offered = similarity >= FLOOR;
+            if offered {
+                sink.offer(similarity, &self.names[at], &self.paths[at]);
+            }
+            offered
+        };
+        let first = self.by_head.get(&head);
+        for &at in first.into_iter().flatten() {
+            let need = Need::new(sink.floor(), length, self.lengths[at]);
+            if need.passes(head.shared(self.heads[at]), counts.as_ref(), self, at) {
+                score(at, sink);
             }
         }
-        found
+        for (other, range) in &self.by_length {
+            let mut floor = sink.floor();
+            let mut need = Need::new(floor, length, *other);
+            for at in range.clone() {
+                if need.none() {
+                    break;
+                }
+                if first.is_some() && self.heads[at] == head {
+                    continue;
+                }
+                if need.passes(head.shared(self.heads[at]), counts.as_ref(), self, at) && score(at, sink) && sink.floor() != floor {
+                    floor = sink.floor();
+                    need = Need::new(floor, length, *other);
+                }
+            }
+        }
+    }
+}
+
+/// For a wanted name of one length and the names of another, the fewest characters in common a
+/// name needs for its bound to reach the floor, for each common prefix (0 to 4): the bound grows
+/// with the characters in common, so comparing counts with these is comparing the bound with the
+/// floor, without a division per name.
+struct Need {
+    /// No two names match more characters than the shorter has; a need above it is never met.
+    most: usize,
+    by_prefix: [usize; 5],
+}
+
+impl Need {
+    fn new(floor: f64, a: usize, b: usize) -> Need {
+        let most = a.min(b);
+        let by_prefix =
+            std::array::from_fn(|prefix| (0..=most).find(|&common| bound(common, a, b, prefix) >= floor - SLACK).unwrap_or(most + 1));
+        Need { most, by_prefix }
+    }
+
+    /// Whether no name of this length can pass: the longest prefix needs the fewest characters.
+    fn none(&self) -> bool {
+        self.by_prefix[4] > self.most
+    }
+
+    /// Whether the name at `at`, sharing `prefix` leading characters with the wanted name, may
+    /// reach the floor; by its length alone when either's characters could not be counted.
+    fn passes(&self, prefix: usize, counts: Option<&Held>, index: &Index<'_>, at: usize) -> bool {
+        let need = self.by_prefix[prefix];
+        if need > self.most {
+            return false;
+        }
+        match (counts, index.countable[at]) {
+            (Some(counts), true) => counts.in_common(&index.counts[at]) >= need,
+            _ => true,
+        }
+    }
+}
+
+/// The few best notes a broken link's name reads alike, as the candidates list them: each note
+/// once, at the best confidence of its names (lowered where the digits differ, [`super::digits`]),
+/// best first and then by path, no note found by stronger evidence. Once it holds as many as it
+/// keeps, a name whose confidence could not reach the last one held cannot change it, so the
+/// search need not score it: what it holds at the end is the head of the exhaustive list.
+pub(super) struct Best<'s, 'v> {
+    keep: usize,
+    digits: String,
+    stronger: &'s HashSet<String>,
+    held: Vec<(Confidence, &'v str)>,
+}
+
+impl<'s, 'v> Best<'s, 'v> {
+    pub(super) fn new(keep: usize, wanted: &str, stronger: &'s HashSet<String>) -> Best<'s, 'v> {
+        Best { keep, digits: super::digits(wanted), stronger, held: Vec::with_capacity(keep + 1) }
+    }
+
+    /// The notes held, best first, with their confidence.
+    pub(super) fn into_held(self) -> Vec<(Confidence, &'v str)> {
+        self.held
+    }
+}
+
+impl<'v> Sink<'v> for Best<'_, 'v> {
+    fn floor(&self) -> f64 {
+        if self.keep == 0 {
+            return f64::INFINITY;
+        }
+        match self.held.get(self.keep - 1) {
+            // A similarity rounds to the last one's confidence from half a thousandth below it.
+            Some((last, _)) => FLOOR.max((f64::from(last.0) - 0.5) / 1000.0),
+            None => FLOOR,
+        }
+    }
+
+    fn offer(&mut self, mut similarity: f64, name: &str, paths: &[&'v str]) {
+        if super::digits(name) != self.digits {
+            similarity *= 0.85;
+        }
+        let confidence = super::confidence(similarity);
+        for &path in paths.iter().filter(|path| !self.stronger.contains(**path)) {
+            match self.held.iter_mut().find(|(_, held)| *held == path) {
+                Some(held) => held.0 = held.0.max(confidence),
+                None => self.held.push((confidence, path)),
+            }
+            self.held.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+            self.held.truncate(self.keep);
+        }
     }
 }
 
@@ -320,6 +493,7 @@ mod tests {
                 let (length_a, counts_a) = profile(a);
                 let (length_b, counts_b) = profile(b);
                 let common = in_common(&counts_a.unwrap(), &counts_b.unwrap());
+                assert_eq!(Held::of(&counts_a.unwrap()).in_common(&counts_b.unwrap()), common, "{a:?} {b:?}");
                 let similarity = strsim::jaro_winkler(a, b);
                 let most = bound(common, length_a, length_b, common_prefix(a, b));
                 assert!(similarity <= most + SLACK, "{a:?} {b:?}: {similarity} above {most}");
@@ -354,6 +528,50 @@ mod tests {
             found_any += usize::from(!every.is_empty());
         }
         assert!(found_any > 100, "the generated typos find their names: {found_any}");
+    }
+
+    #[test]
+    fn the_best_few_are_the_head_of_the_exhaustive_list() {
+        let mut names = generated(21, 3000);
+        // Names that differ only in digits, and notes with several names.
+        names.extend(["kamiro 7", "kamiro 77", "kamira 7", "lusen", "luseen"].map(str::to_owned));
+        let paths: Vec<String> = (0..names.len()).map(|at| format!("n{}.md", at % 2500)).collect();
+        let index = Index::new(names.iter().zip(&paths).map(|(name, path)| (name.clone(), path.as_str())).collect());
+        let mut random = Seeded(17);
+        let stronger: HashSet<String> = ["n3.md", "n40.md"].map(str::to_owned).into_iter().collect();
+        let mut compared = 0;
+        for round in 0..300u64 {
+            let wanted = match round % 3 {
+                0 => typo(&names[random.next(names.len())], &mut random),
+                1 => typo(&typo(&names[random.next(names.len())], &mut random), &mut random),
+                _ => generated(2000 + round, 1).remove(0),
+            };
+            // Every name scored, each note at its best, best first and then by path.
+            let mut every: Vec<(Confidence, &str)> = Vec::new();
+            for (name, path) in names.iter().zip(&paths) {
+                let mut similarity = strsim::jaro_winkler(&wanted, name);
+                if similarity < FLOOR || stronger.contains(path) {
+                    continue;
+                }
+                if super::super::digits(name) != super::super::digits(&wanted) {
+                    similarity *= 0.85;
+                }
+                let confidence = super::super::confidence(similarity);
+                match every.iter_mut().find(|(_, held)| *held == path.as_str()) {
+                    Some(held) => held.0 = held.0.max(confidence),
+                    None => every.push((confidence, path.as_str())),
+                }
+            }
+            every.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+            for keep in [1, 3] {
+                let mut best = Best::new(keep, &wanted, &stronger);
+                index.search(&wanted, &mut best);
+                let expected: Vec<(Confidence, &str)> = every.iter().take(keep).copied().collect();
+                assert_eq!(best.into_held(), expected, "{wanted:?}, {keep}");
+                compared += usize::from(expected.len() == keep);
+            }
+        }
+        assert!(compared > 200, "most searches fill their list: {compared}");
     }
 
     #[test]
