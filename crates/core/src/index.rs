@@ -647,17 +647,19 @@ impl Vault {
 
     fn index_links(&mut self, source: FileId) {
         let slot = self.slot(source);
-        let links = links_in(slot);
-        let mut targets = Vec::with_capacity(links.len());
-        let mut watched = Vec::new();
-        for (index, link) in links.iter().enumerate() {
-            let target = self.target_of(&slot.path, link);
-            let link_ref = LinkRef { source, index: index as u32 };
-            if !link.path.trim().is_empty() {
-                watched.push((watch_key(&link.path), link_ref));
-            }
-            targets.push(target);
-        }
+        let targets = links_in(slot).iter().map(|link| self.target_of(&slot.path, link)).collect();
+        self.file_links(source, targets);
+    }
+
+    /// Files the links of `source` as resolving to `targets` (one per link, in order): under
+    /// their targets' backlinks, the names they watch and the missing targets they count.
+    fn file_links(&mut self, source: FileId, targets: Vec<Target>) {
+        let watched: Vec<(String, LinkRef)> = links_in(self.slot(source))
+            .iter()
+            .enumerate()
+            .filter(|(_, link)| !link.path.trim().is_empty())
+            .map(|(index, link)| (watch_key(&link.path), LinkRef { source, index: index as u32 }))
+            .collect();
         let backlinks: Vec<(FileId, LinkRef)> = targets
             .iter()
             .enumerate()
