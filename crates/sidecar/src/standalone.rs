@@ -62,6 +62,10 @@ pub fn canonical_vault(path: &Path) -> Result<PathBuf> {
     Ok(canonical)
 }
 
+/// A file taken from the persistent index: its path, what the index keeps of it, and what its
+/// links resolved to (core's flat encoding; empty when they are resolved again).
+type Taken = (String, Prepared, Vec<u8>);
+
 /// A vault folder and its index.
 #[derive(Debug)]
 pub struct FolderIndex {
@@ -348,7 +352,7 @@ impl FolderIndex {
     /// exactly the paths the file holds (else nothing, and they are resolved again); whether the
     /// file held exactly the files found, unchanged; and how many of those it holds without what
     /// the index keeps of them.
-    fn take_stored(&mut self, found: Vec<(String, Stamp)>) -> (Vec<(String, Stamp)>, Vec<(String, Prepared, Vec<u8>)>, bool, usize) {
+    fn take_stored(&mut self, found: Vec<(String, Stamp)>) -> (Vec<(String, Stamp)>, Vec<Taken>, bool, usize) {
         let Some(stored) = crate::store::load(&self.root) else {
             return (found, Vec::new(), false, 0);
         };
@@ -361,12 +365,10 @@ impl FolderIndex {
         // A link resolves by its note's path, itself and the paths of the vault's files, nothing
         // else (not the settings, not the other notes' text): when the walk found exactly the
         // paths the file holds, in its order, a note unchanged since resolves as it did then.
-        let same_paths = stored.entries.len() == found.len()
-            && stored.entries.windows(2).all(|pair| pair[0].path < pair[1].path)
-            && {
-                let paths: HashSet<&str> = stored.entries.iter().map(|entry| entry.path.as_str()).collect();
-                found.iter().all(|(path, _)| paths.contains(path.as_str()))
-            };
+        let same_paths = stored.entries.len() == found.len() && stored.entries.windows(2).all(|pair| pair[0].path < pair[1].path) && {
+            let paths: HashSet<&str> = stored.entries.iter().map(|entry| entry.path.as_str()).collect();
+            found.iter().all(|(path, _)| paths.contains(path.as_str()))
+        };
         let mut kept: HashMap<String, crate::store::Entry> =
             stored.entries.into_iter().filter(|entry| entry.sure).map(|entry| (entry.path.clone(), entry)).collect();
         let mut unkept = 0;
@@ -432,11 +434,7 @@ impl FolderIndex {
         let entries = self.seen.iter().map(|(path, &(mtime, size, inode))| {
             let (hash, sure) = hash_of(path);
             let kept = vaultlink_core::index::kept::of_file(&self.vault, path).unwrap_or_default();
-            let targets = if same_paths {
-                vaultlink_core::index::kept::targets_of(&self.vault, &ranks, path)
-            } else {
-                Vec::new()
-            };
+            let targets = if same_paths { vaultlink_core::index::kept::targets_of(&self.vault, &ranks, path) } else { Vec::new() };
             crate::store::Entry { path: path.clone(), size, mtime, inode, hash, sure, kept, targets }
         });
         let max_links = self.vault.config().parse.max_links as u64;
@@ -508,7 +506,7 @@ impl FolderIndex {
         changes: Vec<(String, Option<Stamp>)>,
         looked_at: SystemTime,
         progress: &crate::progress::Progress,
-        mut taken: Vec<(String, Prepared, Vec<u8>)>,
+        mut taken: Vec<Taken>,
     ) {
         let mut changed = Vec::new();
         for (path, stamp) in changes {

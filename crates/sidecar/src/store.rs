@@ -635,16 +635,7 @@ mod tests {
                     kept: vec![1, 2, 3],
                     targets: vec![1, 2],
                 },
-                Entry {
-                    path: "b.png".into(),
-                    size: 0,
-                    mtime: None,
-                    inode: 0,
-                    hash: 0,
-                    sure: false,
-                    kept: Vec::new(),
-                    targets: Vec::new(),
-                },
+                Entry { path: "b.png".into(), size: 0, mtime: None, inode: 0, hash: 0, sure: false, kept: Vec::new(), targets: Vec::new() },
             ],
             pending: Pending {
                 vanished: vec![Vanished { note: SeenNote { path: "old.md".into(), size: 4, hash: 9 }, since: 4_000 }],
