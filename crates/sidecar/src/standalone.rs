@@ -27,6 +27,8 @@ use crate::watch::Watch;
 
 /// Files changed at once from which reading and parsing run on several threads.
 const PARALLEL_FROM: usize = 64;
+/// How many entries of the persistent index a warm start decodes before it frees their bytes.
+const DECODE_SLICE: usize = 4_096;
 /// The most threads that read and parse.
 const MAX_THREADS: usize = 8;
 
@@ -372,7 +374,7 @@ impl FolderIndex {
         let mut kept: HashMap<String, crate::store::Entry> =
             stored.entries.into_iter().filter(|entry| entry.sure).map(|entry| (entry.path.clone(), entry)).collect();
         let mut unkept = 0;
-        let found: Vec<((String, Stamp), Option<crate::store::Entry>)> = found
+        let mut found: Vec<((String, Stamp), Option<crate::store::Entry>)> = found
             .into_iter()
             .map(|(path, stamp)| {
                 let unchanged = kept.remove(&path).filter(|entry| (entry.mtime, entry.size, entry.inode) == stamp);
@@ -381,12 +383,20 @@ impl FolderIndex {
                 ((path, stamp), unchanged)
             })
             .collect();
-        // Decoding is most of a warm start's cost after the walk, and each entry's is its own.
-        let decoded = on_every_core(&found, |(_, unchanged)| {
-            let entry = unchanged.as_ref()?;
-            let prepared = vaultlink_core::index::kept::decode(&entry.kept, entry.size, &parse)?;
-            Some((prepared, entry.hash))
-        });
+        // Decoding is most of a warm start's cost after the walk, and each entry's is its own. It
+        // goes a slice of entries at a time, each slice's kept bytes freed once decoded, so that
+        // the encoded vault and the decoded one are never both held whole.
+        let mut decoded = Vec::with_capacity(found.len());
+        for slice in found.chunks_mut(DECODE_SLICE) {
+            decoded.extend(on_every_core(slice, |(_, unchanged)| {
+                let entry = unchanged.as_ref()?;
+                let prepared = vaultlink_core::index::kept::decode(&entry.kept, entry.size, &parse)?;
+                Some((prepared, entry.hash))
+            }));
+            for entry in slice.iter_mut().filter_map(|(_, unchanged)| unchanged.as_mut()) {
+                entry.kept = Vec::new();
+            }
+        }
         let mut unread = Vec::new();
         let mut taken = Vec::new();
         for (((path, stamp), entry), prepared) in found.into_iter().zip(decoded) {
