@@ -410,12 +410,7 @@ impl FolderIndex {
                 None => unread.push((path, stamp)),
             }
         }
-        tracing::info!(
-            "the persistent index gave {} files{}; {} are read",
-            taken.len(),
-            if same_paths { " with their links resolved" } else { "" },
-            unread.len()
-        );
+        tracing::info!("the persistent index gave {} files; {} are read", taken.len(), unread.len());
         let holds_all = unread.len() == unkept && taken.len() + unkept == stored_files;
         (unread, taken, holds_all, unkept)
     }
