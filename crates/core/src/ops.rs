@@ -728,12 +728,18 @@ pub fn backlinks(vault: &Vault, arguments: &PagedNoteArguments) -> Result<Backli
             column: detailed.then_some(found.link.column),
         }
     };
+    // Only the page's own places are put in order; a cursor that does not hold is refused by
+    // `page_built` as for any list.
+    let scope = format!("get_backlinks\0{path}");
+    let total = vault.backlink_count(path);
+    let start = parse_cursor(arguments.cursor.as_deref(), &scope, total).unwrap_or(0);
+    let limit = arguments.limit.unwrap_or(DEFAULT_LIMIT);
     let (backlinks, total, next_cursor) = page_built(
-        vault.backlinks(path),
+        vault.backlinks_ordered_within(path, start..start.saturating_add(limit)),
         arguments.limit,
         arguments.cursor.as_deref(),
         DEFAULT_LIMIT,
-        &format!("get_backlinks\0{path}"),
+        &scope,
         build,
     )?;
     Ok(Backlinks { path: path.to_owned(), total, backlinks, next_cursor })
