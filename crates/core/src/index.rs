@@ -647,17 +647,19 @@ impl Vault {
 
     fn index_links(&mut self, source: FileId) {
         let slot = self.slot(source);
-        let links = links_in(slot);
-        let mut targets = Vec::with_capacity(links.len());
-        let mut watched = Vec::new();
-        for (index, link) in links.iter().enumerate() {
-            let target = self.target_of(&slot.path, link);
-            let link_ref = LinkRef { source, index: index as u32 };
-            if !link.path.trim().is_empty() {
-                watched.push((watch_key(&link.path), link_ref));
-            }
-            targets.push(target);
-        }
+        let targets = links_in(slot).iter().map(|link| self.target_of(&slot.path, link)).collect();
+        self.file_links(source, targets);
+    }
+
+    /// Files the links of `source` as resolving to `targets` (one per link, in order): under
+    /// their targets' backlinks, the names they watch and the missing targets they count.
+    fn file_links(&mut self, source: FileId, targets: Vec<Target>) {
+        let watched: Vec<(String, LinkRef)> = links_in(self.slot(source))
+            .iter()
+            .enumerate()
+            .filter(|(_, link)| !link.path.trim().is_empty())
+            .map(|(index, link)| (watch_key(&link.path), LinkRef { source, index: index as u32 }))
+            .collect();
         let backlinks: Vec<(FileId, LinkRef)> = targets
             .iter()
             .enumerate()
@@ -917,9 +919,41 @@ impl Vault {
         referrers
     }
 
+    /// Every link that resolves to `path`, those at the places `range` of [`Vault::backlinks`]'
+    /// order in that order and at those places, the others in no order: one page of a note's
+    /// backlinks without sorting them all, which a note linked from tens of thousands of places
+    /// paid on every page of its backlinks.
+    pub fn backlinks_ordered_within(&self, path: &str, range: std::ops::Range<usize>) -> Vec<ResolvedLink<'_>> {
+        let Some(slot) = self.file(path) else { return Vec::new() };
+        let mut referrers = slot.backlinks.clone();
+        let order = |a: &LinkRef, b: &LinkRef| {
+            if a.source == b.source {
+                a.index.cmp(&b.index)
+            } else {
+                self.slot(a.source).path.cmp(&self.slot(b.source).path)
+            }
+        };
+        let start = range.start.min(referrers.len());
+        let end = range.end.clamp(start, referrers.len());
+        if start > 0 && start < referrers.len() {
+            referrers.select_nth_unstable_by(start, order);
+        }
+        let page = &mut referrers[start..];
+        if end - start < page.len() && end > start {
+            page.select_nth_unstable_by(end - start, order);
+        }
+        page[..end - start].sort_unstable_by(order);
+        referrers.into_iter().filter_map(|link| self.link(link)).collect()
+    }
+
     /// Every link that resolves to `path`, by source path, then position in the source.
     pub fn backlinks(&self, path: &str) -> Vec<ResolvedLink<'_>> {
         self.referrers(path).into_iter().filter_map(|link| self.link(link)).collect()
+    }
+
+    /// How many links resolve to `path`: the length of [`Vault::backlinks`].
+    pub fn backlink_count(&self, path: &str) -> usize {
+        self.file(path).map_or(0, |slot| slot.backlinks.len())
     }
 
     /// How many links resolve to `path`, counting only links from other files.
@@ -1047,6 +1081,26 @@ mod tests {
 
     fn backlink_sources(vault: &Vault, path: &str) -> Vec<String> {
         vault.backlinks(path).iter().map(|link| link.source.to_owned()).collect()
+    }
+
+    #[test]
+    fn a_page_of_backlinks_is_the_sorted_list_s_page() {
+        let mut files: Vec<(String, String)> =
+            (0..40).map(|at| (format!("n{}.md", (at * 7) % 40), "[[hub]] x [[hub]]".to_owned())).collect();
+        files.push(("hub.md".to_owned(), "[[hub]]".to_owned()));
+        let borrowed: Vec<(&str, &str)> = files.iter().map(|(path, text)| (path.as_str(), text.as_str())).collect();
+        let vault = vault(&borrowed);
+        let all = vault.backlinks("hub.md");
+        assert_eq!(all.len(), 81);
+        for start in 0..=all.len() + 1 {
+            for len in [0, 1, 2, 5, 80, 81, 100] {
+                let within = vault.backlinks_ordered_within("hub.md", start..start + len);
+                assert_eq!(within.len(), all.len());
+                let page: Vec<_> = within.into_iter().skip(start).take(len).collect();
+                let expected: Vec<_> = all.iter().skip(start).take(len).cloned().collect();
+                assert_eq!(page, expected, "{start}..{}", start + len);
+            }
+        }
     }
 
     #[test]

@@ -27,6 +27,8 @@ use crate::watch::Watch;
 
 /// Files changed at once from which reading and parsing run on several threads.
 const PARALLEL_FROM: usize = 64;
+/// How many entries of the persistent index a warm start decodes before it frees their bytes.
+const DECODE_SLICE: usize = 4_096;
 /// The most threads that read and parse.
 const MAX_THREADS: usize = 8;
 
@@ -62,6 +64,10 @@ pub fn canonical_vault(path: &Path) -> Result<PathBuf> {
     Ok(canonical)
 }
 
+/// A file taken from the persistent index: its path, what the index keeps of it, and what its
+/// links resolved to (core's flat encoding; empty when they are resolved again).
+type Taken = (String, Prepared, Vec<u8>);
+
 /// A vault folder and its index.
 #[derive(Debug)]
 pub struct FolderIndex {
@@ -89,6 +95,9 @@ pub struct FolderIndex {
     /// Of each file read: `xxh3_128` of its bytes, and whether its stamp proves it unchanged
     /// (its modification time was over one coarse tick before the walk that read it began).
     hashes: HashMap<String, (u128, bool)>,
+    /// How many files the first index filed with the resolutions the persistent index kept,
+    /// rather than resolving their links again.
+    kept_resolutions: usize,
 }
 
 /// How the index follows the folder.
@@ -158,6 +167,7 @@ impl FolderIndex {
             plans: Default::default(),
             persistent: false,
             hashes: HashMap::new(),
+            kept_resolutions: 0,
         }
     }
 
@@ -167,6 +177,12 @@ impl FolderIndex {
     pub fn persistent(mut self) -> FolderIndex {
         self.persistent = true;
         self
+    }
+
+    /// How many files the first index filed with the resolutions the persistent index kept.
+    #[cfg(test)]
+    pub fn kept_resolutions(&self) -> usize {
+        self.kept_resolutions
     }
 
     pub fn root(&self) -> &Path {
@@ -306,11 +322,13 @@ impl FolderIndex {
         // Files the persistent index holds unchanged but without what the index keeps of them
         // (a `SCHEMA.md`): read on every start, they are no reason to write the file again.
         let mut unchanged_unkept = 0;
+        // The files taken from the persistent index, entered with those read.
+        let mut taken = Vec::new();
         if self.persistent && self.full_walks == 0 && self.seen.is_empty() {
             // The files taken from the persistent index are present, and seen as they are.
             present.extend(found.iter().map(|(path, _)| path.clone()));
             let unread;
-            (unread, stored_holds_it, unchanged_unkept) = self.take_stored(found);
+            (unread, taken, stored_holds_it, unchanged_unkept) = self.take_stored(found);
             found = unread;
         }
         for (path, stamp) in found {
@@ -322,7 +340,7 @@ impl FolderIndex {
         changes.extend(self.seen.keys().filter(|path| !present.contains(*path)).map(|path| (path.clone(), None)));
         self.full_walks += 1;
         let changed = if stored_holds_it { changes.len() > unchanged_unkept } else { !changes.is_empty() || self.full_walks == 1 };
-        self.take_in(changes, walked_at, progress);
+        self.take_in_with(changes, walked_at, progress, taken);
         if self.persistent && changed {
             self.save_stored(walked_at);
         }
@@ -332,22 +350,31 @@ impl FolderIndex {
     /// Takes from the persistent index every file of `found` whose stamp proves it unchanged
     /// since it was kept (the same modification time, size and inode, the time over one coarse
     /// tick before the walk that read it) and whose kept data core reads back whole; returns the
-    /// others, to be read; whether the file held exactly the files found, unchanged; and how many
-    /// of those it holds without what the index keeps of them.
-    fn take_stored(&mut self, found: Vec<(String, Stamp)>) -> (Vec<(String, Stamp)>, bool, usize) {
+    /// others, to be read; those taken, each with what its links resolved to when the walk found
+    /// exactly the paths the file holds (else nothing, and they are resolved again); whether the
+    /// file held exactly the files found, unchanged; and how many of those it holds without what
+    /// the index keeps of them.
+    fn take_stored(&mut self, found: Vec<(String, Stamp)>) -> (Vec<(String, Stamp)>, Vec<Taken>, bool, usize) {
         let Some(stored) = crate::store::load(&self.root) else {
-            return (found, false, 0);
+            return (found, Vec::new(), false, 0);
         };
         let parse = self.vault.config().parse;
         if stored.max_links != parse.max_links as u64 {
             tracing::info!("the persistent index was kept with other parse settings; the vault is indexed from its notes");
-            return (found, false, 0);
+            return (found, Vec::new(), false, 0);
         }
         let stored_files = stored.entries.len();
+        // A link resolves by its note's path, itself and the paths of the vault's files, nothing
+        // else (not the settings, not the other notes' text): when the walk found exactly the
+        // paths the file holds, in its order, a note unchanged since resolves as it did then.
+        let same_paths = stored.entries.len() == found.len() && stored.entries.windows(2).all(|pair| pair[0].path < pair[1].path) && {
+            let paths: HashSet<&str> = stored.entries.iter().map(|entry| entry.path.as_str()).collect();
+            found.iter().all(|(path, _)| paths.contains(path.as_str()))
+        };
         let mut kept: HashMap<String, crate::store::Entry> =
             stored.entries.into_iter().filter(|entry| entry.sure).map(|entry| (entry.path.clone(), entry)).collect();
         let mut unkept = 0;
-        let found: Vec<((String, Stamp), Option<crate::store::Entry>)> = found
+        let mut found: Vec<((String, Stamp), Option<crate::store::Entry>)> = found
             .into_iter()
             .map(|(path, stamp)| {
                 let unchanged = kept.remove(&path).filter(|entry| (entry.mtime, entry.size, entry.inode) == stamp);
@@ -356,28 +383,36 @@ impl FolderIndex {
                 ((path, stamp), unchanged)
             })
             .collect();
-        // Decoding is most of a warm start's cost after the walk, and each entry's is its own.
-        let decoded = on_every_core(&found, |(_, unchanged)| {
-            let entry = unchanged.as_ref()?;
-            let prepared = vaultlink_core::index::kept::decode(&entry.kept, entry.size, &parse)?;
-            Some((prepared, entry.hash))
-        });
+        // Decoding is most of a warm start's cost after the walk, and each entry's is its own. It
+        // goes a slice of entries at a time, each slice's kept bytes freed once decoded, so that
+        // the encoded vault and the decoded one are never both held whole.
+        let mut decoded = Vec::with_capacity(found.len());
+        for slice in found.chunks_mut(DECODE_SLICE) {
+            decoded.extend(on_every_core(slice, |(_, unchanged)| {
+                let entry = unchanged.as_ref()?;
+                let prepared = vaultlink_core::index::kept::decode(&entry.kept, entry.size, &parse)?;
+                Some((prepared, entry.hash))
+            }));
+            for entry in slice.iter_mut().filter_map(|(_, unchanged)| unchanged.as_mut()) {
+                entry.kept = Vec::new();
+            }
+        }
         let mut unread = Vec::new();
         let mut taken = Vec::new();
-        for (((path, stamp), _), prepared) in found.into_iter().zip(decoded) {
+        for (((path, stamp), entry), prepared) in found.into_iter().zip(decoded) {
             match prepared {
                 Some((prepared, hash)) => {
                     self.seen.insert(path.clone(), stamp);
                     self.hashes.insert(path.clone(), (hash, true));
-                    taken.push((path, prepared));
+                    let targets = entry.filter(|_| same_paths).map(|entry| entry.targets).unwrap_or_default();
+                    taken.push((path, prepared, targets));
                 }
                 None => unread.push((path, stamp)),
             }
         }
         tracing::info!("the persistent index gave {} files; {} are read", taken.len(), unread.len());
         let holds_all = unread.len() == unkept && taken.len() + unkept == stored_files;
-        self.vault.insert_prepared_many(taken);
-        (unread, holds_all, unkept)
+        (unread, taken, holds_all, unkept)
     }
 
     /// Keeps the index in the persistent index, for the next start.
@@ -397,10 +432,15 @@ impl FolderIndex {
         };
         drop(now);
         // Each entry's kept bytes are encoded as the file is written, never all at once.
+        let ranks = vaultlink_core::index::kept::ranks(&self.vault);
+        // Resolutions name files by their place among the entries, which are the index's files:
+        // kept only when the two hold the same paths.
+        let same_paths = self.seen.len() == self.vault.paths().count();
         let entries = self.seen.iter().map(|(path, &(mtime, size, inode))| {
             let (hash, sure) = hash_of(path);
-            let kept = vaultlink_core::index::kept::of_file(&self.vault, path);
-            crate::store::Entry { path: path.clone(), size, mtime, inode, hash, sure, kept: kept.unwrap_or_default() }
+            let kept = vaultlink_core::index::kept::of_file(&self.vault, path).unwrap_or_default();
+            let targets = if same_paths { vaultlink_core::index::kept::targets_of(&self.vault, &ranks, path) } else { Vec::new() };
+            crate::store::Entry { path: path.clone(), size, mtime, inode, hash, sure, kept, targets }
         });
         let max_links = self.vault.config().parse.max_links as u64;
         crate::store::save_each(&self.root, max_links, self.seen.len(), entries, &pending, walked_at);
@@ -461,6 +501,18 @@ impl FolderIndex {
     /// Reads and indexes the files given a stamp, and forgets those given `None`; the stamps were
     /// taken after `looked_at`.
     fn take_in(&mut self, changes: Vec<(String, Option<Stamp>)>, looked_at: SystemTime, progress: &crate::progress::Progress) {
+        self.take_in_with(changes, looked_at, progress, Vec::new());
+    }
+
+    /// [`Self::take_in`], on a first index entering `taken` (files from the persistent index,
+    /// each with what its links resolved to, or nothing) with the files read.
+    fn take_in_with(
+        &mut self,
+        changes: Vec<(String, Option<Stamp>)>,
+        looked_at: SystemTime,
+        progress: &crate::progress::Progress,
+        mut taken: Vec<Taken>,
+    ) {
         let mut changed = Vec::new();
         for (path, stamp) in changes {
             match stamp {
@@ -489,7 +541,13 @@ impl FolderIndex {
             }
             self.seen.insert(path, stamp);
         }
-        self.vault.insert_prepared_many(batch);
+        if taken.is_empty() {
+            self.vault.insert_prepared_many(batch);
+        } else {
+            taken.extend(batch.into_iter().map(|(path, prepared)| (path, prepared, Vec::new())));
+            self.kept_resolutions = self.vault.insert_kept_many(taken);
+            tracing::info!("{} files' links were taken resolved from the persistent index", self.kept_resolutions);
+        }
         if let Some(progress) = progress {
             progress.report(count as f64, Some(count as f64), format!("indexed {count} files"));
         }

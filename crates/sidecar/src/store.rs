@@ -19,7 +19,9 @@
 //! Layout, little-endian, flat: a header (magic, format, engine version, vault path, parse
 //! settings, when the walk it records began, the number of entries), then per file its path,
 //! size, modification time, inode, `xxh3_128` of its bytes, whether its stamp proves it unchanged
-//! and core's flat encoding of what the index keeps of it (`vaultlink_core::index::stored`), then
+//! core's flat encoding of what the index keeps of it (`vaultlink_core::index::kept`) and of what
+//! its links resolved to (each target as its file's place among the entries, which only a start
+//! that finds exactly the same paths takes: `kept::targets_of`), then
 //! the changes kept pending for the detected moves ([`Pending`]: the number of vanished notes and
 //! per note its path, size, `xxh3_128` and when it was first missed; the number of appeared
 //! paths and per path the path and when it was first seen), and last `xxh3_128` of everything
@@ -35,7 +37,7 @@ use vaultlink_core::SeenNote;
 /// The first bytes of every index file.
 const MAGIC: &[u8; 8] = b"VLINDEX\0";
 /// The layout's version: a file of another is rebuilt.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// The engine's version: what core keeps of a note may change with it, so a file another
 /// version wrote is rebuilt.
 const ENGINE: &str = env!("CARGO_PKG_VERSION");
@@ -44,7 +46,7 @@ pub const MAX_STORE_BYTES: u64 = 1 << 30;
 /// The most entries a file may claim (each takes at least [`MIN_ENTRY_BYTES`]).
 const MAX_ENTRIES: u64 = 50_000_000;
 /// The bytes of an entry with an empty path and nothing kept.
-const MIN_ENTRY_BYTES: u64 = 4 + 8 + 8 + 4 + 8 + 16 + 1 + 4;
+const MIN_ENTRY_BYTES: u64 = 4 + 8 + 8 + 4 + 8 + 16 + 1 + 4 + 4;
 /// How coarse a file system's modification times may be: a note whose time is this close to
 /// when the walk that read it began may have been written again in the same tick without its
 /// time changing, so its stamp proves nothing and the next start reads it again.
@@ -66,6 +68,9 @@ pub struct Entry {
     /// Core's flat encoding of what the index keeps of the file; empty when it kept nothing it
     /// could encode (the file is parsed again).
     pub kept: Vec<u8>,
+    /// Core's flat encoding of what the file's links resolved to, against the entries' paths in
+    /// order; empty when not kept (they are resolved again).
+    pub targets: Vec<u8>,
 }
 
 /// An index file's content.
@@ -216,7 +221,12 @@ pub fn forget_healed(vault_root: &Path, pairs: &[(String, String)]) {
     let Some(path) = file_of(vault_root) else { return };
     let Ok(Some(bytes)) = read_no_follow(&path) else { return };
     let Ok((mut stored, walked_at)) = decode(&bytes, vault_root) else { return };
+    let before = stored.entries.len();
     stored.entries.retain(|entry| !from.contains(entry.path.as_str()));
+    if stored.entries.len() != before {
+        // The kept resolutions name files by their place among the entries, which has moved.
+        stored.entries.iter_mut().for_each(|entry| entry.targets.clear());
+    }
     stored.pending.without(pairs);
     save(vault_root, &stored, walked_at);
 }
@@ -449,6 +459,7 @@ fn write_file<W: Write>(out: W, head: &Head, entries: impl Iterator<Item = Entry
         out.write_all(&entry.hash.to_le_bytes())?;
         out.write_all(&[u8::from(entry.sure)])?;
         put_bytes(&mut out, &entry.kept)?;
+        put_bytes(&mut out, &entry.targets)?;
     }
     if written != head.count {
         return Err(std::io::Error::other(format!("{written} entries were given for {} announced", head.count)));
@@ -517,9 +528,10 @@ pub fn decode(bytes: &[u8], vault_root: &Path) -> Result<(Stored, SystemTime), S
             _ => return Err("a flag is neither 0 nor 1".to_owned()),
         };
         let kept = reader.bytes()?.to_vec();
+        let targets = reader.bytes()?.to_vec();
         // Whatever the file says, a time within a tick of the walk proves nothing.
         let sure = sure && mtime.is_some_and(|mtime| mtime < tick_before_walk);
-        entries.push(Entry { path, size, mtime, inode, hash, sure, kept });
+        entries.push(Entry { path, size, mtime, inode, hash, sure, kept, targets });
     }
     let pending = read_pending(&mut reader)?;
     if !reader.bytes.is_empty() {
@@ -621,8 +633,9 @@ mod tests {
                     hash: xxhash_rust::xxh3::xxh3_128(b"abc"),
                     sure: true,
                     kept: vec![1, 2, 3],
+                    targets: vec![1, 2],
                 },
-                Entry { path: "b.png".into(), size: 0, mtime: None, inode: 0, hash: 0, sure: false, kept: Vec::new() },
+                Entry { path: "b.png".into(), size: 0, mtime: None, inode: 0, hash: 0, sure: false, kept: Vec::new(), targets: Vec::new() },
             ],
             pending: Pending {
                 vanished: vec![Vanished { note: SeenNote { path: "old.md".into(), size: 4, hash: 9 }, since: 4_000 }],
@@ -633,6 +646,149 @@ mod tests {
 
     fn note(path: &str, text: &str) -> SeenNote {
         SeenNote { path: path.into(), size: text.len() as u64, hash: xxhash_rust::xxh3::xxh3_128(text.as_bytes()) }
+    }
+
+    /// The cache folder of every test of this process that writes an index file: one, since the
+    /// variable is the process's and each vault has its own file in it.
+    fn test_cache() -> &'static Path {
+        static CACHE: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+        let dir = CACHE.get_or_init(|| tempfile::tempdir().unwrap()).path();
+        std::env::set_var("VAULTLINK_CACHE_DIR", dir);
+        dir
+    }
+
+    /// Sets every file of the vault an hour back, so that its stamp proves it unchanged.
+    fn age(root: &Path) {
+        walk_files(root).iter().for_each(|file| age_file(file));
+    }
+
+    /// Sets a file's modification time an hour back, and a second more on each call, so that its
+    /// stamp changes and proves it unchanged from then on.
+    fn age_file(path: &Path) {
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let back = 3_600 + CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(SystemTime::now() - Duration::from_secs(back)).unwrap();
+    }
+
+    fn walk_files(dir: &Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files.extend(walk_files(&path));
+            } else {
+                files.push(path);
+            }
+        }
+        files
+    }
+
+    /// Everything an index answers about links, for comparing a warm start with a cold one.
+    fn answers(index: &crate::standalone::FolderIndex) -> (Vec<String>, vaultlink_core::index::Summary, Vec<String>) {
+        let vault = index.vault();
+        (vault.snapshot(), vault.summary(), vault.missing_target_keys().into_iter().map(str::to_owned).collect())
+    }
+
+    /// A vault whose links resolve every way, indexed once with its files aged, so that the next
+    /// start takes every note from the index file.
+    fn seen_vault() -> (tempfile::TempDir, PathBuf) {
+        test_cache();
+        let vault = tempfile::tempdir().unwrap();
+        let root = crate::standalone::canonical_vault(vault.path()).unwrap();
+        let files = [
+            ("a.md", "[[b]] [[missing]] ![[pic.png]] [[sub/c|c]] [[twin]] [md](b.md) [[Bee alias]]"),
+            ("b.md", "---\naliases: [Bee alias]\n---\n[[a]] [[#Heading]]\n# Heading"),
+            ("sub/c.md", "[[../a]] [[b#nowhere]] [[later]]"),
+            ("one/twin.md", "x"),
+            ("two/twin.md", "y"),
+            ("pic.png", ""),
+            ("board.canvas", r#"{"nodes":[{"id":"n1","type":"file","file":"a.md"}],"edges":[]}"#),
+        ];
+        for (path, text) in files {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        age(&root);
+        let mut first = crate::standalone::FolderIndex::new(root.clone()).persistent();
+        first.refresh().unwrap();
+        (vault, root)
+    }
+
+    /// A warm start's index and a cold one's on the vault as it is now: the same answers; and how
+    /// many files the warm start filed with kept resolutions.
+    fn warm_equals_cold(root: &Path) -> usize {
+        let mut warm = crate::standalone::FolderIndex::new(root.to_owned()).persistent();
+        warm.refresh().unwrap();
+        let mut cold = crate::standalone::FolderIndex::new(root.to_owned());
+        cold.refresh().unwrap();
+        assert_eq!(answers(&warm), answers(&cold));
+        warm.kept_resolutions()
+    }
+
+    #[test]
+    fn kept_resolutions_are_taken_when_the_paths_are_the_same() {
+        let (_vault, root) = seen_vault();
+        // Unchanged: every file's links are taken as resolved (the note with a link of two
+        // candidates, `a.md`, is resolved again).
+        assert_eq!(warm_equals_cold(&root), 6);
+        // Edited, touched, or its aliases changed: that note is read and resolved again, the
+        // others taken; and the start after, which finds it as that one kept it, takes it too.
+        std::fs::write(root.join("sub/c.md"), "[[a]] [[nowhere]] [[pic.png]]").unwrap();
+        age_file(&root.join("sub/c.md"));
+        assert_eq!(warm_equals_cold(&root), 5);
+        assert_eq!(warm_equals_cold(&root), 6);
+        age_file(&root.join("b.md"));
+        assert_eq!(warm_equals_cold(&root), 5);
+        assert_eq!(warm_equals_cold(&root), 6);
+        std::fs::write(root.join("b.md"), "---\naliases: [Other]\n---\n[[a]]").unwrap();
+        age_file(&root.join("b.md"));
+        assert_eq!(warm_equals_cold(&root), 5);
+        assert_eq!(warm_equals_cold(&root), 6);
+        // The settings changed: resolution reads none of them, and the answers stay a cold start's.
+        std::fs::create_dir_all(root.join(".obsidian")).unwrap();
+        std::fs::write(root.join(".obsidian/app.json"), r#"{"userIgnoreFilters": ["sub/"], "newLinkFormat": "absolute"}"#).unwrap();
+        assert_eq!(warm_equals_cold(&root), 6);
+    }
+
+    #[test]
+    fn any_change_of_paths_resolves_every_link_again() {
+        type Change = fn(&Path);
+        let changes: [(&str, Change); 4] = [
+            ("renamed", |root| std::fs::rename(root.join("b.md"), root.join("bee.md")).unwrap()),
+            ("deleted", |root| std::fs::remove_file(root.join("one/twin.md")).unwrap()),
+            // A note whose name a link elsewhere was missing: it now resolves there.
+            ("added, capturing links", |root| std::fs::write(root.join("later.md"), "new").unwrap()),
+            ("added in another folder", |root| std::fs::write(root.join("sub/b.md"), "closer b").unwrap()),
+        ];
+        for (what, change) in changes {
+            let (_vault, root) = seen_vault();
+            change(&root);
+            assert_eq!(warm_equals_cold(&root), 0, "{what}: resolutions were taken");
+            // The next start, with the paths as this one saw them, takes them again.
+            assert!(warm_equals_cold(&root) > 0, "{what}: resolutions were not kept again");
+        }
+    }
+
+    #[test]
+    fn a_kept_resolution_out_of_range_is_resolved_again() {
+        let (_vault, root) = seen_vault();
+        let path = file_of(&root).unwrap();
+        let bytes = read_no_follow(&path).unwrap().unwrap();
+        let (mut stored, walked_at) = decode(&bytes, &root).unwrap();
+        let mut damaged = 0;
+        for entry in stored.entries.iter_mut().filter(|entry| entry.targets.len() > 1) {
+            // Every target names the 127th file of a vault of seven: a well-formed file with a
+            // checksum of its own, and a table that cannot be right.
+            let count = entry.targets[0];
+            entry.targets = std::iter::once(count).chain(std::iter::repeat_n(0x7f, count as usize)).collect();
+            damaged += 1;
+        }
+        assert!(damaged >= 3, "{stored:?}");
+        save(&root, &stored, walked_at);
+        let taken = warm_equals_cold(&root);
+        assert!(taken < 6, "{taken} files took a damaged table");
     }
 
     #[test]
@@ -678,15 +834,14 @@ mod tests {
         let body = bytes.len() - 16;
         let checksum = xxhash_rust::xxh3::xxh3_128(&bytes[..body]);
         bytes[body..].copy_from_slice(&checksum.to_le_bytes());
-        assert_eq!(decode(&bytes, root).unwrap_err(), "it has layout 1, this version reads 2");
+        assert_eq!(decode(&bytes, root).unwrap_err(), format!("it has layout 1, this version reads {FORMAT}"));
     }
 
     #[test]
     fn previous_notes_are_the_file_as_it_was_before_this_start_wrote_it() {
-        let cache = tempfile::tempdir().unwrap();
         let vault = tempfile::tempdir().unwrap();
         let root = crate::standalone::canonical_vault(vault.path()).unwrap();
-        std::env::set_var("VAULTLINK_CACHE_DIR", cache.path());
+        test_cache();
         std::fs::write(root.join("a.md"), "first [[b]]").unwrap();
         std::fs::write(root.join("b.md"), "bee").unwrap();
         let mut first = crate::standalone::FolderIndex::new(root.clone()).persistent();

@@ -9,7 +9,7 @@
 
 use std::num::NonZeroU64;
 
-use super::{Note, Prepared, Vault};
+use super::{Note, Prepared, Target, Vault};
 use crate::facts::{FrontmatterProblem, NoteFacts, Property, ValueShape};
 use crate::frontmatter::KeySegment;
 use crate::parse::{Destination, Link, LinkKind, LinkSource, ParseConfig, PropertyQuote};
@@ -375,6 +375,100 @@ impl Reader<'_> {
     }
 }
 
+/// Each file's place in the index's files in path order, by file id: what a kept link's target
+/// is written as, so that a start which finds exactly the same paths reads it back without
+/// resolving the link again.
+#[derive(Debug)]
+pub struct Ranks(Vec<u32>);
+
+/// The ranks of the index's files ([`Ranks`]), made once for a whole save.
+pub fn ranks(vault: &Vault) -> Ranks {
+    let mut ranks = vec![u32::MAX; vault.slots.len()];
+    for (rank, id) in vault.ids.values().enumerate() {
+        ranks[*id as usize] = rank as u32;
+    }
+    Ranks(ranks)
+}
+
+/// What each link of the file at `path` resolves to, as flat bytes (the number of links, then per
+/// link 0 for unresolved or the target's rank plus one); empty when the file's resolutions are
+/// not kept: no such file, or a link with several candidates, which is resolved again.
+pub fn targets_of(vault: &Vault, ranks: &Ranks, path: &str) -> Vec<u8> {
+    let Some(slot) = vault.ids.get(path).and_then(|id| vault.slots.get(*id as usize)?.as_ref()) else { return Vec::new() };
+    if slot.targets.len() != super::links_in(slot).len() {
+        return Vec::new();
+    }
+    let mut out = Writer(Vec::with_capacity(1 + slot.targets.len() * 3));
+    out.uint(slot.targets.len() as u64);
+    for target in &slot.targets {
+        match target {
+            Target::Unresolved => out.uint(0),
+            Target::Resolved(id) => match ranks.0.get(*id as usize).filter(|rank| **rank != u32::MAX) {
+                Some(rank) => out.uint(u64::from(*rank) + 1),
+                None => return Vec::new(),
+            },
+            Target::Ambiguous(..) => return Vec::new(),
+        }
+    }
+    out.0
+}
+
+/// [`targets_of`]'s bytes back, for a file of `links` links in an index whose files in path
+/// order are `by_rank`; `None` when they are not exactly that (the links are resolved again).
+fn decode_targets(bytes: &[u8], links: usize, by_rank: &[super::FileId]) -> Option<Vec<Target>> {
+    let mut input = Reader { bytes, size: 0 };
+    if input.uint()? != links as u64 {
+        return None;
+    }
+    let mut targets = Vec::with_capacity(links);
+    for _ in 0..links {
+        targets.push(match input.uint()? {
+            0 => Target::Unresolved,
+            rank => Target::Resolved(*by_rank.get(usize::try_from(rank - 1).ok()?)?),
+        });
+    }
+    input.bytes.is_empty().then_some(targets)
+}
+
+impl Vault {
+    /// Adds the files of a first index, each with what its links resolved to when it was kept
+    /// ([`targets_of`]'s bytes, empty when not kept), and files those links as they are rather
+    /// than resolving them again. A link's resolution depends only on the note's path, the link
+    /// and the paths of the vault's files, so this is the index `insert_prepared_many` makes
+    /// exactly when `files` holds every path the kept resolutions were made against, and no
+    /// other: the edge gives bytes only then. Bytes that do not read back whole, a rank out of
+    /// range, an index not empty or a path twice: those links are resolved as usual, never
+    /// guessed at. Returns how many files' links were filed as kept.
+    pub fn insert_kept_many(&mut self, files: Vec<(String, Prepared, Vec<u8>)>) -> usize {
+        let mut paths: Vec<&str> = files.iter().map(|(path, _, _)| path.as_str()).collect();
+        paths.sort_unstable();
+        let twice = paths.windows(2).any(|pair| pair[0] == pair[1]);
+        if !self.ids.is_empty() || twice {
+            self.insert_prepared_many(files.into_iter().map(|(path, prepared, _)| (path, prepared)).collect());
+            return 0;
+        }
+        self.slots.reserve(files.len());
+        let mut added = Vec::with_capacity(files.len());
+        for (path, prepared, targets) in files {
+            debug_assert_eq!(prepared.parse, self.config.parse, "prepared with other parse settings");
+            added.push((self.add_file(&path, prepared.note, prepared.canvas), targets));
+        }
+        let by_rank: Vec<super::FileId> = self.ids.values().copied().collect();
+        let mut filed = 0;
+        for (id, targets) in added {
+            let links = super::links_in(self.slot(id)).len();
+            match (!targets.is_empty()).then(|| decode_targets(&targets, links, &by_rank)).flatten() {
+                Some(targets) => {
+                    self.file_links(id, targets);
+                    filed += 1;
+                }
+                None => self.index_links(id),
+            }
+        }
+        filed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,5 +509,79 @@ mod tests {
             let _ = decode(&flipped, NOTE.len() as u64, &parse);
         }
         assert!(decode(&bytes, 3, &parse).is_none(), "spans past the file's size were read");
+    }
+    /// The files of a small vault whose links resolve every way: to a note, an attachment, a
+    /// path, nothing, and a name two notes share.
+    const FILES: &[(&str, &str)] = &[
+        ("a.md", "[[b]] [[missing]] ![[pic.png]] [[sub/c|c]] [[twin]] [md](b.md)"),
+        ("b.md", "[[a]] [[#Heading]]\n# Heading"),
+        ("sub/c.md", "[[../a]] [[b#nowhere]]"),
+        ("one/twin.md", "x"),
+        ("two/twin.md", "y"),
+        ("pic.png", ""),
+        ("board.canvas", r#"{"nodes":[{"id":"n1","type":"file","file":"a.md"}],"edges":[]}"#),
+    ];
+
+    fn cold() -> Vault {
+        let mut vault = Vault::new(crate::index::IndexConfig::obsidian_defaults());
+        for (path, text) in FILES {
+            vault.upsert(path, text);
+        }
+        vault
+    }
+
+    fn warm(targets: impl Fn(&str, Vec<u8>) -> Vec<u8>) -> Vault {
+        let before = cold();
+        let ranks = ranks(&before);
+        let parse = ParseConfig::OBSIDIAN;
+        let files = FILES
+            .iter()
+            .rev()
+            .map(|(path, text)| ((*path).to_owned(), Vault::prepare(&parse, path, text), targets(path, targets_of(&before, &ranks, path))))
+            .collect();
+        let mut vault = Vault::new(crate::index::IndexConfig::obsidian_defaults());
+        let filed = vault.insert_kept_many(files);
+        assert!(filed <= FILES.len());
+        vault
+    }
+
+    #[test]
+    fn kept_resolutions_give_the_index_resolving_gives() {
+        assert_eq!(warm(|_, bytes| bytes).snapshot(), cold().snapshot());
+        assert_eq!(warm(|_, bytes| bytes).summary(), cold().summary());
+        assert_eq!(warm(|_, bytes| bytes).missing_target_keys(), cold().missing_target_keys());
+        // A link with two candidates is not kept: its note's links are resolved again.
+        assert!(targets_of(&cold(), &ranks(&cold()), "a.md").is_empty());
+        assert!(!targets_of(&cold(), &ranks(&cold()), "b.md").is_empty());
+    }
+
+    #[test]
+    fn damaged_resolutions_are_resolved_again_never_taken() {
+        // A rank past the files, a count that is not the links', bytes cut or trailing: each
+        // note falls back to resolving, and the index is the cold one.
+        let damages: [fn(Vec<u8>) -> Vec<u8>; 4] = [
+            |mut bytes| {
+                if let Some(last) = bytes.last_mut() {
+                    *last = 0x7f;
+                }
+                bytes
+            },
+            |mut bytes| {
+                bytes[0] += 1;
+                bytes
+            },
+            |mut bytes| {
+                bytes.pop();
+                bytes
+            },
+            |mut bytes| {
+                bytes.push(0);
+                bytes
+            },
+        ];
+        for damage in damages {
+            let vault = warm(|_, bytes| if bytes.is_empty() { bytes } else { damage(bytes) });
+            assert_eq!(vault.snapshot(), cold().snapshot());
+        }
     }
 }
