@@ -866,36 +866,28 @@ fn run_holding(
     progress: &Progress,
     held: Option<&crate::lock::VaultLock>,
 ) -> Result<Value, ToolError> {
-    reporting(request, folder.vault().note_count(), progress, || run_unreported(disk, folder, request, progress, held))
-}
-
-/// [`run_holding`] without its progress.
-fn run_unreported(
-    disk: &dyn crate::disk::Disk,
-    folder: &mut FolderIndex,
-    request: &Request,
-    progress: &Progress,
-    held: Option<&crate::lock::VaultLock>,
-) -> Result<Value, ToolError> {
-    let tool = request.name();
-    let mut plans = std::mem::take(&mut folder.plans);
-    let outcome = vaultlink_core::ops::run(folder.vault(), request, &mut folder.edge(tool, request.writes(), progress), &mut plans);
-    folder.plans = plans;
-    let outcome = outcome?;
-    // The moves a heal about to be carried out heals, to be dropped from those kept pending once
-    // it is: they are healed, and listing them again would offer a heal with nothing to do.
-    let healed = match (&outcome.change, tool) {
-        (Some(vaultlink_core::edge::Change::Batch { .. }), "heal_moves") => {
-            let observed = vaultlink_core::edge::Edge::observed(&mut folder.edge(tool, false, progress));
-            observed.map(|observed| vaultlink_core::moves_detected::detect(folder.vault(), &observed).pairs).unwrap_or_default()
+    let notes = folder.vault().note_count();
+    reporting(request, notes, progress, || {
+        let tool = request.name();
+        let mut plans = std::mem::take(&mut folder.plans);
+        let outcome = vaultlink_core::ops::run(folder.vault(), request, &mut folder.edge(tool, request.writes(), progress), &mut plans);
+        folder.plans = plans;
+        let outcome = outcome?;
+        // The moves a heal about to be carried out heals, to be dropped from those kept pending once
+        // it is: they are healed, and listing them again would offer a heal with nothing to do.
+        let healed = match (&outcome.change, tool) {
+            (Some(vaultlink_core::edge::Change::Batch { .. }), "heal_moves") => {
+                let observed = vaultlink_core::edge::Edge::observed(&mut folder.edge(tool, false, progress));
+                observed.map(|observed| vaultlink_core::moves_detected::detect(folder.vault(), &observed).pairs).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        let answer = crate::apply::carry_out(disk, folder, outcome, held);
+        if answer.is_ok() {
+            crate::store::forget_healed(folder.root(), &healed);
         }
-        _ => Vec::new(),
-    };
-    let answer = crate::apply::carry_out(disk, folder, outcome, held);
-    if answer.is_ok() {
-        crate::store::forget_healed(folder.root(), &healed);
-    }
-    answer
+        answer
+    })
 }
 
 /// Checks arguments against the tool's parameters: core's one check (`parameters::check`), whose
