@@ -1458,6 +1458,16 @@ mod tests {
         }
     }
 
+    /// The router runs a call as core's table of tools says (`tools`: whether it writes), so what
+    /// the catalogue advertises of it (`readOnlyHint`) must say the same.
+    #[test]
+    fn a_tool_is_advertised_read_only_when_core_says_it_does_not_write() {
+        for tool in catalogue().iter().filter(|tool| tool.name != "server_health") {
+            assert!(vaultlink_core::tools::named(tool.name).is_some(), "core's table lacks {}", tool.name);
+            assert_eq!(tool.read_only, !vaultlink_core::tools::writes_vault(tool.name), "{}", tool.name);
+        }
+    }
+
     /// The advertised input schemas say what core's parameters are (`parameters`), which hold
     /// every call on either path: the same names, which are required, kinds, ranges and values.
     #[test]
