@@ -10,7 +10,7 @@
  * `READ_CONCURRENCY` at a time, so a call that reads every note (`find_evidence`) does not
  * start thousands of reads at once. The texts, and the modification times core may ask for,
  * cross to the engine as maps (`CallInputs`): core's callbacks run where the index lives. Core
- * then answers, and for an approved change hands back its steps: a batch (`batch/apply.ts`
+ * then answers, and for an approved change hands back its steps: a batch (`batch/execute.ts`
  * carries it out) or the move of a note to the trash (`batch/delete.ts`). Writing calls on one
  * index run one at a time. A call whose caller went away (`signal`) before it started is dropped.
  * A call its client cancelled (`signal` aborted with `CANCELLED_BY_CLIENT`) stops at its next
@@ -19,10 +19,10 @@
  */
 
 import { TFile, type App, type Vault } from "obsidian";
-import { applyBatch } from "./batch/apply";
+import { applyBatch } from "./batch/execute";
 import { forgetChange, forgetOldest, keepChange, listedChanges, undoneChanges } from "./batch/history";
 import { machineName } from "./batch/journal";
-import type { StepOutcome } from "./batch/apply";
+import type { StepOutcome } from "./batch/execute";
 import { trashNote, trashRefusal } from "./batch/delete";
 import { saveOpenEditors } from "./editors";
 import type { ToolHost } from "./host";
@@ -260,7 +260,7 @@ async function trashKept(host: ToolHost, change: { path: string; before: string;
 }
 
 /**
- * After a batch, which was kept for `undo_change` as part of its commit (`batch/apply.ts`):
+ * After a batch, which was kept for `undo_change` as part of its commit (`batch/execute.ts`):
  * forgets the oldest kept changes past core's bounds, or the kept change it undid. The change
  * stands whatever happens here.
  */

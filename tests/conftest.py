@@ -62,17 +62,57 @@ def start_plugin(vault, runtime_dir, stall=None):
     return host
 
 
+def on_path(vault, runtime_dir, mode, run):
+    """`run(vault, runtime_dir, mode)` (a coroutine function) through the plugin serving `vault`
+    (started for it, stopped after) when `mode` is `plugin`, else on the folder: what it answered."""
+    import asyncio
+    host = start_plugin(vault, runtime_dir) if mode == "plugin" else None
+    try:
+        return asyncio.run(run(vault, runtime_dir, mode))
+    finally:
+        if host is not None:
+            stop_plugin(host)
+
+
 def on_both_paths(vaults, runtime_dir, run):
     """`run(vault, runtime_dir, mode)` (a coroutine function) through the plugin on
-    `vaults["plugin"]` (started for it, stopped after), then on the folder of
-    `vaults["standalone"]`: what each answered, plugin first."""
-    import asyncio
-    host = start_plugin(vaults["plugin"], runtime_dir)
-    try:
-        through_plugin = asyncio.run(run(vaults["plugin"], runtime_dir, "plugin"))
-    finally:
-        stop_plugin(host)
-    return through_plugin, asyncio.run(run(vaults["standalone"], runtime_dir, "standalone"))
+    `vaults["plugin"]`, then on the folder of `vaults["standalone"]`: what each answered, plugin
+    first."""
+    return on_path(vaults["plugin"], runtime_dir, "plugin", run), on_path(vaults["standalone"], runtime_dir, "standalone", run)
+
+
+def on_both_sample_vaults(tmp_path, runtime_dir, run):
+    """`run` on both paths (`on_both_paths`), each on its own copy of the sample vault
+    (`tmp_path / "plugin"` and `tmp_path / "standalone"`)."""
+    vaults = {}
+    for edge in ("plugin", "standalone"):
+        vaults[edge] = tmp_path / edge
+        shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
+    return on_both_paths(vaults, runtime_dir, run)
+
+
+def write_vault(folder, files):
+    """A vault in `folder` holding `files` (vault path to text), its path resolved."""
+    for path, text in files.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(text)
+    return folder.resolve()
+
+
+def corpora_root():
+    """The folder of the real vaults: `$VAULTLINK_CORPORA`, or `../shared/corpora` beside the repository."""
+    return Path(os.environ.get("VAULTLINK_CORPORA", ROOT.parent / "shared" / "corpora"))
+
+
+def corpus_copy(tmp_path, corpus, name):
+    """A copy of the corpus vault `corpus` at `tmp_path / name` (without its `.git`), its path
+    resolved; the test is skipped, saying how to run it, when the corpora are absent."""
+    source = corpora_root() / corpus
+    if not source.is_dir():
+        pytest.skip(f"the corpus {source} is absent; set VAULTLINK_CORPORA to the corpora folder to run this")
+    copy = tmp_path / name
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns(".git"))
+    return copy.resolve()
 
 
 def stop_plugin(host):

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from conftest import start_plugin, stop_plugin
+from conftest import on_path
 from test_mcp_quality import session_on, wire_size
 
 # README.md states it: every answer on the wire, structured content plus its text copy.
@@ -82,12 +82,7 @@ async def oversized_answers(vault, runtime_dir, mode):
 @pytest.mark.parametrize("mode", ["standalone", "plugin"])
 def test_every_answer_stays_under_its_ceiling_whatever_its_arguments(tmp_path, runtime_dir, mode):
     vault = write_oversized_vault(tmp_path / "vault")
-    host = start_plugin(vault, runtime_dir) if mode == "plugin" else None
-    try:
-        answers, undo_pages, receipt = asyncio.run(oversized_answers(vault, runtime_dir, mode))
-    finally:
-        if host is not None:
-            stop_plugin(host)
+    answers, undo_pages, receipt = on_path(vault, runtime_dir, mode, oversized_answers)
     for name, answer in answers:
         assert not answer.is_error, f"{name}: {answer.structured_content}"
         assert wire_size(answer) < MAX_ANSWER_BYTES, f"{name}: {wire_size(answer)} bytes on the wire"

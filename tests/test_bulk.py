@@ -3,24 +3,12 @@
 them swapping names. Every link that found a note before finds the same note after (at its new
 path); no byte outside a link changes; undo_change then gives the vault back byte for byte."""
 
-import os
-import shutil
 from pathlib import Path
 
-import pytest
-
-from conftest import ROOT, on_both_paths, snapshot
+from conftest import corpus_copy, on_both_paths, snapshot
 from test_mcp_quality import session_on
 
-CORPUS = Path(os.environ.get("VAULTLINK_CORPORA", ROOT.parent / "shared" / "corpora")) / "dnd-srd-wiki"
-
-
-def corpus_copy(tmp_path, name):
-    if not CORPUS.is_dir():
-        pytest.skip(f"the corpus {CORPUS} is absent; set VAULTLINK_CORPORA to the corpora folder to run this")
-    copy = tmp_path / name
-    shutil.copytree(CORPUS, copy, ignore=shutil.ignore_patterns(".git"))
-    return copy.resolve()
+CORPUS = "dnd-srd-wiki"
 
 
 def the_moves(vault):
@@ -85,7 +73,7 @@ def outside_links(text, links):
 
 
 def test_a_bulk_move_of_50_notes_with_a_swap_proves_every_link_and_changes_nothing_outside_links(tmp_path, runtime_dir):
-    vaults = {"plugin": corpus_copy(tmp_path, "plugin"), "standalone": corpus_copy(tmp_path, "standalone")}
+    vaults = {"plugin": corpus_copy(tmp_path, CORPUS, "plugin"), "standalone": corpus_copy(tmp_path, CORPUS, "standalone")}
     through_plugin, on_folder = on_both_paths(vaults, runtime_dir, bulk)
     assert through_plugin["preview"] == on_folder["preview"] and through_plugin["applied"] == on_folder["applied"]
     assert through_plugin["after_texts"] == on_folder["after_texts"], "both paths write the same bytes"

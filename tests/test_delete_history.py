@@ -8,18 +8,10 @@ the path, when a file took it since; a retried delete or undo answers `already_a
 import asyncio
 import shutil
 
-from conftest import ROOT, kept_changes, on_both_paths, snapshot, start_plugin, stop_plugin
+from conftest import ROOT, kept_changes, on_both_sample_vaults, snapshot, start_plugin, stop_plugin
 from test_mcp_quality import session_on
 
 ORPHAN = "Archive/Orphan.md"
-
-
-def through_both(tmp_path, runtime_dir, run):
-    vaults = {}
-    for edge in ("plugin", "standalone"):
-        vaults[edge] = tmp_path / edge
-        shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
-    return on_both_paths(vaults, runtime_dir, run)
 
 
 def without_trash(answer):
@@ -43,7 +35,7 @@ async def confirm_false_with_a_hash(vault, runtime_dir, mode):
 
 
 def test_confirm_false_is_always_a_preview_and_with_an_approved_hash_is_refused(tmp_path, runtime_dir):
-    through_plugin, on_folder = through_both(tmp_path, runtime_dir, confirm_false_with_a_hash)
+    through_plugin, on_folder = on_both_sample_vaults(tmp_path, runtime_dir, confirm_false_with_a_hash)
     for result in (through_plugin, on_folder):
         refused, error = result["contradiction"]
         assert refused and error["code"] == "invalid_arguments", error
@@ -80,7 +72,7 @@ async def delete_between_changes(vault, runtime_dir, mode):
 
 
 def test_undo_right_after_a_delete_puts_the_note_back_and_never_the_change_before(tmp_path, runtime_dir):
-    through_plugin, on_folder = through_both(tmp_path, runtime_dir, delete_between_changes)
+    through_plugin, on_folder = on_both_sample_vaults(tmp_path, runtime_dir, delete_between_changes)
     for result in (through_plugin, on_folder):
         assert result["kept"] == 2, "the delete is kept like the edit before it"
         is_error, undone = result["undone"]
@@ -114,7 +106,7 @@ async def undo_when_the_path_is_taken(vault, runtime_dir, mode):
 
 
 def test_the_undo_of_a_delete_is_refused_naming_the_path_a_file_took_since(tmp_path, runtime_dir):
-    through_plugin, on_folder = through_both(tmp_path, runtime_dir, undo_when_the_path_is_taken)
+    through_plugin, on_folder = on_both_sample_vaults(tmp_path, runtime_dir, undo_when_the_path_is_taken)
     for is_error, error, unchanged in (through_plugin, on_folder):
         assert is_error and error["code"] == "undo_refused", error
         assert f"`{ORPHAN}` (a file is at its place again)" in error["message"], error
@@ -153,7 +145,7 @@ async def history_of_three(vault, runtime_dir, mode):
 def test_list_changes_shows_the_kept_changes_newest_first_with_what_can_be_undone(tmp_path, runtime_dir):
     import jsonschema
 
-    through_plugin, on_folder = through_both(tmp_path, runtime_dir, history_of_three)
+    through_plugin, on_folder = on_both_sample_vaults(tmp_path, runtime_dir, history_of_three)
     for result in (through_plugin, on_folder):
         listed = result["whole"]
         jsonschema.validate(listed, result["schema"].output_schema)
@@ -202,7 +194,7 @@ async def undo_past_an_unreadable_change(vault, runtime_dir, mode):
 
 
 def test_an_undo_without_an_id_never_reaches_past_a_newer_change_it_cannot_undo(tmp_path, runtime_dir):
-    through_plugin, on_folder = through_both(tmp_path, runtime_dir, undo_past_an_unreadable_change)
+    through_plugin, on_folder = on_both_sample_vaults(tmp_path, runtime_dir, undo_past_an_unreadable_change)
     for result in (through_plugin, on_folder):
         is_error, error = result["refused"]
         assert is_error and error["code"] == "undo_refused", error
@@ -242,7 +234,7 @@ async def retried_after_restarts(vault, runtime_dir, mode):
 
 
 def test_a_retried_delete_or_undo_answers_already_applied_with_its_change_id_also_after_a_restart(tmp_path, runtime_dir):
-    through_plugin, on_folder = through_both(tmp_path, runtime_dir, retried_after_restarts)
+    through_plugin, on_folder = on_both_sample_vaults(tmp_path, runtime_dir, retried_after_restarts)
     for result in (through_plugin, on_folder):
         assert result["kept"], "a retried undo writes nothing"
         for name, is_error, answer in result["answers"]:

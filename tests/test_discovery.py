@@ -248,11 +248,16 @@ def test_a_write_waits_for_a_plugin_still_indexing_and_goes_through_it_once_read
                 async with ClientSession(read, write_stream) as session:
                     await session.initialize()
 
+                    waiting = asyncio.Event()
+
                     async def progress(done, total, message):
                         steps.append(message)
+                        if "has not finished its first index" in (message or ""):
+                            waiting.set()
                     call = asyncio.create_task(session.call_tool(
                         "move_note", {**MOVE, "dry_run": False}, progress_callback=progress))
-                    await asyncio.sleep(1.5)
+                    # The sidecar says it is waiting for the plugin's first index; only then is the index let finish.
+                    await asyncio.wait_for(waiting.wait(), timeout=30)
                     assert not call.done(), "the write waits for the index"
                     assert json.loads(discovery.read_text())["state"] == "starting"
                     host.send_signal(signal.SIGUSR2)

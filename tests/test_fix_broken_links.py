@@ -4,11 +4,9 @@ moved note's old folder, headings renamed), checked against the damage's answer 
 default floor no link is repaired to a note it did not mean; precision and recall are printed;
 undo_change gives the damaged vault back byte for byte."""
 
-import asyncio
 
-from conftest import on_both_paths, snapshot
+from conftest import corpus_copy, on_both_paths, snapshot, write_vault
 from damage import damage
-from test_bulk import corpus_copy
 from test_mcp_quality import session_on
 
 
@@ -49,7 +47,7 @@ def score(key, repairs):
 
 
 def test_the_damage_is_repaired_to_the_notes_meant_and_undone_byte_for_byte(tmp_path, runtime_dir):
-    vaults = {mode: corpus_copy(tmp_path, mode) for mode in ("plugin", "standalone")}
+    vaults = {mode: corpus_copy(tmp_path, "dnd-srd-wiki", mode) for mode in ("plugin", "standalone")}
     keys = {mode: damage(vault, seed=42) for mode, vault in vaults.items()}
     assert keys["plugin"].key == keys["standalone"].key, "the damage is the seed's"
     damaged = keys["standalone"]
@@ -94,13 +92,6 @@ KINDS_VAULT = {
 }
 
 
-def kinds_vault(folder):
-    for path, text in KINDS_VAULT.items():
-        (folder / path).parent.mkdir(parents=True, exist_ok=True)
-        (folder / path).write_text(text)
-    return folder.resolve()
-
-
 async def fix_kinds(vault, runtime_dir, mode):
     async with session_on(vault, runtime_dir, mode) as (session, _):
         preview = (await session.call_tool("fix_broken_links", {})).structured_content
@@ -110,7 +101,7 @@ async def fix_kinds(vault, runtime_dir, mode):
 
 
 def test_each_kind_of_evidence_is_repaired_and_no_link_in_code_templates_or_sources_on_both_paths(tmp_path, runtime_dir):
-    vaults = {mode: kinds_vault(tmp_path / mode) for mode in ("plugin", "standalone")}
+    vaults = {mode: write_vault(tmp_path / mode, KINDS_VAULT) for mode in ("plugin", "standalone")}
     through_plugin, on_folder = on_both_paths(vaults, runtime_dir, fix_kinds)
     assert through_plugin[0] == on_folder[0], "both paths preview the same repairs"
     for preview, applied, listed, notes, clip in (through_plugin, on_folder):

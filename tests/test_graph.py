@@ -6,23 +6,12 @@ vault (a step of a path or a cycle is a link get_outgoing_links lists; a hub's i
 number of notes get_backlinks names), and every page of a paged list is read, so the pages add
 up to the total."""
 
-import os
-import shutil
-from pathlib import Path
-
-import pytest
-
-from conftest import ROOT, on_both_paths, snapshot
+from conftest import corpus_copy, on_both_paths, snapshot
 from test_mcp_quality import session_on
 
-CORPUS = Path(os.environ.get("VAULTLINK_CORPORA", ROOT.parent / "shared" / "corpora")) / "kepano-obsidian"
 
-
-def corpus_copy(tmp_path, name):
-    if not CORPUS.is_dir():
-        pytest.skip(f"the corpus {CORPUS} is absent; set VAULTLINK_CORPORA to the corpora folder to run this")
-    copy = tmp_path / name
-    shutil.copytree(CORPUS, copy, ignore=shutil.ignore_patterns(".git"))
+def graph_copy(tmp_path, name):
+    copy = corpus_copy(tmp_path, "kepano-obsidian", name)
     # An island of its own, a note no other reaches, and a cycle of three the test knows.
     (copy / "Island").mkdir()
     (copy / "Island" / "One.md").write_text("# One\n\n[[Two]]\n")
@@ -82,7 +71,7 @@ async def graph_reads(vault, runtime_dir, mode):
 
 
 def test_the_graph_reads_agree_on_both_paths_and_with_the_other_tools(tmp_path, runtime_dir):
-    vaults = {mode: corpus_copy(tmp_path, mode) for mode in ("plugin", "standalone")}
+    vaults = {mode: graph_copy(tmp_path, mode) for mode in ("plugin", "standalone")}
     before = snapshot(vaults["standalone"])
     through_plugin, standalone = on_both_paths(vaults, runtime_dir, graph_reads)
     assert through_plugin == standalone, "both paths answer alike"

@@ -4,14 +4,12 @@ link finds the note its mention named and shows the mention's text, the change i
 undo_change gives the vault back byte for byte; on a small vault, the zones no link may reach
 and the mentions a caller leaves out."""
 
-import asyncio
 import json
 import os
 import subprocess
 from collections import Counter
 
-from conftest import SIDECAR, on_both_paths, snapshot
-from test_bulk import corpus_copy
+from conftest import SIDECAR, corpus_copy, on_both_paths, snapshot, write_vault
 from test_mcp_quality import session_on
 
 
@@ -55,7 +53,7 @@ async def link_and_undo(vault, runtime_dir, mode):
 
 
 def test_mentions_in_a_real_wiki_are_linked_to_the_notes_they_name_and_undone_byte_for_byte(tmp_path, runtime_dir):
-    vaults = {mode: corpus_copy(tmp_path, mode) for mode in ("plugin", "standalone")}
+    vaults = {mode: corpus_copy(tmp_path, "dnd-srd-wiki", mode) for mode in ("plugin", "standalone")}
     through_plugin, on_folder = on_both_paths(vaults, runtime_dir, link_and_undo)
     assert through_plugin[:2] == on_folder[:2], "both paths preview the same mentions"
     for first, mentions, applied, listed, before, linked, after, shown_before, shown_after in (through_plugin, on_folder):
@@ -85,13 +83,6 @@ SMALL_VAULT = {
 }
 
 
-def small_vault(folder):
-    for path, text in SMALL_VAULT.items():
-        (folder / path).parent.mkdir(parents=True, exist_ok=True)
-        (folder / path).write_text(text)
-    return folder.resolve()
-
-
 async def link_some(vault, runtime_dir, mode):
     async with session_on(vault, runtime_dir, mode) as (session, _):
         preview = (await session.call_tool("link_mentions", {})).structured_content
@@ -104,7 +95,7 @@ async def link_some(vault, runtime_dir, mode):
 
 
 def test_only_prose_is_linked_and_an_excluded_mention_is_left_on_both_paths(tmp_path, runtime_dir):
-    vaults = {mode: small_vault(tmp_path / mode) for mode in ("plugin", "standalone")}
+    vaults = {mode: write_vault(tmp_path / mode, SMALL_VAULT) for mode in ("plugin", "standalone")}
     through_plugin, on_folder = on_both_paths(vaults, runtime_dir, link_some)
     assert through_plugin[:2] == on_folder[:2], "both paths preview the same mentions"
     for preview, narrowed, stale_refused, applied, notes, clip in (through_plugin, on_folder):
@@ -119,7 +110,7 @@ def test_only_prose_is_linked_and_an_excluded_mention_is_left_on_both_paths(tmp_
 
 
 def test_vaultlink_mentions_previews_with_dry_run_links_a_note_and_says_how_to_undo(tmp_path, runtime_dir):
-    vault = small_vault(tmp_path / "vault")
+    vault = write_vault(tmp_path / "vault", SMALL_VAULT)
     env = {**os.environ, "VAULTLINK_RUNTIME_DIR": str(runtime_dir)}
 
     def run(*args):

@@ -10,7 +10,6 @@ and the folder outside stay byte for byte as they were. Through the plugin the r
 `invalid_path` naming the link; on the folder a note behind a link is not part of the vault at
 all (the walk does not follow links), so a call naming one finds no such note."""
 
-import asyncio
 import os
 import subprocess
 
@@ -18,7 +17,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from conftest import SIDECAR, start_plugin, stop_plugin
+from conftest import SIDECAR, on_path
 
 INSIDE = "# Inside\n[[Ada]] and [[Home]]\n"
 
@@ -113,12 +112,7 @@ def test_no_writing_tool_goes_through_a_symbolic_link(case, edge, vault, tmp_pat
     tool, arguments, link = CASES[case]
     outside = linked_vault(vault, tmp_path, link)
     vault_before, outside_before = tree(vault), tree(outside)
-    host = start_plugin(vault, runtime_dir) if edge == "plugin" else None
-    try:
-        answer = asyncio.run(call(vault, runtime_dir, edge, tool, arguments))
-    finally:
-        if host is not None:
-            stop_plugin(host)
+    answer = on_path(vault, runtime_dir, edge, lambda vault, runtime_dir, mode: call(vault, runtime_dir, mode, tool, arguments))
     assert tree(outside) == outside_before, f"{case} through the {edge}: the folder outside changed"
     if edge == "standalone" and case in UNSEEN_ON_THE_FOLDER:
         # The note behind the link is not the vault's here: the change is made in the vault alone.

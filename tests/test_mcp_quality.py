@@ -24,7 +24,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from conftest import ROOT, SIDECAR, snapshot, start_plugin, stop_plugin
+from conftest import ROOT, SIDECAR, corpora_root, on_path, snapshot, start_plugin, stop_plugin
 
 # The answer of every failed call, whatever the tool.
 ERROR_SCHEMA = {
@@ -305,10 +305,6 @@ def test_default_pages_stay_under_20_kb_on_a_big_vault(big_vault, runtime_dir):
     assert read_pages[0]["frontmatter"] == "title: Long\n" and "frontmatter" not in read_pages[1]
     # An explicit limit is obeyed as given.
     assert len(explicit["notes"]) == 1000
-
-
-def corpora_root():
-    return Path(os.environ.get("VAULTLINK_CORPORA", ROOT.parent / "shared" / "corpora"))
 
 
 def test_default_pages_stay_under_20_kb_on_the_real_corpora(runtime_dir):
@@ -652,14 +648,8 @@ async def move_pages(vault, runtime_dir, mode):
 
 @pytest.mark.parametrize("mode", ["standalone", "plugin"])
 def test_a_move_preview_pages_its_moves_and_changes(tmp_path, runtime_dir, mode):
-    from conftest import start_plugin, stop_plugin
     vault = write_folder_vault(tmp_path / "vault")
-    host = start_plugin(vault, runtime_dir) if mode == "plugin" else None
-    try:
-        pages, stale, applied = asyncio.run(move_pages(vault, runtime_dir, mode))
-    finally:
-        if host is not None:
-            stop_plugin(host)
+    pages, stale, applied = on_path(vault, runtime_dir, mode, move_pages)
     first = pages[0].structured_content
     assert len(pages) > 2, f"a {first['files_moved']}-file move previews on several pages"
     assert all(wire_size(page) < WIRE_BOUND and size(page.structured_content) < 20_000 for page in pages)

@@ -3,12 +3,11 @@ with equal answers: a move, a new wiki page and a property edit, each undone in 
 vault back byte for byte; an undo is refused, naming the note, after a later edit to a note the
 change touched, and leaves the vault as it is; with nothing kept, nothing to undo."""
 
-import asyncio
 import shutil
 
 import jsonschema
 
-from conftest import ROOT, kept_changes, on_both_paths, snapshot
+from conftest import ROOT, kept_changes, on_both_paths, on_both_sample_vaults, snapshot
 from test_mcp_quality import session_on
 
 CHANGES = [
@@ -52,22 +51,13 @@ async def refused_after_an_edit(vault, runtime_dir, mode):
         moved = await apply(session, *CHANGES[0])
         home = vault / "Home.md"
         home.write_text(home.read_text() + "\nEdited after the move.\n")
-        await asyncio.sleep(0.5)  # the plugin hears of the edit through its vault's events
         before = snapshot(vault)
         refused = await session.call_tool("undo_change", {"change_id": moved["change_id"], "dry_run": False})
         return refused.is_error, refused.structured_content, snapshot(vault) == before
 
 
-def through_both(tmp_path, runtime_dir, run):
-    vaults = {}
-    for edge in ("plugin", "standalone"):
-        vaults[edge] = tmp_path / edge
-        shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
-    return on_both_paths(vaults, runtime_dir, run)
-
-
 def test_undo_after_a_move_a_commit_and_a_property_edit_gives_the_vault_back_byte_for_byte(tmp_path, runtime_dir):
-    through_plugin, on_folder = through_both(tmp_path, runtime_dir, undo_all)
+    through_plugin, on_folder = on_both_sample_vaults(tmp_path, runtime_dir, undo_all)
     for result in (through_plugin, on_folder):
         states = result["states"]
         assert all(a != b for a, b in zip(states, states[1:])), "each change changed the vault"
@@ -87,7 +77,7 @@ def test_undo_after_a_move_a_commit_and_a_property_edit_gives_the_vault_back_byt
 
 
 def test_undo_is_refused_after_a_later_edit_to_a_touched_note(tmp_path, runtime_dir):
-    through_plugin, on_folder = through_both(tmp_path, runtime_dir, refused_after_an_edit)
+    through_plugin, on_folder = on_both_sample_vaults(tmp_path, runtime_dir, refused_after_an_edit)
     assert through_plugin == on_folder
     is_error, error, untouched = on_folder
     assert is_error and error["code"] == "undo_refused" and "`Home.md`" in error["message"], error
@@ -147,7 +137,7 @@ def test_undo_keeps_the_links_made_since_and_removes_a_linked_page_only_with_for
     undoing the move left that link broken; a page the undone change created was removed while a
     note made since linked it. The moves back are planned as moves, and the page goes only with
     `force`, the links it leaves dangling listed, on both paths alike."""
-    through_plugin, on_folder = through_both(tmp_path, runtime_dir, undo_after_later_links)
+    through_plugin, on_folder = on_both_sample_vaults(tmp_path, runtime_dir, undo_after_later_links)
     assert through_plugin == on_folder
     assert on_folder["preview"] == ["People/Reading.md"], on_folder
     is_error, code, message = on_folder["refused"]

@@ -5,16 +5,10 @@ SCHEMA.md; each refusal (a broken link, a missing required property, a stale `pr
 entry, a name no link can find) leaves the vault byte for byte as it was."""
 
 import hashlib
-import os
-import shutil
-from pathlib import Path
-
-import pytest
-
-from conftest import ROOT, on_both_paths, snapshot
+from conftest import corpora_root, corpus_copy as copy_of_corpus, on_both_paths, on_both_sample_vaults, snapshot
 from test_mcp_quality import session_on
 
-CORPUS = Path(os.environ.get("VAULTLINK_CORPORA", ROOT.parent / "shared" / "corpora")) / "dnd-srd-wiki"
+CORPUS = corpora_root() / "dnd-srd-wiki"
 
 SCHEMA = """---
 types:
@@ -35,10 +29,7 @@ PAGE = {
 
 
 def corpus_copy(tmp_path, name):
-    if not CORPUS.is_dir():
-        pytest.skip(f"the corpus {CORPUS} is absent; set VAULTLINK_CORPORA to the corpora folder to run this")
-    copy = tmp_path / name
-    shutil.copytree(CORPUS, copy, ignore=shutil.ignore_patterns(".git"))
+    copy = copy_of_corpus(tmp_path, CORPUS.name, name)
     (copy / "SCHEMA.md").write_text(SCHEMA)
     return copy.resolve()
 
@@ -135,15 +126,12 @@ async def commit_a_long_page(vault, runtime_dir, mode):
 def test_a_page_of_100_kb_is_committed_through_both_paths(tmp_path, runtime_dir):
     """Issue 34: commit_wiki_page could not write a page over 4,096 characters, the cap for names
     and targets; a page's body is held to the note size limit instead, on both paths."""
-    vaults = {}
-    for edge in ("plugin", "standalone"):
-        vaults[edge] = tmp_path / edge
-        shutil.copytree(ROOT / "examples" / "vault", vaults[edge])
-    through_plugin, on_folder = on_both_paths(vaults, runtime_dir, commit_a_long_page)
+    through_plugin, on_folder = on_both_sample_vaults(tmp_path, runtime_dir, commit_a_long_page)
     assert through_plugin == on_folder == (False, True, True)
 
 
-SOURCES_SCHEMA = """---
+# The classes' schema, before and once `raw/` holds the wiki's sources.
+CLASSES_SCHEMA = """---
 types:
   class: {description: A character class, required: [type, summary, sources], folder: Classes}
 properties:
@@ -151,7 +139,9 @@ properties:
   summary:
   related:
   sources:
-source_folders: [raw]
+---
+"""
+SOURCES_SCHEMA = CLASSES_SCHEMA.removesuffix("---\n") + """source_folders: [raw]
 ---
 # Schema of the classes, drawn from the clippings in raw/
 """

@@ -10,18 +10,7 @@ import hashlib
 
 from conftest import snapshot, start_plugin, stop_plugin
 from test_mcp_quality import session_on
-from test_wiki import CLIP, corpus_copy
-
-WITHOUT_SOURCES = """---
-types:
-  class: {description: A character class, required: [type, summary, sources], folder: Classes}
-properties:
-  type: [class]
-  summary:
-  related:
-  sources:
----
-"""
+from test_wiki import CLASSES_SCHEMA as WITHOUT_SOURCES, CLIP, corpus_copy
 
 # The same schema once `raw/` holds the wiki's sources, with two conventions that block.
 SCHEMA = WITHOUT_SOURCES.removesuffix("---\n") + """source_folders: [raw]

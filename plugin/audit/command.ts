@@ -2,7 +2,7 @@
  * The "Audit recent renames" command. Obsidian's own link updater, after a rename made in its
  * interface, misses some links (Markdown links inside properties; every link when "Automatically
  * update internal links" is off). This records the vault's renames (`renames.ts`), finds the
- * links that still name an old path (`audit.ts`), and fixes them with `rewrite_link` after a
+ * links that still name an old path (`findings.ts`), and fixes them with `rewrite_link` after a
  * preview (`fix.ts`, `modal.ts`).
  */
 
@@ -11,7 +11,7 @@ import { whenMetadataResolved } from "../metadata";
 import type { HostProvider } from "../move/command";
 import type { ToolHost } from "../host";
 import type { ToolError } from "../wasm";
-import { auditRenames, type RenameFindings } from "./audit";
+import { auditRenames, type RenameFindings } from "./findings";
 import { applyFixes, previewFixes, type PreviewedRewrite } from "./fix";
 import { RenameAuditModal, RewritePreviewModal } from "./modal";
 import { count } from "../ui/lists";

@@ -1,5 +1,5 @@
 /**
- * Fixing a rename's stale links with `rewrite_link` (`batch/apply.ts`), the same tool path an
+ * Fixing a rename's stale links with `rewrite_link` (`batch/execute.ts`), the same tool path an
  * agent uses: a dry run for each way the old target is written, shown as a preview, then each
  * applied with the `plan_hash` it was previewed with.
  */
@@ -7,7 +7,7 @@
 import type { ToolHost } from "../host";
 import { rewriteLink } from "../change";
 import type { LinkChange, MoveAnswer, ToolError } from "../wasm";
-import type { RewriteFix } from "./audit";
+import type { RewriteFix } from "./findings";
 import { ErrorCode } from "../error-codes";
 
 /** One previewed `rewrite_link`: its arguments and its dry run's answer. */

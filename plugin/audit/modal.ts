@@ -7,7 +7,7 @@
 
 import { App, ButtonComponent, Modal } from "obsidian";
 import { PreviewConfirmModal, describeChange, fromButton } from "../move/modals";
-import type { RenameFindings, StaleLink } from "./audit";
+import type { RenameFindings, StaleLink } from "./findings";
 import type { PreviewedRewrite } from "./fix";
 import { byNote, count } from "../ui/lists";
 

@@ -5,7 +5,7 @@
  */
 
 import { TFile, type App } from "obsidian";
-import type { StepOutcome } from "./apply";
+import type { StepOutcome } from "./execute";
 import { firstLinkOnTheWay } from "../move/links-out";
 import { stepError } from "../wasm";
 import { messageOf } from "../ui/notice";

@@ -6,7 +6,7 @@
  * this vault (never a journal), and a file that does not open so under this user's key, or is
  * larger than core's bound (which is not read), is never used.
  *
- * A change is kept as part of its commit (`batch/apply.ts`): written and synced while its journal
+ * A change is kept as part of its commit (`batch/execute.ts`): written and synced while its journal
  * holds the vault's lock, before the journal goes, so a batch stopped at any step is undone by
  * `vaultlink recover` (which removes what was kept of it) or made and kept.
  */

@@ -14,7 +14,7 @@ export const PROTOCOL_VERSION = 1;
 /** Whether the plugin's first index is built: until then the bridge refuses calls, and the sidecar waits or answers reads from the folder. */
 export type PluginState = "starting" | "ready";
 
-/** The discovery file's fields, named as ARCHITECTURE.md names them. */
+/** The discovery file's fields, named as docs/bridge.md names them. */
 export interface Discovery {
 	socket: string;
 	token: string;

@@ -1,6 +1,6 @@
 /**
  * Where the bridge lives: the folder of discovery files, the vault's key, and the socket and
- * discovery-file paths derived from them. ARCHITECTURE.md ("The bridge") is the contract; the
+ * discovery-file paths derived from them. docs/bridge.md is the contract; the
  * sidecar derives the same paths independently (`crates/sidecar/src/discovery.rs`), so any
  * change here is a protocol change.
  *

@@ -5,6 +5,7 @@
  * (`{"id": <a call's id>}`) tells a running call that its client cancelled it: the call stops at
  * its next note read or before it writes, and answers the code `cancelled` (a write already
  * begun finishes whole). A plugin without it ignores the notification, as every notification.
+ * `docs/bridge.md` is the protocol whole.
  */
 
 import * as crypto from "crypto";

@@ -132,7 +132,7 @@ export interface RenderedFinding {
 /** What a finding's fix button does, for findings whose proposal names a tool vaultlink applies. */
 export type FixFinding = (proposal: LintProposal) => void;
 
-/** Tools a fix button runs: the ones the plugin previews and applies itself (`batch/apply.ts`). */
+/** Tools a fix button runs: the ones the plugin previews and applies itself (`batch/execute.ts`). */
 export const FIXING_TOOLS = new Set(["rewrite_link", "move_note"]);
 
 /** The plugin's command that does what an MCP tool does, for the tools a person can run here. */

@@ -1,9 +1,11 @@
-//! The "Link unlinked mentions" command: a dry run of `link_mentions` over the vault lists each
-//! plain-text mention of a note's name it would link (note, line, text, target), each with a
-//! switch the user may turn off, and the names it leaves as ambiguous. Confirming applies exactly
-//! the mentions left on: those turned off go back to core as `exclude`, core plans that set (its
-//! own `plan_hash`), and only when it is the set shown is it applied by that hash. Which text is a
-//! mention, and how its link is written, is core's (`crates/core/src/mentions.rs`).
+/**
+ * The "Link unlinked mentions" command: a dry run of `link_mentions` over the vault lists each
+ * plain-text mention of a note's name it would link (note, line, text, target), each with a
+ * switch the user may turn off, and the names it leaves as ambiguous. Confirming applies exactly
+ * the mentions left on: those turned off go back to core as `exclude`, core plans that set (its
+ * own `plan_hash`), and only when it is the set shown is it applied by that hash. Which text is a
+ * mention, and how its link is written, is core's (`crates/core/src/mentions.rs`).
+ */
 
 import { App, Notice, Plugin, ToggleComponent } from "obsidian";
 import type { HostProvider } from "../move/command";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
-import type { RenameFindings } from "../audit/audit";
+import type { RenameFindings } from "../audit/findings";
 import { AUDIT_RENAMES_COMMAND_ID } from "../audit/command";
 import { RenameAuditModal, RewritePreviewModal } from "../audit/modal";
 import { MAX_RECORDED_RENAMES, RenameLog } from "../audit/renames";

@@ -54,7 +54,6 @@ test("several files selected in the file explorer move into a folder as one batc
 	assert.match(fakeElementOf(preview.contentEl).getText(), /Notes\/Alpha\.md/);
 	preview.scope.press("Enter");
 	await preview.action;
-	for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setTimeout(resolve, 10));
 	for (const name of ["Alpha.md", "Beta.md", "Gamma.md"]) assert.ok(fs.existsSync(path.join(vaultDir, "Archive", "2026", name)), name);
 	// Written as Obsidian writes it under "shortest": Gamma's name is unique.
 	assert.equal(fs.readFileSync(path.join(vaultDir, "Home.md"), "utf8"), "[[Alpha]], [[Beta]] and [Gamma](Gamma.md)");

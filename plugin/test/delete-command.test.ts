@@ -9,10 +9,10 @@ import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { DELETE_NOTE_COMMAND_ID } from "../delete/command";
 import { DeletePreviewModal, renderDeletePreview } from "../delete/modals";
-import { NotePickerModal } from "../move/modals";
 import type { DeleteAnswer } from "../wasm";
-import { App, FakeElement, Modal, TFile, activeElement, asHTMLElement, doublePluginOf, fakeElementOf, pressKey, shownNotices } from "./obsidian-double";
-import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+import { FakeElement, Modal, TFile, activeElement, asHTMLElement, fakeElementOf, pressKey, shownNotices } from "./obsidian-double";
+import { checkStableCommand, openPickerCommand, type PickerCommand } from "./command-support";
+import { buttonOf, lastModal, snapshotVault, useTemporaryRuntimeDirectory } from "./support";
 
 useTemporaryRuntimeDirectory();
 
@@ -32,28 +32,10 @@ alone
 not a note
 `;
 
-interface Opened {
-	vaultDir: string;
-	app: App;
-	/** Runs the command and returns its first modal, the note picker. */
-	run(): Modal & NotePickerModal;
-}
+type Opened = PickerCommand;
 
-async function open(t: TestContext): Promise<Opened> {
-	const vaultDir = writeFixtureVault(FIXTURE);
-	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
-	t.after(() => plugin.unload());
-	const command = doublePluginOf(plugin).commands.get(DELETE_NOTE_COMMAND_ID);
-	assert.ok(command?.callback !== undefined, "the command is registered");
-	const callback = command.callback;
-	return {
-		vaultDir,
-		app,
-		run: () => {
-			callback();
-			return lastModal(NotePickerModal);
-		},
-	};
+function open(t: TestContext): Promise<Opened> {
+	return openPickerCommand(t, FIXTURE, DELETE_NOTE_COMMAND_ID);
 }
 
 /** Picks `query`'s first match with Enter and returns the preview. */
@@ -70,12 +52,7 @@ function exists(vaultDir: string, file: string): boolean {
 }
 
 test("the delete command is registered with its stable id and no default hotkey", async (t) => {
-	const { plugin } = await loadPlugin(writeFixtureVault(FIXTURE));
-	t.after(() => plugin.unload());
-	const command = doublePluginOf(plugin).commands.get(DELETE_NOTE_COMMAND_ID);
-	assert.equal(DELETE_NOTE_COMMAND_ID, "delete-note-safely");
-	assert.equal(command?.name, "Delete note safely…");
-	assert.equal(command?.hotkeys, undefined);
+	await checkStableCommand(t, FIXTURE, DELETE_NOTE_COMMAND_ID, "delete-note-safely", "Delete note safely…");
 });
 
 test("the preview lists body and property backlinks; its delete button trashes the note, leaving them dangling", async (t) => {

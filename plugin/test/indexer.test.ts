@@ -306,8 +306,8 @@ test("the startup storm (a create for every file before the layout is ready) doe
 	plugin.indexerOptions = { ...plugin.indexerOptions, debounceMs: 10 };
 	plugin.load();
 	await plugin.ready;
-	// Whatever an event would have scheduled has had its debounce several times over.
-	await new Promise((resolve) => setTimeout(resolve, 100));
+	// The storm has been sent, and whatever its events scheduled has run.
+	await app.started;
 	await plugin.vaultIndexer?.whenIdle();
 	assert.equal(creates, 5, "a create for each of the four files and the folder");
 	assert.deepEqual(Object.fromEntries(reads), { "Alpha.md": 1, "Beta.md": 1, "Notes/Gamma.md": 1 }, "each note is read once, by the first index");

@@ -1,14 +1,17 @@
-//! The "Link unlinked mentions" command, driven as a user drives it: it lists each mention with
-//! a switch, turning some off writes only the mentions left on (through core's `exclude`), and
-//! "Undo last change" gives the vault back byte for byte.
+/**
+ * The "Link unlinked mentions" command, driven as a user drives it: it lists each mention with a
+ * switch, turning some off writes only the mentions left on (through core's `exclude`), and "Undo
+ * last change" gives the vault back byte for byte.
+ */
 
 import assert from "node:assert/strict";
-import { test, type TestContext } from "node:test";
+import { test } from "node:test";
 import { LINK_MENTIONS_COMMAND_ID } from "../mentions/command";
 import { UNDO_COMMAND_ID } from "../undo/command";
 import { PreviewConfirmModal } from "../move/modals";
-import { doublePluginOf, fakeElementOf, shownNotices } from "./obsidian-double";
-import { lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+import { modalOpenedBy, openVault, vaultNotes } from "./command-support";
+import { fakeElementOf, shownNotices } from "./obsidian-double";
+import { useTemporaryRuntimeDirectory } from "./support";
 
 useTemporaryRuntimeDirectory();
 
@@ -26,33 +29,10 @@ x
 x
 `;
 
-/** The vault's notes, without vaultlink's own folder (the kept changes). */
-function notes(vaultDir: string): Record<string, string> {
-	return Object.fromEntries(Object.entries(snapshotVault(vaultDir)).filter(([path]) => !path.startsWith(".vaultlink")));
-}
-
-async function open(t: TestContext) {
-	const vaultDir = writeFixtureVault(FIXTURE);
-	const { plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
-	t.after(() => plugin.unload());
-	const commands = doublePluginOf(plugin).commands;
-	const link = commands.get(LINK_MENTIONS_COMMAND_ID)?.callback;
-	const undo = commands.get(UNDO_COMMAND_ID)?.callback;
-	assert.ok(link !== undefined && undo !== undefined, "the commands are registered");
-	return { vaultDir, link, undo };
-}
-
-/** Lets the command's calls finish. */
-async function settle(): Promise<void> {
-	for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
 test("the preview lists each mention with a switch, only the mentions left on are linked, and undo gives the vault back", async (t) => {
-	const { vaultDir, link, undo } = await open(t);
-	const start = notes(vaultDir);
-	link();
-	await settle();
-	const preview = lastModal(PreviewConfirmModal);
+	const { vaultDir, commands } = await openVault(t, FIXTURE, { link: LINK_MENTIONS_COMMAND_ID, undo: UNDO_COMMAND_ID });
+	const start = vaultNotes(vaultDir);
+	const preview = await modalOpenedBy(commands.link, PreviewConfirmModal);
 	const shown = fakeElementOf(preview.contentEl);
 	assert.match(shown.getText(), /Would link 2 mentions in 1 note; 1 name several notes share is left/);
 	assert.match(shown.getText(), /Notes\.md:1 “opportunity attack” → Opportunity attack\.md/);
@@ -65,18 +45,14 @@ test("the preview lists each mention with a switch, only the mentions left on ar
 	switches[1]?.click();
 	preview.confirm();
 	await preview.action;
-	await settle();
 	assert.match(shownNotices.at(-1)?.message ?? "", /Linked 1 mention in 1 note/);
 	assert.equal(
-		notes(vaultDir)["Notes.md"],
+		vaultNotes(vaultDir)["Notes.md"],
 		"An [[Opportunity attack|opportunity attack]], then an attack.\nThe guide says `attack` in code.",
 	);
 
-	undo();
-	await settle();
-	const undoing = lastModal(PreviewConfirmModal);
+	const undoing = await modalOpenedBy(commands.undo, PreviewConfirmModal);
 	undoing.confirm();
 	await undoing.action;
-	await settle();
-	assert.deepEqual(notes(vaultDir), start, "the vault is back as it was, byte for byte");
+	assert.deepEqual(vaultNotes(vaultDir), start, "the vault is back as it was, byte for byte");
 });

@@ -8,10 +8,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { MOVE_NOTE_COMMAND_ID } from "../move/command";
-import { DestinationModal, MovePreviewModal, NotePickerModal, renderMovePreview } from "../move/modals";
+import { DestinationModal, MovePreviewModal, renderMovePreview } from "../move/modals";
 import type { MoveAnswer } from "../wasm";
-import { App, FakeElement, Modal, TextComponent, activeElement, asHTMLElement, doublePluginOf, fakeElementOf, openedModals, pressKey, shownNotices } from "./obsidian-double";
-import { buttonOf, lastModal, loadPlugin, snapshotVault, useTemporaryRuntimeDirectory, writeFixtureVault } from "./support";
+import { FakeElement, Modal, TextComponent, activeElement, asHTMLElement, fakeElementOf, openedModals, pressKey, shownNotices } from "./obsidian-double";
+import { checkStableCommand, openPickerCommand, type PickerCommand } from "./command-support";
+import { buttonOf, lastModal, snapshotVault, useTemporaryRuntimeDirectory } from "./support";
 
 useTemporaryRuntimeDirectory();
 
@@ -24,28 +25,10 @@ see [[Old|it]]
 # Old
 `;
 
-interface Opened {
-	vaultDir: string;
-	app: App;
-	/** Runs the command and returns its first modal, the file picker. */
-	run(): Modal & NotePickerModal;
-}
+type Opened = PickerCommand;
 
-async function open(t: TestContext): Promise<Opened> {
-	const vaultDir = writeFixtureVault(FIXTURE);
-	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
-	t.after(() => plugin.unload());
-	const command = doublePluginOf(plugin).commands.get(MOVE_NOTE_COMMAND_ID);
-	assert.ok(command?.callback !== undefined, "the command is registered");
-	const callback = command.callback;
-	return {
-		vaultDir,
-		app,
-		run: () => {
-			callback();
-			return lastModal(NotePickerModal);
-		},
-	};
+function open(t: TestContext): Promise<Opened> {
+	return openPickerCommand(t, FIXTURE, MOVE_NOTE_COMMAND_ID);
 }
 
 /** Picks `query`'s first match, types `destination`, presses Enter, and returns the preview. */
@@ -68,12 +51,7 @@ function typeDestination(modal: DestinationModal, value: string): void {
 }
 
 test("the command is registered with its stable id and no default hotkey", async (t) => {
-	const { plugin } = await loadPlugin(writeFixtureVault(FIXTURE));
-	t.after(() => plugin.unload());
-	const command = doublePluginOf(plugin).commands.get(MOVE_NOTE_COMMAND_ID);
-	assert.equal(MOVE_NOTE_COMMAND_ID, "move-note-safely");
-	assert.equal(command?.name, "Move note safely…");
-	assert.equal(command?.hotkeys, undefined);
+	await checkStableCommand(t, FIXTURE, MOVE_NOTE_COMMAND_ID, "move-note-safely", "Move note safely…");
 });
 
 test("pick, type the destination, read every change in the preview, confirm with Enter", async (t) => {

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { prepareChange } from "../change";
-import { applyBatch } from "../batch/apply";
+import { applyBatch } from "../batch/execute";
 import { runTool, type ToolHost } from "../tools";
 import type { LinkEngine as LinkIndex } from "../engine/client";
 import type { Batch, MoveAnswer, ToolError, ToolOutcome } from "../wasm";

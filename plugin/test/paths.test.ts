@@ -1,5 +1,5 @@
 /**
- * The bridge's paths: discovery folder, key, socket and discovery file, as ARCHITECTURE.md
+ * The bridge's paths: discovery folder, key, socket and discovery file, as docs/bridge.md
  * states them (the sidecar derives the same ones on its side).
  */
 

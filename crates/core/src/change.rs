@@ -270,7 +270,7 @@ pub fn update_properties(
 /// approved plan is one batch (the patched notes' writes, then the page's create).
 pub fn commit_wiki_page(
     vault: &Vault,
-    arguments: &crate::wiki::CommitArguments,
+    arguments: &crate::wiki_request::CommitArguments,
     edge: &mut dyn Edge,
     plans: &mut PlanHistory,
 ) -> Result<(crate::wiki::CommitAnswer, Option<Change>), CallError> {

@@ -273,10 +273,10 @@ pub fn draft(vault: &Vault, arguments: &DraftArguments, read: &mut dyn FnMut(&st
             .schema
             .as_ref()
             .and_then(|schema| schema.properties.as_ref())
-            .is_none_or(|properties| properties.keys().any(|name| fold(name) == crate::wiki::SOURCES_PROPERTY));
+            .is_none_or(|properties| properties.keys().any(|name| fold(name) == crate::source_hashes::SOURCES_PROPERTY));
         if allowed {
             let link = format!("[[{}]]", crate::lint::link_target_for(vault, source));
-            frontmatter.insert(crate::wiki::SOURCES_PROPERTY.to_owned(), Value::Array(vec![Value::String(link)]));
+            frontmatter.insert(crate::source_hashes::SOURCES_PROPERTY.to_owned(), Value::Array(vec![Value::String(link)]));
         }
     }
     let mut path = if page_folder.is_empty() { format!("{name}.md") } else { format!("{page_folder}/{name}.md") };
@@ -363,7 +363,7 @@ mod tests {
         // Filled in, the skeleton is what commit_wiki_page takes.
         let mut filled = serde_json::to_value(&skeleton).unwrap();
         filled["page"]["frontmatter"]["summary"] = "Nodes and edges".into();
-        let arguments: crate::wiki::CommitArguments = serde_json::from_value(filled).unwrap();
+        let arguments: crate::wiki_request::CommitArguments = serde_json::from_value(filled).unwrap();
         let (plan, _) =
             crate::wiki::plan(&vault, &arguments, &texts).unwrap_or_else(|refused| panic!("{}", crate::error::Failure::message(&refused)));
         assert_eq!(plan.edits.len(), 2);

@@ -16,8 +16,10 @@
 //! step of the rule decides among several candidates. `config`: Obsidian's `app.json` settings
 //! (excluded files, attachment folder, link format), read from its text. `rename`: move plans
 //! (`notes_to_read`, then `plan_move`; `bulk_moves` and `plan_bulk_move` for many moves as one
-//! batch, ordered so a file moves once its destination is free), `plan_rewrite_link`, their proof,
-//! and `apply_edits`; a move's plan reads the links of a note whose text has the index's
+//! batch, ordered so a file moves once its destination is free); `link_rewrite`:
+//! `plan_rewrite_link`; `retarget`: what both share, writing a new path into a link and the proof
+//! that a rewritten note reads back with each link the same but for its target, which lands where
+//! it must; a move's plan reads the links of a note whose text has the index's
 //! fingerprint (`facts::text_fingerprint`) from the index instead of parsing it, works out each
 //! resolution and rewritten target once per kind of link, path and folder, and proves a rewritten
 //! note by reading again only its rewritten links (`parse::link_alone`) and a frontmatter block
@@ -25,7 +27,9 @@
 //! parsing it whole (see Decisions); a file whose links run past the index's limit
 //! (`Vault::truncated_files`) is read whole, every link of it resolved and planned. `lint`: the
 //! wiki lint, one file per rule with its code and built-in examples; `RULES` run by default,
-//! `ON_REQUEST_RULES` (`dead_end`, noisy on real vaults) only when named in `kinds`. `words`: the
+//! `ON_REQUEST_RULES` (`dead_end`, noisy on real vaults) only when named in `kinds`; the rules'
+//! names live below it in `rule_names`, which reading a `SCHEMA.md`'s `conventions` checks against
+//! without importing the rules (which read the index, which reads the schema). `words`: the
 //! words of a name as `find_existing_page` and `find_evidence` compare them. `answer`: what every
 //! operation's answer shares (`ResponseFormat`, the page limits and cursors, `page_built`, which
 //! builds only the items of the page asked for, `OpError`), so `ops` and `evidence` need not import
@@ -69,7 +73,8 @@
 //! link map from the index and find_evidence, the SCHEMA.md rules for the type, and a skeleton of
 //! commit_wiki_page's arguments). `wiki`: `commit_wiki_page`'s plan (the page's text, its `link`
 //! and `append` patches, and every rule checked in a copy of the index as it will be: links
-//! resolve, SCHEMA.md met, a new linkable path, `prev_hashes` current). `page_checks`: what a new
+//! resolve, SCHEMA.md met, a new linkable path, `prev_hashes` current); what it is asked (the page,
+//! the patches) is `wiki_request`, which `page_checks` takes too. `page_checks`: what a new
 //! page is checked for against the vault it joins (a note already known by one of its names,
 //! `duplicate_page` unless `allow_duplicate`; links that find a note today and would find it or
 //! several, always refused) and the `problems` that do not block the write. `sources`: the
@@ -125,7 +130,7 @@
 //! restored only while it holds the batch's text, a move undone only when its destination is there
 //! and its source free, a note saved over since kept and its text from before saved under
 //! `.vaultlink/recovered/`), and `Undone`, what a step did, of which a recovery's report is made;
-//! the sidecar's `journal::undo` carries them out on the folder and the plugin's `batch/apply.ts`
+//! the sidecar's `journal::undo` carries them out on the folder and the plugin's `batch/execute.ts`
 //! through the Vault API (for the batch's journal cut to the steps it made), and
 //! `tests/vectors/undo_steps.json` holds the cases both languages check. `seal_key`: the vault's
 //! sealing keys as data (`.vaultlink/keys/<id>.key`, which of them may be used, in what order and
@@ -219,8 +224,10 @@ pub mod rename;
 pub mod repair;
 pub mod reread;
 pub mod resolve;
+pub mod retarget;
 pub mod rewrite;
 pub mod rewrite_form;
+pub mod rule_names;
 pub mod schema_file;
 pub mod seal_key;
 pub mod seen;
@@ -234,6 +241,7 @@ pub mod tail;
 pub mod tools;
 pub mod undo_steps;
 pub mod wiki;
+pub mod wiki_request;
 #[cfg(feature = "typescript")]
 pub mod wire;
 pub mod words;

@@ -17,7 +17,7 @@
 //! to the next form that does, the last being the path anchored at the vault's root.
 
 use crate::index::{is_note_path, IndexConfig, NewLinkFormat, Vault};
-use crate::parse::{percent_decode, Link, LinkSource};
+use crate::parse::{percent_decode, Link, LinkKind, LinkSource};
 use crate::resolve::{self, file_name, fold, folder, FileLookup, Resolution};
 
 pub use crate::rewrite_form::RewriteForm;
@@ -88,7 +88,32 @@ pub fn written_path(vault: &Vault, after: &dyn FileLookup, config: &IndexConfig,
 /// Whether `rewrite`'s link with `path` (decoded) as its path finds the file it must.
 fn finds(after: &dyn FileLookup, rewrite: &Rewrite<'_>, path: &str) -> bool {
     let probe = Link { path: path.to_owned(), ..rewrite.link.clone() };
-    matches!(resolve::resolve(after, rewrite.source, &probe), Resolution::Resolved { path } if path == rewrite.expected)
+    resolves_to(after, rewrite.source, &probe, rewrite.expected)
+}
+
+/// Whether a new body link of `kind` from the note at `source`, written with `path` (decoded),
+/// finds `target`.
+fn new_link_finds(files: &dyn FileLookup, source: &str, kind: LinkKind, path: &str, target: &str) -> bool {
+    let nowhere = crate::span::Span { start: 0, end: 0 };
+    let probe = Link {
+        kind,
+        source: LinkSource::Body,
+        target: path.to_owned(),
+        path: path.to_owned(),
+        subpath: None,
+        display: None,
+        span: nowhere,
+        target_span: nowhere,
+        line: 1,
+        column: 1,
+        destination: None,
+    };
+    resolves_to(files, source, &probe, target)
+}
+
+/// Whether `link`, in the note at `source`, finds `target` and only it.
+fn resolves_to(files: &dyn FileLookup, source: &str, link: &Link, target: &str) -> bool {
+    matches!(resolve::resolve(files, source, link), Resolution::Resolved { path } if path == target)
 }
 
 /// Obsidian's `MetadataCache.fileToLinktext(file, sourcePath, omitMdExtension)`: the link text
@@ -269,22 +294,7 @@ pub fn new_wikilink_path(files: &dyn FileLookup, config: &IndexConfig, source: &
         forms.push(file_to_linktext(files, config.new_link_format, source, target, true));
     }
     forms.extend((1..=segments.len()).map(|take| segments[segments.len() - take..].join("/")));
-    forms.into_iter().find(|form| {
-        let probe = Link {
-            kind: crate::parse::LinkKind::Wikilink,
-            source: LinkSource::Body,
-            target: form.clone(),
-            path: form.clone(),
-            subpath: None,
-            display: None,
-            span: crate::span::Span { start: 0, end: 0 },
-            target_span: crate::span::Span { start: 0, end: 0 },
-            line: 1,
-            column: 1,
-            destination: None,
-        };
-        matches!(resolve::resolve(files, source, &probe), Resolution::Resolved { path } if path == target)
-    })
+    forms.into_iter().find(|form| new_link_finds(files, source, LinkKind::Wikilink, form, target))
 }
 
 /// The destination of a new markdown link from the note at `source` to `target`, as a vault
@@ -300,22 +310,7 @@ pub fn new_markdown_destination(files: &dyn FileLookup, config: &IndexConfig, so
     forms.push(target.to_owned());
     forms
         .into_iter()
-        .find(|form| {
-            let probe = Link {
-                kind: crate::parse::LinkKind::Markdown,
-                source: LinkSource::Body,
-                target: form.clone(),
-                path: form.clone(),
-                subpath: None,
-                display: None,
-                span: crate::span::Span { start: 0, end: 0 },
-                target_span: crate::span::Span { start: 0, end: 0 },
-                line: 1,
-                column: 1,
-                destination: None,
-            };
-            matches!(resolve::resolve(files, source, &probe), Resolution::Resolved { path } if path == target)
-        })
+        .find(|form| new_link_finds(files, source, LinkKind::Markdown, form, target))
         .map(|form| encode_destination(&form, false))
 }
 

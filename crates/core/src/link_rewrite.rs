@@ -4,13 +4,14 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::canvas::{is_canvas_path, json_string_content, parse_file};
+use crate::canvas::{is_canvas_path, parse_file};
 use crate::index::{is_note_path, Vault};
 use crate::link_form::encode_destination;
 use crate::parse::{parse_note, Link, LinkSource, ParseConfig};
-use crate::plan::{apply_edits, assemble, escape_in_property, link_with_target, ChangeReason, LinkChange, MovePlan, TextEdit};
+use crate::plan::{apply_edits, assemble, link_with_target, ChangeReason, LinkChange, MovePlan, TextEdit};
 use crate::rename::{MoveError, MAX_NAME_BYTES, MAX_PLAN_TEXT_BYTES, MAX_TARGET_BYTES};
 use crate::resolve::{self, fold, Resolution};
+use crate::retarget::{prove_links, target_with_path};
 
 /// The path a canvas's file card in `canvas` names when it is repointed to `to_target`: a card
 /// names its file by its exact vault path, so the file a link `[[to_target]]` from the canvas
@@ -113,17 +114,14 @@ pub fn plan_rewrite_link(
             rewrites(link, resolved.as_ref().and_then(Resolution::path), from_target, named.as_deref())
         };
         for link in links.iter().filter(repointed) {
-            // In a canvas's text card the target as written is the decoded JSON string's.
-            let written = if link.source.is_canvas() { link.target.as_str() } else { &text[link.target_span.range()] };
-            // A file card's heading is its own key (`subpath`), which stays.
-            let card = matches!(link.source, LinkSource::CanvasFile { .. });
-            let subpath_written = if card { "" } else { written.find('#').map_or("", |hash| &written[hash..]) };
             let unrepresentable = |reason: String| MoveError::UnrepresentableLink {
                 note: source.clone(),
                 line: link.line,
                 link: text[link.span.range()].to_owned(),
                 reason,
             };
+            // A file card names its file by its exact vault path.
+            let card = matches!(link.source, LinkSource::CanvasFile { .. });
             // A `.md` the author wrote stays written in a markdown link: `[x](Old.md)` becomes
             // `[x](New.md)`. A wikilink written as Obsidian writes one leaves it out
             // (`link_form`); kept as written when the link's form is kept.
@@ -136,30 +134,17 @@ pub fn plan_rewrite_link(
             } else {
                 to_target.to_owned()
             };
-            let path = if link.kind.is_markdown() {
-                if link.destination.is_some_and(|destination| destination.angle) {
-                    target.clone()
-                } else {
-                    encode_destination(&target, link.destination.is_some_and(|destination| destination.encoded))
-                }
+            let path = if link.kind.is_markdown() && !link.destination.is_some_and(|destination| destination.angle) {
+                encode_destination(&target, link.destination.is_some_and(|destination| destination.encoded))
             } else {
-                target.clone()
+                target
             };
-            let forbidden: &[char] = if link.kind.is_markdown() {
-                &['<', '>', '\n', '\r']
-            } else if card {
-                &['\n', '\r']
-            } else {
-                &['|', '[', ']', '#', '^', '\n', '\r']
-            };
-            if to_target.is_empty() || path.contains(forbidden) || path.contains("%%") || path.chars().any(char::is_control) {
+            // The target is free text: a control character a markdown destination does not
+            // encode has no place in a link.
+            if path.chars().any(char::is_control) {
                 return Err(unrepresentable(format!("{to_target:?} cannot be written as the target of this link")));
             }
-            let path = escape_in_property(link, &path)
-                .ok_or_else(|| unrepresentable(format!("{to_target:?} cannot be written inside this property's string")))?;
-            // A subpath read from a canvas card's decoded text is written back as JSON again.
-            let subpath_written = if link.source.is_canvas() { json_string_content(subpath_written) } else { subpath_written.to_owned() };
-            let replacement = format!("{path}{subpath_written}");
+            let replacement = target_with_path(text, link, &path).map_err(unrepresentable)?;
             let after = link_with_target(text, link, &replacement);
             planned_bytes += replacement.len() + after.len();
             if planned_bytes > MAX_PLAN_TEXT_BYTES {
@@ -192,29 +177,25 @@ pub fn plan_rewrite_link(
         (path, text, edits, changes)
     });
     let plan = assemble(&[], sizes, files, Vec::new());
-    // The proof: each note parses to as many links, the rewritten ones with the new target,
-    // the others exactly as before.
+    // The proof, a move's: each note parses to as many links, each the same link but for its
+    // target, the rewritten ones with the new target, the others exactly as before.
     for file in &plan.edits {
         let text = &texts[&file.path];
         let before = parse_file(&file.path, text, &config).links;
         let now = parse_file(&file.path, &apply_edits(text, &file.edits), &config).links;
         let rewritten: HashSet<usize> = file.edits.iter().map(|edit| edit.span.start).collect();
-        let fails = now.len() != before.len()
-            || before.iter().zip(&now).any(|(old, new)| {
-                let same_shape =
-                    old.kind == new.kind && old.subpath == new.subpath && old.display == new.display && old.source == new.source;
-                let target_ok = if rewritten.contains(&old.target_span.start) {
-                    let written = fold(new.path.trim());
-                    let wanted = fold(to_target);
-                    let card =
-                        matches!(new.source, LinkSource::CanvasFile { .. }) && written == fold(&card_path(vault, &file.path, to_target));
-                    card || written == wanted || written.strip_suffix(".md") == Some(wanted.as_str())
-                } else {
-                    new.target == old.target
-                };
-                !same_shape || !target_ok
-            });
-        if fails {
+        let lands = |index: usize, new: &Link| {
+            let old = &before[index];
+            if !rewritten.contains(&old.target_span.start) {
+                return new.target == old.target;
+            }
+            let written = fold(new.path.trim());
+            let wanted = fold(to_target);
+            let card = matches!(new.source, LinkSource::CanvasFile { .. }) && written == fold(&card_path(vault, &file.path, to_target));
+            card || written == wanted || written.strip_suffix(".md") == Some(wanted.as_str())
+        };
+        let proof = prove_links(before.len(), |index| &before[index], &now, 0..before.len(), |_, old| old.display.as_deref(), lands);
+        if proof.is_err() {
             return Err(MoveError::UnrepresentableLink {
                 note: file.path.clone(),
                 line: 0,

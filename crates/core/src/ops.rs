@@ -44,7 +44,7 @@ pub enum Request {
     DeleteNote(DeleteArguments),
     UpdateProperties(crate::properties::PropertiesArguments),
     BulkMoveNotes(crate::change::BulkMoveArguments),
-    CommitWikiPage(crate::wiki::CommitArguments),
+    CommitWikiPage(crate::wiki_request::CommitArguments),
     DraftWikiPage(crate::draft::DraftArguments),
     UndoChange(crate::history::UndoArguments),
     ListChanges(crate::history_list::ListChangesArguments),

@@ -208,7 +208,7 @@ pub fn problems(
     vault: &Vault,
     after: &Vault,
     page: &str,
-    arguments: &crate::wiki::CommitArguments,
+    arguments: &crate::wiki_request::CommitArguments,
     duplicates: &[Duplicate],
 ) -> Vec<PageProblem> {
     let mut found: Vec<PageProblem> = Vec::new();
@@ -255,7 +255,7 @@ linking the page: add a `link` patch, or leave it out of `prev_hashes`"
         }
     }
     for (patch, note) in arguments.patches.iter().zip(&patched) {
-        let (Some(note), Some(text), crate::wiki::PatchKind::Append) = (note, patch.text.as_deref(), patch.kind) else { continue };
+        let (Some(note), Some(text), crate::wiki_request::PatchKind::Append) = (note, patch.text.as_deref(), patch.kind) else { continue };
         let parsed = crate::parse::parse_note(note, text, &after.config().parse);
         let links = parsed.links.iter().any(|link| resolve::resolve(after, note, link).path() == Some(page));
         if !links && !found.iter().any(|known| known.code == "patch_without_link" && known.path == *note) {

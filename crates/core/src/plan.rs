@@ -255,7 +255,7 @@ pub(crate) fn link_with_edit(text: &str, link: &Link, edit: &TextEdit) -> String
 
 /// The whole written link `link` of `text` with its target (`target_span`) replaced by
 /// `replacement`: what a change shows as the link after it.
-pub(crate) fn link_with_target(text: &str, link: &Link, replacement: &str) -> String {
+pub fn link_with_target(text: &str, link: &Link, replacement: &str) -> String {
     let mut after = String::with_capacity(link.span.end - link.span.start + replacement.len());
     after.push_str(&text[link.span.start..link.target_span.start]);
     after.push_str(replacement);

@@ -29,16 +29,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::canvas::{is_canvas_path, json_string_content, parse_file};
+use crate::canvas::{is_canvas_path, parse_file};
 use crate::facts::text_fingerprint;
 use crate::index::{is_note_path, ResolvedLink, Vault};
 use crate::link_form::{display_span, followed_display, written_path, Rewrite};
 use crate::parse::{Link, LinkSource, ParseConfig, Span};
-use crate::plan::{
-    apply_edits_of, assemble, escape_in_property, link_with_edit, ChangeReason, FileMove, LinkChange, MovePlan, NewlyResolved, TextEdit,
-};
+use crate::plan::{apply_edits_of, assemble, link_with_edit, ChangeReason, FileMove, LinkChange, MovePlan, NewlyResolved, TextEdit};
 use crate::reread::reread_locally;
 use crate::resolve::{self, file_name, fold, folder, watch_key, FileLookup, Resolution};
+use crate::retarget::{prove_links, same_but_target, target_with_path, Unproven};
 
 /// Why a move was refused. Nothing is planned and nothing changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -857,20 +856,19 @@ impl<'a> Planner<'a> {
     /// The new target text (path and subpath as written) for `link` in `source` (which moves to
     /// `new_source`), pointing at `expected`.
     fn rewrite_target(&mut self, source: &str, new_source: &str, text: &str, link: &Link, expected: &str) -> Result<String, MoveError> {
-        if let LinkSource::CanvasFile { .. } = link.source {
-            // A file card names its file by its vault path, whatever the canvas's folder.
-            return Ok(json_string_content(expected));
-        }
-        // In a canvas's text card the target as written is the decoded JSON string's; the raw
-        // bytes may hold escapes.
-        let written = if link.source.is_canvas() { link.target.as_str() } else { &text[link.target_span.range()] };
-        let subpath_written = written.find('#').map_or("", |hash| &written[hash..]);
         let unrepresentable = |reason: String| MoveError::UnrepresentableLink {
             note: source.to_owned(),
             line: link.line,
             link: text[link.span.range()].to_owned(),
             reason,
         };
+        if let LinkSource::CanvasFile { .. } = link.source {
+            // A file card names its file by its vault path, whatever the canvas's folder.
+            return target_with_path(text, link, expected).map_err(unrepresentable);
+        }
+        // In a canvas's text card the target as written is the decoded JSON string's; the raw
+        // bytes may hold escapes.
+        let written = if link.source.is_canvas() { link.target.as_str() } else { &text[link.target_span.range()] };
         // What the new path depends on: for a markdown link, how its destination is written and
         // both folders (it stays relative to the note, found from where the note was); for a
         // wikilink, its path and the new folder.
@@ -897,28 +895,10 @@ impl<'a> Planner<'a> {
                 .ok_or_else(|| format!("no form of a link to `{expected}` finds it unambiguously"));
             self.rewritten.insert(self.key.clone(), made);
         }
-        let new_path: &str = match &self.rewritten[self.key.as_str()] {
-            Ok(path) => path,
-            Err(reason) => return Err(unrepresentable(reason.clone())),
-        };
-        let forbidden: &[char] = if link.kind.is_markdown() {
-            if link.destination.is_some_and(|destination| destination.angle) {
-                &['<', '>', '\n', '\r']
-            } else {
-                &[' ', '\n', '\r']
-            }
-        } else {
-            &['|', '[', ']', '#', '^', '\n', '\r']
-        };
-        if new_path.contains(forbidden) || new_path.contains("%%") {
-            return Err(unrepresentable(format!("`{new_path}` cannot be written in this kind of link")));
+        match &self.rewritten[self.key.as_str()] {
+            Ok(path) => target_with_path(text, link, path).map_err(unrepresentable),
+            Err(reason) => Err(unrepresentable(reason.clone())),
         }
-        let new_path = escape_in_property(link, new_path)
-            .ok_or_else(|| unrepresentable(format!("`{new_path}` cannot be written inside this property's string")))?;
-        let mut target = String::with_capacity(new_path.len() + subpath_written.len());
-        target.push_str(&new_path);
-        target.push_str(subpath_written);
-        Ok(target)
     }
 }
 
@@ -1067,43 +1047,37 @@ fn prove(planner: &mut Planner<'_>, moves: &Moves, note: &NotePlan<'_>, config: 
     }
     let new_text = apply_edits_of(note.text, note.edits.iter());
     let now = parse_file(note.new_source, &new_text, if note.whole { &WHOLE_TEXT } else { config }).links;
-    for &index in note.candidates.iter() {
-        let old = note.read.link(index);
-        let unrepresentable = |reason: &str| MoveError::UnrepresentableLink {
-            note: note.source.to_owned(),
-            line: old.line,
-            link: old.target.clone(),
-            reason: reason.to_owned(),
-        };
-        if now.len() != note.read.len() {
-            return Err(unrepresentable("the rewritten note would hold a different number of links"));
-        }
-        let new = &now[index];
-        if old.kind != new.kind
-            || old.subpath != new.subpath
-            || note.display_after(index, old) != new.display.as_deref()
-            || old.source != new.source
-        {
-            return Err(unrepresentable("the rewritten link would read differently (kind, heading, alias or property)"));
-        }
-        let expected = note.read.resolution(index).path().map(|path| moves.map(path));
-        let resolved = planner.resolve(note.new_source, new);
-        let holds = match (expected, resolved) {
-            (Some(expected), Some(now)) => expected == now,
-            (None, _) => true,
-            (Some(_), None) => false,
-        };
-        if !holds {
-            let now = resolved.map_or_else(|| "nothing".to_owned(), |path| format!("`{path}`"));
-            return Err(MoveError::UnrepresentableLink {
+    let proof = prove_links(
+        note.read.len(),
+        |index| note.read.link(index),
+        &now,
+        note.candidates.iter().copied(),
+        |index, old| note.display_after(index, old),
+        |index, new| resolves_as_expected(planner, moves, note, index, new),
+    );
+    let Err((index, unproven)) = proof else { return Ok(()) };
+    let old = note.read.link(index);
+    let unrepresentable = |reason: &str| MoveError::UnrepresentableLink {
+        note: note.source.to_owned(),
+        line: old.line,
+        link: old.target.clone(),
+        reason: reason.to_owned(),
+    };
+    Err(match unproven {
+        Unproven::Count => unrepresentable("the rewritten note would hold a different number of links"),
+        Unproven::Shape => unrepresentable("the rewritten link would read differently (kind, heading, alias or property)"),
+        Unproven::Target => {
+            let new = &now[index];
+            let expected = note.read.resolution(index).path().map(|path| moves.map(path));
+            let now = planner.resolve(note.new_source, new).map_or_else(|| "nothing".to_owned(), |path| format!("`{path}`"));
+            MoveError::UnrepresentableLink {
                 note: note.source.to_owned(),
                 line: new.line,
                 link: new.target.clone(),
                 reason: format!("it would point to {now} instead of `{}`", expected.unwrap_or_default()),
-            });
+            }
         }
-    }
-    Ok(())
+    })
 }
 
 /// Whether `link`, read again from the note's new text, resolves after the move where the
@@ -1160,7 +1134,7 @@ fn proven_locally(planner: &mut Planner<'_>, moves: &Moves, note: &NotePlan<'_>)
     let mut edited = edits.iter().map(|(_, _, index)| *index).peekable();
     for (index, new) in reread.properties.iter().enumerate() {
         let old = note.read.link(index);
-        if old.kind != new.kind || old.subpath != new.subpath || old.display != new.display || old.source != new.source {
+        if !same_but_target(old, new, old.display.as_deref()) {
             return false;
         }
         if edited.next_if_eq(&index).is_some() {
@@ -1173,11 +1147,7 @@ fn proven_locally(planner: &mut Planner<'_>, moves: &Moves, note: &NotePlan<'_>)
     }
     for (index, new) in &reread.body {
         let old = note.read.link(*index);
-        if old.kind != new.kind
-            || old.subpath != new.subpath
-            || old.display != new.display
-            || !resolves_as_expected(planner, moves, note, *index, new)
-        {
+        if !same_but_target(old, new, old.display.as_deref()) || !resolves_as_expected(planner, moves, note, *index, new) {
             return false;
         }
     }

@@ -1,26 +1,27 @@
 //! The local re-read: the parts of a note that a plan's edits touch, read again from the new text
 //! without parsing the note whole, when the edits provably change nothing else of its parse.
 //! The move's proof (`rename::proven_locally`) uses it to prove a note with many links by
-//! reading again only the links it rewrites.
+//! reading again only the links it rewrites. Its claim is tested in `crates/core/tests/reread.rs`,
+//! on randomized notes and on every note of the corpora.
 
 use crate::parse::{Link, LinkSource};
 use crate::plan::{apply_edits_of, TextEdit};
 
 /// What [`reread_locally`] read again.
 #[derive(Debug)]
-pub(crate) struct Reread {
+pub struct Reread {
     /// Every property link of the new text, when an edit is in the frontmatter (else none).
-    pub(crate) properties: Vec<Link>,
+    pub properties: Vec<Link>,
     /// Each rewritten body link (its position among the note's links) as the new text reads
     /// it, its spans counted from the link's start.
-    pub(crate) body: Vec<(usize, Link)>,
+    pub body: Vec<(usize, Link)>,
 }
 
 /// The parts of a note that its edits touch, read again from the new text, when the edits
 /// provably change nothing else of its parse (see [`proven_locally`]); `None` when that cannot
 /// be shown. `links` gives the note's `count` links as its text reads; each edit comes with the
 /// whole new text of the link it rewrites and that link's position, in the order of the text.
-pub(crate) fn reread_locally<'l>(
+pub fn reread_locally<'l>(
     text: &str,
     links: impl Fn(usize) -> &'l Link,
     count: usize,
@@ -156,304 +157,5 @@ impl ClearBefore<'_> {
         }
         self.checked_to = Some(at);
         true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::parse::{parse_note, ParseConfig, Span};
-    use crate::plan::link_with_target;
-
-    struct Random(u64);
-
-    impl Random {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-            items[(self.next() % items.len() as u64) as usize]
-        }
-    }
-
-    /// Names a link is written with, and names a rewrite writes: inert ones and every kind of
-    /// character that is not.
-    const NAMES: [&str; 22] = [
-        "N",
-        "Note",
-        "a b",
-        "Rinami",
-        "moved/Rinami (renamed)",
-        "../up/Other",
-        "\u{dc}n\u{ef} c\u{f6}d\u{e9}",
-        "x(y)",
-        "pa(ren",
-        "pa)ren",
-        "a_b",
-        "c*d",
-        "e`f",
-        "g$h",
-        "i<j",
-        "k%l",
-        "m%%n",
-        "o'p",
-        "q:r",
-        "s{t}",
-        "u~v",
-        "w&x",
-    ];
-
-    /// Lines around links, with `{}` for a link's target: every construct that reads the
-    /// characters around or inside a link.
-    const LINES: [&str; 66] = [
-        "text [[{}]] more",
-        "[[{}|alias]] and [[{}#Heading]]",
-        "![[{}]]",
-        "[[{}#^b1|shown]]",
-        "[t]({}.md)",
-        "![t]({}.md#H)",
-        "[t](<{}.md>)",
-        "[t]({}.md \"title\")",
-        "[x]([[{}]])",
-        "[see [[{}]]](url.md)",
-        "[[{}]](url.md)",
-        "[[{}]][ref]",
-        "[ref]: /url",
-        "[n]: <[[{}]]>",
-        "`code [[{}]]` and [[{}]]",
-        "$math [[{}]]$ [[{}]]",
-        "$[[{}]]$",
-        "<span title=\"[[{}]]\">[[{}]]</span>",
-        "<a x=[[{}]]>",
-        "<!-- [[{}]] -->",
-        "<div>",
-        "</div>",
-        "| [[{}\\|alias]] | cell |",
-        "| --- | --- |",
-        "|---\t|---\t|",
-        "%%[[{}]]%%",
-        "%[[{}]]%",
-        "%%",
-        "**[[{}]]** _[[{}]]_ ~~[[{}]]~~",
-        "[a](b.md) [[{}]]",
-        "[[{}]] [a](b.md)",
-        "[a](b c) [[{}]]",
-        "[x](y [[{}]]",
-        "    [[{}]]",
-        "```",
-        "> [[{}]]",
-        "- [[{}]]",
-        "# [[{}]]",
-        "===",
-        "",
-        "",
-        "  ",
-        "\\[[{}]]",
-        "[[[{}]]]",
-        "[[a [[{}]]",
-        "{ [[{}]] }",
-        "*[[{}]]*",
-        "&amp;[[{}]]&",
-        "[x](`[[{}]]`)",
-        "[a `]` b](c.md) [[{}]]",
-        "[a [b](c.md) [[{}]]](d.md)",
-        "<http://x.y/[[{}]]>",
-        "[n]: [[{}]]",
-        "[n]: x \"[[{}]]\"",
-        "[n]: x ([[{}]])",
-        "[t]({}.md)",
-        "[t]({}.md)",
-        "[t]({}.md) and [[{}]]",
-        "[n]: [[{}]]\n| [[{}\\|alias]] | cell |\n| --- | --- |",
-        "[n]: x ([[{}]])\n| [[{}\\|alias]] | cell |\n| --- | --- |",
-        "| [[{}\\|alias]] | cell |\n| --- | --- |\n| [[{}\\|b]] | c |",
-        "[n]: [[{}]] \"t`\n[[{}]]` x\"",
-        "[n]: <{}.md> \"t`\n[[{}]]` x\"",
-        "<a\nx=[[{}]] y=\"`\">\n[[{}]]`",
-        "[x `[` y](c.md) [[{}]] `[[{}]]`",
-        "<a x=[[{}]] y=\"`\">\n[[{}]]`",
-    ];
-
-    fn random_note(random: &mut Random) -> String {
-        let mut text = String::new();
-        let newline = if random.next().is_multiple_of(5) { "\r\n" } else { "\n" };
-        if random.next().is_multiple_of(2) {
-            let name = random.pick(&NAMES);
-            let quoted = match random.next() % 4 {
-                0 => format!("\"[[{name}]]\""),
-                1 => format!("'[[{}]]'", name.replace('\'', "''")),
-                2 => format!("[[{name}]]"),
-                _ => format!("|{newline}  [[{name}]]"),
-            };
-            text.push_str(&format!(
-                "---{newline}up: {quoted}{newline}tags: [a]{newline}other: \"[[{}]]\"{newline}---{newline}",
-                random.pick(&NAMES)
-            ));
-        }
-        for _ in 0..random.next() % 9 {
-            let line = random.pick(&LINES);
-            let mut filled = String::new();
-            for (at, part) in line.split("{}").enumerate() {
-                if at > 0 {
-                    filled.push_str(random.pick(&NAMES));
-                }
-                filled.push_str(part);
-            }
-            text.push_str(&filled);
-            text.push_str(newline);
-        }
-        text
-    }
-
-    /// Checks a [`Reread`] of `text` with `edits` against a parse of the whole new text.
-    fn check_reread(text: &str, old: &[Link], edits: &[(TextEdit, String, usize)], reread: &Reread, case: &str) {
-        let new_text = apply_edits_of(text, edits.iter().map(|(edit, _, _)| edit));
-        let now = parse_note("n.md", &new_text, &ParseConfig::OBSIDIAN).links;
-        // Where an offset of the old text is in the new one.
-        let shift = |at: usize| {
-            let moved: isize = edits
-                .iter()
-                .filter(|(edit, _, _)| edit.span.end <= at)
-                .map(|(edit, _, _)| edit.replacement.len() as isize - edit.span.range().len() as isize)
-                .sum();
-            (at as isize + moved) as usize
-        };
-        let mut expected: Vec<Link> = Vec::new();
-        for (index, link) in old.iter().enumerate() {
-            if index < reread.properties.len() {
-                expected.push(reread.properties[index].clone());
-            } else if let Some((_, alone)) = reread.body.iter().find(|(edited, _)| *edited == index) {
-                let start = shift(link.span.start);
-                let at = |span: Span| Span { start: span.start + start, end: span.end + start };
-                expected.push(Link { span: at(alone.span), target_span: at(alone.target_span), ..alone.clone() });
-            } else {
-                let at = |span: Span| Span { start: shift(span.start), end: shift(span.end) };
-                expected.push(Link { span: at(link.span), target_span: at(link.target_span), ..link.clone() });
-            }
-        }
-        let shape = |links: &[Link]| {
-            links
-                .iter()
-                .map(|link| {
-                    format!(
-                        "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
-                        link.kind,
-                        link.source,
-                        link.target,
-                        link.path,
-                        link.subpath,
-                        link.display,
-                        link.span,
-                        link.target_span,
-                        link.destination
-                    )
-                })
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(shape(&expected), shape(&now), "{case}\n--- old text\n{text}\n--- new text\n{new_text}");
-    }
-
-    /// The same check on every note of the corpora and the generated vault (when present, as
-    /// `$VAULTLINK_CORPORA` or `../shared/corpora` beside the checkout, and `$VAULTLINK_GENERATED`),
-    /// with every link of each note renamed at once. Without them it says so and checks nothing more
-    /// than the randomized test above.
-    #[test]
-    fn a_local_reread_of_every_real_note_is_what_a_whole_parse_reads() {
-        let corpora = std::env::var_os("VAULTLINK_CORPORA")
-            .map_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpora"), std::path::PathBuf::from);
-        let mut folders: Vec<std::path::PathBuf> =
-            std::fs::read_dir(&corpora).into_iter().flatten().flatten().map(|entry| entry.path()).collect();
-        folders.extend(std::env::var_os("VAULTLINK_GENERATED").map(std::path::PathBuf::from));
-        if !folders.iter().any(|folder| folder.is_dir()) {
-            eprintln!("no corpora at {} (set VAULTLINK_CORPORA): the local re-read was checked on generated notes only", corpora.display());
-        }
-        for folder in folders.into_iter().filter(|folder| folder.is_dir()) {
-            let (mut notes, mut edited, mut local) = (0, 0, 0);
-            let mut stack = vec![folder.clone()];
-            while let Some(dir) = stack.pop() {
-                for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                    let path = entry.path();
-                    if path.is_dir() {
-                        stack.push(path);
-                        continue;
-                    }
-                    if path.extension().is_none_or(|extension| extension != "md") {
-                        continue;
-                    }
-                    let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).into_owned();
-                    notes += 1;
-                    let old = parse_note("n.md", &text, &ParseConfig::OBSIDIAN).links;
-                    let mut edits: Vec<(TextEdit, String, usize)> = Vec::new();
-                    for (index, link) in old.iter().enumerate() {
-                        let written = &text[link.target_span.range()];
-                        let subpath = written.find('#').map_or("", |hash| &written[hash..]);
-                        if written.len() == subpath.len() {
-                            continue;
-                        }
-                        let path = if link.kind.is_markdown() { "moved/Rinami%20%28renamed%29.md" } else { "moved/Rinami (renamed)" };
-                        let replacement = format!("{path}{subpath}");
-                        let after = link_with_target(&text, link, &replacement);
-                        edits.push((TextEdit { span: link.target_span, replacement }, after, index));
-                    }
-                    if edits.is_empty() {
-                        continue;
-                    }
-                    edited += 1;
-                    let refs: Vec<(&TextEdit, &str, usize)> =
-                        edits.iter().map(|(edit, after, index)| (edit, after.as_str(), *index)).collect();
-                    if let Some(reread) = reread_locally(&text, |index| &old[index], old.len(), &refs) {
-                        local += 1;
-                        check_reread(&text, &old, &edits, &reread, &path.display().to_string());
-                    }
-                }
-            }
-            eprintln!("{}: {notes} notes, {edited} with links, {local} read again locally", folder.display());
-        }
-    }
-
-    /// The claim [`proven_locally`] rests on: whenever [`reread_locally`] reads a note's edited
-    /// links alone, a parse of the whole new text gives exactly the old links, shifted, with the
-    /// edited ones (and the frontmatter's) as read again.
-    #[test]
-    fn a_local_reread_is_what_a_whole_parse_reads() {
-        let config = ParseConfig::OBSIDIAN;
-        let (mut local, mut tried) = (0, 0);
-        for seed in 1..=20_000u64 {
-            let mut random = Random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-            let text = random_note(&mut random);
-            let old = parse_note("n.md", &text, &config).links;
-            if old.is_empty() {
-                continue;
-            }
-            // Rewrite some links' paths, keeping what follows the `#` as written.
-            let mut edits: Vec<(TextEdit, String, usize)> = Vec::new();
-            for (index, link) in old.iter().enumerate() {
-                if !random.next().is_multiple_of(2) {
-                    continue;
-                }
-                let written = &text[link.target_span.range()];
-                let subpath = written.find('#').map_or("", |hash| &written[hash..]);
-                let mut path = random.pick(&NAMES).to_owned();
-                if link.kind.is_markdown() && !random.next().is_multiple_of(4) {
-                    path = path.replace(' ', "%20").replace('(', "%28").replace(')', "%29") + ".md";
-                }
-                let replacement = format!("{path}{subpath}");
-                let after = link_with_target(&text, link, &replacement);
-                edits.push((TextEdit { span: link.target_span, replacement }, after, index));
-            }
-            if edits.is_empty() {
-                continue;
-            }
-            tried += 1;
-            let refs: Vec<(&TextEdit, &str, usize)> = edits.iter().map(|(edit, after, index)| (edit, after.as_str(), *index)).collect();
-            let Some(reread) = reread_locally(&text, |index| &old[index], old.len(), &refs) else { continue };
-            local += 1;
-            check_reread(&text, &old, &edits, &reread, &format!("seed {seed}"));
-        }
-        assert!(local > 2_000, "only {local} of {tried} edited notes were read again locally");
     }
 }

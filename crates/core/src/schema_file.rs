@@ -204,7 +204,7 @@ fn read_conventions(value: &serde_yaml::Value, schema: &mut Schema, problems: &m
                 false
             }
         };
-        if crate::lint::rule(&rule).is_none() {
+        if crate::rule_names::rule_name(&rule).is_none() {
             problems.push(format!("the convention `{rule}` names no lint rule; it is ignored"));
             continue;
         }

@@ -24,6 +24,9 @@ use std::collections::BTreeMap;
 use crate::facts::NoteFacts;
 use crate::index::Vault;
 
+/// The property in which a page cites the notes it is drawn from, as property links.
+pub const SOURCES_PROPERTY: &str = "sources";
+
 /// The property holding the kept hashes.
 pub const SOURCE_HASHES_PROPERTY: &str = "source_hashes";
 

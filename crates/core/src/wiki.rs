@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::answer::ResponseFormat;
@@ -21,84 +21,12 @@ use crate::index::{is_note_path, Vault};
 use crate::parse::Link;
 use crate::plan::{content_hash, FileCreate, FileEdit, MovePlan, TextEdit};
 use crate::resolve::{self, fold, Resolution};
+use crate::source_hashes::SOURCES_PROPERTY;
 use crate::span::Span;
+use crate::wiki_request::{CommitArguments, PageInput, PageMode, Patch, PatchKind};
 
 /// The heading a `link` patch goes under when it names none.
 pub const SEE_ALSO: &str = "See also";
-
-/// The new page.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PageInput {
-    /// The page's path in the vault; `.md` is added when left out.
-    pub path: String,
-    /// Its properties, by key: text, a number, a boolean, or a list of those.
-    #[serde(default)]
-    pub frontmatter: serde_json::Map<String, Value>,
-    /// The Markdown after the frontmatter.
-    #[serde(default)]
-    pub body: String,
-    /// `create` (the default): a new page. `overwrite`: the page at `path` replaced, deliberately,
-    /// its backlinks kept; `prev_hash` must be the content hash it was read with.
-    #[serde(default)]
-    pub mode: PageMode,
-    /// With `overwrite`: the page's content hash as read (read_note gives it).
-    #[serde(default)]
-    pub prev_hash: Option<String>,
-}
-
-/// Whether `commit_wiki_page` creates the page or replaces one.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PageMode {
-    #[default]
-    Create,
-    Overwrite,
-}
-
-/// What a patch adds to an existing note.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PatchKind {
-    /// A bullet linking the new page, under `heading` ("See also" by default), made once.
-    Link,
-    /// `text`, at the end of the note or of the section under `heading`.
-    Append,
-}
-
-/// One additive change to an existing note.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Patch {
-    pub path: String,
-    pub kind: PatchKind,
-    /// The heading the addition goes under; made (as a level-2 heading at the end) when absent.
-    #[serde(default)]
-    pub heading: Option<String>,
-    /// What an `append` adds.
-    #[serde(default)]
-    pub text: Option<String>,
-}
-
-crate::approval::writing_arguments! {
-    #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    pub struct CommitArguments {
-        pub page: PageInput,
-        #[serde(default)]
-        pub patches: Vec<Patch>,
-        /// The content hash each patched note had when the caller read it, by path.
-        #[serde(default)]
-        pub prev_hashes: BTreeMap<String, String>,
-        /// Link targets that may stay unresolved (a page still to be written).
-        #[serde(default)]
-        pub allow_unresolved: Vec<String>,
-        /// Write the page even though the vault already knows a note by one of its names (a second
-        /// page on the topic, meant). Never lets a page change where existing links lead.
-        #[serde(default)]
-        pub allow_duplicate: bool,
-    }
-}
 
 /// What one patch does.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -252,9 +180,6 @@ pub fn notes_needed(vault: &Vault, arguments: &CommitArguments) -> Vec<String> {
     found.dedup();
     found
 }
-
-/// The property in which a page cites the notes it is drawn from, as property links.
-pub const SOURCES_PROPERTY: &str = "sources";
 
 /// A source the page cites in its `sources` property: what was ingested.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

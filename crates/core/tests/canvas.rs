@@ -95,6 +95,18 @@ fn targets_written_with_json_escapes_are_replaced_whole() {
 }
 
 #[test]
+fn a_text_cards_heading_holding_a_quote_is_written_back_as_json() {
+    // The heading is read from the decoded JSON string (`Say "hi"`); written back after the new
+    // path it is a JSON string's content again (`Say \"hi\"`), as `rewrite_link` writes it.
+    let canvas = r#"{"nodes":[{"id":"t","type":"text","text":"[[A#Say \"hi\"]]"}]}"#;
+    let before = vault_files(&[("A.md", "# Say \"hi\"\n"), ("c.canvas", canvas)]);
+    let plan = plan(&before, "A.md", "B.md").expect("the move is planned");
+    let after = apply(&before, &plan);
+    check_invariant(&before, &plan, &after);
+    assert_eq!(after["c.canvas"], r#"{"nodes":[{"id":"t","type":"text","text":"[[B#Say \"hi\"]]"}]}"#);
+}
+
+#[test]
 fn moving_the_canvas_keeps_its_cards_pointing_where_they_did() {
     let mut before = board_vault();
     before.insert("Boards/Local.md".to_owned(), String::new());

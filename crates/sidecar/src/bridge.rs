@@ -3,7 +3,8 @@
 //!
 //! One connection carries several calls at once: each request has its own id, a reader task
 //! hands every answer to the call waiting for that id, and a connection that breaks fails
-//! every call still waiting on it. Lines have a size limit in both directions.
+//! every call still waiting on it. Lines have a size limit in both directions. `docs/bridge.md`
+//! is the protocol whole: where the socket is, the discovery file, `hello`, the limits.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,6 +1,6 @@
 //! Where a vault's bridge lives: the folder of discovery files, the vault's key, and the
 //! discovery file the plugin writes there. The plugin computes the same paths
-//! (`plugin/bridge/paths.ts`); ARCHITECTURE.md ("The bridge") states the rule both follow.
+//! (`plugin/bridge/paths.ts`); docs/bridge.md states the rule both follow.
 //!
 //! The folder is found from the home folder alone (`<state>/bridge`, beside the journal key:
 //! see [`crate::state::state_dir`]), never from a variable a desktop session sets and an MCP

@@ -1,5 +1,6 @@
 //! The MCP server: lists the catalogue and answers tool calls through the router, on stdio or,
-//! with `--http`, over Streamable HTTP (`http`).
+//! with `--http`, over Streamable HTTP (`http`). `docs/mcp.md` says where a call runs, how answers
+//! are bounded, and what progress and cancelling do.
 
 use std::sync::Arc;
 

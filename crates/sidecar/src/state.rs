@@ -1,6 +1,6 @@
 //! The user's own vaultlink folder on this machine, outside every vault: where the bridge's
 //! discovery files are (`discovery`). The plugin finds the same folder (`plugin/state.ts`);
-//! ARCHITECTURE.md states the rule.
+//! docs/bridge.md states the rule.
 //!
 //! The folder is found from the home folder alone, never from variables a desktop session sets
 //! and an MCP client's filtered environment drops: `~/.local/state/vaultlink` on Linux and

@@ -42,6 +42,18 @@ export class Scope implements obsidian.Scope {
 /** Every modal opened, oldest first, so tests can see what the user was shown. */
 export const openedModals: Modal[] = [];
 
+/** Who is told when a modal opens (`whenModalOpens`). */
+const modalWatchers = new Set<(modal: Modal) => void>();
+
+/**
+ * Tells `watcher` of each modal that opens from now on, until the returned function is called: a
+ * command's callback returns nothing to wait on, so a test waits for what it opens.
+ */
+export function whenModalOpens(watcher: (modal: Modal) => void): () => void {
+	modalWatchers.add(watcher);
+	return () => modalWatchers.delete(watcher);
+}
+
 export class Modal
 	implements
 		Pick<
@@ -92,6 +104,7 @@ export class Modal
 		if (focused !== null && !fakeElementOf(this.containerEl).contains(focused)) focused.blur();
 		openedModals.push(this);
 		void this.onOpen();
+		for (const watcher of [...modalWatchers]) watcher(this);
 	}
 
 	close(): void {

@@ -6,6 +6,15 @@ import { asHTMLElement, FakeElement } from "./elements";
 /** Every notice shown, oldest first, so tests can see what the user was told. */
 export const shownNotices: Notice[] = [];
 
+/** Who is told when a notice is shown (`whenNoticeShown`). */
+const noticeWatchers = new Set<(notice: Notice) => void>();
+
+/** Tells `watcher` of each notice shown from now on, until the returned function is called. */
+export function whenNoticeShown(watcher: (notice: Notice) => void): () => void {
+	noticeWatchers.add(watcher);
+	return () => noticeWatchers.delete(watcher);
+}
+
 export class Notice implements obsidian.Notice {
 	message: string;
 	readonly duration: number | undefined;
@@ -18,6 +27,7 @@ export class Notice implements obsidian.Notice {
 		this.duration = duration;
 		this.history.push(this.message);
 		shownNotices.push(this);
+		for (const watcher of [...noticeWatchers]) watcher(this);
 	}
 
 	/** The notice's element: a fake one, which takes a click action (`onClickEvent`) a test can click. */

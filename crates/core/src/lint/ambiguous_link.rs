@@ -12,8 +12,8 @@ use super::{distinct, link_target_for, Context, Example, Findings, Proposal, Rul
 use crate::resolve::{self, fold, Decision, Resolution};
 
 pub const RULE: Rule = Rule {
-    kind: "ambiguous_link",
-    code: "ambiguous-link",
+    kind: crate::rule_names::AMBIGUOUS_LINK.kind,
+    code: crate::rule_names::AMBIGUOUS_LINK.code,
     summary: "Links that several files match: which one was chosen, and why.",
     examples: &[
         Example {

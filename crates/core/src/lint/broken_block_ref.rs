@@ -5,8 +5,8 @@ use super::{subpath_findings, Context, Example, Findings, Rule};
 use crate::index::SubpathStatus;
 
 pub const RULE: Rule = Rule {
-    kind: "broken_block_ref",
-    code: "broken-block-ref",
+    kind: crate::rule_names::BROKEN_BLOCK_REF.kind,
+    code: crate::rule_names::BROKEN_BLOCK_REF.code,
     summary: "Links to a block id that the target note does not have.",
     examples: &[Example {
         name: "one block exists, one does not",

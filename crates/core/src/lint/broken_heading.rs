@@ -5,8 +5,8 @@ use super::{subpath_findings, Context, Example, Findings, Rule};
 use crate::index::SubpathStatus;
 
 pub const RULE: Rule = Rule {
-    kind: "broken_heading",
-    code: "broken-heading",
+    kind: crate::rule_names::BROKEN_HEADING.kind,
+    code: crate::rule_names::BROKEN_HEADING.code,
     summary: "Links to a heading that the target note does not have.",
     examples: &[
         Example {

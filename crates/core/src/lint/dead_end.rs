@@ -17,8 +17,8 @@ use super::{Context, Example, Findings, Proposal, Rule};
 use crate::index::ResolvedLink;
 
 pub const RULE: Rule = Rule {
-    kind: "dead_end",
-    code: "dead-end",
+    kind: crate::rule_names::DEAD_END.kind,
+    code: crate::rule_names::DEAD_END.code,
     summary: "Notes that link to no other note or file (off unless asked for: many notes are leaves on purpose).",
     examples: &[
         Example {

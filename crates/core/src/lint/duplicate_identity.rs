@@ -10,8 +10,8 @@ use serde_json::json;
 use super::{identities, identity_key, Context, Example, Facet, Findings, Proposal, Rule};
 
 pub const RULE: Rule = Rule {
-    kind: "duplicate_identity",
-    code: "duplicate-identity",
+    kind: crate::rule_names::DUPLICATE_IDENTITY.kind,
+    code: crate::rule_names::DUPLICATE_IDENTITY.code,
     summary: "Notes that share a file name, title, H1 or alias.",
     examples: &[
         Example {

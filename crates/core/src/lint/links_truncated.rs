@@ -5,8 +5,8 @@
 use super::{Context, Example, Findings, Proposal, Rule};
 
 pub const RULE: Rule = Rule {
-    kind: "links_truncated",
-    code: "links-truncated",
+    kind: crate::rule_names::LINKS_TRUNCATED.kind,
+    code: crate::rule_names::LINKS_TRUNCATED.code,
     summary: "Notes and canvases with more links than the index reads; the links past the limit are in no other finding.",
     examples: &[Example {
         // The examples' vaults are read keeping two links per note (`//! max_links 2`), as the

@@ -6,8 +6,8 @@
 use super::{frontmatter_findings, Context, Example, Findings, Rule};
 
 pub const RULE: Rule = Rule {
-    kind: "malformed_frontmatter",
-    code: "malformed-frontmatter",
+    kind: crate::rule_names::MALFORMED_FRONTMATTER.kind,
+    code: crate::rule_names::MALFORMED_FRONTMATTER.code,
     summary: "Frontmatter that is not valid YAML or not a mapping, so the note has no properties, or that nests too deep or is too large to be read.",
     examples: &[
         Example {

@@ -5,11 +5,11 @@
 use super::{Context, Example, Findings, Proposal, Rule};
 use crate::parse::LinkSource;
 use crate::resolve::fold;
-use crate::wiki::SOURCES_PROPERTY;
+use crate::source_hashes::SOURCES_PROPERTY;
 
 pub const RULE: Rule = Rule {
-    kind: "missing_sources",
-    code: "missing-sources",
+    kind: crate::rule_names::MISSING_SOURCES.kind,
+    code: crate::rule_names::MISSING_SOURCES.code,
     summary: "Wiki pages whose type requires `sources` and that cite no note there.",
     examples: &[Example {
         name: "a page citing a source, one citing none, one citing a note that is not there",

@@ -97,8 +97,8 @@ impl Rule {
 /// The rule named `name`, by kind (`unresolved_link`) or code (`unresolved-link`), whether it
 /// runs by default or only when named.
 pub fn rule(name: &str) -> Option<&'static Rule> {
-    let name = name.trim();
-    every_rule().find(|rule| rule.kind == name || rule.code == name)
+    let name = crate::rule_names::rule_name(name)?;
+    every_rule().find(|rule| rule.kind == name.kind)
 }
 
 /// A change the lint proposes, with why and how.
@@ -412,6 +412,15 @@ pub(crate) mod tests {
         }
         let kinds: Vec<&str> = every_rule().map(|rule| rule.kind).collect();
         assert_eq!(kinds.len(), std::collections::HashSet::<&str>::from_iter(kinds.iter().copied()).len(), "{kinds:?}");
+    }
+
+    #[test]
+    fn every_rule_is_named_once_in_rule_names_in_its_order() {
+        let rules: Vec<(&str, &str)> = every_rule().map(|rule| (rule.kind, rule.code)).collect();
+        let names: Vec<(&str, &str)> = crate::rule_names::RULE_NAMES.iter().map(|name| (name.kind, name.code)).collect();
+        assert_eq!(rules, names);
+        assert_eq!(crate::rule_names::rule_name(" near-duplicate "), Some(&crate::rule_names::NEAR_DUPLICATE));
+        assert_eq!(crate::rule_names::rule_name("no_such_rule"), None);
     }
 
     #[test]

@@ -34,8 +34,8 @@ pub const MIN_SIMILARITY: f64 = 0.5;
 pub const MAX_SHARED_BY: usize = 100;
 
 pub const RULE: Rule = Rule {
-    kind: "near_duplicate",
-    code: "near-duplicate",
+    kind: crate::rule_names::NEAR_DUPLICATE.kind,
+    code: crate::rule_names::NEAR_DUPLICATE.code,
     summary: "Pairs of notes whose bodies share most of their wording (estimated similarity, for review).",
     examples: &[
         Example {

@@ -5,8 +5,8 @@
 use super::{Context, Example, Findings, Proposal, Rule};
 
 pub const RULE: Rule = Rule {
-    kind: "orphan",
-    code: "orphan",
+    kind: crate::rule_names::ORPHAN.kind,
+    code: crate::rule_names::ORPHAN.code,
     summary: "Notes that no other note links to.",
     examples: &[Example {
         name: "a property link counts, a self-link does not",

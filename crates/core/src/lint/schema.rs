@@ -38,8 +38,8 @@ const OBSIDIAN_PROPERTIES: [&str; 3] = ["tags", "aliases", "cssclasses"];
 const TYPE_PROPERTY: &str = "type";
 
 pub const RULE: Rule = Rule {
-    kind: "schema",
-    code: "schema",
+    kind: crate::rule_names::SCHEMA.kind,
+    code: crate::rule_names::SCHEMA.code,
     summary: "Notes that break the SCHEMA.md of their folder (type, required properties, folder, vocabulary), and SCHEMA.md problems.",
     examples: &[
         Example {

@@ -8,11 +8,11 @@ use super::{Context, Example, Findings, Proposal, Rule, Skipped};
 use crate::parse::LinkSource;
 use crate::resolve::fold;
 use crate::source_hashes::kept;
-use crate::wiki::SOURCES_PROPERTY;
+use crate::source_hashes::SOURCES_PROPERTY;
 
 pub const RULE: Rule = Rule {
-    kind: "stale",
-    code: "stale",
+    kind: crate::rule_names::STALE.kind,
+    code: crate::rule_names::STALE.code,
     summary: "Wiki pages citing a source whose content changed since the commit that ingested it (by the hash kept in `source_hashes`).",
     examples: &[Example {
         name: "a page kept the source's hash as it is, one an older hash, one no longer cites it",

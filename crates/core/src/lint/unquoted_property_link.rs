@@ -4,8 +4,8 @@
 use super::{frontmatter_findings, Context, Example, Findings, Rule};
 
 pub const RULE: Rule = Rule {
-    kind: "unquoted_property_link",
-    code: "unquoted-property-link",
+    kind: crate::rule_names::UNQUOTED_PROPERTY_LINK.kind,
+    code: crate::rule_names::UNQUOTED_PROPERTY_LINK.code,
     summary: "Property links written without quotes, which YAML reads as nested lists.",
     examples: &[Example {
         name: "one quoted, one not",

@@ -10,8 +10,8 @@ use super::{distinct, identities, identity_key, link_target_for, Context, Exampl
 use crate::resolve::{file_name, Resolution};
 
 pub const RULE: Rule = Rule {
-    kind: "unresolved_link",
-    code: "unresolved-link",
+    kind: crate::rule_names::UNRESOLVED_LINK.kind,
+    code: crate::rule_names::UNRESOLVED_LINK.code,
     summary: "Links to notes that do not exist, grouped per missing target with every referrer.",
     examples: &[
         Example {
