@@ -57,20 +57,28 @@ pub enum Request {
 }
 
 impl Request {
-    /// The plan hash a writing call approves, when it gives one.
-    pub fn approved_plan_hash(&self) -> Option<&str> {
+    /// What a writing call that plans with a `plan_hash` said about applying it; `None` for a
+    /// read, and for `delete_note`, which confirms instead.
+    fn plan_approval(&self) -> Option<crate::approval::PlanApproval> {
         match self {
-            Request::MoveNote(arguments) => arguments.approved_plan_hash.as_deref(),
-            Request::RewriteLink(arguments) => arguments.approved_plan_hash.as_deref(),
-            Request::DeleteNote(arguments) => arguments.approved_plan_hash.as_deref(),
-            Request::UpdateProperties(arguments) => arguments.approved_plan_hash.as_deref(),
-            Request::BulkMoveNotes(arguments) => arguments.approved_plan_hash.as_deref(),
-            Request::CommitWikiPage(arguments) => arguments.approved_plan_hash.as_deref(),
-            Request::UndoChange(arguments) => arguments.approved_plan_hash.as_deref(),
-            Request::HealMoves(arguments) => arguments.approved_plan_hash.as_deref(),
-            Request::FixBrokenLinks(arguments) => arguments.approved_plan_hash.as_deref(),
-            Request::LinkMentions(arguments) => arguments.approved_plan_hash.as_deref(),
+            Request::MoveNote(arguments) => Some(arguments.approval()),
+            Request::RewriteLink(arguments) => Some(arguments.approval()),
+            Request::UpdateProperties(arguments) => Some(arguments.approval()),
+            Request::BulkMoveNotes(arguments) => Some(arguments.approval()),
+            Request::CommitWikiPage(arguments) => Some(arguments.approval()),
+            Request::UndoChange(arguments) => Some(arguments.approval()),
+            Request::HealMoves(arguments) => Some(arguments.approval()),
+            Request::FixBrokenLinks(arguments) => Some(arguments.approval()),
+            Request::LinkMentions(arguments) => Some(arguments.approval()),
             _ => None,
+        }
+    }
+
+    /// The plan hash a writing call approves, when it gives one.
+    pub fn approved_plan_hash(&self) -> Option<String> {
+        match self {
+            Request::DeleteNote(arguments) => arguments.approved_plan_hash.clone(),
+            request => request.plan_approval().and_then(|approval| approval.approved_plan_hash),
         }
     }
 
@@ -116,22 +124,9 @@ impl Request {
     /// delete. An edge takes the vault's lock before it plans such a call, and holds it until
     /// the change is made; a preview plans as a read does.
     pub fn asks_to_apply(&self) -> bool {
-        use crate::approval::PlanApproval;
-        let approval = |dry_run: Option<bool>, approved: &Option<String>| {
-            PlanApproval { dry_run, approved_plan_hash: approved.clone() }.asks_to_apply()
-        };
         match self {
-            Request::MoveNote(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
-            Request::RewriteLink(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
-            Request::UpdateProperties(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
-            Request::BulkMoveNotes(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
-            Request::CommitWikiPage(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
-            Request::UndoChange(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
-            Request::HealMoves(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
-            Request::FixBrokenLinks(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
-            Request::LinkMentions(arguments) => approval(arguments.dry_run, &arguments.approved_plan_hash),
             Request::DeleteNote(arguments) => arguments.confirm || arguments.approved_plan_hash.is_some(),
-            _ => false,
+            request => request.plan_approval().is_some_and(|approval| approval.asks_to_apply()),
         }
     }
 }
@@ -538,7 +533,7 @@ pub fn run(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut Pl
                 Request::UndoChange(_) => edge.undone_changes(),
                 _ => edge.changes(),
             };
-            match crate::approval::applied_already(approved, &records, plans) {
+            match crate::approval::applied_already(&approved, &records, plans) {
                 Some(applied) => Err(CallError::of(&applied)),
                 None => Err(failed),
             }

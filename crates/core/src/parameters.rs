@@ -95,6 +95,21 @@ const DRY_RUN: Parameter = optional("dry_run", FLAG);
 const APPROVED: Parameter = optional("approved_plan_hash", TEXT);
 /// The rule of every tool that plans with a `plan_hash`: approving is not previewing.
 const APPROVAL_RULES: &[Rule] = &[Rule::Excludes { parameter: "approved_plan_hash", other: "dry_run", value: true }];
+/// The lengths of a cycle `link_graph` looks for, at least and at most.
+const CYCLE_LENGTH: Kind =
+    Kind::Whole { minimum: crate::graph::MIN_CYCLE_LENGTH as u64, maximum: Some(crate::graph::MAX_CYCLE_LENGTH as u64) };
+
+/// A writing tool's parameters: its own, then those every writing tool shares, in the order
+/// core's `approval::writing_arguments!` declares their fields (`dry_run`, `approved_plan_hash`,
+/// after `paged` the page of its preview, and `response_format`), with the rule between them.
+macro_rules! writing {
+    ($tool:literal, [$($own:expr),* $(,)?]) => {
+        Parameters { tool: $tool, list: &[$($own,)* DRY_RUN, APPROVED, FORMAT], rules: APPROVAL_RULES }
+    };
+    ($tool:literal, [$($own:expr),* $(,)?], paged) => {
+        Parameters { tool: $tool, list: &[$($own,)* DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT], rules: APPROVAL_RULES }
+    };
+}
 
 /// Every operation's parameters, in the catalogue's order.
 pub const ALL: &[Parameters] = &[
@@ -117,39 +132,14 @@ pub const ALL: &[Parameters] = &[
         ],
         rules: &[],
     },
-    Parameters {
-        tool: "move_note",
-        list: &[required("from", TEXT), required("to", TEXT), DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT],
-        rules: APPROVAL_RULES,
-    },
-    Parameters {
-        tool: "rewrite_link",
-        list: &[
-            required("from_target", TEXT),
-            required("to_target", TEXT),
-            optional("allow_unresolved", FLAG),
-            DRY_RUN,
-            APPROVED,
-            LIMIT,
-            CURSOR,
-            FORMAT,
-        ],
-        rules: APPROVAL_RULES,
-    },
+    writing!("move_note", [required("from", TEXT), required("to", TEXT)], paged),
+    writing!("rewrite_link", [required("from_target", TEXT), required("to_target", TEXT), optional("allow_unresolved", FLAG)], paged),
     Parameters {
         tool: "lint_wiki",
         list: &[FOLDER, optional("excluded_folders", Kind::Texts), optional("kinds", Kind::Texts), LIMIT, CURSOR, FORMAT],
         rules: &[],
     },
-    Parameters {
-        tool: "find_existing_page",
-        list: &[
-            required("topic", TEXT),
-            optional("limit", Kind::Whole { minimum: 1, maximum: Some(crate::answer::MAX_LIMIT as u64) }),
-            FORMAT,
-        ],
-        rules: &[],
-    },
+    Parameters { tool: "find_existing_page", list: &[required("topic", TEXT), LIMIT, FORMAT], rules: &[] },
     Parameters { tool: "find_evidence", list: &[required("title", TEXT), LIMIT, CURSOR, optional("nodes_only", FLAG), FORMAT], rules: &[] },
     Parameters {
         tool: "delete_note",
@@ -168,73 +158,39 @@ pub const ALL: &[Parameters] = &[
             Rule::Excludes { parameter: "approved_plan_hash", other: "confirm", value: false },
         ],
     },
-    Parameters {
-        tool: "update_properties",
-        list: &[required("path", TEXT), optional("set", Kind::Object), optional("remove", Kind::Texts), DRY_RUN, APPROVED, FORMAT],
-        rules: APPROVAL_RULES,
-    },
-    Parameters {
-        tool: "bulk_move_notes",
-        list: &[required("moves", Kind::Objects), DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT],
-        rules: APPROVAL_RULES,
-    },
-    Parameters {
-        tool: "commit_wiki_page",
-        list: &[
+    writing!("update_properties", [required("path", TEXT), optional("set", Kind::Object), optional("remove", Kind::Texts)]),
+    writing!("bulk_move_notes", [required("moves", Kind::Objects)], paged),
+    writing!(
+        "commit_wiki_page",
+        [
             required("page", Kind::Object),
             optional("patches", Kind::Objects),
             optional("prev_hashes", Kind::Object),
             optional("allow_unresolved", Kind::Texts),
             optional("allow_duplicate", FLAG),
-            DRY_RUN,
-            APPROVED,
-            FORMAT,
-        ],
-        rules: APPROVAL_RULES,
-    },
+        ]
+    ),
     Parameters {
         tool: "draft_wiki_page",
         list: &[required("topic", TEXT), optional("type", TEXT), optional("source", TEXT), FORMAT],
         rules: &[],
     },
-    Parameters {
-        tool: "undo_change",
-        list: &[optional("change_id", TEXT), optional("force", FLAG), DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT],
-        rules: APPROVAL_RULES,
-    },
+    writing!("undo_change", [optional("change_id", TEXT), optional("force", FLAG)], paged),
     Parameters {
         tool: "list_changes",
         list: &[optional("limit", Kind::Whole { minimum: 1, maximum: Some(crate::history::KEPT_CHANGES as u64) }), CURSOR, FORMAT],
         rules: &[],
     },
-    Parameters {
-        tool: "link_mentions",
-        list: &[
-            optional("path", TEXT),
-            optional("targets", Kind::Texts),
-            optional("exclude", Kind::Texts),
-            optional("first_only", FLAG),
-            DRY_RUN,
-            APPROVED,
-            LIMIT,
-            CURSOR,
-            FORMAT,
-        ],
-        rules: APPROVAL_RULES,
-    },
-    Parameters {
-        tool: "fix_broken_links",
-        list: &[
-            optional("path", TEXT),
-            optional("min_confidence_percent", Kind::Whole { minimum: 50, maximum: Some(100) }),
-            DRY_RUN,
-            APPROVED,
-            LIMIT,
-            CURSOR,
-            FORMAT,
-        ],
-        rules: APPROVAL_RULES,
-    },
+    writing!(
+        "link_mentions",
+        [optional("path", TEXT), optional("targets", Kind::Texts), optional("exclude", Kind::Texts), optional("first_only", FLAG)],
+        paged
+    ),
+    writing!(
+        "fix_broken_links",
+        [optional("path", TEXT), optional("min_confidence_percent", Kind::Whole { minimum: 50, maximum: Some(100) })],
+        paged
+    ),
     Parameters { tool: "server_health", list: &[FORMAT], rules: &[] },
     Parameters {
         tool: "find_link_paths",
@@ -253,14 +209,8 @@ pub const ALL: &[Parameters] = &[
         tool: "link_graph",
         list: &[
             required("question", Kind::Choice(&["hubs", "islands", "cycles", "health"])),
-            optional(
-                "min_length",
-                Kind::Whole { minimum: crate::graph::MIN_CYCLE_LENGTH as u64, maximum: Some(crate::graph::MAX_CYCLE_LENGTH as u64) },
-            ),
-            optional(
-                "max_length",
-                Kind::Whole { minimum: crate::graph::MIN_CYCLE_LENGTH as u64, maximum: Some(crate::graph::MAX_CYCLE_LENGTH as u64) },
-            ),
+            optional("min_length", CYCLE_LENGTH),
+            optional("max_length", CYCLE_LENGTH),
             LIMIT,
             CURSOR,
             FORMAT,
@@ -268,7 +218,7 @@ pub const ALL: &[Parameters] = &[
         rules: &[],
     },
     Parameters { tool: "detected_moves", list: &[LIMIT, CURSOR, FORMAT], rules: &[] },
-    Parameters { tool: "heal_moves", list: &[DRY_RUN, APPROVED, LIMIT, CURSOR, FORMAT], rules: APPROVAL_RULES },
+    writing!("heal_moves", [], paged),
     // The command line's `summary`; not a tool of the MCP catalogue.
     Parameters { tool: "vault_summary", list: &[], rules: &[] },
 ];

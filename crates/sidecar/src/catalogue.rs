@@ -173,6 +173,12 @@ fn read_only(name: &'static str, title: &'static str, description: &'static str,
     }
 }
 
+/// A tool that may change the vault. It rewrites or removes what is there: in MCP, a writer
+/// that is not `destructive` promises only additions.
+fn writes(name: &'static str, title: &'static str, description: &'static str, input: Value, output: Value) -> ToolSpec {
+    ToolSpec { read_only: false, destructive: true, idempotent: false, ..read_only(name, title, description, input, output) }
+}
+
 fn object(properties: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
 }
@@ -186,14 +192,40 @@ fn response_format() -> Value {
     json!({"type": "string", "enum": ["concise", "detailed"], "default": "detailed"})
 }
 
-/// A writing tool's `dry_run`, the same for every tool that plans with a `plan_hash`.
-fn dry_run() -> Value {
-    json!({"type": "boolean", "description": "Preview only; the default without `approved_plan_hash`."})
+/// The input schema of a writing tool that plans with a `plan_hash`: its own `properties` and
+/// `required`, then those every such tool shares (`dry_run`, `approved_plan_hash` as `dry_run`
+/// pairs with it, and `response_format`), as core's `parameters` lists them.
+fn writing(properties: Value, required: &[&str]) -> Value {
+    let shared = json!({
+        "dry_run": {"type": "boolean", "description": "Preview only; the default without `approved_plan_hash`."},
+        "approved_plan_hash": {"type": "string", "description": "Apply a preview's `plan_hash`; no `dry_run`."},
+        "response_format": response_format()
+    });
+    merged(object(properties, required), shared)
 }
 
-/// A writing tool's `approved_plan_hash`, as `dry_run` pairs with it.
-fn approved_plan_hash() -> Value {
-    json!({"type": "string", "description": "Apply a preview's `plan_hash`; no `dry_run`."})
+/// [`writing`] for a tool whose preview is paged: `limit` and `cursor` too.
+fn writing_paged(properties: Value, required: &[&str]) -> Value {
+    merged(writing(properties, required), json!({"limit": limit(), "cursor": cursor()}))
+}
+
+/// The answer of a writing tool that plans with a `plan_hash`: whether it was a dry run and
+/// whether it was applied, the plan's hash and, once applied, the `change_id` undo_change takes;
+/// then its own `properties` and `required` fields.
+fn plan_answer(properties: Value, required: &[&str]) -> Value {
+    let shared = json!({
+        "dry_run": {"type": "boolean"},
+        "applied": {"type": "boolean"},
+        "plan_hash": {"type": "string"},
+        "change_id": {"type": "string", "description": "Once applied: the id undo_change takes."}
+    });
+    let required: Vec<&str> = ["dry_run", "applied", "plan_hash"].into_iter().chain(required.iter().copied()).collect();
+    merged(json!({"type": "object", "properties": properties, "required": required}), shared)
+}
+
+/// [`plan_answer`] for a tool whose preview is paged: the `next_cursor` too.
+fn paged_plan_answer(properties: Value, required: &[&str]) -> Value {
+    merged(plan_answer(properties, required), json!({"next_cursor": next_cursor()}))
 }
 
 fn limit() -> Value {
@@ -207,6 +239,11 @@ fn cursor() -> Value {
 
 fn folder() -> Value {
     json!({"type": "string", "description": "Only notes in this folder, and below it."})
+}
+
+/// The `path` of a tool that works on a folder, a note or the whole vault.
+fn scope() -> Value {
+    json!({"type": "string", "description": "A folder or note; else the vault."})
 }
 
 fn next_cursor() -> Value {
@@ -492,36 +529,25 @@ fn move_note() -> ToolSpec {
         },
         "required": ["note", "line", "before", "after", "reason"]
     });
-    ToolSpec {
-        name: "move_note",
-        title: "Move or rename a note, attachment or folder, keeping every link",
-        description: "Moves or renames a note, an attachment or a folder and rewrites every link that must change so that each still \
+    writes(
+        "move_note",
+        "Move or rename a note, attachment or folder, keeping every link",
+        "Moves or renames a note, an attachment or a folder and rewrites every link that must change so that each still \
 points where it did, in the form it was written. By default it is a dry run: nothing changes and the answer \
 previews the moves and rewritten links (paged) with a `plan_hash`; call again with `approved_plan_hash` (or \
 `dry_run: false`) to apply exactly that plan, all or nothing. Use it instead of moving files yourself; use rewrite_link to repoint links, \
 delete_note to delete. Refusals: `invalid_path` (into a hidden folder such as `.trash`, into itself, out \
 of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `plan_hash_mismatch` (preview again), \
-`concurrent_modification`, `note_not_found`, `read_only_source`, `convention_blocked` (a `block` convention)."
-            .to_owned(),
-        input_schema: object(
+`concurrent_modification`, `note_not_found`, `read_only_source`, `convention_blocked` (a `block` convention).",
+        writing_paged(
             json!({
                 "from": note_path("The file or folder to move"),
-                "to": {"type": "string", "description": "The new path, such as `Archive/Idea.md` or, for a folder, `Archive/2025`."},
-                "dry_run": dry_run(),
-                "approved_plan_hash": approved_plan_hash(),
-                "limit": limit(),
-                "cursor": cursor(),
-                "response_format": response_format()
+                "to": {"type": "string", "description": "The new path, such as `Archive/Idea.md` or, for a folder, `Archive/2025`."}
             }),
             &["from", "to"],
         ),
-        output_schema: json!({
-            "type": "object",
-            "properties": {
-                "dry_run": {"type": "boolean"},
-                "applied": {"type": "boolean"},
-                "change_id": {"type": "string", "description": "Once applied: the id undo_change takes."},
-                "plan_hash": {"type": "string"},
+        paged_plan_answer(
+            json!({
                 "moves": {"type": "array", "items": {"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}, "required": ["from", "to"]}},
                 "files_moved": {"type": "integer", "minimum": 0},
                 "notes_edited": {"type": "integer", "minimum": 0},
@@ -532,16 +558,11 @@ of the vault), `invalid_name`, `destination_exists`, `unrepresentable_link`, `pl
                     "description": "Links that were unresolved and will find the moved file under its new name (at most {MAX_LISTED}).",
                     "items": {"type": "object", "properties": {"note": {"type": "string"}, "line": {"type": "integer"}, "link": {"type": "string"}, "resolves_to": {"type": "string"}}, "required": ["note", "line", "link", "resolves_to"]}
                 },
-                "newly_resolved_count": {"type": "integer"},
-                "next_cursor": next_cursor()
-            },
-            "required": ["dry_run", "applied", "plan_hash", "moves", "files_moved", "notes_edited", "links_changed", "newly_resolved"]
-        }),
-        read_only: false,
-        // It rewrites other notes: in MCP, `false` would promise only additions.
-        destructive: true,
-        idempotent: false,
-    }
+                "newly_resolved_count": {"type": "integer"}
+            }),
+            &["moves", "files_moved", "notes_edited", "links_changed", "newly_resolved"],
+        ),
+    )
 }
 
 fn rewrite_link() -> ToolSpec {
@@ -557,16 +578,11 @@ to repoint links or fix misspelt targets; use move_note to move a file. Refusals
 `unrepresentable_link` (`to_target` holds `|`, `#`, `^`, brackets or a line break), `plan_hash_mismatch`, \
 `concurrent_modification`, `convention_blocked` (a `block` convention)."
         .to_owned();
-    spec.input_schema = object(
+    spec.input_schema = writing_paged(
         json!({
             "from_target": {"type": "string", "description": "The target the links have now, such as `Old idea`."},
             "to_target": {"type": "string", "description": "The target as it should be written, such as `Ideas/New idea`."},
-            "allow_unresolved": {"type": "boolean", "description": "Let working links end unresolved."},
-            "dry_run": dry_run(),
-            "approved_plan_hash": approved_plan_hash(),
-            "limit": limit(),
-            "cursor": cursor(),
-            "response_format": response_format()
+            "allow_unresolved": {"type": "boolean", "description": "Let working links end unresolved."}
         }),
         &["from_target", "to_target"],
     );
@@ -763,18 +779,17 @@ fn delete_note() -> ToolSpec {
         },
         "required": ["note", "line", "link", "kind", "source"]
     });
-    ToolSpec {
-        name: "delete_note",
-        title: "Delete a note safely, showing what links to it",
-        description: "Deletes one note by moving it to the trash (Obsidian's inside Obsidian, else the vault's `.trash`), after showing \
+    writes(
+        "delete_note",
+        "Delete a note safely, showing what links to it",
+        "Deletes one note by moving it to the trash (Obsidian's inside Obsidian, else the vault's `.trash`), after showing \
 every link to it. Without `confirm: true` it is a dry run listing the backlinks with a `plan_hash` (`blocked_reasons`: what \
 would stop it). Confirm with `confirm: true` or the preview's `approved_plan_hash`; it refuses while backlinks exist unless \
 `force`, and if `approved_plan_hash`, `expected_hash` or `expected_mtime` no longer hold. Applied, it is kept like every \
 change: `change_id` for undo_change, which writes the note back; `captured` holds its text. Use it only to remove a page; \
 use move_note to archive or rename one. Refusals: `has_backlinks`, `plan_hash_mismatch`, `concurrent_modification`, \
-`invalid_path` (a folder or an attachment), `note_not_found`, `invalid_arguments` (`confirm: false` with a hash)."
-            .to_owned(),
-        input_schema: object(
+`invalid_path` (a folder or an attachment), `note_not_found`, `invalid_arguments` (`confirm: false` with a hash).",
+        object(
             json!({
                 "path": note_path("The note to delete"),
                 "confirm": {"type": "boolean", "default": false, "description": "True deletes; false (the default) always previews."},
@@ -786,7 +801,7 @@ use move_note to archive or rename one. Refusals: `has_backlinks`, `plan_hash_mi
             }),
             &["path"],
         ),
-        output_schema: json!({
+        json!({
             "type": "object",
             "properties": {
                 "ok": {"type": "boolean"},
@@ -805,10 +820,7 @@ use move_note to archive or rename one. Refusals: `has_backlinks`, `plan_hash_mi
             },
             "required": ["ok", "path", "dry_run", "would_change", "can_confirm", "preview_ready", "blocked_reasons", "backlinks", "forced", "plan_hash"]
         }),
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-    }
+    )
 }
 
 fn bulk_move_notes() -> ToolSpec {
@@ -821,18 +833,13 @@ another leaves, into a folder that moves too, a swap of names); a file moved twi
 (paged) with a `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply it. Use it for a reorganisation that moves many files; use \
 move_note for one file or one folder. Refusals: those of move_note, and `invalid_arguments` for a list that cannot be \
 one batch.".to_owned();
-    spec.input_schema = object(
+    spec.input_schema = writing_paged(
         json!({
             "moves": {
                 "type": "array",
                 "items": {"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}, "required": ["from", "to"], "additionalProperties": false},
                 "description": "The moves, each `{from, to}` as move_note takes them (at most {MAX_BULK_MOVES})."
-            },
-            "dry_run": dry_run(),
-            "approved_plan_hash": approved_plan_hash(),
-            "limit": limit(),
-            "cursor": cursor(),
-            "response_format": response_format()
+            }
         }),
         &["moves"],
     );
@@ -840,34 +847,26 @@ one batch.".to_owned();
 }
 
 fn update_properties() -> ToolSpec {
-    ToolSpec {
-        name: "update_properties",
-        title: "Set or remove a note's properties, keeping the rest of the file",
-        description: "Sets and removes top-level properties of one note's frontmatter (making the block if none), \
+    writes(
+        "update_properties",
+        "Set or remove a note's properties, keeping the rest of the file",
+        "Sets and removes top-level properties of one note's frontmatter (making the block if none), \
 keeping every other byte of the file; a link is written quoted. A dry run by default: the YAML before and after and a \
 `plan_hash`; call again with `approved_plan_hash` (or `dry_run: false`) to apply. Held already: `unchanged: true`, \
 nothing written. Set links finding no note: `unresolved_links`. Use it for properties; use rewrite_link for links. \
 Refusals: `note_not_found`, `page_refused` (off SCHEMA.md's rules or a `block` convention), `invalid_arguments` (an object value, a key set \
 and removed, frontmatter not YAML keys), `unwritable_note` (a shared anchor), `plan_hash_mismatch`, \
-`concurrent_modification`.".to_owned(),
-        input_schema: object(
+`concurrent_modification`.",
+        writing(
             json!({
                 "path": note_path("The note's path"),
                 "set": {"type": "object", "description": "Keys to set: text, numbers, booleans or lists of them, such as `{\"status\": \"done\", \"related\": \"[[Other]]\"}`."},
-                "remove": {"type": "array", "items": {"type": "string"}, "description": "Keys to remove."},
-                "dry_run": dry_run(),
-                "approved_plan_hash": approved_plan_hash(),
-                "response_format": response_format()
+                "remove": {"type": "array", "items": {"type": "string"}, "description": "Keys to remove."}
             }),
             &["path"],
         ),
-        output_schema: json!({
-            "type": "object",
-            "properties": {
-                "dry_run": {"type": "boolean"},
-                "applied": {"type": "boolean"},
-                "change_id": {"type": "string", "description": "Once applied: the id undo_change takes."},
-                "plan_hash": {"type": "string"},
+        plan_answer(
+            json!({
                 "path": {"type": "string"},
                 "set": {"type": "array", "items": {"type": "string"}},
                 "removed": {"type": "array", "items": {"type": "string"}},
@@ -875,13 +874,10 @@ and removed, frontmatter not YAML keys), `unwritable_note` (a shared anchor), `p
                 "after": {"type": "string"},
                 "unchanged": {"type": "boolean"},
                 "unresolved_links": {"type": "array"}
-            },
-            "required": ["dry_run", "applied", "plan_hash", "path", "set", "removed"]
-        }),
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-    }
+            }),
+            &["path", "set", "removed"],
+        ),
+    )
 }
 
 fn draft_wiki_page() -> ToolSpec {
@@ -923,11 +919,12 @@ commit_wiki_page; use find_evidence for what notes say. It reads only. It fails 
 }
 
 fn commit_wiki_page() -> ToolSpec {
-    ToolSpec {
-        name: "commit_wiki_page",
-        title: "Create a wiki page and link it from other notes, proven, all or nothing",
-        description: "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default; once per note, none when it links the page); `append` adds `text` as a paragraph at the end or under `heading`. Every link of the page and every link a patch adds must find a note (or be in `allow_unresolved`); the page must meet its SCHEMA.md (type, required properties, vocabulary, folder, blocking conventions), lie in the wiki, outside its source folders, at a new linkable path; each `prev_hashes` entry must match. A page known by one of its names (find_existing_page's `exists`) is refused unless `allow_duplicate`; one changing where links lead, always. A dry run by default, answering `plan_hash`, non-blocking `problems` and `ingested` sources (the page keeps each cited source's content hash in `source_hashes`, which lint_wiki's `stale` compares); apply with `approved_plan_hash` (or `dry_run: false`). Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused`, `duplicate_page`, `read_only_source`, `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.".to_owned(),
-        input_schema: object(
+    // Its patches only add, and a page is replaced only with the hash of the text it replaces.
+    let spec = writes(
+        "commit_wiki_page",
+        "Create a wiki page and link it from other notes, proven, all or nothing",
+        "Creates one new page (frontmatter written as Obsidian reads it, a link value quoted) and applies additive patches to existing notes in one change: `link` adds `- [[Page]]` under a heading (\"See also\" by default; once per note, none when it links the page); `append` adds `text` as a paragraph at the end or under `heading`. Every link of the page and every link a patch adds must find a note (or be in `allow_unresolved`); the page must meet its SCHEMA.md (type, required properties, vocabulary, folder, blocking conventions), lie in the wiki, outside its source folders, at a new linkable path; each `prev_hashes` entry must match. A page known by one of its names (find_existing_page's `exists`) is refused unless `allow_duplicate`; one changing where links lead, always. A dry run by default, answering `plan_hash`, non-blocking `problems` and `ingested` sources (the page keeps each cited source's content hash in `source_hashes`, which lint_wiki's `stale` compares); apply with `approved_plan_hash` (or `dry_run: false`). Use it once find_existing_page finds no page; use update_properties or move_note for notes that exist. Refusals: `page_refused`, `duplicate_page`, `read_only_source`, `note_not_found`, `plan_hash_mismatch`, `concurrent_modification`.",
+        writing(
             json!({
                 "page": {
                     "type": "object",
@@ -957,20 +954,12 @@ fn commit_wiki_page() -> ToolSpec {
                 },
                 "prev_hashes": {"type": "object", "description": "Each patched note's `content_hash`, by path, from draft_wiki_page's `skeleton` (read_note gives none)."},
                 "allow_unresolved": {"type": "array", "items": {"type": "string"}, "description": "Link targets that may stay unresolved (pages still to write)."},
-                "allow_duplicate": {"type": "boolean", "description": "Write a second page on a known topic."},
-                "dry_run": dry_run(),
-                "approved_plan_hash": approved_plan_hash(),
-                "response_format": response_format()
+                "allow_duplicate": {"type": "boolean", "description": "Write a second page on a known topic."}
             }),
             &["page"],
         ),
-        output_schema: json!({
-            "type": "object",
-            "properties": {
-                "dry_run": {"type": "boolean"},
-                "applied": {"type": "boolean"},
-                "change_id": {"type": "string", "description": "Once applied: the id undo_change takes."},
-                "plan_hash": {"type": "string"},
+        plan_answer(
+            json!({
                 "path": {"type": "string"},
                 "content_hash": {"type": "string"},
                 "patches": {"type": "array", "items": {"type": "object", "properties": {
@@ -983,46 +972,34 @@ fn commit_wiki_page() -> ToolSpec {
                 "problems": {"type": "array", "items": {"type": "object"}},
                 "ingested": {"type": "array", "items": {"type": "object"}},
                 "text": {"type": "string"}
-            },
-            "required": ["dry_run", "applied", "plan_hash", "path", "content_hash", "patches", "problems"]
-        }),
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-    }
+            }),
+            &["path", "content_hash", "patches", "problems"],
+        ),
+    );
+    ToolSpec { destructive: false, ..spec }
 }
 
 fn undo_change() -> ToolSpec {
-    ToolSpec {
-        name: "undo_change",
-        title: "Undo the last applied change (or a named one)",
-        description: "Reverts one applied change (move, rewrite, property edit, bulk move, new page, delete): the last, or the \
+    writes(
+        "undo_change",
+        "Undo the last applied change (or a named one)",
+        "Reverts one applied change (move, rewrite, property edit, bulk move, new page, delete): the last, or the \
 one whose `change_id` an applied answer gave. Notes get their text back, moved files go back (links made since \
 follow them: `relinked`), new pages are removed, in one batch. Refused when a note it touched changed since (named): \
 undo later changes first; or when notes link a new page since (`backlinks`), unless `force`. Without an id it \
 takes the newest kept change and never reaches past it. The last {KEPT_CHANGES} \
 changes are kept in `.vaultlink/changes` (list_changes lists them); undoing again reverts the one before. A \
 delete's undo writes the note back from its kept text. A dry run by default; apply with `approved_plan_hash` (or `dry_run: false`). Use it to take back a wrong change; use move_note for a new one. Refusals: `nothing_to_undo`, `undo_refused`, `plan_hash_mismatch`, \
-`read_only_source`.".to_owned(),
-        input_schema: object(
+`read_only_source`.",
+        writing_paged(
             json!({
                 "change_id": {"type": "string", "description": "The `change_id` of an applied answer; the last change when left out."},
-                "force": {"type": "boolean", "description": "Remove a new page even though notes link it since."},
-                "dry_run": dry_run(),
-                "approved_plan_hash": approved_plan_hash(),
-                "limit": limit(),
-                "cursor": cursor(),
-                "response_format": response_format()
+                "force": {"type": "boolean", "description": "Remove a new page even though notes link it since."}
             }),
             &[],
         ),
-        output_schema: json!({
-            "type": "object",
-            "properties": {
-                "dry_run": {"type": "boolean"},
-                "applied": {"type": "boolean"},
-                "plan_hash": {"type": "string"},
-                "change_id": {"type": "string"},
+        paged_plan_answer(
+            json!({
                 "tool": {"type": "string"},
                 "restored": {"type": "array", "items": {"type": "string"}},
                 "moved_back": {"type": "array", "items": {"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}}},
@@ -1031,15 +1008,11 @@ delete's undo writes the note back from its kept text. A dry run by default; app
                 "backlinks": {"type": "array", "items": {"type": "object"}},
                 "links_left_in_sources": {"type": "array", "items": {"type": "object"}, "description": "Links left inside sources: `note`, `line`, `link`, `would_be`."},
                 "kept_changes": {"type": "integer"},
-                "counts": {"type": "object", "description": "Each list's size; the lists are a page."},
-                "next_cursor": next_cursor()
-            },
-            "required": ["dry_run", "applied", "plan_hash", "change_id", "tool", "restored", "moved_back", "removed", "kept_changes", "counts"]
-        }),
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-    }
+                "counts": {"type": "object", "description": "Each list's size; the lists are a page."}
+            }),
+            &["change_id", "tool", "restored", "moved_back", "removed", "kept_changes", "counts"],
+        ),
+    )
 }
 
 fn list_changes() -> ToolSpec {
@@ -1086,99 +1059,69 @@ It reads only. Refusals: `invalid_arguments` (a stale cursor: start again).",
 }
 
 fn fix_broken_links() -> ToolSpec {
-    ToolSpec {
-        name: "fix_broken_links",
-        title: "Repair broken links to the notes meant",
-        description: "Repairs links in scope (`path`) that find no note or `#heading`. Candidates carry \
+    writes(
+        "fix_broken_links",
+        "Repair broken links to the notes meant",
+        "Repairs links in scope (`path`) that find no note or `#heading`. Candidates carry \
 `evidence` (`name_form`, `unique_name`, `alias`, `title`, `heading_renamed`, `similar`) and a `confidence` 0-1; only \
 a best one reaching `min_confidence_percent` ({DEFAULT_FLOOR_PERCENT}) and {MARGIN} above the next is repaired, the rest in \
 `unrepaired`, never guessed. Never changes links in code, templates or sources. A dry run by default; apply \
 with `approved_plan_hash` (or `dry_run: false`), undoable. Use it after moves outside Obsidian or typos; use \
-rewrite_link for one target. Refusals: `note_not_found`, `plan_hash_mismatch`."
-            .to_owned(),
-        input_schema: object(
+rewrite_link for one target. Refusals: `note_not_found`, `plan_hash_mismatch`.",
+        writing_paged(
             json!({
-                "path": {"type": "string", "description": "A folder or note; else the vault."},
-                "min_confidence_percent": {"type": "integer", "minimum": 50, "maximum": 100, "default": 90},
-                "dry_run": dry_run(),
-                "approved_plan_hash": approved_plan_hash(),
-                "limit": limit(),
-                "cursor": cursor(),
-                "response_format": response_format()
+                "path": scope(),
+                "min_confidence_percent": {"type": "integer", "minimum": 50, "maximum": 100, "default": 90}
             }),
             &[],
         ),
-        output_schema: json!({
-            "type": "object",
-            "properties": {
-                "dry_run": {"type": "boolean"},
-                "applied": {"type": "boolean"},
-                "plan_hash": {"type": "string"},
+        paged_plan_answer(
+            json!({
                 "notes_edited": {"type": "integer"},
                 "links_repaired": {"type": "integer"},
                 "repairs": {"type": "array", "items": {"type": "object"}},
                 "unrepaired": {"type": "array", "items": {"type": "object"}},
                 "unrepaired_count": {"type": "integer"},
                 "min_confidence": {"type": "number"},
-                "next_cursor": next_cursor(),
-                "change_id": {"type": "string"},
                 "links_left_in_sources": {"type": "array"}
-            },
-            "required": ["dry_run", "applied", "plan_hash", "notes_edited", "links_repaired", "unrepaired", "unrepaired_count", "min_confidence"]
-        }),
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-    }
+            }),
+            &["notes_edited", "links_repaired", "unrepaired", "unrepaired_count", "min_confidence"],
+        ),
+    )
 }
 
 fn link_mentions() -> ToolSpec {
-    ToolSpec {
-        name: "link_mentions",
-        title: "Link plain-text mentions of notes",
-        description: "Turns plain-text mentions of notes' names (file, alias, `title`) in `path` (or the vault) into \
+    writes(
+        "link_mentions",
+        "Link plain-text mentions of notes",
+        "Turns plain-text mentions of notes' names (file, alias, `title`) in `path` (or the vault) into \
 links keeping the text. Whole words, any case, plurals; the longest name wins; never a note's own name, nor in \
 code, links, headings, tables, frontmatter, comments, HTML, math or sources. Shared names go to `ambiguous`, names \
 under 3 chars skipped. `targets`, `exclude` (ids), `first_only` narrow. A dry run by default; \
 apply with `approved_plan_hash` (or `dry_run: false`), undoable. Use it to connect notes; use fix_broken_links \
-for broken links. Refusals: `note_not_found`, `plan_hash_mismatch`."
-            .to_owned(),
-        input_schema: object(
+for broken links. Refusals: `note_not_found`, `plan_hash_mismatch`.",
+        writing_paged(
             json!({
-                "path": {"type": "string", "description": "A folder or note; else the vault."},
+                "path": scope(),
                 "targets": {"type": "array", "items": {"type": "string"}},
                 "exclude": {"type": "array", "items": {"type": "string"}},
-                "first_only": {"type": "boolean", "default": false},
-                "dry_run": dry_run(),
-                "approved_plan_hash": approved_plan_hash(),
-                "limit": limit(),
-                "cursor": cursor(),
-                "response_format": response_format()
+                "first_only": {"type": "boolean", "default": false}
             }),
             &[],
         ),
-        output_schema: json!({
-            "type": "object",
-            "properties": {
-                "dry_run": {"type": "boolean"},
-                "applied": {"type": "boolean"},
-                "plan_hash": {"type": "string"},
+        paged_plan_answer(
+            json!({
                 "notes_edited": {"type": "integer"},
                 "mentions_linked": {"type": "integer"},
                 "mentions": {"type": "array", "items": {"type": "object"}},
                 "ambiguous": {"type": "array", "items": {"type": "object"}},
                 "ambiguous_count": {"type": "integer"},
                 "unprovable": {"type": "array", "items": {"type": "string"}},
-                "min_name_chars": {"type": "integer"},
-                "next_cursor": next_cursor(),
-                "change_id": {"type": "string"}
-            },
-            "required": ["dry_run", "applied", "plan_hash", "notes_edited", "mentions_linked", "ambiguous", "ambiguous_count", "min_name_chars"]
-        }),
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-    }
+                "min_name_chars": {"type": "integer"}
+            }),
+            &["notes_edited", "mentions_linked", "ambiguous", "ambiguous_count", "min_name_chars"],
+        ),
+    )
 }
 
 fn server_health() -> ToolSpec {
@@ -1405,16 +1348,7 @@ file and leaves ambiguous cases alone. A dry run by default (`healed`, links, `p
 `approved_plan_hash` (or `dry_run: false`), all or nothing. Use it after moves made outside vaultlink; use \
 rewrite_link for an ambiguous case. Refusals: `read_only_source`, `plan_hash_mismatch`, `concurrent_modification`."
         .to_owned();
-    spec.input_schema = object(
-        json!({
-            "dry_run": dry_run(),
-            "approved_plan_hash": approved_plan_hash(),
-            "limit": limit(),
-            "cursor": cursor(),
-            "response_format": response_format()
-        }),
-        &[],
-    );
+    spec.input_schema = writing_paged(json!({}), &[]);
     let properties = spec.output_schema["properties"].as_object_mut().expect("move_note's output properties");
     properties.insert("healed".to_owned(), json!({"type": "array", "items": {"type": "object"}}));
     properties.insert("healed_total".to_owned(), json!({"type": "integer", "minimum": 0}));
@@ -1521,6 +1455,16 @@ mod tests {
             assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
             check_portable(&tool.input_schema, tool.name);
             assert!(tool.description.len() > 80, "{} needs a real description", tool.name);
+        }
+    }
+
+    /// The router runs a call as core's table of tools says (`tools`: whether it writes), so what
+    /// the catalogue advertises of it (`readOnlyHint`) must say the same.
+    #[test]
+    fn a_tool_is_advertised_read_only_when_core_says_it_does_not_write() {
+        for tool in catalogue().iter().filter(|tool| tool.name != "server_health") {
+            assert!(vaultlink_core::tools::named(tool.name).is_some(), "core's table lacks {}", tool.name);
+            assert_eq!(tool.read_only, !vaultlink_core::tools::writes_vault(tool.name), "{}", tool.name);
         }
     }
 

@@ -14,7 +14,8 @@
 //! sessions, capped and closed when idle) and the token file, removed when the server stops.
 //! `catalogue`: every tool's name, title, description, schemas and annotations, defined once for
 //! both paths (the parameters' kinds and rules are core's `parameters`, which a test holds the
-//! schemas to). `tools`: the `Router`: checks arguments with core's `parameters::check`, decides
+//! schemas to). `tools`: the `Router`: reads a call once into core's typed request (`ops::request`, which
+//! checks the arguments with core's `parameters::check` first) and hands that request down, decides
 //! where a call runs (plugin or folder, by mode; writes one at a time, waiting for a plugin still
 //! indexing, and on the folder only with evidence that no Obsidian has the vault open),
 //! `server_health` (with that evidence); on the folder a call is core's `ops::run` with the folder

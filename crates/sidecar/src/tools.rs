@@ -13,6 +13,7 @@ use crate::catalogue::ToolSpec;
 use crate::discovery;
 use crate::progress::Progress;
 use crate::standalone::FolderIndex;
+use vaultlink_core::ops::Request;
 
 pub use crate::error::ToolError;
 
@@ -303,10 +304,10 @@ impl Router {
                 )),
             );
         };
-        if let Err(error) = validate(spec, &arguments) {
-            return (default_served, Err(error));
-        }
         if tool == "server_health" {
+            if let Err(error) = validate(spec, &arguments) {
+                return (default_served, Err(error));
+            }
             let (served, answer) = self.health(progress).await;
             let concise = arguments.get("response_format").and_then(Value::as_str) == Some("concise");
             return (
@@ -325,7 +326,14 @@ impl Router {
                 }),
             );
         }
-        let writes = !spec.read_only;
+        // The call is read here, once, into core's request (its parameters checked, errors worded
+        // by core): the folder runs that request, and whether it writes is core's table's word.
+        // The plugin is handed the arguments as they came, and reads them at its own boundary.
+        let request = match vaultlink_core::ops::request(tool, &arguments) {
+            Ok(request) => request,
+            Err(error) => return (default_served, Err(error.into())),
+        };
+        let writes = request.writes();
         // One write at a time, whichever path runs it: a plan is made and applied against
         // the vault as it is, not as another write is leaving it.
         let _write_turn = if writes { Some(self.writes.lock().await) } else { None };
@@ -372,7 +380,7 @@ impl Router {
                 }
             }
         }
-        (Served::Standalone, self.call_folder(tool, arguments, progress).await)
+        (Served::Standalone, self.call_folder(request, progress).await)
     }
 
     /// What the vault's presence lease says (see [`crate::presence`]).
@@ -503,23 +511,23 @@ impl Router {
     }
 
     /// Runs a call on the folder, on a blocking thread: the folder is read with `std::fs`. A call
-    /// that makes a change takes the vault's lock before it reads the folder to plan.
-    async fn call_folder(&self, tool: &str, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
-        let tool = tool.to_owned();
-        if asks_to_apply(&tool, &arguments) {
+    /// that makes a change (core's `Request::asks_to_apply`) takes the vault's lock before it reads
+    /// the folder to plan; a read shares the folder's index with other reads.
+    async fn call_folder(&self, request: Request, progress: &Progress) -> Result<Value, ToolError> {
+        if request.asks_to_apply() {
             // The first index of the folder is built as for a read (not holding the lock, which
             // would keep every other process waiting while a big vault is read); then the
             // folder is read again holding the lock.
             return self
                 .on_folder_with(progress, Freshness::FirstCall, move |folder, progress| {
-                    run_locked(&crate::disk::RealDisk, folder, &tool, &arguments, progress)
+                    run_locked(&crate::disk::RealDisk, folder, &request, progress)
                 })
                 .await;
         }
-        if crate::catalogue::find(&tool).is_some_and(|spec| spec.read_only) {
-            return self.on_folder_reading(progress, move |folder, progress| run_reading(folder, &tool, &arguments, progress)).await;
+        if !request.writes() {
+            return self.on_folder_reading(progress, move |folder, progress| run_reading(folder, &request, progress)).await;
         }
-        self.on_folder(progress, move |folder, progress| run_on_folder(folder, &tool, arguments, progress)).await
+        self.on_folder(progress, move |folder, progress| run_on_folder(folder, &request, progress)).await
     }
 
     /// Runs a read on the folder's index, shared with other reads, on a blocking thread. The
@@ -688,7 +696,7 @@ impl Router {
                 }));
             } else {
                 let summary = self.on_folder(progress, |folder, progress| {
-                    run_on_folder(folder, "vault_summary", json!({}), progress).map(|summary| (summary, folder.updates()))
+                    run_on_folder(folder, &Request::VaultSummary {}, progress).map(|summary| (summary, folder.updates()))
                 });
                 match summary.await {
                     Ok((summary, updates)) => (index, folder_index) = (Some(summary), Some(updates)),
@@ -770,29 +778,41 @@ fn wait_for_debug_gate() {
     }
 }
 
-/// Runs a call on the folder's index (brought up to date by the caller): core's operation, with
-/// the folder as its edge, then the steps of an approved change carried out on the disk.
-/// A read-only tool on the folder's index as it is, shared with other reads: it plans nothing
-/// and writes nothing, so it needs neither the plan history nor the index alone.
-fn run_reading(folder: &FolderIndex, tool: &str, arguments: &Value, progress: &Progress) -> Result<Value, ToolError> {
+/// Runs `work`, a call of `request`'s tool on the folder's `notes` notes, saying to `progress`
+/// when it begins and when it is done if the tool is long (core's table of tools says which).
+fn reporting<T>(request: &Request, notes: usize, progress: &Progress, work: impl FnOnce() -> Result<T, ToolError>) -> Result<T, ToolError> {
+    let tool = request.name();
     let long = vaultlink_core::tools::is_long(tool);
     if long {
-        progress.step(format!("running {tool} on {} notes", folder.vault().note_count()));
+        progress.step(format!("running {tool} on {notes} notes"));
     }
-    let request = vaultlink_core::ops::request(tool, arguments)?;
-    let mut plans = vaultlink_core::approval::PlanHistory::default();
-    let outcome = vaultlink_core::ops::run(folder.vault(), &request, &mut folder.edge(tool, false, progress), &mut plans)?;
-    if long {
+    let done = work();
+    if long && done.is_ok() {
         progress.step(format!("{tool} done"));
     }
-    serde_json::to_value(outcome.answer).map_err(|error| ToolError::internal(&error.to_string()))
+    done
 }
 
-fn run_on_folder(folder: &mut FolderIndex, tool: &str, arguments: Value, progress: &Progress) -> Result<Value, ToolError> {
-    run_on_folder_with(&crate::disk::RealDisk, folder, tool, &arguments, progress)
+/// A read-only tool on the folder's index as it is, shared with other reads: it plans nothing
+/// and writes nothing, so it needs neither the plan history nor the index alone.
+fn run_reading(folder: &FolderIndex, request: &Request, progress: &Progress) -> Result<Value, ToolError> {
+    reporting(request, folder.vault().note_count(), progress, || {
+        let mut plans = vaultlink_core::approval::PlanHistory::default();
+        let outcome = vaultlink_core::ops::run(folder.vault(), request, &mut folder.edge(request.name(), false, progress), &mut plans)?;
+        serde_json::to_value(outcome.answer).map_err(|error| ToolError::internal(&error.to_string()))
+    })
 }
 
-/// [`run_on_folder`] on a given disk, on the index as it is (the caller brought it up to date).
+/// Runs a call on the folder's index (brought up to date by the caller): core's operation, with
+/// the folder as its edge, then the steps of an approved change carried out on the disk.
+fn run_on_folder(folder: &mut FolderIndex, request: &Request, progress: &Progress) -> Result<Value, ToolError> {
+    run_holding(&crate::disk::RealDisk, folder, request, progress, None)
+}
+
+/// A call given as its tool's name and JSON arguments, read into core's request (as the router
+/// reads a call) and run on a given disk, on the index as it is (the caller brought it up to
+/// date): how the tests of the folder's changes call a tool.
+#[cfg(test)]
 pub(crate) fn run_on_folder_with(
     disk: &dyn crate::disk::Disk,
     folder: &mut FolderIndex,
@@ -800,14 +820,7 @@ pub(crate) fn run_on_folder_with(
     arguments: &Value,
     progress: &Progress,
 ) -> Result<Value, ToolError> {
-    run_holding(disk, folder, tool, arguments, progress, None)
-}
-
-/// Whether a call asks for a change to be made (not a read, not a preview): such a call takes the
-/// vault's lock before it reads the folder to plan. Arguments core cannot read count as a read:
-/// the call is refused before it plans anyway.
-fn asks_to_apply(tool: &str, arguments: &Value) -> bool {
-    vaultlink_core::ops::request(tool, arguments).is_ok_and(|request| request.asks_to_apply())
+    run_holding(disk, folder, &vaultlink_core::ops::request(tool, arguments)?, progress, None)
 }
 
 /// A call that makes a change, on the folder: the vault's lock is taken first (waiting a few
@@ -817,15 +830,14 @@ fn asks_to_apply(tool: &str, arguments: &Value) -> bool {
 pub(crate) fn run_locked(
     disk: &dyn crate::disk::Disk,
     folder: &mut FolderIndex,
-    tool: &str,
-    arguments: &Value,
+    request: &Request,
     progress: &Progress,
 ) -> Result<Value, ToolError> {
-    let lock = crate::lock::VaultLock::take(disk, folder.root(), tool, crate::lock::WAIT_FOR_CHANGE, progress)?;
+    let lock = crate::lock::VaultLock::take(disk, folder.root(), request.name(), crate::lock::WAIT_FOR_CHANGE, progress)?;
     let answer = folder
         .refresh_with(progress)
         .map_err(|error| ToolError::io(format!("{error:#}")))
-        .and_then(|()| run_holding(disk, folder, tool, arguments, progress, Some(&lock)));
+        .and_then(|()| run_holding(disk, folder, request, progress, Some(&lock)));
     lock.release(disk, folder.root());
     answer
 }
@@ -850,41 +862,37 @@ pub(crate) fn refresh_for_reading(folder: &mut FolderIndex, progress: &Progress)
 fn run_holding(
     disk: &dyn crate::disk::Disk,
     folder: &mut FolderIndex,
-    tool: &str,
-    arguments: &Value,
+    request: &Request,
     progress: &Progress,
     held: Option<&crate::lock::VaultLock>,
 ) -> Result<Value, ToolError> {
-    let long = vaultlink_core::tools::is_long(tool);
-    if long {
-        progress.step(format!("running {tool} on {} notes", folder.vault().note_count()));
-    }
-    let request = vaultlink_core::ops::request(tool, arguments)?;
-    let mut plans = std::mem::take(&mut folder.plans);
-    let outcome = vaultlink_core::ops::run(folder.vault(), &request, &mut folder.edge(tool, request.writes(), progress), &mut plans);
-    folder.plans = plans;
-    let outcome = outcome?;
-    // The moves a heal about to be carried out heals, to be dropped from those kept pending once
-    // it is: they are healed, and listing them again would offer a heal with nothing to do.
-    let healed = match (&outcome.change, tool) {
-        (Some(vaultlink_core::edge::Change::Batch { .. }), "heal_moves") => {
-            let observed = vaultlink_core::edge::Edge::observed(&mut folder.edge(tool, false, progress));
-            observed.map(|observed| vaultlink_core::moves_detected::detect(folder.vault(), &observed).pairs).unwrap_or_default()
+    let notes = folder.vault().note_count();
+    reporting(request, notes, progress, || {
+        let tool = request.name();
+        let mut plans = std::mem::take(&mut folder.plans);
+        let outcome = vaultlink_core::ops::run(folder.vault(), request, &mut folder.edge(tool, request.writes(), progress), &mut plans);
+        folder.plans = plans;
+        let outcome = outcome?;
+        // The moves a heal about to be carried out heals, to be dropped from those kept pending once
+        // it is: they are healed, and listing them again would offer a heal with nothing to do.
+        let healed = match (&outcome.change, tool) {
+            (Some(vaultlink_core::edge::Change::Batch { .. }), "heal_moves") => {
+                let observed = vaultlink_core::edge::Edge::observed(&mut folder.edge(tool, false, progress));
+                observed.map(|observed| vaultlink_core::moves_detected::detect(folder.vault(), &observed).pairs).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        let answer = crate::apply::carry_out(disk, folder, outcome, held);
+        if answer.is_ok() {
+            crate::store::forget_healed(folder.root(), &healed);
         }
-        _ => Vec::new(),
-    };
-    let answer = crate::apply::carry_out(disk, folder, outcome, held);
-    if answer.is_ok() {
-        crate::store::forget_healed(folder.root(), &healed);
-    }
-    if long {
-        progress.step(format!("{tool} done"));
-    }
-    answer
+        answer
+    })
 }
 
-/// Checks arguments against the tool's parameters, server-side, before the call is forwarded or
-/// run: core's one check (`parameters::check`), whose errors name the parameter.
+/// Checks arguments against the tool's parameters: core's one check (`parameters::check`), whose
+/// errors name the parameter. The sidecar's own `server_health` is held to it; core's tools are
+/// read whole into core's request (`ops::request`), which makes the same check first.
 pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolError> {
     vaultlink_core::parameters::check(spec.name, arguments).map_err(ToolError::from)
 }
@@ -959,6 +967,23 @@ mod tests {
             let refusal = check("read_note", json!({ "path": hidden })).expect_err(hidden);
             assert!(refusal.starts_with("invalid_path") && refusal.contains("not a place of the vault's notes"), "{hidden}: {refusal}");
         }
+    }
+
+    /// Issue 38: a call's arguments were checked three times before it ran, and a call they
+    /// passed whose parameters core could not read (a `moves` entry without its `to`) went on
+    /// to the plugin to be refused there, or was refused for want of one. The router reads the
+    /// call once into core's request, and refuses such a call itself, whichever path would run it.
+    #[tokio::test]
+    async fn a_call_core_cannot_read_is_refused_before_it_is_routed() {
+        let (_dir, root) = vault_of(&[("A.md", "# A\n")]);
+        for mode in [Mode::Plugin, Mode::Auto, Mode::Standalone] {
+            let router = Router::new(root.clone(), mode);
+            let (_, answer) = router.call("bulk_move_notes", json!({"moves": [{"from": "A.md"}], "dry_run": false})).await;
+            let refusal = answer.expect_err("refused");
+            assert_eq!(refusal.code, "invalid_arguments", "{mode:?}: {refusal:?}");
+            assert!(refusal.message.contains("`to`"), "{mode:?}: {refusal:?}");
+        }
+        assert!(root.join("A.md").exists() && !root.join(".vaultlink").exists(), "nothing was written");
     }
 
     /// Another process (a second server, a command, the plugin) making a change: a live process

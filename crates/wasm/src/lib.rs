@@ -6,8 +6,9 @@
 //! A thin `cdylib`: the `Vault` handle for JavaScript (`upsert`, `remove`, `rename`, `upsertMany`
 //! (the first index, in batches), `configureFromObsidian`, `outgoingLinks`, `backlinks`,
 //! `findNote`, `auditRename`, `missingTargets` (the count of missing notes the index keeps), and
-//! `call(tool, arguments, read, modified, tag)`, core's `ops::call` with the plugin's callbacks as
-//! its `Edge`, which answers `{ok, result, change?}`; `notesNeeded` and `planApplied`, the index
+//! `call(tool, arguments, read, modified, tag)`, core's `ops::run` with the plugin's callbacks as
+//! its `Edge`, which answers `{ok, result, change?}`; `notesNeeded`, which reads the call into
+//! core's request once and keeps it for the `call` that follows; and `planApplied`, the index
 //! keeping its own plan history) and the free functions `parseNote` (which adds each link's
 //! position as Obsidian counts it, and its `link_fields`: the fields of Obsidian's `LinkCache` and
 //! core's `LinkForm`s, for the parity command), `contentHash`, `batchJournal`, `sealJournal` and
@@ -43,6 +44,21 @@ pub struct Vault {
     /// The moves a `heal_moves` plan heals, by its plan hash, until the plugin says it applied it
     /// (`planApplied`): then they are no evidence any more (`SeenSince::accept`).
     healing: Option<(String, Vec<(String, String)>)>,
+    /// The calls `notesNeeded` read into core's request, by tool and arguments, each kept for the
+    /// `call` that follows it, so that a call is read once (the newest [`READ_CALLS_KEPT`]: the
+    /// plugin's reading calls may interleave, and one whose reads failed never follows).
+    read_calls: std::collections::VecDeque<ReadCall>,
+}
+
+/// How many calls read by `notesNeeded` are kept for their `call`; an older one is read again.
+const READ_CALLS_KEPT: usize = 16;
+
+/// A call read into core's request, with the tool and arguments it was read from.
+#[derive(Debug)]
+struct ReadCall {
+    tool: String,
+    arguments: serde_json::Value,
+    request: ops::Request,
 }
 
 /// Serializes results as plain objects (not `Map`s), so `JSON.stringify` gives the same JSON
@@ -420,6 +436,7 @@ impl Vault {
             plans: PlanHistory::default(),
             seen: vaultlink_core::seen_since::SeenSince::default(),
             healing: None,
+            read_calls: std::collections::VecDeque::new(),
         }
     }
 
@@ -531,16 +548,33 @@ impl Vault {
     /// `changes` are the kept changes (`{name, journal}` each, opened with `openJournal`, or `{name, why}` for one that would not open), which
     /// only `undo_change` reads; those an undo set aside (`isUndoneChangeName`) are told apart by their names.
     #[wasm_bindgen(js_name = notesNeeded)]
-    pub fn notes_needed(&self, tool: &str, arguments: JsValue, changes: JsValue) -> Vec<String> {
-        match arguments_of(arguments).and_then(|arguments| ops::request(tool, &arguments)) {
+    pub fn notes_needed(&mut self, tool: &str, arguments: JsValue, changes: JsValue) -> Vec<String> {
+        let Ok(arguments) = arguments_of(arguments) else { return Vec::new() };
+        let Ok(request) = ops::request(tool, &arguments) else { return Vec::new() };
+        let needed = match &request {
             // Only this edge knows what it observed, so `heal_moves`' notes are asked of core here.
-            Ok(ops::Request::HealMoves(_)) => vaultlink_core::moves_detected::heal_notes_needed(&self.inner, self.seen.observed().as_ref()),
-            Ok(request) => ops::notes_needed(&self.inner, &request, &changes_of(changes)),
-            Err(_) => Vec::new(),
+            ops::Request::HealMoves(_) => vaultlink_core::moves_detected::heal_notes_needed(&self.inner, self.seen.observed().as_ref()),
+            request => ops::notes_needed(&self.inner, request, &changes_of(changes)),
+        };
+        if self.read_calls.len() == READ_CALLS_KEPT {
+            self.read_calls.pop_front();
+        }
+        self.read_calls.push_back(ReadCall { tool: tool.to_owned(), arguments, request });
+        needed
+    }
+
+    /// The request of a call of `tool` with `arguments`: the one `notesNeeded` read of it, or
+    /// read now (core's `ops::request`, whose refusal is the call's answer).
+    fn request_of(&mut self, tool: &str, arguments: serde_json::Value) -> Result<ops::Request, CallError> {
+        let read = self.read_calls.iter().position(|read| read.tool == tool && read.arguments == arguments);
+        match read.and_then(|at| self.read_calls.remove(at)) {
+            Some(read) => Ok(read.request),
+            None => ops::request(tool, &arguments),
         }
     }
 
-    /// Runs a named operation (core's `ops::call`, the one entry of every tool): `{ok: true,
+    /// Runs a named operation (core's `ops::run` of the call read once, the one entry of every
+    /// tool): `{ok: true,
     /// result, change?}` or `{ok: false, error: {code, message, hint, retryable}}`. A failed
     /// operation is an answer, not an exception. `read(path)` gives a note's text as it is now
     /// (`undefined` for one not read), `modified(path)` its modification time in milliseconds,
@@ -562,7 +596,9 @@ impl Vault {
         // to learn which moves its plan heals.
         let healing = if tool == "heal_moves" { observed.clone() } else { None };
         let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0), changes, unopened, undone, observed };
-        let called = arguments_of(arguments).and_then(|arguments| ops::call(&self.inner, tool, &arguments, &mut edge, &mut self.plans));
+        let called = arguments_of(arguments)
+            .and_then(|arguments| self.request_of(tool, arguments))
+            .and_then(|request| ops::run(&self.inner, &request, &mut edge, &mut self.plans));
         if let (Ok(ops::Outcome { change: Some(ops::Change::Batch { plan_hash, .. }), .. }), Some(observed)) = (&called, &healing) {
             self.healing = Some((plan_hash.clone(), vaultlink_core::moves_detected::detect(&self.inner, observed).pairs));
         }
