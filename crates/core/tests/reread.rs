@@ -11,19 +11,9 @@ use vaultlink_core::reread::{reread_locally, Reread};
 
 mod common;
 
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
+/// One of `items`, drawn by the test's seeded generator.
+fn pick<'a>(random: &mut fastrand::Rng, items: &[&'a str]) -> &'a str {
+    items[random.usize(..items.len())]
 }
 
 /// Names a link is written with, and names a rewrite writes: inert ones and every kind of
@@ -124,12 +114,12 @@ const LINES: [&str; 66] = [
     "<a x=[[{}]] y=\"`\">\n[[{}]]`",
 ];
 
-fn random_note(random: &mut Random) -> String {
+fn random_note(random: &mut fastrand::Rng) -> String {
     let mut text = String::new();
-    let newline = if random.next().is_multiple_of(5) { "\r\n" } else { "\n" };
-    if random.next().is_multiple_of(2) {
-        let name = random.pick(&NAMES);
-        let quoted = match random.next() % 4 {
+    let newline = if random.u64(..).is_multiple_of(5) { "\r\n" } else { "\n" };
+    if random.u64(..).is_multiple_of(2) {
+        let name = pick(random, &NAMES);
+        let quoted = match random.u64(..) % 4 {
             0 => format!("\"[[{name}]]\""),
             1 => format!("'[[{}]]'", name.replace('\'', "''")),
             2 => format!("[[{name}]]"),
@@ -137,15 +127,15 @@ fn random_note(random: &mut Random) -> String {
         };
         text.push_str(&format!(
             "---{newline}up: {quoted}{newline}tags: [a]{newline}other: \"[[{}]]\"{newline}---{newline}",
-            random.pick(&NAMES)
+            pick(random, &NAMES)
         ));
     }
-    for _ in 0..random.next() % 9 {
-        let line = random.pick(&LINES);
+    for _ in 0..random.u64(..) % 9 {
+        let line = pick(random, &LINES);
         let mut filled = String::new();
         for (at, part) in line.split("{}").enumerate() {
             if at > 0 {
-                filled.push_str(random.pick(&NAMES));
+                filled.push_str(pick(random, &NAMES));
             }
             filled.push_str(part);
         }
@@ -272,7 +262,7 @@ fn a_local_reread_is_what_a_whole_parse_reads() {
     let config = ParseConfig::OBSIDIAN;
     let (mut local, mut tried) = (0, 0);
     for seed in 1..=20_000u64 {
-        let mut random = Random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mut random = fastrand::Rng::with_seed(seed);
         let text = random_note(&mut random);
         let old = parse_note("n.md", &text, &config).links;
         if old.is_empty() {
@@ -280,11 +270,11 @@ fn a_local_reread_is_what_a_whole_parse_reads() {
         }
         // Rewrite some links' paths.
         let some = |link: &Link, _: &str| {
-            if !random.next().is_multiple_of(2) {
+            if !random.u64(..).is_multiple_of(2) {
                 return None;
             }
-            let mut path = random.pick(&NAMES).to_owned();
-            if link.kind.is_markdown() && !random.next().is_multiple_of(4) {
+            let mut path = pick(&mut random, &NAMES).to_owned();
+            if link.kind.is_markdown() && !random.u64(..).is_multiple_of(4) {
                 path = path.replace(' ', "%20").replace('(', "%28").replace(')', "%29") + ".md";
             }
             Some(path)
