@@ -118,7 +118,7 @@ pub enum BatchError {
         path: String,
     },
     /// A note to rewrite whose file name leaves no room for the temporary names beside it: a
-    /// name made outside vaultlink, longer than `rename::MAX_FILE_NAME_BYTES`.
+    /// name made outside vaultlink, longer than `names::MAX_FILE_NAME_BYTES`.
     NameTooLong {
         path: String,
         bytes: usize,

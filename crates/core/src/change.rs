@@ -14,8 +14,9 @@ use crate::delete::{capture, decide, plan_delete, DeleteRequest};
 use crate::edge::{Change, Edge};
 use crate::error::CallError;
 use crate::link_rewrite::{notes_to_read_for_rewrite, plan_rewrite_link};
+use crate::move_answer::MoveAnswer;
 use crate::plan::MovePlan;
-use crate::rename::{moved_folder, notes_to_read, plan_move, MoveAnswer};
+use crate::rename::{moved_folder, notes_to_read, plan_move};
 use crate::Vault;
 
 crate::approval::writing_arguments! {
@@ -530,7 +531,7 @@ mod tests {
     /// unwritable note, saying the limit, why, and to rename it shorter.
     #[test]
     fn a_note_whose_name_leaves_no_room_for_temporary_names_is_refused_at_the_preview() {
-        let long = format!("Folder/{}.md", "n".repeat(crate::rename::MAX_FILE_NAME_BYTES));
+        let long = format!("Folder/{}.md", "n".repeat(crate::names::MAX_FILE_NAME_BYTES));
         let (vault, mut edge) = vault(&[(long.as_str(), "[[Old]]\n"), ("Old.md", "# Old\n")]);
         let mut plans = PlanHistory::default();
         for (tool, arguments) in [

@@ -16,7 +16,10 @@
 //! step of the rule decides among several candidates. `config`: Obsidian's `app.json` settings
 //! (excluded files, attachment folder, link format), read from its text. `rename`: move plans
 //! (`notes_to_read`, then `plan_move`; `bulk_moves` and `plan_bulk_move` for many moves as one
-//! batch, ordered so a file moves once its destination is free); `link_rewrite`:
+//! batch, ordered so a file moves once its destination is free); `move_error`: `MoveError`, why a
+//! move or a rewrite was refused, worded once; `move_answer`: `MoveAnswer`, what a move or a
+//! rewrite answers, paged; `names`: the limits on a name and the check of a new path against them
+//! (`check_name`, `check_file_name`); `link_rewrite`:
 //! `plan_rewrite_link`; `retarget`: what both share, writing a new path into a link and the proof
 //! that a rewritten note reads back with each link the same but for its target, which lands where
 //! it must; a move's plan reads the links of a note whose text has the index's
@@ -207,6 +210,8 @@ pub mod link_rewrite;
 pub mod lint;
 pub mod memory;
 pub mod mentions;
+pub mod move_answer;
+pub mod move_error;
 pub mod moves_detected;
 pub mod names;
 pub mod ops;

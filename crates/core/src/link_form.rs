@@ -35,6 +35,16 @@ pub struct Rewrite<'l> {
     pub expected: &'l str,
 }
 
+/// The path part of `link` (in `source`, which stays where it is) written to find `expected`, as
+/// a move writes it ([`written_path`], under the vault's settings). `None` when no form
+/// finds it. `fix_broken_links` writes a repaired link's target with it.
+pub(crate) fn path_written_to(vault: &Vault, source: &str, text: &str, link: &Link, expected: &str) -> Option<String> {
+    let written = &text[link.target_span.range()];
+    let rewrite = Rewrite { link, written, old_source: source, source, expected };
+    // Nothing moves, so the files as they will be are the vault's own.
+    written_path(vault, vault, vault.config(), &rewrite)
+}
+
 /// The new path part of `rewrite`'s target, as the vault's settings in `config` ask, and as it is
 /// written in the link (a markdown destination percent-encoded unless in angle brackets).
 /// `vault` is the vault before the move, `after` the files as they will be. `None` when no form

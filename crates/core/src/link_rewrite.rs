@@ -7,9 +7,11 @@ use std::collections::{BTreeMap, HashSet};
 use crate::canvas::{is_canvas_path, parse_file};
 use crate::index::{is_note_path, Vault};
 use crate::link_form::encode_destination;
+use crate::move_error::MoveError;
+use crate::names::{MAX_NAME_BYTES, MAX_TARGET_BYTES};
 use crate::parse::{parse_note, Link, LinkSource, ParseConfig};
+use crate::plan::MAX_PLAN_TEXT_BYTES;
 use crate::plan::{apply_edits, assemble, link_with_target, ChangeReason, LinkChange, MovePlan, TextEdit};
-use crate::rename::{MoveError, MAX_NAME_BYTES, MAX_PLAN_TEXT_BYTES, MAX_TARGET_BYTES};
 use crate::resolve::{self, fold, Resolution};
 use crate::retarget::{prove_links, target_with_path};
 

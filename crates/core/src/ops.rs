@@ -283,7 +283,7 @@ pub enum Response {
     Lint(LintReport),
     ExistingPage(ExistingPage),
     Evidence(crate::evidence::Evidence),
-    Moved(crate::rename::MoveAnswer),
+    Moved(crate::move_answer::MoveAnswer),
     Deleted(crate::delete::DeleteAnswer),
     Properties(crate::properties::PropertiesAnswer),
     Committed(crate::wiki::CommitAnswer),
@@ -617,7 +617,7 @@ fn dispatch(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut P
     Ok(Outcome { answer, change: None })
 }
 
-fn moved((answer, change): (crate::rename::MoveAnswer, Option<Change>)) -> Result<Outcome, CallError> {
+fn moved((answer, change): (crate::move_answer::MoveAnswer, Option<Change>)) -> Result<Outcome, CallError> {
     Ok(Outcome { answer: Response::Moved(answer), change })
 }
 

@@ -68,11 +68,11 @@ pub struct Parameters {
 }
 
 /// Parameters that name a place in the vault: each is held to `paths::vault_path_problem`,
-/// `paths::hidden_path_problem` and to names of at most `rename::MAX_NAME_BYTES` bytes.
+/// `paths::hidden_path_problem` and to names of at most `names::MAX_NAME_BYTES` bytes.
 pub const PATH_PARAMETERS: [&str; 4] = ["path", "from", "to", "folder"];
 
-/// Parameters that are link targets: at most `rename::MAX_TARGET_BYTES` bytes, and names of at
-/// most `rename::MAX_NAME_BYTES` bytes.
+/// Parameters that are link targets: at most `names::MAX_TARGET_BYTES` bytes, and names of at
+/// most `names::MAX_NAME_BYTES` bytes.
 pub const TARGET_PARAMETERS: [&str; 2] = ["from_target", "to_target"];
 
 const RESPONSE_FORMATS: &[&str] = &["concise", "detailed"];
@@ -320,21 +320,21 @@ pub fn check(tool: &str, arguments: &Value) -> Result<(), CallError> {
         // `maxLength` counts characters, which may be four bytes each).
         if PATH_PARAMETERS.contains(&key) || TARGET_PARAMETERS.contains(&key) {
             let text = value.as_str().unwrap_or_default();
-            if TARGET_PARAMETERS.contains(&key) && text.len() > crate::rename::MAX_TARGET_BYTES {
+            if TARGET_PARAMETERS.contains(&key) && text.len() > crate::names::MAX_TARGET_BYTES {
                 return Err(invalid(format!(
                     "parameter `{key}` is {} bytes, over the {} a link's target may have",
                     text.len(),
-                    crate::rename::MAX_TARGET_BYTES
+                    crate::names::MAX_TARGET_BYTES
                 )));
             }
-            if let Some(long) = text.split(['/', '\\']).find(|segment| segment.len() > crate::rename::MAX_NAME_BYTES) {
+            if let Some(long) = text.split(['/', '\\']).find(|segment| segment.len() > crate::names::MAX_NAME_BYTES) {
                 return Err(CallError::new(
                     ErrorCode::InvalidName,
                     format!(
                         "parameter `{key}` has a name of {} bytes ({}…), more than the {} bytes filesystems take in one name; nothing was planned",
                         long.len(),
                         long.chars().take(24).collect::<String>(),
-                        crate::rename::MAX_NAME_BYTES
+                        crate::names::MAX_NAME_BYTES
                     ),
                     "Shorten the name: each folder or file name of a path may have at most 255 bytes.",
                     false,

@@ -13,6 +13,12 @@ use crate::canvas::json_string_content;
 use crate::hex::hex;
 use crate::parse::{Link, LinkSource, Span};
 
+/// The most bytes of new link text one `rewrite_link` or move plan holds (each link's new
+/// target, and the link as the answer shows it): a plan grows with links × the target's length
+/// (20,000 links to a 4 KiB target would be 160 MiB before the proof and the answer copy it
+/// again), so past this it is refused as it is made, before it grows further.
+pub const MAX_PLAN_TEXT_BYTES: usize = 32 << 20;
+
 /// One replacement in one note's text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]

@@ -24,10 +24,10 @@ use serde::{Serialize, Serializer};
 
 use crate::canvas::parse_file;
 use crate::index::{is_note_path, SubpathStatus, Vault};
+use crate::link_form::path_written_to;
 use crate::pages::{identity_key, names_of, page_key, Facet};
 use crate::parse::{parse_note, Link, LinkSource};
 use crate::plan::{apply_edits, assemble, escape_in_property, link_with_target, ChangeReason, LinkChange, MovePlan, TextEdit};
-use crate::rename::path_written_to;
 use crate::resolve::{self, file_name, fold, heading_key, Resolution};
 
 mod similar;

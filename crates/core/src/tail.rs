@@ -11,8 +11,8 @@ use crate::approval::{decide_plan, PlanApproval, PlanHistory};
 use crate::batch::Batch;
 use crate::edge::{Change, Edge};
 use crate::error::CallError;
+use crate::move_answer::MoveAnswer;
 use crate::plan::MovePlan;
-use crate::rename::MoveAnswer;
 
 /// What page of a move's answer is asked for.
 pub(crate) struct Page<'a> {

@@ -462,7 +462,7 @@ fn path_problems(vault: &Vault, asked: &str, path: &str, problems: &mut Vec<Stri
     if let Some(hidden) = path.split('/').find(|segment| segment.starts_with('.')) {
         problems.push(format!("`{path}` is under `{hidden}`, a hidden folder Obsidian does not index"));
     }
-    if let Err(error) = crate::rename::check_file_name(path) {
+    if let Err(error) = crate::names::check_file_name(path) {
         problems.push(error.message());
     }
     if let Some(existing) = vault.find_file(path) {

@@ -57,7 +57,7 @@ pub fn typescript_module() -> String {
         crate::plan::LinkChange,
         crate::plan::NewlyResolved,
         crate::sources::LinkLeft,
-        crate::rename::MoveAnswer,
+        crate::move_answer::MoveAnswer,
         crate::graph::Ratio,
         crate::graph::Health,
         crate::audit::StaleLink,

@@ -7,9 +7,11 @@ use serde_json::json;
 use vaultlink_core::error::{ErrorCode, Failure};
 use vaultlink_core::index::{IndexConfig, NewLinkFormat};
 use vaultlink_core::link_rewrite::plan_rewrite_link;
+use vaultlink_core::names::MAX_TARGET_BYTES;
 use vaultlink_core::parameters::check;
 use vaultlink_core::plan::MovePlan;
-use vaultlink_core::rename::{plan_move, MAX_PLAN_TEXT_BYTES, MAX_TARGET_BYTES};
+use vaultlink_core::plan::MAX_PLAN_TEXT_BYTES;
+use vaultlink_core::rename::plan_move;
 use vaultlink_core::Vault;
 
 /// A target of `bytes` bytes, in names of 200 bytes (each under the 255 a name may have).

@@ -339,7 +339,7 @@ fn a_name_over_255_bytes_is_refused_before_planning() {
     let long = format!("{}.md", "é".repeat(127));
     let error = refusal(vault, "B.md", &long);
     assert!(error.starts_with("invalid_name") && error.contains("255 bytes"), "{error}");
-    assert!(plan(&files(vault), "B.md", &format!("{}.md", "a".repeat(vaultlink_core::rename::MAX_FILE_NAME_BYTES - 3))).is_ok());
+    assert!(plan(&files(vault), "B.md", &format!("{}.md", "a".repeat(vaultlink_core::names::MAX_FILE_NAME_BYTES - 3))).is_ok());
 }
 
 /// Issue 21: a name that fit 255 bytes but whose temporary name beside it did not (the name
@@ -348,7 +348,7 @@ fn a_name_over_255_bytes_is_refused_before_planning() {
 #[test]
 fn a_file_name_whose_temporary_name_would_not_fit_is_refused_at_the_preview() {
     let vault = "//- B.md\n//- A.md\n[[B]]\n";
-    let long = format!("{}.md", "a".repeat(vaultlink_core::rename::MAX_FILE_NAME_BYTES - 2));
+    let long = format!("{}.md", "a".repeat(vaultlink_core::names::MAX_FILE_NAME_BYTES - 2));
     assert!(long.len() <= 255);
     let error = refusal(vault, "B.md", &long);
     assert!(error.starts_with("invalid_name") && error.contains("temporary names") && error.contains("227"), "{error}");
