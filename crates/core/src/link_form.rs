@@ -15,6 +15,9 @@
 //! Whatever form is chosen, the link must still find the file it found: a form that would not
 //! (vaultlink's resolution of a folder path is nearby-first, Obsidian's from the root) gives way
 //! to the next form that does, the last being the path anchored at the vault's root.
+//!
+//! `fix_broken_links` writes a repaired link's path in the same forms (`path_written_to`), so a
+//! repair and a move never disagree on how a link names a file.
 
 use crate::index::{is_note_path, IndexConfig, NewLinkFormat, Vault};
 use crate::parse::{percent_decode, Link, LinkKind, LinkSource};
@@ -36,8 +39,8 @@ pub struct Rewrite<'l> {
 }
 
 /// The path part of `link` (in `source`, which stays where it is) written to find `expected`, as
-/// a move writes it ([`written_path`], under the vault's settings). `None` when no form
-/// finds it. `fix_broken_links` writes a repaired link's target with it.
+/// a move writes it ([`written_path`], under the vault's settings). `None` when no form finds it.
+/// `fix_broken_links` writes a repaired link's target with it.
 pub(crate) fn path_written_to(vault: &Vault, source: &str, text: &str, link: &Link, expected: &str) -> Option<String> {
     let written = &text[link.target_span.range()];
     let rewrite = Rewrite { link, written, old_source: source, source, expected };

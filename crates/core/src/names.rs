@@ -64,6 +64,9 @@ fn bad_characters(segment: &str) -> Vec<String> {
     found.into_iter().collect()
 }
 
+/// Whether `path` can name a file or a folder of the vault: every segment, and the file's name
+/// without its extension, free of the characters a link or a filesystem cannot hold. `Err` names
+/// the path and what it holds.
 pub(crate) fn check_name(path: &str) -> Result<(), MoveError> {
     // The last segment is checked with and without its extension: `Note .md` ends in a space.
     let stem = path.rsplit_once('.').map(|(stem, _)| stem).filter(|stem| !stem.is_empty() && !stem.ends_with('/'));
