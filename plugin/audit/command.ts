@@ -16,7 +16,7 @@ import { applyFixes, previewFixes, type PreviewedRewrite } from "./fix";
 import { RenameAuditModal, RewritePreviewModal } from "./modal";
 import { count } from "../ui/lists";
 import { RenameLog } from "./renames";
-import { ERROR_NOTICE_MS } from "../ui/notice";
+import { ERROR_NOTICE_MS, noticeIndexNotLoaded } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const AUDIT_RENAMES_COMMAND_ID = "audit-renames";
@@ -65,7 +65,7 @@ export async function runRenameAudit(app: App, host: HostProvider, log: RenameLo
 	const renames = log.entries();
 	const ready = await host();
 	if (ready === null) {
-		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+		noticeIndexNotLoaded();
 		return null;
 	}
 	// The index must hold what the vault holds, including the rename itself and Obsidian's

@@ -8,7 +8,7 @@ import { Notice, Plugin, type App, type TFile } from "obsidian";
 import type { LinkEngine } from "../engine/client";
 import { LinkCheckModal } from "./modal";
 import { checkLinks, type LinkCheck } from "./report";
-import { messageOf, ERROR_NOTICE_MS } from "../ui/notice";
+import { messageOf, ERROR_NOTICE_MS, noticeIndexNotLoaded } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const CHECK_LINKS_COMMAND_ID = "check-links-of-current-note";
@@ -37,7 +37,7 @@ export function registerCheckLinksCommand(plugin: Plugin, settledIndex: () => Pr
 export async function showLinkCheck(app: App, settledIndex: () => Promise<LinkEngine | null>, file: TFile): Promise<void> {
 	const index = await settledIndex();
 	if (index === null) {
-		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+		noticeIndexNotLoaded();
 		return;
 	}
 	const check = await linkCheckOf(index, file.path);

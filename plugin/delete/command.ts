@@ -13,7 +13,7 @@ import type { DeleteAnswer, ToolError } from "../wasm";
 import { deleteNote } from "../change";
 import { DeletePreviewModal } from "./modals";
 import { ErrorCode } from "../error-codes";
-import { ERROR_NOTICE_MS } from "../ui/notice";
+import { ERROR_NOTICE_MS, noticeIndexNotLoaded } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const DELETE_NOTE_COMMAND_ID = "delete-note-safely";
@@ -36,7 +36,7 @@ export function registerDeleteNoteCommand(plugin: Plugin, host: HostProvider): v
 export async function previewDelete(app: App, host: HostProvider, path: string): Promise<void> {
 	const ready = await host();
 	if (ready === null) {
-		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+		noticeIndexNotLoaded();
 		return;
 	}
 	const outcome = await deleteNote(ready, { path });

@@ -6,7 +6,7 @@
 
 import { Modal, Notice, Plugin, type App } from "obsidian";
 import type { LinkEngine } from "../engine/client";
-import { messageOf, ERROR_NOTICE_MS } from "../ui/notice";
+import { messageOf, ERROR_NOTICE_MS, noticeIndexNotLoaded } from "../ui/notice";
 import type { Health } from "../wire";
 
 /** Stable: users bind hotkeys to it. */
@@ -46,7 +46,7 @@ export function registerLinkGraphCommand(plugin: Plugin, settledIndex: () => Pro
 export async function showLinkGraph(app: App, settledIndex: () => Promise<LinkEngine | null>): Promise<void> {
 	const index = await settledIndex();
 	if (index === null) {
-		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+		noticeIndexNotLoaded();
 		return;
 	}
 	const report = await linkGraphReport(index);

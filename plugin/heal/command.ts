@@ -14,7 +14,7 @@ import type { ToolHost } from "../host";
 import type { HostProvider } from "../move/command";
 import { PreviewConfirmModal, renderMovePreview } from "../move/modals";
 import type { FileMove, MoveAnswer, ToolError } from "../wasm";
-import { ERROR_NOTICE_MS } from "../ui/notice";
+import { ERROR_NOTICE_MS, noticeIndexNotLoaded } from "../ui/notice";
 import { count } from "../ui/lists";
 
 /** Stable: users bind hotkeys to it. */
@@ -56,7 +56,7 @@ export function registerHealMovesCommand(plugin: Plugin, host: HostProvider): vo
 export async function previewHeal(app: App, host: HostProvider): Promise<PreviewConfirmModal | null> {
 	const ready = await host();
 	if (ready === null) {
-		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+		noticeIndexNotLoaded();
 		return null;
 	}
 	const outcome = await runCall(ready, "heal_moves", { dry_run: true });

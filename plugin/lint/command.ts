@@ -18,7 +18,7 @@ import { lintRules, type MoveAnswer, type ToolError } from "../wasm";
 import { FIXING_TOOLS, type LintProposal, type LintReport } from "./report";
 import { UnresolvedLinksStatus } from "./status";
 import { LINT_VIEW_TYPE, LintView, type LintRun } from "./view";
-import { messageOf, ERROR_NOTICE_MS } from "../ui/notice";
+import { messageOf, ERROR_NOTICE_MS, noticeIndexNotLoaded } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const LINT_COMMAND_ID = "lint-vault";
@@ -136,7 +136,7 @@ export class VaultLint {
 		}
 		const host = await this.context.host();
 		if (host === null) {
-			new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+			noticeIndexNotLoaded();
 			return;
 		}
 		const preview = await runTool(host, tool, { ...args, dry_run: true });

@@ -13,12 +13,10 @@ import type { ToolHost } from "../host";
 import { runCall } from "../change";
 import { PreviewConfirmModal } from "../move/modals";
 import type { ToolError } from "../wasm";
+import { ERROR_NOTICE_MS, noticeIndexNotLoaded } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const LINK_MENTIONS_COMMAND_ID = "link-unlinked-mentions";
-
-/** How long an error stays on screen: long enough to read its hint. */
-const ERROR_NOTICE_MS = 10_000;
 
 /** The most mentions the preview lists; the count says how many there are, and the rest are linked. */
 const PREVIEW_LIMIT = 500;
@@ -65,7 +63,7 @@ export function registerLinkMentionsCommand(plugin: Plugin, host: HostProvider):
 export async function previewLinkMentions(app: App, host: HostProvider): Promise<PreviewConfirmModal | null> {
 	const ready = await host();
 	if (ready === null) {
-		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+		noticeIndexNotLoaded();
 		return null;
 	}
 	const outcome = await runCall(ready, "link_mentions", { dry_run: true, limit: PREVIEW_LIMIT });

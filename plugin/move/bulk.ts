@@ -11,7 +11,7 @@ import { runCall } from "../change";
 import type { MoveAnswer, ToolError } from "../wasm";
 import type { HostProvider } from "./command";
 import { DestinationModal, MovePreviewModal, describeMove } from "./modals";
-import { ERROR_NOTICE_MS } from "../ui/notice";
+import { ERROR_NOTICE_MS, noticeIndexNotLoaded } from "../ui/notice";
 
 /** Adds the bulk move to the file explorer's menu for a selection of several files. */
 export function registerBulkMove(plugin: Plugin, host: HostProvider): void {
@@ -54,7 +54,7 @@ export function bulkMoves(files: TAbstractFile[], folder: string): { from: strin
 export async function previewBulkMove(app: App, host: HostProvider, files: TAbstractFile[], folder: string): Promise<void> {
 	const ready = await host();
 	if (ready === null) {
-		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+		noticeIndexNotLoaded();
 		return;
 	}
 	const moves = bulkMoves(files, folder);

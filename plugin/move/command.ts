@@ -9,7 +9,7 @@ import type { ToolHost } from "../host";
 import type { MoveAnswer, ToolError } from "../wasm";
 import { moveNote } from "../change";
 import { DestinationModal, MovePreviewModal, NotePickerModal, describeMove } from "./modals";
-import { ERROR_NOTICE_MS } from "../ui/notice";
+import { ERROR_NOTICE_MS, noticeIndexNotLoaded } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const MOVE_NOTE_COMMAND_ID = "move-note-safely";
@@ -35,7 +35,7 @@ function askDestination(app: App, host: HostProvider, file: TFile): void {
 export async function previewMove(app: App, host: HostProvider, from: string, to: string): Promise<void> {
 	const ready = await host();
 	if (ready === null) {
-		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+		noticeIndexNotLoaded();
 		return;
 	}
 	// Typed paths are tidied as Obsidian tidies them (no leading or doubled slashes).

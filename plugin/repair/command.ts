@@ -12,7 +12,7 @@ import type { ToolHost } from "../host";
 import { runCall } from "../change";
 import { PreviewConfirmModal } from "../move/modals";
 import type { ToolError } from "../wasm";
-import { ERROR_NOTICE_MS } from "../ui/notice";
+import { ERROR_NOTICE_MS, noticeIndexNotLoaded } from "../ui/notice";
 
 /** Stable: users bind hotkeys to it. */
 export const FIX_LINKS_COMMAND_ID = "fix-broken-links";
@@ -66,7 +66,7 @@ export function registerFixLinksCommand(plugin: Plugin, host: HostProvider): voi
 export async function previewFixLinks(app: App, host: HostProvider): Promise<PreviewConfirmModal | null> {
 	const ready = await host();
 	if (ready === null) {
-		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+		noticeIndexNotLoaded();
 		return null;
 	}
 	const outcome = await runCall(ready, "fix_broken_links", { dry_run: true, limit: PREVIEW_LIMIT });

@@ -12,7 +12,7 @@ import type { ToolHost } from "../host";
 import { runCall } from "../change";
 import { PreviewConfirmModal } from "../move/modals";
 import type { ToolError } from "../wasm";
-import { ERROR_NOTICE_MS } from "../ui/notice";
+import { ERROR_NOTICE_MS, noticeIndexNotLoaded } from "../ui/notice";
 import { count } from "../ui/lists";
 
 /** Stable: users bind hotkeys to it. */
@@ -46,7 +46,7 @@ export function registerUndoCommand(plugin: Plugin, host: HostProvider): void {
 export async function previewUndo(app: App, host: HostProvider): Promise<PreviewConfirmModal | null> {
 	const ready = await host();
 	if (ready === null) {
-		new Notice("vaultlink: the link index is not loaded; enable the plugin again and retry.", ERROR_NOTICE_MS);
+		noticeIndexNotLoaded();
 		return null;
 	}
 	const outcome = await runCall(ready, "undo_change", { dry_run: true });
