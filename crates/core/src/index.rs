@@ -1,8 +1,8 @@
 //! The vault index: every file by path, each note's parsed links with their resolutions, and
 //! the reverse index (backlinks), kept current one file at a time.
 //!
-//! The index holds no note text, only what was parsed from it and a lexical sketch of each body
-//! (a few hundred bytes, for `near_duplicate`). `upsert`, `remove` and `rename`
+//! The index holds no note text, only what was parsed from it, and the lexical sketch of a body
+//! once `near_duplicate` asked for it (`sketches`). `upsert`, `remove` and `rename`
 //! update everything they affect, including links elsewhere whose resolution changes because a
 //! file appeared or disappeared: each link is registered under the file names it was looked up
 //! by, and a file that comes or goes re-resolves the links registered under its name. So an
@@ -32,6 +32,7 @@ use crate::sketch::Sketch;
 pub use crate::yaml_text::MAX_VALUE_CHARS;
 
 pub mod kept;
+pub mod sketches;
 
 /// How new links are written when vaultlink writes one (Obsidian's "New link format").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,7 +89,6 @@ struct Note {
     aliases: Vec<String>,
     truncated: bool,
     facts: NoteFacts,
-    sketch: Sketch,
 }
 
 /// A file parsed by [`Vault::prepare`], ready for [`Vault::insert_prepared`].
@@ -98,6 +98,9 @@ pub struct Prepared {
     /// A canvas's links (empty for any other file).
     canvas: Vec<Link>,
     parse: ParseConfig,
+    /// The body's sketch, when the persistent index kept one (`kept::decode`); [`Vault::prepare`]
+    /// never sketches, since only `near_duplicate` reads a sketch.
+    sketch: Option<Sketch>,
 }
 
 /// A file's place in the index's file table. Ids are reused after a file is removed; nothing
@@ -169,6 +172,10 @@ pub struct Vault {
     missing: FxMap<Box<str>, u32>,
     /// How many links are unresolved (the sum of `missing`).
     unresolved_links: usize,
+    /// The notes' sketches for `near_duplicate`, computed only when it asks (`sketches`): `None`
+    /// for a note asked for and not sketched yet. A note's entry goes when its text changes or
+    /// it is removed.
+    sketches: FxMap<FileId, Option<Sketch>>,
 }
 
 /// The key under which an unresolved link is counted in [`Vault`]'s `missing` (and grouped by
@@ -203,8 +210,6 @@ pub struct NoteView<'a> {
     pub path: &'a str,
     pub aliases: &'a [String],
     pub facts: &'a NoteFacts,
-    /// The body's lexical sketch, for `near_duplicate`.
-    pub sketch: &'a Sketch,
 }
 
 impl<'a> NoteView<'a> {
@@ -272,6 +277,7 @@ impl Vault {
             pages: PageNames::default(),
             missing: FxMap::default(),
             unresolved_links: 0,
+            sketches: FxMap::default(),
         }
     }
 
@@ -380,13 +386,11 @@ impl Vault {
         let note = is_note_path(path).then(|| {
             let (mut parsed, yaml) = parse_note_keeping_yaml(path, text, parse);
             let facts = note_facts_from(path, text, &parsed, yaml.as_ref());
-            let body_start = crate::frontmatter::find_block(text).map_or(0, |block| block.span.end);
             parsed.links.shrink_to_fit();
             parsed.aliases.shrink_to_fit();
             let mut block_ids: FxSet<String> = parsed.block_ids.iter().map(|block| fold(&block.id)).collect();
             block_ids.shrink_to_fit();
             Note {
-                sketch: Sketch::of_body(&text[body_start..]),
                 facts,
                 heading_keys: parsed.headings.iter().map(|heading| heading_key(&heading.text)).collect(),
                 block_ids,
@@ -402,7 +406,7 @@ impl Vault {
         } else {
             Vec::new()
         };
-        Prepared { note, canvas, parse: *parse }
+        Prepared { note, canvas, parse: *parse, sketch: None }
     }
 
     /// Adds a file prepared by [`Vault::prepare`], or replaces it. It must have been prepared
@@ -410,6 +414,7 @@ impl Vault {
     pub fn insert_prepared(&mut self, path: &str, prepared: Prepared) {
         debug_assert_eq!(prepared.parse, self.config.parse, "prepared with other parse settings");
         self.insert(path, prepared.note, prepared.canvas);
+        self.keep_kept_sketch(path, prepared.sketch);
     }
 
     /// Adds many prepared files at once, as a first index or a refresh that found many changes
@@ -419,11 +424,16 @@ impl Vault {
     /// once per name rather than once per file.
     pub fn insert_prepared_many(&mut self, files: Vec<(String, Prepared)>) {
         let mut new = Vec::new();
+        let mut kept_sketches = Vec::new();
         for (path, prepared) in files {
             debug_assert_eq!(prepared.parse, self.config.parse, "prepared with other parse settings");
             if self.ids.contains_key(path.as_str()) {
                 self.insert(&path, prepared.note, prepared.canvas);
+                self.keep_kept_sketch(&path, prepared.sketch);
             } else {
+                if let Some(sketch) = prepared.sketch {
+                    kept_sketches.push((path.clone(), sketch));
+                }
                 new.push((path, prepared.note, prepared.canvas));
             }
         }
@@ -441,6 +451,7 @@ impl Vault {
                         self.pages.add(id, note_title(&path), &note.aliases, &note.facts);
                     }
                     self.slot_mut(id).canvas = canvas;
+                    self.sketches.remove(&id);
                     if let Some(old) = std::mem::replace(&mut self.slot_mut(id).note, note) {
                         self.pages.remove(id, note_title(&path), &old.aliases, &old.facts);
                     }
@@ -458,6 +469,9 @@ impl Vault {
         }
         for id in added {
             self.index_links(id);
+        }
+        for (path, sketch) in kept_sketches {
+            self.keep_kept_sketch(&path, Some(sketch));
         }
     }
 
@@ -520,6 +534,7 @@ impl Vault {
         match self.id(path) {
             Some(id) => {
                 self.unindex_links(id);
+                self.sketches.remove(&id);
                 self.slot_mut(id).canvas = canvas;
                 let path = self.slot(id).path.clone();
                 if let Some(note) = &note {
@@ -566,6 +581,7 @@ impl Vault {
             self.reresolve(link);
         }
         let slot = self.slots[id as usize].take().expect("a file id in use");
+        self.sketches.remove(&id);
         self.free.push(id);
         if let Some(old) = &slot.note {
             self.pages.remove(id, note_title(&path), &old.aliases, &old.facts);
@@ -579,9 +595,14 @@ impl Vault {
         if from == to {
             return self.contains(from);
         }
+        // The text moves unchanged, and its sketch with it.
+        let sketch = self.id(from).and_then(|id| self.sketches.remove(&id));
         let Some((note, canvas)) = self.take(from) else { return false };
         self.take(to);
         self.insert(to, note, canvas);
+        if let (Some(sketch), Some(id)) = (sketch, self.id(to)) {
+            self.sketches.insert(id, sketch);
+        }
         true
     }
 
@@ -600,13 +621,13 @@ impl Vault {
 
     fn note_view(slot: &Slot) -> Option<NoteView<'_>> {
         let note = slot.note.as_ref()?;
-        Some(NoteView { path: &slot.path, aliases: &note.aliases, facts: &note.facts, sketch: &note.sketch })
+        Some(NoteView { path: &slot.path, aliases: &note.aliases, facts: &note.facts })
     }
 
     /// The note at `path` with what the index keeps of it; `None` when it is not a note.
     pub fn note(&self, path: &str) -> Option<NoteView<'_>> {
         let (slot, note) = self.note_at(path)?;
-        Some(NoteView { path: &slot.path, aliases: &note.aliases, facts: &note.facts, sketch: &note.sketch })
+        Some(NoteView { path: &slot.path, aliases: &note.aliases, facts: &note.facts })
     }
 
     /// What `link` of the note at `source` resolves to now, as the index keeps it.
@@ -891,7 +912,7 @@ impl Vault {
     pub fn notes(&self) -> impl Iterator<Item = NoteView<'_>> {
         self.files().filter_map(|slot| {
             let note = slot.note.as_ref()?;
-            Some(NoteView { path: &slot.path, aliases: &note.aliases, facts: &note.facts, sketch: &note.sketch })
+            Some(NoteView { path: &slot.path, aliases: &note.aliases, facts: &note.facts })
         })
     }
 
@@ -1050,7 +1071,6 @@ impl Vault {
             memory.notes += vec_bytes(&note.heading_keys) + note.heading_keys.iter().map(|key| key.capacity()).sum::<usize>();
             memory.notes += hash_set_bytes(&note.block_ids) + note.block_ids.iter().map(String::capacity).sum::<usize>();
             memory.names += vec_bytes(&note.aliases) + note.aliases.iter().map(String::capacity).sum::<usize>();
-            memory.sketches += note.sketch.heap_bytes();
             memory.facts += facts_bytes(&note.facts);
         }
         memory.reverse_index += hash_map_bytes(&self.watchers);
@@ -1063,6 +1083,7 @@ impl Vault {
         }
         memory.names += self.pages.heap_bytes();
         memory.reverse_index += hash_map_bytes(&self.missing) + self.missing.keys().map(|key| key.len()).sum::<usize>();
+        memory.sketches += hash_map_bytes(&self.sketches) + self.sketches.values().flatten().map(Sketch::heap_bytes).sum::<usize>();
         memory
     }
 }

@@ -563,7 +563,9 @@ fn dispatch(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut P
         Request::LintWiki(arguments) => {
             // The sources pages keep hashes of, for `stale`; one the edge cannot read is not compared.
             let hashes = crate::source_hashes::current_hashes(vault, &mut |path| edge.text(path).ok());
-            lint_wiki_reading(vault, arguments, Some(&hashes)).map(Response::Lint).map_err(error)?
+            // The notes `near_duplicate` needs that the edge did not sketch before the call.
+            let sketches = crate::sketching::sketches_read(vault, arguments, &mut |path| edge.text(path).ok());
+            lint_wiki_reading(vault, arguments, Some(&hashes), Some(&sketches)).map(Response::Lint).map_err(error)?
         }
         Request::FindLinkPaths(arguments) => crate::graph::link_paths(vault, arguments).map(Response::LinkPaths).map_err(error)?,
         Request::LinkGraph(arguments) => crate::graph::link_graph(vault, arguments).map(Response::Graph).map_err(error)?,
@@ -909,17 +911,13 @@ fn page_end(body: &str, start: usize, max_bytes: usize) -> usize {
 }
 
 pub fn lint_wiki(vault: &Vault, arguments: &LintArguments) -> Result<LintReport, OpError> {
-    lint_wiki_reading(vault, arguments, None)
+    lint_wiki_reading(vault, arguments, None, None)
 }
 
-/// `lint_wiki` with the current content hashes of the sources pages keep hashes of, by path
-/// (`source_hashes::current_hashes`), which the `stale` rule compares.
-pub fn lint_wiki_reading(
-    vault: &Vault,
-    arguments: &LintArguments,
-    source_hashes: Option<&std::collections::BTreeMap<String, String>>,
-) -> Result<LintReport, OpError> {
-    let rules = match &arguments.kinds {
+/// The rules a `lint_wiki` call runs: those it names in `kinds`, or every rule that runs by
+/// default.
+pub(crate) fn lint_rules(arguments: &LintArguments) -> Result<Vec<&'static crate::lint::Rule>, OpError> {
+    Ok(match &arguments.kinds {
         None => crate::lint::RULES.to_vec(),
         Some(kinds) => kinds
             .iter()
@@ -932,10 +930,22 @@ pub fn lint_wiki_reading(
                 })
             })
             .collect::<Result<Vec<_>, OpError>>()?,
-    };
+    })
+}
+
+/// `lint_wiki` with the current content hashes of the sources pages keep hashes of, by path
+/// (`source_hashes::current_hashes`), which the `stale` rule compares, and the sketches made for
+/// this call of the notes the index holds none of (`sketching::sketches_read`).
+pub fn lint_wiki_reading(
+    vault: &Vault,
+    arguments: &LintArguments,
+    source_hashes: Option<&std::collections::BTreeMap<String, String>>,
+    sketches_read: Option<&std::collections::HashMap<String, crate::sketch::Sketch>>,
+) -> Result<LintReport, OpError> {
+    let rules = lint_rules(arguments)?;
     let options =
         crate::lint::LintOptions { folder: arguments.folder.clone(), excluded_folders: arguments.excluded_folders.clone(), rules };
-    let outcome = crate::lint::lint_reading(vault, &options, source_hashes);
+    let outcome = crate::lint::lint_with(vault, &options, source_hashes, sketches_read);
     let mut counts = std::collections::BTreeMap::new();
     for proposal in &outcome.proposals {
         *counts.entry(proposal.kind).or_insert(0) += 1;

@@ -13,8 +13,10 @@
 //! Two bodies with the same text are then known to be identical whatever their length or
 //! vocabulary, which the MinHash cannot tell for a short body or one that repeats a few phrases.
 //!
-//! A sketch is a few hundred bytes a note, computed when the note is indexed, so the lint needs
-//! no note text and runs in memory.
+//! A sketch is a few hundred bytes a note, computed from its text only when `near_duplicate`
+//! asks for it and then kept by the index (`index::sketches`), so a later lint needs no note text
+//! and runs in memory. Sketching one text needs nothing else ([`Sketch::of_note`]), so an edge
+//! may sketch many on several threads.
 
 use std::num::NonZeroU64;
 
@@ -39,6 +41,12 @@ pub struct Sketch {
 }
 
 impl Sketch {
+    /// The sketch of a note's whole `text`: of its body, after the frontmatter.
+    pub fn of_note(text: &str) -> Sketch {
+        let body_start = crate::frontmatter::find_block(text).map_or(0, |block| block.span.end);
+        Sketch::of_body(&text[body_start..])
+    }
+
     /// The sketch of `body` (a note's text after its frontmatter).
     pub fn of_body(body: &str) -> Sketch {
         let mut smallest = Smallest::default();

@@ -6,6 +6,8 @@
 //! tag against its closed list and every span against the file's size. Bytes it cannot read
 //! whole give `None`, and the edge parses the file again: a kept note is never guessed at.
 //! A note whose facts hold a `SCHEMA.md` schema is not kept (it is rare, and parsed again).
+//! A note's near-duplicate sketch is kept when the index has one (`index::sketches`); a note
+//! kept without one is sketched when `near_duplicate` next asks, as in an index just built.
 
 use std::num::NonZeroU64;
 
@@ -13,7 +15,7 @@ use super::{Note, Prepared, Target, Vault};
 use crate::facts::{FrontmatterProblem, NoteFacts, Property, ValueShape};
 use crate::frontmatter::KeySegment;
 use crate::parse::{Destination, Link, LinkKind, LinkSource, ParseConfig, PropertyQuote};
-use crate::sketch::Sketch;
+use crate::sketch::{Sketch, SKETCH_SIZE};
 use crate::span::Span;
 
 /// The most items any list of a kept note may claim (links are bounded by `max_links`).
@@ -21,7 +23,7 @@ const MAX_ITEMS: u64 = 1 << 24;
 
 /// What the index keeps of a prepared file, as bytes; `None` when it is not kept (a schema).
 pub fn encode(prepared: &Prepared) -> Option<Vec<u8>> {
-    encode_parts(prepared.note.as_ref(), &prepared.canvas)
+    encode_parts(prepared.note.as_ref(), &prepared.canvas, prepared.sketch.as_ref())
 }
 
 /// What the index keeps of the file at `path`, as [`encode`] gives it; `None` when the index has
@@ -29,10 +31,14 @@ pub fn encode(prepared: &Prepared) -> Option<Vec<u8>> {
 pub fn of_file(vault: &Vault, path: &str) -> Option<Vec<u8>> {
     let id = *vault.ids.get(path)?;
     let slot = vault.slots.get(id as usize)?.as_ref()?;
-    encode_parts(slot.note.as_ref(), &slot.canvas)
+    encode_parts(slot.note.as_ref(), &slot.canvas, vault.kept_sketch_of(id))
 }
 
-fn encode_parts(note: Option<&Note>, canvas: &[Link]) -> Option<Vec<u8>> {
+/// Written in place of a sketch's count of hashes when the note has no sketch: more hashes than
+/// a sketch holds, so no count of a kept sketch reads as it.
+const NO_SKETCH: u64 = SKETCH_SIZE as u64 + 1;
+
+fn encode_parts(note: Option<&Note>, canvas: &[Link], sketch: Option<&Sketch>) -> Option<Vec<u8>> {
     let mut out = Writer(Vec::new());
     match note {
         None => out.uint(0),
@@ -52,12 +58,17 @@ fn encode_parts(note: Option<&Note>, canvas: &[Link]) -> Option<Vec<u8>> {
             out.strings(&note.aliases);
             out.uint(u64::from(note.truncated));
             out.facts(&note.facts);
-            out.uint(note.sketch.hashes().len() as u64);
-            for hash in note.sketch.hashes() {
-                out.uint(u64::from(*hash));
+            match sketch {
+                None => out.uint(NO_SKETCH),
+                Some(sketch) => {
+                    out.uint(sketch.hashes().len() as u64);
+                    for hash in sketch.hashes() {
+                        out.uint(u64::from(*hash));
+                    }
+                    out.uint(u64::from(sketch.words()));
+                    out.uint(sketch.body_hash().map_or(0, NonZeroU64::get));
+                }
             }
-            out.uint(u64::from(note.sketch.words()));
-            out.uint(note.sketch.body_hash().map_or(0, NonZeroU64::get));
         }
     }
     out.links(canvas);
@@ -68,6 +79,7 @@ fn encode_parts(note: Option<&Note>, canvas: &[Link]) -> Option<Vec<u8>> {
 /// `None` when the bytes are not exactly such an encoding.
 pub fn decode(bytes: &[u8], size: u64, parse: &ParseConfig) -> Option<Prepared> {
     let mut input = Reader { bytes, size };
+    let mut sketch = None;
     let note = match input.uint()? {
         0 => None,
         1 => {
@@ -77,17 +89,22 @@ pub fn decode(bytes: &[u8], size: u64, parse: &ParseConfig) -> Option<Prepared> 
             let aliases = input.strings()?;
             let truncated = input.flag()?;
             let facts = input.facts()?;
-            let count = input.count()?;
-            let hashes = (0..count).map(|_| input.uint().and_then(|hash| u32::try_from(hash).ok())).collect::<Option<Vec<u32>>>()?;
-            let words = u32::try_from(input.uint()?).ok()?;
-            let body_hash = NonZeroU64::new(input.uint()?);
-            let sketch = Sketch::from_parts(hashes, words, body_hash)?;
-            Some(Note { links, heading_keys, block_ids, aliases, truncated, facts, sketch })
+            let count = input.uint()?;
+            if count != NO_SKETCH {
+                // More hashes than a sketch holds is no sketch: `from_parts` would refuse them.
+                let count = usize::try_from(count).ok().filter(|count| *count <= SKETCH_SIZE)?;
+                let hashes =
+                    (0..count).map(|_| input.uint().and_then(|hash| u32::try_from(hash).ok())).collect::<Option<Vec<u32>>>()?;
+                let words = u32::try_from(input.uint()?).ok()?;
+                let body_hash = NonZeroU64::new(input.uint()?);
+                sketch = Some(Sketch::from_parts(hashes, words, body_hash)?);
+            }
+            Some(Note { links, heading_keys, block_ids, aliases, truncated, facts })
         }
         _ => return None,
     };
     let canvas = input.links(parse)?;
-    input.bytes.is_empty().then_some(Prepared { note, canvas, parse: *parse })
+    input.bytes.is_empty().then_some(Prepared { note, canvas, parse: *parse, sketch })
 }
 
 struct Writer(Vec<u8>);
@@ -451,7 +468,11 @@ impl Vault {
         let mut added = Vec::with_capacity(files.len());
         for (path, prepared, targets) in files {
             debug_assert_eq!(prepared.parse, self.config.parse, "prepared with other parse settings");
-            added.push((self.add_file(&path, prepared.note, prepared.canvas), targets));
+            let id = self.add_file(&path, prepared.note, prepared.canvas);
+            if let Some(sketch) = prepared.sketch {
+                self.keep_kept_sketch(&path, Some(sketch));
+            }
+            added.push((id, targets));
         }
         let by_rank: Vec<super::FileId> = self.ids.values().copied().collect();
         let mut filed = 0;
@@ -483,6 +504,11 @@ mod tests {
         let back = decode(&bytes, text.len() as u64, &parse).expect("read back");
         assert_eq!(back.note, prepared.note);
         assert_eq!(back.canvas, prepared.canvas);
+        assert_eq!(back.sketch, None, "an index just built has sketched nothing");
+        // A note sketched since keeps its sketch; a canvas or attachment has none to keep.
+        let sketched = Prepared { sketch: prepared.note.is_some().then(|| Sketch::of_note(text)), ..prepared };
+        let back = decode(&encode(&sketched).expect("kept"), text.len() as u64, &parse).expect("read back");
+        assert_eq!(back.sketch, sketched.sketch);
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //! built-in examples (a tiny vault and the findings it must give) that are also its tests. The
 //! index holds no note text, so a rule sees only what the index keeps: links and their
 //! resolutions, headings, block ids, identities (file name, H1, aliases, `title`), top-level
-//! properties, frontmatter problems, and each body's lexical sketch. A rule that cannot run
-//! says why under `skipped`.
+//! properties, frontmatter problems, and each body's lexical sketch (kept by the index once
+//! `near_duplicate` asked for it, or made from the texts the edge read for this lint). A rule that
+//! cannot run, or not over every note, says why under `skipped`.
 //!
 //! Most rules run by default ([`RULES`]: what `lint_wiki` runs without `kinds`). A rule whose
 //! findings are mostly noise on a real vault, where they describe how people write rather
@@ -218,6 +219,10 @@ pub struct Context<'a> {
     /// The current content hash of each source a page keeps a hash of, by path, when the edge
     /// read them (`lint_reading`): what `stale` compares.
     pub source_hashes: Option<&'a std::collections::BTreeMap<String, String>>,
+    /// Sketches of the notes the index holds none of, made from the texts the edge read for this
+    /// lint (`lint_with`), by path; a note sketched in neither place is not compared by
+    /// `near_duplicate`, which says so.
+    pub sketches_read: Option<&'a std::collections::HashMap<String, crate::sketch::Sketch>>,
 }
 
 impl<'a> Context<'a> {
@@ -225,7 +230,7 @@ impl<'a> Context<'a> {
         let folder = folder.map(|folder| fold(folder.trim_matches('/'))).filter(|folder| !folder.is_empty());
         let excluded_folders =
             excluded_folders.iter().map(|folder| fold(folder.trim_matches('/'))).filter(|folder| !folder.is_empty()).collect();
-        Context { vault, folder, excluded_folders, source_hashes: None }
+        Context { vault, folder, excluded_folders, source_hashes: None, sketches_read: None }
     }
 
     /// True when the note at `path` may be the subject of a finding: inside the folder asked
@@ -257,8 +262,20 @@ pub fn lint_reading(
     options: &LintOptions,
     source_hashes: Option<&std::collections::BTreeMap<String, String>>,
 ) -> LintOutcome {
+    lint_with(vault, options, source_hashes, None)
+}
+
+/// [`lint_reading`], with the sketches made for this lint of the notes the index has none of
+/// (`ops::sketches_read`), which `near_duplicate` compares with those the index keeps.
+pub fn lint_with(
+    vault: &Vault,
+    options: &LintOptions,
+    source_hashes: Option<&std::collections::BTreeMap<String, String>>,
+    sketches_read: Option<&std::collections::HashMap<String, crate::sketch::Sketch>>,
+) -> LintOutcome {
     let mut context = Context::new(vault, options.folder.as_deref(), &options.excluded_folders);
     context.source_hashes = source_hashes;
+    context.sketches_read = sketches_read;
     let mut findings = Findings::default();
     for rule in every_rule().filter(|rule| options.rules.iter().any(|chosen| chosen.kind == rule.kind)) {
         (rule.check)(&context, &mut findings);
@@ -379,7 +396,9 @@ pub(crate) mod tests {
         for (path, text) in &files {
             vault.upsert(path, text);
         }
-        (vault, files.into_iter().collect())
+        let texts: std::collections::BTreeMap<String, String> = files.into_iter().collect();
+        vault.sketch_notes(&mut |path| texts.get(path).cloned());
+        (vault, texts)
     }
 
     /// The rule's findings, the sources pages keep hashes of read from `texts`.

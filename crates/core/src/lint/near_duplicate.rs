@@ -11,8 +11,10 @@
 //! frontmatter) are not duplicates of each other: an empty note repeats nothing, and a vault's
 //! placeholders would otherwise all pair up.
 //!
-//! Each note's body is sketched when it is indexed ([`crate::sketch`]: bottom-k MinHash over
-//! three-word shingles). Candidate pairs come from an inverted index of the sketches' hashes,
+//! Each note's body is sketched the first time this rule runs ([`crate::sketch`]: bottom-k
+//! MinHash over three-word shingles), from the texts the edge reads for it, and the index keeps
+//! the sketches for later runs (`index::sketches`). A note whose text could not be read has no
+//! sketch and is not compared; `skipped` says how many. Candidate pairs come from an inverted index of the sketches' hashes,
 //! so the work grows with the pairs that share something rather than with the square of the
 //! vault. A hash that more than [`MAX_SHARED_BY`] notes hold is template or boilerplate text
 //! (a daily-note template, a licence footer) and is not counted: it would pair every note that
@@ -24,9 +26,15 @@ use std::collections::HashMap;
 
 use serde_json::json;
 
-use super::{Context, Example, Findings, Proposal, Rule};
-use crate::index::NoteView;
-use crate::sketch::{MIN_WORDS, SHINGLE_WORDS, SKETCH_SIZE};
+use super::{Context, Example, Findings, Proposal, Rule, Skipped};
+use crate::sketch::{Sketch, MIN_WORDS, SHINGLE_WORDS, SKETCH_SIZE};
+
+/// A note with its body's sketch.
+#[derive(Clone, Copy)]
+struct Sketched<'a> {
+    path: &'a str,
+    sketch: &'a Sketch,
+}
 
 /// The least estimated similarity reported.
 pub const MIN_SIMILARITY: f64 = 0.5;
@@ -89,26 +97,42 @@ The build passed on the first try and nothing else happened. The build passed on
 };
 
 fn check(context: &Context<'_>, findings: &mut Findings) {
-    identical(context, findings);
-    similar(context, findings);
+    let mut unsketched = 0;
+    let mut notes = Vec::new();
+    for (note, kept) in context.vault.notes_with_sketches().filter(|(note, _)| !super::is_schema_file(note.path)) {
+        match kept.or_else(|| context.sketches_read?.get(note.path)) {
+            Some(sketch) => notes.push(Sketched { path: note.path, sketch }),
+            None => unsketched += 1,
+        }
+    }
+    if unsketched > 0 {
+        findings.skipped.push(Skipped {
+            kind: RULE.kind,
+            reason: format!(
+                "{unsketched} notes were not compared: their text could not be read to sketch it; call again once they can be read"
+            ),
+        });
+    }
+    identical(context, &notes, findings);
+    similar(context, &notes, findings);
 }
 
 /// Whether two notes' bodies are identical once their white space is evened out: the same body
 /// hash and, to make a collision of hashes rarer still, the same count of words.
-fn same_body(left: &NoteView<'_>, right: &NoteView<'_>) -> bool {
+fn same_body(left: &Sketched<'_>, right: &Sketched<'_>) -> bool {
     left.sketch.body_hash().is_some() && left.sketch.body_hash() == right.sketch.body_hash() && left.sketch.words() == right.sketch.words()
 }
 
 /// Notes with identical bodies, any length but empty: each set as pairs of its first note with
 /// each other one.
-fn identical(context: &Context<'_>, findings: &mut Findings) {
-    let mut sets: HashMap<(u64, u32), Vec<NoteView<'_>>> = HashMap::new();
-    for note in context.vault.notes().filter(|note| !super::is_schema_file(note.path)) {
+fn identical(context: &Context<'_>, notes: &[Sketched<'_>], findings: &mut Findings) {
+    let mut sets: HashMap<(u64, u32), Vec<Sketched<'_>>> = HashMap::new();
+    for note in notes {
         if let Some(hash) = note.sketch.body_hash() {
-            sets.entry((hash.get(), note.sketch.words())).or_default().push(note);
+            sets.entry((hash.get(), note.sketch.words())).or_default().push(*note);
         }
     }
-    let mut pairs: Vec<(&NoteView<'_>, &NoteView<'_>, usize)> = Vec::new();
+    let mut pairs: Vec<(&Sketched<'_>, &Sketched<'_>, usize)> = Vec::new();
     for set in sets.values().filter(|set| set.len() > 1) {
         // Notes come in path order, so the first is the smallest path.
         let first = &set[0];
@@ -127,9 +151,8 @@ fn identical(context: &Context<'_>, findings: &mut Findings) {
 
 /// Pairs of notes whose sketches estimate them similar, identical bodies left out (reported by
 /// [`identical`]).
-fn similar(context: &Context<'_>, findings: &mut Findings) {
-    let notes: Vec<NoteView<'_>> =
-        context.vault.notes().filter(|note| note.sketch.is_comparable() && !super::is_schema_file(note.path)).collect();
+fn similar(context: &Context<'_>, notes: &[Sketched<'_>], findings: &mut Findings) {
+    let notes: Vec<Sketched<'_>> = notes.iter().filter(|note| note.sketch.is_comparable()).copied().collect();
     let mut holders: HashMap<u32, Vec<u32>> = HashMap::new();
     for (index, note) in notes.iter().enumerate() {
         for hash in note.sketch.hashes() {
@@ -147,7 +170,7 @@ fn similar(context: &Context<'_>, findings: &mut Findings) {
             }
         }
     }
-    let mut pairs: Vec<(f64, &NoteView<'_>, &NoteView<'_>)> = shared
+    let mut pairs: Vec<(f64, &Sketched<'_>, &Sketched<'_>)> = shared
         .into_iter()
         .filter(|(_, count)| *count >= least_shared)
         .filter_map(|((left, right), _)| {
@@ -170,7 +193,7 @@ fn similar(context: &Context<'_>, findings: &mut Findings) {
 const MERGE: &str = "Read both. If they cover one topic, merge them into one note and point the other's links at it (rewrite_link), \
 then delete the leftover (delete_note); if not, make each say what sets it apart.";
 
-fn identical_proposal(subject: &NoteView<'_>, other: &NoteView<'_>, notes: usize) -> Proposal {
+fn identical_proposal(subject: &Sketched<'_>, other: &Sketched<'_>, notes: usize) -> Proposal {
     let others = if notes > 2 {
         format!("; {notes} notes in all have this body, each paired with the first of them in path order")
     } else {
@@ -196,7 +219,7 @@ space){others}",
     proposal
 }
 
-fn proposal(similarity: f64, subject: &NoteView<'_>, other: &NoteView<'_>) -> Proposal {
+fn proposal(similarity: f64, subject: &Sketched<'_>, other: &Sketched<'_>) -> Proposal {
     let percent = (similarity * 100.0).round();
     let mut proposal = Proposal::new(
         RULE.kind,
