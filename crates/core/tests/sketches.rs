@@ -86,7 +86,8 @@ fn a_note_no_edge_can_read_is_left_out_and_said_so() {
     let mut texts = files.clone();
     texts.remove("f0/n0.md");
     let mut edge = ReadBefore { texts, ..ReadBefore::default() };
-    let answer = serde_json::to_value(ops::run(&vault, &request, &mut edge, &mut PlanHistory::default()).expect("an answer").answer).unwrap();
+    let answer =
+        serde_json::to_value(ops::run(&vault, &request, &mut edge, &mut PlanHistory::default()).expect("an answer").answer).unwrap();
     assert_eq!(answer["skipped"][0]["kind"], "near_duplicate");
     let reason = answer["skipped"][0]["reason"].as_str().unwrap_or_default();
     assert!(reason.starts_with("1 notes were not compared"), "{reason}");

@@ -31,6 +31,9 @@ const PARALLEL_FROM: usize = 64;
 const DECODE_SLICE: usize = 4_096;
 /// The most threads that read and parse.
 const MAX_THREADS: usize = 8;
+/// How many notes are read and sketched at once for `near_duplicate`: their texts are freed
+/// before the next slice is read.
+const SKETCH_SLICE: usize = 4_096;
 
 /// What a file looked like when it was read: modification time, size and inode (0 where the
 /// platform has none).
@@ -98,6 +101,10 @@ pub struct FolderIndex {
     /// How many files the first index filed with the resolutions the persistent index kept,
     /// rather than resolving their links again.
     kept_resolutions: usize,
+    /// When the walk that brought the index up to date last began, when the last refresh was a
+    /// whole walk (not the watcher's changes): then the persistent index may be written again
+    /// as of that walk, as after keeping new sketches.
+    last_whole_walk: Option<SystemTime>,
 }
 
 /// How the index follows the folder.
@@ -168,6 +175,7 @@ impl FolderIndex {
             persistent: false,
             hashes: HashMap::new(),
             kept_resolutions: 0,
+            last_whole_walk: None,
         }
     }
 
@@ -237,6 +245,7 @@ impl FolderIndex {
                 });
                 match applied {
                     Ok(()) => {
+                        self.last_whole_walk = None;
                         self.updates = Updates::Live(watch);
                         self.failures_in_a_row = 0;
                         return Ok(());
@@ -344,7 +353,38 @@ impl FolderIndex {
         if self.persistent && changed {
             self.save_stored(walked_at);
         }
+        self.last_whole_walk = Some(walked_at);
         Ok(())
+    }
+
+    /// Sketches the notes `request` needs sketched and core asks for (`sketching`), reading and
+    /// sketching [`SKETCH_SLICE`] notes at a time on every core, so that only one slice of texts
+    /// is held however large the vault; the index keeps the sketches. When any were made after a
+    /// whole walk, the persistent index is written again with them, so the next command does not
+    /// read those notes again.
+    pub fn sketch_for(&mut self, request: &vaultlink_core::ops::Request) {
+        let wanted = vaultlink_core::sketching::sketches_needed(&mut self.vault, request);
+        if wanted.is_empty() {
+            return;
+        }
+        let started = Instant::now();
+        let mut kept = 0;
+        for slice in wanted.chunks(SKETCH_SLICE) {
+            let sketches = on_every_core(slice, |path| {
+                let size = self.seen.get(path).map_or(0, |stamp| stamp.1);
+                // Read by the rules the index read it by: a note that cannot be read is sketched
+                // as the empty text it was indexed as.
+                let text = self.read_note(path, size, false).0;
+                vaultlink_core::sketch::Sketch::of_note(&text)
+            });
+            for (path, sketch) in slice.iter().zip(sketches) {
+                kept += usize::from(self.vault.keep_sketch(path, sketch));
+            }
+        }
+        tracing::info!("sketched {kept} notes for near_duplicate in {} ms", started.elapsed().as_millis());
+        if let (true, Some(walked_at)) = (self.persistent && kept > 0, self.last_whole_walk) {
+            self.save_stored(walked_at);
+        }
     }
 
     /// Takes from the persistent index every file of `found` whose stamp proves it unchanged
@@ -617,7 +657,11 @@ impl FolderIndex {
         let total = files.len();
         let prepare = |(path, stamp): &(String, Stamp)| {
             // A canvas's text is read too: its cards are links. Other attachments are not read.
-            let (text, hash) = if is_note_path(path) || is_canvas_path(path) { self.read_note(path, stamp.1) } else { (String::new(), 0) };
+            let (text, hash) = if is_note_path(path) || is_canvas_path(path) {
+                self.read_note(path, stamp.1, self.persistent)
+            } else {
+                (String::new(), 0)
+            };
             let prepared = (Vault::prepare(&parse, path, &text), hash);
             if let Some(progress) = progress {
                 let done = prepared_so_far.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -630,15 +674,16 @@ impl FolderIndex {
         on_every_core(files, prepare)
     }
 
-    /// A note's text, and `xxh3_128` of its bytes (0 when it was not read).
-    fn read_note(&self, path: &str, size: u64) -> (String, u128) {
+    /// A note's text, and with `hashed` `xxh3_128` of its bytes (0 when it was not read or
+    /// not asked for).
+    fn read_note(&self, path: &str, size: u64, hashed: bool) -> (String, u128) {
         if size > MAX_NOTE_BYTES {
             tracing::warn!("{path} is {size} bytes, over the {MAX_NOTE_BYTES}-byte limit; its links are not indexed");
             return (String::new(), 0);
         }
         match std::fs::read(self.root.join(path)) {
             Ok(bytes) => {
-                let hash = if self.persistent { xxhash_rust::xxh3::xxh3_128(&bytes) } else { 0 };
+                let hash = if hashed { xxhash_rust::xxh3::xxh3_128(&bytes) } else { 0 };
                 let text = String::from_utf8(bytes).unwrap_or_else(|error| {
                     tracing::warn!("{path} is not valid UTF-8; invalid bytes are read as U+FFFD");
                     String::from_utf8_lossy(error.as_bytes()).into_owned()

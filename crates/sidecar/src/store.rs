@@ -904,4 +904,49 @@ mod tests {
         let bytes = encode_as("0.0.1-other", &sample(), root, UNIX_EPOCH + Duration::from_secs(5_000));
         assert_eq!(decode(&bytes, root).unwrap_err(), format!("another version of vaultlink wrote it; this is {ENGINE}"));
     }
+
+    /// The sketches a lint made are kept in the index file: the next start reads no note to
+    /// sketch it, and its lint answers as an index that sketched every note itself.
+    #[test]
+    fn sketches_a_lint_made_are_kept_for_the_next_start() {
+        test_cache();
+        let vault = tempfile::tempdir().unwrap();
+        let root = crate::standalone::canonical_vault(vault.path()).unwrap();
+        let body = "Spaced repetition schedules each review just before you would forget the card, so the interval between \
+reviews grows every time you recall it correctly and shrinks when you fail, because retrieval strengthens memory more than \
+rereading does and spacing gives memory time to consolidate.";
+        for (path, text) in
+            [("a.md", format!("{body} Flashcards.")), ("b.md", format!("---\ntags: [x]\n---\n{body} Paper.")), ("c.md", "short".to_owned())]
+        {
+            std::fs::write(root.join(path), text).unwrap();
+        }
+        age(&root);
+        let lint = |index: &mut crate::standalone::FolderIndex| {
+            let progress = crate::progress::Progress::none();
+            crate::tools::run_on_folder_with(
+                &crate::disk::RealDisk,
+                index,
+                "lint_wiki",
+                &serde_json::json!({"kinds": ["near_duplicate"]}),
+                &progress,
+            )
+            .unwrap()
+        };
+        let mut first = crate::standalone::FolderIndex::new(root.clone()).persistent();
+        first.refresh().unwrap();
+        assert!(first.vault().sketch("a.md").is_none(), "indexing sketches nothing");
+        let answer = lint(&mut first);
+        assert_eq!(answer["proposals"][0]["related"], serde_json::json!(["b.md"]), "{answer}");
+        let mut next = crate::standalone::FolderIndex::new(root.clone()).persistent();
+        next.refresh().unwrap();
+        assert!(["a.md", "b.md", "c.md"].iter().all(|path| next.vault().sketch(path).is_some()), "kept in the index file");
+        assert_eq!(lint(&mut next), answer);
+        // A note edited since is sketched again from its new text.
+        std::fs::write(root.join("b.md"), "nothing alike").unwrap();
+        age_file(&root.join("b.md"));
+        let mut after = crate::standalone::FolderIndex::new(root.clone()).persistent();
+        after.refresh().unwrap();
+        assert!(after.vault().sketch("b.md").is_none() && after.vault().sketch("a.md").is_some());
+        assert_eq!(lint(&mut after)["proposals"], serde_json::json!([]));
+    }
 }

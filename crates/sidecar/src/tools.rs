@@ -524,7 +524,10 @@ impl Router {
                 })
                 .await;
         }
-        if !request.writes() {
+        // A lint that runs near_duplicate keeps the sketches it makes in the index, so it holds
+        // the index alone, as a write does.
+        let sketches = matches!(&request, Request::LintWiki(arguments) if vaultlink_core::sketching::wants_sketches(arguments));
+        if !request.writes() && !sketches {
             return self.on_folder_reading(progress, move |folder, progress| run_reading(folder, &request, progress)).await;
         }
         self.on_folder(progress, move |folder, progress| run_on_folder(folder, &request, progress)).await
@@ -866,6 +869,8 @@ fn run_holding(
     progress: &Progress,
     held: Option<&crate::lock::VaultLock>,
 ) -> Result<Value, ToolError> {
+    // The sketches `near_duplicate` compares, made now for the notes that lack one.
+    folder.sketch_for(request);
     let notes = folder.vault().note_count();
     reporting(request, notes, progress, || {
         let tool = request.name();

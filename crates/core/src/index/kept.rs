@@ -93,8 +93,7 @@ pub fn decode(bytes: &[u8], size: u64, parse: &ParseConfig) -> Option<Prepared> 
             if count != NO_SKETCH {
                 // More hashes than a sketch holds is no sketch: `from_parts` would refuse them.
                 let count = usize::try_from(count).ok().filter(|count| *count <= SKETCH_SIZE)?;
-                let hashes =
-                    (0..count).map(|_| input.uint().and_then(|hash| u32::try_from(hash).ok())).collect::<Option<Vec<u32>>>()?;
+                let hashes = (0..count).map(|_| input.uint().and_then(|hash| u32::try_from(hash).ok())).collect::<Option<Vec<u32>>>()?;
                 let words = u32::try_from(input.uint()?).ok()?;
                 let body_hash = NonZeroU64::new(input.uint()?);
                 sketch = Some(Sketch::from_parts(hashes, words, body_hash)?);
