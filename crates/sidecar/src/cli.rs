@@ -279,7 +279,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             } else {
                 print_links(&outgoing, &incoming);
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Backlinks { vault, note, output: Output { json, mode } } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
@@ -289,7 +289,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             } else {
                 print_backlinks(&incoming);
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Unresolved { vault, output: Output { json, mode } } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
@@ -315,7 +315,7 @@ pub async fn run(cli: Cli) -> Result<()> {
                     out!("\n  {} has more links than are read; those past the limit are not checked", path.as_str().unwrap_or_default());
                 }
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Orphans { vault, output: Output { json, mode } } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
@@ -328,7 +328,7 @@ pub async fn run(cli: Cli) -> Result<()> {
                     out!("  {}", orphan.as_str().unwrap_or_default());
                 }
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Mv { vault, from, to, dry_run, link_form, output: Output { json, mode } } => {
             crate::link_form::choose(link_form);
@@ -336,7 +336,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             let answer = call(&mut router, "move_note", json!({ "from": from, "to": to, "dry_run": dry_run })).await?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&answer)?);
-                return Ok(());
+                crate::output::exit_after_answer(0);
             }
             for file_move in answer["moves"].as_array().into_iter().flatten() {
                 out!("{} {} -> {}", if dry_run { "would move" } else { "moved" }, text(file_move, "from"), text(file_move, "to"));
@@ -370,7 +370,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             if dry_run {
                 out!("Nothing was changed (--dry-run).");
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Lint { vault, kinds, folder, output: Output { json, mode } } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
@@ -392,9 +392,9 @@ pub async fn run(cli: Cli) -> Result<()> {
                 print_lint(&first, &proposals);
             }
             if found > 0 {
-                std::process::exit(1);
+                crate::output::exit_after_answer(1);
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Rm { vault, note, force, yes, output: Output { json, mode } } => {
             let router = Router::for_one_command(canonical_vault(&vault)?, mode);
@@ -430,7 +430,7 @@ pub async fn run(cli: Cli) -> Result<()> {
                     out!("Nothing was changed: {}. Add --force --yes to delete anyway.", blocked_text(&answer));
                 }
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Recover { vault } => {
             let vault = canonical_vault(&vault)?;
@@ -449,7 +449,7 @@ pub async fn run(cli: Cli) -> Result<()> {
                 Ok(None) => out!("Nothing to recover: no change to {} was interrupted.", vault.display()),
                 Err(error) => bail!("{} ({})\nhint: {}", error.message, error.code, error.hint),
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Path { vault, from, to, any_direction, max_length, output: Output { json, mode } } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
@@ -465,7 +465,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             } else {
                 crate::cli_graph::print_paths(&first, &paths);
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Graph { vault, question, min_length, max_length, top, output: Output { json, mode } } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
@@ -491,7 +491,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             } else {
                 crate::cli_graph::print_graph(question, &answer);
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Moves { vault, output: Output { json, mode } } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
@@ -505,7 +505,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             } else {
                 print_moves(&first, &moves, &ambiguous);
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Heal { vault, dry_run, yes: _, output: Output { json, mode } } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
@@ -517,7 +517,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             };
             if json {
                 out!("{}", serde_json::to_string_pretty(&answer)?);
-                return Ok(());
+                crate::output::exit_after_answer(0);
             }
             let applied = answer["applied"] == true;
             for healed in answer["healed"].as_array().into_iter().flatten() {
@@ -541,7 +541,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             } else if !changes.is_empty() {
                 out!("Nothing was changed (--dry-run).");
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Summary { vault, json } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, Mode::Standalone);
@@ -553,7 +553,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             } else {
                 print_summary(router.vault(), &summary);
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Fix { vault, path, min_confidence, dry_run, output: Output { json, mode } } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
@@ -569,7 +569,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             let answer = call(&mut router, "fix_broken_links", arguments).await?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&answer)?);
-                return Ok(());
+                crate::output::exit_after_answer(0);
             }
             out!(
                 "{} links in {} files {}:",
@@ -602,7 +602,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             if dry_run {
                 out!("Nothing was changed (--dry-run).");
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
         Command::Mentions { vault, note, first_only, dry_run, output: Output { json, mode } } => {
             let mut router = Router::for_one_command(canonical_vault(&vault)?, mode);
@@ -615,7 +615,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             let answer = call(&mut router, "link_mentions", arguments).await?;
             if json {
                 out!("{}", serde_json::to_string_pretty(&answer)?);
-                return Ok(());
+                crate::output::exit_after_answer(0);
             }
             out!(
                 "{} mentions in {} files {}:",
@@ -638,7 +638,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             } else if answer["applied"] == json!(true) {
                 out!("Done: undo_change takes it back (change {}).", text(&answer, "change_id"));
             }
-            Ok(())
+            crate::output::exit_after_answer(0)
         }
     }
 }

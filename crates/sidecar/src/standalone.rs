@@ -721,19 +721,70 @@ fn on_every_core<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -
 /// starting with a dot (`.obsidian`, `.trash`, `.git`). Symbolic links are not followed, so
 /// nothing outside the vault is read. With `watch`, each folder is watched before it is read, so
 /// that a change in it is either found now or reported later.
-fn walk(dir: &Path, prefix: &str, found: &mut Vec<(String, Stamp)>, mut watch: Option<&mut Watch>) -> Result<()> {
-    if let Some(watch) = watch.as_deref_mut() {
-        if !watch.folder(dir).map_err(NotWatched)? && !prefix.is_empty() {
-            // Gone since its parent was read: if it comes back, the parent's watch says so.
-            return Ok(());
+///
+/// The folders are listed a level at a time and the files then looked at, each on every core when
+/// there are many: on a big vault the walk and the look at each file were a serial part of every
+/// start. The files come in the order a depth-first walk finds them (each folder's entries in the
+/// order it lists them, a subfolder's files where the subfolder is), and a failure is the one that
+/// walk would have met first.
+fn walk(dir: &Path, prefix: &str, found: &mut Vec<(String, Stamp)>, watch: Option<&mut Watch>) -> Result<()> {
+    let watch = std::sync::Mutex::new(watch);
+    let mut listings: HashMap<String, Listing> = HashMap::new();
+    let mut level = vec![(dir.to_owned(), prefix.to_owned())];
+    while !level.is_empty() {
+        let listed = on_every_core(&level, |(dir, prefix)| list_folder(dir, prefix, &watch));
+        let mut next = Vec::new();
+        for ((_, prefix), listing) in level.into_iter().zip(listed) {
+            if let Ok(Some(entries)) = &listing {
+                next.extend(entries.iter().filter_map(|entry| match entry {
+                    Listed::Folder(path, full) => Some((full.clone(), path.clone())),
+                    Listed::File(..) => None,
+                }));
+            }
+            listings.insert(prefix, listing);
+        }
+        level = next;
+    }
+    let mut order = Vec::new();
+    let failure = in_walk_order(prefix, &mut listings, &mut order).err();
+    let stamps = on_every_core(&order, |(_, full)| look_at_file(full));
+    for ((path, _), stamp) in order.into_iter().zip(stamps) {
+        if let Some(stamp) = stamp? {
+            found.push((path, stamp));
+        }
+    }
+    failure.map_or(Ok(()), Err)
+}
+
+/// One entry of a folder the walk enters: its vault path and its path on disk.
+enum Listed {
+    File(String, PathBuf),
+    Folder(String, PathBuf),
+}
+
+/// A folder's entries in the order it lists them; `None` for a folder gone since its parent was
+/// read.
+type Listing = Result<Option<Vec<Listed>>>;
+
+/// The entries of the folder `dir` (vault path `prefix`) the walk looks at, the folder watched
+/// first when there is a watch.
+fn list_folder(dir: &Path, prefix: &str, watch: &std::sync::Mutex<Option<&mut Watch>>) -> Listing {
+    {
+        let mut watch = watch.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(watch) = watch.as_deref_mut() {
+            if !watch.folder(dir).map_err(NotWatched)? && !prefix.is_empty() {
+                // Gone since its parent was read: if it comes back, the parent's watch says so.
+                return Ok(None);
+            }
         }
     }
     let entries = match std::fs::read_dir(dir) {
         // A folder below the root removed since its parent was read (another program's batch,
         // an editor's temporary folder): there is nothing in it to index.
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound && !prefix.is_empty() => return Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound && !prefix.is_empty() => return Ok(None),
         entries => entries.with_context(|| format!("reading the folder {}", dir.display()))?,
     };
+    let mut listed = Vec::new();
     for entry in entries {
         let entry = entry.with_context(|| format!("reading the folder {}", dir.display()))?;
         let Ok(name) = entry.file_name().into_string() else {
@@ -752,16 +803,36 @@ fn walk(dir: &Path, prefix: &str, found: &mut Vec<(String, Stamp)>, mut watch: O
             file_type => file_type?,
         };
         if file_type.is_dir() {
-            walk(&entry.path(), &path, found, watch.as_deref_mut())?;
+            listed.push(Listed::Folder(path, entry.path()));
         } else if file_type.is_file() {
-            match entry.metadata() {
-                Ok(meta) => found.push((path, stamp(&meta))),
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-                Err(error) => return Err(error.into()),
-            }
+            listed.push(Listed::File(path, entry.path()));
+        }
+    }
+    Ok(Some(listed))
+}
+
+/// The files below the listed folder `prefix`, as a depth-first walk finds them, onto `order`;
+/// stops at the first folder that could not be read, and answers why.
+fn in_walk_order(prefix: &str, listings: &mut HashMap<String, Listing>, order: &mut Vec<(String, PathBuf)>) -> Result<()> {
+    let Some(listing) = listings.remove(prefix) else { return Ok(()) };
+    for entry in listing?.into_iter().flatten() {
+        match entry {
+            Listed::File(path, full) => order.push((path, full)),
+            Listed::Folder(path, _) => in_walk_order(&path, listings, order)?,
         }
     }
     Ok(())
+}
+
+/// A listed file's stamp, not following a symbolic link; `None` when it is gone, or is no longer
+/// a file, since it was listed.
+fn look_at_file(full: &Path) -> Result<Option<Stamp>> {
+    match std::fs::symlink_metadata(full) {
+        Ok(meta) if meta.is_file() => Ok(Some(stamp(&meta))),
+        Ok(_) => Ok(None),
+        Err(error) if matches!(error.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => Ok(None),
+        Err(error) => Err(error.into()),
+    }
 }
 
 /// Whether the walk looks at an entry of this name: not a hidden one.
@@ -1073,6 +1144,97 @@ mod tests {
             );
         }
         changes
+    }
+
+    /// The walk as it was before it ran on every core: depth first, one folder and one file at a
+    /// time. The walk must find what this finds, in this order.
+    fn walk_serially(dir: &Path, prefix: &str, found: &mut Vec<(String, Stamp)>, mut watch: Option<&mut Watch>) -> Result<()> {
+        if let Some(watch) = watch.as_deref_mut() {
+            if !watch.folder(dir).map_err(NotWatched)? && !prefix.is_empty() {
+                return Ok(());
+            }
+        }
+        let entries = match std::fs::read_dir(dir) {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound && !prefix.is_empty() => return Ok(()),
+            entries => entries?,
+        };
+        for entry in entries {
+            let entry = entry?;
+            let Ok(name) = entry.file_name().into_string() else { continue };
+            if !walked_name(&name) {
+                continue;
+            }
+            let path = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
+            let file_type = entry.file_type()?;
+            if file_type.is_dir() {
+                walk_serially(&entry.path(), &path, found, watch.as_deref_mut())?;
+            } else if file_type.is_file() {
+                found.push((path, stamp(&entry.metadata()?)));
+            }
+        }
+        Ok(())
+    }
+
+    /// A vault of many folders a level and many files a folder, so that both the listing and the
+    /// look at each file run on several threads, with hidden names and symbolic links among them.
+    fn wide_vault() -> (tempfile::TempDir, PathBuf, tempfile::TempDir) {
+        let (dir, root, outside) = vault_on_disk();
+        fs::create_dir(root.join("wide")).unwrap();
+        for folder in 0..PARALLEL_FROM + 6 {
+            for file in 0..(folder % 4) {
+                let path = root.join(format!("wide/f{folder}/deep{}/n{file}.md", folder % 3));
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                fs::write(path, format!("[[n{folder}]]")).unwrap();
+            }
+            fs::write(root.join(format!("wide/f{folder}.md")), "x").unwrap();
+            fs::create_dir_all(root.join(format!("wide/f{folder}/.hidden"))).unwrap();
+            fs::write(root.join(format!("wide/f{folder}/.hidden/h.md")), "x").unwrap();
+        }
+        for file in 0..PARALLEL_FROM * 2 {
+            fs::write(root.join(format!("flat {file}.md")), "y").unwrap();
+        }
+        fs::write(outside.path().join("Out.md"), "[[A]]").unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(outside.path(), root.join("wide/f3/Linked")).unwrap();
+            std::os::unix::fs::symlink(outside.path().join("Out.md"), root.join("wide/Out.md")).unwrap();
+        }
+        (dir, root, outside)
+    }
+
+    /// The walk on every core finds the files the serial walk found, in its order, each with the
+    /// same stamp, whether it watches the folders or not; nothing hidden, nothing through a link.
+    #[test]
+    fn the_walk_on_every_core_finds_what_the_serial_walk_found_in_its_order() {
+        let (_dir, root, _outside) = wide_vault();
+        let mut serial = Vec::new();
+        walk_serially(&root, "", &mut serial, None).unwrap();
+        let mut found = Vec::new();
+        walk(&root, "", &mut found, None).unwrap();
+        assert!(found.len() > PARALLEL_FROM * 3, "{}", found.len());
+        assert_eq!(found, serial);
+        assert!(!found.iter().any(|(path, _)| path.contains(".hidden") || path.contains("Linked") || path == "wide/Out.md"));
+        // Below a folder, as a refresh walks one that changed.
+        let (mut below, mut below_serially) = (Vec::new(), Vec::new());
+        walk(&root.join("wide"), "wide", &mut below, None).unwrap();
+        walk_serially(&root.join("wide"), "wide", &mut below_serially, None).unwrap();
+        assert_eq!(below, below_serially);
+        // A folder gone before it is walked holds nothing; the vault's own folder gone is an error.
+        let mut gone = Vec::new();
+        walk(&root.join("nowhere"), "nowhere", &mut gone, None).unwrap();
+        assert!(gone.is_empty());
+        assert!(walk(&root.join("nowhere"), "", &mut gone, None).is_err());
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            let mut watch = Watch::start(&root).unwrap();
+            let mut watched = Vec::new();
+            walk(&root, "", &mut watched, Some(&mut watch)).unwrap();
+            assert_eq!(watched, serial);
+            // Every folder walked was watched before it was read: a note made in the deepest
+            // now is reported.
+            fs::write(root.join("wide/f5/deep2/new.md"), "z").unwrap();
+            assert!(watch.changes().unwrap().contains("wide/f5/deep2/new.md"));
+        }
     }
 
     /// The index a fresh walk of the folder gives.
