@@ -32,6 +32,7 @@ import { ErrorCode } from "./error-codes";
 import { TOOLS, type ToolName } from "./wire";
 import { CANCELLED_BY_CLIENT } from "./bridge/protocol";
 import { messageOf } from "./ui/notice";
+import { sketchNotes } from "./sketches";
 
 /** How many notes a call reads at once. */
 export const READ_CONCURRENCY = 16;
@@ -103,6 +104,8 @@ async function readingCall(host: ToolHost, tool: string, args: unknown, signal: 
 	if (tool === "detected_moves") await host.settle();
 	// Only the history's listing reads the kept changes: it plans the undo of each on its page.
 	const changes: ListedChange[] = tool === "list_changes" ? await listedChanges(app.vault.adapter) : [];
+	// A lint's near_duplicate compares sketches, made now of the notes the index has none of.
+	await sketchNotes(index, tool, args, (paths) => eachAtMost(READ_CONCURRENCY, paths, (path) => cachedTextOrNull(app, path)));
 	const needed = await index.notesNeeded(tool, args, changes);
 	if (signal?.aborted === true) throw new CallDroppedError(tool);
 	// A note that cannot be read is left out: core lists it as unread (`find_evidence`) or asks for the call again.

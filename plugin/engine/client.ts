@@ -207,6 +207,16 @@ export abstract class LinkEngine {
 		return (await this.request({ op: "auditRename", from, to })) as RenameAudit;
 	}
 
+	/** The notes a call of `tool` with `args` needs sketched before it runs (core's `sketching::sketches_needed`). */
+	async sketchesNeeded(tool: string, args: unknown): Promise<string[]> {
+		return (await this.request({ op: "sketchesNeeded", tool, args })) as string[];
+	}
+
+	/** Sketches one batch of the notes `sketchesNeeded` named from their texts; how many the index kept. */
+	async keepSketches(paths: string[], texts: string[]): Promise<number> {
+		return (await this.request({ op: "keepSketches", paths, texts })) as number;
+	}
+
 	/** The notes whose texts a call of `tool` with `args` will ask for (core's `ops::notes_needed`). */
 	async notesNeeded(tool: string, args: unknown, changes?: ListedChange[]): Promise<string[]> {
 		return (await this.request({ op: "notesNeeded", tool, args, changes })) as string[];

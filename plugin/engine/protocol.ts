@@ -33,6 +33,10 @@ export type EngineRequest =
 	| { op: "backlinks"; path: string }
 	| { op: "auditRename"; from: string; to: string }
 	| { op: "notesNeeded"; tool: string; args: unknown; changes: ListedChange[] | undefined }
+	/** The notes a lint's `near_duplicate` needs sketched (core's `sketching::sketches_needed`). */
+	| { op: "sketchesNeeded"; tool: string; args: unknown }
+	/** One batch of those notes' texts, sketched and kept by the index (then dropped). */
+	| { op: "keepSketches"; paths: string[]; texts: string[] }
 	/** Texts for the call that follows, sent ahead in parts so that no one message is large. */
 	| { op: "stage"; texts: [string, string][] }
 	/** Runs core's `call` with the staged texts (then forgets them). */

@@ -49,6 +49,10 @@ export class EngineService {
 				return index.auditRename(request.from, request.to) as unknown;
 			case "notesNeeded":
 				return index.notesNeeded(request.tool, request.args, request.changes);
+			case "sketchesNeeded":
+				return index.sketchesNeeded(request.tool, request.args);
+			case "keepSketches":
+				return index.keepSketches(request.paths, request.texts);
 			case "stage":
 				for (const [path, text] of request.texts) this.staged.set(path, text);
 				return undefined;

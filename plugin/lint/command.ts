@@ -11,7 +11,8 @@ import { renderRewritePreview } from "../audit/modal";
 import { PreviewConfirmModal, renderMovePreview } from "../move/modals";
 import type { HostProvider } from "../move/command";
 import { enabledLintKinds, type VaultlinkSettings } from "../settings/settings";
-import { cachedTextOrNull } from "../change";
+import { cachedTextOrNull, eachAtMost, READ_CONCURRENCY } from "../change";
+import { sketchNotes } from "../sketches";
 import { runTool } from "../tools";
 import type { LinkEngine } from "../engine/client";
 import { lintRules, type MoveAnswer, type ToolError } from "../wasm";
@@ -111,6 +112,7 @@ export class VaultLint {
 		const args = { limit: LINT_LIMIT, kinds, excluded_folders: settings.excludedFolders };
 		// `stale` compares the hashes pages keep with their sources as they are: core names the
 		// sources, the plugin reads them (one that cannot be read is not compared).
+		await sketchNotes(index, "lint_wiki", args, (paths) => eachAtMost(READ_CONCURRENCY, paths, (path) => cachedTextOrNull(this.app, path)));
 		const texts = new Map<string, string>();
 		for (const path of await index.notesNeeded("lint_wiki", args)) {
 			const text = await cachedTextOrNull(this.app, path);

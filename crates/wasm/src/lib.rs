@@ -8,8 +8,10 @@
 //! `findNote`, `auditRename`, `missingTargets` (the count of missing notes the index keeps), and
 //! `call(tool, arguments, read, modified, tag)`, core's `ops::run` with the plugin's callbacks as
 //! its `Edge`, which answers `{ok, result, change?}`; `notesNeeded`, which reads the call into
-//! core's request once and keeps it for the `call` that follows; and `planApplied`, the index
-//! keeping its own plan history) and the free functions `parseNote` (which adds each link's
+//! core's request once and keeps it for the `call` that follows; `sketchesNeeded` and
+//! `keepSketches`, the notes a lint's `near_duplicate` needs sketched (core's
+//! `sketching::sketches_needed`) and their sketches made from the texts the plugin read, a batch
+//! at a time; and `planApplied`, the index keeping its own plan history) and the free functions `parseNote` (which adds each link's
 //! position as Obsidian counts it, and its `link_fields`: the fields of Obsidian's `LinkCache` and
 //! core's `LinkForm`s, for the parity command), `contentHash`, `batchJournal`, `sealJournal` and
 //! `openJournal` (for a purpose, `journal` or `kept`, and the vault's key), `journalMaxBytes` and
@@ -561,6 +563,32 @@ impl Vault {
         }
         self.read_calls.push_back(ReadCall { tool: tool.to_owned(), arguments, request });
         needed
+    }
+
+    /// The notes whose texts the plugin reads, before a call of `tool` with `arguments`, for
+    /// `keepSketches` (core's `sketching::sketches_needed`): none but for a `lint_wiki` that
+    /// runs `near_duplicate` on notes not sketched yet.
+    #[wasm_bindgen(js_name = sketchesNeeded)]
+    pub fn sketches_needed(&mut self, tool: &str, arguments: JsValue) -> Vec<String> {
+        let Ok(arguments) = arguments_of(arguments) else { return Vec::new() };
+        let Ok(request) = ops::request(tool, &arguments) else { return Vec::new() };
+        vaultlink_core::sketching::sketches_needed(&mut self.inner, &request)
+    }
+
+    /// Sketches the notes `sketchesNeeded` named from their `texts` (as many as `paths`), and
+    /// keeps each sketch whose note has not changed since it was named; returns how many were
+    /// kept.
+    #[wasm_bindgen(js_name = keepSketches)]
+    pub fn keep_sketches(&mut self, paths: Vec<String>, texts: Vec<String>) -> Result<usize, JsError> {
+        if paths.len() != texts.len() {
+            return Err(JsError::new(&format!(
+                "keepSketches takes as many texts as paths, not {} texts for {} paths",
+                texts.len(),
+                paths.len()
+            )));
+        }
+        let sketch = vaultlink_core::sketch::Sketch::of_note;
+        Ok(paths.iter().zip(&texts).filter(|(path, text)| self.inner.keep_sketch(path, sketch(text))).count())
     }
 
     /// The request of a call of `tool` with `arguments`: the one `notesNeeded` read of it, or
