@@ -11,29 +11,29 @@ use vaultlink_core::Vault;
 
 mod common;
 
-/// How an edge prepares the sketches before the call.
+/// How many of the notes core names an edge sketches before the call.
 #[derive(Debug, Clone, Copy)]
-enum Sketching {
+enum SketchedBefore {
     /// Every note core asks for, kept in the reverse of the order asked (as threads may finish).
-    AllBefore,
+    All,
     /// Every other note core asks for; core reads the rest through the call's edge.
-    HalfBefore,
+    Half,
     /// None: core reads every note through the call's edge, for that call alone.
-    NoneBefore,
+    Nothing,
 }
 
 /// `lint_wiki`'s answer for `near_duplicate` on `files`, sketched as `how` says, the edge able to
 /// read every note.
-fn lint(files: &common::Files, how: Sketching) -> Value {
+fn lint(files: &common::Files, how: SketchedBefore) -> Value {
     let mut vault = common::index(files);
     let request = ops::request("lint_wiki", &json!({"kinds": ["near_duplicate"], "limit": 500})).expect("a request");
     let needed = vaultlink_core::sketching::sketches_needed(&mut vault, &request);
     let compared = vault.note_paths().filter(|path| !vaultlink_core::lint::is_schema_file(path)).count();
     assert_eq!(needed.len(), compared);
     let keep: Vec<&String> = match how {
-        Sketching::AllBefore => needed.iter().rev().collect(),
-        Sketching::HalfBefore => needed.iter().step_by(2).collect(),
-        Sketching::NoneBefore => Vec::new(),
+        SketchedBefore::All => needed.iter().rev().collect(),
+        SketchedBefore::Half => needed.iter().step_by(2).collect(),
+        SketchedBefore::Nothing => Vec::new(),
     };
     for path in &keep {
         assert!(vault.keep_sketch(path, Sketch::of_note(&files[*path])), "{path}");
@@ -46,9 +46,9 @@ fn lint(files: &common::Files, how: Sketching) -> Value {
 }
 
 fn check(files: &common::Files, what: &str) -> usize {
-    let sketched_first = lint(files, Sketching::AllBefore);
+    let sketched_first = lint(files, SketchedBefore::All);
     assert_eq!(sketched_first["skipped"], json!([]), "{what}");
-    for how in [Sketching::HalfBefore, Sketching::NoneBefore] {
+    for how in [SketchedBefore::Half, SketchedBefore::Nothing] {
         assert_eq!(lint(files, how), sketched_first, "{what}: sketched {how:?}");
     }
     sketched_first["total"].as_u64().expect("a total") as usize

@@ -1154,7 +1154,7 @@ mod tests {
                 return Ok(());
             }
         }
-        let entries = match std::fs::read_dir(dir) {
+        let entries = match fs::read_dir(dir) {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound && !prefix.is_empty() => return Ok(()),
             entries => entries?,
         };
