@@ -86,7 +86,16 @@ pub(crate) fn resolution_bytes(resolution: &Resolution) -> usize {
 
 /// What one link owns on the heap (its own size is counted in its note's vector).
 pub(crate) fn link_bytes(link: &Link) -> usize {
-    let source = match &link.source {
+    source_bytes(&link.source)
+        + link.target.capacity()
+        + link.path.capacity()
+        + option_string_bytes(&link.subpath)
+        + option_string_bytes(&link.display)
+}
+
+/// What a link's source owns on the heap.
+pub(crate) fn source_bytes(source: &LinkSource) -> usize {
+    match source {
         LinkSource::Body => 0,
         LinkSource::CanvasFile { node } | LinkSource::CanvasText { node } => node.capacity(),
         LinkSource::Property { key, key_path, .. } => {
@@ -100,8 +109,7 @@ pub(crate) fn link_bytes(link: &Link) -> usize {
                     })
                     .sum::<usize>()
         }
-    };
-    source + link.target.capacity() + link.path.capacity() + option_string_bytes(&link.subpath) + option_string_bytes(&link.display)
+    }
 }
 
 pub(crate) fn facts_bytes(facts: &NoteFacts) -> usize {

@@ -9,7 +9,7 @@
 
 use std::num::NonZeroU64;
 
-use super::{Note, Prepared, Target, Vault};
+use super::{Links, Note, Prepared, Target, Vault};
 use crate::facts::{FrontmatterProblem, NoteFacts, Property, ValueShape};
 use crate::frontmatter::KeySegment;
 use crate::parse::{Destination, Link, LinkKind, LinkSource, ParseConfig, PropertyQuote};
@@ -32,7 +32,7 @@ pub fn of_file(vault: &Vault, path: &str) -> Option<Vec<u8>> {
     encode_parts(slot.note.as_ref(), &slot.canvas)
 }
 
-fn encode_parts(note: Option<&Note>, canvas: &[Link]) -> Option<Vec<u8>> {
+fn encode_parts(note: Option<&Note>, canvas: &Links) -> Option<Vec<u8>> {
     let mut out = Writer(Vec::new());
     match note {
         None => out.uint(0),
@@ -71,7 +71,7 @@ pub fn decode(bytes: &[u8], size: u64, parse: &ParseConfig) -> Option<Prepared> 
     let note = match input.uint()? {
         0 => None,
         1 => {
-            let links = input.links(parse)?;
+            let links = Links::from_links(input.links(parse)?);
             let heading_keys = input.strings()?;
             let block_ids = input.strings()?.into_iter().collect();
             let aliases = input.strings()?;
@@ -86,7 +86,7 @@ pub fn decode(bytes: &[u8], size: u64, parse: &ParseConfig) -> Option<Prepared> 
         }
         _ => return None,
     };
-    let canvas = input.links(parse)?;
+    let canvas = Links::from_links(input.links(parse)?);
     input.bytes.is_empty().then_some(Prepared { note, canvas, parse: *parse })
 }
 
@@ -132,9 +132,9 @@ impl Writer {
         self.uint(span.end.saturating_sub(span.start) as u64);
     }
 
-    fn links(&mut self, links: &[Link]) {
+    fn links(&mut self, links: &Links) {
         self.uint(links.len() as u64);
-        for link in links {
+        for link in links.iter() {
             self.uint(match link.kind {
                 LinkKind::Wikilink => 0,
                 LinkKind::Embed => 1,
