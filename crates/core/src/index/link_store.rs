@@ -56,14 +56,53 @@ pub(crate) struct Links {
     wide: Box<[Link]>,
 }
 
-/// Builds a [`Links`] one link at a time.
-struct Builder {
+/// One link's parts, borrowed: what [`LinksBuilder::push`] takes, from a parsed [`Link`] or
+/// straight from the persistent index's bytes.
+pub(crate) struct LinkParts<'a> {
+    pub kind: LinkKind,
+    pub source: LinkSource,
+    pub target: &'a str,
+    pub path: &'a str,
+    pub subpath: Option<&'a str>,
+    pub display: Option<&'a str>,
+    pub span: Span,
+    pub target_span: Span,
+    pub line: u32,
+    pub column: u32,
+    pub destination: Option<Destination>,
+}
+
+impl<'a> LinkParts<'a> {
+    fn of(link: &'a Link) -> LinkParts<'a> {
+        LinkParts {
+            kind: link.kind,
+            source: link.source.clone(),
+            target: &link.target,
+            path: &link.path,
+            subpath: link.subpath.as_deref(),
+            display: link.display.as_deref(),
+            span: link.span,
+            target_span: link.target_span,
+            line: link.line,
+            column: link.column,
+            destination: link.destination,
+        }
+    }
+}
+
+/// Builds a [`Links`] one link at a time, with no allocation per link.
+pub(crate) struct LinksBuilder {
     records: Vec<Record>,
     text: String,
     sources: Vec<LinkSource>,
 }
 
-impl Builder {
+impl LinksBuilder {
+    /// A builder for `links` links whose text is about `text_bytes` long.
+    pub(crate) fn with_capacity(links: usize, text_bytes: usize) -> LinksBuilder {
+        LinksBuilder { records: Vec::with_capacity(links), text: String::with_capacity(text_bytes), sources: Vec::new() }
+    }
+
     /// `piece` as a part of the string: inside `within` when it is part of it, else appended.
     fn piece(&mut self, piece: &str, within: Option<Piece>) -> Option<Piece> {
         let len = u32::try_from(piece.len()).ok()?;
@@ -87,16 +126,17 @@ impl Builder {
         }
     }
 
-    fn push(&mut self, link: &Link) -> Option<()> {
-        let target = self.piece(&link.target, None)?;
-        let path = self.piece(&link.path, Some(target))?;
-        let subpath = self.optional(link.subpath.as_deref(), Some(target))?;
-        let display = self.optional(link.display.as_deref(), None)?;
+    /// Adds a link; `None` when one of its numbers does not fit in 32 bits.
+    pub(crate) fn push(&mut self, link: LinkParts<'_>) -> Option<()> {
+        let target = self.piece(link.target, None)?;
+        let path = self.piece(link.path, Some(target))?;
+        let subpath = self.optional(link.subpath, Some(target))?;
+        let display = self.optional(link.display, None)?;
         let number = |value: usize| u32::try_from(value).ok();
-        let source = match &link.source {
+        let source = match link.source {
             LinkSource::Body => NONE,
             other => {
-                self.sources.push(other.clone());
+                self.sources.push(other);
                 u32::try_from(self.sources.len() - 1).ok()?
             }
         };
@@ -115,22 +155,25 @@ impl Builder {
         });
         Some(())
     }
+
+    pub(crate) fn finish(self) -> Links {
+        Links {
+            records: self.records.into_boxed_slice(),
+            text: self.text.into_boxed_str(),
+            sources: self.sources.into_boxed_slice(),
+            wide: Box::default(),
+        }
+    }
 }
 
 impl Links {
     pub(crate) fn from_links(links: Vec<Link>) -> Links {
         let text_bytes: usize = links.iter().map(|link| link.target.len() + link.display.as_ref().map_or(0, String::len)).sum();
-        let mut builder =
-            Builder { records: Vec::with_capacity(links.len()), text: String::with_capacity(text_bytes), sources: Vec::new() };
-        if links.iter().try_for_each(|link| builder.push(link)).is_none() {
+        let mut builder = LinksBuilder::with_capacity(links.len(), text_bytes);
+        if links.iter().try_for_each(|link| builder.push(LinkParts::of(link))).is_none() {
             return Links { wide: links.into_boxed_slice(), ..Links::default() };
         }
-        Links {
-            records: builder.records.into_boxed_slice(),
-            text: builder.text.into_boxed_str(),
-            sources: builder.sources.into_boxed_slice(),
-            wide: Box::default(),
-        }
+        builder.finish()
     }
 
     pub(crate) fn len(&self) -> usize {
