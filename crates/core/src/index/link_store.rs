@@ -49,6 +49,12 @@ struct Record {
 pub(crate) struct Links {
     records: Box<[Record]>,
     text: Box<str>,
+    /// What few files have, apart, so that a note in the body alone carries one pointer for it.
+    rare: Option<Box<Rare>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct Rare {
     /// The sources of the links not in the body, in their order.
     sources: Box<[LinkSource]>,
     /// The links whole, for a file whose numbers do not fit the records (then `records` is
@@ -157,12 +163,8 @@ impl LinksBuilder {
     }
 
     pub(crate) fn finish(self) -> Links {
-        Links {
-            records: self.records.into_boxed_slice(),
-            text: self.text.into_boxed_str(),
-            sources: self.sources.into_boxed_slice(),
-            wide: Box::default(),
-        }
+        let rare = (!self.sources.is_empty()).then(|| Box::new(Rare { sources: self.sources.into_boxed_slice(), wide: Box::default() }));
+        Links { records: self.records.into_boxed_slice(), text: self.text.into_boxed_str(), rare }
     }
 }
 
@@ -171,13 +173,21 @@ impl Links {
         let text_bytes: usize = links.iter().map(|link| link.target.len() + link.display.as_ref().map_or(0, String::len)).sum();
         let mut builder = LinksBuilder::with_capacity(links.len(), text_bytes);
         if links.iter().try_for_each(|link| builder.push(LinkParts::of(link))).is_none() {
-            return Links { wide: links.into_boxed_slice(), ..Links::default() };
+            return Links { rare: Some(Box::new(Rare { wide: links.into_boxed_slice(), ..Rare::default() })), ..Links::default() };
         }
         builder.finish()
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.records.len() + self.wide.len()
+        self.records.len() + self.wide().len()
+    }
+
+    fn wide(&self) -> &[Link] {
+        self.rare.as_ref().map_or(&[], |rare| &rare.wide)
+    }
+
+    fn sources(&self) -> &[LinkSource] {
+        self.rare.as_ref().map_or(&[], |rare| &rare.sources)
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -195,13 +205,13 @@ impl Links {
 
     /// The link at `index`, built whole.
     pub(crate) fn get(&self, index: usize) -> Option<Link> {
-        if !self.wide.is_empty() {
-            return self.wide.get(index).cloned();
+        if !self.wide().is_empty() {
+            return self.wide().get(index).cloned();
         }
         let record = self.records.get(index)?;
         let source = match record.source {
             NONE => LinkSource::Body,
-            at => self.sources[at as usize].clone(),
+            at => self.sources().get(at as usize)?.clone(),
         };
         Some(Link {
             kind: record.kind,
@@ -225,8 +235,8 @@ impl Links {
 
     /// The path part of the link at `index` (`Link::path`), read in place.
     pub(crate) fn path(&self, index: usize) -> Option<&str> {
-        if !self.wide.is_empty() {
-            return self.wide.get(index).map(|link| link.path.as_str());
+        if !self.wide().is_empty() {
+            return self.wide().get(index).map(|link| link.path.as_str());
         }
         self.records.get(index).map(|record| self.text(record.path))
     }
@@ -234,11 +244,12 @@ impl Links {
     /// The kind of the link at `index`, and whether it is a canvas's file card: what resolving
     /// it needs beside its path.
     pub(crate) fn kind(&self, index: usize) -> Option<(LinkKind, bool)> {
-        if !self.wide.is_empty() {
-            return self.wide.get(index).map(|link| (link.kind, matches!(link.source, LinkSource::CanvasFile { .. })));
+        if !self.wide().is_empty() {
+            return self.wide().get(index).map(|link| (link.kind, matches!(link.source, LinkSource::CanvasFile { .. })));
         }
         let record = self.records.get(index)?;
-        let canvas_file = record.source != NONE && matches!(self.sources[record.source as usize], LinkSource::CanvasFile { .. });
+        let canvas_file =
+            record.source != NONE && matches!(self.sources().get(record.source as usize), Some(LinkSource::CanvasFile { .. }));
         Some((record.kind, canvas_file))
     }
 
@@ -252,10 +263,11 @@ impl Links {
         use std::mem::size_of;
         self.records.len() * size_of::<Record>()
             + self.text.len()
-            + self.sources.len() * size_of::<LinkSource>()
-            + self.sources.iter().map(crate::memory::source_bytes).sum::<usize>()
-            + self.wide.len() * size_of::<Link>()
-            + self.wide.iter().map(crate::memory::link_bytes).sum::<usize>()
+            + self.rare.as_ref().map_or(0, |_| size_of::<Rare>())
+            + self.sources().len() * size_of::<LinkSource>()
+            + self.sources().iter().map(crate::memory::source_bytes).sum::<usize>()
+            + self.wide().len() * size_of::<Link>()
+            + self.wide().iter().map(crate::memory::link_bytes).sum::<usize>()
     }
 }
 
@@ -286,6 +298,6 @@ mod tests {
         link.span.end = usize::MAX;
         let kept = Links::from_links(vec![link.clone()]);
         assert_eq!(kept.get(0), Some(link));
-        assert!(kept.records.is_empty());
+        assert!(kept.records.is_empty() && kept.wide().len() == 1);
     }
 }
