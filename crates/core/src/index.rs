@@ -8,12 +8,11 @@
 //! by, and a file that comes or goes re-resolves the links registered under its name. So an
 //! incremental index always equals one built from scratch (a property test checks it).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The index's maps hash short names and ids it made itself, with a fast hasher: SipHash's
 /// resistance to chosen keys buys nothing for a local vault, and cost 2% of a whole build.
 type FxMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
-type FxSet<K> = HashSet<K, rustc_hash::FxBuildHasher>;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -24,7 +23,7 @@ pub use crate::facts::{
     FrontmatterProblem, NoteFacts, Property, ValueShape, MAX_FRONTMATTER_PROBLEMS, MAX_PROPERTIES_KEPT, MAX_VALUES_KEPT,
 };
 pub use crate::memory::IndexMemory;
-use crate::memory::{btree_bytes, facts_bytes, hash_map_bytes, hash_set_bytes, resolution_bytes, str_bytes, vec_bytes};
+use crate::memory::{btree_bytes, facts_bytes, hash_map_bytes, resolution_bytes, str_bytes, vec_bytes};
 use crate::pages::PageNames;
 use crate::parse::{parse_note_keeping_yaml, Link, ParseConfig};
 use crate::resolve::{self, fold, heading_key, watch_key, FileLookup, Found, Resolution};
@@ -32,8 +31,10 @@ use crate::sketch::Sketch;
 pub use crate::yaml_text::MAX_VALUE_CHARS;
 
 pub mod kept;
+mod keys;
 mod link_store;
 
+use keys::Keys;
 use link_store::Links;
 
 /// How new links are written when vaultlink writes one (Obsidian's "New link format").
@@ -85,9 +86,9 @@ impl IndexConfig {
 struct Note {
     links: Links,
     /// `heading_key` of each heading, in order.
-    heading_keys: Vec<String>,
+    heading_keys: Keys,
     /// Block ids, folded.
-    block_ids: FxSet<String>,
+    block_ids: Keys,
     aliases: Vec<String>,
     truncated: bool,
     facts: NoteFacts,
@@ -391,12 +392,11 @@ impl Vault {
             let facts = note_facts_from(path, text, &parsed, yaml.as_ref());
             let body_start = crate::frontmatter::find_block(text).map_or(0, |block| block.span.end);
             parsed.aliases.shrink_to_fit();
-            let mut block_ids: FxSet<String> = parsed.block_ids.iter().map(|block| fold(&block.id)).collect();
-            block_ids.shrink_to_fit();
+            let block_ids = Keys::sorted(parsed.block_ids.iter().map(|block| fold(&block.id)).collect());
             Note {
                 sketch: Sketch::of_body(&text[body_start..]),
                 facts,
-                heading_keys: parsed.headings.iter().map(|heading| heading_key(&heading.text)).collect(),
+                heading_keys: Keys::new(parsed.headings.iter().map(|heading| heading_key(&heading.text))),
                 block_ids,
                 aliases: parsed.aliases,
                 truncated: parsed.truncated,
@@ -993,7 +993,7 @@ impl Vault {
         // `#H1#H2`: each heading must exist, each after the one before.
         let mut from = 0;
         for part in subpath.split('#').map(heading_key).filter(|key| !key.is_empty()) {
-            match note.heading_keys[from..].iter().position(|key| *key == part) {
+            match note.heading_keys.iter().skip(from).position(|key| key == part) {
                 Some(found) => from += found + 1,
                 None => return SubpathStatus::MissingHeading,
             }
@@ -1056,8 +1056,7 @@ impl Vault {
             memory.links += slot.canvas.heap_bytes();
             let Some(note) = &slot.note else { continue };
             memory.links += note.links.heap_bytes();
-            memory.notes += vec_bytes(&note.heading_keys) + note.heading_keys.iter().map(|key| key.capacity()).sum::<usize>();
-            memory.notes += hash_set_bytes(&note.block_ids) + note.block_ids.iter().map(String::capacity).sum::<usize>();
+            memory.notes += note.heading_keys.heap_bytes() + note.block_ids.heap_bytes();
             memory.names += vec_bytes(&note.aliases) + note.aliases.iter().map(String::capacity).sum::<usize>();
             memory.sketches += note.sketch.heap_bytes();
             memory.facts += facts_bytes(&note.facts);

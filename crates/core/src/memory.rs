@@ -7,7 +7,7 @@
 //! bytes, a B-tree its entries with the room its nodes leave, estimated. A path shared by
 //! several structures (`Arc<str>`) is counted once, with the file table.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::mem::size_of;
 
 use crate::facts::NoteFacts;
@@ -62,11 +62,6 @@ fn option_string_bytes(text: &Option<String>) -> usize {
 pub(crate) fn hash_map_bytes<K, V, S>(map: &HashMap<K, V, S>) -> usize {
     let buckets = if map.capacity() == 0 { 0 } else { (map.capacity() * 8 / 7).next_power_of_two() };
     buckets * (size_of::<(K, V)>() + 1) + if buckets == 0 { 0 } else { 16 }
-}
-
-pub(crate) fn hash_set_bytes<K, S>(set: &HashSet<K, S>) -> usize {
-    let buckets = if set.capacity() == 0 { 0 } else { (set.capacity() * 8 / 7).next_power_of_two() };
-    buckets * (size_of::<K>() + 1) + if buckets == 0 { 0 } else { 16 }
 }
 
 /// A B-tree's leaves hold up to 11 entries and are about three quarters full on average.

@@ -9,6 +9,7 @@
 
 use std::num::NonZeroU64;
 
+use super::keys::Keys;
 use super::link_store::{LinkParts, LinksBuilder};
 use super::{Links, Note, Prepared, Target, Vault};
 use crate::facts::{FrontmatterProblem, NoteFacts, Property, ValueShape};
@@ -43,11 +44,13 @@ fn encode_parts(note: Option<&Note>, canvas: &Links) -> Option<Vec<u8>> {
             }
             out.uint(1);
             out.links(&note.links);
-            out.strings(&note.heading_keys);
-            let mut block_ids: Vec<&String> = note.block_ids.iter().collect();
-            block_ids.sort();
-            out.uint(block_ids.len() as u64);
-            for id in block_ids {
+            out.uint(note.heading_keys.len() as u64);
+            for key in note.heading_keys.iter() {
+                out.str(key);
+            }
+            // Kept sorted, as the index holds them.
+            out.uint(note.block_ids.len() as u64);
+            for id in note.block_ids.iter() {
                 out.str(id);
             }
             out.strings(&note.aliases);
@@ -73,8 +76,8 @@ pub fn decode(bytes: &[u8], size: u64, parse: &ParseConfig) -> Option<Prepared> 
         0 => None,
         1 => {
             let links = input.links(parse)?;
-            let heading_keys = input.strings()?;
-            let block_ids = input.strings()?.into_iter().collect();
+            let heading_keys = Keys::new(input.strings()?);
+            let block_ids = Keys::sorted(input.strings()?);
             let aliases = input.strings()?;
             let truncated = input.flag()?;
             let facts = input.facts()?;
