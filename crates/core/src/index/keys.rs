@@ -59,7 +59,7 @@ impl Keys {
 
     /// What the keys own on the heap.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.text.len() + self.ends.len() * size_of::<usize>()
+        self.text.len() + size_of_val(&*self.ends)
     }
 }
 

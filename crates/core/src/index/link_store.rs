@@ -260,13 +260,12 @@ impl Links {
 
     /// What the links own on the heap, as [`crate::memory`] counts it.
     pub(crate) fn heap_bytes(&self) -> usize {
-        use std::mem::size_of;
-        self.records.len() * size_of::<Record>()
+        size_of_val(&*self.records)
             + self.text.len()
             + self.rare.as_ref().map_or(0, |_| size_of::<Rare>())
-            + self.sources().len() * size_of::<LinkSource>()
+            + size_of_val(self.sources())
             + self.sources().iter().map(crate::memory::source_bytes).sum::<usize>()
-            + self.wide().len() * size_of::<Link>()
+            + size_of_val(self.wide())
             + self.wide().iter().map(crate::memory::link_bytes).sum::<usize>()
     }
 }
