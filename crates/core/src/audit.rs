@@ -73,7 +73,7 @@ pub fn audit_rename(vault: &Vault, from: &str, to: &str) -> RenameAudit {
         let mut found = Vec::new();
         for note in notes_to_read_for_rewrite(vault, &target) {
             for link in vault.outgoing_links(&note).unwrap_or_default() {
-                if !targets_match(link.link, &target) || link.resolution.path() == Some(to) {
+                if !targets_match(&link.link, &target) || link.resolution.path() == Some(to) {
                     continue;
                 }
                 let (source, key) = link.link.source.describe();

@@ -306,7 +306,7 @@ pub(crate) fn referrers(vault: &Vault, path: &str) -> Vec<Referrer> {
         .map(|link| {
             let (source, key) = link.link.source.describe();
             let source = source.to_owned();
-            Referrer { note: link.source.to_owned(), line: link.link.line, link: written(link.link), kind: link.link.kind, source, key }
+            Referrer { note: link.source.to_owned(), line: link.link.line, link: written(&link.link), kind: link.link.kind, source, key }
         })
         .collect()
 }

@@ -163,7 +163,7 @@ pub fn find_evidence(
                 LinkSource::Property { .. } => strength = strongest(strength, Strength::Frontmatter),
                 LinkSource::Body | LinkSource::CanvasText { .. } | LinkSource::CanvasFile { .. } => {
                     // A link whose written text says the name is counted with the prose.
-                    if says_name(link.link, &key) {
+                    if says_name(&link.link, &key) {
                         said_in_links += 1;
                     }
                     strength = strongest(strength, Strength::Body);

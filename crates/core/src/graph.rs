@@ -17,6 +17,7 @@
 //! bounded (paths and cycles are capped and say so) and paged like the other reads.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use petgraph::graph::{NodeIndex, UnGraph};
 use petgraph::unionfind::UnionFind;
@@ -262,30 +263,31 @@ pub enum GraphAnswer {
 struct NoteGraph<'a> {
     /// Each node's path, in path order.
     paths: Vec<&'a str>,
-    /// Each node's edges out, by target, each with the first link that makes it.
-    out: Vec<Vec<(usize, &'a Link)>>,
+    /// Each node's edges out, by target, each with the first link that makes it (shared with
+    /// the edge in, since the index builds each link it hands out).
+    out: Vec<Vec<(usize, Rc<Link>)>>,
     /// Each node's edges in, by source.
-    into: Vec<Vec<(usize, &'a Link)>>,
+    into: Vec<Vec<(usize, Rc<Link>)>>,
 }
 
 impl<'a> NoteGraph<'a> {
     fn of(vault: &'a Vault) -> NoteGraph<'a> {
         let paths: Vec<&str> = vault.note_paths().collect();
         let ids: HashMap<&str, usize> = paths.iter().enumerate().map(|(id, path)| (*path, id)).collect();
-        let mut out: Vec<Vec<(usize, &Link)>> = vec![Vec::new(); paths.len()];
-        let mut into: Vec<Vec<(usize, &Link)>> = vec![Vec::new(); paths.len()];
+        let mut out: Vec<Vec<(usize, Rc<Link>)>> = vec![Vec::new(); paths.len()];
+        let mut into: Vec<Vec<(usize, Rc<Link>)>> = vec![Vec::new(); paths.len()];
         for (source, path) in paths.iter().enumerate() {
             for found in vault.outgoing_links(path).unwrap_or_default() {
                 let Some(&target) = found.resolution.path().and_then(|target| ids.get(target)) else { continue };
                 if target != source {
-                    out[source].push((target, found.link));
+                    out[source].push((target, Rc::new(found.link)));
                 }
             }
             // A stable sort keeps each target's links in the order written: the first one stays.
             out[source].sort_by_key(|(target, _)| *target);
             out[source].dedup_by_key(|(target, _)| *target);
             for (target, link) in &out[source] {
-                into[*target].push((source, *link));
+                into[*target].push((source, Rc::clone(link)));
             }
         }
         NoteGraph { paths, out, into }
@@ -379,8 +381,8 @@ pub fn link_paths(vault: &Vault, arguments: &PathArguments) -> Result<LinkPaths,
         }
         let mut next = Vec::new();
         for &node in &frontier {
-            let forward = graph.out[node].iter().map(|(other, link)| (*other, *link, true));
-            let backward = graph.into[node].iter().filter(|_| any).map(|(other, link)| (*other, *link, false));
+            let forward = graph.out[node].iter().map(|(other, link)| (*other, &**link, true));
+            let backward = graph.into[node].iter().filter(|_| any).map(|(other, link)| (*other, &**link, false));
             for (other, link, as_written) in forward.chain(backward) {
                 match distance[other] {
                     None => {

@@ -8,12 +8,11 @@
 //! by, and a file that comes or goes re-resolves the links registered under its name. So an
 //! incremental index always equals one built from scratch (a property test checks it).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The index's maps hash short names and ids it made itself, with a fast hasher: SipHash's
 /// resistance to chosen keys buys nothing for a local vault, and cost 2% of a whole build.
 type FxMap<K, V> = HashMap<K, V, rustc_hash::FxBuildHasher>;
-type FxSet<K> = HashSet<K, rustc_hash::FxBuildHasher>;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -24,7 +23,7 @@ pub use crate::facts::{
     FrontmatterProblem, NoteFacts, Property, ValueShape, MAX_FRONTMATTER_PROBLEMS, MAX_PROPERTIES_KEPT, MAX_VALUES_KEPT,
 };
 pub use crate::memory::IndexMemory;
-use crate::memory::{btree_bytes, facts_bytes, hash_map_bytes, hash_set_bytes, link_bytes, resolution_bytes, str_bytes, vec_bytes};
+use crate::memory::{btree_bytes, facts_bytes, hash_map_bytes, resolution_bytes, str_bytes, vec_bytes};
 use crate::pages::PageNames;
 use crate::parse::{parse_note_keeping_yaml, Link, ParseConfig};
 use crate::resolve::{self, fold, heading_key, watch_key, FileLookup, Found, Resolution};
@@ -32,7 +31,12 @@ use crate::sketch::Sketch;
 pub use crate::yaml_text::MAX_VALUE_CHARS;
 
 pub mod kept;
+mod keys;
+mod link_store;
 pub mod sketches;
+
+use keys::Keys;
+use link_store::Links;
 
 /// How new links are written when vaultlink writes one (Obsidian's "New link format").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,11 +85,11 @@ impl IndexConfig {
 /// The parts of a parsed note that queries need.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Note {
-    links: Vec<Link>,
+    links: Links,
     /// `heading_key` of each heading, in order.
-    heading_keys: Vec<String>,
+    heading_keys: Keys,
     /// Block ids, folded.
-    block_ids: FxSet<String>,
+    block_ids: Keys,
     aliases: Vec<String>,
     truncated: bool,
     facts: NoteFacts,
@@ -96,7 +100,7 @@ struct Note {
 pub struct Prepared {
     note: Option<Note>,
     /// A canvas's links (empty for any other file).
-    canvas: Vec<Link>,
+    canvas: Links,
     parse: ParseConfig,
     /// The body's sketch, when the persistent index kept one (`kept::decode`); [`Vault::prepare`]
     /// never sketches, since only `near_duplicate` reads a sketch.
@@ -140,7 +144,7 @@ struct Slot {
     /// A canvas's links (its file cards and the links of its text cards), in file order; empty
     /// for any other file. A canvas is a source of links but not a note: it has no title,
     /// headings or properties, and is no subject of a note's report.
-    canvas: Vec<Link>,
+    canvas: Links,
     /// What each of the note's (or canvas's) links resolves to, in the order of its links; empty until its
     /// links are filed.
     targets: Vec<Target>,
@@ -181,14 +185,20 @@ pub struct Vault {
 /// The key under which an unresolved link is counted in [`Vault`]'s `missing` (and grouped by
 /// `find_unresolved_links`): its path, trimmed and folded.
 pub fn missing_target_key(link: &Link) -> String {
-    fold(link.path.trim())
+    missing_key(&link.path)
 }
 
-/// A link of one note, with what it resolves to.
+/// [`missing_target_key`] of a link's path.
+fn missing_key(path: &str) -> String {
+    fold(path.trim())
+}
+
+/// A link of one note, with what it resolves to. The link is built from what the index keeps
+/// of it (see `link_store`), so it is the caller's own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedLink<'a> {
     pub source: &'a str,
-    pub link: &'a Link,
+    pub link: Link,
     pub resolution: &'a Resolution,
 }
 
@@ -251,7 +261,7 @@ impl FileLookup for Vault {
 }
 
 /// The links a file holds: a note's, or a canvas's; none for an attachment.
-fn links_in(slot: &Slot) -> &[Link] {
+fn links_in(slot: &Slot) -> &Links {
     match &slot.note {
         Some(note) => &note.links,
         None => &slot.canvas,
@@ -328,7 +338,7 @@ impl Vault {
         let unresolved_under_key = |link_ref: &LinkRef| {
             let slot = self.slot(link_ref.source);
             slot.targets.get(link_ref.index as usize) == Some(&Target::Unresolved)
-                && links_in(slot).get(link_ref.index as usize).is_some_and(|link| missing_target_key(link) == key)
+                && links_in(slot).path(link_ref.index as usize).is_some_and(|path| missing_key(path) == key)
         };
         let mut found: Vec<LinkRef> = self
             .watchers
@@ -343,7 +353,7 @@ impl Vault {
             // which is never wrong.
             return self
                 .all_links()
-                .filter(|link| *link.resolution == Resolution::Unresolved && missing_target_key(link.link) == key)
+                .filter(|link| *link.resolution == Resolution::Unresolved && missing_target_key(&link.link) == key)
                 .collect();
         }
         found.sort_unstable_by(|a, b| {
@@ -386,26 +396,18 @@ impl Vault {
         let note = is_note_path(path).then(|| {
             let (mut parsed, yaml) = parse_note_keeping_yaml(path, text, parse);
             let facts = note_facts_from(path, text, &parsed, yaml.as_ref());
-            parsed.links.shrink_to_fit();
             parsed.aliases.shrink_to_fit();
-            let mut block_ids: FxSet<String> = parsed.block_ids.iter().map(|block| fold(&block.id)).collect();
-            block_ids.shrink_to_fit();
+            let block_ids = Keys::sorted(parsed.block_ids.iter().map(|block| fold(&block.id)).collect());
             Note {
                 facts,
-                heading_keys: parsed.headings.iter().map(|heading| heading_key(&heading.text)).collect(),
+                heading_keys: Keys::new(parsed.headings.iter().map(|heading| heading_key(&heading.text))),
                 block_ids,
                 aliases: parsed.aliases,
                 truncated: parsed.truncated,
-                links: parsed.links,
+                links: Links::from_links(parsed.links),
             }
         });
-        let canvas = if is_canvas_path(path) {
-            let mut links = parse_canvas(path, text, parse).links;
-            links.shrink_to_fit();
-            links
-        } else {
-            Vec::new()
-        };
+        let canvas = if is_canvas_path(path) { Links::from_links(parse_canvas(path, text, parse).links) } else { Links::default() };
         Prepared { note, canvas, parse: *parse, sketch: None }
     }
 
@@ -500,7 +502,7 @@ impl Vault {
 
     /// Puts a file that is not in the index into the file table and under its name, without
     /// resolving anything.
-    fn add_file(&mut self, path: &str, note: Option<Note>, canvas: Vec<Link>) -> FileId {
+    fn add_file(&mut self, path: &str, note: Option<Note>, canvas: Links) -> FileId {
         let path = Arc::<str>::from(path);
         let slot = Slot {
             resolved: Resolution::Resolved { path: path.to_string() },
@@ -530,7 +532,7 @@ impl Vault {
 
     /// Puts `note` (or a canvas's links, or an attachment) at `path`, replacing whatever was
     /// there.
-    fn insert(&mut self, path: &str, note: Option<Note>, canvas: Vec<Link>) {
+    fn insert(&mut self, path: &str, note: Option<Note>, canvas: Links) {
         match self.id(path) {
             Some(id) => {
                 self.unindex_links(id);
@@ -560,7 +562,7 @@ impl Vault {
 
     /// Takes the file at `path` out of the index, returning its note (`None` for an attachment
     /// or a canvas) and a canvas's links.
-    fn take(&mut self, path: &str) -> Option<(Option<Note>, Vec<Link>)> {
+    fn take(&mut self, path: &str) -> Option<(Option<Note>, Links)> {
         let id = self.id(path)?;
         self.unindex_links(id);
         let path = self.slot(id).path.clone();
@@ -630,9 +632,11 @@ impl Vault {
         Some(NoteView { path: &slot.path, aliases: &note.aliases, facts: &note.facts })
     }
 
-    /// What `link` of the note at `source` resolves to now, as the index keeps it.
-    fn target_of(&self, source: &str, link: &Link) -> Target {
-        match resolve::find(self, source, link) {
+    /// What the link at `index` of `links`, the links of the file at `source`, resolves to now,
+    /// as the index keeps it.
+    fn target_of(&self, source: &str, links: &Links, index: usize) -> Target {
+        let (Some((kind, canvas_file)), Some(path)) = (links.kind(index), links.path(index)) else { return Target::Unresolved };
+        match resolve::find_path(self, source, kind, canvas_file, path) {
             Found::Resolved(path) => self.id(path).map_or(Target::Unresolved, Target::Resolved),
             Found::Ambiguous(path, candidates) => match self.id(path) {
                 Some(id) => Target::Ambiguous(
@@ -668,7 +672,8 @@ impl Vault {
 
     fn index_links(&mut self, source: FileId) {
         let slot = self.slot(source);
-        let targets = links_in(slot).iter().map(|link| self.target_of(&slot.path, link)).collect();
+        let links = links_in(slot);
+        let targets = (0..links.len()).map(|index| self.target_of(&slot.path, links, index)).collect();
         self.file_links(source, targets);
     }
 
@@ -676,10 +681,10 @@ impl Vault {
     /// their targets' backlinks, the names they watch and the missing targets they count.
     fn file_links(&mut self, source: FileId, targets: Vec<Target>) {
         let watched: Vec<(String, LinkRef)> = links_in(self.slot(source))
-            .iter()
+            .paths()
             .enumerate()
-            .filter(|(_, link)| !link.path.trim().is_empty())
-            .map(|(index, link)| (watch_key(&link.path), LinkRef { source, index: index as u32 }))
+            .filter(|(_, path)| !path.trim().is_empty())
+            .map(|(index, path)| (watch_key(path), LinkRef { source, index: index as u32 }))
             .collect();
         let backlinks: Vec<(FileId, LinkRef)> = targets
             .iter()
@@ -694,9 +699,9 @@ impl Vault {
         }
         let missing: Vec<String> = targets
             .iter()
-            .zip(links_in(self.slot(source)))
+            .zip(links_in(self.slot(source)).paths())
             .filter(|(target, _)| **target == Target::Unresolved)
-            .map(|(_, link)| missing_target_key(link))
+            .map(|(_, path)| missing_key(path))
             .collect();
         for key in missing {
             self.count_missing(key);
@@ -711,12 +716,12 @@ impl Vault {
         if targets.len() != links.len() {
             return;
         }
-        let keys: BTreeSet<String> = links.iter().filter(|link| !link.path.trim().is_empty()).map(|link| watch_key(&link.path)).collect();
+        let keys: BTreeSet<String> = links.paths().filter(|path| !path.trim().is_empty()).map(watch_key).collect();
         let missing: Vec<String> = targets
             .iter()
-            .zip(links)
+            .zip(links.paths())
             .filter(|(target, _)| **target == Target::Unresolved)
-            .map(|(_, link)| missing_target_key(link))
+            .map(|(_, path)| missing_key(path))
             .collect();
         for key in &missing {
             self.uncount_missing(key);
@@ -738,16 +743,17 @@ impl Vault {
     /// Resolves one filed link again, moving its backlink if its target changed.
     fn reresolve(&mut self, link_ref: LinkRef) {
         let Some(Some(slot)) = self.slots.get(link_ref.source as usize) else { return };
-        let Some(link) = links_in(slot).get(link_ref.index as usize) else { return };
+        let links = links_in(slot);
+        let Some(path) = links.path(link_ref.index as usize) else { return };
         let Some(old) = slot.targets.get(link_ref.index as usize) else { return };
-        let new = self.target_of(&slot.path, link);
+        let new = self.target_of(&slot.path, links, link_ref.index as usize);
         if *old == new {
             return;
         }
         let was_unresolved = *old == Target::Unresolved;
         let old_target = self.target_id(old);
-        let missing_key = (was_unresolved != (new == Target::Unresolved)).then(|| missing_target_key(link));
-        if let Some(key) = missing_key {
+        let changed_key = (was_unresolved != (new == Target::Unresolved)).then(|| missing_key(path));
+        if let Some(key) = changed_key {
             if was_unresolved {
                 self.uncount_missing(&key);
             } else {
@@ -1008,7 +1014,7 @@ impl Vault {
         // `#H1#H2`: each heading must exist, each after the one before.
         let mut from = 0;
         for part in subpath.split('#').map(heading_key).filter(|key| !key.is_empty()) {
-            match note.heading_keys[from..].iter().position(|key| *key == part) {
+            match note.heading_keys.iter().skip(from).position(|key| key == part) {
                 Some(found) => from += found + 1,
                 None => return SubpathStatus::MissingHeading,
             }
@@ -1024,12 +1030,15 @@ impl Vault {
                 None => summary.attachments += 1,
             }
         }
-        for link in self.all_links() {
-            summary.links += 1;
-            match link.resolution {
-                Resolution::Resolved { .. } => summary.resolved_links += 1,
-                Resolution::Ambiguous { .. } => summary.ambiguous_links += 1,
-                Resolution::Unresolved => summary.unresolved_links += 1,
+        // Counted from the targets alone: no link needs to be built.
+        for slot in self.files() {
+            for target in slot.targets.iter().take(links_in(slot).len()) {
+                summary.links += 1;
+                match target {
+                    Target::Resolved(_) => summary.resolved_links += 1,
+                    Target::Ambiguous(..) => summary.ambiguous_links += 1,
+                    Target::Unresolved => summary.unresolved_links += 1,
+                }
             }
         }
         summary
@@ -1065,11 +1074,10 @@ impl Vault {
                 }
             }
             memory.reverse_index += vec_bytes(&slot.backlinks);
-            memory.links += vec_bytes(&slot.canvas) + slot.canvas.iter().map(link_bytes).sum::<usize>();
+            memory.links += slot.canvas.heap_bytes();
             let Some(note) = &slot.note else { continue };
-            memory.links += vec_bytes(&note.links) + note.links.iter().map(link_bytes).sum::<usize>();
-            memory.notes += vec_bytes(&note.heading_keys) + note.heading_keys.iter().map(|key| key.capacity()).sum::<usize>();
-            memory.notes += hash_set_bytes(&note.block_ids) + note.block_ids.iter().map(String::capacity).sum::<usize>();
+            memory.links += note.links.heap_bytes();
+            memory.notes += note.heading_keys.heap_bytes() + note.block_ids.heap_bytes();
             memory.names += vec_bytes(&note.aliases) + note.aliases.iter().map(String::capacity).sum::<usize>();
             memory.facts += facts_bytes(&note.facts);
         }
@@ -1175,7 +1183,7 @@ mod tests {
             ("A.md", "[[T#intro part 1]] [[T#Intro: part 1#Wifi 2.4 vs 5.0]] [[T#^block-1]] [[T#Nope]] [[T#^nope]] [[T]]"),
         ]);
         let statuses: Vec<SubpathStatus> =
-            vault.outgoing_links("A.md").unwrap().iter().map(|link| vault.subpath_status(link.link, link.resolution)).collect();
+            vault.outgoing_links("A.md").unwrap().iter().map(|link| vault.subpath_status(&link.link, link.resolution)).collect();
         assert_eq!(
             statuses,
             [

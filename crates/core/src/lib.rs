@@ -149,8 +149,9 @@
 //! vault path must pass (a tool's; `hidden_path_problem`, no tool may name anything under
 //! `.vaultlink`, `.trash`, the config folder or any hidden place; and the stricter rule for a path
 //! the engine writes). `index`: the `Vault`: a file table (each file's path interned once, with an
-//! id; a path order over the ids), each note's and canvas's links with what they resolve to as the
-//! target's id (an ambiguous link keeps its candidates), each file's backlinks and each name's
+//! id; a path order over the ids), each note's and canvas's links (kept by `index::link_store` as
+//! fixed-size records over one string per file, a `Link` built only for the caller that reads
+//! one) with what they resolve to as the target's id (an ambiguous link keeps its candidates), each file's backlinks and each name's
 //! watching links as vectors of (note id, position), the `PageNames` of its notes, and the
 //! unresolved links counted by missing target (`missing_targets`, `unresolved_link_count`), kept
 //! current wherever a link's target is filed, changed or unfiled (so `find_unresolved_links` pages

@@ -68,9 +68,9 @@ pub fn notes_to_read_for_rewrite(vault: &Vault, from_target: &str) -> Vec<String
         .paths()
         .filter(|path| vault.is_note(path) || is_canvas_path(path))
         .filter(|path| {
-            vault
-                .outgoing_links(path)
-                .is_some_and(|links| links.iter().any(|found| rewrites(found.link, found.resolution.path(), from_target, named.as_deref())))
+            vault.outgoing_links(path).is_some_and(|links| {
+                links.iter().any(|found| rewrites(&found.link, found.resolution.path(), from_target, named.as_deref()))
+            })
         })
         .map(str::to_owned)
         .collect()

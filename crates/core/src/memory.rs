@@ -7,7 +7,7 @@
 //! bytes, a B-tree its entries with the room its nodes leave, estimated. A path shared by
 //! several structures (`Arc<str>`) is counted once, with the file table.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::mem::size_of;
 
 use crate::facts::NoteFacts;
@@ -64,11 +64,6 @@ pub(crate) fn hash_map_bytes<K, V, S>(map: &HashMap<K, V, S>) -> usize {
     buckets * (size_of::<(K, V)>() + 1) + if buckets == 0 { 0 } else { 16 }
 }
 
-pub(crate) fn hash_set_bytes<K, S>(set: &HashSet<K, S>) -> usize {
-    let buckets = if set.capacity() == 0 { 0 } else { (set.capacity() * 8 / 7).next_power_of_two() };
-    buckets * (size_of::<K>() + 1) + if buckets == 0 { 0 } else { 16 }
-}
-
 /// A B-tree's leaves hold up to 11 entries and are about three quarters full on average.
 pub(crate) fn btree_bytes<K, V>(map: &BTreeMap<K, V>) -> usize {
     map.len() * (size_of::<K>() + size_of::<V>()) * 4 / 3
@@ -86,7 +81,16 @@ pub(crate) fn resolution_bytes(resolution: &Resolution) -> usize {
 
 /// What one link owns on the heap (its own size is counted in its note's vector).
 pub(crate) fn link_bytes(link: &Link) -> usize {
-    let source = match &link.source {
+    source_bytes(&link.source)
+        + link.target.capacity()
+        + link.path.capacity()
+        + option_string_bytes(&link.subpath)
+        + option_string_bytes(&link.display)
+}
+
+/// What a link's source owns on the heap.
+pub(crate) fn source_bytes(source: &LinkSource) -> usize {
+    match source {
         LinkSource::Body => 0,
         LinkSource::CanvasFile { node } | LinkSource::CanvasText { node } => node.capacity(),
         LinkSource::Property { key, key_path, .. } => {
@@ -100,8 +104,7 @@ pub(crate) fn link_bytes(link: &Link) -> usize {
                     })
                     .sum::<usize>()
         }
-    };
-    source + link.target.capacity() + link.path.capacity() + option_string_bytes(&link.subpath) + option_string_bytes(&link.display)
+    }
 }
 
 pub(crate) fn facts_bytes(facts: &NoteFacts) -> usize {

@@ -647,7 +647,7 @@ fn link_source(source: &LinkSource) -> (&'static str, Option<String>) {
 }
 
 fn subpath_status(vault: &Vault, found: &ResolvedLink<'_>) -> Option<SubpathStatus> {
-    match vault.subpath_status(found.link, found.resolution) {
+    match vault.subpath_status(&found.link, found.resolution) {
         SubpathStatus::NotApplicable => None,
         status => Some(status),
     }
@@ -666,7 +666,7 @@ pub fn outgoing_links(vault: &Vault, path: &str, format: ResponseFormat) -> Resu
         .unwrap_or_default()
         .iter()
         .map(|found| {
-            let link = found.link;
+            let link = &found.link;
             let (source, key) = link_source(&link.source);
             OutgoingLink {
                 kind: link.kind,

@@ -518,7 +518,7 @@ impl<'a> NoteRead<'a> {
     fn link(&self, index: usize) -> &Link {
         match &self.parsed {
             Some(links) => &links[index],
-            None => self.indexed[index].link,
+            None => &self.indexed[index].link,
         }
     }
 

@@ -197,7 +197,7 @@ pub fn notes_needed(vault: &Vault, scope: Option<&str>) -> Vec<String> {
     for note in in_scope(vault, scope) {
         let Some(links) = vault.outgoing_links(note) else { continue };
         let mut holds = false;
-        for found in links.iter().filter(|found| broken(vault, found.link, found.resolution)) {
+        for found in links.iter().filter(|found| broken(vault, &found.link, found.resolution)) {
             holds = true;
             if let Resolution::Resolved { path } = found.resolution {
                 targets.insert(path.clone());

@@ -138,21 +138,26 @@ pub(crate) enum Found<'a> {
 
 /// [`resolve`], borrowing the paths it answers.
 pub(crate) fn find<'a>(files: &'a dyn FileLookup, source: &'a str, link: &Link) -> Found<'a> {
-    if let LinkSource::CanvasFile { .. } = link.source {
+    find_path(files, source, link.kind, matches!(link.source, LinkSource::CanvasFile { .. }), &link.path)
+}
+
+/// [`find`] for a link given by its kind, whether it is a canvas's file card, and its path: what
+/// the index keeps of a link without building it whole.
+pub(crate) fn find_path<'a>(files: &'a dyn FileLookup, source: &'a str, kind: LinkKind, canvas_file: bool, path: &str) -> Found<'a> {
+    if canvas_file {
         // A canvas's file card opens the file at exactly its path (Obsidian looks it up with
         // `getAbstractFileByPath`): no search by name, no folder, no case folding.
-        let path = link.path.as_str();
         return files
             .files_named(&fold(file_name(path)))
             .into_iter()
             .find(|found| *found == path)
             .map_or(Found::Unresolved, Found::Resolved);
     }
-    let path = link.path.trim();
+    let path = path.trim();
     if path.is_empty() {
         return Found::Resolved(source);
     }
-    if matches!(link.kind, LinkKind::Markdown | LinkKind::MarkdownEmbed) || is_relative(path) {
+    if matches!(kind, LinkKind::Markdown | LinkKind::MarkdownEmbed) || is_relative(path) {
         if let Some(relative) = join_relative(source, path) {
             let found = resolve_linkpath(files, source, &relative, true);
             if found != Found::Unresolved {

@@ -381,7 +381,7 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
         }
     };
     for found in after.outgoing_links(&path).unwrap_or_default() {
-        check_link(&path, found.link, found.resolution, &mut problems);
+        check_link(&path, &found.link, found.resolution, &mut problems);
     }
     for note in patched.keys() {
         let before: BTreeSet<String> = vault
@@ -393,7 +393,7 @@ pub fn plan(vault: &Vault, arguments: &CommitArguments, texts: &BTreeMap<String,
             .collect();
         for found in after.outgoing_links(note).unwrap_or_default() {
             if !before.contains(&found.link.target) {
-                check_link(note, found.link, found.resolution, &mut problems);
+                check_link(note, &found.link, found.resolution, &mut problems);
             }
         }
     }

@@ -99,7 +99,7 @@ fn check_unresolved_counts(vault: &Vault, context: &str) {
 fn unresolved_by_walk(vault: &Vault) -> Vec<ops::MissingTarget> {
     let mut groups: BTreeMap<String, ops::MissingTarget> = BTreeMap::new();
     for found in vault.all_links().filter(|found| *found.resolution == Resolution::Unresolved) {
-        let group = groups.entry(missing_target_key(found.link)).or_insert_with(|| ops::MissingTarget {
+        let group = groups.entry(missing_target_key(&found.link)).or_insert_with(|| ops::MissingTarget {
             target: found.link.path.trim().to_owned(),
             referrer_count: 0,
             referrers: Vec::new(),

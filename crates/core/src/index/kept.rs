@@ -11,10 +11,12 @@
 
 use std::num::NonZeroU64;
 
-use super::{Note, Prepared, Target, Vault};
+use super::keys::Keys;
+use super::link_store::{LinkParts, LinksBuilder};
+use super::{Links, Note, Prepared, Target, Vault};
 use crate::facts::{FrontmatterProblem, NoteFacts, Property, ValueShape};
 use crate::frontmatter::KeySegment;
-use crate::parse::{Destination, Link, LinkKind, LinkSource, ParseConfig, PropertyQuote};
+use crate::parse::{Destination, LinkKind, LinkSource, ParseConfig, PropertyQuote};
 use crate::sketch::{Sketch, SKETCH_SIZE};
 use crate::span::Span;
 
@@ -38,7 +40,7 @@ pub fn of_file(vault: &Vault, path: &str) -> Option<Vec<u8>> {
 /// a sketch holds, so no count of a kept sketch reads as it.
 const NO_SKETCH: u64 = SKETCH_SIZE as u64 + 1;
 
-fn encode_parts(note: Option<&Note>, canvas: &[Link], sketch: Option<&Sketch>) -> Option<Vec<u8>> {
+fn encode_parts(note: Option<&Note>, canvas: &Links, sketch: Option<&Sketch>) -> Option<Vec<u8>> {
     let mut out = Writer(Vec::new());
     match note {
         None => out.uint(0),
@@ -48,11 +50,13 @@ fn encode_parts(note: Option<&Note>, canvas: &[Link], sketch: Option<&Sketch>) -
             }
             out.uint(1);
             out.links(&note.links);
-            out.strings(&note.heading_keys);
-            let mut block_ids: Vec<&String> = note.block_ids.iter().collect();
-            block_ids.sort();
-            out.uint(block_ids.len() as u64);
-            for id in block_ids {
+            out.uint(note.heading_keys.len() as u64);
+            for key in note.heading_keys.iter() {
+                out.str(key);
+            }
+            // Kept sorted, as the index holds them.
+            out.uint(note.block_ids.len() as u64);
+            for id in note.block_ids.iter() {
                 out.str(id);
             }
             out.strings(&note.aliases);
@@ -84,8 +88,8 @@ pub fn decode(bytes: &[u8], size: u64, parse: &ParseConfig) -> Option<Prepared> 
         0 => None,
         1 => {
             let links = input.links(parse)?;
-            let heading_keys = input.strings()?;
-            let block_ids = input.strings()?.into_iter().collect();
+            let heading_keys = Keys::new(input.strings()?);
+            let block_ids = Keys::sorted(input.strings()?);
             let aliases = input.strings()?;
             let truncated = input.flag()?;
             let facts = input.facts()?;
@@ -148,9 +152,9 @@ impl Writer {
         self.uint(span.end.saturating_sub(span.start) as u64);
     }
 
-    fn links(&mut self, links: &[Link]) {
+    fn links(&mut self, links: &Links) {
         self.uint(links.len() as u64);
-        for link in links {
+        for link in links.iter() {
             self.uint(match link.kind {
                 LinkKind::Wikilink => 0,
                 LinkKind::Embed => 1,
@@ -237,7 +241,7 @@ struct Reader<'a> {
     size: u64,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn uint(&mut self) -> Option<u64> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
@@ -302,12 +306,33 @@ impl Reader<'_> {
         (end <= self.size).then_some(Span { start: usize::try_from(start).ok()?, end: usize::try_from(end).ok()? })
     }
 
-    fn links(&mut self, parse: &ParseConfig) -> Option<Vec<Link>> {
+    /// A string borrowed from the bytes, for what is copied into the index's own layout.
+    fn text(&mut self) -> Option<&'a str> {
+        let len = usize::try_from(self.uint()?).ok()?;
+        if len > self.bytes.len() {
+            return None;
+        }
+        let (text, rest) = self.bytes.split_at(len);
+        self.bytes = rest;
+        std::str::from_utf8(text).ok()
+    }
+
+    fn optional_text(&mut self) -> Option<Option<&'a str>> {
+        match self.uint()? {
+            0 => Some(None),
+            1 => self.text().map(Some),
+            _ => None,
+        }
+    }
+
+    /// The links, read straight into the index's layout: their strings are copied once, into
+    /// the file's one string, with no allocation per link.
+    fn links(&mut self, parse: &ParseConfig) -> Option<Links> {
         let count = self.count()?;
         if count > parse.max_links {
             return None;
         }
-        let mut links = Vec::with_capacity(count);
+        let mut links = LinksBuilder::with_capacity(count, self.bytes.len().min(count.saturating_mul(64)));
         for _ in 0..count {
             let kind = match self.uint()? {
                 0 => LinkKind::Wikilink,
@@ -342,10 +367,10 @@ impl Reader<'_> {
                 3 => LinkSource::CanvasText { node: self.str()? },
                 _ => return None,
             };
-            let target = self.str()?;
-            let path = self.str()?;
-            let subpath = self.option()?;
-            let display = self.option()?;
+            let target = self.text()?;
+            let path = self.text()?;
+            let subpath = self.optional_text()?;
+            let display = self.optional_text()?;
             let span = self.span()?;
             let target_span = self.span()?;
             let line = self.u32()?;
@@ -355,9 +380,11 @@ impl Reader<'_> {
                 bits if bits & 1 == 1 && bits < 8 => Some(Destination { angle: bits & 2 != 0, encoded: bits & 4 != 0 }),
                 _ => return None,
             };
-            links.push(Link { kind, source, target, path, subpath, display, span, target_span, line, column, destination });
+            // A link the layout cannot hold (numbers past 32 bits) sends the file to be parsed
+            // again, where it is kept whole.
+            links.push(LinkParts { kind, source, target, path, subpath, display, span, target_span, line, column, destination })?;
         }
-        Some(links)
+        Some(links.finish())
     }
 
     fn facts(&mut self) -> Option<NoteFacts> {

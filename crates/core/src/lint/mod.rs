@@ -327,7 +327,7 @@ pub fn note_stem(text: &str) -> &str {
 /// Findings for links whose subpath has `status` in their target: one per link.
 fn subpath_findings(context: &Context<'_>, findings: &mut Findings, status: SubpathStatus, kind: &'static str, what: &str) {
     for found in context.vault.all_links() {
-        if !context.is_subject(found.source) || context.vault.subpath_status(found.link, found.resolution) != status {
+        if !context.is_subject(found.source) || context.vault.subpath_status(&found.link, found.resolution) != status {
             continue;
         }
         let Some(target) = found.resolution.path() else { continue };
