@@ -239,7 +239,18 @@ impl<'v> Index<'v> {
         for (other, range) in &self.by_length {
             let mut floor = sink.floor();
             let mut need = Need::new(floor, length, *other);
-            for at in range.clone() {
+            // A length where no name reaches the floor without a common prefix: only the names
+            // that start with the wanted name's first character can, and they are together (the
+            // names of a length are in order), so the others are passed over without a look.
+            let range = if need.by_prefix[0] > need.most && head.1 > 0 {
+                let names = &self.heads[range.clone()];
+                let first = head.0[0];
+                range.start + names.partition_point(|other| other.0[0] < first)
+                    ..range.start + names.partition_point(|other| other.0[0] <= first)
+            } else {
+                range.clone()
+            };
+            for at in range {
                 if need.none() {
                     break;
                 }
