@@ -137,12 +137,14 @@ pub struct Repair {
     pub confidence: Confidence,
 }
 
-/// The repairs, planned and proven, and the links left.
+/// The repairs, planned and proven, and the links left: the first [`MAX_UNREPAIRED_LISTED`],
+/// each with its candidates, and how many there are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepairPlan {
     pub plan: MovePlan,
     pub repairs: Vec<Repair>,
     pub left: Vec<LinkLeft>,
+    pub left_count: usize,
 }
 
 /// Why a repair plan was refused: a repaired note would not read back as planned.
@@ -273,7 +275,11 @@ fn digits(name: &str) -> String {
 }
 
 /// The candidates for a link whose path finds no file, best first, one per note.
-fn path_candidates(vault: &Vault, names: &Names<'_>, link_path: &str) -> Vec<Candidate> {
+///
+/// The look-alikes are those whose similarity reaches `least` (at least [`similar::FLOOR`]): a
+/// plan decides with those that can change its decision ([`decisive`]), and lists a link left
+/// with all of them.
+fn path_candidates(vault: &Vault, names: &Names<'_>, link_path: &str, least: f64) -> Vec<Candidate> {
     let mut found: Vec<Candidate> = Vec::new();
     let add = |found: &mut Vec<Candidate>, target: &str, evidence: Evidence, similarity: f64| {
         found.push(Candidate { target: target.to_owned(), heading: None, evidence, confidence: confidence(similarity) })
@@ -309,7 +315,7 @@ fn path_candidates(vault: &Vault, names: &Names<'_>, link_path: &str) -> Vec<Can
     // still be among them, which on a vault of look-alike names is a few, not thousands.
     let keep = MAX_CANDIDATES.saturating_sub(stronger.len());
     if wanted.chars().count() >= 3 && keep > 0 {
-        let mut best = similar::Best::new(keep, &wanted, &stronger);
+        let mut best = similar::Best::new(keep, &wanted, &stronger, least);
         names.similar.search(&wanted, &mut best);
         for (confidence, path) in best.into_held() {
             found.push(Candidate { target: path.to_owned(), heading: None, evidence: Evidence::Similar, confidence });
@@ -437,11 +443,17 @@ fn missing_paths<'f>(found: &'f [Broken<'_>]) -> Vec<&'f str> {
 
 /// The candidates of each missing path, each searched as one part (`path_candidates`, pure) run
 /// by the edge's `run_parts`: slot `i` holds the candidates of `missing[i]` once its part ran.
-fn search_parts(vault: &Vault, names: &Names<'_>, missing: &[&str], run_parts: &RunParts<'_>) -> Vec<std::sync::OnceLock<Vec<Candidate>>> {
+fn search_parts(
+    vault: &Vault,
+    names: &Names<'_>,
+    missing: &[&str],
+    least: f64,
+    run_parts: &RunParts<'_>,
+) -> Vec<std::sync::OnceLock<Vec<Candidate>>> {
     let slots: Vec<std::sync::OnceLock<Vec<Candidate>>> = missing.iter().map(|_| std::sync::OnceLock::new()).collect();
     let part = |at: usize| {
         if let (Some(path), Some(slot)) = (missing.get(at), slots.get(at)) {
-            slot.get_or_init(|| path_candidates(vault, names, path));
+            slot.get_or_init(|| path_candidates(vault, names, path, least));
         }
     };
     run_parts(missing.len(), &part);
@@ -454,12 +466,13 @@ fn merge<'m>(
     vault: &Vault,
     names: &Names<'_>,
     missing: &[&'m str],
+    least: f64,
     slots: Vec<std::sync::OnceLock<Vec<Candidate>>>,
 ) -> HashMap<&'m str, Vec<Candidate>> {
     missing
         .iter()
         .zip(slots)
-        .map(|(path, slot)| (*path, slot.into_inner().unwrap_or_else(|| path_candidates(vault, names, path))))
+        .map(|(path, slot)| (*path, slot.into_inner().unwrap_or_else(|| path_candidates(vault, names, path, least))))
         .collect()
 }
 
@@ -479,25 +492,25 @@ pub fn plan(
     // The candidates of a missing path depend on it alone: many broken links share one, and each
     // is searched once, as a part the edge may run beside the others.
     let missing = missing_paths(&found);
-    let by_path = merge(vault, &names, &missing, search_parts(vault, &names, &missing, run_parts));
+    let least = decisive(floor);
+    let by_path = merge(vault, &names, &missing, least, search_parts(vault, &names, &missing, least, run_parts));
     let mut edits: BTreeMap<String, Vec<(TextEdit, LinkChange)>> = BTreeMap::new();
     let mut repairs: Vec<Repair> = Vec::new();
-    let mut left: Vec<LinkLeft> = Vec::new();
+    // Each link left, with the missing path whose look-alikes it lists (`None` for the others).
+    let mut left: Vec<(LinkLeft, Option<&str>)> = Vec::new();
     // What each repaired link must find once written: (note, start) to (path, heading).
     let mut expected: HashMap<(String, usize), (String, Option<String>)> = HashMap::new();
     for note in &found {
         let (source, text, templates) = (note.source, note.text, &note.templates);
         for (link, resolution) in &note.links {
             let written_link = text[link.span.range()].to_owned();
-            let leave = |reason: Unrepaired, candidates: Vec<Candidate>| LinkLeft {
-                note: source.to_owned(),
-                line: link.line,
-                link: written_link.clone(),
-                reason,
-                candidates: candidates.into_iter().take(MAX_CANDIDATES).collect(),
+            let searched = matches!(resolution, Resolution::Unresolved).then_some(link.path.as_str());
+            let leave = |reason: Unrepaired, candidates: Vec<Candidate>| {
+                let candidates = candidates.into_iter().take(MAX_CANDIDATES).collect();
+                (LinkLeft { note: source.to_owned(), line: link.line, link: written_link.clone(), reason, candidates }, searched)
             };
             if templates.iter().any(|range| range.contains(&link.span.start)) {
-                left.push(leave(Unrepaired::TemplateExpression, Vec::new()));
+                left.push((leave(Unrepaired::TemplateExpression, Vec::new()).0, None));
                 continue;
             }
             let candidates = match &resolution {
@@ -582,12 +595,12 @@ pub fn plan(
         let alone = assemble(&[], (1, changes.len()), [(path.clone(), text, edits.clone(), changes.clone())], Vec::new());
         if prove(vault, &alone, texts, &expected).is_err() {
             repairs.retain(|repair| repair.note != path);
-            left.extend(changes.iter().map(|change| LinkLeft {
-                note: path.clone(),
-                line: change.line,
-                link: change.before.clone(),
-                reason: Unrepaired::Unrepresentable,
-                candidates: Vec::new(),
+            left.extend(changes.iter().map(|change| {
+                let link = change.before.clone();
+                (
+                    LinkLeft { note: path.clone(), line: change.line, link, reason: Unrepaired::Unrepresentable, candidates: Vec::new() },
+                    None,
+                )
             }));
             continue;
         }
@@ -596,7 +609,38 @@ pub fn plan(
     let sizes = (files.len(), files.iter().map(|file| file.3.len()).sum());
     let plan = assemble(&[], sizes, files, Vec::new());
     prove(vault, &plan, texts, &expected)?;
-    Ok(RepairPlan { plan, repairs, left })
+    let left_count = left.len();
+    Ok(RepairPlan { plan, repairs, left: listed(vault, &names, left), left_count })
+}
+
+/// The least similarity a look-alike needs to change a plan's decision at `floor` (thousandths):
+/// a link is repaired when its best candidate reaches the floor and the next is [`MARGIN`] below
+/// it, so a look-alike below `floor - MARGIN` can neither be chosen nor make the best ambiguous;
+/// a name found as written is never made ambiguous by a look-alike at all. Searching for these
+/// alone lets the search pass over far more names than a search for every candidate.
+fn decisive(floor: u16) -> f64 {
+    similar::FLOOR.max((f64::from(floor.saturating_sub(MARGIN)) - 0.5) / 1000.0)
+}
+
+/// The links left that an answer lists, each with every candidate: the look-alikes below what
+/// the decision needed ([`decisive`]) are searched for these alone. A link that had none that
+/// could decide, but has one at all, is left for its low confidence, as a search for every
+/// candidate would have said at once; the other reasons do not depend on them.
+fn listed(vault: &Vault, names: &Names<'_>, left: Vec<(LinkLeft, Option<&str>)>) -> Vec<LinkLeft> {
+    let mut every: HashMap<&str, Vec<Candidate>> = HashMap::new();
+    left.into_iter()
+        .take(MAX_UNREPAIRED_LISTED)
+        .map(|(mut link, searched)| {
+            if let Some(path) = searched {
+                let candidates = every.entry(path).or_insert_with(|| path_candidates(vault, names, path, similar::FLOOR));
+                link.candidates = candidates.iter().take(MAX_CANDIDATES).cloned().collect();
+                if link.reason == Unrepaired::NoCandidate && !link.candidates.is_empty() {
+                    link.reason = Unrepaired::LowConfidence;
+                }
+            }
+            link
+        })
+        .collect()
 }
 
 /// The proof: each repaired note parses to as many links, each repaired one finding the note
@@ -698,7 +742,7 @@ impl RepairAnswer {
             links_repaired: repair.repairs.len(),
             repairs: detailed.then(|| page.into_iter().cloned().collect()),
             unrepaired: if first { repair.left.iter().take(MAX_UNREPAIRED_LISTED).cloned().collect() } else { Vec::new() },
-            unrepaired_count: repair.left.len(),
+            unrepaired_count: repair.left_count,
             min_confidence: Confidence(floor),
             next_cursor,
             change_id: None,
