@@ -336,7 +336,9 @@ pub fn fix_broken_links(
             .map(|observed| crate::moves_detected::detect(vault, &observed).pairs.into_iter().collect())
             .unwrap_or_default(),
     };
-    let mut repair = crate::repair::plan(vault, arguments.path.as_deref(), floor, &known, &texts).map_err(|error| CallError::of(&error))?;
+    let parts = |count: usize, part: &(dyn Fn(usize) + Sync)| edge.run_parts(count, part);
+    let mut repair =
+        crate::repair::plan(vault, arguments.path.as_deref(), floor, &known, &texts, &parts).map_err(|error| CallError::of(&error))?;
     let left = guard_sources(vault, "fix_broken_links", &mut repair.plan)?;
     // The repairs of a source note are left with its edits.
     let kept: std::collections::HashSet<(&str, u32, &str)> =

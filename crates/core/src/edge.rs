@@ -44,6 +44,14 @@ pub trait Edge {
     fn observed(&mut self) -> Option<crate::seen::Observed> {
         None
     }
+
+    /// Runs `part(0)` to `part(count - 1)`, each once, in any order and on any thread: the
+    /// independent parts of a pass core decides (`fix_broken_links`' look-alike search, one part
+    /// per missing target), whose results core merges the same way whatever the order. One after
+    /// another unless the edge has threads to spare (the sidecar runs them on every core).
+    fn run_parts(&self, count: usize, part: &(dyn Fn(usize) + Sync)) {
+        (0..count).for_each(part);
+    }
 }
 
 /// The steps of an approved change, for the edge to carry out as they are.

@@ -137,12 +137,14 @@ pub struct Repair {
     pub confidence: Confidence,
 }
 
-/// The repairs, planned and proven, and the links left.
+/// The repairs, planned and proven, and the links left: the first [`MAX_UNREPAIRED_LISTED`],
+/// each with its candidates, and how many there are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepairPlan {
     pub plan: MovePlan,
     pub repairs: Vec<Repair>,
     pub left: Vec<LinkLeft>,
+    pub left_count: usize,
 }
 
 /// Why a repair plan was refused: a repaired note would not read back as planned.
@@ -273,12 +275,16 @@ fn digits(name: &str) -> String {
 }
 
 /// The candidates for a link whose path finds no file, best first, one per note.
-fn path_candidates(vault: &Vault, names: &Names<'_>, link: &Link) -> Vec<Candidate> {
+///
+/// The look-alikes are those whose similarity reaches `least` (at least [`similar::FLOOR`]): a
+/// plan decides with those that can change its decision ([`decisive`]), and lists a link left
+/// with all of them.
+fn path_candidates(vault: &Vault, names: &Names<'_>, link_path: &str, least: f64) -> Vec<Candidate> {
     let mut found: Vec<Candidate> = Vec::new();
     let add = |found: &mut Vec<Candidate>, target: &str, evidence: Evidence, similarity: f64| {
         found.push(Candidate { target: target.to_owned(), heading: None, evidence, confidence: confidence(similarity) })
     };
-    let path = link.path.trim().trim_start_matches('/');
+    let path = link_path.trim().trim_start_matches('/');
     let stem = path.strip_suffix(".md").unwrap_or(path);
     for new in names.moves.get(&fold(stem)).into_iter().flatten() {
         if vault.find_note(new).is_some() {
@@ -309,7 +315,7 @@ fn path_candidates(vault: &Vault, names: &Names<'_>, link: &Link) -> Vec<Candida
     // still be among them, which on a vault of look-alike names is a few, not thousands.
     let keep = MAX_CANDIDATES.saturating_sub(stronger.len());
     if wanted.chars().count() >= 3 && keep > 0 {
-        let mut best = similar::Best::new(keep, &wanted, &stronger);
+        let mut best = similar::Best::new(keep, &wanted, &stronger, least);
         names.similar.search(&wanted, &mut best);
         for (confidence, path) in best.into_held() {
             found.push(Candidate { target: path.to_owned(), heading: None, evidence: Evidence::Similar, confidence });
@@ -385,6 +391,91 @@ fn heading_written(heading: &str) -> String {
     cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// How an edge runs the independent parts of a plan: `run(count, part)` calls `part(0)` to
+/// `part(count - 1)`, in any order and on any thread (`Edge::run_parts`).
+pub type RunParts<'a> = dyn Fn(usize, &(dyn Fn(usize) + Sync)) + 'a;
+
+/// A note in scope with its broken links, each with what it resolves to.
+struct Broken<'t> {
+    source: &'t str,
+    text: &'t str,
+    templates: Vec<std::ops::Range<usize>>,
+    links: Vec<(Link, Resolution)>,
+}
+
+/// The notes in scope holding broken links (read from `texts`), in the scope's order.
+fn broken_links<'t>(vault: &'t Vault, scope: Option<&str>, texts: &'t BTreeMap<String, String>) -> Vec<Broken<'t>> {
+    let config = vault.config().parse;
+    let mut found = Vec::new();
+    for source in in_scope(vault, scope) {
+        let Some(text) = texts.get(source) else { continue };
+        let links: Vec<(Link, Resolution)> = parse_file(source, text, &config)
+            .links
+            .into_iter()
+            .filter(|link| !link.source.is_canvas())
+            .filter_map(|link| {
+                let resolution = resolve::resolve(vault, source, &link);
+                broken(vault, &link, &resolution).then_some((link, resolution))
+            })
+            .collect();
+        if !links.is_empty() {
+            found.push(Broken { source, text, templates: template_ranges(text), links });
+        }
+    }
+    found
+}
+
+/// The paths of the broken links that find no file and are not in a template expression, each
+/// once, in the order they are first met: the look-alike searches a plan needs.
+fn missing_paths<'f>(found: &'f [Broken<'_>]) -> Vec<&'f str> {
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut missing = Vec::new();
+    for note in found {
+        for (link, resolution) in &note.links {
+            let in_template = note.templates.iter().any(|range| range.contains(&link.span.start));
+            if matches!(resolution, Resolution::Unresolved) && !in_template && seen.insert(link.path.as_str()) {
+                missing.push(link.path.as_str());
+            }
+        }
+    }
+    missing
+}
+
+/// The candidates of each missing path, each searched as one part (`path_candidates`, pure) run
+/// by the edge's `run_parts`: slot `i` holds the candidates of `missing[i]` once its part ran.
+fn search_parts(
+    vault: &Vault,
+    names: &Names<'_>,
+    missing: &[&str],
+    least: f64,
+    run_parts: &RunParts<'_>,
+) -> Vec<std::sync::OnceLock<Vec<Candidate>>> {
+    let slots: Vec<std::sync::OnceLock<Vec<Candidate>>> = missing.iter().map(|_| std::sync::OnceLock::new()).collect();
+    let part = |at: usize| {
+        if let (Some(path), Some(slot)) = (missing.get(at), slots.get(at)) {
+            slot.get_or_init(|| path_candidates(vault, names, path, least));
+        }
+    };
+    run_parts(missing.len(), &part);
+    slots
+}
+
+/// The parts' results by missing path. A part the edge did not run is searched here, so the
+/// candidates are the same whatever the edge ran, and in whatever order.
+fn merge<'m>(
+    vault: &Vault,
+    names: &Names<'_>,
+    missing: &[&'m str],
+    least: f64,
+    slots: Vec<std::sync::OnceLock<Vec<Candidate>>>,
+) -> HashMap<&'m str, Vec<Candidate>> {
+    missing
+        .iter()
+        .zip(slots)
+        .map(|(path, slot)| (*path, slot.into_inner().unwrap_or_else(|| path_candidates(vault, names, path, least))))
+        .collect()
+}
+
 /// Plans the repairs of the broken links of the notes in `scope`, from their `texts`: each link
 /// whose best candidate reaches `floor` (thousandths) and stands clear of the next is repointed,
 /// its target written as a move writes one; the plan is proven as a rewrite's is.
@@ -394,45 +485,40 @@ pub fn plan(
     floor: u16,
     known: &Known,
     texts: &BTreeMap<String, String>,
+    run_parts: &RunParts<'_>,
 ) -> Result<RepairPlan, NotProven> {
-    let config = vault.config().parse;
     let names = Names::new(vault, known);
-    // The candidates of a path depend on it alone: many broken links share one.
-    let mut by_path: HashMap<String, Vec<Candidate>> = HashMap::new();
+    let found = broken_links(vault, scope, texts);
+    // The candidates of a missing path depend on it alone: many broken links share one, and each
+    // is searched once, as a part the edge may run beside the others.
+    let missing = missing_paths(&found);
+    let least = decisive(floor);
+    let by_path = merge(vault, &names, &missing, least, search_parts(vault, &names, &missing, least, run_parts));
     let mut edits: BTreeMap<String, Vec<(TextEdit, LinkChange)>> = BTreeMap::new();
     let mut repairs: Vec<Repair> = Vec::new();
-    let mut left: Vec<LinkLeft> = Vec::new();
+    // Each link left, with the missing path whose look-alikes it lists (`None` for the others).
+    let mut left: Vec<(LinkLeft, Option<&str>)> = Vec::new();
     // What each repaired link must find once written: (note, start) to (path, heading).
     let mut expected: HashMap<(String, usize), (String, Option<String>)> = HashMap::new();
-    for source in in_scope(vault, scope) {
-        let Some(text) = texts.get(source) else { continue };
-        let templates = template_ranges(text);
-        for link in parse_file(source, text, &config).links {
-            if link.source.is_canvas() {
-                continue;
-            }
-            let resolution = resolve::resolve(vault, source, &link);
-            if !broken(vault, &link, &resolution) {
-                continue;
-            }
+    for note in &found {
+        let (source, text, templates) = (note.source, note.text, &note.templates);
+        for (link, resolution) in &note.links {
             let written_link = text[link.span.range()].to_owned();
-            let leave = |reason: Unrepaired, candidates: Vec<Candidate>| LinkLeft {
-                note: source.to_owned(),
-                line: link.line,
-                link: written_link.clone(),
-                reason,
-                candidates: candidates.into_iter().take(MAX_CANDIDATES).collect(),
+            let searched = matches!(resolution, Resolution::Unresolved).then_some(link.path.as_str());
+            let leave = |reason: Unrepaired, candidates: Vec<Candidate>| {
+                let candidates = candidates.into_iter().take(MAX_CANDIDATES).collect();
+                (LinkLeft { note: source.to_owned(), line: link.line, link: written_link.clone(), reason, candidates }, searched)
             };
             if templates.iter().any(|range| range.contains(&link.span.start)) {
-                left.push(leave(Unrepaired::TemplateExpression, Vec::new()));
+                left.push((leave(Unrepaired::TemplateExpression, Vec::new()).0, None));
                 continue;
             }
             let candidates = match &resolution {
                 Resolution::Resolved { path } => match texts.get(path) {
-                    Some(target_text) => heading_candidates(path, target_text, &link),
+                    Some(target_text) => heading_candidates(path, target_text, link),
                     None => Vec::new(),
                 },
-                _ => by_path.entry(link.path.clone()).or_insert_with(|| path_candidates(vault, &names, &link)).clone(),
+                _ => by_path.get(link.path.as_str()).cloned().unwrap_or_default(),
             };
             let Some(best) = candidates.first() else {
                 left.push(leave(Unrepaired::NoCandidate, Vec::new()));
@@ -466,14 +552,14 @@ pub fn plan(
                 }
                 None => {
                     let subpath_written = written.find('#').map_or("", |hash| &written[hash..]);
-                    let Some(path) = path_written_to(vault, source, text, &link, &best.target) else {
+                    let Some(path) = path_written_to(vault, source, text, link, &best.target) else {
                         left.push(leave(Unrepaired::Unrepresentable, candidates));
                         continue;
                     };
                     format!("{path}{subpath_written}")
                 }
             };
-            let Some(replacement) = escape_in_property(&link, &replacement).map(|cow| cow.into_owned()) else {
+            let Some(replacement) = escape_in_property(link, &replacement).map(|cow| cow.into_owned()) else {
                 left.push(leave(Unrepaired::Unrepresentable, candidates));
                 continue;
             };
@@ -482,7 +568,7 @@ pub fn plan(
                 left.push(leave(Unrepaired::Unrepresentable, candidates));
                 continue;
             }
-            let after = link_with_target(text, &link, &replacement);
+            let after = link_with_target(text, link, &replacement);
             expected.insert((source.to_owned(), link.target_span.start), (best.target.clone(), best.heading.clone()));
             repairs.push(Repair {
                 note: source.to_owned(),
@@ -509,12 +595,12 @@ pub fn plan(
         let alone = assemble(&[], (1, changes.len()), [(path.clone(), text, edits.clone(), changes.clone())], Vec::new());
         if prove(vault, &alone, texts, &expected).is_err() {
             repairs.retain(|repair| repair.note != path);
-            left.extend(changes.iter().map(|change| LinkLeft {
-                note: path.clone(),
-                line: change.line,
-                link: change.before.clone(),
-                reason: Unrepaired::Unrepresentable,
-                candidates: Vec::new(),
+            left.extend(changes.iter().map(|change| {
+                let link = change.before.clone();
+                (
+                    LinkLeft { note: path.clone(), line: change.line, link, reason: Unrepaired::Unrepresentable, candidates: Vec::new() },
+                    None,
+                )
             }));
             continue;
         }
@@ -523,7 +609,38 @@ pub fn plan(
     let sizes = (files.len(), files.iter().map(|file| file.3.len()).sum());
     let plan = assemble(&[], sizes, files, Vec::new());
     prove(vault, &plan, texts, &expected)?;
-    Ok(RepairPlan { plan, repairs, left })
+    let left_count = left.len();
+    Ok(RepairPlan { plan, repairs, left: listed(vault, &names, left), left_count })
+}
+
+/// The least similarity a look-alike needs to change a plan's decision at `floor` (thousandths):
+/// a link is repaired when its best candidate reaches the floor and the next is [`MARGIN`] below
+/// it, so a look-alike below `floor - MARGIN` can neither be chosen nor make the best ambiguous;
+/// a name found as written is never made ambiguous by a look-alike at all. Searching for these
+/// alone lets the search pass over far more names than a search for every candidate.
+fn decisive(floor: u16) -> f64 {
+    similar::FLOOR.max((f64::from(floor.saturating_sub(MARGIN)) - 0.5) / 1000.0)
+}
+
+/// The links left that an answer lists, each with every candidate: the look-alikes below what
+/// the decision needed ([`decisive`]) are searched for these alone. A link that had none that
+/// could decide, but has one at all, is left for its low confidence, as a search for every
+/// candidate would have said at once; the other reasons do not depend on them.
+fn listed(vault: &Vault, names: &Names<'_>, left: Vec<(LinkLeft, Option<&str>)>) -> Vec<LinkLeft> {
+    let mut every: HashMap<&str, Vec<Candidate>> = HashMap::new();
+    left.into_iter()
+        .take(MAX_UNREPAIRED_LISTED)
+        .map(|(mut link, searched)| {
+            if let Some(path) = searched {
+                let candidates = every.entry(path).or_insert_with(|| path_candidates(vault, names, path, similar::FLOOR));
+                link.candidates = candidates.iter().take(MAX_CANDIDATES).cloned().collect();
+                if link.reason == Unrepaired::NoCandidate && !link.candidates.is_empty() {
+                    link.reason = Unrepaired::LowConfidence;
+                }
+            }
+            link
+        })
+        .collect()
 }
 
 /// The proof: each repaired note parses to as many links, each repaired one finding the note
@@ -625,7 +742,7 @@ impl RepairAnswer {
             links_repaired: repair.repairs.len(),
             repairs: detailed.then(|| page.into_iter().cloned().collect()),
             unrepaired: if first { repair.left.iter().take(MAX_UNREPAIRED_LISTED).cloned().collect() } else { Vec::new() },
-            unrepaired_count: repair.left.len(),
+            unrepaired_count: repair.left_count,
             min_confidence: Confidence(floor),
             next_cursor,
             change_id: None,
@@ -802,6 +919,37 @@ mod tests {
         // Without the move, the look-alike `Plans` would have been taken.
         let (answer, _) = fix(&now, json!({}));
         assert_eq!(repaired(&answer), owned(&[("[[notes/Plan]]", "[[Plans]]", "similar")]), "{answer}");
+    }
+
+    #[test]
+    fn the_plan_is_the_same_whatever_order_the_edge_runs_the_searches_in() {
+        use std::cell::RefCell;
+        let mut files: Vec<(String, String)> = vec![
+            ("Opportunity attack.md".to_owned(), "x\n".to_owned()),
+            ("Session 12.md".to_owned(), "x\n".to_owned()),
+            ("Session 13.md".to_owned(), "x\n".to_owned()),
+            ("Car.md".to_owned(), "x\n".to_owned()),
+        ];
+        for at in 0..40 {
+            files.push((format!("Note {at}.md"), "x\n".to_owned()));
+            let links = ["[[Opportunity atack]]", "[[Sesion 12]]", "[[Cat]]", "[[Zebra crossing]]", "[[Nte 7]]", "{{[[Cat]]}}"];
+            let text: String = links.iter().cycle().skip(at).take(3).map(|link| format!("{link} [[Missing {at}]]\n")).collect();
+            files.push((format!("notes/From {at}.md"), text));
+        }
+        let files: Vec<(&str, &str)> = files.iter().map(|(path, text)| (path.as_str(), text.as_str())).collect();
+        let (vault, texts) = vault_with(&files);
+        let plan = |run: &super::RunParts<'_>| super::plan(&vault, None, 900, &super::Known::default(), &texts, run).expect("proven");
+        let counted = RefCell::new(0);
+        let in_order = plan(&|count, part| {
+            *counted.borrow_mut() = count;
+            (0..count).for_each(part)
+        });
+        assert!(*counted.borrow() > 40, "each missing path is one part: {}", counted.borrow());
+        assert!(!in_order.repairs.is_empty() && !in_order.left.is_empty(), "{in_order:?}");
+        // Backwards, every other one first, or none at all (core searches what the edge left).
+        assert_eq!(plan(&|count, part| (0..count).rev().for_each(part)), in_order);
+        assert_eq!(plan(&|count, part| (0..count).step_by(2).chain((1..count).step_by(2)).for_each(part)), in_order);
+        assert_eq!(plan(&|_, _| {}), in_order);
     }
 
     #[test]

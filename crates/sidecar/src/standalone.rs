@@ -1049,6 +1049,12 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
     fn observed(&mut self) -> Option<vaultlink_core::moves_detected::Observed> {
         crate::moves::observed(self.folder.vault(), &|path| self.folder.read_bytes(path).ok(), crate::store::previous(self.folder.root()))
     }
+
+    /// The parts of a pass on every core, as a first index prepares its files: core merges them.
+    fn run_parts(&self, count: usize, part: &(dyn Fn(usize) + Sync)) {
+        let parts: Vec<usize> = (0..count).collect();
+        on_every_core(&parts, |&at| part(at));
+    }
 }
 
 #[cfg(test)]
@@ -1401,6 +1407,39 @@ mod tests {
         index.refresh().unwrap();
         assert!(index.vault().backlinks("B.md").is_empty());
         assert!(!index.vault().contains("A.md"));
+    }
+
+    #[test]
+    fn broken_links_searched_on_several_threads_are_repaired_as_one_by_one() {
+        use vaultlink_core::ops::{call, Response};
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = vec![("Opportunity attack.md".to_owned(), "x\n".to_owned()), ("Session 12.md".to_owned(), "x\n".to_owned())];
+        // More missing targets than the threads take a pass from, some alike a note.
+        for index in 0..PARALLEL_FROM * 3 {
+            files.push((format!("Topic {index} kamiro.md"), "x\n".to_owned()));
+            let text = format!("[[Topic {index} kamro]] [[Opportunity atack]] [[Sesion 12]] [[Gone {}]]\n", index % 150);
+            files.push((format!("notes/Note {index}.md"), text));
+        }
+        for (path, text) in &files {
+            let full = dir.path().join(path);
+            fs::create_dir_all(full.parent().unwrap()).unwrap();
+            fs::write(full, text).unwrap();
+        }
+        let mut folder = FolderIndex::new(dir.path().to_owned());
+        folder.refresh().unwrap();
+        let progress = crate::progress::Progress::none();
+        let arguments = serde_json::json!({ "limit": 1000 });
+        let answer = |outcome: vaultlink_core::ops::Outcome| match outcome.answer {
+            Response::Repaired(answer) => serde_json::to_value(answer).unwrap(),
+            _ => panic!("a repair's answer"),
+        };
+        let mut edge = folder.edge("fix_broken_links", false, &progress);
+        let threaded = answer(call(folder.vault(), "fix_broken_links", &arguments, &mut edge, &mut Default::default()).unwrap());
+        let texts = files.iter().cloned().collect();
+        let mut read_before = vaultlink_core::ops::ReadBefore { texts, tag: 1, ..Default::default() };
+        let one_by_one = answer(call(folder.vault(), "fix_broken_links", &arguments, &mut read_before, &mut Default::default()).unwrap());
+        assert_eq!(threaded["links_repaired"], serde_json::json!(PARALLEL_FROM * 3 * 3), "{threaded}");
+        assert_eq!(threaded, one_by_one);
     }
 
     #[test]
