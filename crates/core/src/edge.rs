@@ -44,6 +44,19 @@ pub trait Edge {
     fn observed(&mut self) -> Option<crate::seen::Observed> {
         None
     }
+
+    /// Works `work` once for each part below `parts`, in any order, on as many threads as the
+    /// edge has: a pass of independent parts (`link_mentions`' notes) whose merge core makes, the
+    /// same whatever the order. One after another unless the edge has threads (the sidecar).
+    fn spread(&self, parts: usize, work: &(dyn Fn(usize) + Sync)) {
+        crate::mentions::one_after_another(parts, work);
+    }
+
+    /// The texts of `paths` (as [`Edge::text`] reads each), by path, or the first error: an edge
+    /// that can read many at once does (the sidecar, on every core).
+    fn texts(&mut self, paths: Vec<String>) -> Result<std::collections::BTreeMap<String, String>, CallError> {
+        paths.into_iter().map(|path| self.text(&path).map(|text| (path, text))).collect()
+    }
 }
 
 /// The steps of an approved change, for the edge to carry out as they are.

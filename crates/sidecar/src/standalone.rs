@@ -933,6 +933,30 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
     fn observed(&mut self) -> Option<vaultlink_core::moves_detected::Observed> {
         crate::moves::observed(self.folder.vault(), &|path| self.folder.read_bytes(path).ok(), crate::store::previous(self.folder.root()))
     }
+
+    fn spread(&self, parts: usize, work: &(dyn Fn(usize) + Sync)) {
+        let parts: Vec<usize> = (0..parts).collect();
+        on_every_core(&parts, |&part| work(part));
+    }
+
+    /// Reads the notes on every core: each read is independent of the others, and reading a
+    /// whole vault again (`link_mentions`) is otherwise one path resolution and one read after
+    /// another. A cancelled call stops before reading; an error is the first path's in order.
+    fn texts(&mut self, paths: Vec<String>) -> Result<BTreeMap<String, String>, vaultlink_core::error::CallError> {
+        if self.evidence {
+            return paths.into_iter().map(|path| self.text(&path).map(|text| (path, text))).collect();
+        }
+        if let Some(first) = paths.first() {
+            // The first read answers a cancelled call as every read does.
+            let text = self.text(first)?;
+            let folder = self.folder;
+            let read = |path: &String| if self.writes { folder.read_exact_text(path) } else { folder.read_text(path) };
+            let rest = on_every_core(&paths[1..], read);
+            self.reads += rest.len();
+            return std::iter::once(Ok(text)).chain(rest).zip(paths).map(|(text, path)| text.map(|text| (path, text))).collect();
+        }
+        Ok(BTreeMap::new())
+    }
 }
 
 #[cfg(test)]
