@@ -1267,6 +1267,38 @@ mod tests {
         assert_eq!(index.read_text("folder/secret.md").unwrap_err().code, "invalid_path");
     }
 
+    /// The notes a call reads at once, on every core, are each note's text as one read gives it,
+    /// by path; a note a symbolic link leads out of the vault, among them, refuses the reads
+    /// with its error, and a cancelled call reads nothing.
+    #[cfg(unix)]
+    #[test]
+    fn the_notes_read_at_once_are_read_as_one_by_one_and_a_refusal_stops_them() {
+        use vaultlink_core::ops::Edge;
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret.md"), "secret").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<String> = (0..PARALLEL_FROM * 3).map(|note| format!("n/Note {note}.md")).collect();
+        for (note, path) in paths.iter().enumerate() {
+            let full = dir.path().join(path);
+            fs::create_dir_all(full.parent().unwrap()).unwrap();
+            fs::write(full, format!("note {note} [[Note {}]]\n", note + 1)).unwrap();
+        }
+        let mut index = FolderIndex::new(fs::canonicalize(dir.path()).unwrap());
+        index.refresh().unwrap();
+        let progress = crate::progress::Progress::none();
+        let texts = index.edge("link_mentions", true, &progress).texts(paths.clone()).unwrap();
+        let one_by_one: BTreeMap<String, String> = paths.iter().map(|path| (path.clone(), index.read_exact_text(path).unwrap())).collect();
+        assert_eq!(texts, one_by_one);
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("n/Out.md")).unwrap();
+        let mut with_link = paths.clone();
+        with_link.insert(PARALLEL_FROM, "n/Out.md".to_owned());
+        let refusal = index.edge("link_mentions", true, &progress).texts(with_link).unwrap_err();
+        assert_eq!(refusal.code, "invalid_path");
+        let cancelled = crate::progress::Progress::none();
+        cancelled.cancel();
+        assert_eq!(index.edge("link_mentions", true, &cancelled).texts(paths).unwrap_err().code, "cancelled");
+    }
+
     /// Past `MAX_NOTE_BYTES` a note is indexed without its links and `read_note` refuses it
     /// with `too_large`; neither hangs nor reads it whole.
     #[test]
