@@ -196,7 +196,49 @@ struct Entry<'v> {
 struct Names<'v> {
     entries: Vec<Entry<'v>>,
     /// Looked up for every word of prose read, so hashed as the index's own maps are.
-    by_first: FxHashMap<String, Vec<usize>>,
+    by_first: FxHashMap<String, Bucket>,
+}
+
+/// The names whose stems start with one word. A word that starts many names (`the`, `how`)
+/// is read often in prose, so its names are filed again by the two bytes after the word, which
+/// every mention of the name repeats: only the names those bytes allow are tried.
+#[derive(Default)]
+struct Bucket {
+    /// Entries whose kept bytes end before two bytes after the word, in order.
+    short: Vec<usize>,
+    /// The other entries by those two bytes, sorted by them, then in order.
+    next: Vec<([u8; 2], usize)>,
+}
+
+impl Bucket {
+    fn file(&mut self, word: usize, entry: usize, kept: &[u8]) {
+        match kept.get(word..word + 2) {
+            Some(&[first, second]) => self.next.push(([first, second], entry)),
+            _ => self.short.push(entry),
+        }
+    }
+
+    /// The entries that may be written at the start of `rest`, whose first word is `word`
+    /// bytes long, in order.
+    fn candidates(&self, rest: &[u8], word: usize) -> impl Iterator<Item = usize> + '_ {
+        let next: &[([u8; 2], usize)] = match rest.get(word..word + 2) {
+            Some(&[first, second]) => {
+                let key = [first, second];
+                let from = self.next.partition_point(|(bytes, _)| *bytes < key);
+                let to = from + self.next[from..].partition_point(|(bytes, _)| *bytes == key);
+                &self.next[from..to]
+            }
+            _ => &[],
+        };
+        // Both lists hold entries in order: merged, they are tried in the order they were filed.
+        let mut short = self.short.iter().copied().peekable();
+        let mut next = next.iter().map(|(_, entry)| *entry).peekable();
+        std::iter::from_fn(move || match (short.peek(), next.peek()) {
+            (Some(&one), Some(&other)) if other < one => next.next(),
+            (Some(_), _) => short.next(),
+            (None, _) => next.next(),
+        })
+    }
 }
 
 /// The folded form a name is looked for in, or `None` when it is not looked for: shorter than
@@ -239,8 +281,14 @@ impl<'v> Names<'v> {
         derived.retain(|stem, _| !exact.contains_key(stem));
         let mut names = Names { entries: Vec::new(), by_first: FxHashMap::default() };
         for (stem, (name, notes)) in exact.into_iter().chain(derived) {
-            names.by_first.entry(first_word(&stem).to_owned()).or_default().push(names.entries.len());
-            names.entries.push(Entry { inflection: Inflection::of(&stem), stem, name, notes });
+            let inflection = Inflection::of(&stem);
+            let word = first_word(&stem);
+            let kept = &stem.as_bytes()[..inflection.kept_bytes(&stem)];
+            names.by_first.entry(word.to_owned()).or_default().file(word.len(), names.entries.len(), kept);
+            names.entries.push(Entry { inflection, stem, name, notes });
+        }
+        for bucket in names.by_first.values_mut() {
+            bucket.next.sort();
         }
         names
     }
@@ -250,8 +298,9 @@ impl<'v> Names<'v> {
     fn longest_at(&self, folded: &str, at: usize) -> Option<(usize, usize)> {
         let word = first_word(&folded[at..]);
         let mut best: Option<(usize, usize)> = None;
+        let rest = &folded.as_bytes()[at..];
         let mut try_key = |key: &str| {
-            for &entry in self.by_first.get(key).into_iter().flatten() {
+            for entry in self.by_first.get(key).into_iter().flat_map(|bucket| bucket.candidates(rest, key.len())) {
                 let Entry { stem, inflection, .. } = &self.entries[entry];
                 let Some(length) = inflected_as(folded, at, stem, *inflection) else { continue };
                 let better = best.is_none_or(|(held, held_length)| (length, stem.len()) > (held_length, self.entries[held].stem.len()));

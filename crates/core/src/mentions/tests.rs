@@ -234,3 +234,19 @@ fn the_plan_is_the_same_whether_the_notes_are_worked_in_turn_or_on_threads() {
     let none = super::plan(&vault, None, None, &exclude, false, &texts, &|_, _| {});
     assert_eq!(none, super::plan(&vault, None, None, &exclude, false, &texts, &super::one_after_another));
 }
+
+#[test]
+fn names_sharing_a_first_word_are_each_found_with_their_endings() {
+    let files = [
+        ("Note.md", "The abilities, the abyss, the attacks and theories; the a, the.\n"),
+        ("The ability.md", "x\n"),
+        ("The abyss.md", "x\n"),
+        ("The attack.md", "x\n"),
+        ("Theory.md", "x\n"),
+        ("The a b.md", "x\n"),
+    ];
+    assert_eq!(
+        link(&files, json!({})).1["Note.md"],
+        "[[The ability|The abilities]], [[The abyss|the abyss]], [[The attack|the attacks]] and [[Theory|theories]]; the a, the.\n"
+    );
+}
