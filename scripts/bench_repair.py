@@ -1,6 +1,6 @@
 """Issue 42's goals, measured in one run and paired run by run (a benchmark, not a test):
 
-    python3 scripts/bench_repair.py <hyalo binary or "-"> <damage corpus or "-"> <vault folder>...
+    python3 scripts/bench_repair.py [--mentions-only] <hyalo binary or "-"> <damage corpus or "-"> <vault folder>...
 
 Speed, on each vault: `vaultlink fix <vault> --dry-run --json` (fix_broken_links' dry run over the
 whole vault, the CLI as one process with no persistent index) beside `hyalo links fix` (its dry
@@ -8,7 +8,9 @@ run is the default), RUNS rounds of both, one when a round takes over 60 s; the 
 median of the rounds' ratios. `link_mentions` beside `hyalo links auto` has its row when the
 `vaultlink` built has a `mentions` command (without it the row says so), on both of its paths: a
 vault never seen (an empty cache folder, as `fix` is run) and a vault seen before (the persistent
-index a first run left in the cache folder).
+index a first run left in the cache folder). With `--mentions-only` only the `link_mentions`
+rows are run, so that they get their rounds where `fix` (or hyalo's) takes minutes a round, as
+at 100,000 notes.
 
 Quality, on a copy of the damage corpus (`tests/damage.py`, seed 42, the answer key it keeps):
 vaultlink's repairs at its default floor, read from the dry run's plan, and `hyalo links fix
@@ -43,7 +45,7 @@ def has_mentions():
     return done.returncode == 0
 
 
-def speed(hyalo, vault, env, work):
+def speed(hyalo, vault, env, work, mentions_only=False):
     """The rounds on one vault; vaultlink starts each run on a vault never seen (an empty cache
     folder), as hyalo without its snapshot does."""
     cache = work / "cache"
@@ -53,8 +55,10 @@ def speed(hyalo, vault, env, work):
         cache.mkdir()
         return {**env, "VAULTLINK_CACHE_DIR": str(cache)}
 
-    contenders = {"fix": lambda: whole([str(VAULTLINK), "fix", str(vault), "--dry-run", "--json", "--mode", "standalone"], fresh())}
-    if hyalo is not None:
+    contenders = {}
+    if not mentions_only:
+        contenders["fix"] = lambda: whole([str(VAULTLINK), "fix", str(vault), "--dry-run", "--json", "--mode", "standalone"], fresh())
+    if hyalo is not None and not mentions_only:
         contenders["hyalo_fix"] = lambda: whole([str(hyalo), "--dir", str(vault), "links", "fix", "--format", "json", "--no-hints"])
     if has_mentions():
         mentions = [str(VAULTLINK), "mentions", str(vault), "--dry-run", "--json", "--mode", "standalone"]
@@ -155,11 +159,14 @@ def quality(hyalo, corpus, work, env):
 
 
 def main():
-    if len(sys.argv) < 3:
+    arguments = sys.argv[1:]
+    mentions_only = "--mentions-only" in arguments
+    arguments = [argument for argument in arguments if argument != "--mentions-only"]
+    if len(arguments) < 2:
         raise SystemExit(__doc__)
-    hyalo = None if sys.argv[1] == "-" else Path(sys.argv[1])
-    corpus = None if sys.argv[2] == "-" else Path(sys.argv[2])
-    folders = [Path(folder).resolve() for folder in sys.argv[3:]]
+    hyalo = None if arguments[0] == "-" else Path(arguments[0])
+    corpus = None if arguments[1] == "-" else Path(arguments[1])
+    folders = [Path(folder).resolve() for folder in arguments[2:]]
     mentions = has_mentions()
     with tempfile.TemporaryDirectory(prefix="vlb-repair-") as temporary:
         work = Path(temporary)
@@ -168,13 +175,14 @@ def main():
         env = {**os.environ, "VAULTLINK_RUNTIME_DIR": str(work / "runtime"), "VAULTLINK_CACHE_DIR": str(work / "quality-cache")}
         results = []
         for folder in folders:
-            results.append((folder.name, speed(hyalo, folder, env, work)))
-            print(f"bench: {folder.name} repaired ({len(results[-1][1]['fix'])} rounds)", file=sys.stderr, flush=True)
+            results.append((folder.name, speed(hyalo, folder, env, work, mentions_only)))
+            rounds = max(len(runs) for runs in results[-1][1].values())
+            print(f"bench: {folder.name} measured ({rounds} rounds)", file=sys.stderr, flush=True)
         quality_rows = quality(hyalo, corpus, work, env) if corpus is not None and corpus.is_dir() else []
     print("Whole processes in rounds, medians; a ratio is the median of the rounds' ratios (goal: hyalo's time ≥ 3 × vaultlink's).")
     print()
     print("| vault | `fix_broken_links` dry run (CPU) | hyalo `links fix` (dry run; CPU) | hyalo / vaultlink | peak memory, vaultlink / hyalo | "
-          "`link_mentions` dry run | hyalo `links auto` (dry run) | hyalo / vaultlink | `link_mentions`, index kept | hyalo / vaultlink |")
+          "`link_mentions` dry run (CPU) | hyalo `links auto` (dry run; CPU) | hyalo / vaultlink | `link_mentions`, index kept (CPU) | hyalo / vaultlink |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, runs in results:
         fix, hyalo_fix = figure(runs, "fix"), figure(runs, "hyalo_fix")
@@ -182,7 +190,7 @@ def main():
         record(name, "fix_dry_run_ms", fix)
         record(name, "hyalo_links_fix_ms", hyalo_fix)
         record(name, "hyalo_links_fix_over_fix", ratio)
-        peaks = f"{figure(runs, 'fix', 'rss') or 0:,.0f} MB / " + ("—" if hyalo_fix is None else f"{figure(runs, 'hyalo_fix', 'rss'):,.0f} MB")
+        peaks = ("—" if fix is None else f"{figure(runs, 'fix', 'rss'):,.0f} MB") + " / " + ("—" if hyalo_fix is None else f"{figure(runs, 'hyalo_fix', 'rss'):,.0f} MB")
         if mentions:
             mention, auto = figure(runs, "mentions"), figure(runs, "hyalo_auto")
             auto_ratio = paired(runs, "hyalo_auto", "mentions") if "hyalo_auto" in runs else None
@@ -191,10 +199,12 @@ def main():
             kept, kept_ratio = figure(runs, "mentions_kept"), paired(runs, "hyalo_auto", "mentions_kept") if "hyalo_auto" in runs else None
             record(name, "mentions_kept_dry_run_ms", kept)
             record(name, "hyalo_links_auto_over_mentions_kept", kept_ratio)
-            tail = f"{ms(mention)} | {ms(auto)} | {times(auto_ratio)} | {ms(kept)} | {times(kept_ratio)}"
+            cpu_of = {name: figure(runs, name, "cpu") for name in ("mentions", "hyalo_auto", "mentions_kept")}
+            tail = (f"{ms(mention)} ({ms(cpu_of['mentions'])}) | {ms(auto)} ({ms(cpu_of['hyalo_auto'])}) | {times(auto_ratio)} | "
+                    f"{ms(kept)} ({ms(cpu_of['mentions_kept'])}) | {times(kept_ratio)}")
         else:
             tail = "not measured: this `vaultlink` has no `mentions` command | — | — | — | —"
-        cpu = f"{ms(fix)} ({ms(figure(runs, 'fix', 'cpu'))})"
+        cpu = f"{ms(fix)} ({ms(figure(runs, 'fix', 'cpu'))})" if fix is not None else "—"
         hyalo_cpu = f"{ms(hyalo_fix)} ({ms(figure(runs, 'hyalo_fix', 'cpu'))})" if hyalo_fix is not None else "—"
         print(f"| {name} | {cpu} | {hyalo_cpu} | {times(ratio)} | {peaks} | {tail} |")
     if quality_rows:

@@ -402,9 +402,10 @@ pub fn link_mentions(
             detail: "`cursor` pages a preview; leave it out to apply the plan".to_owned(),
         }));
     }
-    let texts = read_all(edge, mentions_notes_needed(vault, arguments))?;
+    let texts = edge.texts(mentions_notes_needed(vault, arguments))?;
     let exclude: std::collections::HashSet<String> = arguments.exclude.iter().cloned().collect();
-    let mut planned = crate::mentions::plan(vault, scope, targets.as_ref(), &exclude, arguments.first_only, &texts);
+    let run_parts = |count: usize, part: &(dyn Fn(usize) + Sync)| edge.run_parts(count, part);
+    let mut planned = crate::mentions::plan(vault, scope, targets.as_ref(), &exclude, arguments.first_only, &texts, &run_parts);
     // Nothing in a source is in scope; asked again, so a plan never writes in one.
     guard_sources(vault, "link_mentions", &mut planned.plan)?;
     let page = crate::tail::Page { format: arguments.response_format, limit: Some(1), cursor: None };

@@ -7,6 +7,15 @@ use serde::Serialize;
 use crate::error::CallError;
 
 /// What only the edge running a call can see, handed to the operation.
+/// How an edge runs the independent parts of a pass: `run(count, part)` calls `part(0)` to
+/// `part(count - 1)`, in any order and on any thread (`Edge::run_parts`).
+pub type RunParts<'a> = dyn Fn(usize, &(dyn Fn(usize) + Sync)) + 'a;
+
+/// Runs every part in turn: the parts of an edge without threads (the wasm module, tests).
+pub fn one_after_another(count: usize, part: &(dyn Fn(usize) + Sync)) {
+    (0..count).for_each(part);
+}
+
 pub trait Edge {
     /// The text of the note at `path` (as the index spells it) as it is now, or why it cannot be
     /// read.
@@ -47,10 +56,17 @@ pub trait Edge {
 
     /// Runs `part(0)` to `part(count - 1)`, each once, in any order and on any thread: the
     /// independent parts of a pass core decides (`fix_broken_links`' look-alike search, one part
-    /// per missing target), whose results core merges the same way whatever the order. One after
-    /// another unless the edge has threads to spare (the sidecar runs them on every core).
+    /// per missing target; `link_mentions`' notes), whose results core merges the same way
+    /// whatever the order. One after another unless the edge has threads to spare (the sidecar
+    /// runs them on every core).
     fn run_parts(&self, count: usize, part: &(dyn Fn(usize) + Sync)) {
-        (0..count).for_each(part);
+        one_after_another(count, part);
+    }
+
+    /// The texts of `paths` (as [`Edge::text`] reads each), by path, or the first error: an edge
+    /// that can read many at once does (the sidecar, on every core).
+    fn texts(&mut self, paths: Vec<String>) -> Result<std::collections::BTreeMap<String, String>, CallError> {
+        paths.into_iter().map(|path| self.text(&path).map(|text| (path, text))).collect()
     }
 }
 

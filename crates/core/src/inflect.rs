@@ -57,6 +57,12 @@ impl Inflection {
         let (inflects, y_stem) = inflection(stem);
         Inflection { inflects, y_head: y_stem.map(str::len) }
     }
+
+    /// How many bytes of `stem` (this its inflection) every mention of it starts with: all of
+    /// them, but for the `y` an `ies` plural drops.
+    pub(crate) fn kept_bytes(&self, stem: &str) -> usize {
+        self.y_head.unwrap_or(stem.len())
+    }
 }
 
 /// The length of `stem` (one of [`stems`]) written at byte `at` of `folded` as whole words, its

@@ -23,6 +23,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 use rustc_hash::FxHashMap;
@@ -195,7 +196,49 @@ struct Entry<'v> {
 struct Names<'v> {
     entries: Vec<Entry<'v>>,
     /// Looked up for every word of prose read, so hashed as the index's own maps are.
-    by_first: FxHashMap<String, Vec<usize>>,
+    by_first: FxHashMap<String, Bucket>,
+}
+
+/// The names whose stems start with one word. A word that starts many names (`the`, `how`)
+/// is read often in prose, so its names are filed again by the two bytes after the word, which
+/// every mention of the name repeats: only the names those bytes allow are tried.
+#[derive(Default)]
+struct Bucket {
+    /// Entries whose kept bytes end before two bytes after the word, in order.
+    short: Vec<usize>,
+    /// The other entries by those two bytes, sorted by them, then in order.
+    next: Vec<([u8; 2], usize)>,
+}
+
+impl Bucket {
+    fn file(&mut self, word: usize, entry: usize, kept: &[u8]) {
+        match kept.get(word..word + 2) {
+            Some(&[first, second]) => self.next.push(([first, second], entry)),
+            _ => self.short.push(entry),
+        }
+    }
+
+    /// The entries that may be written at the start of `rest`, whose first word is `word`
+    /// bytes long, in order.
+    fn candidates(&self, rest: &[u8], word: usize) -> impl Iterator<Item = usize> + '_ {
+        let next: &[([u8; 2], usize)] = match rest.get(word..word + 2) {
+            Some(&[first, second]) => {
+                let key = [first, second];
+                let from = self.next.partition_point(|(bytes, _)| *bytes < key);
+                let to = from + self.next[from..].partition_point(|(bytes, _)| *bytes == key);
+                &self.next[from..to]
+            }
+            _ => &[],
+        };
+        // Both lists hold entries in order: merged, they are tried in the order they were filed.
+        let mut short = self.short.iter().copied().peekable();
+        let mut next = next.iter().map(|(_, entry)| *entry).peekable();
+        std::iter::from_fn(move || match (short.peek(), next.peek()) {
+            (Some(&one), Some(&other)) if other < one => next.next(),
+            (Some(_), _) => short.next(),
+            (None, _) => next.next(),
+        })
+    }
 }
 
 /// The folded form a name is looked for in, or `None` when it is not looked for: shorter than
@@ -238,8 +281,14 @@ impl<'v> Names<'v> {
         derived.retain(|stem, _| !exact.contains_key(stem));
         let mut names = Names { entries: Vec::new(), by_first: FxHashMap::default() };
         for (stem, (name, notes)) in exact.into_iter().chain(derived) {
-            names.by_first.entry(first_word(&stem).to_owned()).or_default().push(names.entries.len());
-            names.entries.push(Entry { inflection: Inflection::of(&stem), stem, name, notes });
+            let inflection = Inflection::of(&stem);
+            let word = first_word(&stem);
+            let kept = &stem.as_bytes()[..inflection.kept_bytes(&stem)];
+            names.by_first.entry(word.to_owned()).or_default().file(word.len(), names.entries.len(), kept);
+            names.entries.push(Entry { inflection, stem, name, notes });
+        }
+        for bucket in names.by_first.values_mut() {
+            bucket.next.sort();
         }
         names
     }
@@ -249,8 +298,9 @@ impl<'v> Names<'v> {
     fn longest_at(&self, folded: &str, at: usize) -> Option<(usize, usize)> {
         let word = first_word(&folded[at..]);
         let mut best: Option<(usize, usize)> = None;
+        let rest = &folded.as_bytes()[at..];
         let mut try_key = |key: &str| {
-            for &entry in self.by_first.get(key).into_iter().flatten() {
+            for entry in self.by_first.get(key).into_iter().flat_map(|bucket| bucket.candidates(rest, key.len())) {
                 let Entry { stem, inflection, .. } = &self.entries[entry];
                 let Some(length) = inflected_as(folded, at, stem, *inflection) else { continue };
                 let better = best.is_none_or(|(held, held_length)| (length, stem.len()) > (held_length, self.entries[held].stem.len()));
@@ -380,11 +430,27 @@ fn cut(ranges: Vec<Range<usize>>, closed: &[Range<usize>]) -> Vec<Range<usize>> 
     out
 }
 
-/// `segment` folded as names are, with the byte offset in `segment` of each folded byte (and
-/// one past the end).
-fn folded_with_offsets(segment: &str) -> (String, Vec<usize>) {
+/// Where each byte of a folded segment stands in the segment.
+enum Offsets {
+    /// An ASCII segment folds byte for byte.
+    Same,
+    /// The offset in the segment of each folded byte, and one past the end.
+    Mapped(Vec<usize>),
+}
+
+impl Offsets {
+    fn of(&self, folded: usize) -> usize {
+        match self {
+            Offsets::Same => folded,
+            Offsets::Mapped(offsets) => offsets[folded],
+        }
+    }
+}
+
+/// `segment` folded as names are, with where each folded byte stands in `segment`.
+fn folded_with_offsets(segment: &str) -> (String, Offsets) {
     if segment.is_ascii() {
-        return (segment.to_ascii_lowercase(), (0..=segment.len()).collect());
+        return (segment.to_ascii_lowercase(), Offsets::Same);
     }
     let mut folded = String::with_capacity(segment.len());
     let mut offsets = Vec::with_capacity(segment.len() + 1);
@@ -395,7 +461,7 @@ fn folded_with_offsets(segment: &str) -> (String, Vec<usize>) {
         folded.push_str(&one);
     }
     offsets.push(segment.len());
-    (folded, offsets)
+    (folded, Offsets::Mapped(offsets))
 }
 
 /// Whether the mention at `start..end` of `text` stands in a tag (`#name`), a block id or a web
@@ -409,10 +475,10 @@ fn in_token(text: &str, start: usize, end: usize) -> bool {
 }
 
 /// What the scan found in one note before it is written.
-struct Found {
+struct Found<'v> {
     start: usize,
     end: usize,
-    target: String,
+    target: &'v str,
 }
 
 /// What a link from `source` to `target` is written with: the markdown destination or the
@@ -440,7 +506,10 @@ fn written_link(vault: &Vault, form: &str, mention: &str) -> Option<String> {
 
 /// Plans the links of the mentions in `scope`, from the notes' `texts`: `targets` (note paths
 /// as the vault has them) narrows the names looked for, `exclude` leaves mentions by id, and
-/// `first_only` links only the first mention of each note in each note read.
+/// `first_only` links only the first mention of each note in each note read. Each note's part is
+/// worked out alone ([`Pass::note`]), through `run_parts`, which may work them on every core
+/// (`Edge::run_parts`); [`merge`] puts them together in the notes' order, so the plan is the same
+/// whichever way they were worked.
 pub fn plan(
     vault: &Vault,
     scope: Option<&str>,
@@ -448,16 +517,58 @@ pub fn plan(
     exclude: &HashSet<String>,
     first_only: bool,
     texts: &BTreeMap<String, String>,
+    run_parts: &crate::edge::RunParts<'_>,
 ) -> MentionPlan {
-    let names = Names::new(vault);
-    let mut mentions: Vec<Mention> = Vec::new();
-    let mut ambiguous: BTreeMap<usize, usize> = BTreeMap::new();
-    let mut files: Vec<(String, &str, Vec<TextEdit>, Vec<LinkChange>)> = Vec::new();
-    let mut unprovable: Vec<String> = Vec::new();
-    for source in in_scope(vault, scope).unwrap_or_default() {
-        let Some(text) = texts.get(source) else { continue };
+    let pass = Pass { vault, names: Names::new(vault), targets, exclude, first_only };
+    let notes: Vec<(&str, &str)> = in_scope(vault, scope)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|source| texts.get(source).map(|text| (source, text.as_str())))
+        .collect();
+    let parts: Vec<OnceLock<NotePart>> = notes.iter().map(|_| OnceLock::new()).collect();
+    run_parts(notes.len(), &|index| {
+        let (source, text) = notes[index];
+        // Each index is worked once; an edge that ran one twice would find it set already.
+        let _ = parts[index].set(pass.note(source, text));
+    });
+    let parts = notes.iter().zip(parts).map(|(&(source, text), part)| {
+        // A part the edge left unworked is worked here, so the plan never depends on it.
+        let part = part.into_inner().unwrap_or_else(|| pass.note(source, text));
+        (source, text, part)
+    });
+    merge(&pass.names, parts)
+}
+
+/// What the pass decides for one note alone: the links it plans there, and the ambiguous names
+/// it met.
+#[derive(Debug)]
+struct NotePart {
+    edits: Vec<TextEdit>,
+    changes: Vec<LinkChange>,
+    planned: Vec<Mention>,
+    /// False when the note's new links would not read back as planned.
+    proven: bool,
+    /// The ambiguous names met (by their entry), each with how many mentions of it were left.
+    ambiguous: BTreeMap<usize, usize>,
+}
+
+/// What every note's part reads: the vault, its names indexed once, and the call's choices.
+struct Pass<'v, 'a> {
+    vault: &'v Vault,
+    names: Names<'v>,
+    targets: Option<&'a HashSet<String>>,
+    exclude: &'a HashSet<String>,
+    first_only: bool,
+}
+
+impl Pass<'_, '_> {
+    /// The part of the note at `source`, whose text is `text`: its mentions found, written as
+    /// links and proven, never reading another note's text.
+    fn note(&self, source: &str, text: &str) -> NotePart {
+        let Pass { vault, names, targets, exclude, first_only } = self;
         let mut found: Vec<Found> = Vec::new();
         let mut linked: HashSet<&str> = HashSet::new();
+        let mut ambiguous: BTreeMap<usize, usize> = BTreeMap::new();
         for range in prose_ranges(text) {
             let segment = &text[range.clone()];
             let (folded, offsets) = folded_with_offsets(segment);
@@ -476,8 +587,8 @@ pub fn plan(
                     continue;
                 };
                 // The text the name covers is not read again, whatever becomes of it.
-                let start = range.start + offsets[at];
-                let end = range.start + offsets[at + length];
+                let start = range.start + offsets.of(at);
+                let end = range.start + offsets.of(at + length);
                 at += length;
                 previous = folded[..at].chars().next_back();
                 let entry = &names.entries[entry_index];
@@ -491,10 +602,10 @@ pub fn plan(
                         if targets.is_some_and(|targets| !targets.contains(*target)) {
                             continue;
                         }
-                        if first_only && !linked.insert(target) {
+                        if *first_only && !linked.insert(target) {
                             continue;
                         }
-                        found.push(Found { start, end, target: (*target).to_owned() });
+                        found.push(Found { start, end, target });
                     }
                     _ => {
                         let wanted = targets.is_none_or(|targets| others.iter().any(|note| targets.contains(*note)));
@@ -509,14 +620,14 @@ pub fn plan(
         let mut edits: Vec<TextEdit> = Vec::new();
         let mut changes: Vec<LinkChange> = Vec::new();
         let mut planned: Vec<Mention> = Vec::new();
-        let mut forms: HashMap<String, Option<String>> = HashMap::new();
+        let mut forms: HashMap<&str, Option<String>> = HashMap::new();
         for one in found {
             let id = format!("{source}@{}", one.start);
             if exclude.contains(&id) {
                 continue;
             }
             let mention = &text[one.start..one.end];
-            let form = forms.entry(one.target.clone()).or_insert_with(|| link_form(vault, source, &one.target));
+            let form = forms.entry(one.target).or_insert_with(|| link_form(vault, source, one.target));
             let Some(link) = form.as_deref().and_then(|form| written_link(vault, form, mention)) else { continue };
             let line = lines.line(one.start);
             edits.push(TextEdit { span: Span { start: one.start, end: one.end }, replacement: link.clone() });
@@ -527,19 +638,35 @@ pub fn plan(
                 after: link.clone(),
                 reason: ChangeReason::Linked,
             });
-            planned.push(Mention { id, note: source.to_owned(), line, text: mention.to_owned(), target: one.target, link });
-        }
-        if edits.is_empty() {
-            continue;
+            planned.push(Mention { id, note: source.to_owned(), line, text: mention.to_owned(), target: one.target.to_owned(), link });
         }
         // Each note is proven alone: one that would not read back as planned keeps its text,
         // named, and the other notes are still linked.
-        if prove_note(vault, source, text, &edits, &planned).is_err() {
+        let proven = edits.is_empty() || prove_note(vault, source, text, &edits, &planned).is_ok();
+        NotePart { edits, changes, planned, proven, ambiguous }
+    }
+}
+
+/// The plan of every note's part, in the notes' order (`parts`: each note's path, its text and
+/// its part).
+fn merge<'t>(names: &Names<'_>, parts: impl Iterator<Item = (&'t str, &'t str, NotePart)>) -> MentionPlan {
+    let mut mentions: Vec<Mention> = Vec::new();
+    let mut ambiguous: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut files: Vec<(String, &str, Vec<TextEdit>, Vec<LinkChange>)> = Vec::new();
+    let mut unprovable: Vec<String> = Vec::new();
+    for (source, text, part) in parts {
+        for (entry, count) in part.ambiguous {
+            *ambiguous.entry(entry).or_default() += count;
+        }
+        if part.edits.is_empty() {
+            continue;
+        }
+        if !part.proven {
             unprovable.push(source.to_owned());
             continue;
         }
-        mentions.extend(planned);
-        files.push((source.to_owned(), text.as_str(), edits, changes));
+        mentions.extend(part.planned);
+        files.push((source.to_owned(), text, part.edits, part.changes));
     }
     let sizes = (files.len(), files.iter().map(|file| file.3.len()).sum());
     // Every note's edits were proven as they stand in the plan, and no note reads another's text.

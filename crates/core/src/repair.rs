@@ -391,9 +391,7 @@ fn heading_written(heading: &str) -> String {
     cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// How an edge runs the independent parts of a plan: `run(count, part)` calls `part(0)` to
-/// `part(count - 1)`, in any order and on any thread (`Edge::run_parts`).
-pub type RunParts<'a> = dyn Fn(usize, &(dyn Fn(usize) + Sync)) + 'a;
+use crate::edge::RunParts;
 
 /// A note in scope with its broken links, each with what it resolves to.
 struct Broken<'t> {

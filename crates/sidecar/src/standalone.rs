@@ -1055,6 +1055,25 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
         let parts: Vec<usize> = (0..count).collect();
         on_every_core(&parts, |&at| part(at));
     }
+
+    /// Reads the notes on every core: each read is independent of the others, and reading a
+    /// whole vault again (`link_mentions`) is otherwise one path resolution and one read after
+    /// another. A cancelled call stops before reading; an error is the first path's in order.
+    fn texts(&mut self, paths: Vec<String>) -> Result<BTreeMap<String, String>, vaultlink_core::error::CallError> {
+        if self.evidence {
+            return paths.into_iter().map(|path| self.text(&path).map(|text| (path, text))).collect();
+        }
+        if let Some(first) = paths.first() {
+            // The first read answers a cancelled call as every read does.
+            let text = self.text(first)?;
+            let folder = self.folder;
+            let read = |path: &String| if self.writes { folder.read_exact_text(path) } else { folder.read_text(path) };
+            let rest = on_every_core(&paths[1..], read);
+            self.reads += rest.len();
+            return std::iter::once(Ok(text)).chain(rest).zip(paths).map(|(text, path)| text.map(|text| (path, text))).collect();
+        }
+        Ok(BTreeMap::new())
+    }
 }
 
 #[cfg(test)]
@@ -1487,6 +1506,38 @@ mod tests {
         let refusal = index.read_text("link.md").unwrap_err();
         assert_eq!(refusal.code, "invalid_path");
         assert_eq!(index.read_text("folder/secret.md").unwrap_err().code, "invalid_path");
+    }
+
+    /// The notes a call reads at once, on every core, are each note's text as one read gives it,
+    /// by path; a note a symbolic link leads out of the vault, among them, refuses the reads
+    /// with its error, and a cancelled call reads nothing.
+    #[cfg(unix)]
+    #[test]
+    fn the_notes_read_at_once_are_read_as_one_by_one_and_a_refusal_stops_them() {
+        use vaultlink_core::ops::Edge;
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret.md"), "secret").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<String> = (0..PARALLEL_FROM * 3).map(|note| format!("n/Note {note}.md")).collect();
+        for (note, path) in paths.iter().enumerate() {
+            let full = dir.path().join(path);
+            fs::create_dir_all(full.parent().unwrap()).unwrap();
+            fs::write(full, format!("note {note} [[Note {}]]\n", note + 1)).unwrap();
+        }
+        let mut index = FolderIndex::new(fs::canonicalize(dir.path()).unwrap());
+        index.refresh().unwrap();
+        let progress = crate::progress::Progress::none();
+        let texts = index.edge("link_mentions", true, &progress).texts(paths.clone()).unwrap();
+        let one_by_one: BTreeMap<String, String> = paths.iter().map(|path| (path.clone(), index.read_exact_text(path).unwrap())).collect();
+        assert_eq!(texts, one_by_one);
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("n/Out.md")).unwrap();
+        let mut with_link = paths.clone();
+        with_link.insert(PARALLEL_FROM, "n/Out.md".to_owned());
+        let refusal = index.edge("link_mentions", true, &progress).texts(with_link).unwrap_err();
+        assert_eq!(refusal.code, "invalid_path");
+        let cancelled = crate::progress::Progress::none();
+        cancelled.cancel();
+        assert_eq!(index.edge("link_mentions", true, &cancelled).texts(paths).unwrap_err().code, "cancelled");
     }
 
     /// Past `MAX_NOTE_BYTES` a note is indexed without its links and `read_note` refuses it

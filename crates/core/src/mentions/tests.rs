@@ -1,4 +1,4 @@
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{json, Value};
 
@@ -191,4 +191,62 @@ fn pages_and_a_wrong_hash_is_refused() {
     assert_eq!((next.mentions.as_ref().map(Vec::len), next.next_cursor), (Some(1), None));
     let wrong = call(&vault, "link_mentions", &json!({"approved_plan_hash": "0".repeat(64)}), &mut edge, &mut plans);
     assert!(wrong.is_err());
+}
+
+/// A spread over three threads, each working its parts from the last: another order than the
+/// notes'.
+fn on_threads(parts: usize, work: &(dyn Fn(usize) + Sync)) {
+    std::thread::scope(|scope| {
+        for first in 0..3 {
+            scope.spawn(move || (first..parts).step_by(3).rev().for_each(work));
+        }
+    });
+}
+
+#[test]
+fn the_plan_is_the_same_whether_the_notes_are_worked_in_turn_or_on_threads() {
+    let mut files: Vec<(String, String)> = vec![
+        ("a/Guide.md".to_owned(), "x\n".to_owned()),
+        ("b/Guide.md".to_owned(), "x\n".to_owned()),
+        ("Opportunity attack.md".to_owned(), "x\n".to_owned()),
+        ("Attack.md".to_owned(), "---\naliases: [Strike]\n---\nAn attack is a strike.\n".to_owned()),
+    ];
+    for note in 0..40 {
+        let text = format!(
+            "Note {note}: an opportunity attack, two attacks, a strike and the guide.\n\n`attack` [[Attack|strike]] \
+             then [[Note {}]] and Note {} again.\n",
+            (note + 1) % 40,
+            (note + 7) % 40
+        );
+        files.push((format!("n/Note {note}.md"), text));
+    }
+    let files: Vec<(&str, &str)> = files.iter().map(|(path, text)| (path.as_str(), text.as_str())).collect();
+    let (vault, texts) = crate::testing::vault_with(&files);
+    let exclude: HashSet<String> = ["n/Note 3.md@12".to_owned()].into();
+    for first_only in [false, true] {
+        let in_turn = super::plan(&vault, None, None, &exclude, first_only, &texts, &crate::edge::one_after_another);
+        let threaded = super::plan(&vault, None, None, &exclude, first_only, &texts, &on_threads);
+        assert!(in_turn.mentions.len() > 80, "{}", in_turn.mentions.len());
+        assert_eq!(in_turn.ambiguous.len(), 1);
+        assert_eq!(in_turn, threaded);
+    }
+    // A spread that works nothing still gives the plan: core works what it left.
+    let none = super::plan(&vault, None, None, &exclude, false, &texts, &|_, _| {});
+    assert_eq!(none, super::plan(&vault, None, None, &exclude, false, &texts, &crate::edge::one_after_another));
+}
+
+#[test]
+fn names_sharing_a_first_word_are_each_found_with_their_endings() {
+    let files = [
+        ("Note.md", "The abilities, the abyss, the attacks and theories; the a, the.\n"),
+        ("The ability.md", "x\n"),
+        ("The abyss.md", "x\n"),
+        ("The attack.md", "x\n"),
+        ("Theory.md", "x\n"),
+        ("The a b.md", "x\n"),
+    ];
+    assert_eq!(
+        link(&files, json!({})).1["Note.md"],
+        "[[The ability|The abilities]], [[The abyss|the abyss]], [[The attack|the attacks]] and [[Theory|theories]]; the a, the.\n"
+    );
 }
