@@ -207,7 +207,7 @@ export abstract class LinkEngine {
 		return (await this.request({ op: "auditRename", from, to })) as RenameAudit;
 	}
 
-	/** The notes a call of `tool` with `args` needs sketched before it runs (core's `sketching::sketches_needed`). */
+	/** The notes a call of `tool` with `args` needs sketched before it runs (core's `ops::sketches_needed`). */
 	async sketchesNeeded(tool: string, args: unknown): Promise<string[]> {
 		return (await this.request({ op: "sketchesNeeded", tool, args })) as string[];
 	}

@@ -33,7 +33,7 @@ export type EngineRequest =
 	| { op: "backlinks"; path: string }
 	| { op: "auditRename"; from: string; to: string }
 	| { op: "notesNeeded"; tool: string; args: unknown; changes: ListedChange[] | undefined }
-	/** The notes a lint's `near_duplicate` needs sketched (core's `sketching::sketches_needed`). */
+	/** The notes a lint's `near_duplicate` needs sketched (core's `ops::sketches_needed`). */
 	| { op: "sketchesNeeded"; tool: string; args: unknown }
 	/** One batch of those notes' texts, sketched and kept by the index (then dropped). */
 	| { op: "keepSketches"; paths: string[]; texts: string[] }

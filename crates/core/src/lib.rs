@@ -48,7 +48,8 @@
 //! hundred bytes a note), from which `near_duplicate` finds similar notes without note text, and a
 //! 64-bit hash of the body with its white space evened out, from which it finds identical ones
 //! whatever their length; the index keeps a note's once `near_duplicate` asked for it
-//! (`index::sketches`), and `sketching` says which notes a call needs sketched, for both edges. `evidence`: `find_evidence`, which ranks the notes
+//! (`index::sketches`), and `ops::sketches_needed` says which notes a call needs sketched, for
+//! both edges. `evidence`: `find_evidence`, which ranks the notes
 //! that mention a concept and excerpts their prose; the edge hands it each note's text through a
 //! callback. `delete`: safe-delete plans, the decision on a request, and the captured note. `hex`:
 //! bytes as lowercase hex and back, for every hash, seal, key, cursor and token. `error`:
@@ -240,7 +241,6 @@ pub mod seal_key;
 pub mod seen;
 pub mod seen_since;
 pub mod sketch;
-pub mod sketching;
 pub mod source_hashes;
 pub mod sources;
 pub mod span;

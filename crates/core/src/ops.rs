@@ -564,7 +564,8 @@ fn dispatch(vault: &Vault, request: &Request, edge: &mut dyn Edge, plans: &mut P
             // The sources pages keep hashes of, for `stale`; one the edge cannot read is not compared.
             let hashes = crate::source_hashes::current_hashes(vault, &mut |path| edge.text(path).ok());
             // The notes `near_duplicate` needs that the edge did not sketch before the call.
-            let sketches = crate::sketching::sketches_read(vault, arguments, &mut |path| edge.text(path).ok());
+            let sketches =
+                if wants_sketches(arguments) { vault.sketches_read(&mut |path| edge.text(path).ok()) } else { Default::default() };
             lint_wiki_reading(vault, arguments, Some(&hashes), Some(&sketches)).map(Response::Lint).map_err(error)?
         }
         Request::FindLinkPaths(arguments) => crate::graph::link_paths(vault, arguments).map(Response::LinkPaths).map_err(error)?,
@@ -933,9 +934,27 @@ pub(crate) fn lint_rules(arguments: &LintArguments) -> Result<Vec<&'static crate
     })
 }
 
+/// Whether a `lint_wiki` call with `arguments` runs `near_duplicate`, which compares the notes'
+/// sketches; false for arguments it refuses.
+pub fn wants_sketches(arguments: &LintArguments) -> bool {
+    lint_rules(arguments).is_ok_and(|rules| rules.iter().any(|rule| rule.kind == crate::lint::near_duplicate::RULE.kind))
+}
+
+/// The notes whose texts an edge reads and sketches before `request` runs, in path order, each
+/// marked in the index as asked for (`Vault::sketches_wanted`, which keeps what the edge hands
+/// back, `Vault::keep_sketch`): none for any call but a `lint_wiki` that runs `near_duplicate`, or
+/// when every note is sketched. The sidecar sketches them a slice at a time on every core, the
+/// plugin a batch at a time.
+pub fn sketches_needed(vault: &mut Vault, request: &Request) -> Vec<String> {
+    match request {
+        Request::LintWiki(arguments) if wants_sketches(arguments) => vault.sketches_wanted(),
+        _ => Vec::new(),
+    }
+}
+
 /// `lint_wiki` with the current content hashes of the sources pages keep hashes of, by path
 /// (`source_hashes::current_hashes`), which the `stale` rule compares, and the sketches made for
-/// this call of the notes the index holds none of (`sketching::sketches_read`).
+/// this call of the notes the index holds none of (`Vault::sketches_read`).
 pub fn lint_wiki_reading(
     vault: &Vault,
     arguments: &LintArguments,

@@ -189,6 +189,9 @@ fn whole_vault_operations(notes: &[String]) {
     for (path, text) in paths.iter().zip(notes) {
         vault.upsert(path, text);
     }
+    // The sketches near_duplicate asks for, made as an edge makes them.
+    let texts: std::collections::HashMap<&str, &String> = paths.iter().map(String::as_str).zip(notes).collect();
+    vault.sketch_notes(&mut |path| texts.get(path).map(|text| (*text).clone()));
     let outcome = lint(&vault, &LintOptions { folder: None, excluded_folders: Vec::new(), rules: RULES.to_vec() });
     // Every check ran, except schema: no note is a SCHEMA.md.
     assert!(outcome.skipped.iter().all(|skipped| skipped.kind == "schema"), "{:?}", outcome.skipped);

@@ -27,7 +27,7 @@ enum SketchedBefore {
 fn lint(files: &common::Files, how: SketchedBefore) -> Value {
     let mut vault = common::index(files);
     let request = ops::request("lint_wiki", &json!({"kinds": ["near_duplicate"], "limit": 500})).expect("a request");
-    let needed = vaultlink_core::sketching::sketches_needed(&mut vault, &request);
+    let needed = ops::sketches_needed(&mut vault, &request);
     let compared = vault.note_paths().filter(|path| !vaultlink_core::lint::is_schema_file(path)).count();
     assert_eq!(needed.len(), compared);
     let keep: Vec<&String> = match how {
@@ -39,7 +39,7 @@ fn lint(files: &common::Files, how: SketchedBefore) -> Value {
         assert!(vault.keep_sketch(path, Sketch::of_note(&files[*path])), "{path}");
     }
     // What is still asked for is what was not kept.
-    assert_eq!(vaultlink_core::sketching::sketches_needed(&mut vault, &request).len(), needed.len() - keep.len());
+    assert_eq!(ops::sketches_needed(&mut vault, &request).len(), needed.len() - keep.len());
     let mut edge = ReadBefore { texts: files.clone(), ..ReadBefore::default() };
     let outcome = ops::run(&vault, &request, &mut edge, &mut PlanHistory::default()).unwrap_or_else(|error| panic!("{}", error.message));
     serde_json::to_value(outcome.answer).expect("serialisable")
@@ -104,11 +104,11 @@ fn only_near_duplicate_asks_for_sketches() {
         ("get_backlinks", json!({"path": "f0/n0.md"})),
     ] {
         if let Ok(request) = ops::request(tool, &arguments) {
-            assert_eq!(vaultlink_core::sketching::sketches_needed(&mut vault, &request), Vec::<String>::new(), "{tool} {arguments}");
+            assert_eq!(ops::sketches_needed(&mut vault, &request), Vec::<String>::new(), "{tool} {arguments}");
         }
     }
     let request = ops::request("lint_wiki", &json!({})).expect("a request");
-    assert_eq!(vaultlink_core::sketching::sketches_needed(&mut vault, &request).len(), 60, "near_duplicate runs by default");
+    assert_eq!(ops::sketches_needed(&mut vault, &request).len(), 60, "near_duplicate runs by default");
 }
 
 #[test]

@@ -357,13 +357,13 @@ impl FolderIndex {
         Ok(())
     }
 
-    /// Sketches the notes `request` needs sketched and core asks for (`sketching`), reading and
+    /// Sketches the notes `request` needs sketched and core asks for (`ops::sketches_needed`), reading and
     /// sketching [`SKETCH_SLICE`] notes at a time on every core, so that only one slice of texts
     /// is held however large the vault; the index keeps the sketches. When any were made after a
     /// whole walk, the persistent index is written again with them, so the next command does not
     /// read those notes again.
     pub fn sketch_for(&mut self, request: &vaultlink_core::ops::Request) {
-        let wanted = vaultlink_core::sketching::sketches_needed(&mut self.vault, request);
+        let wanted = vaultlink_core::ops::sketches_needed(&mut self.vault, request);
         if wanted.is_empty() {
             return;
         }

@@ -526,7 +526,7 @@ impl Router {
         }
         // A lint that runs near_duplicate keeps the sketches it makes in the index, so it holds
         // the index alone, as a write does.
-        let sketches = matches!(&request, Request::LintWiki(arguments) if vaultlink_core::sketching::wants_sketches(arguments));
+        let sketches = matches!(&request, Request::LintWiki(arguments) if vaultlink_core::ops::wants_sketches(arguments));
         if !request.writes() && !sketches {
             return self.on_folder_reading(progress, move |folder, progress| run_reading(folder, &request, progress)).await;
         }

@@ -10,7 +10,7 @@
 //! its `Edge`, which answers `{ok, result, change?}`; `notesNeeded`, which reads the call into
 //! core's request once and keeps it for the `call` that follows; `sketchesNeeded` and
 //! `keepSketches`, the notes a lint's `near_duplicate` needs sketched (core's
-//! `sketching::sketches_needed`) and their sketches made from the texts the plugin read, a batch
+//! `ops::sketches_needed`) and their sketches made from the texts the plugin read, a batch
 //! at a time; and `planApplied`, the index keeping its own plan history) and the free functions `parseNote` (which adds each link's
 //! position as Obsidian counts it, and its `link_fields`: the fields of Obsidian's `LinkCache` and
 //! core's `LinkForm`s, for the parity command), `contentHash`, `batchJournal`, `sealJournal` and
@@ -566,13 +566,13 @@ impl Vault {
     }
 
     /// The notes whose texts the plugin reads, before a call of `tool` with `arguments`, for
-    /// `keepSketches` (core's `sketching::sketches_needed`): none but for a `lint_wiki` that
+    /// `keepSketches` (core's `ops::sketches_needed`): none but for a `lint_wiki` that
     /// runs `near_duplicate` on notes not sketched yet.
     #[wasm_bindgen(js_name = sketchesNeeded)]
     pub fn sketches_needed(&mut self, tool: &str, arguments: JsValue) -> Vec<String> {
         let Ok(arguments) = arguments_of(arguments) else { return Vec::new() };
         let Ok(request) = ops::request(tool, &arguments) else { return Vec::new() };
-        vaultlink_core::sketching::sketches_needed(&mut self.inner, &request)
+        ops::sketches_needed(&mut self.inner, &request)
     }
 
     /// Sketches the notes `sketchesNeeded` named from their `texts` (as many as `paths`), and

@@ -2,12 +2,15 @@
 //! them, since no other check reads a sketch and sketching every note cost a tenth of a whole
 //! index build.
 //!
-//! An edge asks which notes lack one ([`Vault::sketches_wanted`]), reads their texts, sketches
+//! Before a `lint_wiki` call that runs `near_duplicate` (`ops::sketches_needed` decides, for
+//! both edges), an edge asks which notes lack one ([`Vault::sketches_wanted`]), reads their texts, sketches
 //! each ([`Sketch::of_note`], a pure function it may run on several threads) and hands the
 //! sketches back ([`Vault::keep_sketch`]); the index keeps them for later calls. A note asked for
 //! is marked so; a change to its text (or its removal) takes its entry away, so a sketch of a
 //! text read before the change, handed back after it, is not kept. Only the notes of one slice
-//! of texts need be held at once, however large the vault.
+//! of texts need be held at once, however large the vault. A note still unsketched when the call
+//! runs is read through the call's edge and sketched for that call alone
+//! ([`Vault::sketches_read`]).
 
 use super::{NoteView, Vault};
 use crate::sketch::Sketch;
@@ -54,6 +57,19 @@ impl Vault {
             }
         }
         kept
+    }
+
+    /// The sketches, for one call alone, of the notes `near_duplicate` compares that the index
+    /// holds none of, from the texts `read` gives (a note it cannot read is left out, and the
+    /// rule says so): a lint's answer is then the one a fully sketched index gives, whether or
+    /// not its edge sketched the notes before the call.
+    pub fn sketches_read(&self, read: &mut dyn FnMut(&str) -> Option<String>) -> std::collections::HashMap<String, Sketch> {
+        let unsketched: Vec<&str> = self
+            .notes_with_sketches()
+            .filter(|(note, sketch)| sketch.is_none() && !crate::facts::is_schema_file(note.path))
+            .map(|(note, _)| note.path)
+            .collect();
+        unsketched.into_iter().filter_map(|path| Some((path.to_owned(), Sketch::of_note(&read(path)?)))).collect()
     }
 
     /// The sketch kept of the note at `path`, if any.
