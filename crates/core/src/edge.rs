@@ -6,6 +6,15 @@ use serde::Serialize;
 
 use crate::error::CallError;
 
+/// How a pass's parts are worked: `spread(parts, work)` works `work` once for each part below
+/// `parts`, in any order, on any thread ([`Edge::spread`]).
+pub type Spread<'a> = &'a dyn Fn(usize, &(dyn Fn(usize) + Sync));
+
+/// Works every part in turn: the spread of an edge without threads (the wasm module, tests).
+pub fn one_after_another(parts: usize, work: &(dyn Fn(usize) + Sync)) {
+    (0..parts).for_each(work);
+}
+
 /// What only the edge running a call can see, handed to the operation.
 pub trait Edge {
     /// The text of the note at `path` (as the index spells it) as it is now, or why it cannot be
@@ -49,7 +58,7 @@ pub trait Edge {
     /// edge has: a pass of independent parts (`link_mentions`' notes) whose merge core makes, the
     /// same whatever the order. One after another unless the edge has threads (the sidecar).
     fn spread(&self, parts: usize, work: &(dyn Fn(usize) + Sync)) {
-        crate::mentions::one_after_another(parts, work);
+        one_after_another(parts, work);
     }
 
     /// The texts of `paths` (as [`Edge::text`] reads each), by path, or the first error: an edge

@@ -517,7 +517,7 @@ pub fn plan(
     exclude: &HashSet<String>,
     first_only: bool,
     texts: &BTreeMap<String, String>,
-    spread: Spread<'_>,
+    spread: crate::edge::Spread<'_>,
 ) -> MentionPlan {
     let pass = Pass { vault, names: Names::new(vault), targets, exclude, first_only };
     let notes: Vec<(&str, &str)> = in_scope(vault, scope)
@@ -537,15 +537,6 @@ pub fn plan(
         (source, text, part)
     });
     merge(&pass.names, parts)
-}
-
-/// How a pass's parts are worked: `spread(parts, work)` works `work` once for each part below
-/// `parts`, in any order, on any thread (`Edge::spread`).
-pub type Spread<'a> = &'a dyn Fn(usize, &(dyn Fn(usize) + Sync));
-
-/// Works every part in turn: the spread of an edge without threads (the wasm module, tests).
-pub fn one_after_another(parts: usize, work: &(dyn Fn(usize) + Sync)) {
-    (0..parts).for_each(work);
 }
 
 /// What the pass decides for one note alone: the links it plans there, and the ambiguous names

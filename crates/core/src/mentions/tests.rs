@@ -224,7 +224,7 @@ fn the_plan_is_the_same_whether_the_notes_are_worked_in_turn_or_on_threads() {
     let (vault, texts) = crate::testing::vault_with(&files);
     let exclude: HashSet<String> = ["n/Note 3.md@12".to_owned()].into();
     for first_only in [false, true] {
-        let in_turn = super::plan(&vault, None, None, &exclude, first_only, &texts, &super::one_after_another);
+        let in_turn = super::plan(&vault, None, None, &exclude, first_only, &texts, &crate::edge::one_after_another);
         let threaded = super::plan(&vault, None, None, &exclude, first_only, &texts, &on_threads);
         assert!(in_turn.mentions.len() > 80, "{}", in_turn.mentions.len());
         assert_eq!(in_turn.ambiguous.len(), 1);
@@ -232,7 +232,7 @@ fn the_plan_is_the_same_whether_the_notes_are_worked_in_turn_or_on_threads() {
     }
     // A spread that works nothing still gives the plan: core works what it left.
     let none = super::plan(&vault, None, None, &exclude, false, &texts, &|_, _| {});
-    assert_eq!(none, super::plan(&vault, None, None, &exclude, false, &texts, &super::one_after_another));
+    assert_eq!(none, super::plan(&vault, None, None, &exclude, false, &texts, &crate::edge::one_after_another));
 }
 
 #[test]
