@@ -6,7 +6,6 @@ use serde::Serialize;
 
 use crate::error::CallError;
 
-/// What only the edge running a call can see, handed to the operation.
 /// How an edge runs the independent parts of a pass: `run(count, part)` calls `part(0)` to
 /// `part(count - 1)`, in any order and on any thread (`Edge::run_parts`).
 pub type RunParts<'a> = dyn Fn(usize, &(dyn Fn(usize) + Sync)) + 'a;
@@ -16,6 +15,7 @@ pub fn one_after_another(count: usize, part: &(dyn Fn(usize) + Sync)) {
     (0..count).for_each(part);
 }
 
+/// What only the edge running a call can see, handed to the operation.
 pub trait Edge {
     /// The text of the note at `path` (as the index spells it) as it is now, or why it cannot be
     /// read.
