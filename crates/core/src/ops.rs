@@ -18,7 +18,7 @@ pub use crate::edge::{Change, Edge, ReadBefore};
 use crate::error::CallError;
 use crate::evidence::EvidenceArguments;
 pub use crate::existing::{find_existing_page, ExistingPage, FindPageArguments, PageCandidate, PageEvidence, UnresolvedMentions};
-use crate::index::{ResolvedLink, SubpathStatus, Summary, Vault};
+use crate::index::{LinkAt, ResolvedLink, SubpathStatus, Summary, Vault};
 use crate::lint::{Proposal, Skipped};
 use crate::parse::{parse_note, LinkKind, LinkSource, ParseConfig, Span};
 use crate::resolve::{self, fold, Resolution};
@@ -711,7 +711,8 @@ pub fn backlinks(vault: &Vault, arguments: &PagedNoteArguments) -> Result<Backli
     // Each page builds its own backlinks only: a note linked from tens of thousands of places is
     // paged through in as many calls, and building every one on each was most of the CLI's
     // `backlinks` at 100,000 notes.
-    let build = |found: ResolvedLink<'_>| {
+    let build = |found: LinkAt<'_>| {
+        let found = found.build();
         let (link_source, key) = link_source(&found.link.source);
         Backlink {
             source: found.source.to_owned(),

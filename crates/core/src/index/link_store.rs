@@ -228,6 +228,14 @@ impl Links {
         })
     }
 
+    /// Whether [`Links::get`] gives a link at `index`, without building it.
+    pub(crate) fn holds(&self, index: usize) -> bool {
+        if !self.wide().is_empty() {
+            return index < self.wide().len();
+        }
+        self.records.get(index).is_some_and(|record| record.source == NONE || (record.source as usize) < self.sources().len())
+    }
+
     /// Every link, built whole, in order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = Link> + '_ {
         (0..self.len()).filter_map(|index| self.get(index))
