@@ -2,7 +2,9 @@
 
     python3 scripts/bench_first_answer.py <hyalo binary or "-"> <vault folder>...
 
-For each vault, RUNS rounds (one when a round takes over 60 s); in each round, one after the
+For each vault, RUNS rounds (LARGE_RUNS from LARGE_NOTES notes on, where one run takes seconds),
+and no new round once the vault's rounds have taken BUDGET seconds (at least one round is run):
+so a loaded machine makes fewer rounds, not a longer benchmark. In each round, one after the
 other, every contender runs once as a whole process:
 - `vaultlink backlinks <vault> <most-linked note>` (the CLI) and `vaultlink mcp` spawned until
   its first `get_backlinks` answer (raw JSON-RPC on its stdin and stdout, the server stopped
@@ -34,7 +36,37 @@ ROOT = Path(__file__).resolve().parent.parent
 VAULTLINK = Path(os.environ.get("VAULTLINK_BENCH_BIN", ROOT / "target" / "release" / "vaultlink"))
 BENCH = ROOT / "target" / "release" / "vaultlink-bench"
 RUNS = 5
+LARGE_RUNS = 3
+LARGE_NOTES = 50_000
+BUDGET = 180
 LIMIT = 300
+
+
+def note_count(vault):
+    """The Markdown files below `vault`, hidden folders left out, as the index counts notes."""
+    count = 0
+    for _, folders, files in os.walk(vault):
+        folders[:] = [folder for folder in folders if not folder.startswith(".")]
+        count += sum(1 for file in files if file.endswith(".md"))
+    return count
+
+
+def rounds_for(notes):
+    """The most rounds a vault of `notes` notes gets."""
+    return LARGE_RUNS if notes >= LARGE_NOTES else RUNS
+
+
+def in_rounds(contenders, rounds, budget=BUDGET):
+    """Up to `rounds` rounds, each running every contender once in turn; no new round once
+    `budget` seconds have gone by. Answers contender -> list of Runs."""
+    runs = {name: [] for name in contenders}
+    started = time.perf_counter()
+    for _ in range(rounds):
+        for name, run in contenders.items():
+            runs[name].append(run())
+        if time.perf_counter() - started > budget:
+            break
+    return runs
 
 
 class Run:
@@ -44,8 +76,9 @@ class Run:
         self.wall, self.cpu, self.rss, self.ok = wall, cpu, rss, ok
 
 
-def reaped(process, start, end=None):
-    """Waits for `process` (killed past LIMIT s) and makes its Run from the kernel's account."""
+def reaped(process, start, end=None, codes=(0, 1)):
+    """Waits for `process` (killed past LIMIT s) and makes its Run from the kernel's account; a
+    run that exits with a code outside `codes` failed."""
     deadline = time.monotonic() + LIMIT
     while True:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -59,15 +92,16 @@ def reaped(process, start, end=None):
         time.sleep(0.002)
     process.returncode = os.waitstatus_to_exitcode(status)
     finish = end if end is not None else time.perf_counter()
-    ok = end is not None or process.returncode in (0, 1)
+    ok = end is not None or process.returncode in codes
     return Run((finish - start) * 1000, (usage.ru_utime + usage.ru_stime) * 1000, usage.ru_maxrss / 1024, ok)
 
 
-def whole(command, env=None):
-    """One run of a command to its exit, its output thrown away."""
+def whole(command, env=None, codes=(0, 1)):
+    """One run of a command to its exit, its output thrown away; it failed when its exit code is
+    not among `codes` (vaultlink's commands exit 1 when they report findings)."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    return reaped(process, start)
+    return reaped(process, start, codes=codes)
 
 
 def first_answer(vault, note, env):
@@ -124,7 +158,7 @@ def times(value):
     return "—" if value is None else f"{value:.2f} ×"
 
 
-def measure(vault, hyalo, work):
+def measure(vault, hyalo, work, notes):
     """The rounds on one vault: a dict of contender -> list of Runs."""
     note = subprocess.run([str(BENCH), "most-linked", str(vault)], capture_output=True, text=True, check=True).stdout.strip()
     base = {**os.environ, "VAULTLINK_RUNTIME_DIR": str(work / "runtime")}
@@ -149,26 +183,30 @@ def measure(vault, hyalo, work):
         snapshot = work / "hyalo-index"
         subprocess.run([str(hyalo), "--dir", str(vault), "create-index", "--output", str(snapshot), "--allow-outside-vault"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        contenders["hyalo"] = lambda: whole([str(hyalo), "--dir", str(vault), "backlinks", note, "--format", "json", "--no-hints"])
+        # hyalo's `backlinks` exits 1 on an error, such as refusing its snapshot of a large vault
+        # (it exits at once): that run failed, it is not a fast answer.
+        contenders["hyalo"] = lambda: whole([str(hyalo), "--dir", str(vault), "backlinks", note, "--format", "json", "--no-hints"],
+                                            codes=(0,))
         contenders["hyalo_index"] = lambda: whole([str(hyalo), "--dir", str(vault), "backlinks", note, "--format", "json", "--no-hints",
-                                                   "--index-file", str(snapshot)])
+                                                   "--index-file", str(snapshot)], codes=(0,))
     # The vault seen once: a CLI run and a server run leave the persistent index, untimed.
     contenders["cli_seen"]()
     contenders["mcp_seen"]()
-    runs = {name: [] for name in contenders}
-    for _ in range(RUNS):
-        started = time.perf_counter()
-        for name, run in contenders.items():
-            runs[name].append(run())
-        if time.perf_counter() - started > 60:
-            break
-    return note, runs
+    return note, in_rounds(contenders, rounds_for(notes))
 
 
 def paired(runs, over, under, field="wall"):
     """The median of the rounds' ratios over / under, for rounds where both ran."""
     ratios = [getattr(a, field) / getattr(b, field) for a, b in zip(runs[over], runs[under]) if a.ok and b.ok and getattr(b, field) > 0]
     return median(ratios)
+
+
+def failed_or(runs, name, value):
+    """`value` in ms, or "failed" when the contender ran and no run of it succeeded (hyalo refuses
+    its snapshot on a large vault and exits at once)."""
+    if value is None and runs.get(name):
+        return "failed"
+    return ms(value)
 
 
 def figure(runs, name, field="wall"):
@@ -188,22 +226,22 @@ def main():
             work = Path(temporary) / str(index)
             work.mkdir()
             name = Path(os.path.abspath(folder)).name
-            notes = json.loads(subprocess.run([str(VAULTLINK), "summary", str(folder.resolve()), "--json"], check=True,
-                                              capture_output=True, text=True).stdout)["notes"]
-            note, runs = measure(folder.resolve(), hyalo, work)
+            notes = note_count(folder.resolve())
+            note, runs = measure(folder.resolve(), hyalo, work, notes)
             results.append((name, notes, note, runs))
             print(f"bench: {name} measured ({len(runs['floor'])} rounds)", file=sys.stderr, flush=True)
     hyalo_version = "not measured" if hyalo is None else subprocess.run([str(hyalo), "--version"], capture_output=True, text=True).stdout.strip()
-    print(f"Whole processes in rounds (up to {RUNS}; one when a round takes over 60 s), medians; a ratio is the median of the "
+    print(f"Whole processes in rounds (up to {RUNS}, {LARGE_RUNS} from {LARGE_NOTES:,} notes on, and no new round after "
+          f"{BUDGET} s on a vault: the rounds column says how many ran), medians; a ratio is the median of the "
           f"rounds' ratios. hyalo: {hyalo_version}. \"Seen once\": vaultlink's persistent index warmed by one CLI and one "
           "server run; \"never seen\": an empty cache folder for every run. The note asked about is the most-linked one.")
     print()
     print("#### First answer: spawn to the first `get_backlinks` answer (MCP) and a whole CLI `backlinks`")
     print()
-    print("| vault | notes | CLI seen once | CLI never seen | MCP seen once | MCP never seen | hyalo | hyalo `--index` | floor | "
+    print("| vault | notes | rounds | CLI seen once | CLI never seen | MCP seen once | MCP never seen | hyalo | hyalo `--index` | floor | "
           "hyalo / CLI seen (≥ 10 ×) | hyalo `--index` / CLI seen (≥ 3 ×) | hyalo / CLI never seen (≥ 2 ×) | CLI never seen / floor (≤ 1.6 ×) | "
-          "hyalo / MCP seen | hyalo `--index` / MCP seen |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "hyalo / MCP seen (≥ 10 ×) | hyalo `--index` / MCP seen (≥ 3 ×) | hyalo / MCP never seen (≥ 2 ×) | MCP never seen / floor (≤ 1.6 ×) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, notes, _, runs in results:
         row = {
             "cli_seen": figure(runs, "cli_seen"), "cli_fresh": figure(runs, "cli_fresh"),
@@ -217,13 +255,17 @@ def main():
             "cli_fresh_over_floor": paired(runs, "cli_fresh", "floor"),
             "hyalo_over_mcp_seen": paired(runs, "hyalo", "mcp_seen") if "hyalo" in runs else None,
             "hyalo_index_over_mcp_seen": paired(runs, "hyalo_index", "mcp_seen") if "hyalo" in runs else None,
+            "hyalo_over_mcp_fresh": paired(runs, "hyalo", "mcp_fresh") if "hyalo" in runs else None,
+            "mcp_fresh_over_floor": paired(runs, "mcp_fresh", "floor"),
         }
         for key, value in {**row, **ratios}.items():
             record(name, f"first_answer_{key}", value)
-        print(f"| {name} | {notes:,} | {ms(row['cli_seen'])} | {ms(row['cli_fresh'])} | {ms(row['mcp_seen'])} | {ms(row['mcp_fresh'])} | "
-              f"{ms(row['hyalo'])} | {ms(row['hyalo_index'])} | {ms(row['floor'])} | {times(ratios['hyalo_over_cli_seen'])} | "
+        record(name, "first_answer_rounds", len(runs["floor"]))
+        print(f"| {name} | {notes:,} | {len(runs['floor'])} | {ms(row['cli_seen'])} | {ms(row['cli_fresh'])} | {ms(row['mcp_seen'])} | {ms(row['mcp_fresh'])} | "
+              f"{ms(row['hyalo'])} | {failed_or(runs, 'hyalo_index', row['hyalo_index'])} | {ms(row['floor'])} | {times(ratios['hyalo_over_cli_seen'])} | "
               f"{times(ratios['hyalo_index_over_cli_seen'])} | {times(ratios['hyalo_over_cli_fresh'])} | {times(ratios['cli_fresh_over_floor'])} | "
-              f"{times(ratios['hyalo_over_mcp_seen'])} | {times(ratios['hyalo_index_over_mcp_seen'])} |")
+              f"{times(ratios['hyalo_over_mcp_seen'])} | {times(ratios['hyalo_index_over_mcp_seen'])} | "
+              f"{times(ratios['hyalo_over_mcp_fresh'])} | {times(ratios['mcp_fresh_over_floor'])} |")
     print()
     print("#### Cost per note and CPU, a vault never seen (CLI `backlinks`) beside the floor")
     print()
@@ -235,6 +277,8 @@ def main():
         cpu, floor_cpu = figure(runs, "cli_fresh", "cpu"), figure(runs, "floor", "cpu")
         cpu_ratio = paired(runs, "cli_fresh", "floor", "cpu")
         record(name, "cpu_over_floor", cpu_ratio)
+        record(name, "first_answer_cli_fresh_cpu", cpu)
+        record(name, "first_answer_floor_cpu", floor_cpu)
         if wall is not None and floor_wall is not None:
             per_note.append((name, notes, wall * 1000 / notes, floor_wall * 1000 / notes))
         print(f"| {name} | {notes:,} | {'—' if wall is None else f'{wall * 1000 / notes:.1f} µs'} | "
@@ -245,6 +289,7 @@ def main():
         growth, floor_growth = large[2] / small[2], large[3] / small[3]
         record(large[0], "per_note_growth", growth)
         record(large[0], "floor_per_note_growth", floor_growth)
+        record(large[0], "per_note_growth_from", small[1])
         print()
         print(f"Per-note cost from {small[1]:,} to {large[1]:,} notes: vaultlink {growth:.2f} × (goal ≤ 1.2 ×), the floor {floor_growth:.2f} ×.")
     print()

@@ -4,8 +4,13 @@
 
 Speed, on each vault: `vaultlink fix <vault> --dry-run --json` (fix_broken_links' dry run over the
 whole vault, the CLI as one process with no persistent index) beside `hyalo links fix` (its dry
-run is the default), RUNS rounds of both, one when a round takes over 60 s; the ratio is the
-median of the rounds' ratios. `link_mentions` beside `hyalo links auto` has its row when the
+run is the default), in rounds as `bench_first_answer.py` makes them (up to RUNS, LARGE_RUNS
+from LARGE_NOTES notes on, no new round after BUDGET seconds on a vault); the ratio is the
+median of the rounds' ratios. hyalo's `links fix` and `links auto` are not run from
+HYALO_MAX_NOTES notes on: at 100,000 notes `links fix` had not finished after 25 minutes, and
+`links auto` took 7.7 minutes and 13 GB of memory (both 2026-12-05, on this 2-core machine with
+23 GB shared by other work), which would hold the whole benchmark and could take the memory other
+processes need; the table says so where they were left out. `link_mentions` beside `hyalo links auto` has its row when the
 `vaultlink` built has a `mentions` command (without it the row says so), on both of its paths: a
 vault never seen (an empty cache folder, as `fix` is run) and a vault seen before (the persistent
 index a first run left in the cache folder). With `--mentions-only` only the `link_mentions`
@@ -27,13 +32,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from bench_first_answer import RUNS, VAULTLINK, median, ms, paired, record, times, whole  # noqa: E402
+from bench_first_answer import (  # noqa: E402
+    LARGE_NOTES, LARGE_RUNS, RUNS, VAULTLINK, in_rounds, median, ms, note_count, paired, record, rounds_for, times, whole,
+)
+
+BUDGET = 150
+HYALO_MAX_NOTES = 50_000
 
 WIKILINK = re.compile(r"\[\[([^\]|#\n]*)(#[^\]|\n]*)?(\|[^\]\n]*)?\]\]")
 MARKDOWN = re.compile(r"\]\(([^)\s#]*)(#[^)\s]*)?\)")
@@ -45,7 +54,7 @@ def has_mentions():
     return done.returncode == 0
 
 
-def speed(hyalo, vault, env, work, mentions_only=False):
+def speed(hyalo, vault, env, work, notes, mentions_only=False):
     """The rounds on one vault; vaultlink starts each run on a vault never seen (an empty cache
     folder), as hyalo without its snapshot does."""
     cache = work / "cache"
@@ -58,7 +67,7 @@ def speed(hyalo, vault, env, work, mentions_only=False):
     contenders = {}
     if not mentions_only:
         contenders["fix"] = lambda: whole([str(VAULTLINK), "fix", str(vault), "--dry-run", "--json", "--mode", "standalone"], fresh())
-    if hyalo is not None and not mentions_only:
+    if hyalo is not None and notes < HYALO_MAX_NOTES and not mentions_only:
         contenders["hyalo_fix"] = lambda: whole([str(hyalo), "--dir", str(vault), "links", "fix", "--format", "json", "--no-hints"])
     if has_mentions():
         mentions = [str(VAULTLINK), "mentions", str(vault), "--dry-run", "--json", "--mode", "standalone"]
@@ -69,16 +78,9 @@ def speed(hyalo, vault, env, work, mentions_only=False):
         (work / f"kept-{vault.name}").mkdir(exist_ok=True)
         whole(mentions, kept)
         contenders["mentions_kept"] = lambda: whole(mentions, kept)
-        if hyalo is not None:
+        if hyalo is not None and notes < HYALO_MAX_NOTES:
             contenders["hyalo_auto"] = lambda: whole([str(hyalo), "--dir", str(vault), "links", "auto", "--format", "json", "--no-hints"])
-    runs = {name: [] for name in contenders}
-    for _ in range(RUNS):
-        started = time.perf_counter()
-        for name, run in contenders.items():
-            runs[name].append(run())
-        if time.perf_counter() - started > 60:
-            break
-    return runs
+    return in_rounds(contenders, rounds_for(notes), BUDGET)
 
 
 def figure(runs, name, field="wall"):
@@ -144,7 +146,7 @@ def quality(hyalo, corpus, work, env):
         repair = found[0]
         meant = repair["target"] == damaged.meant and (damaged.heading is None or repair["after"].endswith(f"#{damaged.heading}]]"))
         right, wrong = (right + 1, wrong) if meant else (right, wrong + 1)
-    rows.append(("vaultlink `fix_broken_links` (floor 90 %)", len(key), right, wrong, left))
+    rows.append(("vaultlink `fix_broken_links` (floor 90 %)", "vaultlink", len(key), right, wrong, left))
     # hyalo writes only its confident fixes with `--apply`; its fuzzy and basename guesses need
     # `--apply-fuzzy` too, so both are scored.
     for flags in (["--apply"], ["--apply", "--apply-fuzzy"]) if hyalo is not None else ():
@@ -154,7 +156,8 @@ def quality(hyalo, corpus, work, env):
         before = {damaged.note: (copy / damaged.note).read_text() for damaged in key}
         subprocess.run([str(hyalo), "--dir", str(copy), "links", "fix", *flags, "--no-hints"], capture_output=True)
         after = {damaged.note: (copy / damaged.note).read_text() for damaged in key}
-        rows.append((f"hyalo `links fix {' '.join(flags)}` (its default threshold)", len(key), *score_lines(key, before, after)))
+        slug = "_".join(flag.strip("-").replace("-", "_") for flag in flags)
+        rows.append((f"hyalo `links fix {' '.join(flags)}` (its default threshold)", f"hyalo_{slug}", len(key), *score_lines(key, before, after)))
     return rows
 
 
@@ -175,19 +178,25 @@ def main():
         env = {**os.environ, "VAULTLINK_RUNTIME_DIR": str(work / "runtime"), "VAULTLINK_CACHE_DIR": str(work / "quality-cache")}
         results = []
         for folder in folders:
-            results.append((folder.name, speed(hyalo, folder, env, work, mentions_only)))
-            rounds = max(len(runs) for runs in results[-1][1].values())
+            notes = note_count(folder)
+            results.append((folder.name, notes, speed(hyalo, folder, env, work, notes, mentions_only)))
+            rounds = max((len(runs) for runs in results[-1][2].values()), default=0)
             print(f"bench: {folder.name} measured ({rounds} rounds)", file=sys.stderr, flush=True)
         quality_rows = quality(hyalo, corpus, work, env) if corpus is not None and corpus.is_dir() else []
-    print("Whole processes in rounds, medians; a ratio is the median of the rounds' ratios (goal: hyalo's time ≥ 3 × vaultlink's).")
+    print(f"Whole processes in rounds (up to {RUNS}, {LARGE_RUNS} from {LARGE_NOTES:,} notes on, no new round after {BUDGET} s on "
+          "a vault: the rounds column says how many ran), medians; a ratio is the median of the rounds' ratios (goal: hyalo's "
+          f"time ≥ 3 × vaultlink's). hyalo's `links fix` and `links auto` are not run from {HYALO_MAX_NOTES:,} notes on: at "
+          "100,000 notes `links fix` had not finished after 25 minutes, and `links auto` took 7.7 minutes of wall clock (65 s "
+          "of CPU) and 13 GB of memory, in runs of their own on this machine (2026-12-05).")
     print()
-    print("| vault | `fix_broken_links` dry run (CPU) | hyalo `links fix` (dry run; CPU) | hyalo / vaultlink | peak memory, vaultlink / hyalo | "
-          "`link_mentions` dry run (CPU) | hyalo `links auto` (dry run; CPU) | hyalo / vaultlink | `link_mentions`, index kept (CPU) | hyalo / vaultlink |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, runs in results:
+    print("| vault | rounds | `fix_broken_links` dry run (CPU) | hyalo `links fix` (dry run; CPU) | hyalo / vaultlink | peak memory, vaultlink / hyalo | "
+          "`link_mentions` dry run (CPU) | hyalo `links auto` (dry run) | hyalo / vaultlink | `link_mentions`, index kept | hyalo / vaultlink |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, notes, runs in results:
         fix, hyalo_fix = figure(runs, "fix"), figure(runs, "hyalo_fix")
         ratio = paired(runs, "hyalo_fix", "fix") if "hyalo_fix" in runs else None
         record(name, "fix_dry_run_ms", fix)
+        record(name, "fix_cpu_ms", figure(runs, "fix", "cpu"))
         record(name, "hyalo_links_fix_ms", hyalo_fix)
         record(name, "hyalo_links_fix_over_fix", ratio)
         peaks = ("—" if fix is None else f"{figure(runs, 'fix', 'rss'):,.0f} MB") + " / " + ("—" if hyalo_fix is None else f"{figure(runs, 'hyalo_fix', 'rss'):,.0f} MB")
@@ -195,29 +204,44 @@ def main():
             mention, auto = figure(runs, "mentions"), figure(runs, "hyalo_auto")
             auto_ratio = paired(runs, "hyalo_auto", "mentions") if "hyalo_auto" in runs else None
             record(name, "mentions_dry_run_ms", mention)
+            record(name, "hyalo_links_auto_ms", auto)
             record(name, "hyalo_links_auto_over_mentions", auto_ratio)
             kept, kept_ratio = figure(runs, "mentions_kept"), paired(runs, "hyalo_auto", "mentions_kept") if "hyalo_auto" in runs else None
             record(name, "mentions_kept_dry_run_ms", kept)
             record(name, "hyalo_links_auto_over_mentions_kept", kept_ratio)
-            cpu_of = {name: figure(runs, name, "cpu") for name in ("mentions", "hyalo_auto", "mentions_kept")}
-            tail = (f"{ms(mention)} ({ms(cpu_of['mentions'])}) | {ms(auto)} ({ms(cpu_of['hyalo_auto'])}) | {times(auto_ratio)} | "
-                    f"{ms(kept)} ({ms(cpu_of['mentions_kept'])}) | {times(kept_ratio)}")
+            shown_auto = f"not run ({notes:,} notes)" if hyalo is not None and notes >= HYALO_MAX_NOTES else ms(auto)
+            mention_cpu = figure(runs, "mentions", "cpu")
+            record(name, "mentions_cpu_ms", mention_cpu)
+            tail = f"{ms(mention)} ({ms(mention_cpu)}) | {shown_auto} | {times(auto_ratio)} | {ms(kept)} | {times(kept_ratio)}"
         else:
             tail = "not measured: this `vaultlink` has no `mentions` command | — | — | — | —"
         cpu = f"{ms(fix)} ({ms(figure(runs, 'fix', 'cpu'))})" if fix is not None else "—"
-        hyalo_cpu = f"{ms(hyalo_fix)} ({ms(figure(runs, 'hyalo_fix', 'cpu'))})" if hyalo_fix is not None else "—"
-        print(f"| {name} | {cpu} | {hyalo_cpu} | {times(ratio)} | {peaks} | {tail} |")
+        rounds = max((len(done) for done in runs.values()), default=0)
+        if hyalo_fix is not None:
+            hyalo_cpu = f"{ms(hyalo_fix)} ({ms(figure(runs, 'hyalo_fix', 'cpu'))})"
+        elif hyalo is not None and notes >= HYALO_MAX_NOTES:
+            hyalo_cpu = f"not run ({notes:,} notes)"
+        elif runs.get("hyalo_fix"):
+            hyalo_cpu = "failed or stopped"
+        else:
+            hyalo_cpu = "—"
+        record(name, "repair_rounds", rounds)
+        if hyalo is not None and notes >= HYALO_MAX_NOTES:
+            record(name, "hyalo_not_run", notes)
+        print(f"| {name} | {rounds} | {cpu} | {hyalo_cpu} | {times(ratio)} | {peaks} | {tail} |")
     if quality_rows:
         print()
         print(f"Quality on `{corpus.name}` damaged by `tests/damage.py` (seed 42): links restored to the note (and heading) meant.")
         print()
         print("| tool | damaged links | restored to the note meant | repaired to another note | left | precision | recall |")
         print("|---|---:|---:|---:|---:|---:|---:|")
-        for tool, damaged, right, wrong, left in quality_rows:
+        for tool, slug, damaged, right, wrong, left in quality_rows:
             precision = right / (right + wrong) if right + wrong else None
             recall = right / damaged if damaged else None
-            record(corpus.name, f"repair_precision {tool}", precision)
-            record(corpus.name, f"repair_recall {tool}", recall)
+            record(corpus.name, f"repair_precision_{slug}", precision)
+            record(corpus.name, f"repair_recall_{slug}", recall)
+            record(corpus.name, f"repair_wrong_{slug}", wrong)
+            record(corpus.name, f"repair_right_{slug}", right)
             print(f"| {tool} | {damaged} | {right} | {wrong} | {left} | "
                   f"{'—' if precision is None else f'{precision:.2f}'} | {'—' if recall is None else f'{recall:.2f}'} |")
 

@@ -50,10 +50,31 @@ fn vault_name(folder: &Path) -> String {
     folder.file_name().map_or_else(|| folder.display().to_string(), |name| name.to_string_lossy().into_owned())
 }
 
-/// Runs per figure; the median is reported.
+/// Runs per figure on a vault under `LARGE_NOTES` notes; the median is reported.
 const RUNS: usize = 9;
 
+/// Runs per figure from `LARGE_NOTES` notes on, where one run takes seconds: three still give a
+/// median, and nine would hold the whole benchmark for many minutes.
+const LARGE_RUNS: usize = 3;
+const LARGE_NOTES: usize = 50_000;
+
+/// How many runs each figure of the vault being measured takes (`RUNS` or `LARGE_RUNS`), set by
+/// `runs_for` once its notes are read.
+static RUNS_NOW: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(RUNS);
+
+/// Sets the runs for a vault of `notes` notes and answers them.
+fn runs_for(notes: usize) -> usize {
+    let runs = if notes >= LARGE_NOTES { LARGE_RUNS } else { RUNS };
+    RUNS_NOW.store(runs, std::sync::atomic::Ordering::Relaxed);
+    runs
+}
+
+fn runs() -> usize {
+    RUNS_NOW.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 mod generate;
+mod goals;
 
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
@@ -288,7 +309,7 @@ fn build(notes: &[Note]) -> Vault {
 }
 
 fn median(mut run: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..RUNS)
+    let mut times: Vec<Duration> = (0..runs())
         .map(|_| {
             let start = Instant::now();
             run();
@@ -296,13 +317,13 @@ fn median(mut run: impl FnMut()) -> Duration {
         })
         .collect();
     times.sort();
-    times[RUNS / 2]
+    times[times.len() / 2]
 }
 
 /// `median` of a call that answers something: what it answers (and what it holds) is dropped
 /// once its time is taken, since freeing a plan is no part of making it.
 fn median_answer<T>(mut run: impl FnMut() -> T) -> Duration {
-    let mut times: Vec<Duration> = (0..RUNS)
+    let mut times: Vec<Duration> = (0..runs())
         .map(|_| {
             let start = Instant::now();
             let answer = std::hint::black_box(run());
@@ -312,7 +333,7 @@ fn median_answer<T>(mut run: impl FnMut() -> T) -> Duration {
         })
         .collect();
     times.sort();
-    times[RUNS / 2]
+    times[times.len() / 2]
 }
 
 fn megabytes_per_second(bytes: usize, time: Duration) -> f64 {
@@ -321,6 +342,7 @@ fn megabytes_per_second(bytes: usize, time: Duration) -> f64 {
 
 fn parse(folder: &Path) -> Result<()> {
     let notes = read_vault(folder)?;
+    runs_for(notes.len());
     let bytes: usize = notes.iter().map(|note| note.text.len()).sum();
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_MATH;
     let floor = median(|| {
@@ -340,6 +362,7 @@ fn parse(folder: &Path) -> Result<()> {
     }
     let name = vault_name(folder);
     record(&name, "parse_mb_per_s", megabytes_per_second(bytes, ours));
+    record(&name, "parse_ms", ours.as_secs_f64() * 1e3);
     println!(
         "| {name} | {} | {:.1} | {:.0} MB/s ({:.1} ms) | {:.0} MB/s ({:.1} ms) | {:.2} | {links} | {property_links} |",
         notes.len(),
@@ -375,6 +398,7 @@ fn parse_floor_pass(folder: &Path) -> Result<usize> {
 /// The index table's row for the vault at `folder`; answers the row of the memory table.
 fn index(folder: &Path) -> Result<String> {
     let notes = read_vault(folder)?;
+    runs_for(notes.len());
     let bytes: usize = notes.iter().map(|note| note.text.len()).sum();
     let (memory, counted) = index_memory(folder)?;
     let read_floor = median(|| {
@@ -447,6 +471,7 @@ fn index(folder: &Path) -> Result<String> {
 /// notes, from texts in memory, as the sidecar does after reading them.
 fn moves(folder: &Path) -> Result<()> {
     let notes = read_vault(folder)?;
+    runs_for(notes.len());
     // The texts as an edge holds them once read; a hash map, so that looking up the notes a plan
     // names costs no more than the edge's read would.
     let texts: std::collections::HashMap<String, String> = notes.iter().map(|note| (note.path.clone(), note.text.clone())).collect();
@@ -557,6 +582,7 @@ fn find_page(folder: &Path) -> Result<()> {
 fn lint(folder: &Path) -> Result<()> {
     use vaultlink_core::ops::{self, FindPageArguments, LintArguments, ResponseFormat};
     let notes = read_vault(folder)?;
+    runs_for(notes.len());
     let build = || {
         let mut vault = Vault::new(IndexConfig::obsidian_defaults());
         for note in &notes {
@@ -922,5 +948,7 @@ fn targets(file: &Path) -> Result<()> {
     for row in &earlier {
         println!("{}", row.row(false));
     }
+    println!();
+    goals::print(&get);
     Ok(())
 }
