@@ -1227,6 +1227,15 @@ mod tests {
         (dir, root, outside)
     }
 
+    /// Writes `files` (vault path, text) below `root`, making their folders.
+    fn write_files(root: &Path, files: &[(String, String)]) {
+        for (path, text) in files {
+            let full = root.join(path);
+            fs::create_dir_all(full.parent().unwrap()).unwrap();
+            fs::write(full, text).unwrap();
+        }
+    }
+
     /// The walk on every core finds the files the serial walk found, in its order, each with the
     /// same stamp, whether it watches the folders or not; nothing hidden, nothing through a link.
     #[test]
@@ -1439,11 +1448,7 @@ mod tests {
             let text = format!("[[Topic {index} kamro]] [[Opportunity atack]] [[Sesion 12]] [[Gone {}]]\n", index % 150);
             files.push((format!("notes/Note {index}.md"), text));
         }
-        for (path, text) in &files {
-            let full = dir.path().join(path);
-            fs::create_dir_all(full.parent().unwrap()).unwrap();
-            fs::write(full, text).unwrap();
-        }
+        write_files(dir.path(), &files);
         let mut folder = FolderIndex::new(dir.path().to_owned());
         folder.refresh().unwrap();
         let progress = crate::progress::Progress::none();
@@ -1477,11 +1482,7 @@ mod tests {
             files.push((format!("{folder}Note {index}.md"), text));
         }
         files.push(("a/diagram.png".to_owned(), String::new()));
-        for (path, text) in &files {
-            let full = dir.path().join(path);
-            fs::create_dir_all(full.parent().unwrap()).unwrap();
-            fs::write(full, text).unwrap();
-        }
+        write_files(dir.path(), &files);
         let mut folder = FolderIndex::new(dir.path().to_owned());
         folder.refresh().unwrap();
         let mut one_by_one = Vault::new(IndexConfig::obsidian_defaults());
