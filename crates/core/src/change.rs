@@ -71,7 +71,7 @@ pub fn move_note(
     plans: &mut PlanHistory,
 ) -> Result<(MoveAnswer, Option<Change>), CallError> {
     let needed = notes_to_read(vault, &arguments.from, &arguments.to).map_err(|error| CallError::of(&error))?;
-    let texts = read_all(edge, needed)?;
+    let texts = crate::edge::read_each(edge, needed)?;
     let mut plan = plan_move(vault, &arguments.from, &arguments.to, &texts).map_err(|error| CallError::of(&error))?;
     let left = guard_sources(vault, "move_note", &mut plan)?;
     crate::conventions::check_plan(vault, "move_note", &plan, &texts).map_err(|error| CallError::of(&error))?;
@@ -111,7 +111,7 @@ pub fn rewrite_link(
     edge: &mut dyn Edge,
     plans: &mut PlanHistory,
 ) -> Result<(MoveAnswer, Option<Change>), CallError> {
-    let texts = read_all(edge, notes_to_read_for_rewrite(vault, &arguments.from_target))?;
+    let texts = crate::edge::read_each(edge, notes_to_read_for_rewrite(vault, &arguments.from_target))?;
     let mut plan = plan_rewrite_link(vault, &arguments.from_target, &arguments.to_target, &texts).map_err(|error| CallError::of(&error))?;
     let left = guard_sources(vault, "rewrite_link", &mut plan)?;
     crate::conventions::check_plan(vault, "rewrite_link", &plan, &texts).map_err(|error| CallError::of(&error))?;
@@ -126,10 +126,6 @@ pub fn rewrite_link(
     let (mut answer, change) = with_left(crate::tail::finish("rewrite_link", &plan, &texts, &[], &approval, page, edge, plans), left)?;
     answer.links_broken = broken.count;
     Ok((answer, change))
-}
-
-fn read_all(edge: &mut dyn Edge, paths: Vec<String>) -> Result<BTreeMap<String, String>, CallError> {
-    paths.into_iter().map(|path| edge.text(&path).map(|text| (path, text))).collect()
 }
 
 /// The note a delete reads: the one it deletes, when it is a note.
@@ -216,7 +212,7 @@ pub fn bulk_move_notes(
 ) -> Result<(MoveAnswer, Option<Change>), CallError> {
     let pairs = arguments.pairs()?;
     let needed = crate::rename::notes_to_read_for_bulk(vault, &pairs).map_err(|error| CallError::of(&error))?;
-    let texts = read_all(edge, needed)?;
+    let texts = crate::edge::read_each(edge, needed)?;
     let mut plan = crate::rename::plan_bulk_move(vault, &pairs, &texts).map_err(|error| CallError::of(&error))?;
     let left = guard_sources(vault, "bulk_move_notes", &mut plan)?;
     crate::conventions::check_plan(vault, "bulk_move_notes", &plan, &texts).map_err(|error| CallError::of(&error))?;
@@ -278,7 +274,7 @@ pub fn commit_wiki_page(
     if let Some(detail) = crate::wiki::arguments_problem(arguments) {
         return Err(CallError::of(&crate::answer::OpError::InvalidArguments { detail }));
     }
-    let texts = read_all(edge, crate::wiki::notes_needed(vault, arguments))?;
+    let texts = crate::edge::read_each(edge, crate::wiki::notes_needed(vault, arguments))?;
     let (plan, mut answer) = crate::wiki::plan(vault, arguments, &texts).map_err(|error| CallError::of(&error))?;
     crate::sources::check_plan(vault, "commit_wiki_page", &plan).map_err(|error| CallError::of(&error))?;
     let approval = arguments.approval();
@@ -328,7 +324,7 @@ pub fn fix_broken_links(
         }
     }
     let floor = arguments.min_confidence_percent.unwrap_or(crate::repair::DEFAULT_FLOOR_PERCENT) * 10;
-    let texts = read_all(edge, fix_links_notes_needed(vault, arguments))?;
+    let texts = crate::edge::read_each(edge, fix_links_notes_needed(vault, arguments))?;
     // The moves the edge saw are the strongest evidence; an edge with no earlier view has none.
     let known = crate::repair::Known {
         moves: edge

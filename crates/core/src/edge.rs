@@ -15,6 +15,11 @@ pub fn one_after_another(count: usize, part: &(dyn Fn(usize) + Sync)) {
     (0..count).for_each(part);
 }
 
+/// The texts of `paths`, each read by [`Edge::text`] in turn, by path, or the first error.
+pub fn read_each<E: Edge + ?Sized>(edge: &mut E, paths: Vec<String>) -> Result<std::collections::BTreeMap<String, String>, CallError> {
+    paths.into_iter().map(|path| edge.text(&path).map(|text| (path, text))).collect()
+}
+
 /// What only the edge running a call can see, handed to the operation.
 pub trait Edge {
     /// The text of the note at `path` (as the index spells it) as it is now, or why it cannot be
@@ -66,7 +71,7 @@ pub trait Edge {
     /// The texts of `paths` (as [`Edge::text`] reads each), by path, or the first error: an edge
     /// that can read many at once does (the sidecar, on every core).
     fn texts(&mut self, paths: Vec<String>) -> Result<std::collections::BTreeMap<String, String>, CallError> {
-        paths.into_iter().map(|path| self.text(&path).map(|text| (path, text))).collect()
+        read_each(self, paths)
     }
 }
 

@@ -1061,7 +1061,7 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
     /// another. A cancelled call stops before reading; an error is the first path's in order.
     fn texts(&mut self, paths: Vec<String>) -> Result<BTreeMap<String, String>, vaultlink_core::error::CallError> {
         if self.evidence {
-            return paths.into_iter().map(|path| self.text(&path).map(|text| (path, text))).collect();
+            return vaultlink_core::edge::read_each(self, paths);
         }
         if let Some(first) = paths.first() {
             // The first read answers a cancelled call as every read does.
