@@ -483,9 +483,9 @@ impl Vault {
     /// range, an index not empty or a path twice: those links are resolved as usual, never
     /// guessed at. Returns how many files' links were filed as kept.
     pub fn insert_kept_many(&mut self, files: Vec<(String, Prepared, Vec<u8>)>) -> usize {
-        let mut paths: Vec<&str> = files.iter().map(|(path, _, _)| path.as_str()).collect();
-        paths.sort_unstable();
-        let twice = paths.windows(2).any(|pair| pair[0] == pair[1]);
+        // Entered in path order, the index's ids compare as its paths do (`order`).
+        let files = super::order::in_path_order(files, |(path, _, _)| path.as_str());
+        let twice = files.windows(2).any(|pair| pair[0].0 == pair[1].0);
         if !self.ids.is_empty() || twice {
             self.insert_prepared_many(files.into_iter().map(|(path, prepared, _)| (path, prepared)).collect());
             return 0;
