@@ -33,6 +33,7 @@ pub use crate::yaml_text::MAX_VALUE_CHARS;
 pub mod kept;
 mod keys;
 mod link_store;
+mod order;
 pub mod sketches;
 
 use keys::Keys;
@@ -180,6 +181,9 @@ pub struct Vault {
     /// for a note asked for and not sketched yet. A note's entry goes when its text changes or
     /// it is removed.
     sketches: FxMap<FileId, Option<Sketch>>,
+    /// Whether every file id in use was given in path order, so that ids compare as their
+    /// paths do (`order`).
+    ids_in_path_order: bool,
 }
 
 /// The key under which an unresolved link is counted in [`Vault`]'s `missing` (and grouped by
@@ -303,6 +307,7 @@ impl Vault {
             missing: FxMap::default(),
             unresolved_links: 0,
             sketches: FxMap::default(),
+            ids_in_path_order: true,
         }
     }
 
@@ -371,13 +376,7 @@ impl Vault {
                 .filter(|link| *link.resolution == Resolution::Unresolved && missing_target_key(&link.link) == key)
                 .collect();
         }
-        found.sort_unstable_by(|a, b| {
-            if a.source == b.source {
-                a.index.cmp(&b.index)
-            } else {
-                self.slot(a.source).path.cmp(&self.slot(b.source).path)
-            }
-        });
+        found.sort_unstable_by(|a, b| self.link_order(a, b));
         found.into_iter().filter_map(|link_ref| self.link(link_ref)).collect()
     }
 
@@ -454,6 +453,8 @@ impl Vault {
                 new.push((path, prepared.note, prepared.canvas));
             }
         }
+        // Entered in path order, a first index's ids compare as its paths do (`order`).
+        let new = order::in_path_order(new, |(path, _, _)| path.as_str());
         let mut names = BTreeSet::new();
         let mut added = Vec::with_capacity(new.len());
         // The file table grows once, rather than by doubling, which would leave the old tables
@@ -527,6 +528,7 @@ impl Vault {
             targets: Vec::new(),
             backlinks: Vec::new(),
         };
+        self.ids_in_path_order &= self.keeps_ids_in_path_order(&path, !self.free.is_empty());
         let id = match self.free.pop() {
             Some(id) => {
                 self.slots[id as usize] = Some(slot);
@@ -951,13 +953,7 @@ impl Vault {
     fn referrers(&self, path: &str) -> Vec<LinkRef> {
         let Some(slot) = self.file(path) else { return Vec::new() };
         let mut referrers = slot.backlinks.clone();
-        referrers.sort_unstable_by(|a, b| {
-            if a.source == b.source {
-                a.index.cmp(&b.index)
-            } else {
-                self.slot(a.source).path.cmp(&self.slot(b.source).path)
-            }
-        });
+        referrers.sort_unstable_by(|a, b| self.link_order(a, b));
         referrers
     }
 
@@ -971,23 +967,25 @@ impl Vault {
     pub fn backlinks_ordered_within(&self, path: &str, range: std::ops::Range<usize>) -> Vec<LinkAt<'_>> {
         let Some(slot) = self.file(path) else { return Vec::new() };
         let mut referrers = slot.backlinks.clone();
-        let order = |a: &LinkRef, b: &LinkRef| {
-            if a.source == b.source {
-                a.index.cmp(&b.index)
-            } else {
-                self.slot(a.source).path.cmp(&self.slot(b.source).path)
-            }
-        };
+        let order = |a: &LinkRef, b: &LinkRef| self.link_order(a, b);
         let start = range.start.min(referrers.len());
         let end = range.end.clamp(start, referrers.len());
-        if start > 0 && start < referrers.len() {
-            referrers.select_nth_unstable_by(start, order);
+        if !self.in_link_order(&referrers) {
+            if start > 0 && start < referrers.len() {
+                referrers.select_nth_unstable_by(start, order);
+            }
+            let page = &mut referrers[start..];
+            if end - start < page.len() && end > start {
+                page.select_nth_unstable_by(end - start, order);
+            }
+            page[..end - start].sort_unstable_by(order);
         }
-        let page = &mut referrers[start..];
-        if end - start < page.len() && end > start {
-            page.select_nth_unstable_by(end - start, order);
+        // Every filed link is one the index holds; only the page's are looked at (each a slot of
+        // its own, which on every page of tens of thousands of backlinks was most of the page's
+        // cost), and a page that finds one it does not hold drops every such link.
+        if referrers[start..end].iter().all(|link| self.holds(*link)) {
+            return referrers.into_iter().map(|link| LinkAt { vault: self, link }).collect();
         }
-        page[..end - start].sort_unstable_by(order);
         referrers.into_iter().filter(|link| self.holds(*link)).map(|link| LinkAt { vault: self, link }).collect()
     }
 

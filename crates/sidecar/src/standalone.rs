@@ -411,16 +411,24 @@ impl FolderIndex {
             let paths: HashSet<&str> = stored.entries.iter().map(|entry| entry.path.as_str()).collect();
             found.iter().all(|(path, _)| paths.contains(path.as_str()))
         };
-        let mut kept: HashMap<String, crate::store::Entry> =
-            stored.entries.into_iter().filter(|entry| entry.sure).map(|entry| (entry.path.clone(), entry)).collect();
+        // Each entry with its place in the file, which is path order.
+        let mut kept: HashMap<String, (usize, crate::store::Entry)> = stored
+            .entries
+            .into_iter()
+            .enumerate()
+            .filter(|(_, entry)| entry.sure)
+            .map(|(at, entry)| (entry.path.clone(), (at, entry)))
+            .collect();
         let mut unkept = 0;
+        let mut places = Vec::with_capacity(found.len());
         let mut found: Vec<((String, Stamp), Option<crate::store::Entry>)> = found
             .into_iter()
             .map(|(path, stamp)| {
-                let unchanged = kept.remove(&path).filter(|entry| (entry.mtime, entry.size, entry.inode) == stamp);
+                let unchanged = kept.remove(&path).filter(|(_, entry)| (entry.mtime, entry.size, entry.inode) == stamp);
                 // An empty `kept` is a file whose index core does not encode: read, but unchanged.
-                unkept += usize::from(unchanged.as_ref().is_some_and(|entry| entry.kept.is_empty()));
-                ((path, stamp), unchanged)
+                unkept += usize::from(unchanged.as_ref().is_some_and(|(_, entry)| entry.kept.is_empty()));
+                places.push(unchanged.as_ref().map_or(usize::MAX, |(at, _)| *at));
+                ((path, stamp), unchanged.map(|(_, entry)| entry))
             })
             .collect();
         // Decoding is most of a warm start's cost after the walk, and each entry's is its own. It
@@ -438,18 +446,22 @@ impl FolderIndex {
             }
         }
         let mut unread = Vec::new();
-        let mut taken = Vec::new();
-        for (((path, stamp), entry), prepared) in found.into_iter().zip(decoded) {
-            match prepared {
-                Some((prepared, hash)) => {
+        // The files taken go to the index in the file's order, which is their paths': it enters
+        // them so (`Vault::insert_kept_many`), and would otherwise sort them.
+        let mut taken_at: Vec<Option<Taken>> = Vec::new();
+        taken_at.resize_with(stored_files, || None);
+        for ((((path, stamp), entry), prepared), at) in found.into_iter().zip(decoded).zip(places) {
+            match (prepared, taken_at.get_mut(at)) {
+                (Some((prepared, hash)), Some(place)) => {
                     self.seen.insert(path.clone(), stamp);
                     self.hashes.insert(path.clone(), (hash, true));
                     let targets = entry.filter(|_| same_paths).map(|entry| entry.targets).unwrap_or_default();
-                    taken.push((path, prepared, targets));
+                    *place = Some((path, prepared, targets));
                 }
-                None => unread.push((path, stamp)),
+                _ => unread.push((path, stamp)),
             }
         }
+        let taken: Vec<Taken> = taken_at.into_iter().flatten().collect();
         tracing::info!("the persistent index gave {} files; {} are read", taken.len(), unread.len());
         let holds_all = unread.len() == unkept && taken.len() + unkept == stored_files;
         (unread, taken, holds_all, unkept)

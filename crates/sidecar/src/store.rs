@@ -36,8 +36,9 @@ use vaultlink_core::SeenNote;
 
 /// The first bytes of every index file.
 const MAGIC: &[u8; 8] = b"VLINDEX\0";
-/// The layout's version: a file of another is rebuilt.
-const FORMAT: u32 = 3;
+/// The layout's version: a file of another is rebuilt. 4: a link's target among several files
+/// of its name is kept with its candidates.
+const FORMAT: u32 = 4;
 /// The engine's version: what core keeps of a note may change with it, so a file another
 /// version wrote is rebuilt.
 const ENGINE: &str = env!("CARGO_PKG_VERSION");
@@ -731,25 +732,25 @@ mod tests {
     fn kept_resolutions_are_taken_when_the_paths_are_the_same() {
         let (_vault, root) = seen_vault();
         // Unchanged: every file's links are taken as resolved (the note with a link of two
-        // candidates, `a.md`, is resolved again).
-        assert_eq!(warm_equals_cold(&root), 6);
+        // candidates, `a.md`, with them).
+        assert_eq!(warm_equals_cold(&root), 7);
         // Edited, touched, or its aliases changed: that note is read and resolved again, the
         // others taken; and the start after, which finds it as that one kept it, takes it too.
         std::fs::write(root.join("sub/c.md"), "[[a]] [[nowhere]] [[pic.png]]").unwrap();
         age_file(&root.join("sub/c.md"));
-        assert_eq!(warm_equals_cold(&root), 5);
         assert_eq!(warm_equals_cold(&root), 6);
+        assert_eq!(warm_equals_cold(&root), 7);
         age_file(&root.join("b.md"));
-        assert_eq!(warm_equals_cold(&root), 5);
         assert_eq!(warm_equals_cold(&root), 6);
+        assert_eq!(warm_equals_cold(&root), 7);
         std::fs::write(root.join("b.md"), "---\naliases: [Other]\n---\n[[a]]").unwrap();
         age_file(&root.join("b.md"));
-        assert_eq!(warm_equals_cold(&root), 5);
         assert_eq!(warm_equals_cold(&root), 6);
+        assert_eq!(warm_equals_cold(&root), 7);
         // The settings changed: resolution reads none of them, and the answers stay a cold start's.
         std::fs::create_dir_all(root.join(".obsidian")).unwrap();
         std::fs::write(root.join(".obsidian/app.json"), r#"{"userIgnoreFilters": ["sub/"], "newLinkFormat": "absolute"}"#).unwrap();
-        assert_eq!(warm_equals_cold(&root), 6);
+        assert_eq!(warm_equals_cold(&root), 7);
     }
 
     #[test]
@@ -788,7 +789,7 @@ mod tests {
         assert!(damaged >= 3, "{stored:?}");
         save(&root, &stored, walked_at);
         let taken = warm_equals_cold(&root);
-        assert!(taken < 6, "{taken} files took a damaged table");
+        assert!(taken < 7, "{taken} files took a damaged table");
     }
 
     #[test]
@@ -827,14 +828,18 @@ mod tests {
     }
 
     #[test]
-    fn a_file_of_the_first_layout_is_rebuilt() {
-        let root = Path::new("/vaults/one");
-        let mut bytes = encode(&sample(), root, UNIX_EPOCH + Duration::from_secs(5_000));
-        bytes[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&1u32.to_le_bytes());
-        let body = bytes.len() - 16;
-        let checksum = xxhash_rust::xxh3::xxh3_128(&bytes[..body]);
-        bytes[body..].copy_from_slice(&checksum.to_le_bytes());
-        assert_eq!(decode(&bytes, root).unwrap_err(), format!("it has layout 1, this version reads {FORMAT}"));
+    fn a_file_of_an_earlier_layout_is_rebuilt() {
+        // Layout 3 kept no target of a name several files share, and wrote each other target as
+        // its rank plus one, which this layout reads as another file: such a file is refused.
+        for format in 1..FORMAT {
+            let root = Path::new("/vaults/one");
+            let mut bytes = encode(&sample(), root, UNIX_EPOCH + Duration::from_secs(5_000));
+            bytes[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&format.to_le_bytes());
+            let body = bytes.len() - 16;
+            let checksum = xxhash_rust::xxh3::xxh3_128(&bytes[..body]);
+            bytes[body..].copy_from_slice(&checksum.to_le_bytes());
+            assert_eq!(decode(&bytes, root).unwrap_err(), format!("it has layout {format}, this version reads {FORMAT}"));
+        }
     }
 
     #[test]

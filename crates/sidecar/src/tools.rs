@@ -781,13 +781,20 @@ fn wait_for_debug_gate() {
     }
 }
 
-/// Runs `work`, a call of `request`'s tool on the folder's `notes` notes, saying to `progress`
+/// Runs `work`, a call of `request`'s tool on the folder's `notes()` notes, saying to `progress`
 /// when it begins and when it is done if the tool is long (core's table of tools says which).
-fn reporting<T>(request: &Request, notes: usize, progress: &Progress, work: impl FnOnce() -> Result<T, ToolError>) -> Result<T, ToolError> {
+/// The notes are counted only then: counting goes over every file, and a command that pages
+/// through a list of tens of thousands of items makes as many calls as pages.
+fn reporting<T>(
+    request: &Request,
+    notes: impl FnOnce() -> usize,
+    progress: &Progress,
+    work: impl FnOnce() -> Result<T, ToolError>,
+) -> Result<T, ToolError> {
     let tool = request.name();
     let long = vaultlink_core::tools::is_long(tool);
     if long {
-        progress.step(format!("running {tool} on {notes} notes"));
+        progress.step(format!("running {tool} on {} notes", notes()));
     }
     let done = work();
     if long && done.is_ok() {
@@ -799,11 +806,16 @@ fn reporting<T>(request: &Request, notes: usize, progress: &Progress, work: impl
 /// A read-only tool on the folder's index as it is, shared with other reads: it plans nothing
 /// and writes nothing, so it needs neither the plan history nor the index alone.
 fn run_reading(folder: &FolderIndex, request: &Request, progress: &Progress) -> Result<Value, ToolError> {
-    reporting(request, folder.vault().note_count(), progress, || {
-        let mut plans = vaultlink_core::approval::PlanHistory::default();
-        let outcome = vaultlink_core::ops::run(folder.vault(), request, &mut folder.edge(request.name(), false, progress), &mut plans)?;
-        serde_json::to_value(outcome.answer).map_err(|error| ToolError::internal(&error.to_string()))
-    })
+    reporting(
+        request,
+        || folder.vault().note_count(),
+        progress,
+        || {
+            let mut plans = vaultlink_core::approval::PlanHistory::default();
+            let outcome = vaultlink_core::ops::run(folder.vault(), request, &mut folder.edge(request.name(), false, progress), &mut plans)?;
+            serde_json::to_value(outcome.answer).map_err(|error| ToolError::internal(&error.to_string()))
+        },
+    )
 }
 
 /// Runs a call on the folder's index (brought up to date by the caller): core's operation, with
@@ -872,27 +884,32 @@ fn run_holding(
     // The sketches `near_duplicate` compares, made now for the notes that lack one.
     folder.sketch_for(request);
     let notes = folder.vault().note_count();
-    reporting(request, notes, progress, || {
-        let tool = request.name();
-        let mut plans = std::mem::take(&mut folder.plans);
-        let outcome = vaultlink_core::ops::run(folder.vault(), request, &mut folder.edge(tool, request.writes(), progress), &mut plans);
-        folder.plans = plans;
-        let outcome = outcome?;
-        // The moves a heal about to be carried out heals, to be dropped from those kept pending once
-        // it is: they are healed, and listing them again would offer a heal with nothing to do.
-        let healed = match (&outcome.change, tool) {
-            (Some(vaultlink_core::edge::Change::Batch { .. }), "heal_moves") => {
-                let observed = vaultlink_core::edge::Edge::observed(&mut folder.edge(tool, false, progress));
-                observed.map(|observed| vaultlink_core::moves_detected::detect(folder.vault(), &observed).pairs).unwrap_or_default()
+    reporting(
+        request,
+        || notes,
+        progress,
+        || {
+            let tool = request.name();
+            let mut plans = std::mem::take(&mut folder.plans);
+            let outcome = vaultlink_core::ops::run(folder.vault(), request, &mut folder.edge(tool, request.writes(), progress), &mut plans);
+            folder.plans = plans;
+            let outcome = outcome?;
+            // The moves a heal about to be carried out heals, to be dropped from those kept pending once
+            // it is: they are healed, and listing them again would offer a heal with nothing to do.
+            let healed = match (&outcome.change, tool) {
+                (Some(vaultlink_core::edge::Change::Batch { .. }), "heal_moves") => {
+                    let observed = vaultlink_core::edge::Edge::observed(&mut folder.edge(tool, false, progress));
+                    observed.map(|observed| vaultlink_core::moves_detected::detect(folder.vault(), &observed).pairs).unwrap_or_default()
+                }
+                _ => Vec::new(),
+            };
+            let answer = crate::apply::carry_out(disk, folder, outcome, held);
+            if answer.is_ok() {
+                crate::store::forget_healed(folder.root(), &healed);
             }
-            _ => Vec::new(),
-        };
-        let answer = crate::apply::carry_out(disk, folder, outcome, held);
-        if answer.is_ok() {
-            crate::store::forget_healed(folder.root(), &healed);
-        }
-        answer
-    })
+            answer
+        },
+    )
 }
 
 /// Checks arguments against the tool's parameters: core's one check (`parameters::check`), whose

@@ -433,41 +433,70 @@ pub fn ranks(vault: &Vault) -> Ranks {
     Ranks(ranks)
 }
 
-/// What each link of the file at `path` resolves to, as flat bytes (the number of links, then per
-/// link 0 for unresolved or the target's rank plus one); empty when the file's resolutions are
-/// not kept: no such file, or a link with several candidates, which is resolved again.
+/// What each link of the file at `path` resolves to, as flat bytes: the number of links, then per
+/// link 0 for unresolved, 1 for a name several files share (then the chosen file's rank, the
+/// number of candidates and each one's rank), or the target's rank plus two. Empty when the
+/// file's resolutions are not kept: no such file, or a target that is not one of the files.
 pub fn targets_of(vault: &Vault, ranks: &Ranks, path: &str) -> Vec<u8> {
     let Some(slot) = vault.ids.get(path).and_then(|id| vault.slots.get(*id as usize)?.as_ref()) else { return Vec::new() };
     if slot.targets.len() != super::links_in(slot).len() {
         return Vec::new();
     }
+    let rank = |id: super::FileId| ranks.0.get(id as usize).filter(|rank| **rank != u32::MAX).map(|rank| u64::from(*rank));
+    let rank_of = |path: &str| vault.ids.get(path).and_then(|id| rank(*id));
     let mut out = Writer(Vec::with_capacity(1 + slot.targets.len() * 3));
     out.uint(slot.targets.len() as u64);
     for target in &slot.targets {
         match target {
             Target::Unresolved => out.uint(0),
-            Target::Resolved(id) => match ranks.0.get(*id as usize).filter(|rank| **rank != u32::MAX) {
-                Some(rank) => out.uint(u64::from(*rank) + 1),
+            Target::Resolved(id) => match rank(*id) {
+                Some(rank) => out.uint(rank + 2),
                 None => return Vec::new(),
             },
-            Target::Ambiguous(..) => return Vec::new(),
+            Target::Ambiguous(id, resolution) => {
+                let crate::resolve::Resolution::Ambiguous { path, candidates } = &**resolution else { return Vec::new() };
+                match (rank(*id), rank_of(path)) {
+                    (Some(chosen), Some(named)) if chosen == named => {
+                        out.uint(1);
+                        out.uint(chosen);
+                        out.uint(candidates.len() as u64);
+                    }
+                    _ => return Vec::new(),
+                }
+                for candidate in candidates {
+                    match rank_of(candidate) {
+                        Some(rank) => out.uint(rank),
+                        None => return Vec::new(),
+                    }
+                }
+            }
         }
     }
     out.0
 }
 
-/// [`targets_of`]'s bytes back, for a file of `links` links in an index whose files in path
-/// order are `by_rank`; `None` when they are not exactly that (the links are resolved again).
-fn decode_targets(bytes: &[u8], links: usize, by_rank: &[super::FileId]) -> Option<Vec<Target>> {
+/// [`targets_of`]'s bytes back, for a file of `links` links in the index `vault` whose files in
+/// path order are `by_rank`; `None` when they are not exactly that (the links are resolved again).
+fn decode_targets(vault: &Vault, bytes: &[u8], links: usize, by_rank: &[super::FileId]) -> Option<Vec<Target>> {
     let mut input = Reader { bytes, size: 0 };
     if input.uint()? != links as u64 {
         return None;
     }
+    let file = |rank: u64| by_rank.get(usize::try_from(rank).ok()?).copied();
     let mut targets = Vec::with_capacity(links);
     for _ in 0..links {
         targets.push(match input.uint()? {
             0 => Target::Unresolved,
-            rank => Target::Resolved(*by_rank.get(usize::try_from(rank - 1).ok()?)?),
+            1 => {
+                let chosen = file(input.uint()?)?;
+                // Each candidate takes a byte at least: no count past the bytes left is read.
+                let count = input.count()?;
+                let candidates =
+                    (0..count).map(|_| Some(vault.slot(file(input.uint()?)?).path.to_string())).collect::<Option<Vec<String>>>()?;
+                let path = vault.slot(chosen).path.to_string();
+                Target::Ambiguous(chosen, Box::new(crate::resolve::Resolution::Ambiguous { path, candidates }))
+            }
+            rank => Target::Resolved(file(rank - 2)?),
         });
     }
     input.bytes.is_empty().then_some(targets)
@@ -483,9 +512,9 @@ impl Vault {
     /// range, an index not empty or a path twice: those links are resolved as usual, never
     /// guessed at. Returns how many files' links were filed as kept.
     pub fn insert_kept_many(&mut self, files: Vec<(String, Prepared, Vec<u8>)>) -> usize {
-        let mut paths: Vec<&str> = files.iter().map(|(path, _, _)| path.as_str()).collect();
-        paths.sort_unstable();
-        let twice = paths.windows(2).any(|pair| pair[0] == pair[1]);
+        // Entered in path order, the index's ids compare as its paths do (`order`).
+        let files = super::order::in_path_order(files, |(path, _, _)| path.as_str());
+        let twice = files.windows(2).any(|pair| pair[0].0 == pair[1].0);
         if !self.ids.is_empty() || twice {
             self.insert_prepared_many(files.into_iter().map(|(path, prepared, _)| (path, prepared)).collect());
             return 0;
@@ -504,7 +533,7 @@ impl Vault {
         let mut filed = 0;
         for (id, targets) in added {
             let links = super::links_in(self.slot(id)).len();
-            match (!targets.is_empty()).then(|| decode_targets(&targets, links, &by_rank)).flatten() {
+            match (!targets.is_empty()).then(|| decode_targets(self, &targets, links, &by_rank)).flatten() {
                 Some(targets) => {
                     self.file_links(id, targets);
                     filed += 1;
@@ -602,9 +631,13 @@ mod tests {
         assert_eq!(warm(|_, bytes| bytes).snapshot(), cold().snapshot());
         assert_eq!(warm(|_, bytes| bytes).summary(), cold().summary());
         assert_eq!(warm(|_, bytes| bytes).missing_target_keys(), cold().missing_target_keys());
-        // A link with two candidates is not kept: its note's links are resolved again.
-        assert!(targets_of(&cold(), &ranks(&cold()), "a.md").is_empty());
+        // A link with two candidates is kept with them: no note's links are resolved again.
+        assert!(!targets_of(&cold(), &ranks(&cold()), "a.md").is_empty());
         assert!(!targets_of(&cold(), &ranks(&cold()), "b.md").is_empty());
+        let files = FILES.iter().map(|(path, text)| {
+            ((*path).to_owned(), Vault::prepare(&ParseConfig::OBSIDIAN, path, text), targets_of(&cold(), &ranks(&cold()), path))
+        });
+        assert_eq!(Vault::new(crate::index::IndexConfig::obsidian_defaults()).insert_kept_many(files.collect()), FILES.len());
     }
 
     #[test]
