@@ -4,8 +4,8 @@
 //! A note is known here by its file name, its aliases and its `title` property (not its first
 //! H1, which often repeats a sentence rather than naming the note). A mention is found as
 //! `find_evidence` finds one (`inflect`): whole words, compared folded, the name's last word bare
-//! or with an English ending. The names are indexed once per call by the bytes every mention of
-//! each starts with, sorted, so each word of prose looks up only the names that may start there; at each place the longest name
+//! or with an English ending. The names are indexed once per call by their first word, so each
+//! word of prose looks up only the names that may start there; at each place the longest name
 //! wins ("Opportunity attack" over "Attack"), and the text it covers is not read again.
 //!
 //! Never linked: a note's own names in it; a name two notes share (listed as ambiguous, with its
@@ -26,6 +26,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::answer::OpError;
@@ -191,26 +192,53 @@ struct Entry<'v> {
     notes: Vec<&'v str>,
 }
 
-/// The vault's names, indexed once per call by the bytes every mention of each starts with.
+/// The vault's names, indexed once per call by the first word of each stem.
 struct Names<'v> {
     entries: Vec<Entry<'v>>,
-    /// Each entry's kept bytes ([`Inflection::kept_bytes`]: the stem, but for the `y` an `ies`
-    /// plural drops), sorted, so that the names a place of prose may start are found by walking
-    /// its bytes down the sorted list: a lookup costs the bytes a name shares with the text, not
-    /// the count of names sharing its first word (at 100,000 notes of generated names, a few
-    /// syllables start thousands of names each).
-    keys: Vec<Key>,
-    /// The keys' bytes, one after another in their order.
-    bytes: Vec<u8>,
-    /// Where the keys starting with each byte begin in `keys` (and the next byte's end them).
-    first: Vec<usize>,
+    /// Looked up for every word of prose read, so hashed as the index's own maps are.
+    by_first: FxHashMap<String, Bucket>,
 }
 
-/// One entry's kept bytes, at `start..start + length` of [`Names::bytes`].
-struct Key {
-    start: usize,
-    length: usize,
-    entry: usize,
+/// The names whose stems start with one word. A word that starts many names (`the`, `how`)
+/// is read often in prose, so its names are filed again by the two bytes after the word, which
+/// every mention of the name repeats: only the names those bytes allow are tried.
+#[derive(Default)]
+struct Bucket {
+    /// Entries whose kept bytes end before two bytes after the word, in order.
+    short: Vec<usize>,
+    /// The other entries by those two bytes, sorted by them, then in order.
+    next: Vec<([u8; 2], usize)>,
+}
+
+impl Bucket {
+    fn file(&mut self, word: usize, entry: usize, kept: &[u8]) {
+        match kept.get(word..word + 2) {
+            Some(&[first, second]) => self.next.push(([first, second], entry)),
+            _ => self.short.push(entry),
+        }
+    }
+
+    /// The entries that may be written at the start of `rest`, whose first word is `word`
+    /// bytes long, in order.
+    fn candidates(&self, rest: &[u8], word: usize) -> impl Iterator<Item = usize> + '_ {
+        let next: &[([u8; 2], usize)] = match rest.get(word..word + 2) {
+            Some(&[first, second]) => {
+                let key = [first, second];
+                let from = self.next.partition_point(|(bytes, _)| *bytes < key);
+                let to = from + self.next[from..].partition_point(|(bytes, _)| *bytes == key);
+                &self.next[from..to]
+            }
+            _ => &[],
+        };
+        // Both lists hold entries in order: merged, they are tried in the order they were filed.
+        let mut short = self.short.iter().copied().peekable();
+        let mut next = next.iter().map(|(_, entry)| *entry).peekable();
+        std::iter::from_fn(move || match (short.peek(), next.peek()) {
+            (Some(&one), Some(&other)) if other < one => next.next(),
+            (Some(_), _) => short.next(),
+            (None, _) => next.next(),
+        })
+    }
 }
 
 /// The folded form a name is looked for in, or `None` when it is not looked for: shorter than
@@ -251,59 +279,18 @@ impl<'v> Names<'v> {
             }
         }
         derived.retain(|stem, _| !exact.contains_key(stem));
-        let entries: Vec<Entry<'v>> = exact
-            .into_iter()
-            .chain(derived)
-            .map(|(stem, (name, notes))| Entry { inflection: Inflection::of(&stem), stem, name, notes })
-            .collect();
-        let mut sorted: Vec<(&[u8], usize)> = entries
-            .iter()
-            .enumerate()
-            .map(|(index, entry)| (&entry.stem.as_bytes()[..entry.inflection.kept_bytes(&entry.stem)], index))
-            .collect();
-        sorted.sort_unstable();
-        let mut bytes = Vec::with_capacity(sorted.iter().map(|(kept, _)| kept.len()).sum());
-        let mut keys = Vec::with_capacity(sorted.len());
-        let mut first = vec![sorted.len(); 257];
-        for (at, (kept, _)) in sorted.iter().enumerate().rev() {
-            if let Some(&byte) = kept.first() {
-                first[usize::from(byte)] = at;
-            }
+        let mut names = Names { entries: Vec::new(), by_first: FxHashMap::default() };
+        for (stem, (name, notes)) in exact.into_iter().chain(derived) {
+            let inflection = Inflection::of(&stem);
+            let word = first_word(&stem);
+            let kept = &stem.as_bytes()[..inflection.kept_bytes(&stem)];
+            names.by_first.entry(word.to_owned()).or_default().file(word.len(), names.entries.len(), kept);
+            names.entries.push(Entry { inflection, stem, name, notes });
         }
-        // A byte no key starts with gives an empty range: the next byte's start.
-        for byte in (0..256).rev() {
-            first[byte] = first[byte].min(first[byte + 1]);
+        for bucket in names.by_first.values_mut() {
+            bucket.next.sort();
         }
-        for (kept, entry) in sorted {
-            keys.push(Key { start: bytes.len(), length: kept.len(), entry });
-            bytes.extend_from_slice(kept);
-        }
-        Names { entries, keys, bytes, first }
-    }
-
-    fn key(&self, key: &Key) -> &[u8] {
-        &self.bytes[key.start..key.start + key.length]
-    }
-
-    /// Every entry whose kept bytes start `rest`, the only ones a mention there may be of.
-    fn starting(&self, rest: &[u8], mut found: impl FnMut(usize)) {
-        let Some(&byte) = rest.first() else { return };
-        // The keys in `from..to` all start with `rest[..depth]`; those that are exactly it sort
-        // first among them.
-        let (mut from, mut to) = (self.first[usize::from(byte)], self.first[usize::from(byte) + 1]);
-        let mut depth = 1;
-        loop {
-            while from < to && self.keys[from].length == depth {
-                found(self.keys[from].entry);
-                from += 1;
-            }
-            let Some(&byte) = rest.get(depth).filter(|_| from < to) else { return };
-            let within = &self.keys[from..to];
-            let start = within.partition_point(|key| self.key(key)[depth] < byte);
-            let end = start + within[start..].partition_point(|key| self.key(key)[depth] == byte);
-            (from, to) = (from + start, from + end);
-            depth += 1;
-        }
+        names
     }
 
     /// The longest name written as whole words at byte `at` of `folded` (where a word starts):
@@ -311,35 +298,27 @@ impl<'v> Names<'v> {
     fn longest_at(&self, folded: &str, at: usize) -> Option<(usize, usize)> {
         let word = first_word(&folded[at..]);
         let mut best: Option<(usize, usize)> = None;
-        self.starting(&folded.as_bytes()[at..], |entry| {
-            let Entry { stem, inflection, .. } = &self.entries[entry];
-            let Some(length) = inflected_as(folded, at, stem, *inflection) else { return };
-            let better = best.is_none_or(|(held, held_length)| {
-                let (ours, theirs) = ((length, stem.len()), (held_length, self.entries[held].stem.len()));
-                // Between names as long, the one whose first word is written as it stands
-                // (then bare of an `s`, an `es`, an `ies` for `y`), then the first in order.
-                ours > theirs || (ours == theirs && (rank(word, stem), entry) < (rank(word, &self.entries[held].stem), held))
-            });
-            if better {
-                best = Some((entry, length));
+        let rest = &folded.as_bytes()[at..];
+        let mut try_key = |key: &str| {
+            for entry in self.by_first.get(key).into_iter().flat_map(|bucket| bucket.candidates(rest, key.len())) {
+                let Entry { stem, inflection, .. } = &self.entries[entry];
+                let Some(length) = inflected_as(folded, at, stem, *inflection) else { continue };
+                let better = best.is_none_or(|(held, held_length)| (length, stem.len()) > (held_length, self.entries[held].stem.len()));
+                if better {
+                    best = Some((entry, length));
+                }
             }
-        });
+        };
+        try_key(word);
+        for ending in ["s", "es"] {
+            if let Some(stem) = word.strip_suffix(ending) {
+                try_key(stem);
+            }
+        }
+        if let Some(stem) = word.strip_suffix("ies") {
+            try_key(&format!("{stem}y"));
+        }
         best
-    }
-}
-
-/// How `stem`'s first word stands to `word`, the word of prose a name is looked up at: 0 when
-/// it is the word, 1 the word bare of an `s`, 2 of an `es`, 3 otherwise (an `ies` for `y`).
-fn rank(word: &str, stem: &str) -> u8 {
-    let first = first_word(stem);
-    if first == word {
-        0
-    } else if word.strip_suffix('s') == Some(first) {
-        1
-    } else if word.strip_suffix("es") == Some(first) {
-        2
-    } else {
-        3
     }
 }
 
@@ -775,9 +754,7 @@ fn prove_note(
         // and with it every property link: only the body's links are read again. The note's
         // links stay under the limit a parse keeps (the block has fewer links than bytes), so
         // none is dropped on either side.
-        Some((start, before))
-            if edits.first().is_some_and(|edit| edit.span.start >= start) && crate::parse::body_start(&new_text) == start =>
-        {
+        Some((start, before)) if edits.first().is_some_and(|edit| edit.span.start >= start) && crate::parse::body_start(&new_text) == start => {
             let (after, _) = crate::parse::body_links(&new_text, start, |_, _| {});
             if start + before.len().max(after.len()) < config.max_links {
                 (before, after)

@@ -259,10 +259,7 @@ fn assert_read_in_one_pass(path: &str, text: &str) {
     let parsed = crate::parse::parse_note(path, text, &crate::parse::ParseConfig::OBSIDIAN);
     let body: Vec<_> = parsed.links.into_iter().filter(|link| link.source == crate::parse::LinkSource::Body).collect();
     let shape = |links: &[crate::parse::Link]| -> Vec<String> {
-        links
-            .iter()
-            .map(|link| format!("{:?} {} {:?} {:?} {:?} {:?}", link.kind, link.path, link.subpath, link.display, link.source, link.span))
-            .collect()
+        links.iter().map(|link| format!("{:?} {} {:?} {:?} {:?} {:?}", link.kind, link.path, link.subpath, link.display, link.source, link.span)).collect()
     };
     match reading.body {
         Some((start, links)) if !parsed.truncated => {
@@ -310,57 +307,4 @@ fn one_pass_reads_the_prose_and_the_links_as_two_did() {
         }
     }
     assert!(read > 0, "no note read from the corpora");
-}
-
-/// The lookup by kept bytes finds at each word what trying every name of the vault finds: the
-/// longest, then the longest stem, then the one whose first word is written as it stands, then
-/// the first in order. Names share first words and syllables as generated vaults' do, and some
-/// are plurals, `y` names and names one `ies` plural could read as two.
-#[test]
-fn the_lookup_finds_what_trying_every_name_finds() {
-    let syllables = ["an", "ber", "lo", "pe", "ren", "na", "sa", "ka", "tary", "tari", "ies", "s"];
-    let mut files: Vec<(String, String)> = Vec::new();
-    let mut prose = String::new();
-    let mut seed: u64 = 42;
-    let mut next = |below: usize| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 33) as usize % below
-    };
-    for note in 0..400 {
-        let words = 1 + next(3);
-        let name: Vec<String> = (0..words).map(|_| (0..1 + next(3)).map(|_| syllables[next(syllables.len())]).collect()).collect();
-        files.push((format!("n/{} {note}.md", name.join(" ")), "x\n".to_owned()));
-        files.push((format!("{}.md", name.join(" ")), "x\n".to_owned()));
-        for _ in 0..3 {
-            let word: String = (0..1 + next(4)).map(|_| syllables[next(syllables.len())]).collect();
-            prose.push_str(&word);
-            prose.push_str([" ", ", ", "'s ", " "][next(4)]);
-        }
-    }
-    let files: Vec<(&str, &str)> = files.iter().map(|(path, text)| (path.as_str(), text.as_str())).collect();
-    let (vault, _) = crate::testing::vault_with(&files);
-    let names = super::Names::new(&vault);
-    let every = |folded: &str, at: usize| -> Option<(usize, usize)> {
-        let word = super::first_word(&folded[at..]);
-        let mut best: Option<(usize, usize, (usize, usize, std::cmp::Reverse<(u8, usize)>))> = None;
-        for (index, entry) in names.entries.iter().enumerate() {
-            let Some(length) = crate::inflect::inflected_as(folded, at, &entry.stem, entry.inflection) else { continue };
-            let order = (length, entry.stem.len(), std::cmp::Reverse((super::rank(word, &entry.stem), index)));
-            if best.as_ref().is_none_or(|(_, _, held)| order > *held) {
-                best = Some((index, length, order));
-            }
-        }
-        best.map(|(index, length, _)| (index, length))
-    };
-    let folded = prose.to_lowercase();
-    let mut found = 0;
-    for (at, c) in folded.char_indices() {
-        let starts = c.is_alphanumeric() && !folded[..at].chars().next_back().is_some_and(char::is_alphanumeric);
-        if starts {
-            let looked_up = names.longest_at(&folded, at);
-            assert_eq!(looked_up, every(&folded, at), "at {at}: {}", &folded[at..]);
-            found += usize::from(looked_up.is_some());
-        }
-    }
-    assert!(found > 100, "{found}");
 }
