@@ -754,7 +754,9 @@ fn prove_note(
         // and with it every property link: only the body's links are read again. The note's
         // links stay under the limit a parse keeps (the block has fewer links than bytes), so
         // none is dropped on either side.
-        Some((start, before)) if edits.first().is_some_and(|edit| edit.span.start >= start) && crate::parse::body_start(&new_text) == start => {
+        Some((start, before))
+            if edits.first().is_some_and(|edit| edit.span.start >= start) && crate::parse::body_start(&new_text) == start =>
+        {
             let (after, _) = crate::parse::body_links(&new_text, start, |_, _| {});
             if start + before.len().max(after.len()) < config.max_links {
                 (before, after)

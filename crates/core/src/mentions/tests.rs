@@ -259,7 +259,10 @@ fn assert_read_in_one_pass(path: &str, text: &str) {
     let parsed = crate::parse::parse_note(path, text, &crate::parse::ParseConfig::OBSIDIAN);
     let body: Vec<_> = parsed.links.into_iter().filter(|link| link.source == crate::parse::LinkSource::Body).collect();
     let shape = |links: &[crate::parse::Link]| -> Vec<String> {
-        links.iter().map(|link| format!("{:?} {} {:?} {:?} {:?} {:?}", link.kind, link.path, link.subpath, link.display, link.source, link.span)).collect()
+        links
+            .iter()
+            .map(|link| format!("{:?} {} {:?} {:?} {:?} {:?}", link.kind, link.path, link.subpath, link.display, link.source, link.span))
+            .collect()
     };
     match reading.body {
         Some((start, links)) if !parsed.truncated => {
