@@ -412,6 +412,8 @@ pub fn link_mentions(
     answer.dry_run = moved.dry_run;
     answer.applied = moved.applied;
     answer.change_id = moved.change_id;
+    // The texts and the plan were read whole for a page of the answer; the edge frees them.
+    edge.discard(Box::new((texts, planned)));
     Ok((answer, change))
 }
 

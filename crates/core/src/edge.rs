@@ -73,6 +73,14 @@ pub trait Edge {
     fn texts(&mut self, paths: Vec<String>) -> Result<std::collections::BTreeMap<String, String>, CallError> {
         read_each(self, paths)
     }
+
+    /// Takes what a call read or worked out and no longer needs once its answer is made (a
+    /// whole vault's texts, a plan of many thousand mentions), to free as the edge sees fit:
+    /// freeing them is a pass of its own, which the sidecar makes beside the answer rather than
+    /// before it. Freed here by default.
+    fn discard(&self, done: Box<dyn std::any::Any + Send>) {
+        drop(done);
+    }
 }
 
 /// The steps of an approved change, for the edge to carry out as they are.

@@ -323,19 +323,38 @@ impl<'v> Names<'v> {
 }
 
 /// The byte ranges of `text` that are prose a mention may be linked in: the text of paragraphs,
-/// list items and quotes, outside every zone the module names.
+/// list items and quotes, outside every zone the module names. Read in a pass of its own, for a
+/// note [`Reading::of`] does not read in the proof's pass.
 fn prose_ranges(text: &str) -> Vec<Range<usize>> {
     let body_start = find_block(text).map_or(0, |block| block.span.end);
     // A table or a fence Obsidian reads with tabs is read so here too (same bytes, same offsets).
     let read = crate::parse::tabs_read_as_spaces(&text[body_start..]);
     let body: &str = &read;
-    let mut prose: Vec<Range<usize>> = Vec::new();
-    let mut code: Vec<Range<usize>> = Vec::new();
-    // Depth inside blocks whose text is not prose, and inside inline HTML elements.
-    let mut skipping = 0u32;
-    let mut inline_html = 0u32;
+    let mut prose = ProseReader::default();
     for (event, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
-        let range = range.start + body_start..range.end + body_start;
+        prose.read(text, &event, range.start + body_start..range.end + body_start);
+    }
+    let mut code = std::mem::take(&mut prose.code);
+    code.sort_by_key(|range| range.start);
+    let comments = crate::parse::comments(text, body_start, &code);
+    prose.finish(text, body_start, comments)
+}
+
+/// What the prose's reading keeps of pulldown-cmark's events, read one at a time, whether in a
+/// pass of its own ([`prose_ranges`]) or in the pass that reads the note's links ([`Reading::of`]).
+#[derive(Default)]
+struct ProseReader {
+    prose: Vec<Range<usize>>,
+    code: Vec<Range<usize>>,
+    /// Depth inside blocks whose text is not prose.
+    skipping: u32,
+    /// Depth inside inline HTML elements.
+    inline_html: u32,
+}
+
+impl ProseReader {
+    /// One event of the body of `text`, with its range in `text`.
+    fn read(&mut self, text: &str, event: &Event<'_>, range: Range<usize>) {
         match event {
             Event::Start(
                 Tag::Heading { .. }
@@ -347,9 +366,9 @@ fn prose_ranges(text: &str) -> Vec<Range<usize>> {
                 | Tag::Image { .. },
             ) => {
                 if matches!(event, Event::Start(Tag::CodeBlock(_))) {
-                    code.push(range);
+                    self.code.push(range);
                 }
-                skipping += 1;
+                self.skipping += 1;
             }
             Event::End(
                 TagEnd::Heading(_)
@@ -359,48 +378,77 @@ fn prose_ranges(text: &str) -> Vec<Range<usize>> {
                 | TagEnd::MetadataBlock(_)
                 | TagEnd::Link
                 | TagEnd::Image,
-            ) => skipping = skipping.saturating_sub(1),
-            Event::End(TagEnd::Paragraph | TagEnd::Item) => inline_html = 0,
-            Event::Code(_) | Event::InlineMath(_) | Event::DisplayMath(_) => code.push(range),
+            ) => self.skipping = self.skipping.saturating_sub(1),
+            Event::End(TagEnd::Paragraph | TagEnd::Item) => self.inline_html = 0,
+            Event::Code(_) | Event::InlineMath(_) | Event::DisplayMath(_) => self.code.push(range),
             Event::InlineHtml(html) => {
                 let tag = html.trim_start_matches('<');
                 let name: String = tag.trim_start_matches('/').chars().take_while(char::is_ascii_alphanumeric).collect();
                 let void = matches!(name.to_ascii_lowercase().as_str(), "br" | "hr" | "img" | "input" | "wbr" | "meta" | "link");
                 if html.starts_with("</") {
-                    inline_html = inline_html.saturating_sub(1);
+                    self.inline_html = self.inline_html.saturating_sub(1);
                 } else if !html.starts_with("<!") && !html.trim_end().ends_with("/>") && !void && !name.is_empty() {
-                    inline_html += 1;
+                    self.inline_html += 1;
                 }
             }
             // Only text that stands in the note as it reads: an escape or an entity would make
             // the mention's bytes differ from what the reader sees.
-            Event::Text(shown) if skipping == 0 && inline_html == 0 && text[range.clone()] == *shown => prose.push(range),
+            Event::Text(shown) if self.skipping == 0 && self.inline_html == 0 && text[range.clone()] == **shown => self.prose.push(range),
             _ => {}
         }
     }
-    // pulldown-cmark ends a text event at some punctuation (`attack's` is two): adjacent ranges
-    // are one run of prose.
-    let mut joined: Vec<Range<usize>> = Vec::with_capacity(prose.len());
-    for range in prose {
-        match joined.last_mut() {
-            Some(last) if last.end == range.start => last.end = range.end,
-            _ => joined.push(range),
+
+    /// The prose read, without `closed` (sorted by start: the `%%comments%%`, and may hold the
+    /// code and math too, which no prose overlaps) and the bracket spans of the body of `text`
+    /// from `body_start`.
+    fn finish(self, text: &str, body_start: usize, mut closed: Vec<Range<usize>>) -> Vec<Range<usize>> {
+        // pulldown-cmark ends a text event at some punctuation (`attack's` is two): adjacent
+        // ranges are one run of prose.
+        let mut joined: Vec<Range<usize>> = Vec::with_capacity(self.prose.len());
+        for range in self.prose {
+            match joined.last_mut() {
+                Some(last) if last.end == range.start => last.end = range.end,
+                _ => joined.push(range),
+            }
         }
-    }
-    let prose = joined;
-    code.sort_by_key(|range| range.start);
-    let mut closed: Vec<Range<usize>> = crate::parse::comments(text, body_start, &code);
-    // Bracket spans, one line each: wikilinks, tasks, footnotes, callout types.
-    for (line_start, line) in line_starts(body) {
-        let mut from = 0;
-        while let Some(open) = line[from..].find('[').map(|at| from + at) {
-            let Some(close) = line[open..].find(']').map(|at| open + at) else { break };
-            closed.push(body_start + line_start + open..body_start + line_start + close + 1);
-            from = close + 1;
+        // Bracket spans, one line each: wikilinks, tasks, footnotes, callout types. Tabs read
+        // as spaces move no bracket, so the body is read as written.
+        for (line_start, line) in line_starts(&text[body_start..]) {
+            let mut from = 0;
+            while let Some(open) = line[from..].find('[').map(|at| from + at) {
+                let Some(close) = line[open..].find(']').map(|at| open + at) else { break };
+                closed.push(body_start + line_start + open..body_start + line_start + close + 1);
+                from = close + 1;
+            }
         }
+        closed.sort_by_key(|range| range.start);
+        cut(joined, &closed)
     }
-    closed.sort_by_key(|range| range.start);
-    cut(prose, &closed)
+}
+
+/// A note's prose and, when the pass that found it read them too, the links of its body: the
+/// proof's reading of the note before its edits.
+struct Reading {
+    prose: Vec<Range<usize>>,
+    /// Where the body starts and its links, when read in the same pass as the prose.
+    body: Option<(usize, Vec<Link>)>,
+}
+
+impl Reading {
+    /// One pulldown-cmark pass over the note's body reads both its prose and its links
+    /// (`parse::body_links`), so the proof does not parse the note before its edits again. A
+    /// note that starts with a byte-order mark and has no frontmatter is read as before, in a
+    /// pass of its own: the prose is read there from the mark, the links after it.
+    fn of(path: &str, text: &str) -> Reading {
+        let marked = text.starts_with('\u{feff}') && find_block(text).is_none();
+        if marked || !crate::index::is_note_path(path) {
+            return Reading { prose: prose_ranges(text), body: None };
+        }
+        let body_start = crate::parse::body_start(text);
+        let mut prose = ProseReader::default();
+        let (links, skipped) = crate::parse::body_links(text, body_start, |event, range| prose.read(text, event, range));
+        Reading { prose: prose.finish(text, body_start, skipped), body: Some((body_start, links)) }
+    }
 }
 
 fn line_starts(body: &str) -> impl Iterator<Item = (usize, &str)> {
@@ -569,7 +617,8 @@ impl Pass<'_, '_> {
         let mut found: Vec<Found> = Vec::new();
         let mut linked: HashSet<&str> = HashSet::new();
         let mut ambiguous: BTreeMap<usize, usize> = BTreeMap::new();
-        for range in prose_ranges(text) {
+        let reading = Reading::of(source, text);
+        for range in reading.prose.iter().cloned() {
             let segment = &text[range.clone()];
             let (folded, offsets) = folded_with_offsets(segment);
             let mut at = 0;
@@ -642,7 +691,7 @@ impl Pass<'_, '_> {
         }
         // Each note is proven alone: one that would not read back as planned keeps its text,
         // named, and the other notes are still linked.
-        let proven = edits.is_empty() || prove_note(vault, source, text, &edits, &planned).is_ok();
+        let proven = edits.is_empty() || prove_note(vault, source, text, reading.body, &edits, &planned).is_ok();
         NotePart { edits, changes, planned, proven, ambiguous }
     }
 }
@@ -686,12 +735,37 @@ fn merge<'t>(names: &Names<'_>, parts: impl Iterator<Item = (&'t str, &'t str, N
 struct NotProven;
 
 /// The proof of one note: read again, it holds every link it held, each as it was, and one more
-/// for each mention, at its place, finding the mention's note and showing the mention.
-fn prove_note(vault: &Vault, path: &str, text: &str, edits: &[TextEdit], planned: &[Mention]) -> Result<(), NotProven> {
+/// for each mention, at its place, finding the mention's note and showing the mention. `body`
+/// is where the note's body starts and its links, when the pass that found the mentions read
+/// them ([`Reading::of`]).
+fn prove_note(
+    vault: &Vault,
+    path: &str,
+    text: &str,
+    body: Option<(usize, Vec<Link>)>,
+    edits: &[TextEdit],
+    planned: &[Mention],
+) -> Result<(), NotProven> {
     let config = vault.config().parse;
     let refused = || NotProven;
-    let before = parse_file(path, text, &config).links;
-    let after = parse_file(path, &apply_edits(text, edits), &config).links;
+    let new_text = apply_edits(text, edits);
+    let (before, after) = match body {
+        // Every edit is in the body, so the new text keeps the frontmatter block byte for byte,
+        // and with it every property link: only the body's links are read again. The note's
+        // links stay under the limit a parse keeps (the block has fewer links than bytes), so
+        // none is dropped on either side.
+        Some((start, before))
+            if edits.first().is_some_and(|edit| edit.span.start >= start) && crate::parse::body_start(&new_text) == start =>
+        {
+            let (after, _) = crate::parse::body_links(&new_text, start, |_, _| {});
+            if start + before.len().max(after.len()) < config.max_links {
+                (before, after)
+            } else {
+                (parse_file(path, text, &config).links, parse_file(path, &new_text, &config).links)
+            }
+        }
+        _ => (parse_file(path, text, &config).links, parse_file(path, &new_text, &config).links),
+    };
     if after.len() != before.len() + edits.len() {
         return Err(refused());
     }

@@ -706,9 +706,31 @@ struct Structure {
 }
 
 fn read_body(text: &str, body_start: usize, note: &mut ParsedNote) {
-    let structure = structure(text, body_start, note);
+    let structure = structure(text, body_start, note, |_, _| {});
     scan_links(text, body_start, &structure, |link| note.links.push(link));
     block_ids_and_tags(text, body_start, &structure.skipped, note);
+}
+
+/// Where a note's body starts, as [`parse_note`] reads it: after the frontmatter block, or after
+/// a byte-order mark when there is no block.
+pub(crate) fn body_start(text: &str) -> usize {
+    match frontmatter::find_block(text) {
+        Some(block) => block.span.end,
+        None => usize::from(text.starts_with('\u{feff}')) * '\u{feff}'.len_utf8(),
+    }
+}
+
+/// The links of the body of `text` (from `body_start`, as [`body_start`] finds it), in order, as
+/// [`parse_note`] reads them but without their lines and columns and without the `max_links`
+/// limit; and the ranges no link is read in (code, math and `%%comments%%`), sorted. Each event
+/// of the one pulldown-cmark pass is handed to `observe` with its range in `text`, so a caller
+/// that reads the body's structure too (`link_mentions`' prose) does it in the same pass.
+pub(crate) fn body_links(text: &str, body_start: usize, observe: impl FnMut(&Event<'_>, Range<usize>)) -> (Vec<Link>, Vec<Range<usize>>) {
+    let mut scratch = ParsedNote::default();
+    let structure = structure(text, body_start, &mut scratch, observe);
+    let mut links = Vec::new();
+    scan_links(text, body_start, &structure, |link| links.push(link));
+    (links, structure.skipped)
 }
 
 /// Finds the links of `text[from..]` outside the skipped ranges of `structure`, in order, and
@@ -843,7 +865,7 @@ pub(crate) fn tabs_read_as_spaces(body: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-fn structure(text: &str, body_start: usize, note: &mut ParsedNote) -> Structure {
+fn structure(text: &str, body_start: usize, note: &mut ParsedNote, mut observe: impl FnMut(&Event<'_>, Range<usize>)) -> Structure {
     let read = tabs_read_as_spaces(&text[body_start..]);
     let body: &str = &read;
     let mut skipped = Vec::new();
@@ -853,6 +875,7 @@ fn structure(text: &str, body_start: usize, note: &mut ParsedNote) -> Structure 
     let shift = |range: Range<usize>| range.start + body_start..range.end + body_start;
     for (event, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
         let range = shift(range);
+        observe(&event, range.clone());
         match event {
             Event::Start(Tag::CodeBlock(_)) | Event::Code(_) | Event::InlineMath(_) | Event::DisplayMath(_) => skipped.push(range),
             Event::Start(Tag::Table(_)) => tables.push(range),

@@ -648,15 +648,36 @@ impl FolderIndex {
             ));
         }
         let size = std::fs::metadata(&canonical).map(|meta| meta.len()).unwrap_or(0);
-        if size > MAX_NOTE_BYTES {
-            return Err(vaultlink_core::error::CallError::new(
-                ErrorCode::TooLarge,
-                format!("`{path}` is {size} bytes, over the {MAX_NOTE_BYTES}-byte limit"),
-                "Open the note in Obsidian or another editor; it is too large to return whole.",
-                false,
-            ));
-        }
-        std::fs::read(&canonical).map_err(|error| StepError::Unreadable { path: path.to_owned(), why: error.to_string() }.error())
+        read_at(&canonical, path, size)
+    }
+
+    /// The texts of `paths`, in order, each as [`Self::read_exact_text`] (when `exact`) or
+    /// [`Self::read_text`] reads it, on every core. Each folder's real path is found once rather
+    /// than once per note in it (finding a real path is a system call for each part of the
+    /// path, and a vault's notes share few folders): a note that is a plain file, not a symbolic
+    /// link, in a folder whose real path is inside the vault has that folder's real path and its
+    /// name as its own, and is read there; any other note is read as one read reads it, with
+    /// its refusals.
+    fn read_texts(&self, paths: &[String], exact: bool) -> Vec<Result<String, vaultlink_core::error::CallError>> {
+        let folders: Vec<&str> = paths.iter().map(|path| split_path(path).0).collect::<BTreeSet<&str>>().into_iter().collect();
+        let real = on_every_core(&folders, |folder| {
+            std::fs::canonicalize(self.root.join(folder)).ok().filter(|real| real.starts_with(&self.root))
+        });
+        let real: HashMap<&str, PathBuf> = folders.into_iter().zip(real).filter_map(|(folder, real)| Some((folder, real?))).collect();
+        on_every_core(paths, |path| {
+            let (folder, name) = split_path(path);
+            let plain = real.get(folder).and_then(|folder| {
+                let full = folder.join(name);
+                let meta = std::fs::symlink_metadata(&full).ok().filter(|meta| meta.file_type().is_file())?;
+                Some(read_at(&full, path, meta.len()))
+            });
+            let bytes = plain.unwrap_or_else(|| self.read_bytes(path))?;
+            if exact {
+                String::from_utf8(bytes).map_err(|_| StepError::NotUtf8 { path: path.to_owned() }.error())
+            } else {
+                Ok(String::from_utf8(bytes).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
+            }
+        })
     }
 
     /// Reads and parses `files`, in order, on every core when there are many: reading and
@@ -708,6 +729,25 @@ impl FolderIndex {
             }
         }
     }
+}
+
+/// The folder a path is in (`""` at the vault's root) and its name.
+fn split_path(path: &str) -> (&str, &str) {
+    path.rsplit_once('/').unwrap_or(("", path))
+}
+
+/// The bytes of the note at `path` (as the index spells it), found at `full`, its real path,
+/// whose size is `size`: refused as `too_large` over [`MAX_NOTE_BYTES`].
+fn read_at(full: &Path, path: &str, size: u64) -> Result<Vec<u8>, vaultlink_core::error::CallError> {
+    if size > MAX_NOTE_BYTES {
+        return Err(vaultlink_core::error::CallError::new(
+            ErrorCode::TooLarge,
+            format!("`{path}` is {size} bytes, over the {MAX_NOTE_BYTES}-byte limit"),
+            "Open the note in Obsidian or another editor; it is too large to return whole.",
+            false,
+        ));
+    }
+    std::fs::read(full).map_err(|error| StepError::Unreadable { path: path.to_owned(), why: error.to_string() }.error())
 }
 
 /// `work` of every item, in order, on every core (up to [`MAX_THREADS`]) when there are
@@ -1062,6 +1102,13 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
         crate::moves::observed(self.folder.vault(), &|path| self.folder.read_bytes(path).ok(), crate::store::previous(self.folder.root()))
     }
 
+    /// Frees what a call no longer needs on a thread of its own, beside the answer's writing
+    /// (a command's process may exit before it is done, which frees it all the same). When no
+    /// thread can be started, the refused thread's work is dropped here, and `done` with it.
+    fn discard(&self, done: Box<dyn std::any::Any + Send>) {
+        let _ = std::thread::Builder::new().name("discard".to_owned()).spawn(move || drop(done));
+    }
+
     /// The parts of a pass on every core, as a first index prepares its files: core merges them.
     fn run_parts(&self, count: usize, part: &(dyn Fn(usize) + Sync)) {
         let parts: Vec<usize> = (0..count).collect();
@@ -1070,7 +1117,8 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
 
     /// Reads the notes on every core: each read is independent of the others, and reading a
     /// whole vault again (`link_mentions`) is otherwise one path resolution and one read after
-    /// another. A cancelled call stops before reading; an error is the first path's in order.
+    /// another (each folder's real path is found once, `FolderIndex::read_texts`). A cancelled
+    /// call stops before reading; an error is the first path's in order.
     fn texts(&mut self, paths: Vec<String>) -> Result<BTreeMap<String, String>, vaultlink_core::error::CallError> {
         if self.evidence {
             return vaultlink_core::edge::read_each(self, paths);
@@ -1078,9 +1126,7 @@ impl vaultlink_core::ops::Edge for FolderEdge<'_> {
         if let Some(first) = paths.first() {
             // The first read answers a cancelled call as every read does.
             let text = self.text(first)?;
-            let folder = self.folder;
-            let read = |path: &String| if self.writes { folder.read_exact_text(path) } else { folder.read_text(path) };
-            let rest = on_every_core(&paths[1..], read);
+            let rest = self.folder.read_texts(&paths[1..], self.writes);
             self.reads += rest.len();
             return std::iter::once(Ok(text)).chain(rest).zip(paths).map(|(text, path)| text.map(|text| (path, text))).collect();
         }
@@ -1551,6 +1597,44 @@ mod tests {
         let cancelled = crate::progress::Progress::none();
         cancelled.cancel();
         assert_eq!(index.edge("link_mentions", true, &cancelled).texts(paths).unwrap_err().code, "cancelled");
+    }
+
+    /// The notes read at once find each folder's real path once; what they read and refuse is
+    /// still what one read of each gives: a note in a folder a symbolic link leads out of the
+    /// vault is refused, one in a folder a link leads to inside the vault is read, a note that is
+    /// itself a link inside the vault is read, and a note over the size limit is refused.
+    #[cfg(unix)]
+    #[test]
+    fn the_notes_read_at_once_follow_folder_links_as_one_read_does() {
+        use vaultlink_core::ops::Edge;
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret.md"), "secret").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut paths: Vec<String> = (0..PARALLEL_FROM * 2).map(|note| format!("n/Note {note}.md")).collect();
+        for (note, path) in paths.iter().enumerate() {
+            let full = dir.path().join(path);
+            fs::create_dir_all(full.parent().unwrap()).unwrap();
+            fs::write(full, format!("note {note}\n")).unwrap();
+        }
+        std::os::unix::fs::symlink(dir.path().join("n"), dir.path().join("inside")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("n/Note 1.md"), dir.path().join("n/Again.md")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+        fs::write(dir.path().join("Big.md"), "x".repeat(MAX_NOTE_BYTES as usize + 1)).unwrap();
+        let index = FolderIndex::new(fs::canonicalize(dir.path()).unwrap());
+        paths.extend(["inside/Note 2.md", "n/Again.md"].map(str::to_owned));
+        let progress = crate::progress::Progress::none();
+        let texts = index.edge("link_mentions", true, &progress).texts(paths.clone()).unwrap();
+        assert_eq!(texts["inside/Note 2.md"], "note 2\n");
+        assert_eq!(texts["n/Again.md"], "note 1\n");
+        let one_by_one: BTreeMap<String, String> = paths.iter().map(|path| (path.clone(), index.read_exact_text(path).unwrap())).collect();
+        assert_eq!(texts, one_by_one);
+        for (refused, code) in [("out/secret.md", "invalid_path"), ("Big.md", "too_large"), ("n/Gone.md", "note_not_found")] {
+            let mut with_it = paths.clone();
+            with_it.push(refused.to_owned());
+            let refusal = index.edge("link_mentions", true, &progress).texts(with_it).unwrap_err();
+            assert_eq!(refusal.code, code, "{refused}");
+            assert_eq!(index.read_exact_text(refused).unwrap_err().code, code, "{refused}");
+        }
     }
 
     /// Past `MAX_NOTE_BYTES` a note is indexed without its links and `read_note` refuses it

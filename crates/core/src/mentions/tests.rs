@@ -250,3 +250,64 @@ fn names_sharing_a_first_word_are_each_found_with_their_endings() {
         "[[The ability|The abilities]], [[The abyss|the abyss]], [[The attack|the attacks]] and [[Theory|theories]]; the a, the.\n"
     );
 }
+
+/// The prose and the body's links of `text` read in one pass are what a pass of the prose alone
+/// and a whole parse read: the proof rests on the links, the mentions on the prose.
+fn assert_read_in_one_pass(path: &str, text: &str) {
+    let reading = super::Reading::of(path, text);
+    assert_eq!(reading.prose, super::prose_ranges(text), "the prose of {path}");
+    let parsed = crate::parse::parse_note(path, text, &crate::parse::ParseConfig::OBSIDIAN);
+    let body: Vec<_> = parsed.links.into_iter().filter(|link| link.source == crate::parse::LinkSource::Body).collect();
+    let shape = |links: &[crate::parse::Link]| -> Vec<String> {
+        links
+            .iter()
+            .map(|link| format!("{:?} {} {:?} {:?} {:?} {:?}", link.kind, link.path, link.subpath, link.display, link.source, link.span))
+            .collect()
+    };
+    match reading.body {
+        Some((start, links)) if !parsed.truncated => {
+            assert_eq!(start, crate::parse::body_start(text));
+            assert_eq!(shape(&links), shape(&body), "the links of {path}");
+        }
+        Some(_) => {}
+        // Only a note with a byte-order mark and no frontmatter is read in two passes.
+        None => assert!(text.starts_with('\u{feff}') && crate::frontmatter::find_block(text).is_none(), "{path} read in two passes"),
+    }
+}
+
+#[test]
+fn one_pass_reads_the_prose_and_the_links_as_two_did() {
+    let notes = [
+        "Plain prose about an Attack and [[Attack]].\n",
+        "---\ntitle: Attack\naliases: [\"[[Opportunity attack]]\"]\n---\n# Attack heading\nAn attack, `code attack`, $attack$ and %%attack%%.\n",
+        "\u{feff}---\na: b\n---\nAn attack after a mark and a block.\n",
+        "\u{feff}# Attack\nA mark and no block: an attack.\n",
+        "| a | attack |\n|---\t|---\t|\n| attack | [[x\\|y]] |\n\nAfter the table, an attack.\n",
+        "```\t\nattack\n```\t\nAn attack after a fence with a tab.\n",
+        "<div>attack</div>\n\nAn <span>attack</span> and <br> an attack.\n- [ ] attack task\n> [!note] attack\n> an attack in a quote\n",
+        "[attack](Attack.md) [[Attack#Part|an attack]] ![[Attack]] [^1]\n\n[^1]: an attack\n[ref]: <Attack.md>\n",
+        "%% open comment to the end\nattack\n",
+        "Lines\r\nwith CRLF: an attack\r\n",
+        "",
+    ];
+    for (at, text) in notes.iter().enumerate() {
+        assert_read_in_one_pass(&format!("n{at}.md"), text);
+    }
+    // Every note of the corpora, when they are here.
+    let Some(corpora) = std::env::var_os("VAULTLINK_CORPORA") else { return };
+    let mut folders = vec![std::path::PathBuf::from(corpora)];
+    let mut read = 0;
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|extension| extension == "md") {
+                let Ok(text) = std::fs::read_to_string(&path) else { continue };
+                assert_read_in_one_pass(&path.display().to_string(), &text);
+                read += 1;
+            }
+        }
+    }
+    assert!(read > 0, "no note read from the corpora");
+}
