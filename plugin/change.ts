@@ -3,10 +3,16 @@
  * link engine: `engine/client.ts`): this module only reads what core asks for and carries out
  * what core decided.
  *
- * A call first learns from core which notes it needs (`notesNeeded`). A writing call saves the
+ * A call first learns from core what it reads before it runs (`needs`): its notes, whether the
+ * changes kept for undo (read only then, and core asked again with them, since an undo's notes
+ * are those its change touched), whether what the index saw change (the vault's events are let
+ * in first), and whose modification times. The plugin keeps no list of its own of which tool
+ * reads what. A writing call saves the
  * open editors of those notes first, so a plan is never made from a text an editor is about to
  * overwrite, and reads them from disk (`vault.read`: the plan's hashes must be of what is there
- * now); a reading call takes them from Obsidian's cache (`cachedRead`). Reads run at most
+ * now); a reading call takes them from Obsidian's cache (`cachedRead`). The engine reads the
+ * call's arguments once, when it first answers what the call needs, and keeps the call under the
+ * number it answers with (`call`), which every later request about the call names. Reads run at most
  * `READ_CONCURRENCY` at a time, so a call that reads every note (`find_evidence`) does not
  * start thousands of reads at once. The texts, and the modification times core may ask for,
  * cross to the engine as maps (`CallInputs`): core's callbacks run where the index lives. Core
@@ -27,7 +33,8 @@ import { trashNote, trashRefusal } from "./batch/delete";
 import { saveOpenEditors } from "./editors";
 import type { ToolHost } from "./host";
 import { CallDroppedError, EngineRestartedError, type LinkEngine } from "./engine/client";
-import { batchJournal, stepError, type Batch, type CallOutcome, type Journal, type ListedChange, type ToolError, type ToolOutcome } from "./wasm";
+import { batchJournal, stepError, type Batch, type CallOutcome, type Journal, type ListedChange, type Needs, type ToolError, type ToolOutcome } from "./wasm";
+import type { CallNeeds } from "./engine/protocol";
 import { ErrorCode } from "./error-codes";
 import { TOOLS, type ToolName } from "./wire";
 import { CANCELLED_BY_CLIENT } from "./bridge/protocol";
@@ -99,23 +106,37 @@ export function deleteNote(host: ToolHost, args: unknown): Promise<ToolOutcome> 
 /** A reading call: the notes it needs from Obsidian's cache (a note that cannot be read is left out, and core says so). */
 async function readingCall(host: ToolHost, tool: string, args: unknown, signal: AbortSignal | undefined): Promise<ToolOutcome> {
 	const { app, index } = host;
+	let needs = await index.needs(tool, args);
 	// What moved is what the vault's deletes and creates say, so those waiting for their
 	// debounce reach the index first, as they do before a write.
-	if (tool === "detected_moves") await host.settle();
-	// Only the history's listing reads the kept changes: it plans the undo of each on its page.
-	const changes: ListedChange[] = tool === "list_changes" ? await listedChanges(app.vault.adapter) : [];
+	if (needs.observed) {
+		await host.settle();
+		needs = await index.needs(tool, args, undefined, needs.call);
+	}
+	const changes = await changesAskedFor(app.vault, needs);
+	if (needs.kept_changes || needs.undone_changes) needs = await index.needs(tool, args, changes, needs.call);
 	// A lint's near_duplicate compares sketches, made now of the notes the index has none of.
-	await sketchNotes(index, tool, args, (paths) => eachAtMost(READ_CONCURRENCY, paths, (path) => cachedTextOrNull(app, path)));
-	const needed = await index.notesNeeded(tool, args, changes);
+	await sketchNotes(index, tool, args, needs.call, (paths) => eachAtMost(READ_CONCURRENCY, paths, (path) => cachedTextOrNull(app, path)));
 	if (signal?.aborted === true) throw new CallDroppedError(tool);
 	// A note that cannot be read is left out: core lists it as unread (`find_evidence`) or asks for the call again.
-	const read = await readsUnlessStopped(tool, needed, signal, (path) => cachedTextOrNull(app, path));
+	const read = await readsUnlessStopped(tool, needs.notes, signal, (path) => cachedTextOrNull(app, path));
 	const texts = new Map<string, string>();
-	needed.forEach((path, at) => {
+	needs.notes.forEach((path, at) => {
 		const text = read[at];
 		if (typeof text === "string") texts.set(path, text);
 	});
-	return answerOf(await index.call(tool, args, { texts, changes }, signal));
+	return answerOf(await index.call(tool, args, { texts, modified: modificationTimes(app.vault, needs.modified), changes, call: needs.call }, signal));
+}
+
+/**
+ * The records of changes core asked a call for (`needs`): the kept changes, and those undoes set
+ * aside, which core tells apart by their names; none when it asked for neither, so a call that
+ * does not read them never opens them.
+ */
+async function changesAskedFor(vault: Vault, needs: Needs): Promise<ListedChange[]> {
+	const changes: ListedChange[] = needs.kept_changes ? await listedChanges(vault.adapter) : [];
+	if (needs.undone_changes) changes.push(...(await undoneChanges(vault.adapter)));
+	return changes;
 }
 
 /** Whether the client cancelled the call (a call whose connection closed runs to its end, unread). */
@@ -177,32 +198,23 @@ export async function eachAtMost<T, R>(limit: number, items: readonly T[], run: 
  */
 export async function prepareChange(host: ToolHost, tool: string, args: unknown, signal?: AbortSignal): Promise<CallOutcome> {
 	await host.settle();
-	// An undo reads the kept changes (the notes it needs are those the change touched), and so
-	// does a call approving a plan: a retry of one applied already is answered from them.
-	const approving = typeof args === "object" && args !== null && typeof (args as Record<string, unknown>)["approved_plan_hash"] === "string";
-	const changes: ListedChange[] = tool === "undo_change" || approving ? await listedChanges(host.app.vault.adapter) : [];
-	// A retried undo is known by the change it set aside: core tells those apart by their names.
-	if (tool === "undo_change" && approving) changes.push(...(await undoneChanges(host.app.vault.adapter)));
-	const needed = await notesWithEditorsSaved(host, () => host.index.notesNeeded(tool, args, changes));
+	// Every writing call settles first, so what the index saw change is current already.
+	const first = await host.index.needs(tool, args);
+	const changes = await changesAskedFor(host.app.vault, first);
+	const needed = await notesWithEditorsSaved(host, () => host.index.needs(tool, args, changes, first.call));
 	if (!needed.ok) return needed;
-	const read = await readTexts(tool, host.app.vault, needed.notes, signal);
+	const { notes, modified, call } = needed.needs;
+	const read = await readTexts(tool, host.app.vault, notes, signal);
 	if (!read.ok) return read;
-	return host.index.call(tool, args, { texts: read.texts, modified: modificationTimes(host.app.vault, needed.notes, args), tag: process.pid, changes }, signal);
+	return host.index.call(tool, args, { texts: read.texts, modified: modificationTimes(host.app.vault, modified), tag: process.pid, changes, call }, signal);
 }
 
 /**
- * The modification times core may ask a call for, gathered before it: those of the notes it
- * reads, and of the file its `path` argument names (a delete's, which may be an attachment, so
- * no note it reads). A path core spells otherwise (another case) finds no time, and a delete
- * with `expected_mtime` is then refused as changed, never carried out on a guess.
+ * The modification times core named (`needs`' `modified`, as the index spells the paths), of
+ * the files there are; one that is gone finds no time, and a delete with `expected_mtime` is then
+ * refused as changed, never carried out on a guess.
  */
-function modificationTimes(vault: Vault, notes: string[], args: unknown): Map<string, number> {
-	const paths = new Set(notes);
-	const named = typeof args === "object" && args !== null ? (args as Record<string, unknown>)["path"] : undefined;
-	if (typeof named === "string") {
-		paths.add(named);
-		paths.add(`${named}.md`);
-	}
+function modificationTimes(vault: Vault, paths: readonly string[]): Map<string, number> {
 	const times = new Map<string, number>();
 	for (const path of paths) {
 		const file = vault.getAbstractFileByPath(path);
@@ -282,21 +294,21 @@ function answerOf(outcome: CallOutcome): ToolOutcome {
 }
 
 /**
- * The notes `which` names, once the open editors of every one of them are saved and the index
- * has caught up with what they saved (which may change the list: a saved note may hold new
- * links, so it is asked again). Without this, a note open in an editor would be planned from the
- * text on disk and then overwritten by the editor's own save a moment later.
+ * What `which` says the call needs, once the open editors of every note it names are saved and
+ * the index has caught up with what they saved (which may change the list: a saved note may hold
+ * new links, so it is asked again). Without this, a note open in an editor would be planned from
+ * the text on disk and then overwritten by the editor's own save a moment later.
  */
-async function notesWithEditorsSaved(host: ToolHost, which: () => Promise<string[]>): Promise<{ ok: true; notes: string[] } | { ok: false; error: ToolError }> {
+async function notesWithEditorsSaved(host: ToolHost, which: () => Promise<CallNeeds>): Promise<{ ok: true; needs: CallNeeds } | { ok: false; error: ToolError }> {
 	for (let pass = 1; ; pass += 1) {
-		const notes = await which();
-		const saved = await saveOpenEditors(host.app, notes);
+		const needs = await which();
+		const saved = await saveOpenEditors(host.app, needs.notes);
 		if (!saved.ok) return saved;
-		if (saved.saved.length === 0) return { ok: true, notes };
+		if (saved.saved.length === 0) return { ok: true, needs };
 		await host.settle();
 		// Each pass saves at least one editor that held unsaved text; a user typing into them all
 		// the while cannot keep the tool waiting for ever.
-		if (pass >= MAX_EDITOR_SAVE_PASSES) return { ok: true, notes: await which() };
+		if (pass >= MAX_EDITOR_SAVE_PASSES) return { ok: true, needs: await which() };
 	}
 }
 

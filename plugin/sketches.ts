@@ -12,7 +12,8 @@ import type { LinkEngine } from "./engine/client";
 export const SKETCH_BATCH = 200;
 
 /**
- * Sketches the notes a call of `tool` with `args` needs sketched, each batch's texts read by
+ * Sketches the notes a call of `tool` with `args` (the engine's call `call`, when `needs` read it)
+ * needs sketched, each batch's texts read by
  * `read` (a text, or null for a note it could not read, in the order of the paths); resolves to
  * how many the index kept.
  */
@@ -20,9 +21,10 @@ export async function sketchNotes(
 	index: LinkEngine,
 	tool: string,
 	args: unknown,
+	call: number | undefined,
 	read: (paths: string[]) => Promise<(string | null)[]>,
 ): Promise<number> {
-	const needed = await index.sketchesNeeded(tool, args);
+	const needed = await index.sketchesNeeded(tool, args, call);
 	let kept = 0;
 	for (let start = 0; start < needed.length; start += SKETCH_BATCH) {
 		const batch = needed.slice(start, start + SKETCH_BATCH);

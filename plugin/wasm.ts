@@ -61,6 +61,7 @@ export type {
 	LinkChange,
 	LinkForm,
 	MoveAnswer,
+	Needs,
 	NewlyResolved,
 	OutgoingLink,
 	OutgoingLinks,

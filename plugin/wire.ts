@@ -661,6 +661,38 @@ export type KeptChange = { name: string, journal: Journal, };
 export type UnopenedChange = { name: string, why: string, };
 
 /**
+ * What a call reads from its edge before it runs (`Edge`'s methods, each named).
+ */
+export type Needs = { 
+/**
+ * Whether it reads the changes kept for `undo_change` (`Edge::changes` and
+ * `Edge::unopened_changes`): `list_changes`, `undo_change`, and a call approving a plan,
+ * whose retry after the plan was applied is answered from them (`approval::applied_already`).
+ */
+kept_changes: boolean, 
+/**
+ * Whether it reads the changes undoes set aside (`Edge::undone_changes`): an undo approving
+ * its plan, whose retry is answered from the record of the undo made.
+ */
+undone_changes: boolean, 
+/**
+ * Whether it reads what the edge saw change since its first view of the vault
+ * (`Edge::observed`): `detected_moves`, `heal_moves` and `fix_broken_links`, whose strongest
+ * evidence a move made outside vaultlink is. The edge's view is brought up to date first.
+ */
+observed: boolean, 
+/**
+ * The notes whose texts it reads (`Edge::text`), as far as the index tells now: for a call
+ * that reads the kept changes, only once they are handed in.
+ */
+notes: Array<string>, 
+/**
+ * The files whose modification times it compares (`Edge::modified_ms`), as the index spells
+ * them: a delete's note, for its `expected_mtime`.
+ */
+modified: Array<string>, };
+
+/**
  * A note the undo of a failed change left as it found it, and where its text from before is.
  */
 export type KeptNote = { path: string, saved: string, };

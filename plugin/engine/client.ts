@@ -22,7 +22,7 @@
  */
 
 import type { ListedChange, CallOutcome, OutgoingLinks, RenameAudit } from "../wasm";
-import type { CallInputs, EngineFailure, EngineMessage, EngineReply, EngineRequest } from "./protocol";
+import type { CallInputs, CallNeeds, EngineFailure, EngineMessage, EngineReply, EngineRequest } from "./protocol";
 
 /** The most characters of note text one message carries to the engine. */
 export const STAGE_CHARACTERS = 1 << 20;
@@ -207,9 +207,9 @@ export abstract class LinkEngine {
 		return (await this.request({ op: "auditRename", from, to })) as RenameAudit;
 	}
 
-	/** The notes a call of `tool` with `args` needs sketched before it runs (core's `ops::sketches_needed`). */
-	async sketchesNeeded(tool: string, args: unknown): Promise<string[]> {
-		return (await this.request({ op: "sketchesNeeded", tool, args })) as string[];
+	/** The notes a call of `tool` with `args` (or the call `needs` read, `call`) needs sketched before it runs (core's `ops::sketches_needed`). */
+	async sketchesNeeded(tool: string, args: unknown, call?: number): Promise<string[]> {
+		return (await this.request({ op: "sketchesNeeded", tool, args, call })) as string[];
 	}
 
 	/** Sketches one batch of the notes `sketchesNeeded` named from their texts; how many the index kept. */
@@ -217,9 +217,20 @@ export abstract class LinkEngine {
 		return (await this.request({ op: "keepSketches", paths, texts })) as number;
 	}
 
-	/** The notes whose texts a call of `tool` with `args` will ask for (core's `ops::notes_needed`). */
+	/**
+	 * What a call of `tool` with `args` reads before it runs (core's `needs::needs`): the notes,
+	 * whether the kept changes and those undoes set aside (then asked again with `changes`, which
+	 * decide an undo's notes), whether what the index saw change, and whose modification times.
+	 * `call`, the number an earlier answer gave, names the call as the engine read it, so its
+	 * arguments are read once.
+	 */
+	async needs(tool: string, args: unknown, changes?: ListedChange[], call?: number): Promise<CallNeeds> {
+		return (await this.request({ op: "needs", tool, args, changes, call })) as CallNeeds;
+	}
+
+	/** The notes whose texts a call of `tool` with `args` will ask for (`needs`' `notes`). */
 	async notesNeeded(tool: string, args: unknown, changes?: ListedChange[]): Promise<string[]> {
-		return (await this.request({ op: "notesNeeded", tool, args, changes })) as string[];
+		return (await this.needs(tool, args, changes)).notes;
 	}
 
 	/**
@@ -232,7 +243,7 @@ export abstract class LinkEngine {
 		const send = async (): Promise<unknown> => {
 			const staging: Promise<unknown>[] = [];
 			for (const part of partsOf(texts)) staging.push(this.request({ op: "stage", texts: part }));
-			const answer = this.request({ op: "call", tool, args, modified: inputs.modified ?? new Map<string, number>(), tag: inputs.tag, changes: inputs.changes });
+			const answer = this.request({ op: "call", tool, args, modified: inputs.modified ?? new Map<string, number>(), tag: inputs.tag, changes: inputs.changes, call: inputs.call });
 			await Promise.all(staging);
 			return answer;
 		};

@@ -5,19 +5,24 @@
  * call's callbacks (a note's text, a file's modification time) cross as maps gathered before it.
  */
 
-import type { ListedChange } from "../wasm";
+import type { ListedChange, Needs } from "../wasm";
 
 /** What only the plugin can see, gathered before a call and handed to core as its edge. */
 export interface CallInputs {
-	/** The notes' texts core will ask for (`notesNeeded`), by path. A note left out is one not read. */
+	/** The notes' texts core will ask for (`needs`), by path. A note left out is one not read. */
 	texts: Map<string, string>;
-	/** Modification times in milliseconds, by path, of the files core may ask about. */
+	/** Modification times in milliseconds, by path, of the files core named (`needs`' `modified`). */
 	modified: Map<string, number>;
 	/** Names temporary files (the process id). */
 	tag?: number;
-	/** The kept changes (and those that would not open), for `undo_change` and `list_changes`. */
+	/** The kept changes (and those that would not open, and those undoes set aside), when core asked for them (`needs`). */
 	changes?: ListedChange[];
+	/** The number of the call as core read it when it said what the call needs (`CallNeeds`' `call`): its arguments are not read again. */
+	call?: number | undefined;
 }
+
+/** What a call reads before it runs (core's `needs::Needs`), with the number of the call as read, none for arguments core refuses. */
+export type CallNeeds = Needs & { call?: number };
 
 /** One request to the engine; `id` pairs it with its reply. */
 export type EngineRequest =
@@ -32,15 +37,16 @@ export type EngineRequest =
 	| { op: "outgoingLinks"; path: string }
 	| { op: "backlinks"; path: string }
 	| { op: "auditRename"; from: string; to: string }
-	| { op: "notesNeeded"; tool: string; args: unknown; changes: ListedChange[] | undefined }
+	/** What a call reads before it runs (core's `needs::needs`); `call`, the number an earlier answer gave, names the call as read. */
+	| { op: "needs"; tool: string; args: unknown; changes: ListedChange[] | undefined; call: number | undefined }
 	/** The notes a lint's `near_duplicate` needs sketched (core's `ops::sketches_needed`). */
-	| { op: "sketchesNeeded"; tool: string; args: unknown }
+	| { op: "sketchesNeeded"; tool: string; args: unknown; call: number | undefined }
 	/** One batch of those notes' texts, sketched and kept by the index (then dropped). */
 	| { op: "keepSketches"; paths: string[]; texts: string[] }
 	/** Texts for the call that follows, sent ahead in parts so that no one message is large. */
 	| { op: "stage"; texts: [string, string][] }
 	/** Runs core's `call` with the staged texts (then forgets them). */
-	| { op: "call"; tool: string; args: unknown; modified: Map<string, number>; tag: number | undefined; changes: ListedChange[] | undefined }
+	| { op: "call"; tool: string; args: unknown; modified: Map<string, number>; tag: number | undefined; changes: ListedChange[] | undefined; call: number | undefined }
 	| { op: "planApplied"; planHash: string }
 	| { op: "noteCount" }
 	| { op: "memoryBytes" }

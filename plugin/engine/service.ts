@@ -47,10 +47,10 @@ export class EngineService {
 				return index.backlinks(request.path) as unknown;
 			case "auditRename":
 				return index.auditRename(request.from, request.to) as unknown;
-			case "notesNeeded":
-				return index.notesNeeded(request.tool, request.args, request.changes);
+			case "needs":
+				return index.needs(request.tool, request.args, request.changes, request.call) as unknown;
 			case "sketchesNeeded":
-				return index.sketchesNeeded(request.tool, request.args);
+				return index.sketchesNeeded(request.tool, request.args, request.call);
 			case "keepSketches":
 				return index.keepSketches(request.paths, request.texts);
 			case "stage":
@@ -67,6 +67,7 @@ export class EngineService {
 					(path: string) => modified.get(path),
 					request.tag,
 					request.changes,
+					request.call,
 				) as unknown;
 			}
 			case "planApplied":

@@ -112,13 +112,14 @@ export class VaultLint {
 		const args = { limit: LINT_LIMIT, kinds, excluded_folders: settings.excludedFolders };
 		// `stale` compares the hashes pages keep with their sources as they are: core names the
 		// sources, the plugin reads them (one that cannot be read is not compared).
-		await sketchNotes(index, "lint_wiki", args, (paths) => eachAtMost(READ_CONCURRENCY, paths, (path) => cachedTextOrNull(this.app, path)));
+		const needs = await index.needs("lint_wiki", args);
+		await sketchNotes(index, "lint_wiki", args, needs.call, (paths) => eachAtMost(READ_CONCURRENCY, paths, (path) => cachedTextOrNull(this.app, path)));
 		const texts = new Map<string, string>();
-		for (const path of await index.notesNeeded("lint_wiki", args)) {
+		for (const path of needs.notes) {
 			const text = await cachedTextOrNull(this.app, path);
 			if (text !== null) texts.set(path, text);
 		}
-		const outcome = await index.call("lint_wiki", args, { texts });
+		const outcome = await index.call("lint_wiki", args, { texts, call: needs.call });
 		if (!outcome.ok) return { ok: false, message: `The lint failed: ${outcome.error.message}. ${outcome.error.hint}` };
 		const report = outcome.result as LintReport;
 		const notes = await notesAmong(index, report.proposals.map((proposal) => proposal.subject));

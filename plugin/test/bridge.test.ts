@@ -423,7 +423,7 @@ test("a call whose connection closed before it reached the engine is dropped; th
 		const summary = await next.request("call", { tool: "vault_summary", arguments: {} });
 		assert.ok(summary?.result !== undefined, JSON.stringify(summary));
 		next.close();
-		assert.ok(sent.includes("notesNeeded find_evidence"), `the dropped call asked which notes it needed: ${sent.join(", ")}`);
+		assert.ok(sent.includes("needs find_evidence"), `the dropped call asked which notes it needed: ${sent.join(", ")}`);
 		assert.ok(!sent.includes("call find_evidence"), `the engine never ran it: ${sent.join(", ")}`);
 		assert.ok(sent.includes("call vault_summary"));
 	} finally {

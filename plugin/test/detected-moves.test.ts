@@ -220,3 +220,33 @@ test("the notice says how many notes moved outside Obsidian and how many links b
 	assert.equal(await previewHeal(app as never, async () => host), null, "nothing is left to heal");
 	assert.equal(shownNotices.at(-1)?.message, "vaultlink: no move made outside Obsidian since vaultlink loaded is left to heal.", "the healed moves are made");
 });
+
+test("fix_broken_links takes a note moved by mv as the repair of the link it broke, as on the folder", async (t) => {
+	// `tests/test_fix_detected_moves.py` holds the sidecar to the same repair.
+	const vaultDir = writeFixtureVault(`
+//- Index.md
+the plan is in [[notes/Plan]]
+//- notes/Plan.md
+the plan, moved by mv
+//- Plans.md
+a note whose name reads alike
+`);
+	const { app, plugin } = await loadPlugin(vaultDir, { debounceMs: 600_000 });
+	t.after(() => plugin.unload());
+	const host = plugin.toolHost;
+	assert.ok(host !== null, "the plugin is loaded");
+	const index = fs.readFileSync(onDisk(vaultDir, "Index.md"), "utf8");
+	mv(vaultDir, "notes/Plan.md", "archive/Old plan draft.md");
+	app.vault.noticeDiskChanges();
+
+	const preview = resultOf<{ links_repaired: number; plan_hash: string; repairs: { before: string; after: string; target: string; evidence: string; confidence: number }[] }>(
+		await runTool(host, "fix_broken_links", {}),
+	);
+	assert.equal(preview.links_repaired, 1, JSON.stringify(preview));
+	const [repair] = preview.repairs;
+	assert.deepEqual([repair?.before, repair?.target, repair?.evidence, repair?.confidence], ["[[notes/Plan]]", "archive/Old plan draft.md", "detected_move", 1], JSON.stringify(repair));
+	const applied = resultOf<{ applied?: boolean }>(await runTool(host, "fix_broken_links", { approved_plan_hash: preview.plan_hash }));
+	assert.equal(applied.applied, true);
+	assert.ok(repair !== undefined && ["[[Old plan draft]]", "[[archive/Old plan draft]]"].includes(repair.after), JSON.stringify(repair));
+	assert.equal(fs.readFileSync(onDisk(vaultDir, "Index.md"), "utf8"), index.replace("[[notes/Plan]]", repair.after));
+});

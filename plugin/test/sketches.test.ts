@@ -32,7 +32,7 @@ test("near_duplicate's notes are sketched in batches once, and a note changed si
 		batches.push(paths.length);
 		return paths.map((path) => (path === "n0003.md" ? null : (texts.get(path) ?? null)));
 	};
-	assert.equal(await sketchNotes(engine, "lint_wiki", args, read), texts.size - 1, "every note read was kept");
+	assert.equal(await sketchNotes(engine, "lint_wiki", args, undefined, read), texts.size - 1, "every note read was kept");
 	assert.deepEqual(batches, [SKETCH_BATCH, texts.size - SKETCH_BATCH]);
 	const lint = await engine.call("lint_wiki", args);
 	assert.ok(lint.ok);

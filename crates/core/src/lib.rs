@@ -164,8 +164,9 @@
 //! each link resolved once against all of them) and `memory` (what each structure holds, counted in
 //! `memory`, which the bench prints). `ops`: the single entry of every tool, reading or writing:
 //! `request` (the arguments checked by `parameters` and parsed into a typed `Request`),
-//! `notes_needed` (the notes a call will ask its edge for, so an edge that reads asynchronously
-//! reads them first), `Request::asks_to_apply` (whether a call asks for a change to be made, not
+//! `notes_needed` (the notes a call will ask its edge for, part of what `needs::needs` says a call
+//! reads before it runs, which an edge that reads asynchronously gathers first),
+//! `Request::asks_to_apply` (whether a call asks for a change to be made, not
 //! previewed: the sidecar takes the vault's lock before it plans one) and `run`/`call`, which
 //! answer an `Outcome` (the answer, and for an approved change its `Change`); both the sidecar and
 //! the wasm crate call these, which is why both paths answer alike. `graph`: the link graph's
@@ -217,6 +218,7 @@ pub mod move_answer;
 pub mod move_error;
 pub mod moves_detected;
 pub mod names;
+pub mod needs;
 pub mod ops;
 pub mod own_files;
 pub mod page_checks;

@@ -157,9 +157,9 @@ pub fn request(tool: &str, arguments: &Value) -> Result<Request, CallError> {
         .map_err(|error| CallError::of(&OpError::InvalidArguments { detail: error.to_string() }))
 }
 
-/// The notes whose texts `request` will ask its edge for, as far as the index tells now: an edge
-/// that reads asynchronously reads these first, then runs the call. `changes` are the kept
-/// changes (`Edge::changes`), which only `undo_change` and `list_changes` read.
+/// The notes whose texts `request` will ask its edge for, as far as the index tells now, part of
+/// what an edge that reads asynchronously gathers first (`needs::needs`). `changes` are the kept
+/// changes (`Edge::changes`), which only `undo_change` and `list_changes` read for their notes.
 pub fn notes_needed(vault: &Vault, request: &Request, changes: &[crate::history::KeptChange]) -> Vec<String> {
     match request {
         Request::UndoChange(arguments) => crate::history::notes_needed(vault, arguments, changes),

@@ -76,6 +76,7 @@ pub fn typescript_module() -> String {
         crate::journal::Journal,
         crate::edge::KeptChange,
         crate::edge::UnopenedChange,
+        crate::needs::Needs,
         crate::step::KeptNote,
         crate::step::StepError,
         crate::step::SavedOver,

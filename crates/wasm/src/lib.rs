@@ -7,8 +7,9 @@
 //! (the first index, in batches), `configureFromObsidian`, `outgoingLinks`, `backlinks`,
 //! `findNote`, `auditRename`, `missingTargets` (the count of missing notes the index keeps), and
 //! `call(tool, arguments, read, modified, tag)`, core's `ops::run` with the plugin's callbacks as
-//! its `Edge`, which answers `{ok, result, change?}`; `notesNeeded`, which reads the call into
-//! core's request once and keeps it for the `call` that follows; `sketchesNeeded` and
+//! its `Edge`, which answers `{ok, result, change?}`; `needs`, what the call reads before it runs
+//! (core's `needs::needs`), which reads the call into core's request once and keeps it, by
+//! number, for the `call` that follows; `sketchesNeeded` and
 //! `keepSketches`, the notes a lint's `near_duplicate` needs sketched (core's
 //! `ops::sketches_needed`) and their sketches made from the texts the plugin read, a batch
 //! at a time; and `planApplied`, the index keeping its own plan history) and the free functions `parseNote` (which adds each link's
@@ -46,21 +47,34 @@ pub struct Vault {
     /// The moves a `heal_moves` plan heals, by its plan hash, until the plugin says it applied it
     /// (`planApplied`): then they are no evidence any more (`SeenSince::accept`).
     healing: Option<(String, Vec<(String, String)>)>,
-    /// The calls `notesNeeded` read into core's request, by tool and arguments, each kept for the
-    /// `call` that follows it, so that a call is read once (the newest [`READ_CALLS_KEPT`]: the
-    /// plugin's reading calls may interleave, and one whose reads failed never follows).
+    /// The calls `needs` read into core's request, each under the number it answered, kept for
+    /// the `needs`, `sketchesNeeded` and `call` that name it, so that a call's arguments are read
+    /// once (the newest [`READ_CALLS_KEPT`]: the plugin's reading calls may interleave, and one
+    /// whose reads failed never follows).
     read_calls: std::collections::VecDeque<ReadCall>,
+    /// The number the next call read is kept under.
+    next_read_call: u32,
 }
 
-/// How many calls read by `notesNeeded` are kept for their `call`; an older one is read again.
+/// How many calls read by `needs` are kept for their `call`; an older one is read again.
 const READ_CALLS_KEPT: usize = 16;
 
-/// A call read into core's request, with the tool and arguments it was read from.
+/// A call read into core's request, under the number `needs` answered with it.
 #[derive(Debug)]
 struct ReadCall {
-    tool: String,
-    arguments: serde_json::Value,
+    number: u32,
     request: ops::Request,
+}
+
+/// What a call reads before it runs (core's `needs::Needs`), and the number of the call as read
+/// (`call`), which the plugin hands back so that its arguments are not read again; none for
+/// arguments core refuses, whose refusal the call then answers.
+#[derive(Serialize)]
+struct NeedsForJs {
+    #[serde(flatten)]
+    needs: vaultlink_core::needs::Needs,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    call: Option<u32>,
 }
 
 /// Serializes results as plain objects (not `Map`s), so `JSON.stringify` gives the same JSON
@@ -439,6 +453,7 @@ impl Vault {
             seen: vaultlink_core::seen_since::SeenSince::default(),
             healing: None,
             read_calls: std::collections::VecDeque::new(),
+            next_read_call: 0,
         }
     }
 
@@ -545,34 +560,52 @@ impl Vault {
         to_js(&ops::backlinks(&self.inner, &arguments).map_err(|error| op_error(&error))?)
     }
 
-    /// The notes whose texts `call(tool, arguments, …)` will ask `read` for, as far as the index
-    /// tells now (none for arguments that do not fit): the plugin reads these, then calls.
-    /// `changes` are the kept changes (`{name, journal}` each, opened with `openJournal`, or `{name, why}` for one that would not open), which
-    /// only `undo_change` reads; those an undo set aside (`isUndoneChangeName`) are told apart by their names.
-    #[wasm_bindgen(js_name = notesNeeded)]
-    pub fn notes_needed(&mut self, tool: &str, arguments: JsValue, changes: JsValue) -> Vec<String> {
-        let Ok(arguments) = arguments_of(arguments) else { return Vec::new() };
-        let Ok(request) = ops::request(tool, &arguments) else { return Vec::new() };
-        let needed = match &request {
-            // Only this edge knows what it observed, so `heal_moves`' notes are asked of core here.
-            ops::Request::HealMoves(_) => vaultlink_core::moves_detected::heal_notes_needed(&self.inner, self.seen.observed().as_ref()),
-            request => ops::notes_needed(&self.inner, request, &changes_of(changes)),
+    /// What a call of `tool` with `arguments` reads before it runs (core's `needs::needs`):
+    /// `{kept_changes, undone_changes, observed, notes, modified, call?}`, the notes as far as
+    /// the index tells now. `changes` are the kept changes (`{name, journal}` each, opened with
+    /// `openJournal`, or `{name, why}` for one that would not open), once core asked for them;
+    /// those an undo set aside (`isUndoneChangeName`) are told apart by their names. The call is
+    /// read into core's request once and kept under the number `call` answers: `needs`,
+    /// `sketchesNeeded` and `call` given that number take it as read, without reading `arguments`
+    /// again.
+    pub fn needs(&mut self, tool: &str, arguments: JsValue, changes: JsValue, call: Option<u32>) -> Result<JsValue, JsError> {
+        let Some(number) = self.read_call(tool, arguments, call) else {
+            return to_js(&NeedsForJs { needs: vaultlink_core::needs::Needs::default(), call: None });
         };
+        let read = self.read_calls.iter().find(|read| read.number == number).map(|read| &read.request);
+        let Some(request) = read else { return to_js(&NeedsForJs { needs: vaultlink_core::needs::Needs::default(), call: None }) };
+        let seen = &self.seen;
+        let needs = vaultlink_core::needs::needs(&self.inner, request, &changes_of(changes), &mut || seen.observed());
+        to_js(&NeedsForJs { needs, call: Some(number) })
+    }
+
+    /// The number of the call read of `tool`: `call`, when it names one kept, or a call read now
+    /// from `arguments` and kept; `None` for arguments core refuses.
+    fn read_call(&mut self, tool: &str, arguments: JsValue, call: Option<u32>) -> Option<u32> {
+        if let Some(number) = call.filter(|&number| self.read_calls.iter().any(|read| read.number == number && read.request.name() == tool))
+        {
+            return Some(number);
+        }
+        let request = arguments_of(arguments).and_then(|arguments| ops::request(tool, &arguments)).ok()?;
         if self.read_calls.len() == READ_CALLS_KEPT {
             self.read_calls.pop_front();
         }
-        self.read_calls.push_back(ReadCall { tool: tool.to_owned(), arguments, request });
-        needed
+        let number = self.next_read_call;
+        self.next_read_call = self.next_read_call.wrapping_add(1);
+        self.read_calls.push_back(ReadCall { number, request });
+        Some(number)
     }
 
-    /// The notes whose texts the plugin reads, before a call of `tool` with `arguments`, for
-    /// `keepSketches` (core's `ops::sketches_needed`): none but for a `lint_wiki` that
-    /// runs `near_duplicate` on notes not sketched yet.
+    /// The notes whose texts the plugin reads, before a call of `tool` with `arguments` (or the
+    /// call `needs` read, `call`), for `keepSketches` (core's `ops::sketches_needed`): none but
+    /// for a `lint_wiki` that runs `near_duplicate` on notes not sketched yet.
     #[wasm_bindgen(js_name = sketchesNeeded)]
-    pub fn sketches_needed(&mut self, tool: &str, arguments: JsValue) -> Vec<String> {
-        let Ok(arguments) = arguments_of(arguments) else { return Vec::new() };
-        let Ok(request) = ops::request(tool, &arguments) else { return Vec::new() };
-        ops::sketches_needed(&mut self.inner, &request)
+    pub fn sketches_needed(&mut self, tool: &str, arguments: JsValue, call: Option<u32>) -> Vec<String> {
+        let Some(number) = self.read_call(tool, arguments, call) else { return Vec::new() };
+        match self.read_calls.iter().find(|read| read.number == number) {
+            Some(read) => ops::sketches_needed(&mut self.inner, &read.request),
+            None => Vec::new(),
+        }
     }
 
     /// Sketches the notes `sketchesNeeded` named from their `texts` (as many as `paths`), and
@@ -591,13 +624,13 @@ impl Vault {
         Ok(paths.iter().zip(&texts).filter(|(path, text)| self.inner.keep_sketch(path, sketch(text))).count())
     }
 
-    /// The request of a call of `tool` with `arguments`: the one `notesNeeded` read of it, or
-    /// read now (core's `ops::request`, whose refusal is the call's answer).
-    fn request_of(&mut self, tool: &str, arguments: serde_json::Value) -> Result<ops::Request, CallError> {
-        let read = self.read_calls.iter().position(|read| read.tool == tool && read.arguments == arguments);
-        match read.and_then(|at| self.read_calls.remove(at)) {
+    /// The request of a call of `tool`: the one `needs` read and kept as `call`, taken, or read
+    /// now from `arguments` (core's `ops::request`, whose refusal is the call's answer).
+    fn request_of(&mut self, tool: &str, arguments: JsValue, call: Option<u32>) -> Result<ops::Request, CallError> {
+        let kept = call.and_then(|number| self.read_calls.iter().position(|read| read.number == number && read.request.name() == tool));
+        match kept.and_then(|at| self.read_calls.remove(at)) {
             Some(read) => Ok(read.request),
-            None => ops::request(tool, &arguments),
+            None => arguments_of(arguments).and_then(|arguments| ops::request(tool, &arguments)),
         }
     }
 
@@ -606,9 +639,13 @@ impl Vault {
     /// result, change?}` or `{ok: false, error: {code, message, hint, retryable}}`. A failed
     /// operation is an answer, not an exception. `read(path)` gives a note's text as it is now
     /// (`undefined` for one not read), `modified(path)` its modification time in milliseconds,
-    /// `tag` names temporary files (the process id). An approved change answers its steps in
+    /// `tag` names temporary files (the process id), `call` is the number `needs` answered for
+    /// this call (its arguments then not read again). An approved change answers its steps in
     /// `change` (`{kind: "batch", batch, plan_hash}` or `{kind: "trash", path, before, keep}`) for the
     /// plugin to carry out before it answers `result`; `planApplied` records a batch done.
+    // JavaScript hands these in by position: gathered in one object, they would be read by the
+    // very conversion a call read once is spared.
+    #[allow(clippy::too_many_arguments)]
     pub fn call(
         &mut self,
         tool: &str,
@@ -617,18 +654,20 @@ impl Vault {
         modified: Option<js_sys::Function>,
         tag: Option<u32>,
         changes: JsValue,
+        call: Option<u32>,
     ) -> Result<JsValue, JsError> {
         let ListedChanges { kept: changes, unopened, undone } = listed_of(changes);
-        let observed = if matches!(tool, "detected_moves" | "heal_moves") { self.seen.observed() } else { None };
-        // The edge hands its observation to core (`Edge::observed` takes it); a heal keeps a copy
-        // to learn which moves its plan heals.
-        let healing = if tool == "heal_moves" { observed.clone() } else { None };
-        let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0), changes, unopened, undone, observed };
-        let called = arguments_of(arguments)
-            .and_then(|arguments| self.request_of(tool, arguments))
-            .and_then(|request| ops::run(&self.inner, &request, &mut edge, &mut self.plans));
-        if let (Ok(ops::Outcome { change: Some(ops::Change::Batch { plan_hash, .. }), .. }), Some(observed)) = (&called, &healing) {
-            self.healing = Some((plan_hash.clone(), vaultlink_core::moves_detected::detect(&self.inner, observed).pairs));
+        let request = self.request_of(tool, arguments, call);
+        // What the plugin saw change is worked out when core asks for it (`Edge::observed`).
+        let mut edge = JsEdge { read, modified, tag: tag.unwrap_or(0), changes, unopened, undone, seen: &self.seen };
+        let called = request.as_ref().map_err(Clone::clone).and_then(|request| ops::run(&self.inner, request, &mut edge, &mut self.plans));
+        // A heal's plan keeps the moves it heals, to be accepted once the plugin carried it out.
+        if let (Ok(ops::Request::HealMoves(_)), Ok(ops::Outcome { change: Some(ops::Change::Batch { plan_hash, .. }), .. })) =
+            (&request, &called)
+        {
+            if let Some(observed) = self.seen.observed() {
+                self.healing = Some((plan_hash.clone(), vaultlink_core::moves_detected::detect(&self.inner, &observed).pairs));
+            }
         }
         match &called {
             Ok(outcome) => to_js(&CallOutcome::Done {
@@ -662,15 +701,15 @@ impl Vault {
 }
 
 /// What the plugin hands a call: its callbacks, as core's `Edge`.
-struct JsEdge {
+struct JsEdge<'a> {
     read: Option<js_sys::Function>,
     modified: Option<js_sys::Function>,
     tag: u32,
     changes: Vec<vaultlink_core::history::KeptChange>,
     unopened: Vec<vaultlink_core::history::UnopenedChange>,
     undone: Vec<vaultlink_core::history::KeptChange>,
-    /// What the plugin saw change since its first index, for the two tools that ask.
-    observed: Option<vaultlink_core::moves_detected::Observed>,
+    /// What the plugin saw change since its first index, for the calls that ask.
+    seen: &'a vaultlink_core::seen_since::SeenSince,
 }
 
 /// A file of the kept changes as JavaScript hands it in: opened (`{name, journal}`), or not
@@ -716,7 +755,7 @@ fn changes_of(changes: JsValue) -> Vec<vaultlink_core::history::KeptChange> {
     listed_of(changes).kept
 }
 
-impl ops::Edge for JsEdge {
+impl ops::Edge for JsEdge<'_> {
     fn text(&mut self, path: &str) -> Result<String, CallError> {
         let text = self.read.as_ref().and_then(|read| read.call1(&JsValue::NULL, &JsValue::from_str(path)).ok());
         text.and_then(|text| text.as_string()).ok_or_else(|| CallError::not_supplied(path))
@@ -744,7 +783,7 @@ impl ops::Edge for JsEdge {
     }
 
     fn observed(&mut self) -> Option<vaultlink_core::moves_detected::Observed> {
-        self.observed.take()
+        self.seen.observed()
     }
 }
 

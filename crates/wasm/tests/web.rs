@@ -75,16 +75,16 @@ fn call_answers_with_ok_or_a_structured_error() {
     let mut vault = sample();
     let arguments = js_sys::Object::new();
     js_sys::Reflect::set(&arguments, &"path".into(), &"Home".into()).expect("set");
-    let answer = vault.call("get_outgoing_links", arguments.into(), None, None, None, JsValue::UNDEFINED).expect("converts");
+    let answer = vault.call("get_outgoing_links", arguments.into(), None, None, None, JsValue::UNDEFINED, None).expect("converts");
     assert_eq!(get(&answer, "ok").as_bool(), Some(true));
     assert_eq!(get(&get(&answer, "result"), "path").as_string().as_deref(), Some("Home.md"));
 
-    let answer = vault.call("get_outgoing_links", JsValue::NULL, None, None, None, JsValue::UNDEFINED).expect("converts");
+    let answer = vault.call("get_outgoing_links", JsValue::NULL, None, None, None, JsValue::UNDEFINED, None).expect("converts");
     assert_eq!(get(&answer, "ok").as_bool(), Some(false));
     assert_eq!(get(&get(&answer, "error"), "code").as_string().as_deref(), Some("invalid_arguments"));
 
     // As the sidecar answers it: the tool does not exist, whatever its arguments.
-    let answer = vault.call("no_such_tool", js_sys::Object::new().into(), None, None, None, JsValue::UNDEFINED).expect("converts");
+    let answer = vault.call("no_such_tool", js_sys::Object::new().into(), None, None, None, JsValue::UNDEFINED, None).expect("converts");
     assert_eq!(get(&get(&answer, "error"), "code").as_string().as_deref(), Some("unknown_tool"));
 }
 
@@ -120,7 +120,7 @@ fn find_evidence_reads_texts_through_a_javascript_callback() {
     // `read(path)` as the plugin passes it: the texts it read, `undefined` for any other.
     let read = js_sys::Function::new_with_args("path", "return this.get(path);").bind0(&texts);
     let arguments = js_sys::JSON::parse(r#"{"title": "ALPHA", "limit": 1}"#).expect("JSON");
-    let answer = vault.call("find_evidence", arguments, Some(read.clone()), None, None, JsValue::UNDEFINED).expect("an answer");
+    let answer = vault.call("find_evidence", arguments, Some(read.clone()), None, None, JsValue::UNDEFINED, None).expect("an answer");
     assert_eq!(get(&answer, "ok").as_bool(), Some(true));
     let result = get(&answer, "result");
     assert_eq!(get(&result, "total").as_f64(), Some(2.0));
@@ -131,7 +131,7 @@ fn find_evidence_reads_texts_through_a_javascript_callback() {
     assert_eq!(get(&first, "excerpt").as_string().as_deref(), Some("Alpha is the first letter."));
 
     let empty = js_sys::JSON::parse(r#"{"title": " "}"#).expect("JSON");
-    let refused = vault.call("find_evidence", empty, Some(read), None, None, JsValue::UNDEFINED).expect("an answer");
+    let refused = vault.call("find_evidence", empty, Some(read), None, None, JsValue::UNDEFINED, None).expect("an answer");
     assert_eq!(get(&refused, "ok").as_bool(), Some(false));
     assert_eq!(get(&get(&refused, "error"), "code").as_string().as_deref(), Some("invalid_arguments"));
 }
@@ -153,7 +153,7 @@ fn lint_rules_name_every_kind_lint_wiki_takes() {
     for rule in rules.iter() {
         let arguments = js_sys::Object::new();
         js_sys::Reflect::set(&arguments, &"kinds".into(), &js_sys::Array::of1(&get(&rule, "kind"))).expect("set");
-        let outcome = vault.call("lint_wiki", arguments.into(), None, None, None, JsValue::UNDEFINED).expect("call");
+        let outcome = vault.call("lint_wiki", arguments.into(), None, None, None, JsValue::UNDEFINED, None).expect("call");
         assert_eq!(get(&outcome, "ok").as_bool(), Some(true), "{:?}", get(&rule, "kind"));
     }
 }
@@ -189,13 +189,17 @@ fn an_approved_move_answers_the_batch_the_plugin_carries_out() {
     }
     let read = js_sys::Function::new_with_args("path", "return this.get(path);").bind0(&texts);
     let arguments = js_sys::JSON::parse(r#"{"from": "Old", "to": "New"}"#).expect("JSON");
-    assert_eq!(vault.notes_needed("move_note", arguments.clone(), JsValue::UNDEFINED), vec!["A.md".to_owned()]);
-    let preview = vault.call("move_note", arguments, Some(read.clone()), None, Some(7), JsValue::UNDEFINED).expect("an answer");
+    let needs = vault.needs("move_note", arguments.clone(), JsValue::UNDEFINED, None).expect("converts");
+    assert_eq!(notes_of(&needs), vec!["A.md".to_owned()]);
+    // The call as `needs` read it, by its number: the arguments are not read again.
+    let call = get(&needs, "call").as_f64().map(|number| number as u32);
+    assert!(call.is_some(), "a call read is kept by number");
+    let preview = vault.call("move_note", JsValue::UNDEFINED, Some(read.clone()), None, Some(7), JsValue::UNDEFINED, call).expect("an answer");
     assert!(get(&preview, "change").is_undefined(), "a preview changes nothing");
     let hash = get(&get(&preview, "result"), "plan_hash").as_string().expect("a plan hash");
 
     let approved = js_sys::JSON::parse(&format!(r#"{{"from": "Old", "to": "New", "approved_plan_hash": "{hash}"}}"#)).expect("JSON");
-    let applied = vault.call("move_note", approved, Some(read.clone()), None, Some(7), JsValue::UNDEFINED).expect("an answer");
+    let applied = vault.call("move_note", approved, Some(read.clone()), None, Some(7), JsValue::UNDEFINED, None).expect("an answer");
     let change = get(&applied, "change");
     assert_eq!(get(&change, "kind").as_string().as_deref(), Some("batch"));
     let write = js_sys::Array::from(&get(&get(&change, "batch"), "writes")).get(0);
@@ -204,7 +208,7 @@ fn an_approved_move_answers_the_batch_the_plugin_carries_out() {
 
     vault.plan_applied(&hash);
     let elsewhere = js_sys::JSON::parse(&format!(r#"{{"from": "Old", "to": "Other", "approved_plan_hash": "{hash}"}}"#)).expect("JSON");
-    let again = vault.call("move_note", elsewhere, Some(read), None, None, JsValue::UNDEFINED).expect("an answer");
+    let again = vault.call("move_note", elsewhere, Some(read), None, None, JsValue::UNDEFINED, None).expect("an answer");
     let error = get(&again, "error");
     // A hash applied once is never applied again, whatever the call around it: the answer says
     // the plan was applied already (a retry), and nothing is written.
@@ -217,7 +221,7 @@ fn an_approved_move_answers_the_batch_the_plugin_carries_out() {
 fn moves_made_outside_obsidian_are_observed_once_the_first_index_is_whole() {
     let mut vault = sample();
     let detected = |vault: &mut Vault| {
-        let answer = vault.call("detected_moves", js_sys::Object::new().into(), None, None, None, JsValue::UNDEFINED).expect("converts");
+        let answer = vault.call("detected_moves", js_sys::Object::new().into(), None, None, None, JsValue::UNDEFINED, None).expect("converts");
         get(&answer, "result")
     };
     assert_eq!(get(&detected(&mut vault), "observed").as_bool(), Some(false), "no view to compare with yet");
@@ -232,8 +236,12 @@ fn moves_made_outside_obsidian_are_observed_once_the_first_index_is_whole() {
     assert_eq!(get(&first, "to").as_string().as_deref(), Some("Archive/Alpha.md"));
     // `heal_moves` reads what the move's plan reads, where the notes are now: the note whose link
     // it rewrites and the moved note, whose own relative links may need it.
-    assert_eq!(
-        vault.notes_needed("heal_moves", js_sys::Object::new().into(), JsValue::UNDEFINED),
-        vec!["Home.md".to_owned(), "Archive/Alpha.md".to_owned()]
-    );
+    let needs = vault.needs("heal_moves", js_sys::Object::new().into(), JsValue::UNDEFINED, None).expect("converts");
+    assert_eq!(notes_of(&needs), vec!["Home.md".to_owned(), "Archive/Alpha.md".to_owned()]);
+    assert_eq!(get(&needs, "observed").as_bool(), Some(true), "it reads what the plugin observed");
+}
+
+/// The notes a `needs` answer names.
+fn notes_of(needs: &JsValue) -> Vec<String> {
+    js_sys::Array::from(&get(needs, "notes")).iter().filter_map(|path| path.as_string()).collect()
 }
