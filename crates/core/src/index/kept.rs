@@ -443,14 +443,16 @@ pub fn targets_of(vault: &Vault, ranks: &Ranks, path: &str) -> Vec<u8> {
     }
     let mut out = Writer(Vec::with_capacity(1 + slot.targets.len() * 3));
     out.uint(slot.targets.len() as u64);
-    for target in &slot.targets {
-        match target {
-            Target::Unresolved => out.uint(0),
-            Target::Resolved(id) => match ranks.0.get(*id as usize).filter(|rank| **rank != u32::MAX) {
+    for target in slot.targets.iter() {
+        if target.is_ambiguous() {
+            return Vec::new();
+        }
+        match target.id() {
+            None => out.uint(0),
+            Some(id) => match ranks.0.get(id as usize).filter(|rank| **rank != u32::MAX) {
                 Some(rank) => out.uint(u64::from(*rank) + 1),
                 None => return Vec::new(),
             },
-            Target::Ambiguous(..) => return Vec::new(),
         }
     }
     out.0
