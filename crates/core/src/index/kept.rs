@@ -380,7 +380,7 @@ impl<'a> Reader<'a> {
                 bits if bits & 1 == 1 && bits < 8 => Some(Destination { angle: bits & 2 != 0, encoded: bits & 4 != 0 }),
                 _ => return None,
             };
-            // A link the layout cannot hold (numbers past 32 bits) sends the file to be parsed
+            // A link the layout cannot hold (a number past its record's width) sends the file to be parsed
             // again, where it is kept whole.
             links.push(LinkParts { kind, source, target, path, subpath, display, span, target_span, line, column, destination })?;
         }
