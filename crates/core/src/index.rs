@@ -496,6 +496,19 @@ impl Vault {
         for (path, sketch) in kept_sketches {
             self.keep_kept_sketch(&path, Some(sketch));
         }
+        self.shrink_lists();
+    }
+
+    /// Gives back the room the lists of file ids and links were left by growing one push at a
+    /// time, after many files came in at once: a list grown so keeps up to twice what it holds,
+    /// and at 100,000 notes the backlinks and the names' lists are a million entries.
+    fn shrink_lists(&mut self) {
+        for slot in self.slots.iter_mut().flatten() {
+            slot.backlinks.shrink_to_fit();
+        }
+        self.watchers.values_mut().for_each(Vec::shrink_to_fit);
+        self.by_name.values_mut().for_each(Vec::shrink_to_fit);
+        self.pages.shrink_lists();
     }
 
     fn slot(&self, id: FileId) -> &Slot {
@@ -1286,6 +1299,24 @@ mod tests {
         assert_eq!(vault.ambiguous.len(), 2);
         vault.remove("c/n.md");
         assert!(vault.ambiguous.is_empty());
+    }
+
+    #[test]
+    fn a_first_index_keeps_no_room_past_its_lists() {
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        let parse = vault.config().parse;
+        let mut files: Vec<(String, Prepared)> =
+            (0..5).map(|at| (format!("n{at}.md"), Vault::prepare(&parse, &format!("n{at}.md"), "[[hub]] [[hub]] [[gone]]"))).collect();
+        files.push(("hub.md".to_owned(), Vault::prepare(&parse, "hub.md", "---\naliases: [Centre]\n---\n# Hub\n")));
+        files.push(("x/hub.md".to_owned(), Vault::prepare(&parse, "x/hub.md", "")));
+        vault.insert_prepared_many(files);
+        assert_eq!(vault.backlink_count("hub.md"), 10);
+        for slot in vault.slots.iter().flatten() {
+            assert_eq!(slot.backlinks.capacity(), slot.backlinks.len(), "{}", slot.path);
+        }
+        assert!(vault.watchers.values().all(|links| links.capacity() == links.len()));
+        assert!(vault.by_name.values().all(|ids| ids.capacity() == ids.len()));
+        assert_eq!(vault.by_name.get("hub.md").map(Vec::len), Some(2));
     }
 
     #[test]

@@ -514,6 +514,7 @@ impl Vault {
                 None => self.index_links(id),
             }
         }
+        self.shrink_lists();
         filed
     }
 }
