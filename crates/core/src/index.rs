@@ -35,9 +35,11 @@ mod keys;
 mod link_store;
 mod order;
 pub mod sketches;
+mod targets;
 
 use keys::Keys;
 use link_store::Links;
+use targets::Stored;
 
 /// How new links are written when vaultlink writes one (Obsidian's "New link format").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -148,7 +150,7 @@ struct Slot {
     canvas: Links,
     /// What each of the note's (or canvas's) links resolves to, in the order of its links; empty until its
     /// links are filed.
-    targets: Vec<Target>,
+    targets: Box<[Stored]>,
     /// The links that resolve to this file, in no order (queries sort them).
     backlinks: Vec<LinkRef>,
 }
@@ -184,6 +186,9 @@ pub struct Vault {
     /// Whether every file id in use was given in path order, so that ids compare as their
     /// paths do (`order`).
     ids_in_path_order: bool,
+    /// The resolution of each ambiguous link, with its candidates, by the link; its target in
+    /// its note's `targets` is flagged ambiguous.
+    ambiguous: FxMap<LinkRef, Box<Resolution>>,
 }
 
 /// The key under which an unresolved link is counted in [`Vault`]'s `missing` (and grouped by
@@ -308,6 +313,7 @@ impl Vault {
             unresolved_links: 0,
             sketches: FxMap::default(),
             ids_in_path_order: true,
+            ambiguous: FxMap::default(),
         }
     }
 
@@ -357,7 +363,7 @@ impl Vault {
         }
         let unresolved_under_key = |link_ref: &LinkRef| {
             let slot = self.slot(link_ref.source);
-            slot.targets.get(link_ref.index as usize) == Some(&Target::Unresolved)
+            slot.targets.get(link_ref.index as usize).is_some_and(|target| target.is_unresolved())
                 && links_in(slot).path(link_ref.index as usize).is_some_and(|path| missing_key(path) == key)
         };
         let mut found: Vec<LinkRef> = self
@@ -491,6 +497,19 @@ impl Vault {
         for (path, sketch) in kept_sketches {
             self.keep_kept_sketch(&path, Some(sketch));
         }
+        self.shrink_lists();
+    }
+
+    /// Gives back the room the lists of file ids and links were left by growing one push at a
+    /// time, after many files came in at once: a list grown so keeps up to twice what it holds,
+    /// and at 100,000 notes the backlinks and the names' lists are a million entries.
+    fn shrink_lists(&mut self) {
+        for slot in self.slots.iter_mut().flatten() {
+            slot.backlinks.shrink_to_fit();
+        }
+        self.watchers.values_mut().for_each(Vec::shrink_to_fit);
+        self.by_name.values_mut().for_each(Vec::shrink_to_fit);
+        self.pages.shrink_lists();
     }
 
     fn slot(&self, id: FileId) -> &Slot {
@@ -525,7 +544,7 @@ impl Vault {
             path: path.clone(),
             note,
             canvas,
-            targets: Vec::new(),
+            targets: Box::default(),
             backlinks: Vec::new(),
         };
         self.ids_in_path_order &= self.keeps_ids_in_path_order(&path, !self.free.is_empty());
@@ -535,8 +554,9 @@ impl Vault {
                 id
             }
             None => {
+                assert!(self.slots.len() < targets::MAX_FILES, "fewer than 2^31 files");
                 self.slots.push(Some(slot));
-                FileId::try_from(self.slots.len() - 1).expect("fewer than 2^32 files")
+                (self.slots.len() - 1) as FileId
             }
         };
         if let Some(Some(Slot { note: Some(note), .. })) = self.slots.get(id as usize) {
@@ -678,12 +698,35 @@ impl Vault {
         }
     }
 
-    /// The public form of a target.
-    fn resolution_of<'a>(&'a self, target: &'a Target) -> &'a Resolution {
+    /// The public form of the target `target` kept for `link`.
+    fn resolution_of(&self, link: LinkRef, target: Stored) -> &Resolution {
+        match target.id() {
+            None => &UNRESOLVED,
+            Some(_) if target.is_ambiguous() => self.ambiguous.get(&link).map_or(&UNRESOLVED, |resolution| resolution),
+            Some(id) => &self.slot(id).resolved,
+        }
+    }
+
+    /// Keeps `target` as `link`'s: its resolution apart when it is ambiguous.
+    fn store(&mut self, link: LinkRef, target: Target) -> Stored {
         match target {
-            Target::Unresolved => &UNRESOLVED,
-            Target::Resolved(id) => &self.slot(*id).resolved,
-            Target::Ambiguous(_, resolution) => resolution,
+            Target::Unresolved => Stored::UNRESOLVED,
+            Target::Resolved(id) => Stored::resolved(id),
+            Target::Ambiguous(id, resolution) => {
+                self.ambiguous.insert(link, resolution);
+                Stored::ambiguous(id)
+            }
+        }
+    }
+
+    /// Whether `link`'s kept target `kept` is `target`.
+    fn kept_as(&self, link: LinkRef, kept: Stored, target: &Target) -> bool {
+        match target {
+            Target::Unresolved => kept.is_unresolved(),
+            Target::Resolved(id) => kept == Stored::resolved(*id),
+            Target::Ambiguous(id, resolution) => {
+                kept == Stored::ambiguous(*id) && self.ambiguous.get(&link).is_some_and(|held| held == resolution)
+            }
         }
     }
 
@@ -723,7 +766,9 @@ impl Vault {
         for key in missing {
             self.count_missing(key);
         }
-        self.slot_mut(source).targets = targets;
+        let stored =
+            targets.into_iter().enumerate().map(|(index, target)| self.store(LinkRef { source, index: index as u32 }, target)).collect();
+        self.slot_mut(source).targets = stored;
     }
 
     fn unindex_links(&mut self, source: FileId) {
@@ -734,16 +779,17 @@ impl Vault {
             return;
         }
         let keys: BTreeSet<String> = links.paths().filter(|path| !path.trim().is_empty()).map(watch_key).collect();
-        let missing: Vec<String> = targets
-            .iter()
-            .zip(links.paths())
-            .filter(|(target, _)| **target == Target::Unresolved)
-            .map(|(_, path)| missing_key(path))
-            .collect();
+        let missing: Vec<String> =
+            targets.iter().zip(links.paths()).filter(|(target, _)| target.is_unresolved()).map(|(_, path)| missing_key(path)).collect();
         for key in &missing {
             self.uncount_missing(key);
         }
-        let target_ids: BTreeSet<FileId> = targets.iter().filter_map(|target| self.target_id(target)).collect();
+        for (index, target) in targets.iter().enumerate() {
+            if target.is_ambiguous() {
+                self.ambiguous.remove(&LinkRef { source, index: index as u32 });
+            }
+        }
+        let target_ids: BTreeSet<FileId> = targets.iter().filter_map(|target| target.id()).collect();
         for target in target_ids {
             self.slot_mut(target).backlinks.retain(|link| link.source != source);
         }
@@ -762,13 +808,16 @@ impl Vault {
         let Some(Some(slot)) = self.slots.get(link_ref.source as usize) else { return };
         let links = links_in(slot);
         let Some(path) = links.path(link_ref.index as usize) else { return };
-        let Some(old) = slot.targets.get(link_ref.index as usize) else { return };
+        let Some(old) = slot.targets.get(link_ref.index as usize).copied() else { return };
         let new = self.target_of(&slot.path, links, link_ref.index as usize);
-        if *old == new {
+        if self.kept_as(link_ref, old, &new) {
             return;
         }
-        let was_unresolved = *old == Target::Unresolved;
-        let old_target = self.target_id(old);
+        let was_unresolved = old.is_unresolved();
+        let old_target = old.id();
+        if old.is_ambiguous() {
+            self.ambiguous.remove(&link_ref);
+        }
         let changed_key = (was_unresolved != (new == Target::Unresolved)).then(|| missing_key(path));
         if let Some(key) = changed_key {
             if was_unresolved {
@@ -785,6 +834,7 @@ impl Vault {
         if let Some(target) = self.target_id(&new) {
             self.slot_mut(target).backlinks.push(link_ref);
         }
+        let new = self.store(link_ref, new);
         self.slot_mut(link_ref.source).targets[link_ref.index as usize] = new;
     }
 
@@ -886,10 +936,10 @@ impl Vault {
 
     /// The links of a note with their resolutions, in the order written.
     fn links_of<'a>(&'a self, slot: &'a Slot) -> impl Iterator<Item = ResolvedLink<'a>> + 'a {
-        links_in(slot).iter().zip(&slot.targets).map(move |(link, target)| ResolvedLink {
-            source: &slot.path,
-            link,
-            resolution: self.resolution_of(target),
+        links_in(slot).iter().zip(slot.targets.iter()).enumerate().map(move |(index, (link, target))| {
+            // Only an ambiguous link's resolution is found by the link's own id.
+            let source = if target.is_ambiguous() { self.id(&slot.path).unwrap_or_default() } else { 0 };
+            ResolvedLink { source: &slot.path, link, resolution: self.resolution_of(LinkRef { source, index: index as u32 }, *target) }
         })
     }
 
@@ -1016,8 +1066,8 @@ impl Vault {
     fn link(&self, link: LinkRef) -> Option<ResolvedLink<'_>> {
         let slot = self.slots.get(link.source as usize)?.as_ref()?;
         let found = links_in(slot).get(link.index as usize)?;
-        let target = slot.targets.get(link.index as usize)?;
-        Some(ResolvedLink { source: &slot.path, link: found, resolution: self.resolution_of(target) })
+        let target = *slot.targets.get(link.index as usize)?;
+        Some(ResolvedLink { source: &slot.path, link: found, resolution: self.resolution_of(link, target) })
     }
 
     /// Every link of every note, resolved, by source path, then position.
@@ -1058,10 +1108,12 @@ impl Vault {
         for slot in self.files() {
             for target in slot.targets.iter().take(links_in(slot).len()) {
                 summary.links += 1;
-                match target {
-                    Target::Resolved(_) => summary.resolved_links += 1,
-                    Target::Ambiguous(..) => summary.ambiguous_links += 1,
-                    Target::Unresolved => summary.unresolved_links += 1,
+                if target.is_unresolved() {
+                    summary.unresolved_links += 1;
+                } else if target.is_ambiguous() {
+                    summary.ambiguous_links += 1;
+                } else {
+                    summary.resolved_links += 1;
                 }
             }
         }
@@ -1091,12 +1143,7 @@ impl Vault {
         memory.notes += vec_bytes(&self.slots) + vec_bytes(&self.free) + btree_bytes(&self.ids);
         for slot in self.slots.iter().flatten() {
             memory.notes += str_bytes(&slot.path) + resolution_bytes(&slot.resolved);
-            memory.resolutions += vec_bytes(&slot.targets);
-            for target in &slot.targets {
-                if let Target::Ambiguous(_, resolution) = target {
-                    memory.resolutions += size_of::<Resolution>() + resolution_bytes(resolution);
-                }
-            }
+            memory.resolutions += size_of_val(&*slot.targets);
             memory.reverse_index += vec_bytes(&slot.backlinks);
             memory.links += slot.canvas.heap_bytes();
             let Some(note) = &slot.note else { continue };
@@ -1115,6 +1162,10 @@ impl Vault {
         }
         memory.names += self.pages.heap_bytes();
         memory.reverse_index += hash_map_bytes(&self.missing) + self.missing.keys().map(|key| key.len()).sum::<usize>();
+        memory.resolutions += hash_map_bytes(&self.ambiguous);
+        for resolution in self.ambiguous.values() {
+            memory.resolutions += size_of::<Resolution>() + resolution_bytes(resolution);
+        }
         memory.sketches += hash_map_bytes(&self.sketches) + self.sketches.values().flatten().map(Sketch::heap_bytes).sum::<usize>();
         memory
     }
@@ -1219,6 +1270,51 @@ mod tests {
                 SubpathStatus::NotApplicable
             ]
         );
+    }
+
+    #[test]
+    fn an_ambiguous_resolution_is_kept_apart_only_while_the_link_is_ambiguous() {
+        let mut vault = vault(&[("a/T.md", ""), ("b/T.md", ""), ("n.md", "[[T]] [[T]] [[b/T]]")]);
+        assert_eq!(vault.summary().ambiguous_links, 2);
+        assert_eq!(vault.ambiguous.len(), 2);
+        let resolutions: Vec<Resolution> = vault.outgoing_links("n.md").unwrap().iter().map(|link| link.resolution.clone()).collect();
+        let candidates = vec!["a/T.md".to_owned(), "b/T.md".to_owned()];
+        assert_eq!(resolutions[0], Resolution::Ambiguous { path: "a/T.md".to_owned(), candidates });
+        assert_eq!(resolutions[1], resolutions[0]);
+        assert_eq!(resolutions[2], Resolution::Resolved { path: "b/T.md".to_owned() });
+        assert_eq!(backlink_sources(&vault, "a/T.md"), ["n.md", "n.md"]);
+        // The other candidate goes: the links resolve plainly, and nothing is kept apart.
+        vault.remove("b/T.md");
+        assert_eq!(
+            vault.summary(),
+            Summary { notes: 2, attachments: 0, links: 3, resolved_links: 2, unresolved_links: 1, ambiguous_links: 0 }
+        );
+        assert!(vault.ambiguous.is_empty());
+        vault.upsert("b/T.md", "");
+        assert_eq!(vault.ambiguous.len(), 2);
+        // The linking note goes: its links' resolutions go with it.
+        vault.rename("n.md", "c/n.md");
+        assert_eq!(vault.ambiguous.len(), 2);
+        vault.remove("c/n.md");
+        assert!(vault.ambiguous.is_empty());
+    }
+
+    #[test]
+    fn a_first_index_keeps_no_room_past_its_lists() {
+        let mut vault = Vault::new(IndexConfig::obsidian_defaults());
+        let parse = vault.config().parse;
+        let mut files: Vec<(String, Prepared)> =
+            (0..5).map(|at| (format!("n{at}.md"), Vault::prepare(&parse, &format!("n{at}.md"), "[[hub]] [[hub]] [[gone]]"))).collect();
+        files.push(("hub.md".to_owned(), Vault::prepare(&parse, "hub.md", "---\naliases: [Centre]\n---\n# Hub\n")));
+        files.push(("x/hub.md".to_owned(), Vault::prepare(&parse, "x/hub.md", "")));
+        vault.insert_prepared_many(files);
+        assert_eq!(vault.backlink_count("hub.md"), 10);
+        for slot in vault.slots.iter().flatten() {
+            assert_eq!(slot.backlinks.capacity(), slot.backlinks.len(), "{}", slot.path);
+        }
+        assert!(vault.watchers.values().all(|links| links.capacity() == links.len()));
+        assert!(vault.by_name.values().all(|ids| ids.capacity() == ids.len()));
+        assert_eq!(vault.by_name.get("hub.md").map(Vec::len), Some(2));
     }
 
     #[test]

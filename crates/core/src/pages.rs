@@ -177,6 +177,13 @@ impl PageNames {
         qid.iter().for_each(|qid| unfile(&mut self.by_qid, qid, id));
     }
 
+    /// Gives back the room each list of ids was left by growing (see `Vault::shrink_lists`).
+    pub(crate) fn shrink_lists(&mut self) {
+        for map in [&mut self.by_key, &mut self.by_word, &mut self.by_qid] {
+            map.values_mut().for_each(Vec::shrink_to_fit);
+        }
+    }
+
     /// The bytes these maps hold, for the index's memory count.
     pub fn heap_bytes(&self) -> usize {
         [&self.by_key, &self.by_word, &self.by_qid]

@@ -380,7 +380,7 @@ impl<'a> Reader<'a> {
                 bits if bits & 1 == 1 && bits < 8 => Some(Destination { angle: bits & 2 != 0, encoded: bits & 4 != 0 }),
                 _ => return None,
             };
-            // A link the layout cannot hold (numbers past 32 bits) sends the file to be parsed
+            // A link the layout cannot hold (a number past its record's width) sends the file to be parsed
             // again, where it is kept whole.
             links.push(LinkParts { kind, source, target, path, subpath, display, span, target_span, line, column, destination })?;
         }
@@ -446,29 +446,35 @@ pub fn targets_of(vault: &Vault, ranks: &Ranks, path: &str) -> Vec<u8> {
     let rank_of = |path: &str| vault.ids.get(path).and_then(|id| rank(*id));
     let mut out = Writer(Vec::with_capacity(1 + slot.targets.len() * 3));
     out.uint(slot.targets.len() as u64);
-    for target in &slot.targets {
-        match target {
-            Target::Unresolved => out.uint(0),
-            Target::Resolved(id) => match rank(*id) {
+    let source = vault.ids.get(path).copied().unwrap_or_default();
+    for (index, target) in slot.targets.iter().enumerate() {
+        let Some(id) = target.id() else {
+            out.uint(0);
+            continue;
+        };
+        if !target.is_ambiguous() {
+            match rank(id) {
                 Some(rank) => out.uint(rank + 2),
                 None => return Vec::new(),
-            },
-            Target::Ambiguous(id, resolution) => {
-                let crate::resolve::Resolution::Ambiguous { path, candidates } = &**resolution else { return Vec::new() };
-                match (rank(*id), rank_of(path)) {
-                    (Some(chosen), Some(named)) if chosen == named => {
-                        out.uint(1);
-                        out.uint(chosen);
-                        out.uint(candidates.len() as u64);
-                    }
-                    _ => return Vec::new(),
-                }
-                for candidate in candidates {
-                    match rank_of(candidate) {
-                        Some(rank) => out.uint(rank),
-                        None => return Vec::new(),
-                    }
-                }
+            }
+            continue;
+        }
+        let link = super::LinkRef { source, index: index as u32 };
+        let Some(crate::resolve::Resolution::Ambiguous { path, candidates }) = vault.ambiguous.get(&link).map(|held| &**held) else {
+            return Vec::new();
+        };
+        match (rank(id), rank_of(path)) {
+            (Some(chosen), Some(named)) if chosen == named => {
+                out.uint(1);
+                out.uint(chosen);
+                out.uint(candidates.len() as u64);
+            }
+            _ => return Vec::new(),
+        }
+        for candidate in candidates {
+            match rank_of(candidate) {
+                Some(rank) => out.uint(rank),
+                None => return Vec::new(),
             }
         }
     }
@@ -541,6 +547,7 @@ impl Vault {
                 None => self.index_links(id),
             }
         }
+        self.shrink_lists();
         filed
     }
 }

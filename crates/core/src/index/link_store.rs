@@ -3,7 +3,7 @@
 //!
 //! A `Link` is about 200 bytes before its text, and three or four allocations with it; at
 //! 100,000 notes the links were half of the index's memory, and allocating and freeing them
-//! much of a warm start's time. Here a link is a 64-byte record of offsets, spans and tags; its
+//! much of a warm start's time. Here a link is a 48-byte record of offsets, spans and tags; its
 //! path and subpath are found inside its target when they are part of it (as they are for a
 //! wikilink), so most links add only their target and display text to the note's one string.
 //! The rare property or canvas source is kept whole beside the records. A caller that needs a
@@ -11,8 +11,11 @@
 //! read few notes, while the index's own passes (resolving, filing) read the record's strings
 //! in place.
 //!
-//! A note whose numbers do not fit in 32 bits (a text over 4 GiB) keeps its links whole, so no
-//! input is refused or cut.
+//! The numbers that are small in every real note are kept in 16 bits: a piece's length, where
+//! the target starts within the link and how long it is, the column and the place among the
+//! links outside the body; the record was 64 bytes with them in 32, a quarter of the links'
+//! memory. A note whose numbers do not fit (a text over 4 GiB, a link on a line past its
+//! 65,535th byte, a target of 64 KiB) keeps its links whole, so no input is refused or cut.
 
 use crate::parse::{Destination, Link, LinkKind, LinkSource};
 use crate::span::Span;
@@ -30,19 +33,35 @@ const NONE: u32 = u32::MAX;
 /// One link, as offsets into its file's string and integers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Record {
-    target: Piece,
-    path: Piece,
-    subpath: Piece,
-    display: Piece,
+    /// Where the target, path, subpath and display start in the string, `NONE` for an absent
+    /// subpath or display.
+    starts: [u32; 4],
+    /// Their lengths in bytes, in the same order.
+    lens: [u16; 4],
     span: [u32; 2],
-    target_span: [u32; 2],
+    /// The target's span as its start after the link's and its length.
+    target_span: [u16; 2],
     line: u32,
-    column: u32,
-    /// The link's place in `sources`, or `NONE` for a link in the body.
-    source: u32,
+    column: u16,
+    /// The link's place in `sources`, or `BODY` for a link in the body.
+    source: u16,
     kind: LinkKind,
     destination: Option<Destination>,
 }
+
+/// [`Record::source`] of a link in the body.
+const BODY: u16 = u16::MAX;
+
+impl Record {
+    fn piece(&self, at: usize) -> Piece {
+        Piece { start: self.starts[at], len: u32::from(self.lens[at]) }
+    }
+}
+
+const TARGET: usize = 0;
+const PATH: usize = 1;
+const SUBPATH: usize = 2;
+const DISPLAY: usize = 3;
 
 /// The links of one note or canvas, in file order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -139,22 +158,29 @@ impl LinksBuilder {
         let subpath = self.optional(link.subpath, Some(target))?;
         let display = self.optional(link.display, None)?;
         let number = |value: usize| u32::try_from(value).ok();
+        let short = |value: usize| u16::try_from(value).ok();
         let source = match link.source {
-            LinkSource::Body => NONE,
+            LinkSource::Body => BODY,
             other => {
                 self.sources.push(other);
-                u32::try_from(self.sources.len() - 1).ok()?
+                short(self.sources.len() - 1).filter(|at| *at != BODY)?
             }
         };
+        let pieces = [target, path, subpath, display];
+        let mut lens = [0; 4];
+        for (len, piece) in lens.iter_mut().zip(&pieces) {
+            *len = short(piece.len as usize)?;
+        }
         self.records.push(Record {
-            target,
-            path,
-            subpath,
-            display,
+            starts: pieces.map(|piece| piece.start),
+            lens,
             span: [number(link.span.start)?, number(link.span.end)?],
-            target_span: [number(link.target_span.start)?, number(link.target_span.end)?],
+            target_span: [
+                short(link.target_span.start.checked_sub(link.span.start)?)?,
+                short(link.target_span.end.checked_sub(link.target_span.start)?)?,
+            ],
             line: link.line,
-            column: link.column,
+            column: u16::try_from(link.column).ok()?,
             source,
             kind: link.kind,
             destination: link.destination,
@@ -210,20 +236,21 @@ impl Links {
         }
         let record = self.records.get(index)?;
         let source = match record.source {
-            NONE => LinkSource::Body,
+            BODY => LinkSource::Body,
             at => self.sources().get(at as usize)?.clone(),
         };
+        let target_start = record.span[0] as usize + usize::from(record.target_span[0]);
         Some(Link {
             kind: record.kind,
             source,
-            target: self.text(record.target).to_owned(),
-            path: self.text(record.path).to_owned(),
-            subpath: self.optional(record.subpath).map(str::to_owned),
-            display: self.optional(record.display).map(str::to_owned),
+            target: self.text(record.piece(TARGET)).to_owned(),
+            path: self.text(record.piece(PATH)).to_owned(),
+            subpath: self.optional(record.piece(SUBPATH)).map(str::to_owned),
+            display: self.optional(record.piece(DISPLAY)).map(str::to_owned),
             span: Span { start: record.span[0] as usize, end: record.span[1] as usize },
-            target_span: Span { start: record.target_span[0] as usize, end: record.target_span[1] as usize },
+            target_span: Span { start: target_start, end: target_start + usize::from(record.target_span[1]) },
             line: record.line,
-            column: record.column,
+            column: u32::from(record.column),
             destination: record.destination,
         })
     }
@@ -233,7 +260,7 @@ impl Links {
         if !self.wide().is_empty() {
             return index < self.wide().len();
         }
-        self.records.get(index).is_some_and(|record| record.source == NONE || (record.source as usize) < self.sources().len())
+        self.records.get(index).is_some_and(|record| record.source == BODY || (record.source as usize) < self.sources().len())
     }
 
     /// Every link, built whole, in order.
@@ -246,7 +273,7 @@ impl Links {
         if !self.wide().is_empty() {
             return self.wide().get(index).map(|link| link.path.as_str());
         }
-        self.records.get(index).map(|record| self.text(record.path))
+        self.records.get(index).map(|record| self.text(record.piece(PATH)))
     }
 
     /// The kind of the link at `index`, and whether it is a canvas's file card: what resolving
@@ -257,7 +284,7 @@ impl Links {
         }
         let record = self.records.get(index)?;
         let canvas_file =
-            record.source != NONE && matches!(self.sources().get(record.source as usize), Some(LinkSource::CanvasFile { .. }));
+            record.source != BODY && matches!(self.sources().get(record.source as usize), Some(LinkSource::CanvasFile { .. }));
         Some((record.kind, canvas_file))
     }
 
@@ -306,5 +333,24 @@ mod tests {
         let kept = Links::from_links(vec![link.clone()]);
         assert_eq!(kept.get(0), Some(link));
         assert!(kept.records.is_empty() && kept.wide().len() == 1);
+    }
+
+    #[test]
+    fn a_link_past_16_bits_is_kept_whole_and_others_in_48_bytes() {
+        assert_eq!(size_of::<Record>(), 48);
+        let long = format!("{} [[A]]\n[[{}]]\n", "x".repeat(70_000), "B".repeat(70_000));
+        for text in [long.as_str(), &long[..70_010]] {
+            let links = parse_note("n.md", text, &ParseConfig::OBSIDIAN).links;
+            assert!(!links.is_empty());
+            let kept = Links::from_links(links.clone());
+            assert_eq!(kept.iter().collect::<Vec<_>>(), links);
+            assert!(kept.records.is_empty() && kept.wide().len() == links.len());
+        }
+        // A link at a column that fits, in a long note, stays a record.
+        let text = format!("{}\n[[A]] and [[B#c|d]]\n", "x".repeat(70_000));
+        let links = parse_note("n.md", &text, &ParseConfig::OBSIDIAN).links;
+        let kept = Links::from_links(links.clone());
+        assert_eq!(kept.iter().collect::<Vec<_>>(), links);
+        assert_eq!(kept.records.len(), 2);
     }
 }
