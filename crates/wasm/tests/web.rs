@@ -194,7 +194,8 @@ fn an_approved_move_answers_the_batch_the_plugin_carries_out() {
     // The call as `needs` read it, by its number: the arguments are not read again.
     let call = get(&needs, "call").as_f64().map(|number| number as u32);
     assert!(call.is_some(), "a call read is kept by number");
-    let preview = vault.call("move_note", JsValue::UNDEFINED, Some(read.clone()), None, Some(7), JsValue::UNDEFINED, call).expect("an answer");
+    let preview =
+        vault.call("move_note", JsValue::UNDEFINED, Some(read.clone()), None, Some(7), JsValue::UNDEFINED, call).expect("an answer");
     assert!(get(&preview, "change").is_undefined(), "a preview changes nothing");
     let hash = get(&get(&preview, "result"), "plan_hash").as_string().expect("a plan hash");
 
@@ -221,7 +222,8 @@ fn an_approved_move_answers_the_batch_the_plugin_carries_out() {
 fn moves_made_outside_obsidian_are_observed_once_the_first_index_is_whole() {
     let mut vault = sample();
     let detected = |vault: &mut Vault| {
-        let answer = vault.call("detected_moves", js_sys::Object::new().into(), None, None, None, JsValue::UNDEFINED, None).expect("converts");
+        let answer =
+            vault.call("detected_moves", js_sys::Object::new().into(), None, None, None, JsValue::UNDEFINED, None).expect("converts");
         get(&answer, "result")
     };
     assert_eq!(get(&detected(&mut vault), "observed").as_bool(), Some(false), "no view to compare with yet");
