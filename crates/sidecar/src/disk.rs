@@ -453,6 +453,52 @@ pub fn open_beneath(root: &Path, path: &Path) -> io::Result<std::fs::File> {
     }
 }
 
+/// A folder of the vault opened once from its root without following a link, and held while
+/// many of its files are read: each read rests on the folder that was opened, so a folder swapped
+/// for a link after it was opened is not read through. On systems without such handles none is
+/// held, and the caller reads each file as it reads one.
+#[derive(Debug)]
+pub struct HeldFolder {
+    #[cfg(unix)]
+    folder: rustix::fd::OwnedFd,
+}
+
+impl HeldFolder {
+    /// The folder `folder` under `root`, no step of it a symbolic link; `None` otherwise.
+    pub fn open(root: &Path, folder: &Path) -> Option<HeldFolder> {
+        #[cfg(unix)]
+        {
+            let names = names_under(root, folder).ok()?;
+            beneath::folder(root, &names).ok().map(|folder| HeldFolder { folder })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (root, folder);
+            None
+        }
+    }
+
+    /// The bytes of the file `name` in the folder, when what opening it (never through a link,
+    /// never waiting on a FIFO) gives is a plain file of at most `limit` bytes, read whole;
+    /// `None` for anything else, which the caller reads as it reads one file, with its refusals.
+    pub fn read_file(&self, name: &std::ffi::OsStr, limit: u64) -> Option<Vec<u8>> {
+        #[cfg(unix)]
+        {
+            use std::io::Read;
+            let mut file = beneath::open(&self.folder, name, rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::NONBLOCK, 0).ok()?;
+            let meta = file.metadata().ok().filter(|meta| meta.is_file() && meta.len() <= limit)?;
+            let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+            file.read_to_end(&mut bytes).ok()?;
+            (bytes.len() as u64 <= limit).then_some(bytes)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (name, limit);
+            None
+        }
+    }
+}
+
 /// Whether anything is at `path` under `root`, looked for as the changes reach it: an error only
 /// when a folder on the way is a symbolic link ([`LinkOnTheWay`]), which is not looked through.
 pub fn exists_beneath(root: &Path, path: &Path) -> io::Result<bool> {
@@ -1171,6 +1217,43 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&to).unwrap(), "moved");
         use std::os::unix::fs::MetadataExt;
         assert_eq!(std::fs::metadata(&to).unwrap().nlink(), 1);
+    }
+
+    /// A folder held for many reads is read as it was opened: swapped for a link to a folder
+    /// outside the vault after it was opened, its notes are still the vault's, never the
+    /// outside's; a folder that is a link, a note that is a link, a FIFO and a file over the
+    /// limit are not read through it (the caller reads those as one read does, with its refusals).
+    #[test]
+    fn a_held_folder_is_read_as_it_was_opened_never_through_a_link_put_in_its_place() {
+        use std::ffi::OsStr;
+        let (dir, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let root = dir.path();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/note.md"), "the vault's").unwrap();
+        std::fs::write(outside.path().join("note.md"), "outside").unwrap();
+        std::fs::write(outside.path().join("secret.md"), "outside").unwrap();
+        let held = super::HeldFolder::open(root, &root.join("sub")).expect("a real folder is held");
+        std::fs::rename(root.join("sub"), root.join("sub-before")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("sub")).unwrap();
+        assert_eq!(held.read_file(OsStr::new("note.md"), 1 << 20).as_deref(), Some(&b"the vault's"[..]));
+        assert_eq!(held.read_file(OsStr::new("secret.md"), 1 << 20), None, "nothing of the outside folder is read");
+        assert!(super::HeldFolder::open(root, &root.join("sub")).is_none(), "a folder that is a link is not held");
+
+        let top = super::HeldFolder::open(root, root).expect("the root is held");
+        std::os::unix::fs::symlink(outside.path().join("note.md"), root.join("linked.md")).unwrap();
+        assert_eq!(top.read_file(OsStr::new("linked.md"), 1 << 20), None, "a note that is a link is not read through");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.join("fifo.md"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            0,
+        )
+        .unwrap();
+        assert_eq!(top.read_file(OsStr::new("fifo.md"), 1 << 20), None, "a FIFO is neither waited on nor read");
+        std::fs::write(root.join("big.md"), "0123456789").unwrap();
+        assert_eq!(top.read_file(OsStr::new("big.md"), 9), None);
+        assert_eq!(top.read_file(OsStr::new("big.md"), 10).as_deref(), Some(&b"0123456789"[..]));
     }
 
     /// Both ways of opening a folder of the vault (`openat2` where the kernel has it, the walk

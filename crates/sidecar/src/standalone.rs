@@ -652,26 +652,24 @@ impl FolderIndex {
     }
 
     /// The texts of `paths`, in order, each as [`Self::read_exact_text`] (when `exact`) or
-    /// [`Self::read_text`] reads it, on every core. Each folder's real path is found once rather
-    /// than once per note in it (finding a real path is a system call for each part of the
-    /// path, and a vault's notes share few folders): a note that is a plain file, not a symbolic
-    /// link, in a folder whose real path is inside the vault has that folder's real path and its
-    /// name as its own, and is read there; any other note is read as one read reads it, with
-    /// its refusals.
+    /// [`Self::read_text`] reads it, on every core. Each folder is opened once rather than its
+    /// real path found once per note in it (a system call for each part of the path, and a
+    /// vault's notes share few folders), and held while its notes are read: a note that is a
+    /// plain file, reached from the vault's root without a symbolic link, is read through the
+    /// held folder, so what is read rests on what was opened, not on a path checked before; any
+    /// other note is read as one read reads it, with its refusals.
     fn read_texts(&self, paths: &[String], exact: bool) -> Vec<Result<String, vaultlink_core::error::CallError>> {
         let folders: Vec<&str> = paths.iter().map(|path| split_path(path).0).collect::<BTreeSet<&str>>().into_iter().collect();
-        let real = on_every_core(&folders, |folder| {
-            std::fs::canonicalize(self.root.join(folder)).ok().filter(|real| real.starts_with(&self.root))
-        });
-        let real: HashMap<&str, PathBuf> = folders.into_iter().zip(real).filter_map(|(folder, real)| Some((folder, real?))).collect();
+        let held = on_every_core(&folders, |folder| crate::disk::HeldFolder::open(&self.root, &self.root.join(folder)));
+        let held: HashMap<&str, crate::disk::HeldFolder> =
+            folders.into_iter().zip(held).filter_map(|(folder, held)| Some((folder, held?))).collect();
         on_every_core(paths, |path| {
             let (folder, name) = split_path(path);
-            let plain = real.get(folder).and_then(|folder| {
-                let full = folder.join(name);
-                let meta = std::fs::symlink_metadata(&full).ok().filter(|meta| meta.file_type().is_file())?;
-                Some(read_at(&full, path, meta.len()))
-            });
-            let bytes = plain.unwrap_or_else(|| self.read_bytes(path))?;
+            let plain = held.get(folder).and_then(|folder| folder.read_file(std::ffi::OsStr::new(name), MAX_NOTE_BYTES));
+            let bytes = match plain {
+                Some(bytes) => bytes,
+                None => self.read_bytes(path)?,
+            };
             if exact {
                 String::from_utf8(bytes).map_err(|_| StepError::NotUtf8 { path: path.to_owned() }.error())
             } else {
